@@ -1,1 +1,30 @@
-//! mcp-sidecar
+//! mcp-sidecar: one process that a host (Python, Node, Go…) spawns to reach many MCP servers.
+//!
+//! Layout, upstream to downstream:
+//! - [`host`]: host protocol v1 on our stdin/stdout (reader, the single stdout writer, dispatch).
+//! - [`supervisor`]: the registry of servers, their states and generations, their process trees, and
+//!   the catalog of exposed tools. The only module that spawns processes.
+//! - [`mcp`]: the MCP client session, written once over a transport that moves lines.
+//! - [`jsonrpc`]: wire types, the bounded line reader, the pending-request table.
+//! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions, results).
+//! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
+//!
+//! Architecture invariants (see also the README):
+//! 1. `jsonrpc` knows nothing of MCP or of the host protocol; `mcp` and `host` never import each other.
+//! 2. An MCP session does not know whether its transport is a child process.
+//! 3. Only `supervisor::process` spawns processes (clippy `disallowed-methods`).
+//! 4. Only `host::writer` writes stdout (clippy `print_stdout` is denied everywhere else).
+//! 5. Every pending request ends exactly once: response, timeout, host cancel, or peer death.
+//! 6. Every byte read from a peer passes through a named bound in [`limits`].
+
+pub mod config;
+pub mod convert;
+pub mod error;
+pub mod host;
+pub mod inspect;
+pub mod jsonrpc;
+pub mod limits;
+pub mod mcp;
+pub mod supervisor;
+
+pub use error::{Error, ErrorCode};

@@ -1,1 +1,144 @@
-fn main() {}
+//! The `mcp-sidecar` binary: command-line parsing, logging to stderr, and the two modes (serve the
+//! host protocol on stdio; inspect a servers file). Everything else lives in the library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use mcp_sidecar::convert::ToolFormat;
+use mcp_sidecar::{host, inspect, limits};
+
+#[derive(Parser)]
+#[command(name = "mcp-sidecar", version, about = "Supervise MCP servers and serve provider-ready tools to a host over stdio")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Longest request line accepted from the host, in bytes.
+    #[arg(long, default_value_t = limits::DEFAULT_HOST_LINE_BYTES, global = true)]
+    max_line_bytes: usize,
+    /// Log filter for stderr (e.g. `info`, `mcp_sidecar=debug`); also read from MCP_SIDECAR_LOG.
+    #[arg(long, global = true)]
+    log: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve host protocol v1 on stdin/stdout (the default).
+    Serve,
+    /// Start every server in a servers file, print states and converted tools, stop them, exit.
+    Inspect {
+        /// A JSON file in the `{"mcpServers": {name: {command, args, env}}}` layout.
+        file: PathBuf,
+        /// Tool definition format.
+        #[arg(long, default_value = "openai")]
+        format: ToolFormat,
+        /// Print one JSON document instead of the human report.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.log.as_deref());
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mcp-sidecar: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => {
+            let options = host::ServeOptions { max_line_bytes: cli.max_line_bytes };
+            runtime.block_on(host::serve(tokio::io::stdin(), tokio::io::stdout(), options));
+            // Do not wait for blocking reads of stdin that may still be parked in the runtime.
+            runtime.shutdown_background();
+            ExitCode::SUCCESS
+        }
+        Command::Inspect { file, format, json } => {
+            let report = match runtime.block_on(inspect::inspect(&file, format)) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("mcp-sidecar: {}", e.message);
+                    return ExitCode::from(2);
+                }
+            };
+            if json {
+                print_json(&report);
+            } else {
+                print_human(&report, format);
+            }
+            if report.all_ready() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+fn init_logging(filter: Option<&str>) {
+    let filter = filter
+        .map(str::to_owned)
+        .or_else(|| std::env::var("MCP_SIDECAR_LOG").ok())
+        .unwrap_or_else(|| "info".to_owned());
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::try_new(&filter).unwrap_or_else(|_| "info".into()))
+        .with_target(false)
+        .init();
+}
+
+// The inspect report is the subcommand's output; stdout is protocol-only in serve mode alone.
+#[allow(clippy::print_stdout)]
+fn print_human(report: &inspect::Report, format: ToolFormat) {
+    println!("{:<16} {:<10} {:>7}  {:<11} {:>5}  detail", "SERVER", "STATE", "PID", "PROTOCOL", "TOOLS");
+    for s in &report.servers {
+        let detail = s
+            .last_error
+            .as_ref()
+            .and_then(|e| e.get("message"))
+            .and_then(|m| m.as_str())
+            .map(str::to_owned)
+            .or_else(|| s.server_info.as_ref().map(|i| format!("{} {}", i["name"].as_str().unwrap_or(""), i["version"].as_str().unwrap_or(""))))
+            .unwrap_or_default();
+        println!(
+            "{:<16} {:<10} {:>7}  {:<11} {:>5}  {}",
+            s.name,
+            serde_json::to_value(s.state).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+            s.pid.map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
+            s.protocol_version.as_deref().unwrap_or("-"),
+            s.tools_count,
+            detail
+        );
+        if s.last_error.is_some() && !s.stderr_tail.is_empty() {
+            for line in s.stderr_tail.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev() {
+                println!("{:<16} stderr: {line}", "");
+            }
+        }
+    }
+    for (name, e) in &report.rejected {
+        println!("{name:<16} {:<10} {:>7}  {:<11} {:>5}  {}", "rejected", "-", "-", 0, e.message);
+    }
+    println!();
+    println!("{} tools ({} format), fingerprint {}", report.listing.tools.len(), format.as_str(), report.listing.fingerprint);
+    let definitions: Vec<&serde_json::Value> = report.listing.tools.iter().map(|t| &t["definition"]).collect();
+    println!("{}", serde_json::to_string_pretty(&definitions).unwrap_or_default());
+}
+
+#[allow(clippy::print_stdout)]
+fn print_json(report: &inspect::Report) {
+    let rejected: Vec<serde_json::Value> = report
+        .rejected
+        .iter()
+        .map(|(name, e)| serde_json::json!({"name": name, "error": e.to_rpc_error()}))
+        .collect();
+    let doc = serde_json::json!({
+        "servers": report.servers,
+        "rejected": rejected,
+        "tools": *report.listing.tools,
+        "fingerprint": report.listing.fingerprint,
+    });
+    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+}

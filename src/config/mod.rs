@@ -1,0 +1,8 @@
+//! Server configuration: raw JSON (camelCase canonical, snake_case accepted) in, one validated
+//! [`ServerSpec`] out, or a `CONFIG_INVALID` error that names the field.
+
+mod file;
+mod server;
+
+pub use file::{load_servers_file, ServersFile};
+pub use server::{validate_server_name, ServerSpec};

@@ -1,0 +1,292 @@
+//! One server's launch configuration and its validation.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::limits;
+
+/// A validated stdio server configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServerSpec {
+    pub command: String,
+    pub args: Vec<String>,
+    /// Variables set for the child on top of the allowlisted base environment.
+    pub env: BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+    /// Names of the sidecar's own environment variables passed through to the child.
+    pub inherit_env: Vec<String>,
+    pub startup_timeout: Duration,
+    pub tool_timeout: Duration,
+    pub max_message_bytes: usize,
+    pub max_result_bytes: usize,
+}
+
+/// Canonical field names. snake_case spellings are accepted and mapped to these.
+const FIELDS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "inheritEnv",
+    "startupTimeoutSeconds",
+    "toolTimeoutSeconds",
+    "maxMessageBytes",
+    "maxResultBytes",
+    "transport",
+    "type",
+];
+
+const MAX_TIMEOUT_SECONDS: f64 = 24.0 * 3600.0;
+const MIN_MESSAGE_BYTES: u64 = 1024;
+const MAX_MESSAGE_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// Server names become part of tool names sent to model providers, so they are kept simple.
+pub fn validate_server_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= limits::MAX_SERVER_NAME_BYTES
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(
+            "name",
+            format!(
+                "server name {name:?} must be 1-{} characters of letters, digits, '_' or '-'",
+                limits::MAX_SERVER_NAME_BYTES
+            ),
+        ))
+    }
+}
+
+impl ServerSpec {
+    /// Parses and validates a `config` object. Unknown fields are errors (they are usually typos).
+    pub fn from_json(value: &Value) -> Result<Self> {
+        let Value::Object(raw) = value else {
+            return Err(invalid("config", "config must be an object"));
+        };
+        let fields = canonical_fields(raw)?;
+        let get = |k: &str| fields.get(k).copied();
+
+        for key in ["transport", "type"] {
+            if let Some(v) = get(key) {
+                match v.as_str() {
+                    Some("stdio") => {}
+                    Some(other) => {
+                        return Err(invalid(
+                            key,
+                            format!("transport {other:?} is not supported by this build; use \"stdio\""),
+                        ))
+                    }
+                    None => return Err(invalid(key, "must be a string")),
+                }
+            }
+        }
+        let command = match get("command") {
+            Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+            Some(Value::String(_)) => return Err(invalid("command", "must not be empty")),
+            Some(_) => return Err(invalid("command", "must be a string")),
+            None => return Err(invalid("command", "is required for a stdio server")),
+        };
+        let args = match get("args") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    v.as_str().map(str::to_owned).ok_or_else(|| invalid(&format!("args[{i}]"), "must be a string"))
+                })
+                .collect::<Result<_>>()?,
+            Some(_) => return Err(invalid("args", "must be an array of strings")),
+        };
+        let env = match get("env") {
+            None | Some(Value::Null) => BTreeMap::new(),
+            Some(Value::Object(map)) => map
+                .iter()
+                .map(|(k, v)| {
+                    let field = format!("env.{k}");
+                    if k.is_empty() || k.contains('=') || k.contains('\0') {
+                        return Err(invalid(&field, "is not a valid variable name"));
+                    }
+                    match v {
+                        Value::String(s) if !s.contains('\0') => Ok((k.clone(), s.clone())),
+                        _ => Err(invalid(&field, "must be a string")),
+                    }
+                })
+                .collect::<Result<_>>()?,
+            Some(_) => return Err(invalid("env", "must be an object of strings")),
+        };
+        let cwd = match get("cwd") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if !s.is_empty() => Some(PathBuf::from(s)),
+            Some(_) => return Err(invalid("cwd", "must be a non-empty string")),
+        };
+        let inherit_env = match get("inheritEnv") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    v.as_str()
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_owned)
+                        .ok_or_else(|| invalid(&format!("inheritEnv[{i}]"), "must be a variable name"))
+                })
+                .collect::<Result<_>>()?,
+            Some(_) => return Err(invalid("inheritEnv", "must be an array of variable names")),
+        };
+        Ok(Self {
+            command,
+            args,
+            env,
+            cwd,
+            inherit_env,
+            startup_timeout: seconds(get("startupTimeoutSeconds"), "startupTimeoutSeconds", limits::DEFAULT_STARTUP_TIMEOUT)?,
+            tool_timeout: seconds(get("toolTimeoutSeconds"), "toolTimeoutSeconds", limits::DEFAULT_TOOL_TIMEOUT)?,
+            max_message_bytes: bytes(get("maxMessageBytes"), "maxMessageBytes", limits::DEFAULT_MAX_MESSAGE_BYTES)?,
+            max_result_bytes: bytes(get("maxResultBytes"), "maxResultBytes", limits::DEFAULT_MAX_RESULT_BYTES)?,
+        })
+    }
+
+    /// The command line as one readable string (for status and errors), arguments quoted when needed.
+    pub fn display_command(&self) -> String {
+        std::iter::once(&self.command).chain(&self.args).map(|s| quote(s)).collect::<Vec<_>>().join(" ")
+    }
+}
+
+fn quote(s: &str) -> String {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:@,+".contains(&b)) {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Maps every key to its canonical camelCase name, rejecting unknown and doubly-given fields.
+fn canonical_fields(raw: &Map<String, Value>) -> Result<BTreeMap<&'static str, &Value>> {
+    let mut out = BTreeMap::new();
+    for (key, value) in raw {
+        let camel = snake_to_camel(key);
+        let Some(canonical) = FIELDS.iter().copied().find(|f| *f == camel) else {
+            let hint = did_you_mean(&camel).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+            return Err(invalid(key, format!("unknown field `{key}`{hint}")));
+        };
+        if out.insert(canonical, value).is_some() {
+            return Err(invalid(key, format!("`{canonical}` is given twice (camelCase and snake_case)")));
+        }
+    }
+    Ok(out)
+}
+
+fn snake_to_camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut upper = false;
+    for c in key.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn did_you_mean(key: &str) -> Option<&'static str> {
+    let lower = key.to_ascii_lowercase();
+    FIELDS
+        .iter()
+        .map(|f| (edit_distance(&lower, &f.to_ascii_lowercase()), *f))
+        .filter(|(d, f)| *d <= 2.max(f.len() / 4))
+        .min()
+        .map(|(_, f)| f)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn seconds(value: Option<&Value>, field: &str, default: Duration) -> Result<Duration> {
+    match value {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => match v.as_f64() {
+            Some(s) if s > 0.0 && s <= MAX_TIMEOUT_SECONDS => Ok(Duration::from_secs_f64(s)),
+            _ => Err(invalid(field, format!("must be a number of seconds in (0, {MAX_TIMEOUT_SECONDS}]"))),
+        },
+    }
+}
+
+fn bytes(value: Option<&Value>, field: &str, default: usize) -> Result<usize> {
+    match value {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => match v.as_u64() {
+            Some(n) if (MIN_MESSAGE_BYTES..=MAX_MESSAGE_BYTES).contains(&n) => Ok(n as usize),
+            _ => Err(invalid(field, format!("must be an integer number of bytes in [{MIN_MESSAGE_BYTES}, {MAX_MESSAGE_BYTES}]"))),
+        },
+    }
+}
+
+fn invalid(field: &str, problem: impl std::fmt::Display) -> Error {
+    Error::new(ErrorCode::ConfigInvalid, format!("config.{field}: {problem}")).with("field", field)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(v: Value) -> Error {
+        ServerSpec::from_json(&v).unwrap_err()
+    }
+
+    #[test]
+    fn defaults_and_snake_case() {
+        let spec = ServerSpec::from_json(&json!({
+            "command": "srv", "args": ["-x", "a b"], "startup_timeout_seconds": 0.5, "maxResultBytes": 2048
+        }))
+        .unwrap();
+        assert_eq!(spec.startup_timeout, Duration::from_millis(500));
+        assert_eq!(spec.tool_timeout, limits::DEFAULT_TOOL_TIMEOUT);
+        assert_eq!(spec.max_result_bytes, 2048);
+        assert_eq!(spec.max_message_bytes, limits::DEFAULT_MAX_MESSAGE_BYTES);
+        assert_eq!(spec.display_command(), "srv -x 'a b'");
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = err(json!({"command": "x", "comand": "y"}));
+        assert_eq!(e.code, ErrorCode::ConfigInvalid);
+        assert_eq!(e.details["field"], "comand");
+        assert!(e.message.contains("did you mean `command`"), "{}", e.message);
+        assert_eq!(err(json!({"args": []})).details["field"], "command");
+        assert_eq!(err(json!({"command": "x", "args": ["a", 1]})).details["field"], "args[1]");
+        assert_eq!(err(json!({"command": "x", "env": {"A": 1}})).details["field"], "env.A");
+        assert_eq!(err(json!({"command": "x", "toolTimeoutSeconds": 0})).details["field"], "toolTimeoutSeconds");
+        assert_eq!(err(json!({"command": "x", "maxMessageBytes": 1.5})).details["field"], "maxMessageBytes");
+        assert_eq!(err(json!({"command": "x", "tool_timeout_seconds": 1, "toolTimeoutSeconds": 2})).code, ErrorCode::ConfigInvalid);
+        assert_eq!(err(json!({"command": "x", "transport": "sse"})).details["field"], "transport");
+        assert_eq!(err(json!([1])).details["field"], "config");
+    }
+
+    #[test]
+    fn server_names() {
+        assert!(validate_server_name("files-1_a").is_ok());
+        for bad in ["", "a.b", "a b", "ü", &"x".repeat(65)] {
+            assert!(validate_server_name(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The fingerprint of a tool list: a short stable string that changes exactly
+//! when the definitions a host would send change (content or order), so a
+//! host can tell whether it must refresh its tools.
+//!
+//! It is `"sha256:" + hex(sha256(canonical JSON of the definitions array))`,
+//! where canonical means object keys sorted by byte order and no whitespace.
+//! Without serde_json's `preserve_order` feature (this crate does not enable
+//! it) that is exactly `serde_json::to_string` of the array; the writer below
+//! sorts keys itself anyway, so the fingerprint cannot shift if some
+//! dependency ever turns that feature on through feature unification.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// sha256 over the canonical JSON (sorted keys, no whitespace) of the definitions in order, as "sha256:<64 hex>".
+pub fn fingerprint(definitions: &[Value]) -> String {
+    let mut canonical = String::new();
+    canonical.push('[');
+    for (i, definition) in definitions.iter().enumerate() {
+        if i > 0 {
+            canonical.push(',');
+        }
+        write_canonical(definition, &mut canonical);
+    }
+    canonical.push(']');
+    let digest = Sha256::digest(canonical.as_bytes());
+    let mut out = String::with_capacity("sha256:".len() + 64);
+    out.push_str("sha256:");
+    for byte in digest {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
+}
+
+/// Compact JSON with object keys sorted; scalars use serde_json's own
+/// formatting (escaping, numbers).
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::to_string(key).unwrap_or_default());
+                out.push(':');
+                write_canonical(item, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        // Serialising a string, number, bool or null cannot fail.
+        scalar => out.push_str(&serde_json::to_string(scalar).unwrap_or_default()),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn empty_list() {
+        // printf '[]' | sha256sum
+        assert_eq!(
+            fingerprint(&[]),
+            "sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"
+        );
+    }
+
+    #[test]
+    fn pinned_value_and_canonical_text() {
+        let defs = [
+            json!({"type": "function", "name": "b", "parameters": {"type": "object", "properties": {}}}),
+            json!({"name": "a\u{e9}\"\n", "n": [1, 2.5, true, null]}),
+        ];
+        let mut canonical = String::new();
+        canonical.push('[');
+        write_canonical(&defs[0], &mut canonical);
+        canonical.push(',');
+        write_canonical(&defs[1], &mut canonical);
+        canonical.push(']');
+        assert_eq!(
+            canonical,
+            r#"[{"name":"b","parameters":{"properties":{},"type":"object"},"type":"function"},{"n":[1,2.5,true,null],"name":"aé\"\n"}]"#
+        );
+        // Same bytes as serde_json's own output (no preserve_order).
+        assert_eq!(canonical, serde_json::to_string(&defs).unwrap());
+        // printf '<canonical>' | sha256sum
+        assert_eq!(
+            fingerprint(&defs),
+            "sha256:dda3dd881c547ba654b7c8f94ef9d0a6b801456369b717caf093eed998cdf456"
+        );
+    }
+
+    #[test]
+    fn order_and_content_matter_whitespace_and_key_order_do_not() {
+        let a = json!({"name": "a", "x": 1});
+        let b = json!({"name": "b"});
+        assert_ne!(
+            fingerprint(&[a.clone(), b.clone()]),
+            fingerprint(&[b.clone(), a.clone()])
+        );
+        assert_ne!(
+            fingerprint(std::slice::from_ref(&a)),
+            fingerprint(&[json!({"name": "a", "x": 2})])
+        );
+        let reparsed: Value = serde_json::from_str("{ \"x\" : 1 ,\n \"name\":\"a\" }").unwrap();
+        assert_eq!(fingerprint(&[a]), fingerprint(&[reparsed]));
+        let f = fingerprint(&[b]);
+        assert_eq!(f.len(), "sha256:".len() + 64);
+        assert!(f["sha256:".len()..]
+            .bytes()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)));
+    }
+}

@@ -1,0 +1,403 @@
+//! Tool results: one MCP `CallToolResult` (as the server sent it) becomes
+//! a [`CallOutput`] — the common fields every host wants (`is_error`, raw
+//! `content`, `structured_content`, joined `text`) plus `output`, the payload
+//! in the requested provider's shape:
+//!
+//! - openai / openai-responses: one string (function-call output is text);
+//! - anthropic: an array of `tool_result` content blocks;
+//! - mcp: the result unchanged.
+//!
+//! Nothing the server sent is silently dropped from `output`: content blocks
+//! a provider cannot carry natively are rendered as short readable text
+//! (see [`render_block`]).
+
+use serde_json::{Map, Value};
+
+use super::ToolFormat;
+
+/// Image media types the Anthropic API accepts in an image block; any other
+/// image is rendered as text rather than failing the host's next request.
+const ANTHROPIC_IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/// A converted tool result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallOutput {
+    /// `result.isError == true`.
+    pub is_error: bool,
+    /// `result.content` if it is an array, else `[]`.
+    pub content: Value,
+    /// `result.structuredContent` if present and not null.
+    pub structured_content: Option<Value>,
+    /// The `text` of every text block, joined with `"\n"`.
+    pub text: String,
+    /// The payload in the requested format (see the module doc).
+    pub output: Value,
+}
+
+/// `result` is the MCP CallToolResult as the server sent it.
+pub fn convert_result(format: ToolFormat, result: &Value) -> CallOutput {
+    let blocks: &[Value] = result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let structured_content = result
+        .get("structuredContent")
+        .filter(|v| !v.is_null())
+        .cloned();
+    let texts: Vec<&str> = blocks.iter().filter_map(text_of).collect();
+    let text = texts.join("\n");
+
+    let output = match format {
+        ToolFormat::Openai | ToolFormat::OpenaiResponses => {
+            let mut parts: Vec<String> = Vec::new();
+            if !texts.is_empty() {
+                parts.push(text.clone());
+            } else if let Some(structured) = &structured_content {
+                parts.push(compact(structured));
+            }
+            parts.extend(
+                blocks
+                    .iter()
+                    .filter(|block| text_of(block).is_none())
+                    .map(render_block),
+            );
+            Value::String(parts.join("\n"))
+        }
+        ToolFormat::Anthropic => {
+            let mut out: Vec<Value> = blocks.iter().filter_map(anthropic_block).collect();
+            if out.is_empty() {
+                if let Some(structured) = &structured_content {
+                    out.push(anthropic_text(compact(structured)));
+                }
+            }
+            Value::Array(out)
+        }
+        ToolFormat::Mcp => result.clone(),
+    };
+
+    CallOutput {
+        is_error: result.get("isError").and_then(Value::as_bool) == Some(true),
+        content: Value::Array(blocks.to_vec()),
+        structured_content,
+        text,
+        output,
+    }
+}
+
+/// A readable one-line (or, for embedded text resources, multi-line)
+/// rendering of a non-text content block:
+///
+/// - image → `[image: <mimeType>, <n> bytes base64]`
+/// - audio → `[audio: <mimeType>, <n> bytes base64]`
+/// - resource_link → `[resource: <name or uri> <uri>]`, then ` (<mimeType>)` if present
+/// - resource with text → `[resource <uri>]\n<text>`
+/// - resource without text → `[resource <uri>: <mimeType>, blob]`
+/// - anything else (including a malformed text or resource block) → its compact JSON
+///
+/// `<n>` is the length of the base64 `data` string; a missing `mimeType`
+/// reads `unknown`.
+pub fn render_block(block: &Value) -> String {
+    fn field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+        value.get(key).and_then(Value::as_str)
+    }
+    fn mime(value: &Value) -> &str {
+        field(value, "mimeType").unwrap_or("unknown")
+    }
+    match field(block, "type") {
+        Some(kind @ ("image" | "audio")) => {
+            let bytes = field(block, "data").map_or(0, str::len);
+            format!("[{kind}: {}, {bytes} bytes base64]", mime(block))
+        }
+        Some("resource_link") => {
+            let uri = field(block, "uri").unwrap_or_default();
+            let label = field(block, "name")
+                .filter(|n| !n.is_empty())
+                .unwrap_or(uri);
+            let mut out = format!("[resource: {label} {uri}]");
+            if let Some(mime_type) = field(block, "mimeType") {
+                out.push_str(&format!(" ({mime_type})"));
+            }
+            out
+        }
+        Some("resource") => match block.get("resource").filter(|r| r.is_object()) {
+            Some(resource) => {
+                let uri = field(resource, "uri").unwrap_or_default();
+                match field(resource, "text") {
+                    Some(text) => format!("[resource {uri}]\n{text}"),
+                    None => format!("[resource {uri}: {}, blob]", mime(resource)),
+                }
+            }
+            None => compact(block),
+        },
+        _ => compact(block),
+    }
+}
+
+/// The text of a well-formed text block (`{"type":"text","text":<string>}`).
+fn text_of(block: &Value) -> Option<&str> {
+    if block.get("type").and_then(Value::as_str) == Some("text") {
+        block.get("text").and_then(Value::as_str)
+    } else {
+        None
+    }
+}
+
+/// One MCP content block as an Anthropic `tool_result` content block; `None`
+/// for an empty text block (the API rejects empty text blocks).
+fn anthropic_block(block: &Value) -> Option<Value> {
+    if let Some(text) = text_of(block) {
+        return (!text.is_empty()).then(|| anthropic_text(text.to_string()));
+    }
+    if block.get("type").and_then(Value::as_str) == Some("image") {
+        let data = block.get("data").and_then(Value::as_str);
+        let media_type = block
+            .get("mimeType")
+            .and_then(Value::as_str)
+            .filter(|m| ANTHROPIC_IMAGE_TYPES.contains(m));
+        if let (Some(data), Some(media_type)) = (data, media_type) {
+            let mut source = Map::new();
+            source.insert("type".into(), Value::from("base64"));
+            source.insert("media_type".into(), Value::from(media_type));
+            source.insert("data".into(), Value::from(data));
+            let mut out = Map::new();
+            out.insert("type".into(), Value::from("image"));
+            out.insert("source".into(), Value::Object(source));
+            return Some(Value::Object(out));
+        }
+    }
+    Some(anthropic_text(render_block(block)))
+}
+
+fn anthropic_text(text: String) -> Value {
+    let mut out = Map::new();
+    out.insert("type".into(), Value::from("text"));
+    out.insert("text".into(), Value::String(text));
+    Value::Object(out)
+}
+
+/// Compact JSON text of a value (sorted keys: see the `convert` module doc).
+fn compact(value: &Value) -> String {
+    // Serialising a `Value` cannot fail: its map keys are always strings.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn output(format: ToolFormat, result: &Value) -> String {
+        serde_json::to_string(&convert_result(format, result).output).unwrap()
+    }
+
+    /// One block of every kind, text blocks first and last.
+    fn mixed() -> Value {
+        json!({
+            "content": [
+                {"type": "text", "text": "first"},
+                {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"},
+                {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
+                {"type": "resource_link", "uri": "file:///r.pdf", "name": "report", "mimeType": "application/pdf"},
+                {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "inside", "mimeType": "text/plain"}},
+                {"type": "resource", "resource": {"uri": "file:///b.bin", "blob": "AQID", "mimeType": "application/octet-stream"}},
+                {"type": "future", "x": 1},
+                {"type": "text", "text": "last"}
+            ]
+        })
+    }
+
+    #[test]
+    fn common_fields() {
+        let result = json!({
+            "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "", "mimeType": "image/png"}, {"type": "text", "text": "b"}],
+            "structuredContent": {"k": 1},
+            "isError": true
+        });
+        let out = convert_result(ToolFormat::Openai, &result);
+        assert!(out.is_error);
+        assert_eq!(out.text, "a\nb");
+        assert_eq!(out.structured_content, Some(json!({"k": 1})));
+        assert_eq!(
+            serde_json::to_string(&out.content).unwrap(),
+            r#"[{"text":"a","type":"text"},{"data":"","mimeType":"image/png","type":"image"},{"text":"b","type":"text"}]"#
+        );
+    }
+
+    #[test]
+    fn common_fields_tolerate_odd_input() {
+        for result in [
+            json!(null),
+            json!("text"),
+            json!([1]),
+            json!({"content": "nope", "isError": "true", "structuredContent": null}),
+            json!({"content": {"type": "text", "text": "not in an array"}, "isError": 1}),
+        ] {
+            for format in ToolFormat::ALL {
+                let out = convert_result(format, &result);
+                assert!(!out.is_error);
+                assert_eq!(out.content, json!([]));
+                assert_eq!(out.structured_content, None);
+                assert_eq!(out.text, "");
+                let expected = match format {
+                    ToolFormat::Openai | ToolFormat::OpenaiResponses => json!(""),
+                    ToolFormat::Anthropic => json!([]),
+                    ToolFormat::Mcp => result.clone(),
+                };
+                assert_eq!(out.output, expected, "{format} {result}");
+            }
+        }
+        assert!(!convert_result(ToolFormat::Openai, &json!({"isError": false})).is_error);
+    }
+
+    #[test]
+    fn openai_text_only() {
+        let result = json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "structuredContent": {"ignored": true}});
+        assert_eq!(output(ToolFormat::Openai, &result), r#""a\nb""#);
+        assert_eq!(output(ToolFormat::OpenaiResponses, &result), r#""a\nb""#);
+    }
+
+    #[test]
+    fn openai_text_then_every_rendering() {
+        let expected = concat!(
+            r#""first\nlast"#,
+            r#"\n[image: image/png, 8 bytes base64]"#,
+            r#"\n[audio: audio/wav, 4 bytes base64]"#,
+            r#"\n[resource: report file:///r.pdf] (application/pdf)"#,
+            r#"\n[resource file:///a.txt]\ninside"#,
+            r#"\n[resource file:///b.bin: application/octet-stream, blob]"#,
+            r#"\n{\"type\":\"future\",\"x\":1}""#,
+        );
+        assert_eq!(output(ToolFormat::Openai, &mixed()), expected);
+        assert_eq!(output(ToolFormat::OpenaiResponses, &mixed()), expected);
+        assert_eq!(
+            convert_result(ToolFormat::Openai, &mixed()).text,
+            "first\nlast"
+        );
+    }
+
+    #[test]
+    fn openai_structured_when_no_text() {
+        let result = json!({"content": [], "structuredContent": {"b": [1, 2], "a": "x"}});
+        assert_eq!(
+            output(ToolFormat::Openai, &result),
+            r#""{\"a\":\"x\",\"b\":[1,2]}""#
+        );
+        // Non-text blocks are still appended after the structured JSON.
+        let result = json!({
+            "content": [{"type": "image", "data": "AA==", "mimeType": "image/gif"}],
+            "structuredContent": [true]
+        });
+        assert_eq!(
+            output(ToolFormat::OpenaiResponses, &result),
+            r#""[true]\n[image: image/gif, 4 bytes base64]""#
+        );
+        // A scalar structuredContent is JSON too.
+        assert_eq!(
+            output(ToolFormat::Openai, &json!({"structuredContent": "s"})),
+            r#""\"s\"""#
+        );
+    }
+
+    #[test]
+    fn openai_renderings_only() {
+        let result = json!({"content": [
+            {"type": "image", "data": "aGVsbG8="},
+            {"type": "resource_link", "uri": "https://x.test/y"},
+            {"type": "resource_link", "uri": "u", "name": ""},
+            {"type": "resource", "resource": {"uri": "mem://z"}},
+            {"type": "resource", "resource": "odd"},
+            {"type": "text", "text": 5},
+            "bare"
+        ]});
+        assert_eq!(
+            output(ToolFormat::Openai, &result),
+            concat!(
+                r#""[image: unknown, 8 bytes base64]"#,
+                r#"\n[resource: https://x.test/y https://x.test/y]"#,
+                r#"\n[resource: u u]"#,
+                r#"\n[resource mem://z: unknown, blob]"#,
+                r#"\n{\"resource\":\"odd\",\"type\":\"resource\"}"#,
+                r#"\n{\"text\":5,\"type\":\"text\"}"#,
+                r#"\n\"bare\"""#,
+            )
+        );
+        assert_eq!(convert_result(ToolFormat::Openai, &result).text, "");
+    }
+
+    #[test]
+    fn openai_empty_text_block_still_counts_as_text() {
+        let result =
+            json!({"content": [{"type": "text", "text": ""}], "structuredContent": {"a": 1}});
+        assert_eq!(output(ToolFormat::Openai, &result), r#""""#);
+    }
+
+    #[test]
+    fn anthropic_blocks() {
+        assert_eq!(
+            output(ToolFormat::Anthropic, &mixed()),
+            concat!(
+                r#"[{"text":"first","type":"text"},"#,
+                r#"{"source":{"data":"aGVsbG8=","media_type":"image/png","type":"base64"},"type":"image"},"#,
+                r#"{"text":"[audio: audio/wav, 4 bytes base64]","type":"text"},"#,
+                r#"{"text":"[resource: report file:///r.pdf] (application/pdf)","type":"text"},"#,
+                r#"{"text":"[resource file:///a.txt]\ninside","type":"text"},"#,
+                r#"{"text":"[resource file:///b.bin: application/octet-stream, blob]","type":"text"},"#,
+                r#"{"text":"{\"type\":\"future\",\"x\":1}","type":"text"},"#,
+                r#"{"text":"last","type":"text"}]"#,
+            )
+        );
+    }
+
+    #[test]
+    fn anthropic_images_it_cannot_carry_become_text() {
+        let result = json!({"content": [
+            {"type": "image", "data": "PHN2Zz4=", "mimeType": "image/svg+xml"},
+            {"type": "image", "mimeType": "image/png"},
+            {"type": "image", "data": "AA==", "mimeType": "image/jpeg"},
+            {"type": "text", "text": ""}
+        ]});
+        assert_eq!(
+            output(ToolFormat::Anthropic, &result),
+            concat!(
+                r#"[{"text":"[image: image/svg+xml, 8 bytes base64]","type":"text"},"#,
+                r#"{"text":"[image: image/png, 0 bytes base64]","type":"text"},"#,
+                r#"{"source":{"data":"AA==","media_type":"image/jpeg","type":"base64"},"type":"image"}]"#,
+            )
+        );
+    }
+
+    #[test]
+    fn anthropic_structured_only_when_empty() {
+        let result = json!({"content": [], "structuredContent": {"z": null, "a": 1}});
+        assert_eq!(
+            output(ToolFormat::Anthropic, &result),
+            r#"[{"text":"{\"a\":1,\"z\":null}","type":"text"}]"#
+        );
+        // Empty text blocks are dropped, so this counts as empty too.
+        let result = json!({"content": [{"type": "text", "text": ""}], "structuredContent": 3});
+        assert_eq!(
+            output(ToolFormat::Anthropic, &result),
+            r#"[{"text":"3","type":"text"}]"#
+        );
+        let result = json!({"content": [{"type": "text", "text": "t"}], "structuredContent": 3});
+        assert_eq!(
+            output(ToolFormat::Anthropic, &result),
+            r#"[{"text":"t","type":"text"}]"#
+        );
+        assert_eq!(output(ToolFormat::Anthropic, &json!({"content": []})), "[]");
+    }
+
+    #[test]
+    fn mcp_is_raw() {
+        let result = json!({"content": [{"type": "text", "text": "x"}], "isError": false, "_meta": {"m": 1}, "extra": [1]});
+        assert_eq!(
+            output(ToolFormat::Mcp, &result),
+            r#"{"_meta":{"m":1},"content":[{"text":"x","type":"text"}],"extra":[1],"isError":false}"#
+        );
+        let out = convert_result(ToolFormat::Mcp, &result);
+        assert_eq!(out.text, "x");
+        assert!(!out.is_error);
+    }
+}

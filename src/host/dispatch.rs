@@ -1,0 +1,288 @@
+//! The host session: reading requests, running each method, answering, and forwarding registry events
+//! as notifications.
+//!
+//! Cancellation: every spawned request has a token in `inflight`. `notifications/cancelled` from the
+//! host fires it; the request's future is dropped, which (for `tools/call`) removes the downstream
+//! request and sends the server its own `notifications/cancelled`; the host gets CANCELLED at once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::params::{self, parse};
+use super::writer::{self, Outbox};
+use super::PROTOCOL_VERSION;
+use crate::convert::{self, NameTemplate, ToolFormat};
+use crate::error::{Error, ErrorCode, Result};
+use crate::jsonrpc::{encode_notification, encode_response, Incoming, LineError, LineReader, RequestId};
+use crate::limits;
+use crate::supervisor::{Event, Registry, Settings};
+
+pub struct ServeOptions {
+    /// Longest line accepted from the host.
+    pub max_line_bytes: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        Self { max_line_bytes: limits::DEFAULT_HOST_LINE_BYTES }
+    }
+}
+
+struct Host {
+    outbox: Outbox,
+    /// A sender into the registry's event channel, to queue a barrier behind pending events.
+    events: OnceLock<mpsc::UnboundedSender<Event>>,
+    registry: OnceLock<Arc<Registry>>,
+    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+}
+
+/// Serves host protocol v1 until `shutdown` or end of input, then stops every server.
+pub async fn serve<R, W>(input: R, output: W, options: ServeOptions)
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (outbox, writer) = writer::spawn(output);
+    let host = Arc::new(Host { outbox, events: OnceLock::new(), registry: OnceLock::new(), inflight: Mutex::new(HashMap::new()) });
+    let mut lines = LineReader::new(BufReader::with_capacity(limits::HOST_READ_BUFFER_BYTES, input), options.max_line_bytes);
+    loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => {
+                tracing::info!("host closed stdin; stopping every server");
+                break;
+            }
+            Err(LineError::TooLong { limit }) => {
+                let e = Error::new(
+                    ErrorCode::MessageTooLarge,
+                    format!("request line longer than the {limit}-byte limit (--max-line-bytes); it was skipped"),
+                )
+                .with("limit", limit as u64);
+                host.answer(None, Err(e)).await;
+                continue;
+            }
+            Err(LineError::Io(e)) => {
+                tracing::warn!("reading stdin failed: {e}; stopping every server");
+                break;
+            }
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match Incoming::parse(line) {
+            Err(e) => {
+                host.answer(None, Err(Error::new(ErrorCode::ParseError, format!("invalid JSON: {e}")))).await;
+            }
+            Ok(Err(not_rpc)) => {
+                let e = Error::new(ErrorCode::InvalidRequest, format!("not a JSON-RPC 2.0 message: {}", not_rpc.reason));
+                host.answer(not_rpc.id.as_ref(), Err(e)).await;
+            }
+            Ok(Ok(Incoming::Notification { method, params })) => host.notification(&method, params),
+            Ok(Ok(Incoming::Response { id, .. })) => {
+                tracing::debug!(%id, "ignored a response from the host: the sidecar sends no requests");
+            }
+            Ok(Ok(Incoming::Request { id, method, params })) => match method.as_str() {
+                // Handled in order, on the reader: the host may pipeline requests right behind them.
+                "initialize" => {
+                    let outcome = host.initialize(params);
+                    host.answer(Some(&id), outcome).await;
+                }
+                "shutdown" => {
+                    host.stop_all().await;
+                    host.answer(Some(&id), Ok(json!({}))).await;
+                    host.outbox.flush().await;
+                    drop(writer);
+                    return;
+                }
+                _ => Arc::clone(&host).spawn_request(id, method, params),
+            },
+        }
+    }
+    host.stop_all().await;
+    host.outbox.flush().await;
+}
+
+impl Host {
+    fn registry(&self) -> Result<&Arc<Registry>> {
+        self.registry
+            .get()
+            .ok_or_else(|| Error::new(ErrorCode::NotInitialized, "the first request must be `initialize`"))
+    }
+
+    async fn answer(&self, id: Option<&RequestId>, outcome: Result<Value>) {
+        let line = match &outcome {
+            Ok(result) => encode_response(id, Ok(result)),
+            Err(e) => encode_response::<Value>(id, Err(&e.to_rpc_error())),
+        };
+        self.outbox.send(line).await;
+    }
+
+    async fn stop_all(&self) {
+        for (_, token) in self.inflight.lock().unwrap_or_else(|p| p.into_inner()).drain() {
+            token.cancel();
+        }
+        if let Some(registry) = self.registry.get() {
+            registry.shutdown().await;
+        }
+        // Every notification about the stop goes out before whatever the caller answers next.
+        if let Some(events) = self.events.get() {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            if events.send(Event::Barrier(tx)).is_ok() {
+                let _ = rx.await;
+            }
+        }
+    }
+
+    fn notification(&self, method: &str, params: Option<Value>) {
+        match method {
+            "notifications/cancelled" => match parse::<params::Cancelled>(method, params) {
+                Ok(c) => {
+                    let token = self.inflight.lock().unwrap_or_else(|p| p.into_inner()).remove(&c.request_id);
+                    match token {
+                        Some(token) => {
+                            tracing::debug!(id = %c.request_id, reason = c.reason.as_deref().unwrap_or(""), "host cancelled a request");
+                            token.cancel();
+                        }
+                        None => tracing::debug!(id = %c.request_id, "cancel for a request that is not in flight"),
+                    }
+                }
+                Err(e) => tracing::warn!("ignored malformed notifications/cancelled: {}", e.message),
+            },
+            _ => tracing::debug!(method, "ignored notification from the host"),
+        }
+    }
+
+    fn initialize(self: &Arc<Self>, params: Option<Value>) -> Result<Value> {
+        if self.registry.get().is_some() {
+            return Err(Error::new(ErrorCode::AlreadyInitialized, "`initialize` was already called"));
+        }
+        let p: params::Initialize = parse("initialize", params)?;
+        if p.protocol_version != json!(PROTOCOL_VERSION) {
+            return Err(Error::new(
+                ErrorCode::VersionUnsupported,
+                format!("host protocol version {} is not supported; this sidecar speaks {PROTOCOL_VERSION}", p.protocol_version),
+            )
+            .with("supported", vec![PROTOCOL_VERSION]));
+        }
+        let template = p.name_template.as_deref().unwrap_or(convert::DEFAULT_NAME_TEMPLATE);
+        let max_len = p.max_name_length.unwrap_or(convert::DEFAULT_MAX_NAME_LENGTH);
+        let names = NameTemplate::new(template, max_len).map_err(|why| {
+            Error::invalid_params(format!("invalid nameTemplate/maxNameLength: {why}")).with("field", "nameTemplate")
+        })?;
+        let format = p.tool_format.unwrap_or_default();
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let registry = Registry::new(Settings { names, format }, events_tx.clone());
+        let _ = self.events.set(events_tx);
+        if self.registry.set(registry).is_err() {
+            return Err(Error::new(ErrorCode::AlreadyInitialized, "`initialize` was already called"));
+        }
+        if let Some(client) = p.client_info.as_ref().and_then(|c| c.get("name")).and_then(Value::as_str) {
+            tracing::info!(client, "host initialized");
+        }
+        tokio::spawn(forward_events(events_rx, self.outbox.clone()));
+        Ok(json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "serverInfo": {"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")},
+            "capabilities": {
+                "toolFormats": ToolFormat::ALL.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
+                "transports": ["stdio"],
+                "cancellation": true,
+            },
+        }))
+    }
+
+    fn spawn_request(self: Arc<Self>, id: RequestId, method: String, params: Option<Value>) {
+        let token = CancellationToken::new();
+        self.inflight.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), token.clone());
+        tokio::spawn(async move {
+            let outcome = tokio::select! {
+                // Dropping the method's future is what cancels it downstream (see module doc).
+                _ = token.cancelled() => Err(Error::new(ErrorCode::Cancelled, format!("request {id} was cancelled"))),
+                outcome = self.run(&method, params) => outcome,
+            };
+            self.inflight.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+            self.answer(Some(&id), outcome).await;
+        });
+    }
+
+    async fn run(&self, method: &str, params: Option<Value>) -> Result<Value> {
+        let registry = self.registry()?;
+        match method {
+            "ping" => {
+                parse::<params::Empty>(method, params)?;
+                Ok(json!({}))
+            }
+            "servers/add" => {
+                let p: params::AddServer = parse(method, params)?;
+                let status = registry.add(&p.name, &p.config, p.wait).await?;
+                Ok(serde_json::to_value(status).unwrap_or(Value::Null))
+            }
+            "servers/remove" => {
+                let p: params::ServerName = parse(method, params)?;
+                registry.remove(&p.name).await?;
+                Ok(json!({}))
+            }
+            "servers/restart" => {
+                let p: params::ServerName = parse(method, params)?;
+                let status = registry.restart(&p.name).await?;
+                Ok(serde_json::to_value(status).unwrap_or(Value::Null))
+            }
+            "servers/list" => {
+                parse::<params::Empty>(method, params)?;
+                Ok(json!({ "servers": registry.list() }))
+            }
+            "tools/list" => {
+                let p: params::ListTools = parse(method, params)?;
+                let listing = registry.tools(p.format, p.servers.as_deref())?;
+                Ok(json!({ "tools": *listing.tools, "fingerprint": listing.fingerprint }))
+            }
+            "tools/call" => {
+                let p: params::CallTool = parse(method, params)?;
+                let timeout = match p.timeout_ms {
+                    Some(0) => return Err(Error::invalid_params("timeoutMs must be positive").with("field", "timeoutMs")),
+                    Some(ms) => Some(Duration::from_millis(ms)),
+                    None => None,
+                };
+                let outcome = registry.call_tool(&p.name, p.arguments, timeout).await?;
+                let converted = convert::convert_result(registry.settings().format, &outcome.result);
+                let mut result = json!({
+                    "isError": converted.is_error,
+                    "content": converted.content,
+                    "text": converted.text,
+                    "output": converted.output,
+                    "server": outcome.server,
+                    "tool": outcome.tool,
+                    "durationMs": outcome.duration.as_secs_f64() * 1000.0,
+                });
+                if let Some(structured) = converted.structured_content {
+                    result["structuredContent"] = structured;
+                }
+                Ok(result)
+            }
+            _ => Err(Error::new(ErrorCode::MethodNotFound, format!("unknown method `{method}`")).with("method", method)),
+        }
+    }
+}
+
+async fn forward_events(mut events: mpsc::UnboundedReceiver<Event>, outbox: Outbox) {
+    while let Some(event) = events.recv().await {
+        let line = match event {
+            Event::Barrier(ack) => {
+                let _ = ack.send(());
+                continue;
+            }
+            Event::ServerChanged(status) => encode_notification("notifications/servers/changed", Some(&json!({ "status": status }))),
+            Event::ToolsChanged { fingerprint, added, removed } => encode_notification(
+                "notifications/tools/changed",
+                Some(&json!({ "fingerprint": fingerprint, "added": added, "removed": removed })),
+            ),
+        };
+        outbox.send(line).await;
+    }
+}

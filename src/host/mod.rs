@@ -1,0 +1,15 @@
+//! The upstream side: host protocol v1 on the sidecar's own stdin and stdout.
+//!
+//! One reader task reads the host's lines through a bound, one writer task owns stdout, and every
+//! request other than `initialize` and `shutdown` runs as its own task so calls proceed concurrently.
+//! The protocol itself is specified in proto/PROTOCOL.md.
+
+mod dispatch;
+mod params;
+mod writer;
+
+pub use dispatch::{serve, ServeOptions};
+pub use writer::Outbox;
+
+/// The host protocol version this build speaks.
+pub const PROTOCOL_VERSION: u32 = 1;

@@ -1,0 +1,79 @@
+//! Parameters of host protocol v1 requests. Unknown fields are rejected so that a typo in a host's
+//! request is an INVALID_PARAMS error that names it, not a silently ignored option.
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::convert::ToolFormat;
+use crate::error::{Error, Result};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Initialize {
+    pub protocol_version: Value,
+    #[serde(default)]
+    pub client_info: Option<Value>,
+    #[serde(default)]
+    pub tool_format: Option<ToolFormat>,
+    #[serde(default)]
+    pub name_template: Option<String>,
+    #[serde(default)]
+    pub max_name_length: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AddServer {
+    pub name: String,
+    pub config: Value,
+    #[serde(default = "yes")]
+    pub wait: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerName {
+    pub name: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListTools {
+    #[serde(default)]
+    pub format: Option<ToolFormat>,
+    #[serde(default)]
+    pub servers: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CallTool {
+    pub name: String,
+    #[serde(default)]
+    pub arguments: Option<Value>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Empty {}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cancelled {
+    pub request_id: crate::jsonrpc::RequestId,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// Parses `params` (absent means `{}`) into `T`, naming the method in the error.
+pub fn parse<T: DeserializeOwned>(method: &str, params: Option<Value>) -> Result<T> {
+    let params = params.unwrap_or_else(|| Value::Object(Default::default()));
+    serde_json::from_value(params).map_err(|e| Error::invalid_params(format!("invalid params for `{method}`: {e}")))
+}

@@ -1,0 +1,54 @@
+//! Every bound the sidecar applies, in one place, with the reason for its value.
+//!
+//! Per-server values here are defaults; a server's config may override them (see `config::ServerSpec`).
+
+use std::time::Duration;
+
+/// Longest line accepted from the host on stdin (`--max-line-bytes` overrides it).
+pub const DEFAULT_HOST_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Longest JSON-RPC message accepted from one MCP server (`maxMessageBytes`).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 2 * 1024 * 1024;
+
+/// Largest tool result accepted from one MCP server (`maxResultBytes`); seed 000 fixes 256 KiB.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 256 * 1024;
+
+/// Time allowed for spawn + `initialize` + `notifications/initialized` + every page of `tools/list`.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Time allowed for one `tools/call` unless the host passes `timeoutMs`.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Bytes of each server's stderr kept for status and error reports.
+pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
+
+/// Size of one read from a server's stderr pipe; stderr is drained in chunks, never by line,
+/// so a server that floods stderr without newlines costs a fixed amount of memory.
+pub const STDERR_CHUNK_BYTES: usize = 8 * 1024;
+
+/// Pages of `tools/list` followed before a server is declared broken (a cursor loop must end).
+pub const TOOLS_LIST_MAX_PAGES: usize = 64;
+
+/// Tools accepted from one server; beyond this the server is rejected rather than trusted.
+pub const MAX_TOOLS_PER_SERVER: usize = 4096;
+
+/// Stop sequence: after closing a server's stdin, how long it may take to exit on its own.
+pub const STOP_AFTER_STDIN_CLOSE: Duration = Duration::from_secs(1);
+
+/// Stop sequence: after SIGTERM to the process group, how long before SIGKILL.
+pub const STOP_AFTER_SIGTERM: Duration = Duration::from_secs(2);
+
+/// Stop sequence: after SIGKILL, how long to wait for the kernel to report the exit.
+pub const STOP_AFTER_SIGKILL: Duration = Duration::from_secs(2);
+
+/// Messages queued for the single stdout writer before producers wait (backpressure on the host).
+pub const HOST_OUTBOX_CAPACITY: usize = 1024;
+
+/// Lines of the host's stdin read ahead of dispatch (read buffer, bytes).
+pub const HOST_READ_BUFFER_BYTES: usize = 64 * 1024;
+
+/// Read buffer for a server's stdout.
+pub const SERVER_READ_BUFFER_BYTES: usize = 64 * 1024;
+
+/// Longest server name; names become part of tool names sent to model providers.
+pub const MAX_SERVER_NAME_BYTES: usize = 64;

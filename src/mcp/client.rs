@@ -1,0 +1,349 @@
+//! One MCP session: the handshake, requests with timeouts and cancellation, and the reader task that
+//! routes everything the server sends.
+//!
+//! Request lifecycle (invariant: each ends exactly once): [`Client::request`] registers an id in the
+//! pending table, then sends. The reply arrives through the reader task (`Pending::complete`), or the
+//! timeout fires, or the caller's future is dropped (host cancellation), or the server goes away
+//! (`Pending::close`). In the two middle cases the [`InFlight`] guard removes the id and tells the server
+//! with `notifications/cancelled`, so a late answer is dropped and the server can stop working.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::handshake::{self, Handshake};
+use super::transport::{MessageSink, MessageSource, Transport, TransportError};
+use crate::error::{Error, ErrorCode, Result};
+use crate::jsonrpc::{encode_notification, encode_request, encode_response, Incoming, Pending, PendingError, Reply, RequestId};
+use crate::limits;
+
+/// Something the server did that its owner should know about.
+#[derive(Debug)]
+pub enum ClientEvent {
+    /// The session ended without being asked to: the error says why (exit, bad output, oversize line).
+    Closed { error: Error },
+    /// The server announced `notifications/tools/list_changed`.
+    ToolsListChanged,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClientOptions {
+    /// The server's name, used in every error message.
+    pub server: String,
+}
+
+pub struct Client {
+    server: Arc<str>,
+    sink: Arc<dyn MessageSink>,
+    pending: Arc<Pending<Error>>,
+    handshake: Handshake,
+    reader: JoinHandle<()>,
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.reader.abort();
+        self.pending.close(self.unavailable("the session was closed"));
+    }
+}
+
+impl Client {
+    /// Starts the reader task and performs the handshake. `deadline` bounds the whole handshake.
+    /// Events arrive on `events` until the session ends.
+    pub async fn connect(
+        transport: Transport,
+        options: ClientOptions,
+        deadline: tokio::time::Instant,
+        events: mpsc::UnboundedSender<ClientEvent>,
+    ) -> Result<Client> {
+        let server: Arc<str> = Arc::from(options.server.as_str());
+        let pending = Arc::new(Pending::new());
+        let reader = tokio::spawn(read_loop(
+            Arc::clone(&server),
+            transport.source,
+            Arc::clone(&transport.sink),
+            Arc::clone(&pending),
+            events,
+        ));
+        let mut client = Client {
+            server,
+            sink: transport.sink,
+            pending,
+            // Replaced below once the server answered; nothing can use the client before that.
+            handshake: Handshake {
+                era: handshake::Era::Stateful,
+                protocol_version: String::new(),
+                server_info: Value::Null,
+                capabilities: Value::Null,
+                instructions: None,
+            },
+            reader,
+        };
+        let reply = client
+            .request_until("initialize", handshake::initialize_params(), deadline, "startupTimeoutSeconds")
+            .await?;
+        client.handshake = handshake::accept_initialize_result(&client.server, &client.outcome(reply)?)?;
+        client.notify("notifications/initialized", None).await?;
+        Ok(client)
+    }
+
+    pub fn handshake(&self) -> &Handshake {
+        &self.handshake
+    }
+
+    /// Every tool, following `nextCursor` up to [`limits::TOOLS_LIST_MAX_PAGES`] pages.
+    pub async fn list_tools(&self, deadline: tokio::time::Instant) -> Result<Vec<Value>> {
+        if !self.handshake.has_tools() {
+            return Ok(Vec::new());
+        }
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..limits::TOOLS_LIST_MAX_PAGES {
+            let params = match &cursor {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let reply = self.request_until("tools/list", params, deadline, "startupTimeoutSeconds").await?;
+            let mut page = self.outcome(reply)?;
+            match page.get_mut("tools").map(Value::take) {
+                Some(Value::Array(items)) => tools.extend(items),
+                _ => return Err(self.protocol_error("tools/list result has no `tools` array")),
+            }
+            if tools.len() > limits::MAX_TOOLS_PER_SERVER {
+                return Err(self.protocol_error(&format!("more than {} tools", limits::MAX_TOOLS_PER_SERVER)));
+            }
+            match page.get("nextCursor") {
+                Some(Value::String(next)) => cursor = Some(next.clone()),
+                None | Some(Value::Null) => return Ok(tools),
+                Some(_) => return Err(self.protocol_error("tools/list nextCursor is not a string")),
+            }
+        }
+        Err(self.protocol_error(&format!("tools/list did not end within {} pages", limits::TOOLS_LIST_MAX_PAGES)))
+    }
+
+    /// Calls a tool. The raw reply is returned so the caller can apply its size limit to the bytes
+    /// the server actually sent.
+    pub async fn call_tool(&self, tool: &str, arguments: Value, timeout: Duration) -> Result<Reply> {
+        let params = json!({ "name": tool, "arguments": arguments });
+        let deadline = tokio::time::Instant::now() + timeout;
+        self.request_until("tools/call", params, deadline, "toolTimeoutSeconds").await.map_err(|e| {
+            if e.code == ErrorCode::ToolTimeout {
+                Error::new(
+                    ErrorCode::ToolTimeout,
+                    format!("tool `{tool}` on server `{}` did not answer within {}", self.server, fmt_duration(timeout)),
+                )
+                .with("server", &*self.server)
+                .with("tool", tool)
+                .with("timeoutMs", timeout.as_millis() as u64)
+            } else {
+                e
+            }
+        })
+    }
+
+    /// `ping`, for keepalive checks.
+    pub async fn ping(&self, timeout: Duration) -> Result<()> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        self.request_until("ping", json!({}), deadline, "keepaliveSeconds").await.map(|_| ())
+    }
+
+    /// Closes the outbound direction; the server is expected to exit when its stdin closes.
+    pub async fn close(&self) {
+        self.pending.close(self.unavailable("the server is stopping"));
+        self.sink.close().await;
+    }
+
+    /// Sends a request and waits for its reply until `deadline`. A timeout or a dropped future sends
+    /// `notifications/cancelled`. The timeout error names `limit`, the setting that bounded it.
+    async fn request_until(
+        &self,
+        method: &str,
+        params: Value,
+        deadline: tokio::time::Instant,
+        limit: &'static str,
+    ) -> Result<Reply> {
+        let (id, rx) = self.pending.register()?;
+        let mut guard = InFlight { client: self, id, reason: "cancelled by the host", finished: false };
+        let line = encode_request(&RequestId::Number(id), method, Some(&params));
+        if let Err(e) = self.sink.send(line).await {
+            guard.finished = true;
+            self.pending.forget(id);
+            return Err(self.unavailable(&format!("cannot write to the server: {e}")));
+        }
+        match tokio::time::timeout_at(deadline, rx).await {
+            Ok(Ok(Ok(reply))) => {
+                guard.finished = true;
+                Ok(reply)
+            }
+            Ok(Ok(Err(PendingError::Closed(error)))) => {
+                guard.finished = true;
+                Err(error)
+            }
+            // The sender vanished without an answer: only possible if the table was dropped.
+            Ok(Err(_)) => {
+                guard.finished = true;
+                Err(self.unavailable("the session ended"))
+            }
+            Err(_) => {
+                guard.reason = "timed out";
+                let code = if method == "tools/call" { ErrorCode::ToolTimeout } else { ErrorCode::ServerUnavailable };
+                Err(Error::new(code, format!("server `{}` did not answer `{method}` in time ({limit})", self.server))
+                    .with("server", &*self.server)
+                    .with("limit", limit))
+            }
+        }
+    }
+
+    async fn notify(&self, method: &str, params: Option<Value>) -> Result<()> {
+        let line = encode_notification(method, params.as_ref());
+        self.sink.send(line).await.map_err(|e| self.unavailable(&format!("cannot write to the server: {e}")))
+    }
+
+    /// A reply's result, or its JSON-RPC error as UPSTREAM_ERROR.
+    fn outcome(&self, reply: Reply) -> Result<Value> {
+        reply.outcome.map_err(|e| {
+            Error::new(ErrorCode::UpstreamError, format!("server `{}` answered with error {}: {}", self.server, e.code, e.message))
+                .with("server", &*self.server)
+                .with("upstreamCode", e.code)
+                .with("upstreamData", e.data.unwrap_or(Value::Null))
+        })
+    }
+
+    /// Turns an upstream error reply into an error, for callers holding a raw [`Reply`].
+    pub fn reply_outcome(&self, reply: Reply) -> Result<Value> {
+        self.outcome(reply)
+    }
+
+    fn unavailable(&self, why: &str) -> Error {
+        Error::new(ErrorCode::ServerUnavailable, format!("server `{}` is unavailable: {why}", self.server))
+            .with("server", &*self.server)
+    }
+
+    fn protocol_error(&self, why: &str) -> Error {
+        Error::new(ErrorCode::ProtocolError, format!("server `{}`: {why}", self.server)).with("server", &*self.server)
+    }
+}
+
+/// Ends a request that stopped being waited for: removes its id and tells the server.
+struct InFlight<'a> {
+    client: &'a Client,
+    id: i64,
+    reason: &'static str,
+    finished: bool,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if self.finished || !self.client.pending.forget(self.id) {
+            return;
+        }
+        let line = encode_notification(
+            "notifications/cancelled",
+            Some(&json!({ "requestId": self.id, "reason": self.reason })),
+        );
+        let sink = Arc::clone(&self.client.sink);
+        // Drop cannot await; the notification is best-effort by nature (the server may be gone).
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn(async move {
+                let _ = sink.send(line).await;
+            });
+        }
+    }
+}
+
+fn fmt_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// The session's only reader: routes responses to waiters, answers server requests, reports
+/// notifications, and on any fatal condition closes the pending table with the reason.
+async fn read_loop(
+    server: Arc<str>,
+    mut source: Box<dyn MessageSource>,
+    sink: Arc<dyn MessageSink>,
+    pending: Arc<Pending<Error>>,
+    events: mpsc::UnboundedSender<ClientEvent>,
+) {
+    let error = loop {
+        let line = match source.recv().await {
+            Ok(Some(line)) => line,
+            Ok(None) => {
+                break Error::new(ErrorCode::ServerUnavailable, format!("server `{server}` closed its output (it exited or crashed)"))
+            }
+            Err(TransportError::TooLong { limit }) => {
+                break Error::new(
+                    ErrorCode::ProtocolError,
+                    format!("server `{server}` sent a message longer than maxMessageBytes ({limit} bytes)"),
+                )
+                .with("limit", limit as u64)
+            }
+            Err(TransportError::Io(e)) => {
+                break Error::new(ErrorCode::ServerUnavailable, format!("server `{server}`: reading its output failed: {e}"))
+            }
+        };
+        match Incoming::parse(&line) {
+            Ok(Ok(Incoming::Response { id, result })) => {
+                if !pending.complete(&id, Reply { outcome: result, bytes: line.len() }) {
+                    tracing::debug!(server = &*server, %id, "dropped a response nobody waits for (late or unknown id)");
+                }
+            }
+            Ok(Ok(Incoming::Request { id, method, .. })) => {
+                let line = if method == "ping" {
+                    encode_response(Some(&id), Ok(&json!({})))
+                } else {
+                    let err = json!({"code": -32601, "message": format!("method not supported by this client: {method}")});
+                    encode_response::<Value>(Some(&id), Err(&err))
+                };
+                let sink = Arc::clone(&sink);
+                // Answer off the read loop so a server that is not reading its stdin cannot stall it.
+                tokio::spawn(async move {
+                    let _ = sink.send(line).await;
+                });
+            }
+            Ok(Ok(Incoming::Notification { method, params })) => match method.as_str() {
+                "notifications/tools/list_changed" => {
+                    let _ = events.send(ClientEvent::ToolsListChanged);
+                }
+                "notifications/message" => {
+                    let message = params.unwrap_or_default();
+                    tracing::info!(server = &*server, %message, "server log");
+                }
+                _ => tracing::trace!(server = &*server, method, "ignored notification"),
+            },
+            Ok(Err(not_rpc)) => {
+                break Error::new(
+                    ErrorCode::ProtocolError,
+                    format!("server `{server}` wrote a JSON value that is not JSON-RPC 2.0 ({}): {}", not_rpc.reason, excerpt(&line)),
+                )
+            }
+            Err(_) => {
+                break Error::new(
+                    ErrorCode::ProtocolError,
+                    format!("server `{server}` wrote non-JSON to stdout: {}", excerpt(&line)),
+                )
+            }
+        }
+    };
+    let error = error.with("server", &*server);
+    pending.close(error.clone());
+    let _ = events.send(ClientEvent::Closed { error });
+}
+
+/// The start of a line, for error messages.
+fn excerpt(line: &[u8]) -> String {
+    const MAX: usize = 120;
+    let text = String::from_utf8_lossy(&line[..line.len().min(MAX)]);
+    if line.len() > MAX {
+        format!("{text:?}…")
+    } else {
+        format!("{text:?}")
+    }
+}

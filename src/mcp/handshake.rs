@@ -1,0 +1,110 @@
+//! Protocol-version negotiation and what a session learned from it.
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// The revision we offer in `initialize`.
+pub const OFFERED_PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// Revisions of the stateful era we accept in a server's answer.
+pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// How a session with one server works.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// `initialize` handshake once, then plain requests (2024-11-05 … 2025-11-25).
+    Stateful,
+}
+
+/// What the handshake established.
+#[derive(Clone, Debug)]
+pub struct Handshake {
+    pub era: Era,
+    pub protocol_version: String,
+    pub server_info: Value,
+    pub capabilities: Value,
+    pub instructions: Option<String>,
+}
+
+impl Handshake {
+    /// Whether the server declared the `tools` capability.
+    pub fn has_tools(&self) -> bool {
+        self.capabilities.get("tools").is_some_and(Value::is_object)
+    }
+}
+
+/// The `initialize` params we send.
+pub fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": OFFERED_PROTOCOL_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
+
+/// Validates an `initialize` result. `server` names the server in errors.
+pub fn accept_initialize_result(server: &str, result: &Value) -> Result<Handshake> {
+    let bad = |what: &str| {
+        Error::new(ErrorCode::ProtocolError, format!("server `{server}` sent an invalid initialize result: {what}"))
+            .with("server", server)
+    };
+    let Value::Object(map) = result else { return Err(bad("not an object")) };
+    let version = match map.get("protocolVersion") {
+        Some(Value::String(v)) => v.clone(),
+        _ => return Err(bad("protocolVersion is missing or not a string")),
+    };
+    if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) {
+        return Err(Error::new(
+            ErrorCode::VersionUnsupported,
+            format!(
+                "server `{server}` answered with protocol version {version:?}; supported: {}",
+                SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+            ),
+        )
+        .with("server", server)
+        .with("protocolVersion", version)
+        .with("supported", SUPPORTED_PROTOCOL_VERSIONS.to_vec()));
+    }
+    let capabilities = match map.get("capabilities") {
+        Some(c @ Value::Object(_)) => c.clone(),
+        _ => return Err(bad("capabilities is missing or not an object")),
+    };
+    let server_info = match map.get("serverInfo") {
+        Some(info @ Value::Object(o)) if o.get("name").is_some_and(Value::is_string) => info.clone(),
+        _ => return Err(bad("serverInfo is missing or has no name")),
+    };
+    let instructions = map.get("instructions").and_then(Value::as_str).map(str::to_owned);
+    Ok(Handshake { era: Era::Stateful, protocol_version: version, server_info, capabilities, instructions })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_every_supported_version() {
+        for v in SUPPORTED_PROTOCOL_VERSIONS {
+            let r = json!({"protocolVersion": v, "capabilities": {"tools": {}}, "serverInfo": {"name": "s"}});
+            let h = accept_initialize_result("s", &r).unwrap();
+            assert!(h.has_tools());
+            assert_eq!(h.protocol_version, v);
+        }
+    }
+
+    #[test]
+    fn rejects_unknown_versions_and_malformed_results() {
+        let r = json!({"protocolVersion": "1999-01-01", "capabilities": {}, "serverInfo": {"name": "s"}});
+        assert_eq!(accept_initialize_result("s", &r).unwrap_err().code, ErrorCode::VersionUnsupported);
+        let r = json!({"capabilities": "nope"});
+        assert_eq!(accept_initialize_result("s", &r).unwrap_err().code, ErrorCode::ProtocolError);
+        let r = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}});
+        assert_eq!(accept_initialize_result("s", &r).unwrap_err().code, ErrorCode::ProtocolError);
+    }
+
+    #[test]
+    fn tools_capability_must_be_an_object() {
+        let r = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "s"}});
+        assert!(!accept_initialize_result("s", &r).unwrap().has_tools());
+    }
+}

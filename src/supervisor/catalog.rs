@@ -1,0 +1,119 @@
+//! The exposed tool set: every tool of every ready server under its provider-safe name, an exact map
+//! from that name back to (server, tool), and the converted definitions per format.
+//!
+//! A catalog is immutable; the registry swaps in a new one whenever a server's tools come or go, so a
+//! call in flight keeps routing through the snapshot it started with.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{json, Value};
+
+use super::session::Session;
+use crate::convert::{self, NameTemplate, ToolFormat};
+use crate::mcp::ToolDef;
+
+/// One exposed tool.
+#[derive(Clone)]
+pub struct Entry {
+    pub name: String,
+    pub server: String,
+    pub session: Arc<Session>,
+    pub tool: ToolDef,
+}
+
+#[derive(Default)]
+pub struct Catalog {
+    /// Sorted by exposed name, which makes every listing byte-stable.
+    entries: BTreeMap<String, Entry>,
+    definitions: [OnceLock<Listing>; ToolFormat::ALL.len()],
+}
+
+/// Converted definitions of a whole catalog in one format.
+#[derive(Clone)]
+pub struct Listing {
+    pub tools: Arc<Vec<Value>>,
+    pub fingerprint: String,
+}
+
+impl Catalog {
+    /// Builds the catalog from each ready server's session. Names are assigned over the whole set so
+    /// that collisions resolve the same way whatever order servers started in.
+    pub fn build(template: &NameTemplate, sessions: &[(String, Arc<Session>)]) -> Catalog {
+        let tool_lists: Vec<Arc<Vec<ToolDef>>> = sessions.iter().map(|(_, s)| s.tools()).collect();
+        let mut pairs: Vec<(&str, &str, &Arc<Session>, &ToolDef)> = Vec::new();
+        for ((server, session), tools) in sessions.iter().zip(&tool_lists) {
+            for tool in tools.iter() {
+                pairs.push((server.as_str(), tool.name.as_str(), session, tool));
+            }
+        }
+        let names = template.assign(&pairs.iter().map(|(s, t, _, _)| (*s, *t)).collect::<Vec<_>>());
+        let entries = pairs
+            .into_iter()
+            .zip(names)
+            .map(|((server, _, session, tool), name)| {
+                let entry = Entry { name: name.clone(), server: server.to_owned(), session: Arc::clone(session), tool: tool.clone() };
+                (name, entry)
+            })
+            .collect();
+        Catalog { entries, definitions: Default::default() }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Entry> {
+        self.entries.get(name)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+
+    /// Tool entries (`{name, server, tool, title?, annotations?, readOnly, definition}`) in `format`,
+    /// optionally only of some servers, with the fingerprint of exactly those definitions.
+    pub fn listing(&self, format: ToolFormat, servers: Option<&[String]>) -> Listing {
+        match servers {
+            None => self.definitions[format_index(format)].get_or_init(|| self.render(format, None)).clone(),
+            Some(only) => self.render(format, Some(only)),
+        }
+    }
+
+    fn render(&self, format: ToolFormat, only: Option<&[String]>) -> Listing {
+        let mut tools = Vec::new();
+        let mut definitions = Vec::new();
+        for entry in self.entries.values() {
+            if only.is_some_and(|only| !only.iter().any(|s| *s == entry.server)) {
+                continue;
+            }
+            let definition = convert::definition(format, &entry.name, &entry.tool.raw);
+            let raw = &entry.tool.raw;
+            let annotations = raw.get("annotations").filter(|a| a.is_object());
+            let mut item = json!({
+                "name": entry.name,
+                "server": entry.server,
+                "tool": entry.tool.name,
+                "readOnly": annotations.and_then(|a| a.get("readOnlyHint")).and_then(Value::as_bool).unwrap_or(false),
+                "definition": definition,
+            });
+            if let Some(title) = raw.get("title").and_then(Value::as_str) {
+                item["title"] = Value::from(title);
+            }
+            if let Some(a) = annotations {
+                item["annotations"] = a.clone();
+            }
+            definitions.push(definition);
+            tools.push(item);
+        }
+        Listing { fingerprint: convert::fingerprint(&definitions), tools: Arc::new(tools) }
+    }
+}
+
+fn format_index(format: ToolFormat) -> usize {
+    ToolFormat::ALL.iter().position(|f| *f == format).unwrap_or(0)
+}
