@@ -88,7 +88,7 @@ impl Catalog {
         let mut tools = Vec::new();
         let mut definitions = Vec::new();
         for entry in self.entries.values() {
-            if only.is_some_and(|only| !only.iter().any(|s| *s == entry.server)) {
+            if only.is_some_and(|only| !only.contains(&entry.server)) {
                 continue;
             }
             let definition = convert::definition(format, &entry.name, &entry.tool.raw);
