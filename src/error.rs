@@ -131,7 +131,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), details: Map::new() }
+        Self {
+            code,
+            message: message.into(),
+            details: Map::new(),
+        }
     }
 
     /// Adds one field to `error.data`.
@@ -143,7 +147,8 @@ impl Error {
     /// Adds the server's stderr tail to `error.data.stderrTail` unless it is empty or already there.
     pub fn with_stderr_tail(mut self, tail: &str) -> Self {
         if !tail.is_empty() && !self.details.contains_key("stderrTail") {
-            self.details.insert("stderrTail".to_owned(), Value::from(tail));
+            self.details
+                .insert("stderrTail".to_owned(), Value::from(tail));
         }
         self
     }

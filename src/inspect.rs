@@ -28,7 +28,13 @@ impl Report {
 pub async fn inspect(path: &Path, format: ToolFormat) -> Result<Report> {
     let file = load_servers_file(path)?;
     let (events, _ignored) = mpsc::unbounded_channel();
-    let registry = Registry::new(Settings { names: NameTemplate::default(), format }, events);
+    let registry = Registry::new(
+        Settings {
+            names: NameTemplate::default(),
+            format,
+        },
+        events,
+    );
     let mut tasks = Vec::new();
     for (name, config) in file.servers {
         let registry = Arc::clone(&registry);
@@ -46,5 +52,9 @@ pub async fn inspect(path: &Path, format: ToolFormat) -> Result<Report> {
     let servers = registry.list();
     let listing = registry.tools(Some(format), None)?;
     registry.shutdown().await;
-    Ok(Report { servers, rejected, listing })
+    Ok(Report {
+        servers,
+        rejected,
+        listing,
+    })
 }

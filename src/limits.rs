@@ -47,8 +47,11 @@ pub const HOST_OUTBOX_CAPACITY: usize = 1024;
 /// Lines of the host's stdin read ahead of dispatch (read buffer, bytes).
 pub const HOST_READ_BUFFER_BYTES: usize = 64 * 1024;
 
-/// Read buffer for a server's stdout.
-pub const SERVER_READ_BUFFER_BYTES: usize = 64 * 1024;
+/// Bytes queued for one server's stdin before senders wait (the server is not reading).
+pub const SERVER_WRITE_BUFFER_BYTES: usize = 4 * 1024 * 1024;
+
+/// Read buffer for a server's stdout (per server: kept small, 20 servers must fit in a few MB).
+pub const SERVER_READ_BUFFER_BYTES: usize = 8 * 1024;
 
 /// Longest server name; names become part of tool names sent to model providers.
 pub const MAX_SERVER_NAME_BYTES: usize = 64;

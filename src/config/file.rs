@@ -15,13 +15,21 @@ pub struct ServersFile {
 
 pub fn load_servers_file(path: &Path) -> Result<ServersFile> {
     let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::new(ErrorCode::ConfigInvalid, format!("cannot read {}: {e}", path.display()))
-            .with("file", path.display().to_string())
+        Error::new(
+            ErrorCode::ConfigInvalid,
+            format!("cannot read {}: {e}", path.display()),
+        )
+        .with("file", path.display().to_string())
     })?;
     let value: Value = serde_json::from_str(&text).map_err(|e| {
         Error::new(
             ErrorCode::ConfigInvalid,
-            format!("{}: line {}, column {}: {e}", path.display(), e.line(), e.column()),
+            format!(
+                "{}: line {}, column {}: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            ),
         )
         .with("file", path.display().to_string())
     })?;
@@ -30,10 +38,15 @@ pub fn load_servers_file(path: &Path) -> Result<ServersFile> {
         .or_else(|| value.get("servers"))
         .and_then(Value::as_object)
         .ok_or_else(|| {
-            Error::new(ErrorCode::ConfigInvalid, format!("{}: expected an object `mcpServers`", path.display()))
-                .with("file", path.display().to_string())
-                .with("field", "mcpServers")
+            Error::new(
+                ErrorCode::ConfigInvalid,
+                format!("{}: expected an object `mcpServers`", path.display()),
+            )
+            .with("file", path.display().to_string())
+            .with("field", "mcpServers")
         })?;
     // serde_json's map is sorted by key; that is the order servers are reported in.
-    Ok(ServersFile { servers: table.iter().map(|(k, v)| (k.clone(), v.clone())).collect() })
+    Ok(ServersFile {
+        servers: table.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+    })
 }

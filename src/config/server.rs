@@ -48,7 +48,9 @@ const MAX_MESSAGE_BYTES: u64 = 1024 * 1024 * 1024;
 pub fn validate_server_name(name: &str) -> Result<()> {
     let ok = !name.is_empty()
         && name.len() <= limits::MAX_SERVER_NAME_BYTES
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if ok {
         Ok(())
     } else {
@@ -78,7 +80,9 @@ impl ServerSpec {
                     Some(other) => {
                         return Err(invalid(
                             key,
-                            format!("transport {other:?} is not supported by this build; use \"stdio\""),
+                            format!(
+                                "transport {other:?} is not supported by this build; use \"stdio\""
+                            ),
                         ))
                     }
                     None => return Err(invalid(key, "must be a string")),
@@ -97,7 +101,9 @@ impl ServerSpec {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| {
-                    v.as_str().map(str::to_owned).ok_or_else(|| invalid(&format!("args[{i}]"), "must be a string"))
+                    v.as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| invalid(&format!("args[{i}]"), "must be a string"))
                 })
                 .collect::<Result<_>>()?,
             Some(_) => return Err(invalid("args", "must be an array of strings")),
@@ -133,32 +139,68 @@ impl ServerSpec {
                     v.as_str()
                         .filter(|s| !s.is_empty())
                         .map(str::to_owned)
-                        .ok_or_else(|| invalid(&format!("inheritEnv[{i}]"), "must be a variable name"))
+                        .ok_or_else(|| {
+                            invalid(&format!("inheritEnv[{i}]"), "must be a variable name")
+                        })
                 })
                 .collect::<Result<_>>()?,
             Some(_) => return Err(invalid("inheritEnv", "must be an array of variable names")),
         };
+        let max_message_bytes = bytes(
+            get("maxMessageBytes"),
+            "maxMessageBytes",
+            limits::DEFAULT_MAX_MESSAGE_BYTES,
+        )?;
+        let max_result_bytes = bytes(
+            get("maxResultBytes"),
+            "maxResultBytes",
+            limits::DEFAULT_MAX_RESULT_BYTES,
+        )?;
+        // A result arrives in one message, so a larger result limit could never be reached.
+        if get("maxResultBytes").is_some_and(|v| !v.is_null())
+            && max_result_bytes > max_message_bytes
+        {
+            return Err(invalid(
+                "maxResultBytes",
+                format!("{max_result_bytes} exceeds maxMessageBytes ({max_message_bytes}); a result arrives in one message"),
+            ));
+        }
         Ok(Self {
             command,
             args,
             env,
             cwd,
             inherit_env,
-            startup_timeout: seconds(get("startupTimeoutSeconds"), "startupTimeoutSeconds", limits::DEFAULT_STARTUP_TIMEOUT)?,
-            tool_timeout: seconds(get("toolTimeoutSeconds"), "toolTimeoutSeconds", limits::DEFAULT_TOOL_TIMEOUT)?,
-            max_message_bytes: bytes(get("maxMessageBytes"), "maxMessageBytes", limits::DEFAULT_MAX_MESSAGE_BYTES)?,
-            max_result_bytes: bytes(get("maxResultBytes"), "maxResultBytes", limits::DEFAULT_MAX_RESULT_BYTES)?,
+            startup_timeout: seconds(
+                get("startupTimeoutSeconds"),
+                "startupTimeoutSeconds",
+                limits::DEFAULT_STARTUP_TIMEOUT,
+            )?,
+            tool_timeout: seconds(
+                get("toolTimeoutSeconds"),
+                "toolTimeoutSeconds",
+                limits::DEFAULT_TOOL_TIMEOUT,
+            )?,
+            max_message_bytes,
+            max_result_bytes,
         })
     }
 
     /// The command line as one readable string (for status and errors), arguments quoted when needed.
     pub fn display_command(&self) -> String {
-        std::iter::once(&self.command).chain(&self.args).map(|s| quote(s)).collect::<Vec<_>>().join(" ")
+        std::iter::once(&self.command)
+            .chain(&self.args)
+            .map(|s| quote(s))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
 fn quote(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:@,+".contains(&b)) {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@,+".contains(&b))
+    {
         s.to_owned()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
@@ -169,27 +211,33 @@ fn quote(s: &str) -> String {
 fn canonical_fields(raw: &Map<String, Value>) -> Result<BTreeMap<&'static str, &Value>> {
     let mut out = BTreeMap::new();
     for (key, value) in raw {
-        let camel = snake_to_camel(key);
-        let Some(canonical) = FIELDS.iter().copied().find(|f| *f == camel) else {
-            let hint = did_you_mean(&camel).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+        let Some(canonical) = FIELDS
+            .iter()
+            .copied()
+            .find(|f| f == key || camel_to_snake(f) == *key)
+        else {
+            let hint = did_you_mean(key)
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default();
             return Err(invalid(key, format!("unknown field `{key}`{hint}")));
         };
         if out.insert(canonical, value).is_some() {
-            return Err(invalid(key, format!("`{canonical}` is given twice (camelCase and snake_case)")));
+            return Err(invalid(
+                key,
+                format!("`{canonical}` is given twice (camelCase and snake_case)"),
+            ));
         }
     }
     Ok(out)
 }
 
-fn snake_to_camel(key: &str) -> String {
-    let mut out = String::with_capacity(key.len());
-    let mut upper = false;
-    for c in key.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
+/// `startupTimeoutSeconds` → `startup_timeout_seconds`: the one snake_case spelling accepted.
+fn camel_to_snake(field: &str) -> String {
+    let mut out = String::with_capacity(field.len() + 4);
+    for c in field.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
         } else {
             out.push(c);
         }
@@ -198,7 +246,7 @@ fn snake_to_camel(key: &str) -> String {
 }
 
 fn did_you_mean(key: &str) -> Option<&'static str> {
-    let lower = key.to_ascii_lowercase();
+    let lower = key.to_ascii_lowercase().replace('_', "");
     FIELDS
         .iter()
         .map(|f| (edit_distance(&lower, &f.to_ascii_lowercase()), *f))
@@ -213,7 +261,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -225,7 +275,10 @@ fn seconds(value: Option<&Value>, field: &str, default: Duration) -> Result<Dura
         None | Some(Value::Null) => Ok(default),
         Some(v) => match v.as_f64() {
             Some(s) if s > 0.0 && s <= MAX_TIMEOUT_SECONDS => Ok(Duration::from_secs_f64(s)),
-            _ => Err(invalid(field, format!("must be a number of seconds in (0, {MAX_TIMEOUT_SECONDS}]"))),
+            _ => Err(invalid(
+                field,
+                format!("must be a number of seconds in (0, {MAX_TIMEOUT_SECONDS}]"),
+            )),
         },
     }
 }
@@ -241,7 +294,11 @@ fn bytes(value: Option<&Value>, field: &str, default: usize) -> Result<usize> {
 }
 
 fn invalid(field: &str, problem: impl std::fmt::Display) -> Error {
-    Error::new(ErrorCode::ConfigInvalid, format!("config.{field}: {problem}")).with("field", field)
+    Error::new(
+        ErrorCode::ConfigInvalid,
+        format!("config.{field}: {problem}"),
+    )
+    .with("field", field)
 }
 
 #[cfg(test)]
@@ -271,14 +328,45 @@ mod tests {
         let e = err(json!({"command": "x", "comand": "y"}));
         assert_eq!(e.code, ErrorCode::ConfigInvalid);
         assert_eq!(e.details["field"], "comand");
-        assert!(e.message.contains("did you mean `command`"), "{}", e.message);
+        assert!(
+            e.message.contains("did you mean `command`"),
+            "{}",
+            e.message
+        );
         assert_eq!(err(json!({"args": []})).details["field"], "command");
-        assert_eq!(err(json!({"command": "x", "args": ["a", 1]})).details["field"], "args[1]");
-        assert_eq!(err(json!({"command": "x", "env": {"A": 1}})).details["field"], "env.A");
-        assert_eq!(err(json!({"command": "x", "toolTimeoutSeconds": 0})).details["field"], "toolTimeoutSeconds");
-        assert_eq!(err(json!({"command": "x", "maxMessageBytes": 1.5})).details["field"], "maxMessageBytes");
-        assert_eq!(err(json!({"command": "x", "tool_timeout_seconds": 1, "toolTimeoutSeconds": 2})).code, ErrorCode::ConfigInvalid);
-        assert_eq!(err(json!({"command": "x", "transport": "sse"})).details["field"], "transport");
+        assert_eq!(
+            err(json!({"command": "x", "args": ["a", 1]})).details["field"],
+            "args[1]"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "env": {"A": 1}})).details["field"],
+            "env.A"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "toolTimeoutSeconds": 0})).details["field"],
+            "toolTimeoutSeconds"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "maxMessageBytes": 1.5})).details["field"],
+            "maxMessageBytes"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "tool_timeout_seconds": 1, "toolTimeoutSeconds": 2})).code,
+            ErrorCode::ConfigInvalid
+        );
+        assert_eq!(
+            err(json!({"command": "x", "transport": "sse"})).details["field"],
+            "transport"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "inherit__env": []})).details["field"],
+            "inherit__env"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "maxMessageBytes": 4096, "maxResultBytes": 8192})).details
+                ["field"],
+            "maxResultBytes"
+        );
         assert_eq!(err(json!([1])).details["field"], "config");
     }
 

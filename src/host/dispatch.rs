@@ -6,6 +6,7 @@
 //! request and sends the server its own `notifications/cancelled`; the host gets CANCELLED at once.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -13,13 +14,16 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use super::params::{self, parse};
 use super::writer::{self, Outbox};
 use super::PROTOCOL_VERSION;
 use crate::convert::{self, NameTemplate, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
-use crate::jsonrpc::{encode_notification, encode_response, Incoming, LineError, LineReader, RequestId};
+use crate::jsonrpc::{
+    encode_notification, encode_response, Incoming, LineError, LineReader, RequestId,
+};
 use crate::limits;
 use crate::supervisor::{Event, Registry, Settings};
 
@@ -30,7 +34,9 @@ pub struct ServeOptions {
 
 impl Default for ServeOptions {
     fn default() -> Self {
-        Self { max_line_bytes: limits::DEFAULT_HOST_LINE_BYTES }
+        Self {
+            max_line_bytes: limits::DEFAULT_HOST_LINE_BYTES,
+        }
     }
 }
 
@@ -40,6 +46,9 @@ struct Host {
     events: OnceLock<mpsc::UnboundedSender<Event>>,
     registry: OnceLock<Arc<Registry>>,
     inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Every spawned request, so a stop can wait until each one has been answered.
+    requests: TaskTracker,
+    shutting_down: AtomicBool,
 }
 
 /// Serves host protocol v1 until `shutdown` or end of input, then stops every server.
@@ -49,8 +58,18 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (outbox, writer) = writer::spawn(output);
-    let host = Arc::new(Host { outbox, events: OnceLock::new(), registry: OnceLock::new(), inflight: Mutex::new(HashMap::new()) });
-    let mut lines = LineReader::new(BufReader::with_capacity(limits::HOST_READ_BUFFER_BYTES, input), options.max_line_bytes);
+    let host = Arc::new(Host {
+        outbox,
+        events: OnceLock::new(),
+        registry: OnceLock::new(),
+        inflight: Mutex::new(HashMap::new()),
+        requests: TaskTracker::new(),
+        shutting_down: AtomicBool::new(false),
+    });
+    let mut lines = LineReader::new(
+        BufReader::with_capacity(limits::HOST_READ_BUFFER_BYTES, input),
+        options.max_line_bytes,
+    );
     loop {
         let line = match lines.next_line().await {
             Ok(Some(line)) => line,
@@ -63,6 +82,7 @@ where
                     ErrorCode::MessageTooLarge,
                     format!("request line longer than the {limit}-byte limit (--max-line-bytes); it was skipped"),
                 )
+                .with("setting", "--max-line-bytes")
                 .with("limit", limit as u64);
                 host.answer(None, Err(e)).await;
                 continue;
@@ -77,10 +97,20 @@ where
         }
         match Incoming::parse(line) {
             Err(e) => {
-                host.answer(None, Err(Error::new(ErrorCode::ParseError, format!("invalid JSON: {e}")))).await;
+                host.answer(
+                    None,
+                    Err(Error::new(
+                        ErrorCode::ParseError,
+                        format!("invalid JSON: {e}"),
+                    )),
+                )
+                .await;
             }
             Ok(Err(not_rpc)) => {
-                let e = Error::new(ErrorCode::InvalidRequest, format!("not a JSON-RPC 2.0 message: {}", not_rpc.reason));
+                let e = Error::new(
+                    ErrorCode::InvalidRequest,
+                    format!("not a JSON-RPC 2.0 message: {}", not_rpc.reason),
+                );
                 host.answer(not_rpc.id.as_ref(), Err(e)).await;
             }
             Ok(Ok(Incoming::Notification { method, params })) => host.notification(&method, params),
@@ -94,6 +124,10 @@ where
                     host.answer(Some(&id), outcome).await;
                 }
                 "shutdown" => {
+                    if let Err(e) = parse::<params::Empty>("shutdown", params) {
+                        host.answer(Some(&id), Err(e)).await;
+                        continue;
+                    }
                     host.stop_all().await;
                     host.answer(Some(&id), Ok(json!({}))).await;
                     host.outbox.flush().await;
@@ -110,9 +144,12 @@ where
 
 impl Host {
     fn registry(&self) -> Result<&Arc<Registry>> {
-        self.registry
-            .get()
-            .ok_or_else(|| Error::new(ErrorCode::NotInitialized, "the first request must be `initialize`"))
+        self.registry.get().ok_or_else(|| {
+            Error::new(
+                ErrorCode::NotInitialized,
+                "the first request must be `initialize`",
+            )
+        })
     }
 
     async fn answer(&self, id: Option<&RequestId>, outcome: Result<Value>) {
@@ -123,14 +160,29 @@ impl Host {
         self.outbox.send(line).await;
     }
 
+    /// Answers every request in flight with SHUTTING_DOWN, stops every server, and returns once
+    /// every resulting notification is queued for the host.
     async fn stop_all(&self) {
-        for (_, token) in self.inflight.lock().unwrap_or_else(|p| p.into_inner()).drain() {
+        self.shutting_down.store(true, Ordering::SeqCst);
+        for (_, token) in self
+            .inflight
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain()
+        {
             token.cancel();
         }
+        self.requests.close();
+        self.requests.wait().await;
         if let Some(registry) = self.registry.get() {
             registry.shutdown().await;
         }
-        // Every notification about the stop goes out before whatever the caller answers next.
+        self.events_flushed().await;
+    }
+
+    /// Returns once every registry event queued so far has been queued for the host, so an answer
+    /// sent next comes after the notifications its request caused.
+    async fn events_flushed(&self) {
         if let Some(events) = self.events.get() {
             let (tx, rx) = tokio::sync::oneshot::channel();
             if events.send(Event::Barrier(tx)).is_ok() {
@@ -143,16 +195,24 @@ impl Host {
         match method {
             "notifications/cancelled" => match parse::<params::Cancelled>(method, params) {
                 Ok(c) => {
-                    let token = self.inflight.lock().unwrap_or_else(|p| p.into_inner()).remove(&c.request_id);
+                    let token = self
+                        .inflight
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .remove(&c.request_id);
                     match token {
                         Some(token) => {
                             tracing::debug!(id = %c.request_id, reason = c.reason.as_deref().unwrap_or(""), "host cancelled a request");
                             token.cancel();
                         }
-                        None => tracing::debug!(id = %c.request_id, "cancel for a request that is not in flight"),
+                        None => {
+                            tracing::debug!(id = %c.request_id, "cancel for a request that is not in flight")
+                        }
                     }
                 }
-                Err(e) => tracing::warn!("ignored malformed notifications/cancelled: {}", e.message),
+                Err(e) => {
+                    tracing::warn!("ignored malformed notifications/cancelled: {}", e.message)
+                }
             },
             _ => tracing::debug!(method, "ignored notification from the host"),
         }
@@ -160,7 +220,10 @@ impl Host {
 
     fn initialize(self: &Arc<Self>, params: Option<Value>) -> Result<Value> {
         if self.registry.get().is_some() {
-            return Err(Error::new(ErrorCode::AlreadyInitialized, "`initialize` was already called"));
+            return Err(Error::new(
+                ErrorCode::AlreadyInitialized,
+                "`initialize` was already called",
+            ));
         }
         let p: params::Initialize = parse("initialize", params)?;
         if p.protocol_version != json!(PROTOCOL_VERSION) {
@@ -170,19 +233,39 @@ impl Host {
             )
             .with("supported", vec![PROTOCOL_VERSION]));
         }
-        let template = p.name_template.as_deref().unwrap_or(convert::DEFAULT_NAME_TEMPLATE);
-        let max_len = p.max_name_length.unwrap_or(convert::DEFAULT_MAX_NAME_LENGTH);
+        let template = p
+            .name_template
+            .as_deref()
+            .unwrap_or(convert::DEFAULT_NAME_TEMPLATE);
+        let max_len = p
+            .max_name_length
+            .unwrap_or(convert::DEFAULT_MAX_NAME_LENGTH);
         let names = NameTemplate::new(template, max_len).map_err(|why| {
-            Error::invalid_params(format!("invalid nameTemplate/maxNameLength: {why}")).with("field", "nameTemplate")
+            let field = if (convert::MIN_MAX_NAME_LENGTH..=convert::MAX_MAX_NAME_LENGTH)
+                .contains(&max_len)
+            {
+                "nameTemplate"
+            } else {
+                "maxNameLength"
+            };
+            Error::invalid_params(format!("invalid {field}: {why}")).with("field", field)
         })?;
         let format = p.tool_format.unwrap_or_default();
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let registry = Registry::new(Settings { names, format }, events_tx.clone());
         let _ = self.events.set(events_tx);
         if self.registry.set(registry).is_err() {
-            return Err(Error::new(ErrorCode::AlreadyInitialized, "`initialize` was already called"));
+            return Err(Error::new(
+                ErrorCode::AlreadyInitialized,
+                "`initialize` was already called",
+            ));
         }
-        if let Some(client) = p.client_info.as_ref().and_then(|c| c.get("name")).and_then(Value::as_str) {
+        if let Some(client) = p
+            .client_info
+            .as_ref()
+            .and_then(|c| c.get("name"))
+            .and_then(Value::as_str)
+        {
             tracing::info!(client, "host initialized");
         }
         tokio::spawn(forward_events(events_rx, self.outbox.clone()));
@@ -199,16 +282,40 @@ impl Host {
 
     fn spawn_request(self: Arc<Self>, id: RequestId, method: String, params: Option<Value>) {
         let token = CancellationToken::new();
-        self.inflight.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), token.clone());
-        tokio::spawn(async move {
+        self.inflight
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.clone(), token.clone());
+        let host = Arc::clone(&self);
+        self.requests.spawn(async move {
             let outcome = tokio::select! {
                 // Dropping the method's future is what cancels it downstream (see module doc).
-                _ = token.cancelled() => Err(Error::new(ErrorCode::Cancelled, format!("request {id} was cancelled"))),
-                outcome = self.run(&method, params) => outcome,
+                _ = token.cancelled() => Err(host.cancelled_error(&id)),
+                outcome = host.run(&method, params) => outcome,
             };
-            self.inflight.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
-            self.answer(Some(&id), outcome).await;
+            host.inflight
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id);
+            if method.starts_with("servers/") {
+                host.events_flushed().await;
+            }
+            host.answer(Some(&id), outcome).await;
         });
+    }
+
+    fn cancelled_error(&self, id: &RequestId) -> Error {
+        if self.shutting_down.load(Ordering::SeqCst) {
+            Error::new(
+                ErrorCode::ShuttingDown,
+                format!("request {id} was abandoned: the sidecar is shutting down"),
+            )
+        } else {
+            Error::new(
+                ErrorCode::Cancelled,
+                format!("request {id} was cancelled by the host"),
+            )
+        }
     }
 
     async fn run(&self, method: &str, params: Option<Value>) -> Result<Value> {
@@ -245,12 +352,16 @@ impl Host {
             "tools/call" => {
                 let p: params::CallTool = parse(method, params)?;
                 let timeout = match p.timeout_ms {
-                    Some(0) => return Err(Error::invalid_params("timeoutMs must be positive").with("field", "timeoutMs")),
+                    Some(0) => {
+                        return Err(Error::invalid_params("timeoutMs must be positive")
+                            .with("field", "timeoutMs"))
+                    }
                     Some(ms) => Some(Duration::from_millis(ms)),
                     None => None,
                 };
                 let outcome = registry.call_tool(&p.name, p.arguments, timeout).await?;
-                let converted = convert::convert_result(registry.settings().format, &outcome.result);
+                let converted =
+                    convert::convert_result(registry.settings().format, &outcome.result);
                 let mut result = json!({
                     "isError": converted.is_error,
                     "content": converted.content,
@@ -265,7 +376,11 @@ impl Host {
                 }
                 Ok(result)
             }
-            _ => Err(Error::new(ErrorCode::MethodNotFound, format!("unknown method `{method}`")).with("method", method)),
+            _ => Err(Error::new(
+                ErrorCode::MethodNotFound,
+                format!("unknown method `{method}`"),
+            )
+            .with("method", method)),
         }
     }
 }
@@ -277,8 +392,15 @@ async fn forward_events(mut events: mpsc::UnboundedReceiver<Event>, outbox: Outb
                 let _ = ack.send(());
                 continue;
             }
-            Event::ServerChanged(status) => encode_notification("notifications/servers/changed", Some(&json!({ "status": status }))),
-            Event::ToolsChanged { fingerprint, added, removed } => encode_notification(
+            Event::ServerChanged(status) => encode_notification(
+                "notifications/servers/changed",
+                Some(&json!({ "status": status })),
+            ),
+            Event::ToolsChanged {
+                fingerprint,
+                added,
+                removed,
+            } => encode_notification(
                 "notifications/tools/changed",
                 Some(&json!({ "fingerprint": fingerprint, "added": added, "removed": removed })),
             ),

@@ -6,6 +6,7 @@
 
 mod dispatch;
 mod params;
+pub mod stdio;
 mod writer;
 
 pub use dispatch::{serve, ServeOptions};

@@ -75,5 +75,11 @@ pub struct Cancelled {
 /// Parses `params` (absent means `{}`) into `T`, naming the method in the error.
 pub fn parse<T: DeserializeOwned>(method: &str, params: Option<Value>) -> Result<T> {
     let params = params.unwrap_or_else(|| Value::Object(Default::default()));
-    serde_json::from_value(params).map_err(|e| Error::invalid_params(format!("invalid params for `{method}`: {e}")))
+    if !params.is_object() {
+        return Err(Error::invalid_params(format!(
+            "params of `{method}` must be an object"
+        )));
+    }
+    serde_json::from_value(params)
+        .map_err(|e| Error::invalid_params(format!("invalid params for `{method}`: {e}")))
 }

@@ -27,7 +27,13 @@ pub struct LineReader<R> {
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
     pub fn new(inner: R, max: usize) -> Self {
-        Self { inner, line: Vec::new(), max, returned: false, discarding: false }
+        Self {
+            inner,
+            line: Vec::new(),
+            max,
+            returned: false,
+            discarding: false,
+        }
     }
 
     pub fn limit(&self) -> usize {
@@ -104,7 +110,15 @@ mod tests {
     async fn splits_lines_across_small_reads() {
         for capacity in [1, 2, 3, 7, 64] {
             let got = lines_of(b"ab\r\n\ncdef\nlast", 8, capacity).await;
-            assert_eq!(got, vec![Ok("ab".into()), Ok("".into()), Ok("cdef".into()), Ok("last".into())]);
+            assert_eq!(
+                got,
+                vec![
+                    Ok("ab".into()),
+                    Ok("".into()),
+                    Ok("cdef".into()),
+                    Ok("last".into())
+                ]
+            );
         }
     }
 
@@ -114,7 +128,11 @@ mod tests {
             let got = lines_of(b"ok\n0123456789abc\nnext\n", 8, capacity).await;
             assert_eq!(
                 got,
-                vec![Ok("ok".into()), Err("line longer than the 8-byte limit".into()), Ok("next".into())],
+                vec![
+                    Ok("ok".into()),
+                    Err("line longer than the 8-byte limit".into()),
+                    Ok("next".into())
+                ],
                 "capacity {capacity}"
             );
         }
@@ -122,7 +140,10 @@ mod tests {
 
     #[tokio::test]
     async fn line_of_exactly_the_limit_is_accepted() {
-        assert_eq!(lines_of(b"12345678\n", 8, 3).await, vec![Ok("12345678".into())]);
+        assert_eq!(
+            lines_of(b"12345678\n", 8, 3).await,
+            vec![Ok("12345678".into())]
+        );
     }
 
     #[tokio::test]
@@ -140,7 +161,11 @@ mod tests {
         let mut lines = LineReader::new(BufReader::new(rx), 1024 * 1024);
         let first = lines.next_line().await.map(|l| l.map(<[u8]>::len));
         assert!(matches!(first, Err(LineError::TooLong { limit: 1048576 })));
-        assert!(lines.line.capacity() <= 2 * 1024 * 1024, "buffered {}", lines.line.capacity());
+        assert!(
+            lines.line.capacity() <= 2 * 1024 * 1024,
+            "buffered {}",
+            lines.line.capacity()
+        );
         drop(lines);
         writer.await.unwrap();
     }

@@ -33,9 +33,19 @@ pub struct ErrorObject {
 /// One classified incoming message.
 #[derive(Debug)]
 pub enum Incoming {
-    Request { id: RequestId, method: String, params: Option<Value> },
-    Notification { method: String, params: Option<Value> },
-    Response { id: RequestId, result: Result<Value, ErrorObject> },
+    Request {
+        id: RequestId,
+        method: String,
+        params: Option<Value>,
+    },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
+    Response {
+        id: RequestId,
+        result: Result<Value, ErrorObject>,
+    },
 }
 
 /// Why a syntactically valid JSON text is not a JSON-RPC 2.0 message. `id` is set when it could be read,
@@ -68,8 +78,32 @@ impl Incoming {
     /// Parses one line. The outer error is a JSON syntax error; the inner one a JSON text that is not a
     /// JSON-RPC 2.0 message.
     pub fn parse(line: &[u8]) -> Result<Result<Incoming, NotJsonRpc>, serde_json::Error> {
-        let raw: Raw = serde_json::from_slice(line)?;
-        Ok(classify(raw))
+        // serde would happily read a struct from a JSON array; a message must be an object.
+        let first = line.iter().find(|b| !b.is_ascii_whitespace());
+        if first != Some(&b'{') {
+            serde_json::from_slice::<serde::de::IgnoredAny>(line)?;
+            return Ok(Err(NotJsonRpc {
+                id: None,
+                reason: "a message must be a JSON object (batches are not supported)",
+            }));
+        }
+        match serde_json::from_slice::<Raw>(line) {
+            Ok(raw) => Ok(classify(raw)),
+            // Valid JSON with a member of the wrong type: an invalid request, answered to its id
+            // when that can be read. Only text that is not JSON at all is a parse error.
+            Err(e) => {
+                let value: Value = serde_json::from_slice(line).map_err(|_| e)?;
+                let id = match value.get("id") {
+                    Some(Value::Number(n)) => n.as_i64().map(RequestId::Number),
+                    Some(Value::String(s)) => Some(RequestId::String(s.clone())),
+                    _ => None,
+                };
+                Ok(Err(NotJsonRpc {
+                    id,
+                    reason: "a member has the wrong type (method: string, error: object)",
+                }))
+            }
+        }
     }
 }
 
@@ -78,28 +112,63 @@ fn classify(raw: Raw) -> Result<Incoming, NotJsonRpc> {
         None => None,
         Some(Value::Number(n)) => match n.as_i64() {
             Some(n) => Some(RequestId::Number(n)),
-            None => return Err(NotJsonRpc { id: None, reason: "id must be an integer or a string" }),
+            None => {
+                return Err(NotJsonRpc {
+                    id: None,
+                    reason: "id must be an integer or a string",
+                })
+            }
         },
         Some(Value::String(s)) => Some(RequestId::String(s)),
-        Some(_) => return Err(NotJsonRpc { id: None, reason: "id must be an integer or a string" }),
+        Some(_) => {
+            return Err(NotJsonRpc {
+                id: None,
+                reason: "id must be an integer or a string",
+            })
+        }
     };
     if raw.jsonrpc.as_deref() != Some("2.0") {
-        return Err(NotJsonRpc { id, reason: "jsonrpc must be \"2.0\"" });
+        return Err(NotJsonRpc {
+            id,
+            reason: "jsonrpc must be \"2.0\"",
+        });
     }
     if let Some(params) = &raw.params {
         if !params.is_object() && !params.is_array() {
-            return Err(NotJsonRpc { id, reason: "params must be an object or an array" });
+            return Err(NotJsonRpc {
+                id,
+                reason: "params must be an object or an array",
+            });
         }
     }
     match (raw.method, id) {
-        (Some(method), Some(id)) => Ok(Incoming::Request { id, method, params: raw.params }),
-        (Some(method), None) => Ok(Incoming::Notification { method, params: raw.params }),
+        (Some(method), Some(id)) => Ok(Incoming::Request {
+            id,
+            method,
+            params: raw.params,
+        }),
+        (Some(method), None) => Ok(Incoming::Notification {
+            method,
+            params: raw.params,
+        }),
         (None, Some(id)) => match (raw.result, raw.error) {
-            (Some(result), None) => Ok(Incoming::Response { id, result: Ok(result) }),
-            (None, Some(error)) => Ok(Incoming::Response { id, result: Err(error) }),
-            _ => Err(NotJsonRpc { id: Some(id), reason: "a response needs exactly one of result and error" }),
+            (Some(result), None) => Ok(Incoming::Response {
+                id,
+                result: Ok(result),
+            }),
+            (None, Some(error)) => Ok(Incoming::Response {
+                id,
+                result: Err(error),
+            }),
+            _ => Err(NotJsonRpc {
+                id: Some(id),
+                reason: "a response needs exactly one of result and error",
+            }),
         },
-        (None, None) => Err(NotJsonRpc { id: None, reason: "neither a request, a notification nor a response" }),
+        (None, None) => Err(NotJsonRpc {
+            id: None,
+            reason: "neither a request, a notification nor a response",
+        }),
     }
 }
 
@@ -140,21 +209,38 @@ fn to_line<T: Serialize>(msg: &T) -> Vec<u8> {
 
 /// Encodes a request as one newline-terminated line.
 pub fn encode_request<P: Serialize>(id: &RequestId, method: &str, params: Option<&P>) -> Vec<u8> {
-    to_line(&OutRequest { jsonrpc: "2.0", id, method, params })
+    to_line(&OutRequest {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params,
+    })
 }
 
 /// Encodes a notification as one newline-terminated line.
 pub fn encode_notification<P: Serialize>(method: &str, params: Option<&P>) -> Vec<u8> {
-    to_line(&OutNotification { jsonrpc: "2.0", method, params })
+    to_line(&OutNotification {
+        jsonrpc: "2.0",
+        method,
+        params,
+    })
 }
 
 /// Encodes a response (`Ok` → `result`, `Err` → the JSON-RPC `error` object) as one line.
-pub fn encode_response<R: Serialize>(id: Option<&RequestId>, outcome: Result<&R, &Value>) -> Vec<u8> {
+pub fn encode_response<R: Serialize>(
+    id: Option<&RequestId>,
+    outcome: Result<&R, &Value>,
+) -> Vec<u8> {
     let (result, error) = match outcome {
         Ok(r) => (Some(r), None),
         Err(e) => (None, Some(e)),
     };
-    to_line(&OutResponse { jsonrpc: "2.0", id, result, error })
+    to_line(&OutResponse {
+        jsonrpc: "2.0",
+        id,
+        result,
+        error,
+    })
 }
 
 #[cfg(test)]
@@ -189,15 +275,27 @@ mod tests {
 
     #[test]
     fn classifies_requests_notifications_and_responses() {
-        assert!(matches!(parse(r#"{"jsonrpc":"2.0","id":1,"method":"m"}"#), Ok(Incoming::Request { .. })));
-        assert!(matches!(parse(r#"{"jsonrpc":"2.0","method":"m"}"#), Ok(Incoming::Notification { .. })));
+        assert!(matches!(
+            parse(r#"{"jsonrpc":"2.0","id":1,"method":"m"}"#),
+            Ok(Incoming::Request { .. })
+        ));
+        assert!(matches!(
+            parse(r#"{"jsonrpc":"2.0","method":"m"}"#),
+            Ok(Incoming::Notification { .. })
+        ));
         assert!(matches!(
             parse(r#"{"jsonrpc":"2.0","id":"x","result":null}"#),
-            Ok(Incoming::Response { result: Ok(Value::Null), .. })
+            Ok(Incoming::Response {
+                result: Ok(Value::Null),
+                ..
+            })
         ));
         assert!(matches!(
             parse(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"no"}}"#),
-            Ok(Incoming::Response { result: Err(ErrorObject { code: -1, .. }), .. })
+            Ok(Incoming::Response {
+                result: Err(ErrorObject { code: -1, .. }),
+                ..
+            })
         ));
     }
 
@@ -209,7 +307,17 @@ mod tests {
         assert!(parse(r#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#).is_err());
         assert!(parse(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":3}"#).is_err());
         assert!(parse(r#"{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1}}"#).is_err());
-        assert!(Incoming::parse(b"[1,2]").is_err());
+        assert!(
+            parse("[1,2]").is_err(),
+            "an array is valid JSON but not a message"
+        );
+        assert!(parse(r#"["2.0", 5, "ping", null, null, null]"#).is_err());
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","id":8,"method":5}"#)
+                .unwrap_err()
+                .id,
+            Some(RequestId::Number(8))
+        );
         assert!(Incoming::parse(b"not json").is_err());
     }
 }

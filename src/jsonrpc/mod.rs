@@ -6,5 +6,7 @@ mod message;
 mod pending;
 
 pub use lines::{LineError, LineReader};
-pub use message::{encode_notification, encode_request, encode_response, ErrorObject, Incoming, RequestId};
+pub use message::{
+    encode_notification, encode_request, encode_response, ErrorObject, Incoming, RequestId,
+};
 pub use pending::{Pending, PendingError, Reply};

@@ -48,7 +48,13 @@ impl<E: Clone> Default for Pending<E> {
 
 impl<E: Clone> Pending<E> {
     pub fn new() -> Self {
-        Self { next_id: AtomicI64::new(1), table: Mutex::new(Table { waiters: HashMap::new(), closed: None }) }
+        Self {
+            next_id: AtomicI64::new(1),
+            table: Mutex::new(Table {
+                waiters: HashMap::new(),
+                closed: None,
+            }),
+        }
     }
 
     /// Allocates an id and a receiver for its reply, or returns the close reason if the peer is gone.
@@ -66,7 +72,9 @@ impl<E: Clone> Pending<E> {
 
     /// Delivers a response. Returns false when no one waits for this id (late, duplicate or unknown).
     pub fn complete(&self, id: &RequestId, reply: Reply) -> bool {
-        let RequestId::Number(n) = id else { return false };
+        let RequestId::Number(n) = id else {
+            return false;
+        };
         let waiter = self.lock().waiters.remove(n);
         match waiter {
             Some(tx) => tx.send(Ok(reply)).is_ok(),
@@ -112,7 +120,10 @@ mod tests {
     use super::*;
 
     fn reply(v: i64) -> Reply {
-        Reply { outcome: Ok(Value::from(v)), bytes: 1 }
+        Reply {
+            outcome: Ok(Value::from(v)),
+            bytes: 1,
+        }
     }
 
     #[tokio::test]
@@ -120,7 +131,10 @@ mod tests {
         let p = Pending::<String>::new();
         let (id, rx) = p.register().unwrap();
         assert!(p.complete(&RequestId::Number(id), reply(5)));
-        assert!(!p.complete(&RequestId::Number(id), reply(6)), "a duplicate is dropped");
+        assert!(
+            !p.complete(&RequestId::Number(id), reply(6)),
+            "a duplicate is dropped"
+        );
         assert_eq!(rx.await.unwrap().unwrap().outcome.unwrap(), Value::from(5));
     }
 

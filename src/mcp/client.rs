@@ -17,7 +17,10 @@ use tokio::task::JoinHandle;
 use super::handshake::{self, Handshake};
 use super::transport::{MessageSink, MessageSource, Transport, TransportError};
 use crate::error::{Error, ErrorCode, Result};
-use crate::jsonrpc::{encode_notification, encode_request, encode_response, Incoming, Pending, PendingError, Reply, RequestId};
+use crate::jsonrpc::{
+    encode_notification, encode_request, encode_response, Incoming, Pending, PendingError, Reply,
+    RequestId,
+};
 use crate::limits;
 
 /// Something the server did that its owner should know about.
@@ -46,7 +49,8 @@ pub struct Client {
 impl Drop for Client {
     fn drop(&mut self) {
         self.reader.abort();
-        self.pending.close(self.unavailable("the session was closed"));
+        self.pending
+            .close(self.unavailable("the session was closed"));
     }
 }
 
@@ -83,9 +87,15 @@ impl Client {
             reader,
         };
         let reply = client
-            .request_until("initialize", handshake::initialize_params(), deadline, "startupTimeoutSeconds")
+            .request_until(
+                "initialize",
+                handshake::initialize_params(),
+                deadline,
+                "startupTimeoutSeconds",
+            )
             .await?;
-        client.handshake = handshake::accept_initialize_result(&client.server, &client.outcome(reply)?)?;
+        client.handshake =
+            handshake::accept_initialize_result(&client.server, &client.outcome(reply)?)?;
         client.notify("notifications/initialized", None).await?;
         Ok(client)
     }
@@ -106,14 +116,17 @@ impl Client {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let reply = self.request_until("tools/list", params, deadline, "startupTimeoutSeconds").await?;
+            let reply = self
+                .request_until("tools/list", params, deadline, "startupTimeoutSeconds")
+                .await?;
             let mut page = self.outcome(reply)?;
             match page.get_mut("tools").map(Value::take) {
                 Some(Value::Array(items)) => tools.extend(items),
                 _ => return Err(self.protocol_error("tools/list result has no `tools` array")),
             }
             if tools.len() > limits::MAX_TOOLS_PER_SERVER {
-                return Err(self.protocol_error(&format!("more than {} tools", limits::MAX_TOOLS_PER_SERVER)));
+                return Err(self
+                    .protocol_error(&format!("more than {} tools", limits::MAX_TOOLS_PER_SERVER)));
             }
             match page.get("nextCursor") {
                 Some(Value::String(next)) => cursor = Some(next.clone()),
@@ -121,38 +134,56 @@ impl Client {
                 Some(_) => return Err(self.protocol_error("tools/list nextCursor is not a string")),
             }
         }
-        Err(self.protocol_error(&format!("tools/list did not end within {} pages", limits::TOOLS_LIST_MAX_PAGES)))
+        Err(self.protocol_error(&format!(
+            "tools/list did not end within {} pages",
+            limits::TOOLS_LIST_MAX_PAGES
+        )))
     }
 
     /// Calls a tool. The raw reply is returned so the caller can apply its size limit to the bytes
     /// the server actually sent.
-    pub async fn call_tool(&self, tool: &str, arguments: Value, timeout: Duration) -> Result<Reply> {
+    pub async fn call_tool(
+        &self,
+        tool: &str,
+        arguments: Value,
+        timeout: Duration,
+    ) -> Result<Reply> {
         let params = json!({ "name": tool, "arguments": arguments });
         let deadline = tokio::time::Instant::now() + timeout;
-        self.request_until("tools/call", params, deadline, "toolTimeoutSeconds").await.map_err(|e| {
-            if e.code == ErrorCode::ToolTimeout {
-                Error::new(
-                    ErrorCode::ToolTimeout,
-                    format!("tool `{tool}` on server `{}` did not answer within {}", self.server, fmt_duration(timeout)),
-                )
-                .with("server", &*self.server)
-                .with("tool", tool)
-                .with("timeoutMs", timeout.as_millis() as u64)
-            } else {
-                e
-            }
-        })
+        self.request_until("tools/call", params, deadline, "toolTimeoutSeconds")
+            .await
+            .map_err(|e| {
+                if e.code == ErrorCode::ToolTimeout {
+                    Error::new(
+                        ErrorCode::ToolTimeout,
+                        format!(
+                            "tool `{tool}` on server `{}` did not answer within {}",
+                            self.server,
+                            fmt_duration(timeout)
+                        ),
+                    )
+                    .with("server", &*self.server)
+                    .with("tool", tool)
+                    .with("setting", "timeoutMs")
+                    .with("limit", timeout.as_millis() as u64)
+                } else {
+                    e
+                }
+            })
     }
 
     /// `ping`, for keepalive checks.
     pub async fn ping(&self, timeout: Duration) -> Result<()> {
         let deadline = tokio::time::Instant::now() + timeout;
-        self.request_until("ping", json!({}), deadline, "keepaliveSeconds").await.map(|_| ())
+        self.request_until("ping", json!({}), deadline, "keepaliveSeconds")
+            .await
+            .map(|_| ())
     }
 
     /// Closes the outbound direction; the server is expected to exit when its stdin closes.
     pub async fn close(&self) {
-        self.pending.close(self.unavailable("the server is stopping"));
+        self.pending
+            .close(self.unavailable("the server is stopping"));
         self.sink.close().await;
     }
 
@@ -166,7 +197,12 @@ impl Client {
         limit: &'static str,
     ) -> Result<Reply> {
         let (id, rx) = self.pending.register()?;
-        let mut guard = InFlight { client: self, id, reason: "cancelled by the host", finished: false };
+        let mut guard = InFlight {
+            client: self,
+            id,
+            reason: "cancelled by the host",
+            finished: false,
+        };
         let line = encode_request(&RequestId::Number(id), method, Some(&params));
         if let Err(e) = self.sink.send(line).await {
             guard.finished = true;
@@ -189,26 +225,45 @@ impl Client {
             }
             Err(_) => {
                 guard.reason = "timed out";
-                let code = if method == "tools/call" { ErrorCode::ToolTimeout } else { ErrorCode::ServerUnavailable };
-                Err(Error::new(code, format!("server `{}` did not answer `{method}` in time ({limit})", self.server))
-                    .with("server", &*self.server)
-                    .with("limit", limit))
+                let code = if method == "tools/call" {
+                    ErrorCode::ToolTimeout
+                } else {
+                    ErrorCode::ServerUnavailable
+                };
+                Err(Error::new(
+                    code,
+                    format!(
+                        "server `{}` did not answer `{method}` in time ({limit})",
+                        self.server
+                    ),
+                )
+                .with("server", &*self.server)
+                .with("setting", limit))
             }
         }
     }
 
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<()> {
         let line = encode_notification(method, params.as_ref());
-        self.sink.send(line).await.map_err(|e| self.unavailable(&format!("cannot write to the server: {e}")))
+        self.sink
+            .send(line)
+            .await
+            .map_err(|e| self.unavailable(&format!("cannot write to the server: {e}")))
     }
 
     /// A reply's result, or its JSON-RPC error as UPSTREAM_ERROR.
     fn outcome(&self, reply: Reply) -> Result<Value> {
         reply.outcome.map_err(|e| {
-            Error::new(ErrorCode::UpstreamError, format!("server `{}` answered with error {}: {}", self.server, e.code, e.message))
-                .with("server", &*self.server)
-                .with("upstreamCode", e.code)
-                .with("upstreamData", e.data.unwrap_or(Value::Null))
+            Error::new(
+                ErrorCode::UpstreamError,
+                format!(
+                    "server `{}` answered with error {}: {}",
+                    self.server, e.code, e.message
+                ),
+            )
+            .with("server", &*self.server)
+            .with("upstreamCode", e.code)
+            .with("upstreamData", e.data.unwrap_or(Value::Null))
         })
     }
 
@@ -218,12 +273,19 @@ impl Client {
     }
 
     fn unavailable(&self, why: &str) -> Error {
-        Error::new(ErrorCode::ServerUnavailable, format!("server `{}` is unavailable: {why}", self.server))
-            .with("server", &*self.server)
+        Error::new(
+            ErrorCode::ServerUnavailable,
+            format!("server `{}` is unavailable: {why}", self.server),
+        )
+        .with("server", &*self.server)
     }
 
     fn protocol_error(&self, why: &str) -> Error {
-        Error::new(ErrorCode::ProtocolError, format!("server `{}`: {why}", self.server)).with("server", &*self.server)
+        Error::new(
+            ErrorCode::ProtocolError,
+            format!("server `{}`: {why}", self.server),
+        )
+        .with("server", &*self.server)
     }
 }
 
@@ -276,22 +338,35 @@ async fn read_loop(
         let line = match source.recv().await {
             Ok(Some(line)) => line,
             Ok(None) => {
-                break Error::new(ErrorCode::ServerUnavailable, format!("server `{server}` closed its output (it exited or crashed)"))
-            }
-            Err(TransportError::TooLong { limit }) => {
                 break Error::new(
-                    ErrorCode::ProtocolError,
-                    format!("server `{server}` sent a message longer than maxMessageBytes ({limit} bytes)"),
+                    ErrorCode::ServerUnavailable,
+                    format!("server `{server}` closed its output (it exited or crashed)"),
                 )
-                .with("limit", limit as u64)
             }
+            Err(TransportError::TooLong { limit }) => break Error::new(
+                ErrorCode::ProtocolError,
+                format!(
+                    "server `{server}` sent a message longer than maxMessageBytes ({limit} bytes)"
+                ),
+            )
+            .with("setting", "maxMessageBytes")
+            .with("limit", limit as u64),
             Err(TransportError::Io(e)) => {
-                break Error::new(ErrorCode::ServerUnavailable, format!("server `{server}`: reading its output failed: {e}"))
+                break Error::new(
+                    ErrorCode::ServerUnavailable,
+                    format!("server `{server}`: reading its output failed: {e}"),
+                )
             }
         };
         match Incoming::parse(&line) {
             Ok(Ok(Incoming::Response { id, result })) => {
-                if !pending.complete(&id, Reply { outcome: result, bytes: line.len() }) {
+                if !pending.complete(
+                    &id,
+                    Reply {
+                        outcome: result,
+                        bytes: line.len(),
+                    },
+                ) {
                     tracing::debug!(server = &*server, %id, "dropped a response nobody waits for (late or unknown id)");
                 }
             }
@@ -321,13 +396,20 @@ async fn read_loop(
             Ok(Err(not_rpc)) => {
                 break Error::new(
                     ErrorCode::ProtocolError,
-                    format!("server `{server}` wrote a JSON value that is not JSON-RPC 2.0 ({}): {}", not_rpc.reason, excerpt(&line)),
+                    format!(
+                        "server `{server}` wrote a JSON value that is not JSON-RPC 2.0 ({}): {}",
+                        not_rpc.reason,
+                        excerpt(&line)
+                    ),
                 )
             }
             Err(_) => {
                 break Error::new(
                     ErrorCode::ProtocolError,
-                    format!("server `{server}` wrote non-JSON to stdout: {}", excerpt(&line)),
+                    format!(
+                        "server `{server}` wrote non-JSON to stdout: {}",
+                        excerpt(&line)
+                    ),
                 )
             }
         }

@@ -8,7 +8,8 @@ use crate::error::{Error, ErrorCode, Result};
 pub const OFFERED_PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// Revisions of the stateful era we accept in a server's answer.
-pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] =
+    ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// How a session with one server works.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,10 +47,15 @@ pub fn initialize_params() -> Value {
 /// Validates an `initialize` result. `server` names the server in errors.
 pub fn accept_initialize_result(server: &str, result: &Value) -> Result<Handshake> {
     let bad = |what: &str| {
-        Error::new(ErrorCode::ProtocolError, format!("server `{server}` sent an invalid initialize result: {what}"))
-            .with("server", server)
+        Error::new(
+            ErrorCode::ProtocolError,
+            format!("server `{server}` sent an invalid initialize result: {what}"),
+        )
+        .with("server", server)
     };
-    let Value::Object(map) = result else { return Err(bad("not an object")) };
+    let Value::Object(map) = result else {
+        return Err(bad("not an object"));
+    };
     let version = match map.get("protocolVersion") {
         Some(Value::String(v)) => v.clone(),
         _ => return Err(bad("protocolVersion is missing or not a string")),
@@ -71,11 +77,22 @@ pub fn accept_initialize_result(server: &str, result: &Value) -> Result<Handshak
         _ => return Err(bad("capabilities is missing or not an object")),
     };
     let server_info = match map.get("serverInfo") {
-        Some(info @ Value::Object(o)) if o.get("name").is_some_and(Value::is_string) => info.clone(),
+        Some(info @ Value::Object(o)) if o.get("name").is_some_and(Value::is_string) => {
+            info.clone()
+        }
         _ => return Err(bad("serverInfo is missing or has no name")),
     };
-    let instructions = map.get("instructions").and_then(Value::as_str).map(str::to_owned);
-    Ok(Handshake { era: Era::Stateful, protocol_version: version, server_info, capabilities, instructions })
+    let instructions = map
+        .get("instructions")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Ok(Handshake {
+        era: Era::Stateful,
+        protocol_version: version,
+        server_info,
+        capabilities,
+        instructions,
+    })
 }
 
 #[cfg(test)]
@@ -95,11 +112,20 @@ mod tests {
     #[test]
     fn rejects_unknown_versions_and_malformed_results() {
         let r = json!({"protocolVersion": "1999-01-01", "capabilities": {}, "serverInfo": {"name": "s"}});
-        assert_eq!(accept_initialize_result("s", &r).unwrap_err().code, ErrorCode::VersionUnsupported);
+        assert_eq!(
+            accept_initialize_result("s", &r).unwrap_err().code,
+            ErrorCode::VersionUnsupported
+        );
         let r = json!({"capabilities": "nope"});
-        assert_eq!(accept_initialize_result("s", &r).unwrap_err().code, ErrorCode::ProtocolError);
+        assert_eq!(
+            accept_initialize_result("s", &r).unwrap_err().code,
+            ErrorCode::ProtocolError
+        );
         let r = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}});
-        assert_eq!(accept_initialize_result("s", &r).unwrap_err().code, ErrorCode::ProtocolError);
+        assert_eq!(
+            accept_initialize_result("s", &r).unwrap_err().code,
+            ErrorCode::ProtocolError
+        );
     }
 
     #[test]

@@ -22,7 +22,9 @@ pub struct ToolDef {
 
 impl std::fmt::Debug for ToolDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolDef").field("name", &self.name).finish_non_exhaustive()
+        f.debug_struct("ToolDef")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
 }
 
@@ -36,8 +38,11 @@ pub fn validate_tools(server: &str, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
     for (index, tool) in raw.into_iter().enumerate() {
         let bad = |name: Option<&str>, why: String| {
             let what = name.map_or_else(|| format!("tool #{index}"), |n| format!("tool `{n}`"));
-            let mut e = Error::new(ErrorCode::ProtocolError, format!("server `{server}`: {what} is invalid: {why}"))
-                .with("server", server);
+            let mut e = Error::new(
+                ErrorCode::ProtocolError,
+                format!("server `{server}`: {what} is invalid: {why}"),
+            )
+            .with("server", server);
             if let Some(n) = name {
                 e = e.with("tool", n);
             }
@@ -50,9 +55,15 @@ pub fn validate_tools(server: &str, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
         if !seen.insert(name.clone()) {
             return Err(bad(Some(&name), "the name is listed twice".into()));
         }
-        let schema = tool.get("inputSchema").ok_or_else(|| bad(Some(&name), "`inputSchema` is missing".into()))?;
+        let schema = tool
+            .get("inputSchema")
+            .ok_or_else(|| bad(Some(&name), "`inputSchema` is missing".into()))?;
         let validator = compile_input_schema(schema).map_err(|why| bad(Some(&name), why))?;
-        out.push(ToolDef { name, raw: tool, validator: Arc::new(validator) });
+        out.push(ToolDef {
+            name,
+            raw: tool,
+            validator: Arc::new(validator),
+        });
     }
     Ok(out)
 }
@@ -60,13 +71,16 @@ pub fn validate_tools(server: &str, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
 /// Compiles an `inputSchema`: an object schema of `"type": "object"`, valid against its dialect's
 /// meta-schema (2020-12 when `$schema` is absent).
 pub fn compile_input_schema(schema: &Value) -> std::result::Result<jsonschema::Validator, String> {
-    let Value::Object(map) = schema else { return Err("`inputSchema` is not an object".into()) };
+    let Value::Object(map) = schema else {
+        return Err("`inputSchema` is not an object".into());
+    };
     if map.get("type").and_then(Value::as_str) != Some("object") {
         return Err("`inputSchema.type` must be \"object\"".into());
     }
     // Guard against the library panicking on an unknown `$schema` dialect.
-    let meta = std::panic::catch_unwind(|| jsonschema::meta::validate(schema).map_err(|e| e.to_string()))
-        .unwrap_or_else(|_| Err("unsupported `$schema` dialect".into()));
+    let meta =
+        std::panic::catch_unwind(|| jsonschema::meta::validate(schema).map_err(|e| e.to_string()))
+            .unwrap_or_else(|_| Err("unsupported `$schema` dialect".into()));
     meta.map_err(|e| format!("`inputSchema` is not a valid JSON Schema: {e}"))?;
     jsonschema::options()
         .with_pattern_options(jsonschema::PatternOptions::regex())
@@ -90,12 +104,21 @@ pub fn check_arguments(server: &str, tool: &ToolDef, arguments: &Value) -> Resul
     }
     let summary = violations
         .iter()
-        .map(|v| format!("{}: {}", v["path"].as_str().unwrap_or("/"), v["message"].as_str().unwrap_or("")))
+        .map(|v| {
+            format!(
+                "{}: {}",
+                v["path"].as_str().unwrap_or("/"),
+                v["message"].as_str().unwrap_or("")
+            )
+        })
         .collect::<Vec<_>>()
         .join("; ");
     Err(Error::new(
         ErrorCode::InvalidArguments,
-        format!("arguments for tool `{}` on server `{server}` do not match its inputSchema: {summary}", tool.name),
+        format!(
+            "arguments for tool `{}` on server `{server}` do not match its inputSchema: {summary}",
+            tool.name
+        ),
     )
     .with("server", server)
     .with("tool", tool.name.as_str())
@@ -128,11 +151,23 @@ mod tests {
     fn one_bad_tool_rejects_all() {
         let cases = [
             vec![json!({"inputSchema": {"type": "object"}})],
-            vec![tool("a", json!({"type": "object"})), tool("a", json!({"type": "object"}))],
+            vec![
+                tool("a", json!({"type": "object"})),
+                tool("a", json!({"type": "object"})),
+            ],
             vec![tool("a", json!({"type": "string"}))],
-            vec![tool("a", json!({"type": "object", "properties": {"x": {"type": "not-a-type"}}}))],
-            vec![tool("a", json!({"type": "object", "$ref": "https://example.com/schema.json"}))],
-            vec![tool("a", json!({"type": "object", "$schema": "https://example.com/unknown"}))],
+            vec![tool(
+                "a",
+                json!({"type": "object", "properties": {"x": {"type": "not-a-type"}}}),
+            )],
+            vec![tool(
+                "a",
+                json!({"type": "object", "$ref": "https://example.com/schema.json"}),
+            )],
+            vec![tool(
+                "a",
+                json!({"type": "object", "$schema": "https://example.com/unknown"}),
+            )],
             vec![json!({"name": "a"})],
         ];
         for tools in cases {

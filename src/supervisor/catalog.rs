@@ -47,16 +47,29 @@ impl Catalog {
                 pairs.push((server.as_str(), tool.name.as_str(), session, tool));
             }
         }
-        let names = template.assign(&pairs.iter().map(|(s, t, _, _)| (*s, *t)).collect::<Vec<_>>());
+        let names = template.assign(
+            &pairs
+                .iter()
+                .map(|(s, t, _, _)| (*s, *t))
+                .collect::<Vec<_>>(),
+        );
         let entries = pairs
             .into_iter()
             .zip(names)
             .map(|((server, _, session, tool), name)| {
-                let entry = Entry { name: name.clone(), server: server.to_owned(), session: Arc::clone(session), tool: tool.clone() };
+                let entry = Entry {
+                    name: name.clone(),
+                    server: server.to_owned(),
+                    session: Arc::clone(session),
+                    tool: tool.clone(),
+                };
                 (name, entry)
             })
             .collect();
-        Catalog { entries, definitions: Default::default() }
+        Catalog {
+            entries,
+            definitions: Default::default(),
+        }
     }
 
     pub fn get(&self, name: &str) -> Option<&Entry> {
@@ -79,7 +92,9 @@ impl Catalog {
     /// optionally only of some servers, with the fingerprint of exactly those definitions.
     pub fn listing(&self, format: ToolFormat, servers: Option<&[String]>) -> Listing {
         match servers {
-            None => self.definitions[format_index(format)].get_or_init(|| self.render(format, None)).clone(),
+            None => self.definitions[format_index(format)]
+                .get_or_init(|| self.render(format, None))
+                .clone(),
             Some(only) => self.render(format, Some(only)),
         }
     }
@@ -110,10 +125,16 @@ impl Catalog {
             definitions.push(definition);
             tools.push(item);
         }
-        Listing { fingerprint: convert::fingerprint(&definitions), tools: Arc::new(tools) }
+        Listing {
+            fingerprint: convert::fingerprint(&definitions),
+            tools: Arc::new(tools),
+        }
     }
 }
 
 fn format_index(format: ToolFormat) -> usize {
-    ToolFormat::ALL.iter().position(|f| *f == format).unwrap_or(0)
+    ToolFormat::ALL
+        .iter()
+        .position(|f| *f == format)
+        .unwrap_or(0)
 }

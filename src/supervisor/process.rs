@@ -21,10 +21,35 @@ use crate::limits;
 /// Variables passed from the sidecar's environment to every server: enough to run programs, nothing
 /// that is usually a secret. Anything else must be named in `inheritEnv` or set in `env`.
 pub const BASE_ENV: &[&str] = &[
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP", "TERM",
-    "COLORTERM", "NO_COLOR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
-    "XDG_RUNTIME_DIR", "SYSTEMROOT", "SystemRoot", "WINDIR", "COMSPEC", "PATHEXT", "APPDATA",
-    "LOCALAPPDATA", "USERPROFILE", "PROGRAMDATA", "ProgramFiles",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+    "SYSTEMROOT",
+    "SystemRoot",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "USERPROFILE",
+    "PROGRAMDATA",
+    "ProgramFiles",
 ];
 
 pub struct Spawned {
@@ -48,7 +73,10 @@ impl ExitInfo {
         let signal = std::os::unix::process::ExitStatusExt::signal(&status);
         #[cfg(not(unix))]
         let signal = None;
-        Self { code: status.code(), signal }
+        Self {
+            code: status.code(),
+            signal,
+        }
     }
 
     pub fn to_json(self) -> serde_json::Value {
@@ -70,7 +98,9 @@ impl std::fmt::Display for ExitInfo {
 pub fn child_env(spec: &ServerSpec) -> Vec<(String, String)> {
     let mut env: std::collections::BTreeMap<String, String> = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .filter(|(k, _)| BASE_ENV.contains(&k.as_str()) || k.starts_with("LC_") || spec.inherit_env.contains(k))
+        .filter(|(k, _)| {
+            BASE_ENV.contains(&k.as_str()) || k.starts_with("LC_") || spec.inherit_env.contains(k)
+        })
         .collect();
     env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     env.into_iter().collect()
@@ -97,32 +127,77 @@ pub fn spawn(server: &str, spec: &ServerSpec) -> Result<Spawned> {
     command.wrap(process_wrap::tokio::ProcessGroup::leader());
     #[cfg(windows)]
     command.wrap(process_wrap::tokio::JobObject);
-    let mut child = command.spawn().map_err(|e| spawn_error(server, spec, &env, e))?;
+    let mut child = command
+        .spawn()
+        .map_err(|e| spawn_error(server, spec, &env, e))?;
     let pid = child.id().unwrap_or(0);
-    let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin().take(), child.stdout().take(), child.stderr().take())
-    else {
-        return Err(Error::internal(format!("server `{server}`: spawned without piped stdio")));
+    let (Some(stdin), Some(stdout), Some(stderr)) = (
+        child.stdin().take(),
+        child.stdout().take(),
+        child.stderr().take(),
+    ) else {
+        return Err(Error::internal(format!(
+            "server `{server}`: spawned without piped stdio"
+        )));
     };
-    Ok(Spawned { child, pid, stdin, stdout, stderr })
+    Ok(Spawned {
+        child,
+        pid,
+        stdin,
+        stdout,
+        stderr,
+    })
 }
 
-fn spawn_error(server: &str, spec: &ServerSpec, env: &[(String, String)], e: std::io::Error) -> Error {
-    let path = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str()).unwrap_or("");
-    let cwd_note = spec.cwd.as_ref().map(|c| format!(" (cwd {})", c.display())).unwrap_or_default();
+fn spawn_error(
+    server: &str,
+    spec: &ServerSpec,
+    env: &[(String, String)],
+    e: std::io::Error,
+) -> Error {
+    let path = env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_str())
+        .unwrap_or("");
+    let cwd_note = spec
+        .cwd
+        .as_ref()
+        .map(|c| format!(" (cwd {})", c.display()))
+        .unwrap_or_default();
     let message = match e.kind() {
-        std::io::ErrorKind::NotFound if spec.cwd.as_deref().is_some_and(|c| !Path::new(c).is_dir()) => {
-            format!("server `{server}`: cwd {} does not exist", spec.cwd.as_deref().unwrap_or(Path::new("")).display())
+        std::io::ErrorKind::NotFound
+            if spec.cwd.as_deref().is_some_and(|c| !Path::new(c).is_dir()) =>
+        {
+            format!(
+                "server `{server}`: cwd {} does not exist",
+                spec.cwd.as_deref().unwrap_or(Path::new("")).display()
+            )
         }
-        std::io::ErrorKind::NotFound if spec.command.contains('/') || spec.command.contains('\\') => {
-            format!("server `{server}`: command `{}` not found (ENOENT){cwd_note}", spec.command)
+        std::io::ErrorKind::NotFound
+            if spec.command.contains('/') || spec.command.contains('\\') =>
+        {
+            format!(
+                "server `{server}`: command `{}` not found (ENOENT){cwd_note}",
+                spec.command
+            )
         }
         std::io::ErrorKind::NotFound => {
-            format!("server `{server}`: command `{}` not found (ENOENT); PATH searched: {path}", spec.command)
+            format!(
+                "server `{server}`: command `{}` not found (ENOENT); PATH searched: {path}",
+                spec.command
+            )
         }
         std::io::ErrorKind::PermissionDenied => {
-            format!("server `{server}`: command `{}` is not executable (EACCES){cwd_note}", spec.command)
+            format!(
+                "server `{server}`: command `{}` is not executable (EACCES){cwd_note}",
+                spec.command
+            )
         }
-        _ => format!("server `{server}`: cannot start `{}`: {e}{cwd_note}", spec.command),
+        _ => format!(
+            "server `{server}`: cannot start `{}`: {e}{cwd_note}",
+            spec.command
+        ),
     };
     Error::new(ErrorCode::ServerUnavailable, message)
         .with("server", server)
@@ -133,7 +208,10 @@ fn spawn_error(server: &str, spec: &ServerSpec, env: &[(String, String)], e: std
 pub async fn reap_after_exit(child: &mut Box<dyn ChildWrapper>, pgid: u32) -> ExitInfo {
     let info = match child.wait().await {
         Ok(status) => ExitInfo::from_status(status),
-        Err(_) => ExitInfo { code: None, signal: None },
+        Err(_) => ExitInfo {
+            code: None,
+            signal: None,
+        },
     };
     sweep_group(pgid).await;
     info
@@ -141,7 +219,8 @@ pub async fn reap_after_exit(child: &mut Box<dyn ChildWrapper>, pgid: u32) -> Ex
 
 /// The stop sequence, run after the caller closed the server's stdin.
 pub async fn stop_tree(child: &mut Box<dyn ChildWrapper>, pgid: u32) -> ExitInfo {
-    if let Ok(Ok(status)) = tokio::time::timeout(limits::STOP_AFTER_STDIN_CLOSE, child.wait()).await {
+    if let Ok(Ok(status)) = tokio::time::timeout(limits::STOP_AFTER_STDIN_CLOSE, child.wait()).await
+    {
         sweep_group(pgid).await;
         return ExitInfo::from_status(status);
     }
@@ -155,7 +234,10 @@ pub async fn stop_tree(child: &mut Box<dyn ChildWrapper>, pgid: u32) -> ExitInfo
         Ok(Ok(status)) => ExitInfo::from_status(status),
         _ => {
             tracing::error!(pgid, "process did not exit after SIGKILL");
-            ExitInfo { code: None, signal: None }
+            ExitInfo {
+                code: None,
+                signal: None,
+            }
         }
     };
     sweep_group(pgid).await;
@@ -209,16 +291,23 @@ fn group_alive(pgid: u32) -> bool {
     {
         // Zombies still count for kill(0), and a reparented zombie is reaped by someone else at an
         // unknown time, so read process states instead.
-        let Ok(dir) = std::fs::read_dir("/proc") else { return false };
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return false;
+        };
         dir.flatten().any(|entry| {
             let name = entry.file_name();
-            let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else { return false };
-            process_group_state(pid).is_some_and(|(pg, state)| pg == pgid && state != 'Z' && state != 'X')
+            let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                return false;
+            };
+            process_group_state(pid)
+                .is_some_and(|(pg, state)| pg == pgid && state != 'Z' && state != 'X')
         })
     }
     #[cfg(all(unix, not(target_os = "linux")))]
     {
-        i32::try_from(pgid).is_ok_and(|raw| nix::sys::signal::killpg(nix::unistd::Pid::from_raw(raw), None).is_ok())
+        i32::try_from(pgid).is_ok_and(|raw| {
+            nix::sys::signal::killpg(nix::unistd::Pid::from_raw(raw), None).is_ok()
+        })
     }
     #[cfg(not(unix))]
     {

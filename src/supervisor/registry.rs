@@ -14,6 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 use tokio::sync::mpsc;
+use tokio_util::task::TaskTracker;
 
 use super::catalog::{Catalog, Listing};
 use super::process;
@@ -38,7 +39,11 @@ pub struct Settings {
 #[derive(Debug)]
 pub enum Event {
     ServerChanged(ServerStatus),
-    ToolsChanged { fingerprint: String, added: Vec<String>, removed: Vec<String> },
+    ToolsChanged {
+        fingerprint: String,
+        added: Vec<String>,
+        removed: Vec<String>,
+    },
     /// Not from the registry: an owner sends it into its own event channel and is acknowledged once
     /// every event queued before it has been handled (used to order the `shutdown` answer last).
     Barrier(tokio::sync::oneshot::Sender<()>),
@@ -59,6 +64,11 @@ pub struct Registry {
     /// Serialises catalog rebuilds so that `ToolsChanged` events describe consecutive snapshots.
     rebuild: Mutex<()>,
     events: mpsc::UnboundedSender<Event>,
+    /// Every lifecycle operation (start, stop, restart) runs as a tracked task: a host that stops
+    /// waiting for one (cancel) never leaves a server half-started, and `shutdown` waits for them all.
+    operations: TaskTracker,
+    /// Set by `shutdown`: no server may start after it.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 struct Server {
@@ -114,6 +124,8 @@ impl Registry {
             catalog: RwLock::new(Arc::new(Catalog::default())),
             rebuild: Mutex::new(()),
             events,
+            operations: TaskTracker::new(),
+            closed: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -127,7 +139,11 @@ impl Registry {
 
     fn find(&self, name: &str) -> Result<Arc<Server>> {
         self.servers().get(name).cloned().ok_or_else(|| {
-            Error::new(ErrorCode::ServerNotFound, format!("no server named `{name}`")).with("server", name)
+            Error::new(
+                ErrorCode::ServerNotFound,
+                format!("no server named `{name}`"),
+            )
+            .with("server", name)
         })
     }
 
@@ -136,44 +152,74 @@ impl Registry {
     }
 
     /// Registers a server and starts it. With `wait`, returns once it is ready or has failed.
-    pub async fn add(self: &Arc<Self>, name: &str, config: &Value, wait: bool) -> Result<ServerStatus> {
+    pub async fn add(
+        self: &Arc<Self>,
+        name: &str,
+        config: &Value,
+        wait: bool,
+    ) -> Result<ServerStatus> {
         validate_server_name(name)?;
         let spec = ServerSpec::from_json(config)?;
         let server = {
             let mut servers = self.servers();
             if servers.contains_key(name) {
-                return Err(Error::new(ErrorCode::ServerExists, format!("a server named `{name}` already exists"))
-                    .with("server", name));
+                return Err(Error::new(
+                    ErrorCode::ServerExists,
+                    format!("a server named `{name}` already exists"),
+                )
+                .with("server", name));
             }
-            let server = Arc::new(Server { name: name.to_owned(), spec, slot: Mutex::new(Slot::default()) });
+            let server = Arc::new(Server {
+                name: name.to_owned(),
+                spec,
+                slot: Mutex::new(Slot::default()),
+            });
             servers.insert(name.to_owned(), Arc::clone(&server));
             server
         };
-        if wait {
-            self.start(&server).await;
-        } else {
-            let generation = self.begin_start(&server);
+        // `starting` is set before answering, so a `wait: false` caller sees it in the returned status.
+        if let Some(generation) = self.begin_start(&server) {
             let this = Arc::clone(self);
             let s = Arc::clone(&server);
-            tokio::spawn(async move { this.run_start(&s, generation).await });
+            let started = self
+                .operations
+                .spawn(async move { this.run_start(&s, generation).await });
+            if wait {
+                let _ = started.await;
+            }
         }
         Ok(server.status())
     }
 
     /// Stops a server (tools leave first) and forgets it; returns once its process tree is gone.
-    pub async fn remove(&self, name: &str) -> Result<()> {
+    pub async fn remove(self: &Arc<Self>, name: &str) -> Result<()> {
         let server = self.servers().remove(name).ok_or_else(|| {
-            Error::new(ErrorCode::ServerNotFound, format!("no server named `{name}`")).with("server", name)
+            Error::new(
+                ErrorCode::ServerNotFound,
+                format!("no server named `{name}`"),
+            )
+            .with("server", name)
         })?;
-        self.stop(&server).await;
+        let this = Arc::clone(self);
+        let _ = self
+            .operations
+            .spawn(async move { this.stop(&server).await })
+            .await;
         Ok(())
     }
 
     /// Stops and starts a server again: a full new handshake and discovery.
     pub async fn restart(self: &Arc<Self>, name: &str) -> Result<ServerStatus> {
         let server = self.find(name)?;
-        self.stop(&server).await;
-        self.start(&server).await;
+        let this = Arc::clone(self);
+        let s = Arc::clone(&server);
+        let _ = self
+            .operations
+            .spawn(async move {
+                this.stop(&s).await;
+                this.start(&s).await;
+            })
+            .await;
         Ok(server.status())
     }
 
@@ -188,9 +234,14 @@ impl Registry {
 
     /// Stops every server in parallel; returns once every process tree is gone.
     pub async fn shutdown(&self) {
-        let servers: Vec<Arc<Server>> = std::mem::take(&mut *self.servers()).into_values().collect();
+        self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+        let servers: Vec<Arc<Server>> =
+            std::mem::take(&mut *self.servers()).into_values().collect();
         let stops = servers.iter().map(|s| self.stop(s));
         futures_join_all(stops).await;
+        // Starts that lost the race with this stop see a stale generation and stop their own process.
+        self.operations.close();
+        self.operations.wait().await;
     }
 
     /// Tool entries in `format` (the session's default when `None`).
@@ -198,36 +249,63 @@ impl Registry {
         if let Some(only) = servers {
             let known = self.servers();
             if let Some(missing) = only.iter().find(|s| !known.contains_key(s.as_str())) {
-                return Err(Error::new(ErrorCode::ServerNotFound, format!("no server named `{missing}`"))
-                    .with("server", missing.as_str()));
+                return Err(Error::new(
+                    ErrorCode::ServerNotFound,
+                    format!("no server named `{missing}`"),
+                )
+                .with("server", missing.as_str()));
             }
         }
-        Ok(self.catalog().listing(format.unwrap_or(self.settings.format), servers))
+        Ok(self
+            .catalog()
+            .listing(format.unwrap_or(self.settings.format), servers))
     }
 
     /// Validates the arguments against the tool's own schema, calls it, and checks the result's size.
-    pub async fn call_tool(&self, name: &str, arguments: Option<Value>, timeout: Option<Duration>) -> Result<CallOutcome> {
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        timeout: Option<Duration>,
+    ) -> Result<CallOutcome> {
         let catalog = self.catalog();
         let entry = catalog.get(name).ok_or_else(|| {
-            Error::new(ErrorCode::ToolNotFound, format!("no tool named `{name}` ({} tools available)", catalog.len()))
-                .with("tool", name)
+            Error::new(
+                ErrorCode::ToolNotFound,
+                format!("no tool named `{name}` ({} tools available)", catalog.len()),
+            )
+            .with("name", name)
         })?;
         let arguments = match arguments {
             None | Some(Value::Null) => Value::Object(Default::default()),
             Some(a @ Value::Object(_)) => a,
             Some(_) => {
-                return Err(Error::new(ErrorCode::InvalidArguments, format!("arguments for tool `{name}` must be an object"))
-                    .with("tool", name))
+                return Err(Error::new(
+                    ErrorCode::InvalidArguments,
+                    format!("arguments for tool `{name}` must be an object"),
+                )
+                .with("name", name)
+                .with("server", entry.server.as_str())
+                .with("tool", entry.tool.name.as_str()))
             }
         };
-        mcp::tools::check_arguments(&entry.server, &entry.tool, &arguments)?;
+        mcp::tools::check_arguments(&entry.server, &entry.tool, &arguments)
+            .map_err(|e| e.with("name", name))?;
         let session = &entry.session;
         let started = Instant::now();
         let reply = session
             .client
-            .call_tool(&entry.tool.name, arguments, timeout.unwrap_or(session.limits.tool_timeout))
+            .call_tool(
+                &entry.tool.name,
+                arguments,
+                timeout.unwrap_or(session.limits.tool_timeout),
+            )
             .await
-            .map_err(|e| e.with("tool", entry.tool.name.as_str()).with_stderr_tail(&session.stderr.text()))?;
+            .map_err(|e| {
+                e.with("name", name)
+                    .with("tool", entry.tool.name.as_str())
+                    .with_stderr_tail(&session.stderr.text())
+            })?;
         let duration = started.elapsed();
         if reply.bytes > session.limits.max_result_bytes {
             return Err(Error::new(
@@ -237,32 +315,58 @@ impl Registry {
                     entry.tool.name, entry.server, reply.bytes, session.limits.max_result_bytes
                 ),
             )
+            .with("name", name)
             .with("server", entry.server.as_str())
             .with("tool", entry.tool.name.as_str())
+            .with("setting", "maxResultBytes")
             .with("limit", session.limits.max_result_bytes as u64)
             .with("size", reply.bytes as u64));
         }
-        let result = session.client.reply_outcome(reply).map_err(|e| e.with("tool", entry.tool.name.as_str()))?;
+        let result = session
+            .client
+            .reply_outcome(reply)
+            .map_err(|e| e.with("name", name).with("tool", entry.tool.name.as_str()))?;
         if !result.is_object() {
             return Err(Error::new(
                 ErrorCode::ProtocolError,
-                format!("server `{}` answered tools/call `{}` with a result that is not an object", entry.server, entry.tool.name),
+                format!(
+                    "server `{}` answered tools/call `{}` with a result that is not an object",
+                    entry.server, entry.tool.name
+                ),
             )
+            .with("name", name)
             .with("server", entry.server.as_str())
             .with("tool", entry.tool.name.as_str()));
         }
-        Ok(CallOutcome { result, server: entry.server.clone(), tool: entry.tool.name.clone(), duration })
+        Ok(CallOutcome {
+            result,
+            server: entry.server.clone(),
+            tool: entry.tool.name.clone(),
+            duration,
+        })
     }
 
     // ----- lifecycle -----
 
+    /// Starts a server unless it was removed or the registry shut down in the meantime (a restart
+    /// racing a shutdown must not leave a process behind).
     async fn start(self: &Arc<Self>, server: &Arc<Server>) {
-        let generation = self.begin_start(server);
-        self.run_start(server, generation).await;
+        if let Some(generation) = self.begin_start(server) {
+            self.run_start(server, generation).await;
+        }
     }
 
     /// Moves the server to `starting` under a new generation.
-    fn begin_start(&self, server: &Server) -> u64 {
+    fn begin_start(&self, server: &Arc<Server>) -> Option<u64> {
+        let registered = {
+            let servers = self.servers();
+            servers
+                .get(&server.name)
+                .is_some_and(|s| Arc::ptr_eq(s, server))
+        };
+        if !registered || self.closed.load(std::sync::atomic::Ordering::SeqCst) {
+            return None;
+        }
         let generation = {
             let mut slot = server.slot();
             slot.generation += 1;
@@ -276,7 +380,7 @@ impl Registry {
             slot.generation
         };
         self.emit_status(server);
-        generation
+        Some(generation)
     }
 
     async fn run_start(self: &Arc<Self>, server: &Arc<Server>, generation: u64) {
@@ -288,9 +392,18 @@ impl Registry {
             Ok(s) => s,
             Err(e) => return self.fail_start(server, generation, e, None).await,
         };
-        let transport = transport::stdio::transport(spawned.stdin, spawned.stdout, spec.max_message_bytes);
-        tokio::spawn(stderr::drain(spawned.stderr, Arc::clone(&stderr_tail), server.name.clone()));
-        let control = Arc::new(ProcessControl::start(spawned.child, spawned.pid, Arc::clone(&transport.sink)));
+        let transport =
+            transport::stdio::transport(spawned.stdin, spawned.stdout, spec.max_message_bytes);
+        tokio::spawn(stderr::drain(
+            spawned.stderr,
+            Arc::clone(&stderr_tail),
+            server.name.clone(),
+        ));
+        let control = Arc::new(ProcessControl::start(
+            spawned.child,
+            spawned.pid,
+            Arc::clone(&transport.sink),
+        ));
         let current = {
             let mut slot = server.slot();
             let current = slot.generation == generation;
@@ -324,13 +437,25 @@ impl Registry {
                 ),
             )
             .with("server", server.name.as_str())
-            .with("limit", "startupTimeoutSeconds"))
+            .with("setting", "startupTimeoutSeconds")
+            .with("limit", spec.startup_timeout.as_secs_f64()))
+        });
+        let connected = connected.map_err(|e| {
+            // A request that ran out of the startup deadline reports the same bound as the outer timeout.
+            if e.details.get("setting").and_then(Value::as_str) == Some("startupTimeoutSeconds") {
+                e.with("limit", spec.startup_timeout.as_secs_f64())
+            } else {
+                e
+            }
         });
         let (client, tools) = match connected {
             Ok(ok) => ok,
             Err(e) => return self.fail_start(server, generation, e, Some(control)).await,
         };
-        let limits = CallLimits { tool_timeout: spec.tool_timeout, max_result_bytes: spec.max_result_bytes };
+        let limits = CallLimits {
+            tool_timeout: spec.tool_timeout,
+            max_result_bytes: spec.max_result_bytes,
+        };
         let session = Arc::new(Session::new(generation, client, tools, limits, stderr_tail));
         let current = {
             let mut slot = server.slot();
@@ -354,7 +479,13 @@ impl Registry {
         tokio::spawn(async move { this.watch_session(s, session, events_rx).await });
     }
 
-    async fn fail_start(&self, server: &Arc<Server>, generation: u64, error: Error, control: Option<Arc<ProcessControl>>) {
+    async fn fail_start(
+        &self,
+        server: &Arc<Server>,
+        generation: u64,
+        error: Error,
+        control: Option<Arc<ProcessControl>>,
+    ) {
         let exit = match &control {
             Some(c) => match c.exited_within(EXIT_STATUS_GRACE).await {
                 Some(info) => Some(info),
@@ -371,7 +502,9 @@ impl Registry {
             if slot.generation != generation {
                 return;
             }
-            let error = error.with("server", server.name.as_str()).with_stderr_tail(&slot.stderr.text());
+            let error = error
+                .with("server", server.name.as_str())
+                .with_stderr_tail(&slot.stderr.text());
             tracing::warn!(server = %server.name, generation, "start failed: {}", error.message);
             slot.state = Some(ServerState::Error);
             slot.process = None;
@@ -382,7 +515,12 @@ impl Registry {
     }
 
     /// Follows one ready generation until it ends.
-    async fn watch_session(self: Arc<Self>, server: Arc<Server>, session: Arc<Session>, mut events: mpsc::UnboundedReceiver<ClientEvent>) {
+    async fn watch_session(
+        self: Arc<Self>,
+        server: Arc<Server>,
+        session: Arc<Session>,
+        mut events: mpsc::UnboundedReceiver<ClientEvent>,
+    ) {
         while let Some(event) = events.recv().await {
             match event {
                 ClientEvent::Closed { error } => {
@@ -419,6 +557,12 @@ impl Registry {
                 return;
             }
             slot.state = Some(ServerState::Unhealthy);
+            slot.last_error = Some(
+                error
+                    .clone()
+                    .with("server", server.name.as_str())
+                    .with_stderr_tail(&slot.stderr.text()),
+            );
             (slot.session.take(), slot.process.clone())
         };
         self.rebuild_catalog();
@@ -437,7 +581,9 @@ impl Registry {
             if slot.generation != generation {
                 return;
             }
-            let mut error = error.with("server", server.name.as_str()).with_stderr_tail(&slot.stderr.text());
+            let mut error = error
+                .with("server", server.name.as_str())
+                .with_stderr_tail(&slot.stderr.text());
             if let Some(info) = exit {
                 error = error.with("exit", info.to_json());
             }
@@ -478,7 +624,9 @@ impl Registry {
             .filter_map(|s| {
                 let slot = s.slot();
                 match (&slot.state, &slot.session) {
-                    (Some(ServerState::Ready), Some(session)) => Some((s.name.clone(), Arc::clone(session))),
+                    (Some(ServerState::Ready), Some(session)) => {
+                        Some((s.name.clone(), Arc::clone(session)))
+                    }
                     _ => None,
                 }
             })
@@ -507,7 +655,9 @@ impl Registry {
 }
 
 /// Awaits every future concurrently (a tiny `join_all` without a dependency).
-async fn futures_join_all<F: std::future::Future<Output = ()>>(futures: impl IntoIterator<Item = F>) {
+async fn futures_join_all<F: std::future::Future<Output = ()>>(
+    futures: impl IntoIterator<Item = F>,
+) {
     let mut set = Vec::new();
     for f in futures {
         set.push(Box::pin(f));

@@ -40,7 +40,12 @@ impl ProcessControl {
             };
             let _ = exited_tx.send(Some(info));
         });
-        Self { pid, sink, stop: Mutex::new(Some(stop_tx)), exited }
+        Self {
+            pid,
+            sink,
+            stop: Mutex::new(Some(stop_tx)),
+            exited,
+        }
     }
 
     /// How the process ended, if it has.
@@ -63,7 +68,8 @@ impl ProcessControl {
     pub async fn stop(&self) -> Option<ExitInfo> {
         // A sender blocked on a full pipe holds the stdin lock; do not wait for it forever — the
         // signals below unblock it.
-        let _ = tokio::time::timeout(crate::limits::STOP_AFTER_STDIN_CLOSE, self.sink.close()).await;
+        let _ =
+            tokio::time::timeout(crate::limits::STOP_AFTER_STDIN_CLOSE, self.sink.close()).await;
         let stop = self.stop.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(tx) = stop {
             let _ = tx.send(());
@@ -91,8 +97,20 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn new(generation: u64, client: Client, tools: Vec<ToolDef>, limits: CallLimits, stderr: Arc<StderrTail>) -> Self {
-        Self { generation, client, limits, stderr, tools: RwLock::new(Arc::new(tools)) }
+    pub fn new(
+        generation: u64,
+        client: Client,
+        tools: Vec<ToolDef>,
+        limits: CallLimits,
+        stderr: Arc<StderrTail>,
+    ) -> Self {
+        Self {
+            generation,
+            client,
+            limits,
+            stderr,
+            tools: RwLock::new(Arc::new(tools)),
+        }
     }
 
     pub fn tools(&self) -> Arc<Vec<ToolDef>> {

@@ -83,11 +83,17 @@ mod tests {
         assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
         let t = UNIX_EPOCH + Duration::from_millis(1_764_450_000_123);
         assert_eq!(rfc3339(t), "2025-11-29T21:00:00.123Z");
-        assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)), "2000-02-29T00:00:00.000Z");
+        assert_eq!(
+            rfc3339(UNIX_EPOCH + Duration::from_secs(951_782_400)),
+            "2000-02-29T00:00:00.000Z"
+        );
     }
 
     #[test]
     fn states_serialise_lowercase() {
-        assert_eq!(serde_json::to_string(&ServerState::Unhealthy).unwrap(), r#""unhealthy""#);
+        assert_eq!(
+            serde_json::to_string(&ServerState::Unhealthy).unwrap(),
+            r#""unhealthy""#
+        );
     }
 }

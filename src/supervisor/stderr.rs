@@ -37,12 +37,18 @@ impl StderrTail {
         } else {
             0
         };
-        String::from_utf8_lossy(&bytes[start..]).trim_end().to_owned()
+        String::from_utf8_lossy(&bytes[start..])
+            .trim_end()
+            .to_owned()
     }
 }
 
 /// Reads `stderr` to its end into `tail`, logging each chunk at debug level.
-pub async fn drain(mut stderr: impl AsyncRead + Unpin, tail: std::sync::Arc<StderrTail>, server: String) {
+pub async fn drain(
+    mut stderr: impl AsyncRead + Unpin,
+    tail: std::sync::Arc<StderrTail>,
+    server: String,
+) {
     let mut chunk = vec![0u8; limits::STDERR_CHUNK_BYTES];
     loop {
         match stderr.read(&mut chunk).await {

@@ -5,21 +5,25 @@
 
 use std::sync::Arc;
 
+use std::sync::Mutex;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::Mutex;
+
+use tokio::sync::Notify;
 
 use super::{BoxFuture, MessageSink, MessageSource, Transport, TransportError};
 use crate::jsonrpc::{LineError, LineReader};
 use crate::limits;
 
-/// Builds a transport from the child's stdin and stdout.
+/// Builds a transport from the child's stdin and stdout. Spawns the stdin writer task.
 pub fn transport<W, R>(stdin: W, stdout: R, max_message_bytes: usize) -> Transport
 where
     W: AsyncWrite + Unpin + Send + 'static,
     R: AsyncRead + Unpin + Send + 'static,
 {
+    let shared = Arc::new(Shared::default());
+    tokio::spawn(write_loop(Arc::clone(&shared), stdin));
     Transport {
-        sink: Arc::new(StdinSink { stdin: Mutex::new(Some(stdin)) }),
+        sink: Arc::new(StdinSink { shared }),
         source: Box::new(StdoutSource {
             lines: LineReader::new(
                 BufReader::with_capacity(limits::SERVER_READ_BUFFER_BYTES, stdout),
@@ -29,30 +33,112 @@ where
     }
 }
 
-struct StdinSink<W> {
-    // Each message is written whole under the lock, so concurrent senders never interleave bytes.
-    // Writing directly (no writer task) keeps a sequential call to one write syscall and no hop.
-    stdin: Mutex<Option<W>>,
+/// Messages are appended to one buffer and a writer task writes whatever has accumulated in one
+/// syscall: under load many messages share a write, and a sender never waits for the pipe unless the
+/// buffer is over [`limits::SERVER_WRITE_BUFFER_BYTES`] (the server is not reading: backpressure).
+#[derive(Default)]
+struct Shared {
+    state: Mutex<Pending>,
+    /// Wakes the writer: data was queued or the sink was closed.
+    queued: Notify,
+    /// Wakes senders waiting for room.
+    drained: Notify,
 }
 
-impl<W: AsyncWrite + Unpin + Send> MessageSink for StdinSink<W> {
+#[derive(Default)]
+struct Pending {
+    buf: Vec<u8>,
+    closed: bool,
+    /// Set when a write failed; later sends report it.
+    broken: Option<String>,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+struct StdinSink {
+    shared: Arc<Shared>,
+}
+
+impl MessageSink for StdinSink {
     fn send(&self, line: Vec<u8>) -> BoxFuture<'_, std::io::Result<()>> {
         Box::pin(async move {
-            let mut guard = self.stdin.lock().await;
-            let stdin = guard
-                .as_mut()
-                .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdin already closed"))?;
-            stdin.write_all(&line).await?;
-            stdin.flush().await
+            loop {
+                let room = self.shared.drained.notified();
+                tokio::pin!(room);
+                // Register interest before checking, so a drain between check and await is not lost.
+                room.as_mut().enable();
+                {
+                    let mut pending = self.shared.lock();
+                    if let Some(why) = &pending.broken {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::BrokenPipe,
+                            why.clone(),
+                        ));
+                    }
+                    if pending.closed {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::BrokenPipe,
+                            "stdin already closed",
+                        ));
+                    }
+                    if pending.buf.is_empty()
+                        || pending.buf.len() + line.len() <= limits::SERVER_WRITE_BUFFER_BYTES
+                    {
+                        pending.buf.extend_from_slice(&line);
+                        drop(pending);
+                        self.shared.queued.notify_one();
+                        return Ok(());
+                    }
+                }
+                room.await;
+            }
         })
     }
 
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            if let Some(mut stdin) = self.stdin.lock().await.take() {
-                let _ = stdin.shutdown().await;
-            }
+            self.shared.lock().closed = true;
+            self.shared.queued.notify_one();
         })
+    }
+}
+
+/// Writes queued bytes until the sink is closed and drained (then closes stdin) or a write fails.
+async fn write_loop<W: AsyncWrite + Unpin>(shared: Arc<Shared>, mut stdin: W) {
+    let mut out = Vec::new();
+    loop {
+        let closed = {
+            let mut pending = shared.lock();
+            std::mem::swap(&mut out, &mut pending.buf);
+            pending.closed
+        };
+        if !out.is_empty() {
+            shared.drained.notify_waiters();
+            let written = async {
+                stdin.write_all(&out).await?;
+                stdin.flush().await
+            }
+            .await;
+            if let Err(e) = written {
+                let mut pending = shared.lock();
+                pending.broken = Some(format!("writing to the server's stdin failed: {e}"));
+                pending.buf = Vec::new();
+                drop(pending);
+                shared.drained.notify_waiters();
+                return;
+            }
+            out.clear();
+            continue;
+        }
+        if closed {
+            let _ = stdin.shutdown().await;
+            return;
+        }
+        shared.queued.notified().await;
     }
 }
 
@@ -69,7 +155,9 @@ impl<R: AsyncRead + Unpin + Send> MessageSource for StdoutSource<R> {
                     Ok(Some(line)) if line.iter().all(u8::is_ascii_whitespace) => continue,
                     Ok(Some(line)) => return Ok(Some(line.to_vec())),
                     Ok(None) => return Ok(None),
-                    Err(LineError::TooLong { limit }) => return Err(TransportError::TooLong { limit }),
+                    Err(LineError::TooLong { limit }) => {
+                        return Err(TransportError::TooLong { limit })
+                    }
                     Err(LineError::Io(e)) => return Err(TransportError::Io(e)),
                 }
             }

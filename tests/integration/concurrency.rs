@@ -1,0 +1,79 @@
+//! Many requests in flight at once: every response is matched to its own request by id, across
+//! servers and out of order.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::support::{fixture, Sidecar};
+
+#[test]
+fn two_hundred_echo_calls_in_flight_across_three_servers_each_get_their_own_answer() {
+    let mut s = Sidecar::initialized(json!({}));
+    let servers = ["a", "b", "c"];
+    for name in servers {
+        s.add(name, fixture(&[]));
+    }
+    let mut sent: HashMap<i64, (String, &str)> = HashMap::new();
+    for i in 0..200 {
+        let server = servers[i % servers.len()];
+        let message = format!("message {i} for {server}");
+        let id = s.send(
+            "tools/call",
+            json!({"name": format!("mcp__{server}__echo"), "arguments": {"message": message}}),
+        );
+        sent.insert(id, (message, server));
+    }
+    for (id, (message, server)) in &sent {
+        let r = s.response(*id);
+        let result = r
+            .get("result")
+            .unwrap_or_else(|| panic!("call {id} failed: {r}"));
+        assert_eq!(result["text"], message.as_str(), "{r}");
+        assert_eq!(result["server"], *server, "{r}");
+        assert_eq!(
+            result["structuredContent"]["message"],
+            message.as_str(),
+            "{r}"
+        );
+    }
+}
+
+#[test]
+fn concurrent_calls_on_one_server_complete_in_order_of_duration_matched_by_id() {
+    let mut s = Sidecar::initialized(json!({}));
+    s.add("fx", fixture(&[]));
+    let started = Instant::now();
+    let mut expected: HashMap<i64, u64> = HashMap::new();
+    for ms in [1200, 100, 650] {
+        let id = s.send(
+            "tools/call",
+            json!({"name": "mcp__fx__sleep", "arguments": {"ms": ms}}),
+        );
+        expected.insert(id, ms);
+    }
+    let mut order = Vec::new();
+    for _ in 0..expected.len() {
+        let r = s.wait_for(|m| {
+            m.get("method").is_none()
+                && m["id"]
+                    .as_i64()
+                    .is_some_and(|id| expected.contains_key(&id))
+        });
+        let id = r["id"].as_i64().unwrap();
+        let ms = expected.remove(&id).unwrap();
+        assert_eq!(r["result"]["text"], format!("slept {ms} ms"), "{r}");
+        order.push(ms);
+    }
+    assert_eq!(
+        order,
+        [100, 650, 1200],
+        "answers arrive as each call finishes, not in request order"
+    );
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_millis(2500),
+        "the calls ran one after another ({took:?})"
+    );
+}
