@@ -343,14 +343,16 @@ async fn read_loop(
                     format!("server `{server}` closed its output (it exited or crashed)"),
                 )
             }
-            Err(TransportError::TooLong { limit }) => break Error::new(
-                ErrorCode::ProtocolError,
-                format!(
+            Err(TransportError::TooLong { limit }) => {
+                break Error::new(
+                    ErrorCode::ProtocolError,
+                    format!(
                     "server `{server}` sent a message longer than maxMessageBytes ({limit} bytes)"
                 ),
-            )
-            .with("setting", "maxMessageBytes")
-            .with("limit", limit as u64),
+                )
+                .with("setting", "maxMessageBytes")
+                .with("limit", limit as u64)
+            }
             Err(TransportError::Io(e)) => {
                 break Error::new(
                     ErrorCode::ServerUnavailable,

@@ -29,6 +29,9 @@ use crate::mcp::{self, transport, Client, ClientEvent, ClientOptions};
 /// How long a failed start waits for the process's exit status before reporting without it.
 const EXIT_STATUS_GRACE: Duration = Duration::from_millis(200);
 
+/// How long an error report waits for the rest of a dead server's stderr.
+const STDERR_EOF_GRACE: Duration = Duration::from_millis(200);
+
 /// Session-wide settings fixed by the host's `initialize`.
 pub struct Settings {
     pub names: NameTemplate,
@@ -497,6 +500,8 @@ impl Registry {
         if let Some(info) = exit {
             error = error.with("exit", info.to_json());
         }
+        let tail = Arc::clone(&server.slot().stderr);
+        tail.drained_within(STDERR_EOF_GRACE).await;
         {
             let mut slot = server.slot();
             if slot.generation != generation {
@@ -576,6 +581,8 @@ impl Registry {
             },
             None => None,
         };
+        let tail = Arc::clone(&server.slot().stderr);
+        tail.drained_within(STDERR_EOF_GRACE).await;
         {
             let mut slot = server.slot();
             if slot.generation != generation {

@@ -9,12 +9,30 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use crate::limits;
 
 /// The last [`limits::STDERR_TAIL_BYTES`] bytes a server wrote to stderr.
-#[derive(Default)]
 pub struct StderrTail {
     ring: Mutex<VecDeque<u8>>,
+    /// Becomes true when the drain reached end of file.
+    eof: tokio::sync::watch::Sender<bool>,
+}
+
+impl Default for StderrTail {
+    fn default() -> Self {
+        Self {
+            ring: Mutex::default(),
+            eof: tokio::sync::watch::Sender::new(false),
+        }
+    }
 }
 
 impl StderrTail {
+    /// Waits until the drain has read everything (end of file) or `within` passed. A server that
+    /// died wrote its last words before exiting; this lets an error report include them. (A
+    /// grandchild holding the pipe open can delay EOF, hence the bound.)
+    pub async fn drained_within(&self, within: std::time::Duration) {
+        let mut rx = self.eof.subscribe();
+        let _ = tokio::time::timeout(within, rx.wait_for(|eof| *eof)).await;
+    }
+
     pub fn push(&self, bytes: &[u8]) {
         let mut ring = self.ring.lock().unwrap_or_else(|p| p.into_inner());
         let keep = bytes.len().min(limits::STDERR_TAIL_BYTES);
@@ -52,7 +70,10 @@ pub async fn drain(
     let mut chunk = vec![0u8; limits::STDERR_CHUNK_BYTES];
     loop {
         match stderr.read(&mut chunk).await {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => {
+                tail.eof.send_replace(true);
+                return;
+            }
             Ok(n) => {
                 tail.push(&chunk[..n]);
                 tracing::debug!(server = %server, "stderr: {}", String::from_utf8_lossy(&chunk[..n]).trim_end());

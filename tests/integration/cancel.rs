@@ -1,6 +1,7 @@
 //! Ending a call early: host cancellation and timeouts both answer the host at once and tell the
 //! server with `notifications/cancelled` (the fixture logs `cancelled <id>` to stderr); a response
-//! that arrives after its call ended is dropped.
+//! that arrives after its call ended is dropped. Cancelling a waiting `servers/add` stops only the
+//! waiting.
 
 use std::cell::RefCell;
 use std::time::{Duration, Instant};

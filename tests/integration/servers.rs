@@ -259,8 +259,9 @@ fn a_slow_server_does_not_delay_another_servers_start() {
         slow["state"], "starting",
         "wait:false answers before the handshake: {slow}"
     );
+    let config = fixture(&[]);
     let started = Instant::now();
-    let quick = s.add("quick", fixture(&[]));
+    let quick = s.add("quick", config);
     let took = started.elapsed();
     assert_eq!(quick["state"], "ready", "{quick}");
     assert!(

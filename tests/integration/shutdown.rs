@@ -1,5 +1,6 @@
 //! Ending the session (`shutdown` or EOF on stdin) stops every server's whole process tree before the
 //! sidecar answers or exits: grandchildren included, SIGTERM-ignoring servers included (SIGKILL).
+//! Calls still in flight are answered `SHUTTING_DOWN` first.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

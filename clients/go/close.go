@@ -1,0 +1,65 @@
+// close.go owns ending the session: shutdown, waiting for the exit, and
+// killing a sidecar that does not exit in time.
+
+package client
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+)
+
+// Close ends the session: it sends shutdown (the sidecar stops every server
+// and its process tree, then exits 0), closes the sidecar's stdin, and waits
+// for the exit. If the sidecar has not exited within Options.CloseTimeout
+// (or before ctx ends), it is killed and Close returns an *Error with
+// CodeKilled. An exit status other than 0 gives CodeSidecarExited.
+//
+// Calls still in flight fail (CodeShuttingDown from the sidecar, or
+// CodeClosed); calls made after Close get CodeClosed. The Notifications
+// channel is closed once every notification was read from the sidecar.
+// Close is idempotent: later calls return the first result.
+func (c *Client) Close(ctx context.Context) error {
+	c.closeOnce.Do(func() { c.closeErr = c.close(ctx) })
+	return c.closeErr
+}
+
+func (c *Client) close(ctx context.Context) error {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+
+	sctx, cancel := context.WithTimeout(ctx, c.opts.CloseTimeout)
+	defer cancel()
+	shutdownErr := c.call(sctx, "shutdown", nil, nil)
+	c.closeStdin() // EOF: the same stop, for a sidecar that missed shutdown
+
+	killed := false
+	select {
+	case <-c.exited:
+	case <-sctx.Done():
+		killed = !errors.Is(c.cmd.Process.Kill(), os.ErrProcessDone)
+		<-c.exited // SIGKILL cannot be ignored; Wait is bounded by WaitDelay
+	}
+	select { // every notification written before the exit is delivered
+	case <-c.readerDone:
+	case <-time.After(2 * time.Second):
+		c.stdout.Close()
+		<-c.readerDone
+	}
+
+	state := c.cmd.ProcessState.String()
+	switch {
+	case killed:
+		e := clientError(CodeKilled, shutdownErr,
+			"the sidecar did not exit within %v of shutdown and was killed", c.opts.CloseTimeout)
+		e.Data["exit"] = state
+		return e
+	case c.cmd.ProcessState.ExitCode() != 0:
+		e := clientError(CodeSidecarExited, c.waitErr, "the sidecar exited with %s", state)
+		e.Data["exit"] = state
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+// Package client is the Go thin client of mcp-sidecar: it spawns the sidecar
+// binary, speaks host protocol v1 (JSON-RPC 2.0, one message per line) on its
+// stdin/stdout, and exposes every method as a typed call taking a
+// context.Context.
+//
+//	c, err := client.Start(ctx, client.Options{ToolFormat: client.FormatOpenAI})
+//	if err != nil { ... }
+//	defer c.Close(context.Background())
+//	st, err := c.AddServer(ctx, "fx", client.ServerConfig{Command: "mcp-fixture"}, nil)
+//	tools, err := c.ListTools(ctx, nil)
+//	res, err := c.CallTool(ctx, "mcp__fx__echo", map[string]any{"message": "hi"}, nil)
+//
+// The protocol is specified in proto/PROTOCOL.md of the mcp-sidecar
+// repository; this package follows it and adds nothing to the wire.
+//
+// # Files
+//
+// Each file owns one job: doc.go (this overview), discover.go (finding the
+// binary), linereader.go (bounded line reading of the sidecar's stdout),
+// errors.go (the one error type and its codes), types.go (wire and result
+// types), options.go (Start options and defaults), client.go (process,
+// request/response matching, reader and writer goroutines), methods.go (the
+// typed calls), notifications.go (the bounded notification queue), close.go
+// (shutdown, wait, kill) and generate.go (the go generate step that ships a
+// locally built binary in bin/).
+//
+// # Concurrency
+//
+// A Client is safe for use by many goroutines at once. Requests get unique
+// integer ids and responses are matched by id, so they may complete in any
+// order. One writer goroutine owns the sidecar's stdin; one reader goroutine
+// always drains its stdout, so a slow consumer of one call never blocks
+// another call or the sidecar.
+//
+// # Cancellation
+//
+// Cancelling (or timing out) the context of a call returns at once with an
+// *Error whose Code is CodeCancelled and which matches
+// errors.Is(err, context.Canceled) (or context.DeadlineExceeded); the
+// client then sends notifications/cancelled {requestId} so the sidecar stops
+// the work (and, for tools/call, tells the MCP server). A late response is
+// dropped.
+//
+// # Lifetime and the missing-Close case (design note)
+//
+// Close sends shutdown, waits for the sidecar to exit and kills it after
+// Options.CloseTimeout. There is deliberately no finalizer: a finalizer runs
+// at an unpredictable time (or never, at process exit), cannot wait for a
+// child, and would hide a missing Close. Instead the design relies on the
+// operating system: the client holds the only write end of the sidecar's
+// stdin (the pipe is close-on-exec, so no other child inherits it). When the
+// host process exits or dies for any reason, the kernel closes that end, the
+// sidecar reads EOF, stops every MCP server (process groups included) and
+// exits 0. A Client that is merely dropped while the host keeps running
+// leaks the sidecar until the host exits: call Close.
+package client

@@ -1,0 +1,180 @@
+// errors.go owns the client's one error type, *Error, its stable codes and
+// its wire form (the JSON-RPC error object of PROTOCOL.md §12).
+
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Stable error codes sent by the sidecar in error.data.code (PROTOCOL.md §12).
+const (
+	CodeParseError         = "PARSE_ERROR"
+	CodeInvalidRequest     = "INVALID_REQUEST"
+	CodeMethodNotFound     = "METHOD_NOT_FOUND"
+	CodeInvalidParams      = "INVALID_PARAMS"
+	CodeInternal           = "INTERNAL"
+	CodeMessageTooLarge    = "MESSAGE_TOO_LARGE"
+	CodeNotInitialized     = "NOT_INITIALIZED"
+	CodeAlreadyInitialized = "ALREADY_INITIALIZED"
+	CodeConfigInvalid      = "CONFIG_INVALID"
+	CodeServerExists       = "SERVER_EXISTS"
+	CodeServerNotFound     = "SERVER_NOT_FOUND"
+	CodeServerUnavailable  = "SERVER_UNAVAILABLE"
+	CodeToolNotFound       = "TOOL_NOT_FOUND"
+	CodeInvalidArguments   = "INVALID_ARGUMENTS"
+	CodeToolTimeout        = "TOOL_TIMEOUT"
+	CodeCancelled          = "CANCELLED"
+	CodeResultTooLarge     = "RESULT_TOO_LARGE"
+	CodeProtocolError      = "PROTOCOL_ERROR"
+	CodeVersionUnsupported = "VERSION_UNSUPPORTED"
+	CodeUpstreamError      = "UPSTREAM_ERROR"
+	CodeShuttingDown       = "SHUTTING_DOWN"
+)
+
+// Codes raised by this client itself (never sent by the sidecar). Their
+// RPCCode is 0. CodeCancelled and CodeMessageTooLarge are also raised by the
+// client: for a cancelled context, and for a sidecar line over
+// Options.MaxLineBytes.
+const (
+	// CodeBinaryNotFound: no mcp-sidecar binary was found; the message lists
+	// every place that was searched (Data["searched"]).
+	CodeBinaryNotFound = "BINARY_NOT_FOUND"
+	// CodeSpawnFailed: the binary was found but could not be started.
+	CodeSpawnFailed = "SPAWN_FAILED"
+	// CodeClosed: the call was made after Close began.
+	CodeClosed = "CLOSED"
+	// CodeSidecarExited: the sidecar exited (or closed its stdout) without
+	// Close, or with a non-zero status; Data["exit"] describes how.
+	CodeSidecarExited = "SIDECAR_EXITED"
+	// CodeKilled: Close had to kill the sidecar because it did not exit
+	// within Options.CloseTimeout after shutdown.
+	CodeKilled = "KILLED"
+)
+
+// rpcCodes maps each protocol code to its numeric JSON-RPC code, used to fill
+// in a missing data.code (CodeInvalidRequest wins the shared -32600).
+var rpcCodes = map[string]int{
+	CodeParseError: -32700, CodeInvalidRequest: -32600, CodeMethodNotFound: -32601,
+	CodeInvalidParams: -32602, CodeInternal: -32603, CodeMessageTooLarge: -32600,
+	CodeNotInitialized: -32002, CodeAlreadyInitialized: -32003, CodeConfigInvalid: -32010,
+	CodeServerExists: -32011, CodeServerNotFound: -32012, CodeServerUnavailable: -32013,
+	CodeToolNotFound: -32020, CodeInvalidArguments: -32021, CodeToolTimeout: -32022,
+	CodeResultTooLarge: -32023, CodeProtocolError: -32030, CodeVersionUnsupported: -32031,
+	CodeUpstreamError: -32032, CodeShuttingDown: -32040, CodeCancelled: -32800,
+}
+
+// Error is the only error type returned by this package's calls (wrapped
+// errors from the standard library are reachable through Unwrap).
+//
+// Branch on Code (stable strings, the Code* constants); an unknown Code from
+// a newer sidecar can be handled by RPCCode. Data holds error.data as
+// decoded by encoding/json (numbers are float64), e.g. Data["stderrTail"],
+// Data["server"], Data["violations"].
+//
+// errors.Is(err, &Error{Code: CodeToolNotFound}) matches by Code. A
+// cancelled call (CodeCancelled caused by the context) also matches
+// errors.Is(err, context.Canceled) or context.DeadlineExceeded.
+type Error struct {
+	Code    string         // stable string code (error.data.code or a client code)
+	Message string         // human-readable, names the cause
+	Data    map[string]any // error.data, including "code" (client errors too)
+	RPCCode int            // numeric JSON-RPC code; 0 for client-only codes
+
+	cause error // wrapped error (context error, exec error, I/O error)
+}
+
+func (e *Error) Error() string {
+	if e.Code == "" {
+		return fmt.Sprintf("mcp-sidecar: %s", e.Message)
+	}
+	return fmt.Sprintf("mcp-sidecar: %s: %s", e.Code, e.Message)
+}
+
+// Unwrap returns the underlying cause, if any (e.g. context.Canceled).
+func (e *Error) Unwrap() error { return e.cause }
+
+// Is reports whether target is an *Error with the same Code (a target
+// without Code matches any *Error).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	if !ok {
+		return false
+	}
+	return t.Code == "" || t.Code == e.Code
+}
+
+// StderrTail returns Data["stderrTail"] (the failed server's stderr tail) or "".
+func (e *Error) StderrTail() string {
+	s, _ := e.Data["stderrTail"].(string)
+	return s
+}
+
+// IsCode reports whether err is (or wraps) an *Error with this Code.
+func IsCode(err error, code string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+// wireError is the JSON-RPC error object: {code, message, data}.
+type wireError struct {
+	Code    int            `json:"code"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data,omitempty"`
+}
+
+// MarshalJSON writes the JSON-RPC error object form (as in a status's lastError).
+func (e *Error) MarshalJSON() ([]byte, error) {
+	data := e.Data
+	if e.Code != "" {
+		if _, has := data["code"]; !has {
+			data = make(map[string]any, len(e.Data)+1)
+			for k, v := range e.Data {
+				data[k] = v
+			}
+			data["code"] = e.Code
+		}
+	}
+	return json.Marshal(wireError{Code: e.RPCCode, Message: e.Message, Data: data})
+}
+
+// UnmarshalJSON reads the JSON-RPC error object form.
+func (e *Error) UnmarshalJSON(b []byte) error {
+	var w wireError
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*e = *fromWire(w)
+	return nil
+}
+
+// fromWire builds an *Error from a JSON-RPC error object; a missing
+// data.code is derived from the numeric code when it is a known one.
+func fromWire(w wireError) *Error {
+	e := &Error{Message: w.Message, Data: w.Data, RPCCode: w.Code}
+	if code, ok := w.Data["code"].(string); ok {
+		e.Code = code
+	} else {
+		for name, num := range rpcCodes {
+			if num == w.Code && name != CodeMessageTooLarge {
+				e.Code = name
+				break
+			}
+		}
+	}
+	return e
+}
+
+// clientError builds a client-side *Error; Data starts as {"code": code},
+// like the sidecar's errors.
+func clientError(code string, cause error, format string, args ...any) *Error {
+	return &Error{
+		Code:    code,
+		Message: fmt.Sprintf(format, args...),
+		Data:    map[string]any{"code": code},
+		RPCCode: rpcCodes[code],
+		cause:   cause,
+	}
+}

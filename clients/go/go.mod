@@ -1,0 +1,3 @@
+module mcpsidecar.local/client
+
+go 1.24

@@ -1,0 +1,72 @@
+// errors.js — owns the one error type of this package, SidecarError, and the table of
+// stable error codes: the host protocol's codes (PROTOCOL.md §12) plus the few that only
+// this client raises (binary not found, sidecar exited, client closed, …).
+
+/** Numeric JSON-RPC code of every stable protocol code (PROTOCOL.md §12). */
+export const RPC_CODES = Object.freeze({
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL: -32603,
+  MESSAGE_TOO_LARGE: -32600,
+  NOT_INITIALIZED: -32002,
+  ALREADY_INITIALIZED: -32003,
+  CONFIG_INVALID: -32010,
+  SERVER_EXISTS: -32011,
+  SERVER_NOT_FOUND: -32012,
+  SERVER_UNAVAILABLE: -32013,
+  TOOL_NOT_FOUND: -32020,
+  INVALID_ARGUMENTS: -32021,
+  TOOL_TIMEOUT: -32022,
+  RESULT_TOO_LARGE: -32023,
+  PROTOCOL_ERROR: -32030,
+  VERSION_UNSUPPORTED: -32031,
+  UPSTREAM_ERROR: -32032,
+  SHUTTING_DOWN: -32040,
+  CANCELLED: -32800,
+});
+
+/** Codes raised by this client itself (never sent by the sidecar); `rpcCode` is undefined. */
+export const CLIENT_CODES = Object.freeze([
+  'BINARY_NOT_FOUND', // no sidecar binary at any place looked at (data.searched)
+  'SPAWN_FAILED', // the binary could not be started (data.path, data.errno)
+  'SIDECAR_EXITED', // the sidecar exited while a request was waiting (data.exit)
+  'CLOSED', // the client was closed (or is closing) when the request was made
+  'LINE_TOO_LONG', // a stdout line exceeded maxLineBytes (data.limit); the client is closed
+  'INVALID_OUTPUT', // the sidecar wrote a line that is not a JSON object; the client is closed
+]);
+
+// Reverse table for an error whose data.code is missing (§14: handle an unknown
+// data.code by its numeric code). -32600 is ambiguous; INVALID_REQUEST is the JSON-RPC meaning.
+const BY_NUMBER = new Map();
+for (const [code, num] of Object.entries(RPC_CODES)) {
+  if (!BY_NUMBER.has(num)) BY_NUMBER.set(num, code);
+}
+
+/**
+ * The only error this package throws or rejects with.
+ * - `code`: stable string (protocol code from `error.data.code`, or a client code above)
+ * - `message`: human text naming the cause
+ * - `data`: the protocol's `error.data` (e.g. `stderrTail`, `violations`, `server`), or client details
+ * - `rpcCode`: the numeric JSON-RPC code when the error came from the sidecar, else undefined
+ */
+export class SidecarError extends Error {
+  constructor(code, message, { data, rpcCode, cause } = {}) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'SidecarError';
+    this.code = code;
+    this.data = data ?? {};
+    this.rpcCode = rpcCode;
+  }
+
+  /** Builds a SidecarError from a JSON-RPC error object `{code, message, data}`. */
+  static fromRpc(error, method) {
+    const rpcCode = Number.isInteger(error?.code) ? error.code : undefined;
+    const data = error?.data !== null && typeof error?.data === 'object' ? error.data : {};
+    const code =
+      typeof data.code === 'string' ? data.code : (BY_NUMBER.get(rpcCode) ?? `RPC_${rpcCode ?? 'UNKNOWN'}`);
+    const message = typeof error?.message === 'string' ? error.message : `${method ?? 'request'} failed (${code})`;
+    return new SidecarError(code, message, { data, rpcCode });
+  }
+}
