@@ -1,0 +1,264 @@
+//! The test harness: builds the fixture server once, spawns the sidecar with piped stdio, and talks
+//! host protocol v1 to it with every wait bounded.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::disallowed_methods)] // the harness spawns the binaries under test
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// The longest any single wait in a test may take before the test fails.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// The sidecar binary cargo built for these tests.
+pub fn sidecar_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mcp-sidecar"))
+}
+
+/// The fixture server, built once per test run. `cargo test` does not build binaries of another
+/// workspace member, so build it here (same profile, same target directory).
+pub fn fixture_bin() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let bin_dir = sidecar_bin().parent().unwrap().to_path_buf();
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "--quiet", "-p", "mcp-sidecar-fixtures", "--bin", "mcp-fixture"])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .expect("run cargo build for the fixture");
+            assert!(status.success(), "building mcp-fixture failed");
+            let path = bin_dir.join("mcp-fixture");
+            assert!(path.exists(), "{} missing after build", path.display());
+            path
+        })
+        .clone()
+}
+
+/// A server config that runs the fixture with `args`.
+pub fn fixture(args: &[&str]) -> Value {
+    json!({ "command": fixture_bin(), "args": args })
+}
+
+/// A running sidecar with a reader thread collecting every line it writes to stdout.
+pub struct Sidecar {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Messages read but not yet consumed by `response`/`notification`.
+    backlog: VecDeque<Value>,
+    next_id: i64,
+}
+
+impl Sidecar {
+    pub fn spawn() -> Self {
+        Self::spawn_with(&[], &[])
+    }
+
+    /// Spawns with extra CLI args and environment variables.
+    pub fn spawn_with(args: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut child = Command::new(sidecar_bin())
+            .args(args)
+            .envs(env.iter().copied())
+            .env("MCP_SIDECAR_LOG", "debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn mcp-sidecar");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Self { child, stdin, lines, backlog: VecDeque::new(), next_id: 1 }
+    }
+
+    /// Spawns and performs `initialize` with `params` merged over `{protocolVersion: 1}`.
+    pub fn initialized(extra: Value) -> Self {
+        let mut s = Self::spawn();
+        let mut params = json!({ "protocolVersion": 1 });
+        if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+            p.extend(e.clone());
+        }
+        let r = s.request("initialize", params);
+        assert!(r.get("result").is_some(), "initialize failed: {r}");
+        s
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Writes raw bytes to the sidecar's stdin.
+    pub fn write_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its id without waiting.
+    pub fn send(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let line = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
+        self.write_raw(format!("{line}\n").as_bytes());
+        id
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        let line = json!({ "jsonrpc": "2.0", "method": method, "params": params }).to_string();
+        self.write_raw(format!("{line}\n").as_bytes());
+    }
+
+    /// Sends a request and waits for its response (the whole message, `result` or `error`).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send(method, params);
+        self.response(id)
+    }
+
+    /// Sends a request and returns its `result`, failing the test on an error response.
+    pub fn call(&mut self, method: &str, params: Value) -> Value {
+        let r = self.request(method, params);
+        match r.get("result") {
+            Some(result) => result.clone(),
+            None => panic!("{method} failed: {r}"),
+        }
+    }
+
+    /// Sends a request that must fail and returns `error.data.code`, with the whole error.
+    pub fn error_of(&mut self, method: &str, params: Value) -> (String, Value) {
+        let r = self.request(method, params);
+        let error = r.get("error").cloned().unwrap_or_else(|| panic!("{method} should fail: {r}"));
+        (error["data"]["code"].as_str().unwrap_or_default().to_owned(), error)
+    }
+
+    /// Waits for the response with `id`, keeping other messages in the backlog.
+    pub fn response(&mut self, id: i64) -> Value {
+        self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
+    }
+
+    /// Waits for a notification `method` whose params satisfy `pred`.
+    pub fn notification(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        self.wait_for(|m| m.get("method") == Some(&json!(method)) && m.get("id").is_none() && pred(&m["params"]))
+    }
+
+    /// Waits for the first message (from the backlog or new) matching `pred`, removing it.
+    pub fn wait_for(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&pred) {
+            return self.backlog.remove(i).unwrap();
+        }
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                    if pred(&msg) {
+                        return msg;
+                    }
+                    self.backlog.push_back(msg);
+                }
+                Err(RecvTimeoutError::Timeout) => panic!("timed out; backlog: {:?}", self.backlog),
+                Err(RecvTimeoutError::Disconnected) => panic!("sidecar stdout closed; backlog: {:?}", self.backlog),
+            }
+        }
+    }
+
+    /// Adds a server and returns its status (`wait: true`).
+    pub fn add(&mut self, name: &str, config: Value) -> Value {
+        self.call("servers/add", json!({ "name": name, "config": config }))
+    }
+
+    /// Closes stdin (EOF), as a host that goes away would.
+    pub fn close_stdin(&mut self) {
+        self.stdin.take();
+    }
+
+    /// Waits for the process to exit and returns its exit code.
+    pub fn wait_exit(&mut self) -> Option<i32> {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "sidecar did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Every stdout line still unread, after the process exited (the reader thread ends at EOF).
+    pub fn drain_after_exit(&mut self) -> Vec<Value> {
+        let mut out: Vec<Value> = self.backlog.drain(..).collect();
+        while let Ok(line) = self.lines.recv_timeout(WAIT) {
+            out.push(serde_json::from_str(&line).unwrap());
+        }
+        out
+    }
+}
+
+impl Drop for Sidecar {
+    fn drop(&mut self) {
+        self.stdin.take();
+        if self.child.try_wait().ok().flatten().is_none() {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline {
+                if self.child.try_wait().ok().flatten().is_some() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Whether a process exists and is not a zombie.
+pub fn pid_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat.rfind(')').and_then(|i| stat[i + 2..].chars().next());
+            !matches!(state, Some('Z') | Some('X') | None)
+        }
+        Err(_) => false,
+    }
+}
+
+/// Waits until `pred` holds, polling every 10 ms, for at most [`WAIT`].
+/// Only for conditions with no event to await (e.g. another process's death).
+pub fn eventually(what: &str, pred: impl Fn() -> bool) {
+    let deadline = Instant::now() + WAIT;
+    while !pred() {
+        assert!(Instant::now() < deadline, "timed out waiting for: {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A fresh temporary directory for one test.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("mcp-sidecar-test-{}-{tag}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Reads a fixture `--pid-file` once it exists.
+pub fn read_pid_file(path: &std::path::Path) -> Value {
+    eventually("pid file", || path.exists());
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
