@@ -1,12 +1,15 @@
 //! The `mcp-sidecar` binary: command-line parsing, logging to stderr, and the two modes (serve the
-//! host protocol on stdio; inspect a servers file). Everything else lives in the library.
+//! host protocol on stdio; inspect a servers file), plus the hidden `guardian` mode the sidecar runs
+//! itself in (see `supervisor::guardian`). Everything else lives in the library.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcp_sidecar::convert::ToolFormat;
-use mcp_sidecar::{host, inspect, limits};
+use mcp_sidecar::supervisor::{guardian, tree, SchemaCache};
+use mcp_sidecar::{host, inspect, limits, signals};
+use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
 #[command(name = "mcp-sidecar", version, about = "Supervise MCP servers and serve provider-ready tools to a host over stdio")]
@@ -19,6 +22,10 @@ struct Cli {
     /// Log filter for stderr (e.g. `info`, `mcp_sidecar=debug`); also read from MCP_SIDECAR_LOG.
     #[arg(long, global = true)]
     log: Option<String>,
+    /// Directory of the schema cache for lazy servers (default: the platform cache directory,
+    /// e.g. $XDG_CACHE_HOME/mcp-sidecar).
+    #[arg(long, global = true)]
+    cache_dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -36,11 +43,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Internal: the guardian process the sidecar starts to clean up after its own SIGKILL.
+    #[command(hide = true)]
+    Guardian {
+        #[arg(long)]
+        sidecar_pid: u32,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(Command::Guardian { sidecar_pid }) = cli.command {
+        // No logging set-up and no runtime: the guardian stays as small as possible.
+        return ExitCode::from(u8::try_from(guardian::run(sidecar_pid)).unwrap_or(1));
+    }
     init_logging(cli.log.as_deref());
+    let cache = cli.cache_dir.or_else(SchemaCache::default_dir).map(SchemaCache::new);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -50,14 +68,31 @@ fn main() -> ExitCode {
     };
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
-            let options = host::ServeOptions { max_line_bytes: cli.max_line_bytes };
-            runtime.block_on(host::serve(tokio::io::stdin(), tokio::io::stdout(), options));
+            let stop = CancellationToken::new();
+            if let Err(e) = signals::install(stop.clone()) {
+                tracing::warn!("cannot handle termination signals: {e}");
+            }
+            let options = host::ServeOptions { max_line_bytes: cli.max_line_bytes, cache, stop };
+            runtime.block_on(async {
+                tree::install();
+                host::serve(tokio::io::stdin(), tokio::io::stdout(), options).await;
+                tree::final_sweep().await;
+            });
+            tree::farewell();
             // Do not wait for blocking reads of stdin that may still be parked in the runtime.
             runtime.shutdown_background();
             ExitCode::SUCCESS
         }
+        Command::Guardian { .. } => ExitCode::FAILURE, // handled above
         Command::Inspect { file, format, json } => {
-            let report = match runtime.block_on(inspect::inspect(&file, format)) {
+            let report = runtime.block_on(async {
+                tree::install();
+                let report = inspect::inspect(&file, format, cache).await;
+                tree::final_sweep().await;
+                report
+            });
+            tree::farewell();
+            let report = match report {
                 Ok(r) => r,
                 Err(e) => {
                     eprintln!("mcp-sidecar: {}", e.message);
