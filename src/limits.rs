@@ -74,8 +74,12 @@ pub const CRASH_LOOP_FAILURES: usize = 5;
 /// first backoff step).
 pub const CRASH_LOOP_WINDOW: Duration = Duration::from_secs(60);
 
-/// Longest wait for the answer to a keepalive `ping` (shorter when `keepaliveSeconds` is shorter).
+/// Longest wait for the answer to a keepalive `ping` (the wait is `keepaliveSeconds`, clamped to
+/// [`KEEPALIVE_PING_TIMEOUT_MIN`, `KEEPALIVE_PING_TIMEOUT`]).
 pub const KEEPALIVE_PING_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Shortest wait for a keepalive answer: a busy machine must not turn a slow `pong` into a restart.
+pub const KEEPALIVE_PING_TIMEOUT_MIN: Duration = Duration::from_secs(1);
 
 /// Call latencies kept per server for `p50LatencyMs` (a ring: the most recent calls only).
 pub const LATENCY_SAMPLES: usize = 256;

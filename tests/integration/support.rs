@@ -63,11 +63,16 @@ impl Sidecar {
 
     /// Spawns with extra CLI args and environment variables.
     pub fn spawn_with(args: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::spawn_from(Stdio::piped(), args, env)
+    }
+
+    /// Spawns with `stdin` as the sidecar's standard input (e.g. a pipe another process holds).
+    pub fn spawn_from(stdin: Stdio, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(sidecar_bin())
             .args(args)
             .envs(env.iter().copied())
             .env("MCP_SIDECAR_LOG", "debug")
-            .stdin(Stdio::piped())
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -88,14 +93,24 @@ impl Sidecar {
 
     /// Spawns and performs `initialize` with `params` merged over `{protocolVersion: 1}`.
     pub fn initialized(extra: Value) -> Self {
-        let mut s = Self::spawn();
+        Self::initialized_with(&[], extra)
+    }
+
+    /// [`Sidecar::initialized`] with extra CLI args.
+    pub fn initialized_with(args: &[&str], extra: Value) -> Self {
+        let mut s = Self::spawn_with(args, &[]);
+        s.initialize(extra);
+        s
+    }
+
+    /// Performs `initialize` with `params` merged over `{protocolVersion: 1}`.
+    pub fn initialize(&mut self, extra: Value) {
         let mut params = json!({ "protocolVersion": 1 });
         if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
             p.extend(e.clone());
         }
-        let r = s.request("initialize", params);
+        let r = self.request("initialize", params);
         assert!(r.get("result").is_some(), "initialize failed: {r}");
-        s
     }
 
     pub fn pid(&self) -> u32 {
@@ -187,6 +202,17 @@ impl Sidecar {
         self.stdin.take();
     }
 
+    /// The status of server `name` from `servers/list`.
+    pub fn server_status(&mut self, name: &str) -> Value {
+        let list = self.call("servers/list", json!({}));
+        list["servers"].as_array().unwrap().iter().find(|s| s["name"] == name).cloned().unwrap_or_else(|| panic!("no server {name}: {list}"))
+    }
+
+    /// Waits for a `notifications/servers/changed` about `name` whose status satisfies `pred`.
+    pub fn server_changed(&mut self, name: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        self.notification("notifications/servers/changed", |p| p["status"]["name"] == name && pred(&p["status"]))["params"]["status"].clone()
+    }
+
     /// Waits for the process to exit and returns its exit code.
     pub fn wait_exit(&mut self) -> Option<i32> {
         let deadline = Instant::now() + WAIT;
@@ -255,6 +281,53 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// Every pid a fixture `--pid-file` names: the server, its grandchildren and its escapees.
+pub fn pids_in(record: &Value) -> Vec<u32> {
+    let mut pids = vec![record["pid"].as_u64().unwrap() as u32];
+    for key in ["grandchildren", "escapees"] {
+        pids.extend(record[key].as_array().unwrap().iter().map(|p| p.as_u64().unwrap() as u32));
+    }
+    pids
+}
+
+/// Waits until none of `pids` is alive (they are not the test's children: there is no event).
+pub fn all_dead(what: &str, pids: &[u32]) {
+    eventually(what, || pids.iter().all(|p| !pid_alive(*p)));
+}
+
+/// `(ppid, pgrp, session)` of a live process.
+pub fn parentage(pid: u32) -> (u32, u32, u32) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let f: Vec<u32> = stat[stat.rfind(')').unwrap() + 4..].split_whitespace().take(3).map(|x| x.parse().unwrap()).collect();
+    (f[0], f[1], f[2])
+}
+
+/// Direct children of `pid`, from `/proc/PID/task/*/children`.
+pub fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for task in tasks.flatten() {
+            if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
+                out.extend(text.split_whitespace().map(|s| s.parse::<u32>().unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// The guardian process of a running sidecar.
+pub fn guardian_of(sidecar: u32) -> u32 {
+    let found = children(sidecar).into_iter().find(|c| {
+        std::fs::read(format!("/proc/{c}/cmdline")).is_ok_and(|cmd| cmd.split(|b| *b == 0).any(|arg| arg == b"guardian"))
+    });
+    found.unwrap_or_else(|| panic!("sidecar {sidecar} has no guardian child"))
+}
+
+/// Sends a signal to a process.
+pub fn signal(pid: u32, sig: nix::sys::signal::Signal) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig).unwrap();
 }
 
 /// Reads a fixture `--pid-file` once it exists.
