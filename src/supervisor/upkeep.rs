@@ -46,7 +46,10 @@ pub(super) async fn run(registry: Arc<Registry>, server: Arc<Server>, session: A
                 }
             } else if let (Some(at), Some(interval)) = (ping_at, spec.keepalive) {
                 if at <= now {
-                    let timeout = interval.clamp(limits::KEEPALIVE_PING_TIMEOUT_MIN, limits::KEEPALIVE_PING_TIMEOUT);
+                    let timeout = interval.clamp(
+                        limits::KEEPALIVE_PING_TIMEOUT_MIN,
+                        limits::KEEPALIVE_PING_TIMEOUT,
+                    );
                     tokio::select! {
                         // The generation ended while the ping was out: nothing left to check.
                         _ = session.ended.cancelled() => return,

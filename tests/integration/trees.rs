@@ -11,7 +11,12 @@ use crate::support::*;
 
 /// A fixture that leaves a grandchild in its group and an escapee in its own session.
 fn tree_config(pid_file: &std::path::Path) -> serde_json::Value {
-    fixture(&["--grandchild", "--double-fork", "--pid-file", pid_file.to_str().unwrap()])
+    fixture(&[
+        "--grandchild",
+        "--double-fork",
+        "--pid-file",
+        pid_file.to_str().unwrap(),
+    ])
 }
 
 #[test]
@@ -21,7 +26,10 @@ fn sh_c_server_and_its_grandchild_die_on_remove() {
     let mut sc = Sidecar::initialized(json!({}));
     // `; :` keeps sh alive as the leader (no exec of the last command): sh → fixture → grandchild.
     let script = format!("\"$0\" --grandchild --pid-file '{}'; :", pid_file.display());
-    let status = sc.add("shc", json!({ "command": "sh", "args": ["-c", script, fixture_bin()] }));
+    let status = sc.add(
+        "shc",
+        json!({ "command": "sh", "args": ["-c", script, fixture_bin()] }),
+    );
     assert_eq!(status["state"], "ready", "{status}");
     let sh = status["pid"].as_u64().unwrap() as u32;
     let mut pids = pids_in(&read_pid_file(&pid_file));
@@ -31,7 +39,10 @@ fn sh_c_server_and_its_grandchild_die_on_remove() {
     assert!(pids.iter().all(|p| pid_alive(*p)));
     sc.call("servers/remove", json!({ "name": "shc" }));
     // The answer comes once the whole tree is gone.
-    assert!(pids.iter().all(|p| !pid_alive(*p)), "survivors among {pids:?}");
+    assert!(
+        pids.iter().all(|p| !pid_alive(*p)),
+        "survivors among {pids:?}"
+    );
 }
 
 #[test]
@@ -47,12 +58,18 @@ fn double_forked_escapee_is_adopted_and_killed() {
     let (ppid, pgrp, session) = parentage(escapee);
     let (_, server_pgrp, server_session) = parentage(server);
     assert_ne!(pgrp, server_pgrp, "the escapee left the server's group");
-    assert_ne!(session, server_session, "the escapee left the server's session");
+    assert_ne!(
+        session, server_session,
+        "the escapee left the server's session"
+    );
     // Its parent exited: the subreaper (the sidecar) adopted it instead of init.
     assert_eq!(ppid, sc.pid(), "escapee re-parented to the sidecar");
     sc.call("servers/remove", json!({ "name": "esc" }));
     let pids = pids_in(&record);
-    assert!(pids.iter().all(|p| !pid_alive(*p)), "survivors among {pids:?}");
+    assert!(
+        pids.iter().all(|p| !pid_alive(*p)),
+        "survivors among {pids:?}"
+    );
 }
 
 #[test]
@@ -61,7 +78,13 @@ fn server_ignoring_sigterm_and_eof_is_killed_on_time() {
     let pid_file = dir.join("pids.json");
     let mut sc = Sidecar::initialized(json!({}));
     // Hung after the handshake (never reads stdin again, so EOF goes unnoticed) and SIGTERM ignored.
-    let args = ["--no-tools-capability", "--hang-after-init", "--ignore-sigterm", "--pid-file", pid_file.to_str().unwrap()];
+    let args = [
+        "--no-tools-capability",
+        "--hang-after-init",
+        "--ignore-sigterm",
+        "--pid-file",
+        pid_file.to_str().unwrap(),
+    ];
     assert_eq!(sc.add("stubborn", fixture(&args))["state"], "ready");
     let pid = read_pid_file(&pid_file)["pid"].as_u64().unwrap() as u32;
     let started = Instant::now();
@@ -69,8 +92,13 @@ fn server_ignoring_sigterm_and_eof_is_killed_on_time() {
     let took = started.elapsed();
     assert!(!pid_alive(pid));
     // stdin close (1 s) + SIGTERM grace (2 s), then SIGKILL: bounded, never hung.
-    assert!(took >= Duration::from_secs(3) && took < Duration::from_secs(6), "stop took {took:?}");
-    let stopped = sc.server_changed("stubborn", |s| s["state"] == "stopped" && s.get("lastExit").is_some());
+    assert!(
+        took >= Duration::from_secs(3) && took < Duration::from_secs(6),
+        "stop took {took:?}"
+    );
+    let stopped = sc.server_changed("stubborn", |s| {
+        s["state"] == "stopped" && s.get("lastExit").is_some()
+    });
     assert_eq!(stopped["lastExit"]["signal"], 9, "{stopped}");
 }
 
@@ -101,7 +129,12 @@ fn host_sigkilled_stops_every_tree() {
     // end of that pipe. The sidecar's stdout comes back to this test.
     #[allow(clippy::disallowed_methods)]
     let mut host = Command::new("sh")
-        .args(["-c", "printf '%s\\n%s\\n' \"$0\" \"$1\"; exec sleep 60", &init.to_string(), &add.to_string()])
+        .args([
+            "-c",
+            "printf '%s\\n%s\\n' \"$0\" \"$1\"; exec sleep 60",
+            &init.to_string(),
+            &add.to_string(),
+        ])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .spawn()
@@ -131,7 +164,9 @@ fn sidecar_sigterm_stops_every_tree_gracefully() {
     all_dead("every process after SIGTERM", &pids);
     let out = sc.drain_after_exit();
     assert!(
-        out.iter().any(|m| m["method"] == "notifications/servers/changed" && m["params"]["status"]["state"] == "stopped"),
+        out.iter()
+            .any(|m| m["method"] == "notifications/servers/changed"
+                && m["params"]["status"]["state"] == "stopped"),
         "the host hears of the stop: {out:?}"
     );
 }
@@ -141,7 +176,14 @@ fn second_signal_kills_at_once() {
     let dir = temp_dir("sigtwice");
     let pid_file = dir.join("pids.json");
     let mut sc = Sidecar::initialized(json!({}));
-    let args = ["--no-tools-capability", "--hang-after-init", "--ignore-sigterm", "--grandchild", "--pid-file", pid_file.to_str().unwrap()];
+    let args = [
+        "--no-tools-capability",
+        "--hang-after-init",
+        "--ignore-sigterm",
+        "--grandchild",
+        "--pid-file",
+        pid_file.to_str().unwrap(),
+    ];
     assert_eq!(sc.add("stubborn", fixture(&args))["state"], "ready");
     let pids = pids_in(&read_pid_file(&pid_file));
     signal(sc.pid(), Signal::SIGTERM);
@@ -152,7 +194,11 @@ fn second_signal_kills_at_once() {
     signal(sc.pid(), Signal::SIGINT);
     let code = sc.wait_exit();
     assert_eq!(code, Some(128 + 2), "exit code after a second signal");
-    assert!(started.elapsed() < Duration::from_secs(2), "escalation took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "escalation took {:?}",
+        started.elapsed()
+    );
     all_dead("every process after the second signal", &pids);
 }
 
@@ -168,12 +214,19 @@ fn sidecar_sigkill_leaves_nothing_behind() {
     }
     let guardian = guardian_of(sc.pid());
     let (_, guardian_pgrp, guardian_session) = parentage(guardian);
-    assert_eq!((guardian_pgrp, guardian_session), (guardian, guardian), "the guardian leads its own session");
+    assert_eq!(
+        (guardian_pgrp, guardian_session),
+        (guardian, guardian),
+        "the guardian leads its own session"
+    );
     assert!(pids.iter().all(|p| pid_alive(*p)));
     sc.child.kill().unwrap(); // SIGKILL: nothing runs in the sidecar any more
     sc.child.wait().unwrap();
     pids.push(guardian);
-    all_dead("every server, grandchild, escapee and the guardian after SIGKILL", &pids);
+    all_dead(
+        "every server, grandchild, escapee and the guardian after SIGKILL",
+        &pids,
+    );
 }
 
 #[test]
@@ -186,19 +239,31 @@ fn twenty_servers_stopped_at_once() {
         .enumerate()
         .map(|(i, f)| {
             let config = fixture(&["--grandchild", "--pid-file", f.to_str().unwrap()]);
-            sc.send("servers/add", json!({ "name": format!("s{i}"), "config": config }))
+            sc.send(
+                "servers/add",
+                json!({ "name": format!("s{i}"), "config": config }),
+            )
         })
         .collect();
     for id in ids {
         let r = sc.response(id);
         assert_eq!(r["result"]["state"], "ready", "{r}");
     }
-    let pids: Vec<u32> = files.iter().flat_map(|f| pids_in(&read_pid_file(f))).collect();
+    let pids: Vec<u32> = files
+        .iter()
+        .flat_map(|f| pids_in(&read_pid_file(f)))
+        .collect();
     assert_eq!(pids.len(), 40);
     let started = Instant::now();
     sc.call("shutdown", json!({}));
     let took = started.elapsed();
-    assert!(pids.iter().all(|p| !pid_alive(*p)), "survivors after shutdown");
-    assert!(took < Duration::from_secs(3), "20 servers stopped in parallel, took {took:?}");
+    assert!(
+        pids.iter().all(|p| !pid_alive(*p)),
+        "survivors after shutdown"
+    );
+    assert!(
+        took < Duration::from_secs(3),
+        "20 servers stopped in parallel, took {took:?}"
+    );
     assert_eq!(sc.wait_exit(), Some(0));
 }
