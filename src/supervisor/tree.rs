@@ -72,17 +72,27 @@ fn tree() -> MutexGuard<'static, Tree> {
 }
 
 impl Tree {
-    /// Tells the guardian. A failed write means the guardian is gone: carry on without it.
+    /// Tells the guardian. The pipe is non-blocking and a record is shorter than `PIPE_BUF`, so a
+    /// write is all or nothing and never blocks the sidecar: a guardian that stopped reading costs
+    /// a record (logged), one that is gone is dropped.
     fn tell(&mut self, record: Record) {
         let Some(link) = &mut self.guardian else {
             return;
         };
-        if let Err(e) = link.stdin.write_all(record.to_line().as_bytes()) {
-            tracing::warn!("the guardian is gone ({e}); a SIGKILL of the sidecar could now leave processes behind");
-            let pid = link.child.id();
-            self.guardian = None;
-            // Its zombie is now an ordinary child for the reaper.
-            self.owned.remove(&pid);
+        let line = record.to_line();
+        match link.stdin.write(line.as_bytes()) {
+            Ok(n) if n == line.len() => {}
+            Ok(_) => tracing::warn!(?record, "partial write to the guardian"),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                tracing::warn!(?record, "the guardian is not reading; record dropped");
+            }
+            Err(e) => {
+                tracing::warn!("the guardian is gone ({e}); a SIGKILL of the sidecar could now leave processes behind");
+                let pid = link.child.id();
+                self.guardian = None;
+                // Its zombie is now an ordinary child for the reaper.
+                self.owned.remove(&pid);
+            }
         }
     }
 
@@ -105,6 +115,7 @@ pub fn install() {
         match process::spawn_guardian(std::process::id()) {
             Ok((child, stdin)) => {
                 tracing::debug!(pid = child.id(), "guardian started");
+                set_nonblocking(&stdin);
                 t.owned.insert(child.id());
                 t.guardian = Some(GuardianLink { child, stdin });
             }
@@ -113,6 +124,24 @@ pub fn install() {
     }
     #[cfg(target_os = "linux")]
     tokio::spawn(reap_on_sigchld());
+}
+
+#[cfg(unix)]
+fn set_nonblocking(pipe: &std::process::ChildStdin) {
+    use nix::libc;
+    use std::os::fd::AsRawFd;
+    let fd = pipe.as_raw_fd();
+    // SAFETY: fcntl on a file descriptor we own; F_GETFL/F_SETFL touch no memory.
+    let ok = unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+    };
+    if !ok {
+        tracing::warn!(
+            "cannot make the guardian pipe non-blocking: {}",
+            std::io::Error::last_os_error()
+        );
+    }
 }
 
 /// Held while a server is spawned; see the module doc.
