@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 use crate::config::load_servers_file;
 use crate::convert::{NameTemplate, ToolFormat};
 use crate::error::{Error, Result};
-use crate::supervisor::{Listing, Registry, ServerState, ServerStatus, Settings};
+use crate::supervisor::{Listing, Registry, SchemaCache, ServerState, ServerStatus, Settings};
 
 pub struct Report {
     pub servers: Vec<ServerStatus>,
@@ -19,22 +19,17 @@ pub struct Report {
 }
 
 impl Report {
-    /// True when every server in the file reached `ready`.
+    /// True when every server in the file reached `ready` (or, lazy, has its tools listed).
     pub fn all_ready(&self) -> bool {
-        self.rejected.is_empty() && self.servers.iter().all(|s| s.state == ServerState::Ready)
+        self.rejected.is_empty()
+            && self.servers.iter().all(|s| s.state == ServerState::Ready || (s.state == ServerState::Stopped && s.tools_count > 0))
     }
 }
 
-pub async fn inspect(path: &Path, format: ToolFormat) -> Result<Report> {
+pub async fn inspect(path: &Path, format: ToolFormat, cache: Option<SchemaCache>) -> Result<Report> {
     let file = load_servers_file(path)?;
     let (events, _ignored) = mpsc::unbounded_channel();
-    let registry = Registry::new(
-        Settings {
-            names: NameTemplate::default(),
-            format,
-        },
-        events,
-    );
+    let registry = Registry::new(Settings { names: NameTemplate::default(), format, cache }, events);
     let mut tasks = Vec::new();
     for (name, config) in file.servers {
         let registry = Arc::clone(&registry);

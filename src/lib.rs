@@ -8,6 +8,7 @@
 //! - [`jsonrpc`]: wire types, the bounded line reader, the pending-request table.
 //! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions, results).
 //! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
+//! - [`signals`]: termination signals in serve mode (graceful stop, then immediate kill).
 //!
 //! Architecture invariants (see also the README):
 //! 1. `jsonrpc` knows nothing of MCP or of the host protocol; `mcp` and `host` never import each other.
@@ -16,6 +17,10 @@
 //! 4. Only `host::writer` writes stdout (clippy `print_stdout` is denied everywhere else).
 //! 5. Every pending request ends exactly once: response, timeout, host cancel, or peer death.
 //! 6. Every byte read from a peer passes through a named bound in [`limits`].
+//! 7. No process outlives the sidecar: every server runs in its own process group with the sidecar's
+//!    death signal; escaped descendants are re-parented to the sidecar (subreaper) and attributed by
+//!    their origin marker; the guardian kills what is left if the sidecar is SIGKILLed
+//!    (see `supervisor::tree` and `supervisor::guardian`).
 
 pub mod config;
 pub mod convert;
@@ -25,6 +30,7 @@ pub mod inspect;
 pub mod jsonrpc;
 pub mod limits;
 pub mod mcp;
+pub mod signals;
 pub mod supervisor;
 
 pub use error::{Error, ErrorCode};

@@ -55,3 +55,49 @@ pub const SERVER_READ_BUFFER_BYTES: usize = 8 * 1024;
 
 /// Longest server name; names become part of tool names sent to model providers.
 pub const MAX_SERVER_NAME_BYTES: usize = 64;
+
+// ----- supervision -----
+
+/// Restart backoff: the delay before the first automatic restart (`restartBackoffMs` overrides it);
+/// each further failure inside [`CRASH_LOOP_WINDOW`] doubles it.
+pub const DEFAULT_RESTART_BACKOFF: Duration = Duration::from_secs(1);
+
+/// Restart backoff never waits longer than this, whatever the doubling says.
+pub const MAX_RESTART_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Each backoff delay is multiplied by a random factor in `[1 - J, 1 + J]` so that servers that
+/// failed together do not restart in lockstep.
+pub const RESTART_JITTER: f64 = 0.2;
+
+/// Failures within [`CRASH_LOOP_WINDOW`] that make a crash loop: the server is left in `error` and
+/// only `servers/restart` starts it again.
+pub const CRASH_LOOP_FAILURES: usize = 5;
+
+/// The sliding window in which failures are counted (also: a server up this long starts over at the
+/// first backoff step).
+pub const CRASH_LOOP_WINDOW: Duration = Duration::from_secs(60);
+
+/// Longest wait for the answer to a keepalive `ping` (the wait is `keepaliveSeconds`, clamped to
+/// [`KEEPALIVE_PING_TIMEOUT_MIN`, `KEEPALIVE_PING_TIMEOUT`]).
+pub const KEEPALIVE_PING_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Shortest wait for a keepalive answer: a busy machine must not turn a slow `pong` into a restart.
+pub const KEEPALIVE_PING_TIMEOUT_MIN: Duration = Duration::from_secs(1);
+
+/// Call latencies kept per server for `p50LatencyMs` (a ring: the most recent calls only).
+pub const LATENCY_SAMPLES: usize = 256;
+
+/// Largest schema-cache file read back from disk; a bigger one is treated as a miss.
+pub const SCHEMA_CACHE_MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Bytes of a process's `/proc/PID/environ` read while looking for its origin marker.
+pub const PROC_ENVIRON_MAX_BYTES: u64 = 1024 * 1024;
+
+/// Rounds of find-and-kill for escaped descendants (each round catches what forked during the last).
+pub const ESCAPEE_SWEEP_ROUNDS: usize = 4;
+
+/// Poll interval while waiting for processes that are not our children to die (there is no event).
+pub const DEATH_POLL_INTERVAL: Duration = Duration::from_millis(10);
+
+/// How long the sidecar waits for the guardian to exit after `bye`.
+pub const GUARDIAN_EXIT_WAIT: Duration = Duration::from_secs(1);

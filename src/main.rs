@@ -1,12 +1,15 @@
 //! The `mcp-sidecar` binary: command-line parsing, logging to stderr, and the two modes (serve the
-//! host protocol on stdio; inspect a servers file). Everything else lives in the library.
+//! host protocol on stdio; inspect a servers file), plus the hidden `guardian` mode the sidecar runs
+//! itself in (see `supervisor::guardian`). Everything else lives in the library.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcp_sidecar::convert::ToolFormat;
-use mcp_sidecar::{host, inspect, limits};
+use mcp_sidecar::supervisor::{guardian, tree, SchemaCache};
+use mcp_sidecar::{host, inspect, limits, signals};
+use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
 #[command(
@@ -23,6 +26,10 @@ struct Cli {
     /// Log filter for stderr (e.g. `info`, `mcp_sidecar=debug`); also read from MCP_SIDECAR_LOG.
     #[arg(long, global = true)]
     log: Option<String>,
+    /// Directory of the schema cache for lazy servers (default: the platform cache directory,
+    /// e.g. $XDG_CACHE_HOME/mcp-sidecar).
+    #[arg(long, global = true)]
+    cache_dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -40,17 +47,27 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Internal: the guardian process the sidecar starts to clean up after its own SIGKILL.
+    #[command(hide = true)]
+    Guardian {
+        #[arg(long)]
+        sidecar_pid: u32,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(Command::Guardian { sidecar_pid }) = cli.command {
+        // No logging set-up and no runtime: the guardian stays as small as possible.
+        return ExitCode::from(u8::try_from(guardian::run(sidecar_pid)).unwrap_or(1));
+    }
     init_logging(cli.log.as_deref());
+    let cache = cli.cache_dir.or_else(SchemaCache::default_dir).map(SchemaCache::new);
     // One thread: a request's path (host pipe → server pipe → host pipe) never crosses threads, which
-    // measured far faster than a multi-thread runtime; the work per message is small.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    // measured far faster than a multi-thread runtime; the work per message is small. It also means
+    // every server is spawned from the main thread, which lives as long as the process (so
+    // PR_SET_PDEATHSIG fires only when the sidecar dies).
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("mcp-sidecar: cannot start the runtime: {e}");
@@ -59,18 +76,31 @@ fn main() -> ExitCode {
     };
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
-            let options = host::ServeOptions {
-                max_line_bytes: cli.max_line_bytes,
-            };
+            let stop = CancellationToken::new();
+            if let Err(e) = signals::install(stop.clone()) {
+                tracing::warn!("cannot handle termination signals: {e}");
+            }
+            let options = host::ServeOptions { max_line_bytes: cli.max_line_bytes, cache, stop };
             runtime.block_on(async {
-                host::serve(host::stdio::input(), host::stdio::output(), options).await
+                tree::install();
+                host::serve(host::stdio::input(), host::stdio::output(), options).await;
+                tree::final_sweep().await;
             });
+            tree::farewell();
             // Do not wait for blocking reads of stdin that may still be parked in the runtime.
             runtime.shutdown_background();
             ExitCode::SUCCESS
         }
+        Command::Guardian { .. } => ExitCode::FAILURE, // handled above
         Command::Inspect { file, format, json } => {
-            let report = match runtime.block_on(inspect::inspect(&file, format)) {
+            let report = runtime.block_on(async {
+                tree::install();
+                let report = inspect::inspect(&file, format, cache).await;
+                tree::final_sweep().await;
+                report
+            });
+            tree::farewell();
+            let report = match report {
                 Ok(r) => r,
                 Err(e) => {
                     eprintln!("mcp-sidecar: {}", e.message);
@@ -102,6 +132,9 @@ fn init_logging(filter: Option<&str>) {
             tracing_subscriber::EnvFilter::try_new(&filter).unwrap_or_else(|_| "info".into()),
         )
         .with_target(false)
+        // A host that closed our stderr must not turn a log line into a panic (and a panic into
+        // servers that are never stopped): write errors are dropped silently.
+        .log_internal_errors(false)
         .init();
 }
 

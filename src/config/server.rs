@@ -23,6 +23,27 @@ pub struct ServerSpec {
     pub tool_timeout: Duration,
     pub max_message_bytes: usize,
     pub max_result_bytes: usize,
+    /// What happens when a running server fails.
+    pub restart: RestartPolicy,
+    /// Base of the restart backoff (doubles per failure in the crash-loop window).
+    pub restart_backoff: Duration,
+    /// Ping the server after this long without a call; a missed answer counts as a failure.
+    pub keepalive: Option<Duration>,
+    /// Stop the server after this long without a call; the next call starts it again.
+    pub idle_timeout: Option<Duration>,
+    /// Recycle the server once it has run this long and is idle; the next call starts it again.
+    pub max_lifetime: Option<Duration>,
+    /// `false`: spawn on the first tool call, serving the tool list from the schema cache until then.
+    pub auto_start: bool,
+}
+
+/// The `restart` policy of a server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RestartPolicy {
+    /// A failed server stays `unhealthy` until the host calls `servers/restart`.
+    Never,
+    /// A failed server is restarted with exponential backoff until it crash-loops.
+    OnFailure,
 }
 
 /// Canonical field names. snake_case spellings are accepted and mapped to these.
@@ -36,12 +57,21 @@ const FIELDS: &[&str] = &[
     "toolTimeoutSeconds",
     "maxMessageBytes",
     "maxResultBytes",
+    "restart",
+    "restartBackoffMs",
+    "keepaliveSeconds",
+    "idleTimeoutSeconds",
+    "maxLifetimeSeconds",
+    "autoStart",
     "transport",
     "type",
 ];
 
 const MAX_TIMEOUT_SECONDS: f64 = 24.0 * 3600.0;
 const MIN_MESSAGE_BYTES: u64 = 1024;
+/// `restartBackoffMs` bounds: short enough for tests, never longer than the backoff cap.
+const MIN_BACKOFF_MS: u64 = 1;
+const MAX_BACKOFF_MS: u64 = limits::MAX_RESTART_BACKOFF.as_millis() as u64;
 const MAX_MESSAGE_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// Server names become part of tool names sent to model providers, so they are kept simple.
@@ -171,18 +201,36 @@ impl ServerSpec {
             env,
             cwd,
             inherit_env,
-            startup_timeout: seconds(
-                get("startupTimeoutSeconds"),
-                "startupTimeoutSeconds",
-                limits::DEFAULT_STARTUP_TIMEOUT,
-            )?,
-            tool_timeout: seconds(
-                get("toolTimeoutSeconds"),
-                "toolTimeoutSeconds",
-                limits::DEFAULT_TOOL_TIMEOUT,
-            )?,
+            startup_timeout: seconds(get("startupTimeoutSeconds"), "startupTimeoutSeconds", limits::DEFAULT_STARTUP_TIMEOUT)?,
+            tool_timeout: seconds(get("toolTimeoutSeconds"), "toolTimeoutSeconds", limits::DEFAULT_TOOL_TIMEOUT)?,
             max_message_bytes,
             max_result_bytes,
+            restart: match get("restart") {
+                None | Some(Value::Null) => RestartPolicy::OnFailure,
+                Some(Value::String(s)) if s == "on-failure" => RestartPolicy::OnFailure,
+                Some(Value::String(s)) if s == "never" => RestartPolicy::Never,
+                Some(_) => return Err(invalid("restart", "must be \"on-failure\" or \"never\"")),
+            },
+            restart_backoff: match get("restartBackoffMs") {
+                None | Some(Value::Null) => limits::DEFAULT_RESTART_BACKOFF,
+                Some(v) => match v.as_u64() {
+                    Some(ms) if (MIN_BACKOFF_MS..=MAX_BACKOFF_MS).contains(&ms) => Duration::from_millis(ms),
+                    _ => {
+                        return Err(invalid(
+                            "restartBackoffMs",
+                            format!("must be an integer number of milliseconds in [{MIN_BACKOFF_MS}, {MAX_BACKOFF_MS}]"),
+                        ))
+                    }
+                },
+            },
+            keepalive: optional_seconds(get("keepaliveSeconds"), "keepaliveSeconds")?,
+            idle_timeout: optional_seconds(get("idleTimeoutSeconds"), "idleTimeoutSeconds")?,
+            max_lifetime: optional_seconds(get("maxLifetimeSeconds"), "maxLifetimeSeconds")?,
+            auto_start: match get("autoStart") {
+                None | Some(Value::Null) => true,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err(invalid("autoStart", "must be true or false")),
+            },
         })
     }
 
@@ -283,6 +331,13 @@ fn seconds(value: Option<&Value>, field: &str, default: Duration) -> Result<Dura
     }
 }
 
+fn optional_seconds(value: Option<&Value>, field: &str) -> Result<Option<Duration>> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => seconds(Some(v), field, Duration::ZERO).map(Some),
+    }
+}
+
 fn bytes(value: Option<&Value>, field: &str, default: usize) -> Result<usize> {
     match value {
         None | Some(Value::Null) => Ok(default),
@@ -321,6 +376,28 @@ mod tests {
         assert_eq!(spec.max_result_bytes, 2048);
         assert_eq!(spec.max_message_bytes, limits::DEFAULT_MAX_MESSAGE_BYTES);
         assert_eq!(spec.display_command(), "srv -x 'a b'");
+        assert_eq!(spec.restart, RestartPolicy::OnFailure);
+        assert_eq!(spec.restart_backoff, limits::DEFAULT_RESTART_BACKOFF);
+        assert!(spec.auto_start && spec.keepalive.is_none() && spec.idle_timeout.is_none() && spec.max_lifetime.is_none());
+    }
+
+    #[test]
+    fn supervision_fields() {
+        let spec = ServerSpec::from_json(&json!({
+            "command": "srv", "restart": "never", "restartBackoffMs": 20, "keepalive_seconds": 0.25,
+            "idleTimeoutSeconds": 2, "maxLifetimeSeconds": 3600, "autoStart": false
+        }))
+        .unwrap();
+        assert_eq!(spec.restart, RestartPolicy::Never);
+        assert_eq!(spec.restart_backoff, Duration::from_millis(20));
+        assert_eq!(spec.keepalive, Some(Duration::from_millis(250)));
+        assert_eq!(spec.idle_timeout, Some(Duration::from_secs(2)));
+        assert_eq!(spec.max_lifetime, Some(Duration::from_secs(3600)));
+        assert!(!spec.auto_start);
+        assert_eq!(err(json!({"command": "x", "restart": "always"})).details["field"], "restart");
+        assert_eq!(err(json!({"command": "x", "restartBackoffMs": 0})).details["field"], "restartBackoffMs");
+        assert_eq!(err(json!({"command": "x", "keepaliveSeconds": -1})).details["field"], "keepaliveSeconds");
+        assert_eq!(err(json!({"command": "x", "autoStart": "no"})).details["field"], "autoStart");
     }
 
     #[test]

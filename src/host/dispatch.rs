@@ -25,23 +25,26 @@ use crate::jsonrpc::{
     encode_notification, encode_response, Incoming, LineError, LineReader, RequestId,
 };
 use crate::limits;
-use crate::supervisor::{Event, Registry, Settings};
+use crate::supervisor::{Event, Registry, SchemaCache, Settings};
 
 pub struct ServeOptions {
     /// Longest line accepted from the host.
     pub max_line_bytes: usize,
+    /// The schema cache for lazy servers (`None`: no cache).
+    pub cache: Option<SchemaCache>,
+    /// Cancelled to stop gracefully as if stdin had ended (the first SIGTERM/SIGINT/SIGHUP).
+    pub stop: CancellationToken,
 }
 
 impl Default for ServeOptions {
     fn default() -> Self {
-        Self {
-            max_line_bytes: limits::DEFAULT_HOST_LINE_BYTES,
-        }
+        Self { max_line_bytes: limits::DEFAULT_HOST_LINE_BYTES, cache: None, stop: CancellationToken::new() }
     }
 }
 
 struct Host {
     outbox: Outbox,
+    cache: Option<SchemaCache>,
     /// A sender into the registry's event channel, to queue a barrier behind pending events.
     events: OnceLock<mpsc::UnboundedSender<Event>>,
     registry: OnceLock<Arc<Registry>>,
@@ -60,6 +63,7 @@ where
     let (outbox, writer) = writer::spawn(output);
     let host = Arc::new(Host {
         outbox,
+        cache: options.cache,
         events: OnceLock::new(),
         registry: OnceLock::new(),
         inflight: Mutex::new(HashMap::new()),
@@ -71,7 +75,16 @@ where
         options.max_line_bytes,
     );
     loop {
-        let line = match lines.next_line().await {
+        let next = tokio::select! {
+            // A signal asked for a graceful stop. Reading is abandoned for good, so losing a
+            // half-read line by dropping `next_line` loses nothing that would have been served.
+            _ = options.stop.cancelled() => {
+                tracing::info!("stop requested by a signal; stopping every server");
+                break;
+            }
+            next = lines.next_line() => next,
+        };
+        let line = match next {
             Ok(Some(line)) => line,
             Ok(None) => {
                 tracing::info!("host closed stdin; stopping every server");
@@ -252,7 +265,7 @@ impl Host {
         })?;
         let format = p.tool_format.unwrap_or_default();
         let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let registry = Registry::new(Settings { names, format }, events_tx.clone());
+        let registry = Registry::new(Settings { names, format, cache: self.cache.clone() }, events_tx.clone());
         let _ = self.events.set(events_tx);
         if self.registry.set(registry).is_err() {
             return Err(Error::new(

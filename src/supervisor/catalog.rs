@@ -1,15 +1,16 @@
-//! The exposed tool set: every tool of every ready server under its provider-safe name, an exact map
-//! from that name back to (server, tool), and the converted definitions per format.
+//! The exposed tool set: every tool of every server that is ready — or dormant, i.e. stopped but
+//! startable on the next call (lazy, idle-stopped, recycled) — under its provider-safe name, an exact
+//! map from that name back to (server, tool), and the converted definitions per format.
 //!
-//! A catalog is immutable; the registry swaps in a new one whenever a server's tools come or go, so a
-//! call in flight keeps routing through the snapshot it started with.
+//! A catalog is immutable; the registry swaps in a new one whenever a server's tools come or go. An
+//! entry names its server, not a session: a call finds the server's current session (starting it if
+//! dormant) when it runs.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Value};
 
-use super::session::Session;
 use crate::convert::{self, NameTemplate, ToolFormat};
 use crate::mcp::ToolDef;
 
@@ -18,7 +19,6 @@ use crate::mcp::ToolDef;
 pub struct Entry {
     pub name: String,
     pub server: String,
-    pub session: Arc<Session>,
     pub tool: ToolDef,
 }
 
@@ -37,30 +37,23 @@ pub struct Listing {
 }
 
 impl Catalog {
-    /// Builds the catalog from each ready server's session. Names are assigned over the whole set so
+    /// Builds the catalog from each exposed server's tools. Names are assigned over the whole set so
     /// that collisions resolve the same way whatever order servers started in.
-    pub fn build(template: &NameTemplate, sessions: &[(String, Arc<Session>)]) -> Catalog {
-        let tool_lists: Vec<Arc<Vec<ToolDef>>> = sessions.iter().map(|(_, s)| s.tools()).collect();
-        let mut pairs: Vec<(&str, &str, &Arc<Session>, &ToolDef)> = Vec::new();
-        for ((server, session), tools) in sessions.iter().zip(&tool_lists) {
+    pub fn build(template: &NameTemplate, servers: &[(String, Arc<Vec<ToolDef>>)]) -> Catalog {
+        let mut pairs: Vec<(&str, &str, &ToolDef)> = Vec::new();
+        for (server, tools) in servers {
             for tool in tools.iter() {
-                pairs.push((server.as_str(), tool.name.as_str(), session, tool));
+                pairs.push((server.as_str(), tool.name.as_str(), tool));
             }
         }
-        let names = template.assign(
-            &pairs
-                .iter()
-                .map(|(s, t, _, _)| (*s, *t))
-                .collect::<Vec<_>>(),
-        );
+        let names = template.assign(&pairs.iter().map(|(s, t, _)| (*s, *t)).collect::<Vec<_>>());
         let entries = pairs
             .into_iter()
             .zip(names)
-            .map(|((server, _, session, tool), name)| {
+            .map(|((server, _, tool), name)| {
                 let entry = Entry {
                     name: name.clone(),
                     server: server.to_owned(),
-                    session: Arc::clone(session),
                     tool: tool.clone(),
                 };
                 (name, entry)
@@ -86,6 +79,14 @@ impl Catalog {
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.entries.keys().map(String::as_str)
+    }
+
+    /// Exposed names of one server's tools.
+    pub fn names_of<'a>(&'a self, server: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.entries
+            .values()
+            .filter(move |e| e.server == server)
+            .map(|e| e.name.as_str())
     }
 
     /// Tool entries (`{name, server, tool, title?, annotations?, readOnly, definition}`) in `format`,

@@ -1,47 +1,46 @@
-//! The registry: every configured server, its state machine, and the catalog built from the ready ones.
+//! The registry: every configured server, the host-facing operations on them, and the catalog built
+//! from the servers whose tools are exposed. The state machine itself is in [`super::lifecycle`].
 //!
 //! Generations: each start of a server gets a new generation number, and every asynchronous outcome
-//! (handshake finished, session closed, tool list changed) carries the generation it belongs to. An
-//! outcome whose generation is no longer current is ignored, so a late event from an old process can
-//! never stop or corrupt its replacement.
+//! (handshake finished, session closed, tool list changed, restart timer, keepalive, idle timer)
+//! carries the generation it belongs to. An outcome whose generation is no longer current is
+//! ignored, so a late event from an old process can never stop or corrupt its replacement.
 //!
 //! Lock order: `servers` (the map) before any server's `slot`; `rebuild` is taken with neither held.
 //! No lock is held across an `.await`.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
-use super::catalog::{Catalog, Listing};
-use super::process;
-use super::session::{CallLimits, ProcessControl, Session};
-use super::status::{rfc3339, ServerState, ServerStatus};
-use super::stderr::{self, StderrTail};
+use super::cache::SchemaCache;
+use super::catalog::{Catalog, Entry, Listing};
+use super::lifecycle::StartKind;
+use super::server::Server;
+use super::status::ServerStatus;
 use crate::config::{validate_server_name, ServerSpec};
 use crate::convert::{NameTemplate, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
-use crate::mcp::{self, transport, Client, ClientEvent, ClientOptions};
+use crate::mcp::{self, ToolDef};
 
-/// How long a failed start waits for the process's exit status before reporting without it.
-const EXIT_STATUS_GRACE: Duration = Duration::from_millis(200);
-
-/// How long an error report waits for the rest of a dead server's stderr.
-const STDERR_EOF_GRACE: Duration = Duration::from_millis(200);
-
-/// Session-wide settings fixed by the host's `initialize`.
+/// Session-wide settings fixed by the host's `initialize` (and the command line).
 pub struct Settings {
     pub names: NameTemplate,
     pub format: ToolFormat,
+    /// Where lazy servers' tool lists are cached; `None` disables the cache (every lazy server is
+    /// started once to discover its tools).
+    pub cache: Option<SchemaCache>,
 }
 
 /// What the registry tells its owner.
 #[derive(Debug)]
 pub enum Event {
-    ServerChanged(ServerStatus),
+    ServerChanged(Box<ServerStatus>),
     ToolsChanged {
         fingerprint: String,
         added: Vec<String>,
@@ -61,62 +60,17 @@ pub struct CallOutcome {
 }
 
 pub struct Registry {
-    settings: Settings,
+    pub(super) settings: Settings,
     servers: Mutex<BTreeMap<String, Arc<Server>>>,
     catalog: RwLock<Arc<Catalog>>,
     /// Serialises catalog rebuilds so that `ToolsChanged` events describe consecutive snapshots.
     rebuild: Mutex<()>,
     events: mpsc::UnboundedSender<Event>,
-    /// Every lifecycle operation (start, stop, restart) runs as a tracked task: a host that stops
-    /// waiting for one (cancel) never leaves a server half-started, and `shutdown` waits for them all.
+    /// Set by `shutdown`: nothing starts any more.
+    shutting_down: AtomicBool,
+    /// Host-requested lifecycle operations (add, restart, remove) run as tracked tasks: a host that
+    /// stops waiting for one (cancel) never leaves a server half-started, and `shutdown` waits for them.
     operations: TaskTracker,
-    /// Set by `shutdown`: no server may start after it.
-    closed: std::sync::atomic::AtomicBool,
-}
-
-struct Server {
-    name: String,
-    spec: ServerSpec,
-    slot: Mutex<Slot>,
-}
-
-#[derive(Default)]
-struct Slot {
-    generation: u64,
-    state: Option<ServerState>,
-    process: Option<Arc<ProcessControl>>,
-    session: Option<Arc<Session>>,
-    stderr: Arc<StderrTail>,
-    started_at: Option<SystemTime>,
-    last_exit: Option<process::ExitInfo>,
-    last_error: Option<Error>,
-}
-
-impl Server {
-    fn slot(&self) -> std::sync::MutexGuard<'_, Slot> {
-        self.slot.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn status(&self) -> ServerStatus {
-        let slot = self.slot();
-        let session = slot.session.as_ref();
-        let handshake = session.map(|s| s.client.handshake());
-        ServerStatus {
-            name: self.name.clone(),
-            state: slot.state.unwrap_or(ServerState::Stopped),
-            generation: slot.generation,
-            command: self.spec.display_command(),
-            pid: slot.process.as_ref().map(|p| p.pid),
-            protocol_version: handshake.map(|h| h.protocol_version.clone()),
-            server_info: handshake.map(|h| h.server_info.clone()),
-            instructions: handshake.and_then(|h| h.instructions.clone()),
-            tools_count: session.map_or(0, |s| s.tools().len()),
-            started_at: slot.started_at.map(rfc3339),
-            last_exit: slot.last_exit.map(process::ExitInfo::to_json),
-            last_error: slot.last_error.as_ref().map(Error::to_rpc_error),
-            stderr_tail: slot.stderr.text(),
-        }
-    }
 }
 
 impl Registry {
@@ -127,13 +81,17 @@ impl Registry {
             catalog: RwLock::new(Arc::new(Catalog::default())),
             rebuild: Mutex::new(()),
             events,
+            shutting_down: AtomicBool::new(false),
             operations: TaskTracker::new(),
-            closed: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    pub(super) fn is_shutting_down(&self) -> bool {
+        self.shutting_down.load(Ordering::SeqCst)
     }
 
     fn servers(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Arc<Server>>> {
@@ -154,7 +112,8 @@ impl Registry {
         Arc::clone(&self.catalog.read().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// Registers a server and starts it. With `wait`, returns once it is ready or has failed.
+    /// Registers a server and starts it — or, when lazy, serves its tools from the schema cache (a
+    /// miss starts it once to discover them). With `wait`, returns once that is done.
     pub async fn add(
         self: &Arc<Self>,
         name: &str,
@@ -163,6 +122,10 @@ impl Registry {
     ) -> Result<ServerStatus> {
         validate_server_name(name)?;
         let spec = ServerSpec::from_json(config)?;
+        if self.is_shutting_down() {
+            return Err(shutting_down());
+        }
+        let cache_key = (!spec.auto_start).then(|| SchemaCache::key(&spec));
         let server = {
             let mut servers = self.servers();
             if servers.contains_key(name) {
@@ -172,26 +135,54 @@ impl Registry {
                 )
                 .with("server", name));
             }
-            let server = Arc::new(Server {
-                name: name.to_owned(),
-                spec,
-                slot: Mutex::new(Slot::default()),
-            });
+            let server = Arc::new(Server::new(name, spec, cache_key));
             servers.insert(name.to_owned(), Arc::clone(&server));
             server
         };
-        // `starting` is set before answering, so a `wait: false` caller sees it in the returned status.
-        if let Some(generation) = self.begin_start(&server) {
+        let kind = if server.spec.auto_start {
+            StartKind::Requested
+        } else if let Some(tools) = self.cached_tools(&server) {
+            tracing::info!(server = %server.name, tools = tools.len(), "lazy server: tools served from the schema cache");
+            server.slot().dormant_tools = Some(Arc::new(tools));
+            self.rebuild_catalog();
+            self.emit_status(&server);
+            return Ok(server.status());
+        } else {
+            StartKind::Discover
+        };
+        // `starting` is set before answering, so a `wait: false` caller sees it; the rest runs as a
+        // tracked operation that a host cancelling its wait cannot interrupt.
+        if let Some(begun) = self.begin_start(&server, kind) {
             let this = Arc::clone(self);
             let s = Arc::clone(&server);
-            let started = self
-                .operations
-                .spawn(async move { this.run_start(&s, generation).await });
+            let started = self.operations.spawn(async move { this.finish_start(&s, begun, kind).await });
             if wait {
                 let _ = started.await;
             }
         }
         Ok(server.status())
+    }
+
+    fn cached_tools(&self, server: &Server) -> Option<Vec<ToolDef>> {
+        let (cache, key) = (self.settings.cache.as_ref()?, server.cache_key.as_deref()?);
+        cache.load(key, &server.name)
+    }
+
+    /// Writes a lazy server's tools to the schema cache (off the runtime's worker threads).
+    pub(super) async fn store_cache(&self, server: &Server, tools: Arc<Vec<ToolDef>>) {
+        let (Some(cache), Some(key)) = (self.settings.cache.clone(), server.cache_key.clone())
+        else {
+            return;
+        };
+        let name = server.name.clone();
+        let stored = tokio::task::spawn_blocking(move || cache.store(&key, &name, &tools)).await;
+        match stored {
+            Ok(Ok(())) => tracing::debug!(server = %server.name, "schema cache updated"),
+            Ok(Err(e)) => {
+                tracing::warn!(server = %server.name, "cannot write the schema cache: {e}")
+            }
+            Err(e) => tracing::warn!(server = %server.name, "cannot write the schema cache: {e}"),
+        }
     }
 
     /// Stops a server (tools leave first) and forgets it; returns once its process tree is gone.
@@ -204,25 +195,21 @@ impl Registry {
             .with("server", name)
         })?;
         let this = Arc::clone(self);
-        let _ = self
-            .operations
-            .spawn(async move { this.stop(&server).await })
-            .await;
+        let _ = self.operations.spawn(async move { this.stop(&server).await }).await;
         Ok(())
     }
 
-    /// Stops and starts a server again: a full new handshake and discovery.
+    /// Stops and starts a server again: a full new handshake and discovery. Clears the failure
+    /// history, so a server in `error` after a crash loop gets a fresh start.
     pub async fn restart(self: &Arc<Self>, name: &str) -> Result<ServerStatus> {
         let server = self.find(name)?;
+        if self.is_shutting_down() {
+            return Err(shutting_down());
+        }
+        server.slot().restart.reset();
         let this = Arc::clone(self);
         let s = Arc::clone(&server);
-        let _ = self
-            .operations
-            .spawn(async move {
-                this.stop(&s).await;
-                this.start(&s).await;
-            })
-            .await;
+        let _ = self.operations.spawn(async move { this.start(&s, StartKind::Requested).await }).await;
         Ok(server.status())
     }
 
@@ -235,16 +222,22 @@ impl Registry {
         Ok(self.find(name)?.status())
     }
 
-    /// Stops every server in parallel; returns once every process tree is gone.
+    /// Stops every server in parallel; returns once every process tree is gone. Nothing starts
+    /// after this (pending restarts are dropped).
     pub async fn shutdown(&self) {
-        self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.shutting_down.store(true, Ordering::SeqCst);
         let servers: Vec<Arc<Server>> =
             std::mem::take(&mut *self.servers()).into_values().collect();
         let stops = servers.iter().map(|s| self.stop(s));
         futures_join_all(stops).await;
-        // Starts that lost the race with this stop see a stale generation and stop their own process.
+        // Operations that raced this stop see a stale generation and stop their own process.
         self.operations.close();
         self.operations.wait().await;
+    }
+
+    /// Whether `server` is still the one registered under its name.
+    pub(super) fn is_registered(&self, server: &Arc<Server>) -> bool {
+        self.servers().get(&server.name).is_some_and(|s| Arc::ptr_eq(s, server))
     }
 
     /// Tool entries in `format` (the session's default when `None`).
@@ -264,21 +257,24 @@ impl Registry {
             .listing(format.unwrap_or(self.settings.format), servers))
     }
 
-    /// Validates the arguments against the tool's own schema, calls it, and checks the result's size.
+    /// Validates the arguments against the tool's own schema, starts the server if it is dormant,
+    /// calls the tool, and checks the result's size. Counts the call in the server's statistics.
     pub async fn call_tool(
-        &self,
+        self: &Arc<Self>,
         name: &str,
         arguments: Option<Value>,
         timeout: Option<Duration>,
     ) -> Result<CallOutcome> {
         let catalog = self.catalog();
-        let entry = catalog.get(name).ok_or_else(|| {
-            Error::new(
-                ErrorCode::ToolNotFound,
-                format!("no tool named `{name}` ({} tools available)", catalog.len()),
-            )
-            .with("name", name)
-        })?;
+        let Some(entry) = catalog.get(name) else {
+            return Err(self.withdrawn(name).unwrap_or_else(|| {
+                Error::new(
+                    ErrorCode::ToolNotFound,
+                    format!("no tool named `{name}` ({} tools available)", catalog.len()),
+                )
+                .with("name", name)
+            }));
+        };
         let arguments = match arguments {
             None | Some(Value::Null) => Value::Object(Default::default()),
             Some(a @ Value::Object(_)) => a,
@@ -292,21 +288,44 @@ impl Registry {
                 .with("tool", entry.tool.name.as_str()))
             }
         };
-        mcp::tools::check_arguments(&entry.server, &entry.tool, &arguments)
-            .map_err(|e| e.with("name", name))?;
-        let session = &entry.session;
+        mcp::tools::check_arguments(&entry.server, &entry.tool, &arguments).map_err(|e| e.with("name", name))?;
+        let server = self.find(&entry.server)?;
+        let outcome = self.call_on(&server, entry, arguments, timeout).await.map_err(|e| e.with("name", name));
+        server
+            .stats
+            .record(outcome.as_ref().ok().map(|o| o.duration));
+        outcome
+    }
+
+    async fn call_on(
+        self: &Arc<Self>,
+        server: &Arc<Server>,
+        entry: &Entry,
+        arguments: Value,
+        timeout: Option<Duration>,
+    ) -> Result<CallOutcome> {
+        let (session, _in_flight) = self.acquire(server).await?;
+        let tool = entry.tool.name.as_str();
+        // A dormant server may have come back with a different tool list.
+        if !session.tools().iter().any(|t| t.name == tool) {
+            return Err(Error::new(
+                ErrorCode::ToolNotFound,
+                format!("server `{}` no longer has a tool `{tool}`", entry.server),
+            )
+            .with("server", entry.server.as_str())
+            .with("tool", tool));
+        }
         let started = Instant::now();
         let reply = session
             .client
             .call_tool(
-                &entry.tool.name,
+                tool,
                 arguments,
                 timeout.unwrap_or(session.limits.tool_timeout),
             )
             .await
             .map_err(|e| {
-                e.with("name", name)
-                    .with("tool", entry.tool.name.as_str())
+                e.with("tool", tool)
                     .with_stderr_tail(&session.stderr.text())
             })?;
         let duration = started.elapsed();
@@ -314,13 +333,12 @@ impl Registry {
             return Err(Error::new(
                 ErrorCode::ResultTooLarge,
                 format!(
-                    "result of tool `{}` on server `{}` is {} bytes, over maxResultBytes ({} bytes)",
-                    entry.tool.name, entry.server, reply.bytes, session.limits.max_result_bytes
+                    "result of tool `{tool}` on server `{}` is {} bytes, over maxResultBytes ({} bytes)",
+                    entry.server, reply.bytes, session.limits.max_result_bytes
                 ),
             )
-            .with("name", name)
             .with("server", entry.server.as_str())
-            .with("tool", entry.tool.name.as_str())
+            .with("tool", tool)
             .with("setting", "maxResultBytes")
             .with("limit", session.limits.max_result_bytes as u64)
             .with("size", reply.bytes as u64));
@@ -328,317 +346,53 @@ impl Registry {
         let result = session
             .client
             .reply_outcome(reply)
-            .map_err(|e| e.with("name", name).with("tool", entry.tool.name.as_str()))?;
+            .map_err(|e| e.with("tool", tool))?;
         if !result.is_object() {
             return Err(Error::new(
                 ErrorCode::ProtocolError,
                 format!(
-                    "server `{}` answered tools/call `{}` with a result that is not an object",
-                    entry.server, entry.tool.name
+                    "server `{}` answered tools/call `{tool}` with a result that is not an object",
+                    entry.server
                 ),
             )
-            .with("name", name)
             .with("server", entry.server.as_str())
-            .with("tool", entry.tool.name.as_str()));
+            .with("tool", tool));
         }
         Ok(CallOutcome {
             result,
             server: entry.server.clone(),
-            tool: entry.tool.name.clone(),
+            tool: tool.to_owned(),
             duration,
         })
     }
 
-    // ----- lifecycle -----
-
-    /// Starts a server unless it was removed or the registry shut down in the meantime (a restart
-    /// racing a shutdown must not leave a process behind).
-    async fn start(self: &Arc<Self>, server: &Arc<Server>) {
-        if let Some(generation) = self.begin_start(server) {
-            self.run_start(server, generation).await;
-        }
-    }
-
-    /// Moves the server to `starting` under a new generation.
-    fn begin_start(&self, server: &Arc<Server>) -> Option<u64> {
-        let registered = {
-            let servers = self.servers();
-            servers
-                .get(&server.name)
-                .is_some_and(|s| Arc::ptr_eq(s, server))
-        };
-        if !registered || self.closed.load(std::sync::atomic::Ordering::SeqCst) {
-            return None;
-        }
-        let generation = {
-            let mut slot = server.slot();
-            slot.generation += 1;
-            slot.state = Some(ServerState::Starting);
-            slot.session = None;
-            slot.process = None;
-            slot.last_error = None;
-            slot.last_exit = None;
-            slot.stderr = Arc::new(StderrTail::default());
-            slot.started_at = Some(SystemTime::now());
-            slot.generation
-        };
-        self.emit_status(server);
-        Some(generation)
-    }
-
-    async fn run_start(self: &Arc<Self>, server: &Arc<Server>, generation: u64) {
-        let spec = &server.spec;
-        let deadline = tokio::time::Instant::now() + spec.startup_timeout;
-        let stderr_tail = Arc::clone(&server.slot().stderr);
-
-        let spawned = match process::spawn(&server.name, spec) {
-            Ok(s) => s,
-            Err(e) => return self.fail_start(server, generation, e, None).await,
-        };
-        let transport =
-            transport::stdio::transport(spawned.stdin, spawned.stdout, spec.max_message_bytes);
-        tokio::spawn(stderr::drain(
-            spawned.stderr,
-            Arc::clone(&stderr_tail),
-            server.name.clone(),
-        ));
-        let control = Arc::new(ProcessControl::start(
-            spawned.child,
-            spawned.pid,
-            Arc::clone(&transport.sink),
-        ));
-        let current = {
-            let mut slot = server.slot();
-            let current = slot.generation == generation;
-            if current {
-                slot.process = Some(Arc::clone(&control));
-            }
-            current
-        };
-        if !current {
-            control.stop().await;
-            return;
-        }
-        self.emit_status(server);
-
-        let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let connected = tokio::time::timeout_at(deadline, async {
-            let options = ClientOptions { server: server.name.clone() };
-            let client = Client::connect(transport, options, deadline, events_tx).await?;
-            let raw_tools = client.list_tools(deadline).await?;
-            let tools = mcp::validate_tools(&server.name, raw_tools)?;
-            Ok::<_, Error>((client, tools))
+    /// SERVER_UNAVAILABLE when `name` was exposed by a server that is down now.
+    fn withdrawn(&self, name: &str) -> Option<Error> {
+        let servers: Vec<Arc<Server>> = self.servers().values().cloned().collect();
+        servers.iter().find_map(|s| {
+            let slot = s.slot();
+            (slot.exposed_tools().is_none() && slot.last_names.iter().any(|n| n == name))
+                .then(|| s.unavailable(&slot).with("name", name))
         })
-        .await
-        .unwrap_or_else(|_| {
-            Err(Error::new(
-                ErrorCode::ServerUnavailable,
-                format!(
-                    "server `{}` did not finish its handshake and tool discovery within startupTimeoutSeconds ({} s)",
-                    server.name,
-                    spec.startup_timeout.as_secs_f64()
-                ),
-            )
-            .with("server", server.name.as_str())
-            .with("setting", "startupTimeoutSeconds")
-            .with("limit", spec.startup_timeout.as_secs_f64()))
-        });
-        let connected = connected.map_err(|e| {
-            // A request that ran out of the startup deadline reports the same bound as the outer timeout.
-            if e.details.get("setting").and_then(Value::as_str) == Some("startupTimeoutSeconds") {
-                e.with("limit", spec.startup_timeout.as_secs_f64())
-            } else {
-                e
-            }
-        });
-        let (client, tools) = match connected {
-            Ok(ok) => ok,
-            Err(e) => return self.fail_start(server, generation, e, Some(control)).await,
-        };
-        let limits = CallLimits {
-            tool_timeout: spec.tool_timeout,
-            max_result_bytes: spec.max_result_bytes,
-        };
-        let session = Arc::new(Session::new(generation, client, tools, limits, stderr_tail));
-        let current = {
-            let mut slot = server.slot();
-            let current = slot.generation == generation;
-            if current {
-                slot.state = Some(ServerState::Ready);
-                slot.session = Some(Arc::clone(&session));
-            }
-            current
-        };
-        if !current {
-            session.client.close().await;
-            control.stop().await;
-            return;
-        }
-        tracing::info!(server = %server.name, generation, tools = session.tools().len(), "server ready");
-        self.rebuild_catalog();
-        self.emit_status(server);
-        let this = Arc::clone(self);
-        let s = Arc::clone(server);
-        tokio::spawn(async move { this.watch_session(s, session, events_rx).await });
-    }
-
-    async fn fail_start(
-        &self,
-        server: &Arc<Server>,
-        generation: u64,
-        error: Error,
-        control: Option<Arc<ProcessControl>>,
-    ) {
-        let exit = match &control {
-            Some(c) => match c.exited_within(EXIT_STATUS_GRACE).await {
-                Some(info) => Some(info),
-                None => c.stop().await,
-            },
-            None => None,
-        };
-        let mut error = error;
-        if let Some(info) = exit {
-            error = error.with("exit", info.to_json());
-        }
-        let tail = Arc::clone(&server.slot().stderr);
-        tail.drained_within(STDERR_EOF_GRACE).await;
-        {
-            let mut slot = server.slot();
-            if slot.generation != generation {
-                return;
-            }
-            let error = error
-                .with("server", server.name.as_str())
-                .with_stderr_tail(&slot.stderr.text());
-            tracing::warn!(server = %server.name, generation, "start failed: {}", error.message);
-            slot.state = Some(ServerState::Error);
-            slot.process = None;
-            slot.last_exit = exit;
-            slot.last_error = Some(error);
-        }
-        self.emit_status(server);
-    }
-
-    /// Follows one ready generation until it ends.
-    async fn watch_session(
-        self: Arc<Self>,
-        server: Arc<Server>,
-        session: Arc<Session>,
-        mut events: mpsc::UnboundedReceiver<ClientEvent>,
-    ) {
-        while let Some(event) = events.recv().await {
-            match event {
-                ClientEvent::Closed { error } => {
-                    self.fail_session(&server, session.generation, error).await;
-                    return;
-                }
-                ClientEvent::ToolsListChanged => {
-                    let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
-                    let listed = session.client.list_tools(deadline).await;
-                    match listed.and_then(|raw| mcp::validate_tools(&server.name, raw)) {
-                        Ok(tools) => {
-                            if server.slot().generation == session.generation {
-                                session.replace_tools(tools);
-                                self.rebuild_catalog();
-                                self.emit_status(&server);
-                            }
-                        }
-                        Err(e) => {
-                            self.fail_session(&server, session.generation, e).await;
-                            return;
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// A ready generation broke: its tools leave, pending calls have already failed, the process
-    /// tree is stopped, and the server stays `unhealthy` until restarted.
-    async fn fail_session(&self, server: &Arc<Server>, generation: u64, error: Error) {
-        let (session, control) = {
-            let mut slot = server.slot();
-            if slot.generation != generation || slot.state != Some(ServerState::Ready) {
-                return;
-            }
-            slot.state = Some(ServerState::Unhealthy);
-            slot.last_error = Some(
-                error
-                    .clone()
-                    .with("server", server.name.as_str())
-                    .with_stderr_tail(&slot.stderr.text()),
-            );
-            (slot.session.take(), slot.process.clone())
-        };
-        self.rebuild_catalog();
-        if let Some(session) = session {
-            session.client.close().await;
-        }
-        let exit = match control {
-            Some(c) => match c.exited_within(EXIT_STATUS_GRACE).await {
-                Some(info) => Some(info),
-                None => c.stop().await,
-            },
-            None => None,
-        };
-        let tail = Arc::clone(&server.slot().stderr);
-        tail.drained_within(STDERR_EOF_GRACE).await;
-        {
-            let mut slot = server.slot();
-            if slot.generation != generation {
-                return;
-            }
-            let mut error = error
-                .with("server", server.name.as_str())
-                .with_stderr_tail(&slot.stderr.text());
-            if let Some(info) = exit {
-                error = error.with("exit", info.to_json());
-            }
-            tracing::warn!(server = %server.name, generation, "server unhealthy: {}", error.message);
-            slot.process = None;
-            slot.last_exit = exit;
-            slot.last_error = Some(error);
-        }
-        self.emit_status(server);
-    }
-
-    /// Stops whatever generation is current. Tools leave the catalog before the process is touched.
-    async fn stop(&self, server: &Arc<Server>) {
-        let (session, control) = {
-            let mut slot = server.slot();
-            slot.generation += 1;
-            slot.state = Some(ServerState::Stopped);
-            (slot.session.take(), slot.process.take())
-        };
-        self.rebuild_catalog();
-        if let Some(session) = &session {
-            session.client.close().await;
-        }
-        if let Some(control) = control {
-            let exit = control.stop().await;
-            server.slot().last_exit = exit;
-        }
-        self.emit_status(server);
     }
 
     // ----- catalog and events -----
 
-    fn rebuild_catalog(&self) {
+    /// Rebuilds the catalog from every server's exposed tools and tells the host if the tool set
+    /// changed. Call with no lock held.
+    pub(super) fn rebuild_catalog(&self) {
         let _serial = self.rebuild.lock().unwrap_or_else(|p| p.into_inner());
         let servers: Vec<Arc<Server>> = self.servers().values().cloned().collect();
-        let sessions: Vec<(String, Arc<Session>)> = servers
+        let exposed: Vec<(String, Arc<Vec<ToolDef>>)> = servers
             .iter()
-            .filter_map(|s| {
-                let slot = s.slot();
-                match (&slot.state, &slot.session) {
-                    (Some(ServerState::Ready), Some(session)) => {
-                        Some((s.name.clone(), Arc::clone(session)))
-                    }
-                    _ => None,
-                }
-            })
+            .filter_map(|s| s.slot().exposed_tools().map(|t| (s.name.clone(), t)))
             .collect();
-        let next = Arc::new(Catalog::build(&self.settings.names, &sessions));
+        let next = Arc::new(Catalog::build(&self.settings.names, &exposed));
+        for (name, _) in &exposed {
+            if let Some(s) = servers.iter().find(|s| &s.name == name) {
+                s.slot().last_names = next.names_of(name).map(str::to_owned).collect();
+            }
+        }
         let previous = {
             let mut current = self.catalog.write().unwrap_or_else(|p| p.into_inner());
             std::mem::replace(&mut *current, Arc::clone(&next))
@@ -656,9 +410,17 @@ impl Registry {
         }
     }
 
-    fn emit_status(&self, server: &Server) {
-        let _ = self.events.send(Event::ServerChanged(server.status()));
+    /// Tells the host the server's new status and wakes callers waiting on its state.
+    pub(super) fn emit_status(&self, server: &Server) {
+        server.bump();
+        let _ = self
+            .events
+            .send(Event::ServerChanged(Box::new(server.status())));
     }
+}
+
+pub(super) fn shutting_down() -> Error {
+    Error::new(ErrorCode::ShuttingDown, "the sidecar is shutting down")
 }
 
 /// Awaits every future concurrently (a tiny `join_all` without a dependency).

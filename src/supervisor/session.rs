@@ -1,15 +1,17 @@
 //! One generation of one server: its process (if any) and, once the handshake succeeded, its MCP
-//! client and validated tools.
+//! client, validated tools, and activity (calls in flight, last use) for keepalive and idle stops.
 
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{oneshot, watch, Notify};
+use tokio_util::sync::CancellationToken;
 
 use process_wrap::tokio::ChildWrapper;
 
 use super::process::{self, ExitInfo};
 use super::stderr::StderrTail;
+use super::tree::Origin;
 use crate::mcp::transport::MessageSink;
 use crate::mcp::{Client, ToolDef};
 
@@ -25,7 +27,12 @@ pub struct ProcessControl {
 impl ProcessControl {
     /// Takes ownership of the child: a monitor task reaps it when it exits on its own, or runs the
     /// stop sequence when asked.
-    pub fn start(mut child: Box<dyn ChildWrapper>, pid: u32, sink: Arc<dyn MessageSink>) -> Self {
+    pub fn start(
+        mut child: Box<dyn ChildWrapper>,
+        pid: u32,
+        origin: Origin,
+        sink: Arc<dyn MessageSink>,
+    ) -> Self {
         let (stop_tx, mut stop_rx) = oneshot::channel::<()>();
         let (exited_tx, exited) = watch::channel(None);
         tokio::spawn(async move {
@@ -35,8 +42,8 @@ impl ProcessControl {
                 status = child.wait() => Some(status),
             };
             let info = match exited_by_itself {
-                None => process::stop_tree(&mut child, pid).await,
-                Some(_) => process::reap_after_exit(&mut child, pid).await,
+                None => process::stop_tree(&mut child, pid, origin).await,
+                Some(_) => process::reap_after_exit(&mut child, pid, origin).await,
             };
             let _ = exited_tx.send(Some(info));
         });
@@ -93,7 +100,40 @@ pub struct Session {
     pub client: Client,
     pub limits: CallLimits,
     pub stderr: Arc<StderrTail>,
+    /// When the handshake finished (for `maxLifetimeSeconds`).
+    pub started: Instant,
+    /// Cancelled when this generation leaves the slot (stopped, parked, failed, replaced).
+    pub ended: CancellationToken,
+    /// Signalled when the last call in flight finishes.
+    pub idle: Notify,
     tools: RwLock<Arc<Vec<ToolDef>>>,
+    activity: Mutex<Activity>,
+}
+
+#[derive(Clone, Copy)]
+struct Activity {
+    in_flight: usize,
+    last_used: Instant,
+}
+
+/// One call in flight on a session; dropping it (answer, error or cancellation) ends the call.
+pub struct CallGuard {
+    session: Arc<Session>,
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        let now_idle = {
+            let mut a = self.session.activity();
+            a.in_flight = a.in_flight.saturating_sub(1);
+            a.last_used = Instant::now();
+            a.in_flight == 0
+        };
+        if now_idle {
+            // notify_one keeps a permit if nobody waits yet, so the upkeep task cannot miss it.
+            self.session.idle.notify_one();
+        }
+    }
 }
 
 impl Session {
@@ -104,13 +144,47 @@ impl Session {
         limits: CallLimits,
         stderr: Arc<StderrTail>,
     ) -> Self {
+        let now = Instant::now();
         Self {
             generation,
             client,
             limits,
             stderr,
+            started: now,
+            ended: CancellationToken::new(),
+            idle: Notify::new(),
             tools: RwLock::new(Arc::new(tools)),
+            activity: Mutex::new(Activity {
+                in_flight: 0,
+                last_used: now,
+            }),
         }
+    }
+
+    fn activity(&self) -> std::sync::MutexGuard<'_, Activity> {
+        self.activity.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Marks a call as started. The registry calls this with the server's slot locked, so an idle
+    /// stop (which checks [`Session::in_flight`] under the same lock) never closes a session a call
+    /// has just picked.
+    pub fn begin_call(self: &Arc<Self>) -> CallGuard {
+        let mut a = self.activity();
+        a.in_flight += 1;
+        a.last_used = Instant::now();
+        CallGuard {
+            session: Arc::clone(self),
+        }
+    }
+
+    /// Calls in flight and when the session was last used (a call started or ended).
+    pub fn usage(&self) -> (usize, Instant) {
+        let a = *self.activity();
+        (a.in_flight, a.last_used)
+    }
+
+    pub fn in_flight(&self) -> usize {
+        self.activity().in_flight
     }
 
     pub fn tools(&self) -> Arc<Vec<ToolDef>> {

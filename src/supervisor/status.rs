@@ -3,7 +3,16 @@
 use serde::Serialize;
 use serde_json::Value;
 
-/// Server states. `unhealthy` is a running session that broke; `error` is a start that failed.
+/// Server states.
+///
+/// - `stopped`: no process. Either never started (a lazy server, whose tools are served from the
+///   schema cache), stopped after `idleTimeoutSeconds` / `maxLifetimeSeconds` (tools still listed; the
+///   next call starts it), or being removed.
+/// - `starting`: spawn, handshake and discovery in progress.
+/// - `ready`: serving calls.
+/// - `unhealthy`: a running session broke (crash, bad output, missed keepalive); with the
+///   `on-failure` policy a restart is scheduled (`nextRestartAt`), with `never` it stays down.
+/// - `error`: a start failed, or the server crash-looped; only `servers/restart` starts it again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ServerState {
@@ -42,6 +51,17 @@ pub struct ServerStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<Value>,
     pub stderr_tail: String,
+    /// Automatic restarts after failures (restart policy), over the server's life.
+    pub restarts: u64,
+    /// When the next automatic restart is due (RFC 3339), while one is scheduled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_restart_at: Option<String>,
+    /// Tool calls routed to this server, and how many of them ended in an error response.
+    pub calls: u64,
+    pub errors: u64,
+    /// Median latency of the most recent successful calls, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p50_latency_ms: Option<f64>,
 }
 
 /// Formats a system time as RFC 3339 in UTC with millisecond precision.

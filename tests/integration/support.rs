@@ -29,14 +29,7 @@ pub fn fixture_bin() -> PathBuf {
         .get_or_init(|| {
             let bin_dir = sidecar_bin().parent().unwrap().to_path_buf();
             let status = Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "mcp-sidecar-fixtures",
-                    "--bin",
-                    "mcp-fixture",
-                ])
+                .args(["build", "--quiet", "-p", "mcp-sidecar-fixtures", "--bin", "mcp-fixture"])
                 .current_dir(env!("CARGO_MANIFEST_DIR"))
                 .status()
                 .expect("run cargo build for the fixture");
@@ -70,11 +63,16 @@ impl Sidecar {
 
     /// Spawns with extra CLI args and environment variables.
     pub fn spawn_with(args: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::spawn_from(Stdio::piped(), args, env)
+    }
+
+    /// Spawns with `stdin` as the sidecar's standard input (e.g. a pipe another process holds).
+    pub fn spawn_from(stdin: Stdio, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(sidecar_bin())
             .args(args)
             .envs(env.iter().copied())
             .env("MCP_SIDECAR_LOG", "debug")
-            .stdin(Stdio::piped())
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -90,25 +88,29 @@ impl Sidecar {
             }
         });
         let stdin = child.stdin.take();
-        Self {
-            child,
-            stdin,
-            lines,
-            backlog: VecDeque::new(),
-            next_id: 1,
-        }
+        Self { child, stdin, lines, backlog: VecDeque::new(), next_id: 1 }
     }
 
     /// Spawns and performs `initialize` with `params` merged over `{protocolVersion: 1}`.
     pub fn initialized(extra: Value) -> Self {
-        let mut s = Self::spawn();
+        Self::initialized_with(&[], extra)
+    }
+
+    /// [`Sidecar::initialized`] with extra CLI args.
+    pub fn initialized_with(args: &[&str], extra: Value) -> Self {
+        let mut s = Self::spawn_with(args, &[]);
+        s.initialize(extra);
+        s
+    }
+
+    /// Performs `initialize` with `params` merged over `{protocolVersion: 1}`.
+    pub fn initialize(&mut self, extra: Value) {
         let mut params = json!({ "protocolVersion": 1 });
         if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
             p.extend(e.clone());
         }
-        let r = s.request("initialize", params);
+        let r = self.request("initialize", params);
         assert!(r.get("result").is_some(), "initialize failed: {r}");
-        s
     }
 
     pub fn pid(&self) -> u32 {
@@ -126,8 +128,7 @@ impl Sidecar {
     pub fn send(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
-        let line =
-            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
+        let line = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
         self.write_raw(format!("{line}\n").as_bytes());
         id
     }
@@ -155,17 +156,8 @@ impl Sidecar {
     /// Sends a request that must fail and returns `error.data.code`, with the whole error.
     pub fn error_of(&mut self, method: &str, params: Value) -> (String, Value) {
         let r = self.request(method, params);
-        let error = r
-            .get("error")
-            .cloned()
-            .unwrap_or_else(|| panic!("{method} should fail: {r}"));
-        (
-            error["data"]["code"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
-            error,
-        )
+        let error = r.get("error").cloned().unwrap_or_else(|| panic!("{method} should fail: {r}"));
+        (error["data"]["code"].as_str().unwrap_or_default().to_owned(), error)
     }
 
     /// Waits for the response with `id`, keeping other messages in the backlog.
@@ -175,9 +167,7 @@ impl Sidecar {
 
     /// Waits for a notification `method` whose params satisfy `pred`.
     pub fn notification(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        self.wait_for(|m| {
-            m.get("method") == Some(&json!(method)) && m.get("id").is_none() && pred(&m["params"])
-        })
+        self.wait_for(|m| m.get("method") == Some(&json!(method)) && m.get("id").is_none() && pred(&m["params"]))
     }
 
     /// Waits for the first message (from the backlog or new) matching `pred`, removing it.
@@ -190,17 +180,14 @@ impl Sidecar {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
-                    let msg: Value = serde_json::from_str(&line)
-                        .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                    let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
                     if pred(&msg) {
                         return msg;
                     }
                     self.backlog.push_back(msg);
                 }
                 Err(RecvTimeoutError::Timeout) => panic!("timed out; backlog: {:?}", self.backlog),
-                Err(RecvTimeoutError::Disconnected) => {
-                    panic!("sidecar stdout closed; backlog: {:?}", self.backlog)
-                }
+                Err(RecvTimeoutError::Disconnected) => panic!("sidecar stdout closed; backlog: {:?}", self.backlog),
             }
         }
     }
@@ -213,6 +200,17 @@ impl Sidecar {
     /// Closes stdin (EOF), as a host that goes away would.
     pub fn close_stdin(&mut self) {
         self.stdin.take();
+    }
+
+    /// The status of server `name` from `servers/list`.
+    pub fn server_status(&mut self, name: &str) -> Value {
+        let list = self.call("servers/list", json!({}));
+        list["servers"].as_array().unwrap().iter().find(|s| s["name"] == name).cloned().unwrap_or_else(|| panic!("no server {name}: {list}"))
+    }
+
+    /// Waits for a `notifications/servers/changed` about `name` whose status satisfies `pred`.
+    pub fn server_changed(&mut self, name: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        self.notification("notifications/servers/changed", |p| p["status"]["name"] == name && pred(&p["status"]))["params"]["status"].clone()
     }
 
     /// Waits for the process to exit and returns its exit code.
@@ -279,11 +277,57 @@ pub fn eventually(what: &str, pred: impl Fn() -> bool) {
 pub fn temp_dir(tag: &str) -> PathBuf {
     static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir =
-        std::env::temp_dir().join(format!("mcp-sidecar-test-{}-{tag}-{n}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("mcp-sidecar-test-{}-{tag}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// Every pid a fixture `--pid-file` names: the server, its grandchildren and its escapees.
+pub fn pids_in(record: &Value) -> Vec<u32> {
+    let mut pids = vec![record["pid"].as_u64().unwrap() as u32];
+    for key in ["grandchildren", "escapees"] {
+        pids.extend(record[key].as_array().unwrap().iter().map(|p| p.as_u64().unwrap() as u32));
+    }
+    pids
+}
+
+/// Waits until none of `pids` is alive (they are not the test's children: there is no event).
+pub fn all_dead(what: &str, pids: &[u32]) {
+    eventually(what, || pids.iter().all(|p| !pid_alive(*p)));
+}
+
+/// `(ppid, pgrp, session)` of a live process.
+pub fn parentage(pid: u32) -> (u32, u32, u32) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let f: Vec<u32> = stat[stat.rfind(')').unwrap() + 4..].split_whitespace().take(3).map(|x| x.parse().unwrap()).collect();
+    (f[0], f[1], f[2])
+}
+
+/// Direct children of `pid`, from `/proc/PID/task/*/children`.
+pub fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for task in tasks.flatten() {
+            if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
+                out.extend(text.split_whitespace().map(|s| s.parse::<u32>().unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// The guardian process of a running sidecar.
+pub fn guardian_of(sidecar: u32) -> u32 {
+    let found = children(sidecar).into_iter().find(|c| {
+        std::fs::read(format!("/proc/{c}/cmdline")).is_ok_and(|cmd| cmd.split(|b| *b == 0).any(|arg| arg == b"guardian"))
+    });
+    found.unwrap_or_else(|| panic!("sidecar {sidecar} has no guardian child"))
+}
+
+/// Sends a signal to a process.
+pub fn signal(pid: u32, sig: nix::sys::signal::Signal) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig).unwrap();
 }
 
 /// Reads a fixture `--pid-file` once it exists.

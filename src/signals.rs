@@ -1,0 +1,38 @@
+//! Termination signals in serve mode (SIGTERM, SIGINT, SIGHUP), through signal-hook on a dedicated
+//! thread that only forwards them.
+//!
+//! - The first one asks for a graceful stop: the host session ends as if stdin had closed (every
+//!   server is stopped with the full stop sequence), and the sidecar exits 0.
+//! - A second one, while that stop is still running, escalates: SIGKILL to every process group and
+//!   every descendant at once, then exit with 128 + the signal number — without telling the guardian
+//!   `bye`, so it sweeps once more for anything that forked in between.
+
+use tokio_util::sync::CancellationToken;
+
+/// Starts the signal thread; `stop` is cancelled on the first signal.
+pub fn install(stop: CancellationToken) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        use signal_hook::iterator::Signals;
+        let mut signals = Signals::new([SIGTERM, SIGINT, SIGHUP])?;
+        std::thread::Builder::new().name("signals".to_owned()).spawn(move || {
+            let mut seen = 0u32;
+            // `forever` blocks this thread only; signal-hook's handler just writes to a pipe.
+            for signal in signals.forever() {
+                seen += 1;
+                if seen == 1 {
+                    tracing::info!(signal, "termination signal: stopping every server (a second signal kills them at once)");
+                    stop.cancel();
+                    continue;
+                }
+                tracing::warn!(signal, "second termination signal: killing every server now");
+                crate::supervisor::tree::kill_all_now();
+                std::process::exit(128 + signal);
+            }
+        })?;
+    }
+    #[cfg(not(unix))]
+    let _ = stop;
+    Ok(())
+}

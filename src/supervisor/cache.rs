@@ -1,0 +1,268 @@
+//! The on-disk schema cache behind lazy start (`autoStart: false`): a server's tool list, keyed by a
+//! fingerprint of how it is launched, so that the host can see its tools without the server running.
+//!
+//! Key: the sha256 of the canonical JSON of the launch config — command, args, env, cwd, the names
+//! *and current values* of `inheritEnv`, and the size and modification time of the executable when
+//! it can be found — so any change to what would run is a different key (a miss). Supervision
+//! settings (timeouts, restart, keepalive…) are not part of the key.
+//!
+//! Files: `<dir>/<key>.json`, written whole to a temporary file (mode 0600, directory 0700) and
+//! renamed into place. A file is read back through the same bound and the same validation as a
+//! server's own `tools/list` answer: a corrupt, oversized or stale-format entry is a miss.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::config::ServerSpec;
+use crate::mcp::{self, ToolDef};
+use crate::{convert, limits};
+
+/// Bumped whenever the file layout or the key's inputs change.
+const FORMAT: u64 = 1;
+
+#[derive(Clone, Debug)]
+pub struct SchemaCache {
+    dir: PathBuf,
+}
+
+impl SchemaCache {
+    pub fn new(dir: PathBuf) -> Self {
+        Self { dir }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The platform cache directory: `$XDG_CACHE_HOME/mcp-sidecar`, else `~/.cache/mcp-sidecar`
+    /// (`~/Library/Caches/mcp-sidecar` on macOS, `%LOCALAPPDATA%\mcp-sidecar\cache` on Windows).
+    pub fn default_dir() -> Option<PathBuf> {
+        let env = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        if cfg!(windows) {
+            return env("LOCALAPPDATA").map(|d| d.join("mcp-sidecar").join("cache"));
+        }
+        if cfg!(target_os = "macos") {
+            return env("HOME").map(|h| h.join("Library/Caches/mcp-sidecar"));
+        }
+        env("XDG_CACHE_HOME")
+            .or_else(|| env("HOME").map(|h| h.join(".cache")))
+            .map(|d| d.join("mcp-sidecar"))
+    }
+
+    /// The cache key of a launch config: 64 hex digits.
+    pub fn key(spec: &ServerSpec) -> String {
+        let inherited: serde_json::Map<String, Value> = spec
+            .inherit_env
+            .iter()
+            .map(|k| (k.clone(), std::env::var(k).map_or(Value::Null, Value::from)))
+            .collect();
+        let launch = json!({
+            "format": FORMAT,
+            "command": spec.command,
+            "args": spec.args,
+            "env": spec.env,
+            "cwd": spec.cwd,
+            "inheritEnv": inherited,
+            "executable": executable_identity(spec),
+        });
+        let fp = convert::fingerprint(&[launch]);
+        fp.trim_start_matches("sha256:").to_owned()
+    }
+
+    fn path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{key}.json"))
+    }
+
+    /// The cached, re-validated tools of `key`, or `None` on any kind of miss.
+    pub fn load(&self, key: &str, server: &str) -> Option<Vec<ToolDef>> {
+        let file = std::fs::File::open(self.path(key)).ok()?;
+        let mut text = Vec::new();
+        file.take(limits::SCHEMA_CACHE_MAX_BYTES + 1)
+            .read_to_end(&mut text)
+            .ok()?;
+        if text.len() as u64 > limits::SCHEMA_CACHE_MAX_BYTES {
+            return None;
+        }
+        let mut doc: Value = serde_json::from_slice(&text).ok()?;
+        if doc.get("format") != Some(&json!(FORMAT)) || doc.get("key") != Some(&json!(key)) {
+            return None;
+        }
+        let Value::Array(raw) = doc.get_mut("tools")?.take() else {
+            return None;
+        };
+        match mcp::validate_tools(server, raw) {
+            Ok(tools) => Some(tools),
+            Err(e) => {
+                tracing::warn!(
+                    server,
+                    "ignoring a schema-cache entry that no longer validates: {}",
+                    e.message
+                );
+                None
+            }
+        }
+    }
+
+    /// Writes the tools of `key` (atomically; mode 0600).
+    pub fn store(&self, key: &str, server: &str, tools: &[ToolDef]) -> std::io::Result<()> {
+        create_private_dir(&self.dir)?;
+        let doc = json!({
+            "format": FORMAT,
+            "key": key,
+            "server": server,
+            "writtenAt": super::status::rfc3339(std::time::SystemTime::now()),
+            "tools": tools.iter().map(|t| &t.raw).collect::<Vec<_>>(),
+        });
+        let path = self.path(key);
+        let tmp = self.dir.join(format!(".{key}.{}.tmp", std::process::id()));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let written = options.open(&tmp).and_then(|mut f| {
+            f.write_all(doc.to_string().as_bytes())?;
+            f.sync_all()
+        });
+        match written.and_then(|()| std::fs::rename(&tmp, &path)) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                Err(e)
+            }
+        }
+    }
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// `{path, size, modified}` of the program the config would run, when it can be found: an upgrade of
+/// the server binary is then a different key.
+fn executable_identity(spec: &ServerSpec) -> Value {
+    let candidates: Vec<PathBuf> = if spec.command.contains('/') || spec.command.contains('\\') {
+        let p = PathBuf::from(&spec.command);
+        vec![match &spec.cwd {
+            Some(cwd) if p.is_relative() => cwd.join(p),
+            _ => p,
+        }]
+    } else {
+        let path = super::process::child_env(spec)
+            .into_iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v)
+            .unwrap_or_default();
+        std::env::split_paths(&path)
+            .map(|d| d.join(&spec.command))
+            .collect()
+    };
+    for path in candidates {
+        if let Ok(meta) = std::fs::metadata(&path) {
+            if meta.is_file() {
+                let modified = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|d| d.as_nanos().to_string());
+                return json!({ "path": path, "size": meta.len(), "modified": modified });
+            }
+        }
+    }
+    Value::Null
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(v: Value) -> ServerSpec {
+        ServerSpec::from_json(&v).unwrap()
+    }
+
+    fn temp(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "mcp-sidecar-cache-unit-{}-{tag}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn key_depends_on_launch_config_only() {
+        let a = SchemaCache::key(&spec(json!({"command": "srv", "args": ["x"]})));
+        assert_eq!(a.len(), 64);
+        assert_eq!(
+            a,
+            SchemaCache::key(&spec(
+                json!({"command": "srv", "args": ["x"], "toolTimeoutSeconds": 5, "autoStart": false})
+            ))
+        );
+        assert_ne!(
+            a,
+            SchemaCache::key(&spec(json!({"command": "srv", "args": ["y"]})))
+        );
+        assert_ne!(
+            a,
+            SchemaCache::key(&spec(
+                json!({"command": "srv", "args": ["x"], "env": {"A": "1"}})
+            ))
+        );
+        assert_ne!(
+            a,
+            SchemaCache::key(&spec(
+                json!({"command": "srv", "args": ["x"], "cwd": "/tmp"})
+            ))
+        );
+    }
+
+    #[test]
+    fn round_trip_private_and_corruption_is_a_miss() {
+        let dir = temp("rt");
+        let cache = SchemaCache::new(dir.clone());
+        let key = "ab".repeat(32);
+        assert!(cache.load(&key, "s").is_none());
+        let raw = vec![json!({"name": "t", "inputSchema": {"type": "object"}})];
+        let tools = mcp::validate_tools("s", raw).unwrap();
+        cache.store(&key, "s", &tools).unwrap();
+        let back = cache.load(&key, "s").unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].raw, tools[0].raw);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.join(format!("{key}.json")))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+            assert_eq!(
+                std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+                0o700
+            );
+        }
+        std::fs::write(dir.join(format!("{key}.json")), b"{not json").unwrap();
+        assert!(cache.load(&key, "s").is_none());
+        let other = "cd".repeat(32);
+        std::fs::write(
+            dir.join(format!("{other}.json")),
+            json!({"format": 1, "key": key, "tools": []}).to_string(),
+        )
+        .unwrap();
+        assert!(
+            cache.load(&other, "s").is_none(),
+            "an entry must carry its own key"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

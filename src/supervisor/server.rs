@@ -1,0 +1,165 @@
+//! One configured server: its spec, its slot (state, generation, current process and session,
+//! failure history), its call statistics, and its status snapshot.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::SystemTime;
+
+use tokio::sync::watch;
+
+use super::process::ExitInfo;
+use super::restart::{self, RestartTracker};
+use super::session::{ProcessControl, Session};
+use super::stats::CallStats;
+use super::status::{rfc3339, ServerState, ServerStatus};
+use super::stderr::StderrTail;
+use crate::config::ServerSpec;
+use crate::error::{Error, ErrorCode};
+use crate::mcp::ToolDef;
+
+pub(super) struct Server {
+    pub name: String,
+    pub spec: ServerSpec,
+    /// Schema-cache key, for lazy servers (`autoStart: false`).
+    pub cache_key: Option<String>,
+    pub stats: CallStats,
+    slot: Mutex<Slot>,
+    /// Bumped after every state change; a call waiting for a start in progress watches it.
+    changed: watch::Sender<u64>,
+}
+
+pub(super) struct Slot {
+    pub generation: u64,
+    pub state: ServerState,
+    pub process: Option<Arc<ProcessControl>>,
+    pub session: Option<Arc<Session>>,
+    pub stderr: Arc<StderrTail>,
+    pub started_at: Option<SystemTime>,
+    pub last_exit: Option<ExitInfo>,
+    pub last_error: Option<Error>,
+    /// Tools exposed while no session serves them (`stopped` or `starting` on demand): from the
+    /// schema cache, or the last session before an idle stop or a restart by the host.
+    pub dormant_tools: Option<Arc<Vec<ToolDef>>>,
+    pub restart: RestartTracker,
+    pub restarts: u64,
+    pub next_restart_at: Option<SystemTime>,
+    /// The exposed names this server had when it last had tools, to answer a call to a withdrawn
+    /// name with SERVER_UNAVAILABLE rather than TOOL_NOT_FOUND.
+    pub last_names: Vec<String>,
+}
+
+impl Slot {
+    /// The tools this server contributes to the catalog right now.
+    pub fn exposed_tools(&self) -> Option<Arc<Vec<ToolDef>>> {
+        match (self.state, &self.session) {
+            (ServerState::Ready, Some(session)) => Some(session.tools()),
+            (ServerState::Stopped | ServerState::Starting, _) => self.dormant_tools.clone(),
+            _ => None,
+        }
+    }
+
+    /// Takes the current session and process out of the slot (the caller stops them) and ends the
+    /// session's generation for its watchers.
+    pub fn take_running(&mut self) -> (Option<Arc<Session>>, Option<Arc<ProcessControl>>) {
+        let session = self.session.take();
+        if let Some(s) = &session {
+            s.ended.cancel();
+        }
+        (session, self.process.take())
+    }
+}
+
+impl Server {
+    pub fn new(name: &str, spec: ServerSpec, cache_key: Option<String>) -> Self {
+        let tracker = RestartTracker::new(spec.restart_backoff, restart::seed(name));
+        Self {
+            name: name.to_owned(),
+            spec,
+            cache_key,
+            stats: CallStats::default(),
+            slot: Mutex::new(Slot {
+                generation: 0,
+                state: ServerState::Stopped,
+                process: None,
+                session: None,
+                stderr: Arc::new(StderrTail::default()),
+                started_at: None,
+                last_exit: None,
+                last_error: None,
+                dormant_tools: None,
+                restart: tracker,
+                restarts: 0,
+                next_restart_at: None,
+                last_names: Vec::new(),
+            }),
+            changed: watch::channel(0).0,
+        }
+    }
+
+    pub fn slot(&self) -> MutexGuard<'_, Slot> {
+        self.slot.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Wakes everyone waiting for a state change.
+    pub fn bump(&self) {
+        self.changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    /// SERVER_UNAVAILABLE for a call that cannot run now, naming the state, the last error, the next
+    /// restart and the stderr tail.
+    pub fn unavailable(&self, slot: &Slot) -> Error {
+        let state = serde_json::to_value(slot.state)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let mut why = format!("server `{}` is unavailable (state {state}", self.name);
+        if let Some(at) = slot.next_restart_at {
+            let wait = at.duration_since(SystemTime::now()).unwrap_or_default();
+            why.push_str(&format!(", restarting in {:.1} s", wait.as_secs_f64()));
+        } else if slot.state == ServerState::Error {
+            why.push_str(", call servers/restart to start it again");
+        }
+        why.push(')');
+        if let Some(e) = &slot.last_error {
+            why.push_str(": ");
+            why.push_str(&e.message);
+        }
+        let mut e = Error::new(ErrorCode::ServerUnavailable, why)
+            .with("server", self.name.as_str())
+            .with("state", state);
+        if let Some(exit) = slot.last_exit {
+            e = e.with("exit", exit.to_json());
+        }
+        e.with_stderr_tail(&slot.stderr.text())
+    }
+
+    pub fn status(&self) -> ServerStatus {
+        let slot = self.slot();
+        let session = slot.session.as_ref();
+        let handshake = session.map(|s| s.client.handshake());
+        let stats = self.stats.snapshot();
+        ServerStatus {
+            name: self.name.clone(),
+            state: slot.state,
+            generation: slot.generation,
+            command: self.spec.display_command(),
+            pid: slot.process.as_ref().map(|p| p.pid),
+            protocol_version: handshake.map(|h| h.protocol_version.clone()),
+            server_info: handshake.map(|h| h.server_info.clone()),
+            instructions: handshake.and_then(|h| h.instructions.clone()),
+            tools_count: slot.exposed_tools().map_or(0, |t| t.len()),
+            started_at: slot.started_at.map(rfc3339),
+            last_exit: slot.last_exit.map(ExitInfo::to_json),
+            last_error: slot.last_error.as_ref().map(Error::to_rpc_error),
+            stderr_tail: slot.stderr.text(),
+            restarts: slot.restarts,
+            next_restart_at: slot.next_restart_at.map(rfc3339),
+            calls: stats.calls,
+            errors: stats.errors,
+            p50_latency_ms: stats.p50_ms,
+        }
+    }
+}

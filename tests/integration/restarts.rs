@@ -1,0 +1,272 @@
+//! Health and restarts: crash → backoff → recovery with the same tools, crash loops, stale
+//! generations, keepalive, and the per-server statistics in `servers/list`.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::support::*;
+
+/// A fixture config with a short restart backoff (and extra config fields).
+fn quick(args: &[&str], extra: Value) -> Value {
+    let mut config = fixture(args);
+    config["restartBackoffMs"] = json!(50);
+    if let (Some(c), Some(e)) = (config.as_object_mut(), extra.as_object()) {
+        c.extend(e.clone());
+    }
+    config
+}
+
+#[test]
+fn crash_backs_off_and_recovers_with_the_same_tools() {
+    let mut sc = Sidecar::initialized(json!({}));
+    let first = sc.add("fx", quick(&["--stderr-line", "fixture booted"], json!({})));
+    assert_eq!(first["state"], "ready");
+    sc.notification("notifications/tools/changed", |p| {
+        p["added"].as_array().is_some_and(|a| a.len() == 7)
+    });
+    let before = sc.call("tools/list", json!({}));
+    // A call in flight when the server dies fails at once, with the stderr tail.
+    let pending = sc.send(
+        "tools/call",
+        json!({ "name": "mcp__fx__sleep", "arguments": { "ms": 60000 } }),
+    );
+    let (code, error) = sc.error_of(
+        "tools/call",
+        json!({ "name": "mcp__fx__exit", "arguments": { "code": 7 } }),
+    );
+    assert_eq!(code, "SERVER_UNAVAILABLE", "{error}");
+    assert!(
+        error["data"]["stderrTail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("fixture booted"),
+        "{error}"
+    );
+    let pending = sc.response(pending);
+    assert_eq!(
+        pending["error"]["data"]["code"], "SERVER_UNAVAILABLE",
+        "{pending}"
+    );
+    // Tools leave, a restart is scheduled, the server comes back, the tools return unchanged.
+    sc.notification("notifications/tools/changed", |p| {
+        p["removed"].as_array().is_some_and(|r| r.len() == 7)
+    });
+    let down = sc.server_changed("fx", |s| {
+        s["state"] == "unhealthy" && s.get("nextRestartAt").is_some()
+    });
+    assert_eq!(down["lastExit"]["code"], 7, "{down}");
+    let back = sc.server_changed("fx", |s| {
+        s["state"] == "ready" && s["generation"].as_u64() > first["generation"].as_u64()
+    });
+    assert_eq!(back["restarts"], 1);
+    assert_ne!(back["pid"], first["pid"]);
+    let returned = sc.notification("notifications/tools/changed", |p| {
+        p["added"].as_array().is_some_and(|a| a.len() == 7)
+    });
+    assert_eq!(returned["params"]["fingerprint"], before["fingerprint"]);
+    let after = sc.call("tools/list", json!({}));
+    assert_eq!(after, before, "same tools, same fingerprint");
+    let echo = sc.call(
+        "tools/call",
+        json!({ "name": "mcp__fx__echo", "arguments": { "message": "again" } }),
+    );
+    assert_eq!(echo["text"], "again");
+    let status = sc.server_status("fx");
+    assert_eq!(status["lastExit"]["code"], 7, "{status}");
+    assert!(
+        status["lastError"]["data"]["stderrTail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("fixture booted"),
+        "{status}"
+    );
+}
+
+#[test]
+fn crash_loop_ends_in_error_until_restarted() {
+    let mut sc = Sidecar::initialized(json!({}));
+    // Ready, then exits right after listing its tools: every start crashes.
+    let config = quick(&["--exit-after-list"], json!({ "restartBackoffMs": 10 }));
+    sc.call(
+        "servers/add",
+        json!({ "name": "loop", "config": config, "wait": false }),
+    );
+    let failed = sc.server_changed("loop", |s| s["state"] == "error");
+    assert_eq!(failed["lastError"]["data"]["crashLoop"], true, "{failed}");
+    assert_eq!(failed["lastError"]["data"]["failures"], 5, "{failed}");
+    assert_eq!(failed["restarts"], 4, "{failed}");
+    assert!(failed.get("nextRestartAt").is_none());
+    // No more restarts: a call to one of its tools is SERVER_UNAVAILABLE, naming the way out.
+    let (code, error) = sc.error_of(
+        "tools/call",
+        json!({ "name": "mcp__loop__echo", "arguments": { "message": "x" } }),
+    );
+    assert_eq!(code, "SERVER_UNAVAILABLE", "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("servers/restart"),
+        "{error}"
+    );
+    assert_eq!(
+        sc.server_status("loop")["generation"],
+        failed["generation"],
+        "no restart after giving up"
+    );
+    // The host's restart starts it again, with a clean failure history.
+    let restarted = sc.call("servers/restart", json!({ "name": "loop" }));
+    assert!(
+        restarted["generation"].as_u64() > failed["generation"].as_u64(),
+        "{restarted}"
+    );
+    // It crashes again, and the policy retries again (the failure history was cleared).
+    let gen = restarted["generation"].clone();
+    sc.server_changed("loop", |s| {
+        s["state"] == "unhealthy" && s["generation"] == gen && s.get("nextRestartAt").is_some()
+    });
+}
+
+#[test]
+fn stale_generation_events_are_ignored() {
+    let mut sc = Sidecar::initialized(json!({}));
+    // 1. A slow start overtaken by a restart: the first generation's late failure (its process is
+    //    stopped under it) must not touch the second.
+    sc.call(
+        "servers/add",
+        json!({ "name": "slow", "config": fixture(&["--slow-start", "300"]), "wait": false }),
+    );
+    let first = sc.server_changed("slow", |s| s["generation"] == 1 && s.get("pid").is_some());
+    let restarted = sc.call("servers/restart", json!({ "name": "slow" }));
+    assert_eq!(restarted["state"], "ready", "{restarted}");
+    assert_eq!(restarted["generation"], 2);
+    assert!(
+        !pid_alive(first["pid"].as_u64().unwrap() as u32),
+        "the overtaken process is gone"
+    );
+    let status = sc.server_status("slow");
+    assert_eq!(
+        (status["state"].clone(), status["generation"].clone()),
+        (json!("ready"), json!(2)),
+        "{status}"
+    );
+
+    // 2. A restart timer of a crashed generation, overtaken by the host's restart, fires late and
+    //    must do nothing.
+    let up = sc.add("crashy", quick(&[], json!({ "restartBackoffMs": 300 })));
+    sc.error_of(
+        "tools/call",
+        json!({ "name": "mcp__crashy__exit", "arguments": {} }),
+    );
+    sc.server_changed("crashy", |s| {
+        s["state"] == "unhealthy" && s.get("nextRestartAt").is_some()
+    });
+    let manual = sc.call("servers/restart", json!({ "name": "crashy" }));
+    assert_eq!(manual["state"], "ready");
+    assert!(manual["generation"].as_u64() > up["generation"].as_u64());
+    // Asserting an absence: nothing announces a timer that correctly does nothing, so wait out
+    // the backoff (300 ms, +20% jitter) with margin.
+    std::thread::sleep(Duration::from_millis(700));
+    let status = sc.server_status("crashy");
+    assert_eq!(
+        status["generation"], manual["generation"],
+        "the stale timer started nothing: {status}"
+    );
+    assert_eq!(status["pid"], manual["pid"]);
+    assert_eq!(status["restarts"], 0, "{status}");
+    assert!(status.get("nextRestartAt").is_none());
+}
+
+#[test]
+fn restart_never_stays_down() {
+    let mut sc = Sidecar::initialized(json!({}));
+    sc.add("once", quick(&[], json!({ "restart": "never" })));
+    sc.error_of(
+        "tools/call",
+        json!({ "name": "mcp__once__exit", "arguments": {} }),
+    );
+    let down = sc.server_changed("once", |s| {
+        s["state"] == "unhealthy" && s.get("lastExit").is_some()
+    });
+    assert!(down.get("nextRestartAt").is_none(), "{down}");
+    let (code, _) = sc.error_of(
+        "tools/call",
+        json!({ "name": "mcp__once__echo", "arguments": { "message": "x" } }),
+    );
+    assert_eq!(code, "SERVER_UNAVAILABLE");
+}
+
+#[test]
+fn missed_keepalive_marks_unhealthy_and_restarts() {
+    let mut sc = Sidecar::initialized(json!({}));
+    // Answers the handshake, then hangs: the first keepalive ping goes unanswered.
+    let config = quick(
+        &["--no-tools-capability", "--hang-after-init"],
+        json!({ "keepaliveSeconds": 0.2 }),
+    );
+    let first = sc.add("ka", config);
+    assert_eq!(first["state"], "ready");
+    let down = sc.server_changed("ka", |s| {
+        s["state"] == "unhealthy" && s.get("lastError").is_some()
+    });
+    let message = down["lastError"]["message"].as_str().unwrap();
+    assert!(message.contains("keepalive"), "{message}");
+    assert_eq!(down["lastError"]["data"]["limit"], "keepaliveSeconds");
+    let back = sc.server_changed("ka", |s| {
+        s["state"] == "ready" && s["generation"].as_u64() > first["generation"].as_u64()
+    });
+    assert_eq!(back["restarts"], 1);
+    assert!(
+        !pid_alive(first["pid"].as_u64().unwrap() as u32),
+        "the hung process was stopped"
+    );
+}
+
+#[test]
+fn keepalive_pings_a_healthy_server_without_disturbing_it() {
+    let mut sc = Sidecar::initialized(json!({}));
+    let first = sc.add("ok", quick(&[], json!({ "keepaliveSeconds": 0.1 })));
+    // Several keepalive periods pass; the server answers every ping. There is no event for
+    // "nothing happened", so poll calls for a while instead.
+    for i in 0..3 {
+        std::thread::sleep(Duration::from_millis(250));
+        let echo = sc.call(
+            "tools/call",
+            json!({ "name": "mcp__ok__echo", "arguments": { "message": format!("{i}") } }),
+        );
+        assert_eq!(echo["text"], format!("{i}"));
+    }
+    let status = sc.server_status("ok");
+    assert_eq!(
+        (status["state"].clone(), status["generation"].clone()),
+        (json!("ready"), first["generation"].clone())
+    );
+}
+
+#[test]
+fn servers_list_counts_calls_errors_and_latency() {
+    let mut sc = Sidecar::initialized(json!({}));
+    sc.add("fx", fixture(&[]));
+    for _ in 0..3 {
+        sc.call(
+            "tools/call",
+            json!({ "name": "mcp__fx__echo", "arguments": { "message": "m" } }),
+        );
+    }
+    let (code, _) = sc.error_of(
+        "tools/call",
+        json!({ "name": "mcp__fx__sleep", "arguments": { "ms": 5000 }, "timeoutMs": 20 }),
+    );
+    assert_eq!(code, "TOOL_TIMEOUT");
+    let status = sc.server_status("fx");
+    assert_eq!(status["calls"], 4, "{status}");
+    assert_eq!(status["errors"], 1, "{status}");
+    assert!(
+        status["p50LatencyMs"].as_f64().is_some_and(|ms| ms > 0.0),
+        "{status}"
+    );
+    assert_eq!(status["restarts"], 0);
+    assert_eq!(status["state"], "ready");
+    assert!(status["pid"].is_u64());
+}

@@ -1,0 +1,269 @@
+//! No orphan, ever: every way a server or the sidecar can go away, each test asserting by pid that
+//! nothing of the process tree survives (servers, grandchildren, double-forked escapees, guardian).
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+use serde_json::json;
+
+use crate::support::*;
+
+/// A fixture that leaves a grandchild in its group and an escapee in its own session.
+fn tree_config(pid_file: &std::path::Path) -> serde_json::Value {
+    fixture(&[
+        "--grandchild",
+        "--double-fork",
+        "--pid-file",
+        pid_file.to_str().unwrap(),
+    ])
+}
+
+#[test]
+fn sh_c_server_and_its_grandchild_die_on_remove() {
+    let dir = temp_dir("shc");
+    let pid_file = dir.join("pids.json");
+    let mut sc = Sidecar::initialized(json!({}));
+    // `; :` keeps sh alive as the leader (no exec of the last command): sh → fixture → grandchild.
+    let script = format!("\"$0\" --grandchild --pid-file '{}'; :", pid_file.display());
+    let status = sc.add(
+        "shc",
+        json!({ "command": "sh", "args": ["-c", script, fixture_bin()] }),
+    );
+    assert_eq!(status["state"], "ready", "{status}");
+    let sh = status["pid"].as_u64().unwrap() as u32;
+    let mut pids = pids_in(&read_pid_file(&pid_file));
+    assert_eq!(pids.len(), 2);
+    assert_eq!(parentage(pids[0]).0, sh, "the fixture runs under sh");
+    pids.push(sh);
+    assert!(pids.iter().all(|p| pid_alive(*p)));
+    sc.call("servers/remove", json!({ "name": "shc" }));
+    // The answer comes once the whole tree is gone.
+    assert!(
+        pids.iter().all(|p| !pid_alive(*p)),
+        "survivors among {pids:?}"
+    );
+}
+
+#[test]
+fn double_forked_escapee_is_adopted_and_killed() {
+    let dir = temp_dir("escapee");
+    let pid_file = dir.join("pids.json");
+    let mut sc = Sidecar::initialized(json!({}));
+    let status = sc.add("esc", tree_config(&pid_file));
+    assert_eq!(status["state"], "ready", "{status}");
+    let record = read_pid_file(&pid_file);
+    let escapee = record["escapees"][0].as_u64().unwrap() as u32;
+    let server = record["pid"].as_u64().unwrap() as u32;
+    let (ppid, pgrp, session) = parentage(escapee);
+    let (_, server_pgrp, server_session) = parentage(server);
+    assert_ne!(pgrp, server_pgrp, "the escapee left the server's group");
+    assert_ne!(
+        session, server_session,
+        "the escapee left the server's session"
+    );
+    // Its parent exited: the subreaper (the sidecar) adopted it instead of init.
+    assert_eq!(ppid, sc.pid(), "escapee re-parented to the sidecar");
+    sc.call("servers/remove", json!({ "name": "esc" }));
+    let pids = pids_in(&record);
+    assert!(
+        pids.iter().all(|p| !pid_alive(*p)),
+        "survivors among {pids:?}"
+    );
+}
+
+#[test]
+fn server_ignoring_sigterm_and_eof_is_killed_on_time() {
+    let dir = temp_dir("stubborn");
+    let pid_file = dir.join("pids.json");
+    let mut sc = Sidecar::initialized(json!({}));
+    // Hung after the handshake (never reads stdin again, so EOF goes unnoticed) and SIGTERM ignored.
+    let args = [
+        "--no-tools-capability",
+        "--hang-after-init",
+        "--ignore-sigterm",
+        "--pid-file",
+        pid_file.to_str().unwrap(),
+    ];
+    assert_eq!(sc.add("stubborn", fixture(&args))["state"], "ready");
+    let pid = read_pid_file(&pid_file)["pid"].as_u64().unwrap() as u32;
+    let started = Instant::now();
+    sc.call("servers/remove", json!({ "name": "stubborn" }));
+    let took = started.elapsed();
+    assert!(!pid_alive(pid));
+    // stdin close (1 s) + SIGTERM grace (2 s), then SIGKILL: bounded, never hung.
+    assert!(
+        took >= Duration::from_secs(3) && took < Duration::from_secs(6),
+        "stop took {took:?}"
+    );
+    let stopped = sc.server_changed("stubborn", |s| {
+        s["state"] == "stopped" && s.get("lastExit").is_some()
+    });
+    assert_eq!(stopped["lastExit"]["signal"], 9, "{stopped}");
+}
+
+#[test]
+fn host_closing_stdin_stops_every_tree() {
+    let dir = temp_dir("eof");
+    let mut sc = Sidecar::initialized(json!({}));
+    let mut pids = Vec::new();
+    for name in ["a", "b"] {
+        let pid_file = dir.join(format!("{name}.json"));
+        assert_eq!(sc.add(name, tree_config(&pid_file))["state"], "ready");
+        pids.extend(pids_in(&read_pid_file(&pid_file)));
+    }
+    let guardian = guardian_of(sc.pid());
+    pids.push(guardian);
+    sc.close_stdin();
+    assert_eq!(sc.wait_exit(), Some(0));
+    all_dead("every process after EOF", &pids);
+}
+
+#[test]
+fn host_sigkilled_stops_every_tree() {
+    let dir = temp_dir("hostkill");
+    let pid_file = dir.join("pids.json");
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}});
+    let add = json!({"jsonrpc": "2.0", "id": 2, "method": "servers/add", "params": {"name": "t", "config": tree_config(&pid_file)}});
+    // The "host": writes two requests into the sidecar's stdin, then sleeps holding the only write
+    // end of that pipe. The sidecar's stdout comes back to this test.
+    #[allow(clippy::disallowed_methods)]
+    let mut host = Command::new("sh")
+        .args([
+            "-c",
+            "printf '%s\\n%s\\n' \"$0\" \"$1\"; exec sleep 60",
+            &init.to_string(),
+            &add.to_string(),
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pipe = host.stdout.take().unwrap();
+    let mut sc = Sidecar::spawn_from(Stdio::from(pipe), &[], &[]);
+    let added = sc.response(2);
+    assert_eq!(added["result"]["state"], "ready", "{added}");
+    let mut pids = pids_in(&read_pid_file(&pid_file));
+    pids.push(guardian_of(sc.pid()));
+    host.kill().unwrap(); // SIGKILL
+    host.wait().unwrap();
+    assert_eq!(sc.wait_exit(), Some(0));
+    all_dead("every process after the host's SIGKILL", &pids);
+}
+
+#[test]
+fn sidecar_sigterm_stops_every_tree_gracefully() {
+    let dir = temp_dir("sigterm");
+    let pid_file = dir.join("pids.json");
+    let mut sc = Sidecar::initialized(json!({}));
+    assert_eq!(sc.add("t", tree_config(&pid_file))["state"], "ready");
+    let mut pids = pids_in(&read_pid_file(&pid_file));
+    pids.push(guardian_of(sc.pid()));
+    signal(sc.pid(), Signal::SIGTERM);
+    assert_eq!(sc.wait_exit(), Some(0));
+    all_dead("every process after SIGTERM", &pids);
+    let out = sc.drain_after_exit();
+    assert!(
+        out.iter()
+            .any(|m| m["method"] == "notifications/servers/changed"
+                && m["params"]["status"]["state"] == "stopped"),
+        "the host hears of the stop: {out:?}"
+    );
+}
+
+#[test]
+fn second_signal_kills_at_once() {
+    let dir = temp_dir("sigtwice");
+    let pid_file = dir.join("pids.json");
+    let mut sc = Sidecar::initialized(json!({}));
+    let args = [
+        "--no-tools-capability",
+        "--hang-after-init",
+        "--ignore-sigterm",
+        "--grandchild",
+        "--pid-file",
+        pid_file.to_str().unwrap(),
+    ];
+    assert_eq!(sc.add("stubborn", fixture(&args))["state"], "ready");
+    let pids = pids_in(&read_pid_file(&pid_file));
+    signal(sc.pid(), Signal::SIGTERM);
+    // The graceful stop of this server takes 3 s (stdin close, then SIGTERM ignored); the host
+    // sees it begin before escalating.
+    sc.server_changed("stubborn", |s| s["state"] == "stopped");
+    let started = Instant::now();
+    signal(sc.pid(), Signal::SIGINT);
+    let code = sc.wait_exit();
+    assert_eq!(code, Some(128 + 2), "exit code after a second signal");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "escalation took {:?}",
+        started.elapsed()
+    );
+    all_dead("every process after the second signal", &pids);
+}
+
+#[test]
+fn sidecar_sigkill_leaves_nothing_behind() {
+    let dir = temp_dir("sigkill");
+    let mut sc = Sidecar::initialized(json!({}));
+    let mut pids = Vec::new();
+    for name in ["a", "b"] {
+        let pid_file = dir.join(format!("{name}.json"));
+        assert_eq!(sc.add(name, tree_config(&pid_file))["state"], "ready");
+        pids.extend(pids_in(&read_pid_file(&pid_file)));
+    }
+    let guardian = guardian_of(sc.pid());
+    let (_, guardian_pgrp, guardian_session) = parentage(guardian);
+    assert_eq!(
+        (guardian_pgrp, guardian_session),
+        (guardian, guardian),
+        "the guardian leads its own session"
+    );
+    assert!(pids.iter().all(|p| pid_alive(*p)));
+    sc.child.kill().unwrap(); // SIGKILL: nothing runs in the sidecar any more
+    sc.child.wait().unwrap();
+    pids.push(guardian);
+    all_dead(
+        "every server, grandchild, escapee and the guardian after SIGKILL",
+        &pids,
+    );
+}
+
+#[test]
+fn twenty_servers_stopped_at_once() {
+    let dir = temp_dir("twenty");
+    let mut sc = Sidecar::initialized(json!({}));
+    let files: Vec<_> = (0..20).map(|i| dir.join(format!("{i}.json"))).collect();
+    let ids: Vec<i64> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let config = fixture(&["--grandchild", "--pid-file", f.to_str().unwrap()]);
+            sc.send(
+                "servers/add",
+                json!({ "name": format!("s{i}"), "config": config }),
+            )
+        })
+        .collect();
+    for id in ids {
+        let r = sc.response(id);
+        assert_eq!(r["result"]["state"], "ready", "{r}");
+    }
+    let pids: Vec<u32> = files
+        .iter()
+        .flat_map(|f| pids_in(&read_pid_file(f)))
+        .collect();
+    assert_eq!(pids.len(), 40);
+    let started = Instant::now();
+    sc.call("shutdown", json!({}));
+    let took = started.elapsed();
+    assert!(
+        pids.iter().all(|p| !pid_alive(*p)),
+        "survivors after shutdown"
+    );
+    assert!(
+        took < Duration::from_secs(3),
+        "20 servers stopped in parallel, took {took:?}"
+    );
+    assert_eq!(sc.wait_exit(), Some(0));
+}
