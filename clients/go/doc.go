@@ -19,7 +19,8 @@
 // binary), linereader.go (bounded line reading of the sidecar's stdout),
 // errors.go (the one error type and its codes), types.go (wire and result
 // types), options.go (Start options and defaults), client.go (process,
-// request/response matching, reader and writer goroutines), methods.go (the
+// request ids, pending responses, cancellation), writer.go (the goroutine
+// owning stdin), reader.go (the goroutine draining stdout), methods.go (the
 // typed calls), notifications.go (the bounded notification queue), close.go
 // (shutdown, wait, kill) and generate.go (the go generate step that ships a
 // locally built binary in bin/).

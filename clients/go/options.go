@@ -28,7 +28,10 @@ type Options struct {
 	// Dir is the sidecar's working directory; empty means the host's.
 	Dir string
 	// Stderr receives the sidecar's stderr (logs only; never parsed, never
-	// mixed with stdout). Nil means os.Stderr; use io.Discard to drop it.
+	// mixed with stdout). Nil means os.Stderr; io.Discard gives the sidecar
+	// the null device. An *os.File is handed to the sidecar as is; any
+	// other writer is fed through a pipe by a goroutine of this process, so
+	// it must not block, and it goes away with the host process.
 	Stderr io.Writer
 
 	// Session options sent in initialize; zero values take the sidecar's
@@ -49,7 +52,7 @@ type Options struct {
 	CloseTimeout time.Duration
 
 	// afterWrite, when set (tests only), is called by the writer goroutine
-	// after each request line is written to the sidecar's stdin.
+	// after each line is written to the sidecar's stdin (id 0: notification).
 	afterWrite func(method string, id int64)
 }
 

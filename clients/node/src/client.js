@@ -155,7 +155,10 @@ export class SidecarClient extends EventEmitter {
   }
 
   callTool(name, args, { timeoutMs, signal } = {}) {
-    return this.#request('tools/call', omitUndefined({ name, arguments: args, timeoutMs }), signal);
+    // The hot path: build params directly rather than through omitUndefined.
+    const params = args === undefined ? { name } : { name, arguments: args };
+    if (timeoutMs !== undefined) params.timeoutMs = timeoutMs;
+    return this.#request('tools/call', params, signal);
   }
 
   ping({ signal } = {}) {

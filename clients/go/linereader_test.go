@@ -1,0 +1,77 @@
+// linereader_test.go owns the tests of bounded line reading.
+
+package client
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestLineReader(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	input := "a\r\n\n   \nbb\n" + `{"id":7,"x":"` + long + "\"}\nccc\n" + long + "\nlast"
+	// OneByteReader forces many short reads: lines span buffer refills.
+	for name, r := range map[string]io.Reader{
+		"whole": strings.NewReader(input),
+		"bytes": iotest.OneByteReader(strings.NewReader(input)),
+	} {
+		lr := newLineReader(r, 32)
+		var got []string
+		for {
+			line, err := lr.next()
+			var tooLong *lineTooLongError
+			if errors.As(err, &tooLong) {
+				if tooLong.Limit != 32 || tooLong.Size < 100 {
+					t.Errorf("%s: %+v", name, tooLong)
+				}
+				id, ok := idFromPrefix(tooLong.Prefix)
+				got = append(got, "TOO_LONG:"+map[bool]string{true: string(rune('0' + id)), false: "-"}[ok])
+				continue
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got = append(got, string(line))
+		}
+		want := "a|bb|TOO_LONG:7|ccc|TOO_LONG:-|last"
+		if strings.Join(got, "|") != want {
+			t.Errorf("%s: got %q, want %q", name, strings.Join(got, "|"), want)
+		}
+	}
+}
+
+func TestLineReaderExactLimit(t *testing.T) {
+	lr := newLineReader(strings.NewReader(strings.Repeat("y", 16)+"\n"+strings.Repeat("z", 17)), 16)
+	if line, err := lr.next(); err != nil || len(line) != 16 {
+		t.Fatalf("a line of exactly the limit: %q %v", line, err)
+	}
+	var tooLong *lineTooLongError
+	if _, err := lr.next(); !errors.As(err, &tooLong) || tooLong.Size != 17 {
+		t.Fatalf("unterminated line over the limit: %v", err)
+	}
+	if _, err := lr.next(); err != io.EOF {
+		t.Fatalf("want EOF, got %v", err)
+	}
+}
+
+func TestIDFromPrefix(t *testing.T) {
+	for prefix, want := range map[string]int64{
+		`{"jsonrpc":"2.0","id":42,"result":{"text":"xxx`: 42,
+		`{"id":-3`: -1, // a truncated number is not trusted
+		`{"jsonrpc":"2.0","method":"n","params":{"a"`: -1,
+		`{"result":{"a":1},"id":9,`:                   9,
+		`[1,2]`:                                       -1,
+		`{"id":"s","result":`:                         -1,
+	} {
+		id, ok := idFromPrefix([]byte(prefix))
+		if (want < 0 && ok) || (want >= 0 && (!ok || id != want)) {
+			t.Errorf("%s: got %d %v, want %d", prefix, id, ok, want)
+		}
+	}
+}

@@ -1,0 +1,164 @@
+// reader.go owns the reader goroutine, which always drains the sidecar's
+// stdout: it routes responses to waiting calls by id, queues notifications,
+// and fails every pending call when the stream ends.
+
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+)
+
+// wireMessage is any line from the sidecar: a response or a notification.
+type wireMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *wireError      `json:"error"`
+}
+
+// readLoop drains stdout until it ends, routing responses by id and queuing
+// notifications; then it fails every pending call and closes the
+// notification channel.
+func (c *Client) readLoop() {
+	defer close(c.readerDone)
+	defer c.notifs.close()
+	defer c.stdout.Close()
+	lr := newLineReader(c.stdout, c.opts.MaxLineBytes)
+	var readErr error
+	for {
+		line, err := lr.next()
+		var tooLong *lineTooLongError
+		if errors.As(err, &tooLong) {
+			c.lineTooLong(tooLong)
+			continue
+		}
+		if err != nil {
+			readErr = err
+			break
+		}
+		c.dispatch(line)
+	}
+	c.fail(readErr)
+}
+
+func (c *Client) dispatch(line []byte) {
+	var m wireMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		return // not JSON-RPC: PROTOCOL.md guarantees it never happens
+	}
+	if m.Method != "" && len(m.ID) == 0 {
+		c.notifs.push(decodeNotification(m.Method, m.Params))
+		return
+	}
+	id, err := strconv.ParseInt(string(m.ID), 10, 64)
+	if err != nil {
+		return // id null (a line of ours was malformed) or not ours
+	}
+	var r response
+	if m.Error != nil {
+		r.err = fromWire(*m.Error)
+	} else {
+		r.result = m.Result
+	}
+	c.deliver(id, r)
+}
+
+func (c *Client) deliver(id int64, r response) {
+	c.mu.Lock()
+	ch, ok := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if ok {
+		ch <- r // buffered: never blocks
+	}
+}
+
+// lineTooLong fails the call whose response was over MaxLineBytes, when its
+// id can be read from the line's start; other over-long lines are dropped.
+func (c *Client) lineTooLong(e *lineTooLongError) {
+	id, ok := idFromPrefix(e.Prefix)
+	if !ok {
+		return
+	}
+	err := clientError(CodeMessageTooLarge, nil,
+		"a response of %d bytes from the sidecar is over Options.MaxLineBytes (%d); it was discarded", e.Size, e.Limit)
+	err.Data["setting"], err.Data["limit"], err.Data["size"] = "MaxLineBytes", float64(e.Limit), float64(e.Size)
+	c.deliver(id, response{err: err})
+}
+
+// idFromPrefix reads the top-level "id" from the start of a JSON object,
+// stopping at the first member it cannot skip within the prefix.
+func idFromPrefix(prefix []byte) (int64, bool) {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return 0, false
+		}
+		if key == "id" {
+			v, err := dec.Token()
+			n, ok := v.(json.Number)
+			if err != nil || !ok {
+				return 0, false
+			}
+			id, err := n.Int64()
+			if err != nil {
+				return 0, false
+			}
+			// The number must be complete: a byte must follow it.
+			return id, dec.InputOffset() < int64(len(prefix))
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// fail records why the connection ended and fails every pending call.
+func (c *Client) fail(readErr error) {
+	c.mu.Lock()
+	closing := c.closing
+	c.mu.Unlock()
+	var gone *Error
+	if closing {
+		gone = clientError(CodeClosed, readErr, "the client is closed")
+	} else {
+		select { // let the exit status explain the end, if it comes quickly
+		case <-c.exited:
+		case <-time.After(500 * time.Millisecond):
+		}
+		gone = c.exitedError(readErr)
+	}
+	c.mu.Lock()
+	c.broken = gone
+	pending := c.pending
+	c.pending = make(map[int64]chan response)
+	c.mu.Unlock()
+	for _, ch := range pending {
+		ch <- response{err: gone}
+	}
+}
+
+// exitedError describes an unexpected end of the sidecar.
+func (c *Client) exitedError(cause error) *Error {
+	select {
+	case <-c.exited:
+		state := c.cmd.ProcessState.String()
+		e := clientError(CodeSidecarExited, c.waitErr, "the sidecar exited (%s)", state)
+		e.Data["exit"] = state
+		return e
+	default:
+		return clientError(CodeSidecarExited, cause, "the sidecar closed its stdout (%v)", cause)
+	}
+}

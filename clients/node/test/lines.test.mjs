@@ -1,0 +1,65 @@
+// lines.test.mjs — the bounded line reader: splitting across chunks, CRLF, blank lines,
+// multi-byte characters split between chunks, the final unterminated line, and the bound
+// (fail mode for stdout, truncate mode for stderr).
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { LineReader } from '../src/lines.js';
+
+function collect(options = {}) {
+  const lines = [];
+  const overflows = [];
+  const reader = new LineReader({
+    maxLineBytes: 16,
+    onLine: (l) => lines.push(l),
+    ...(options.fail ? { onOverflow: (n) => overflows.push(n) } : {}),
+    ...options.reader,
+  });
+  return { reader, lines, overflows };
+}
+
+test('splits lines across chunks, drops \\r and blank lines, keeps multi-byte characters whole', () => {
+  const { reader, lines } = collect({ reader: { maxLineBytes: 1024 } });
+  const bytes = Buffer.from('{"a":1}\r\n\n   \n{"b":"h\u00e9llo \u{1F600}"}\n{"c"');
+  for (let i = 0; i < bytes.length; i += 3) reader.push(bytes.subarray(i, i + 3));
+  reader.push(Buffer.from(':3}'));
+  assert.deepEqual(lines, ['{"a":1}', '{"b":"h\u00e9llo \u{1F600}"}']);
+  reader.end();
+  assert.deepEqual(lines.at(-1), '{"c":3}');
+});
+
+test('a line exactly at the bound passes; one byte more fails once and stops reading', () => {
+  const { reader, lines, overflows } = collect({ fail: true });
+  reader.push(Buffer.from(`${'a'.repeat(16)}\n`));
+  reader.push(Buffer.from('b'.repeat(10)));
+  reader.push(Buffer.from('b'.repeat(7)));
+  reader.push(Buffer.from('\nafter\n'));
+  assert.deepEqual(lines, ['a'.repeat(16)]);
+  assert.deepEqual(overflows, [17]);
+  assert.equal(reader.failed, true);
+});
+
+test('the bound holds within one chunk and with a pending partial line', () => {
+  const one = collect({ fail: true });
+  one.reader.push(Buffer.from(`ok\n${'x'.repeat(40)}\nlater\n`));
+  assert.deepEqual(one.lines, ['ok']);
+  assert.deepEqual(one.overflows, [40]);
+  const two = collect({ fail: true });
+  two.reader.push(Buffer.from('x'.repeat(10)));
+  two.reader.push(Buffer.from(`${'x'.repeat(10)}\n`));
+  assert.deepEqual(two.overflows, [20]);
+});
+
+test('truncate mode keeps the first maxLineBytes of an over-long line and goes on', () => {
+  const { reader, lines } = collect();
+  reader.push(Buffer.from('y'.repeat(10)));
+  reader.push(Buffer.from('y'.repeat(20)));
+  reader.push(Buffer.from('yyy\nnext\n'));
+  reader.push(Buffer.from(`${'z'.repeat(30)}\nlast`));
+  reader.end();
+  assert.deepEqual(lines, ['y'.repeat(16), 'next', 'z'.repeat(16), 'last']);
+});
+
+test('rejects a bad bound', () => {
+  assert.throws(() => new LineReader({ maxLineBytes: 0, onLine() {} }), /positive integer/);
+});
