@@ -25,10 +25,10 @@ impl Report {
     }
 }
 
-pub async fn inspect(path: &Path, format: ToolFormat) -> Result<Report> {
+pub async fn inspect(path: &Path, format: ToolFormat, strict: bool) -> Result<Report> {
     let file = load_servers_file(path)?;
     let (events, _ignored) = mpsc::unbounded_channel();
-    let registry = Registry::new(Settings { names: NameTemplate::default(), format }, events);
+    let registry = Registry::new(Settings { names: NameTemplate::default(), format, strict }, events);
     let mut tasks = Vec::new();
     for (name, config) in file.servers {
         let registry = Arc::clone(&registry);
@@ -44,7 +44,7 @@ pub async fn inspect(path: &Path, format: ToolFormat) -> Result<Report> {
         }
     }
     let servers = registry.list();
-    let listing = registry.tools(Some(format), None)?;
+    let listing = registry.tools(Some(format), Some(strict), None)?;
     registry.shutdown().await;
     Ok(Report { servers, rejected, listing })
 }

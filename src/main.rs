@@ -32,6 +32,9 @@ enum Command {
         /// Tool definition format.
         #[arg(long, default_value = "openai")]
         format: ToolFormat,
+        /// OpenAI strict mode (openai and openai-responses formats).
+        #[arg(long)]
+        strict: bool,
         /// Print one JSON document instead of the human report.
         #[arg(long)]
         json: bool,
@@ -56,8 +59,8 @@ fn main() -> ExitCode {
             runtime.shutdown_background();
             ExitCode::SUCCESS
         }
-        Command::Inspect { file, format, json } => {
-            let report = match runtime.block_on(inspect::inspect(&file, format)) {
+        Command::Inspect { file, format, strict, json } => {
+            let report = match runtime.block_on(inspect::inspect(&file, format, strict)) {
                 Ok(r) => r,
                 Err(e) => {
                     eprintln!("mcp-sidecar: {}", e.message);

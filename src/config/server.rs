@@ -23,6 +23,29 @@ pub struct ServerSpec {
     pub tool_timeout: Duration,
     pub max_message_bytes: usize,
     pub max_result_bytes: usize,
+    /// What a `tools/call` result over `max_result_bytes` becomes.
+    pub result_policy: ResultPolicy,
+}
+
+/// `resultPolicy`: what happens to a tool result over `maxResultBytes`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ResultPolicy {
+    /// The call fails with RESULT_TOO_LARGE (the default, as seed 000 requires).
+    #[default]
+    Error,
+    /// The result is cut to head + tail within the budget and the full text is kept for
+    /// `results/read` (see `convert::budget`).
+    Truncate,
+}
+
+impl ResultPolicy {
+    /// The config spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Truncate => "truncate",
+        }
+    }
 }
 
 /// Canonical field names. snake_case spellings are accepted and mapped to these.
@@ -36,6 +59,7 @@ const FIELDS: &[&str] = &[
     "toolTimeoutSeconds",
     "maxMessageBytes",
     "maxResultBytes",
+    "resultPolicy",
     "transport",
     "type",
 ];
@@ -148,6 +172,12 @@ impl ServerSpec {
             tool_timeout: seconds(get("toolTimeoutSeconds"), "toolTimeoutSeconds", limits::DEFAULT_TOOL_TIMEOUT)?,
             max_message_bytes: bytes(get("maxMessageBytes"), "maxMessageBytes", limits::DEFAULT_MAX_MESSAGE_BYTES)?,
             max_result_bytes: bytes(get("maxResultBytes"), "maxResultBytes", limits::DEFAULT_MAX_RESULT_BYTES)?,
+            result_policy: match get("resultPolicy") {
+                None | Some(Value::Null) => ResultPolicy::default(),
+                Some(Value::String(s)) if s == "error" => ResultPolicy::Error,
+                Some(Value::String(s)) if s == "truncate" => ResultPolicy::Truncate,
+                Some(_) => return Err(invalid("resultPolicy", "must be \"error\" or \"truncate\"")),
+            },
         })
     }
 
@@ -263,7 +293,11 @@ mod tests {
         assert_eq!(spec.tool_timeout, limits::DEFAULT_TOOL_TIMEOUT);
         assert_eq!(spec.max_result_bytes, 2048);
         assert_eq!(spec.max_message_bytes, limits::DEFAULT_MAX_MESSAGE_BYTES);
+        assert_eq!(spec.result_policy, ResultPolicy::Error);
         assert_eq!(spec.display_command(), "srv -x 'a b'");
+        let spec = ServerSpec::from_json(&json!({"command": "srv", "result_policy": "truncate"})).unwrap();
+        assert_eq!(spec.result_policy, ResultPolicy::Truncate);
+        assert_eq!(spec.result_policy.as_str(), "truncate");
     }
 
     #[test]
@@ -279,6 +313,8 @@ mod tests {
         assert_eq!(err(json!({"command": "x", "maxMessageBytes": 1.5})).details["field"], "maxMessageBytes");
         assert_eq!(err(json!({"command": "x", "tool_timeout_seconds": 1, "toolTimeoutSeconds": 2})).code, ErrorCode::ConfigInvalid);
         assert_eq!(err(json!({"command": "x", "transport": "sse"})).details["field"], "transport");
+        assert_eq!(err(json!({"command": "x", "resultPolicy": "cut"})).details["field"], "resultPolicy");
+        assert!(err(json!({"command": "x", "resultPolicy": "cut"})).message.contains(r#"must be "error" or "truncate""#));
         assert_eq!(err(json!([1])).details["field"], "config");
     }
 

@@ -1,5 +1,6 @@
 //! The exposed tool set: every tool of every ready server under its provider-safe name, an exact map
-//! from that name back to (server, tool), and the converted definitions per format.
+//! from that name back to (server, tool), and the converted definitions per format and options
+//! (each with its `conversionNotes`: always present, `[]` when the conversion changed nothing).
 //!
 //! A catalog is immutable; the registry swaps in a new one whenever a server's tools come or go, so a
 //! call in flight keeps routing through the snapshot it started with.
@@ -10,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{json, Value};
 
 use super::session::Session;
-use crate::convert::{self, NameTemplate, ToolFormat};
+use crate::convert::{self, NameTemplate, Options, ToolFormat};
 use crate::mcp::ToolDef;
 
 /// One exposed tool.
@@ -26,7 +27,8 @@ pub struct Entry {
 pub struct Catalog {
     /// Sorted by exposed name, which makes every listing byte-stable.
     entries: BTreeMap<String, Entry>,
-    definitions: [OnceLock<Listing>; ToolFormat::ALL.len()],
+    /// One cached listing per (format, strict).
+    definitions: [OnceLock<Listing>; 2 * ToolFormat::ALL.len()],
 }
 
 /// Converted definitions of a whole catalog in one format.
@@ -75,23 +77,24 @@ impl Catalog {
         self.entries.keys().map(String::as_str)
     }
 
-    /// Tool entries (`{name, server, tool, title?, annotations?, readOnly, definition}`) in `format`,
-    /// optionally only of some servers, with the fingerprint of exactly those definitions.
-    pub fn listing(&self, format: ToolFormat, servers: Option<&[String]>) -> Listing {
+    /// Tool entries (`{name, server, tool, title?, annotations?, readOnly, definition, conversionNotes}`)
+    /// in `format`, optionally only of some servers, with the fingerprint of exactly those definitions
+    /// (notes are not part of it: a fingerprint changes only when a definition does).
+    pub fn listing(&self, format: ToolFormat, options: Options, servers: Option<&[String]>) -> Listing {
         match servers {
-            None => self.definitions[format_index(format)].get_or_init(|| self.render(format, None)).clone(),
-            Some(only) => self.render(format, Some(only)),
+            None => self.definitions[cache_index(format, options)].get_or_init(|| self.render(format, options, None)).clone(),
+            Some(only) => self.render(format, options, Some(only)),
         }
     }
 
-    fn render(&self, format: ToolFormat, only: Option<&[String]>) -> Listing {
+    fn render(&self, format: ToolFormat, options: Options, only: Option<&[String]>) -> Listing {
         let mut tools = Vec::new();
         let mut definitions = Vec::new();
         for entry in self.entries.values() {
             if only.is_some_and(|only| !only.contains(&entry.server)) {
                 continue;
             }
-            let definition = convert::definition(format, &entry.name, &entry.tool.raw);
+            let convert::Converted { definition, notes } = convert::definition(format, options, &entry.name, &entry.tool.raw);
             let raw = &entry.tool.raw;
             let annotations = raw.get("annotations").filter(|a| a.is_object());
             let mut item = json!({
@@ -100,6 +103,7 @@ impl Catalog {
                 "tool": entry.tool.name,
                 "readOnly": annotations.and_then(|a| a.get("readOnlyHint")).and_then(Value::as_bool).unwrap_or(false),
                 "definition": definition,
+                "conversionNotes": notes,
             });
             if let Some(title) = raw.get("title").and_then(Value::as_str) {
                 item["title"] = Value::from(title);
@@ -114,6 +118,6 @@ impl Catalog {
     }
 }
 
-fn format_index(format: ToolFormat) -> usize {
-    ToolFormat::ALL.iter().position(|f| *f == format).unwrap_or(0)
+fn cache_index(format: ToolFormat, options: Options) -> usize {
+    2 * ToolFormat::ALL.iter().position(|f| *f == format).unwrap_or(0) + usize::from(options.strict)
 }

@@ -17,11 +17,12 @@ use tokio::sync::mpsc;
 
 use super::catalog::{Catalog, Listing};
 use super::process;
+use super::results::ResultStore;
 use super::session::{CallLimits, ProcessControl, Session};
 use super::status::{rfc3339, ServerState, ServerStatus};
 use super::stderr::{self, StderrTail};
-use crate::config::{validate_server_name, ServerSpec};
-use crate::convert::{NameTemplate, ToolFormat};
+use crate::config::{validate_server_name, ResultPolicy, ServerSpec};
+use crate::convert::{self, budget, NameTemplate, Options, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::{self, transport, Client, ClientEvent, ClientOptions};
 
@@ -32,6 +33,15 @@ const EXIT_STATUS_GRACE: Duration = Duration::from_millis(200);
 pub struct Settings {
     pub names: NameTemplate,
     pub format: ToolFormat,
+    /// OpenAI strict mode for listings that do not say otherwise.
+    pub strict: bool,
+}
+
+impl Settings {
+    /// The default definition options.
+    pub fn options(&self) -> Options {
+        Options { strict: self.strict }
+    }
 }
 
 /// What the registry tells its owner.
@@ -50,6 +60,48 @@ pub struct CallOutcome {
     pub server: String,
     pub tool: String,
     pub duration: Duration,
+    /// Set when the result was over `maxResultBytes` and cut to fit (`resultPolicy: "truncate"`).
+    pub truncated: Option<Truncation>,
+}
+
+/// How a result was made to fit its budget.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Truncation {
+    /// Size of the server's whole answer, in bytes.
+    pub original_bytes: usize,
+    /// Where the full text can be read, when part of the text was cut and it could be kept.
+    pub handle: Option<String>,
+    /// The cut part of the text, when there is one.
+    pub cut: Option<budget::Cut>,
+}
+
+impl Truncation {
+    /// `{originalBytes, handle?, offset?, length?, totalBytes?}`.
+    pub fn to_json(&self) -> Value {
+        let mut out = serde_json::json!({ "originalBytes": self.original_bytes });
+        if let Some(handle) = &self.handle {
+            out["handle"] = Value::from(handle.as_str());
+        }
+        if let Some(cut) = self.cut {
+            out["offset"] = Value::from(cut.offset);
+            out["length"] = Value::from(cut.length);
+            out["totalBytes"] = Value::from(cut.total_bytes);
+        }
+        out
+    }
+}
+
+/// One `results/read` answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadOutcome {
+    pub text: String,
+    /// Where `text` starts (the requested offset moved down to a char boundary).
+    pub offset: usize,
+    /// Bytes of `text`.
+    pub length: usize,
+    pub total_bytes: usize,
+    /// `offset + length == total_bytes`.
+    pub eof: bool,
 }
 
 pub struct Registry {
@@ -59,6 +111,7 @@ pub struct Registry {
     /// Serialises catalog rebuilds so that `ToolsChanged` events describe consecutive snapshots.
     rebuild: Mutex<()>,
     events: mpsc::UnboundedSender<Event>,
+    results: ResultStore,
 }
 
 struct Server {
@@ -114,6 +167,7 @@ impl Registry {
             catalog: RwLock::new(Arc::new(Catalog::default())),
             rebuild: Mutex::new(()),
             events,
+            results: ResultStore::default(),
         })
     }
 
@@ -193,8 +247,8 @@ impl Registry {
         futures_join_all(stops).await;
     }
 
-    /// Tool entries in `format` (the session's default when `None`).
-    pub fn tools(&self, format: Option<ToolFormat>, servers: Option<&[String]>) -> Result<Listing> {
+    /// Tool entries in `format`, strict or not (the session's defaults when `None`).
+    pub fn tools(&self, format: Option<ToolFormat>, strict: Option<bool>, servers: Option<&[String]>) -> Result<Listing> {
         if let Some(only) = servers {
             let known = self.servers();
             if let Some(missing) = only.iter().find(|s| !known.contains_key(s.as_str())) {
@@ -202,10 +256,15 @@ impl Registry {
                     .with("server", missing.as_str()));
             }
         }
-        Ok(self.catalog().listing(format.unwrap_or(self.settings.format), servers))
+        let options = Options { strict: strict.unwrap_or(self.settings.strict) };
+        Ok(self.catalog().listing(format.unwrap_or(self.settings.format), options, servers))
     }
 
-    /// Validates the arguments against the tool's own schema, calls it, and checks the result's size.
+    /// Validates the arguments against the tool's own schema, calls it, and checks the result's size
+    /// (over `maxResultBytes`: RESULT_TOO_LARGE, or cut to fit under `resultPolicy: "truncate"`).
+    ///
+    /// Arguments that fail validation only because of `null`s for optional properties (what a
+    /// model in OpenAI strict mode sends for "absent") are retried without those `null`s.
     pub async fn call_tool(&self, name: &str, arguments: Option<Value>, timeout: Option<Duration>) -> Result<CallOutcome> {
         let catalog = self.catalog();
         let entry = catalog.get(name).ok_or_else(|| {
@@ -220,7 +279,16 @@ impl Registry {
                     .with("tool", name))
             }
         };
-        mcp::tools::check_arguments(&entry.server, &entry.tool, &arguments)?;
+        let arguments = match mcp::tools::check_arguments(&entry.server, &entry.tool, &arguments) {
+            Ok(()) => arguments,
+            Err(e) => {
+                let schema = entry.tool.raw.get("inputSchema").unwrap_or(&Value::Null);
+                match convert::arguments::drop_optional_nulls(schema, &arguments) {
+                    Some(cleaned) if mcp::tools::check_arguments(&entry.server, &entry.tool, &cleaned).is_ok() => cleaned,
+                    _ => return Err(e),
+                }
+            }
+        };
         let session = &entry.session;
         let started = Instant::now();
         let reply = session
@@ -229,18 +297,21 @@ impl Registry {
             .await
             .map_err(|e| e.with("tool", entry.tool.name.as_str()).with_stderr_tail(&session.stderr.text()))?;
         let duration = started.elapsed();
-        if reply.bytes > session.limits.max_result_bytes {
+        let limits = session.limits;
+        let original_bytes = reply.bytes;
+        let over = original_bytes > limits.max_result_bytes;
+        if over && limits.result_policy == ResultPolicy::Error {
             return Err(Error::new(
                 ErrorCode::ResultTooLarge,
                 format!(
                     "result of tool `{}` on server `{}` is {} bytes, over maxResultBytes ({} bytes)",
-                    entry.tool.name, entry.server, reply.bytes, session.limits.max_result_bytes
+                    entry.tool.name, entry.server, original_bytes, limits.max_result_bytes
                 ),
             )
             .with("server", entry.server.as_str())
             .with("tool", entry.tool.name.as_str())
-            .with("limit", session.limits.max_result_bytes as u64)
-            .with("size", reply.bytes as u64));
+            .with("limit", limits.max_result_bytes as u64)
+            .with("size", original_bytes as u64));
         }
         let result = session.client.reply_outcome(reply).map_err(|e| e.with("tool", entry.tool.name.as_str()))?;
         if !result.is_object() {
@@ -251,7 +322,44 @@ impl Registry {
             .with("server", entry.server.as_str())
             .with("tool", entry.tool.name.as_str()));
         }
-        Ok(CallOutcome { result, server: entry.server.clone(), tool: entry.tool.name.clone(), duration })
+        let (result, truncated) = if over {
+            let (result, truncation) = self.truncate(&result, original_bytes, limits.max_result_bytes);
+            tracing::debug!(server = %entry.server, tool = %entry.tool.name, original_bytes, "result truncated to fit maxResultBytes");
+            (result, Some(truncation))
+        } else {
+            (result, None)
+        };
+        Ok(CallOutcome { result, server: entry.server.clone(), tool: entry.tool.name.clone(), duration, truncated })
+    }
+
+    /// Cuts `result` to `budget` and keeps its full text for `results/read` (when it fits the store).
+    fn truncate(&self, result: &Value, original_bytes: usize, budget: usize) -> (Value, Truncation) {
+        let handle = self.results.next_handle();
+        let mut fitted = budget::fit(result, budget, Some(&handle));
+        let mut kept = fitted.full_text.is_some();
+        if fitted.full_text.as_ref().is_some_and(|full| !self.results.fits(full.len())) {
+            fitted = budget::fit(result, budget, None);
+            kept = false;
+        }
+        if let (true, Some(full)) = (kept, fitted.full_text) {
+            self.results.insert(handle.clone(), full);
+        }
+        (fitted.result, Truncation { original_bytes, handle: kept.then_some(handle), cut: fitted.cut })
+    }
+
+    /// Part of a truncated result's full text: `length` bytes (at most, and by default,
+    /// [`crate::limits::RESULT_READ_MAX_BYTES`]) from `offset`, both moved to char boundaries.
+    pub fn read_result(&self, handle: &str, offset: usize, length: Option<usize>) -> Result<ReadOutcome> {
+        let text = self.results.get(handle)?;
+        let length = length.unwrap_or(crate::limits::RESULT_READ_MAX_BYTES).min(crate::limits::RESULT_READ_MAX_BYTES);
+        let (start, part) = budget::read(&text, offset, length);
+        Ok(ReadOutcome {
+            text: part.to_string(),
+            offset: start,
+            length: part.len(),
+            total_bytes: text.len(),
+            eof: start + part.len() >= text.len(),
+        })
     }
 
     // ----- lifecycle -----
@@ -330,7 +438,11 @@ impl Registry {
             Ok(ok) => ok,
             Err(e) => return self.fail_start(server, generation, e, Some(control)).await,
         };
-        let limits = CallLimits { tool_timeout: spec.tool_timeout, max_result_bytes: spec.max_result_bytes };
+        let limits = CallLimits {
+            tool_timeout: spec.tool_timeout,
+            max_result_bytes: spec.max_result_bytes,
+            result_policy: spec.result_policy,
+        };
         let session = Arc::new(Session::new(generation, client, tools, limits, stderr_tail));
         let current = {
             let mut slot = server.slot();
@@ -490,8 +602,8 @@ impl Registry {
         };
         let before: BTreeSet<&str> = previous.names().collect();
         let after: BTreeSet<&str> = next.names().collect();
-        let old_fingerprint = previous.listing(self.settings.format, None).fingerprint;
-        let fingerprint = next.listing(self.settings.format, None).fingerprint;
+        let old_fingerprint = previous.listing(self.settings.format, self.settings.options(), None).fingerprint;
+        let fingerprint = next.listing(self.settings.format, self.settings.options(), None).fingerprint;
         if fingerprint != old_fingerprint {
             let _ = self.events.send(Event::ToolsChanged {
                 fingerprint,
