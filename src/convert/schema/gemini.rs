@@ -3,10 +3,11 @@
 //! other field is a 400 ("Unknown name … Cannot find field") and several combinations are too.
 //! Runs last for Gemini, on a schema already inlined, merged and null-rewritten; per node:
 //!
-//! - fields outside [`FIELDS`] are dropped (`examples` becomes `example` first);
+//! - fields outside [`FIELDS`] are dropped (`examples` becomes `example` first; Gemini's own
+//!   `propertyOrdering` is not taken from a JSON Schema, where it means nothing);
 //! - `type` is one of `STRING`, `NUMBER`, `INTEGER`, `BOOLEAN`, `ARRAY`, `OBJECT` (the enum names
 //!   of the API's `Type`). A node without one gets it from its shape (`properties` → `OBJECT`,
-//!   `items` → `ARRAY`, `enum` → `STRING`); a node that has none at all and is not a union
+//!   `items` → `ARRAY`, `enum` → the type of its values); a node that has none at all and is not a union
 //!   (JSON Schema's "any value") becomes `STRING` (narrowed: a string still validates);
 //! - `properties`, `required`, `minProperties`, `maxProperties` only on `OBJECT` ("only allowed
 //!   for OBJECT type"); `required` only names declared properties; an empty `properties` is left
@@ -45,7 +46,6 @@ pub const FIELDS: &[&str] = &[
     "nullable",
     "pattern",
     "properties",
-    "propertyOrdering",
     "required",
     "title",
     "type",
@@ -235,8 +235,20 @@ fn gemini_type(
         return Some("ARRAY");
     }
     if let Some(Value::Array(values)) = node.get("enum") {
-        if values.iter().all(Value::is_string) {
-            return Some("STRING");
+        let all = |f: fn(&Value) -> bool| !values.is_empty() && values.iter().all(f);
+        let inferred = if all(Value::is_string) {
+            Some("STRING")
+        } else if all(Value::is_boolean) {
+            Some("BOOLEAN")
+        } else if all(|v| v.is_i64() || v.is_u64()) {
+            Some("INTEGER")
+        } else if all(Value::is_number) {
+            Some("NUMBER")
+        } else {
+            None
+        };
+        if inferred.is_some() {
+            return inferred;
         }
     }
     if node.contains_key("anyOf") {
@@ -395,12 +407,14 @@ mod tests {
             "any": {"description": "whatever"},
             "list": {"items": {"type": "string"}},
             "pick": {"enum": ["a", "b"]},
+            "flag": {"enum": [true]},
+            "level": {"enum": [1, 2]},
             "union": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
             "weird": {"type": "datetime"}
         }}));
         assert_eq!(
             schema,
-            r#"{"properties":{"any":{"description":"whatever","type":"STRING"},"list":{"items":{"type":"STRING"},"type":"ARRAY"},"pick":{"enum":["a","b"],"format":"enum","type":"STRING"},"union":{"anyOf":[{"type":"STRING"},{"type":"INTEGER"}]},"weird":{"type":"STRING"}},"type":"OBJECT"}"#
+            r#"{"properties":{"any":{"description":"whatever","type":"STRING"},"flag":{"description":"Allowed values: true.","type":"BOOLEAN"},"level":{"description":"Allowed values: 1, 2.","type":"INTEGER"},"list":{"items":{"type":"STRING"},"type":"ARRAY"},"pick":{"enum":["a","b"],"format":"enum","type":"STRING"},"union":{"anyOf":[{"type":"STRING"},{"type":"INTEGER"}]},"weird":{"type":"STRING"}},"type":"OBJECT"}"#
         );
         assert!(
             notes.contains(r#"Gemini has no type \"datetime\""#),

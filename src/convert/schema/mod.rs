@@ -48,9 +48,10 @@ use super::ToolFormat;
 pub const MAX_SCHEMA_DEPTH: usize = 32;
 /// Longest chain of `$ref`s followed within one branch (a cycle is cut at its first repeat).
 pub const MAX_REF_DEPTH: usize = 16;
-/// Most schema nodes produced by inlining one tool's schema (definitions used many times can
-/// otherwise multiply: each level of a DAG of references may double the output).
-pub const MAX_SCHEMA_NODES: usize = 20_000;
+/// Most schema nodes produced by inlining one tool's schema (a typical tool has well under 200;
+/// definitions used many times can otherwise multiply: each level of a DAG of references may
+/// double the output).
+pub const MAX_SCHEMA_NODES: usize = 5_000;
 
 /// One change made to a tool's schema, for a host to log. Fields are declared in key order, so
 /// the wire JSON is canonical like everything else (`{"action","path","reason"}`).

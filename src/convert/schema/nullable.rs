@@ -96,6 +96,11 @@ fn type_list(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
         Some(Value::String(t)) if t == "null" => vec![t.clone()],
         _ => return,
     };
+    if listed.is_empty() {
+        node.remove("type");
+        notes.add(&here, Action::Dropped, "`type` lists no type names");
+        return;
+    }
     let nullable = listed.iter().any(|t| t == "null");
     let mut rest: Vec<String> = Vec::new();
     for t in listed.into_iter().filter(|t| t != "null") {

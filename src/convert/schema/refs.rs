@@ -157,7 +157,14 @@ impl State<'_> {
                             })
                             .collect(),
                     ),
-                    other => other.clone(),
+                    _ => {
+                        self.notes.add(
+                            &here,
+                            Action::Dropped,
+                            format!("`{k}` is not an object of schemas"),
+                        );
+                        continue;
+                    }
                 }
             } else if walk::LIST.contains(&k) {
                 match value {
@@ -177,7 +184,14 @@ impl State<'_> {
                             })
                             .collect(),
                     ),
-                    other => other.clone(),
+                    _ => {
+                        self.notes.add(
+                            &here,
+                            Action::Dropped,
+                            format!("`{k}` is not a list of schemas"),
+                        );
+                        continue;
+                    }
                 }
             } else {
                 value.clone()
@@ -224,7 +238,15 @@ impl State<'_> {
                 out.insert("not".into(), Value::Object(Map::new()));
                 Value::Object(out)
             }
-            _ => self.expand(root, value, path, depth + 1, stack),
+            Value::Object(_) => self.expand(root, value, path, depth + 1, stack),
+            _ => {
+                self.notes.add(
+                    path,
+                    Action::Rewritten,
+                    format!("{value} is not a schema; sent as `{{}}`"),
+                );
+                Value::Object(Map::new())
+            }
         }
     }
 
@@ -422,6 +444,25 @@ mod tests {
             schema,
             r#"{"additionalProperties":false,"items":[{}],"properties":{"a":{},"b":{"not":{}}},"type":"object"}"#
         );
+    }
+
+    #[test]
+    fn malformed_structure_is_cleaned() {
+        let (schema, notes) = run(
+            json!({"type": "object", "properties": {"a": 5, "b": {"items": "x", "anyOf": {"type": "string"}, "patternProperties": []}}}),
+        );
+        assert_eq!(
+            schema,
+            r#"{"properties":{"a":{},"b":{"items":{}}},"type":"object"}"#
+        );
+        for needle in [
+            "5 is not a schema",
+            r#"\"x\" is not a schema"#,
+            "`anyOf` is not a list of schemas",
+            "`patternProperties` is not an object of schemas",
+        ] {
+            assert!(notes.contains(needle), "{needle}: {notes}");
+        }
     }
 
     #[test]

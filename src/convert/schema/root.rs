@@ -26,6 +26,51 @@ pub fn normalise(schema: &mut Value, notes: &mut Notes) {
     }
     let Value::Object(root) = schema else { return };
 
+    // An alternative may itself be a union; each round merges one level (bounded: the tree is).
+    for _ in 0..super::MAX_SCHEMA_DEPTH {
+        if !root.contains_key("anyOf") && !root.contains_key("oneOf") {
+            break;
+        }
+        merge_top_level_unions(root, notes);
+    }
+    for key in ["anyOf", "oneOf", "enum", "const", "not"] {
+        if root.remove(key).is_some() {
+            notes.add(
+                &child("", key),
+                Action::Dropped,
+                format!("providers reject `{key}` at the top level"),
+            );
+        }
+    }
+
+    match root.get("type") {
+        Some(Value::String(t)) if t == "object" => {}
+        None => {
+            root.insert("type".into(), Value::from("object"));
+        }
+        Some(other) => {
+            notes.add(
+                "/type",
+                Action::Rewritten,
+                format!("top-level type {other} sent as \"object\" (tool arguments are always an object)"),
+            );
+            root.insert("type".into(), Value::from("object"));
+        }
+    }
+    if !root.get("properties").is_some_and(Value::is_object) {
+        if root.contains_key("properties") {
+            notes.add(
+                "/properties",
+                Action::Dropped,
+                "`properties` is not an object",
+            );
+        }
+        root.insert("properties".into(), Value::Object(Map::new()));
+    }
+}
+
+/// Merges a top-level `anyOf` and `oneOf` into the top-level object (see the module doc).
+fn merge_top_level_unions(root: &mut Map<String, Value>, notes: &mut Notes) {
     for key in ["anyOf", "oneOf"] {
         let Some(union) = root.remove(key) else {
             continue;
@@ -40,9 +85,9 @@ pub fn normalise(schema: &mut Value, notes: &mut Notes) {
                 .collect(),
             _ => Vec::new(),
         };
+        let alternatives = flatten(alternatives, 0);
         let count = alternatives.len();
-        let merged = merge_alternatives(&alternatives);
-        for (k, v) in merged {
+        for (k, v) in merge_alternatives(&alternatives) {
             match (k.as_str(), root.get_mut(&k)) {
                 ("properties", Some(Value::Object(mine))) => {
                     if let Value::Object(theirs) = v {
@@ -69,40 +114,38 @@ pub fn normalise(schema: &mut Value, notes: &mut Notes) {
         notes.add(
             &child("", key),
             Action::Widened,
-            format!("providers reject `{key}` at the top level; its {count} alternative(s) were merged into one object (properties of all, required only where every alternative requires it)"),
+            format!(
+                "providers reject `{key}` at the top level; its {count} alternative(s) were merged into one object \
+                 (properties of all, required only where every alternative requires it)"
+            ),
         );
     }
+}
 
-    for key in ["enum", "const", "not"] {
-        if root.remove(key).is_some() {
-            notes.add(
-                &child("", key),
-                Action::Dropped,
-                format!("providers reject `{key}` at the top level"),
-            );
+/// Alternatives that are only a union themselves (`{"anyOf": [...]}`, perhaps with a
+/// description) replaced by their own alternatives.
+fn flatten(alternatives: Vec<Map<String, Value>>, depth: usize) -> Vec<Map<String, Value>> {
+    let mut out = Vec::new();
+    for alternative in alternatives {
+        let only_union = alternative
+            .keys()
+            .all(|k| matches!(k.as_str(), "anyOf" | "oneOf" | "description" | "title"))
+            && (alternative.contains_key("anyOf") || alternative.contains_key("oneOf"));
+        if !only_union || depth >= super::MAX_SCHEMA_DEPTH {
+            out.push(alternative);
+            continue;
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(items)) = alternative.get(key) {
+                let inner = items
+                    .iter()
+                    .filter_map(|v| v.as_object().cloned())
+                    .collect();
+                out.extend(flatten(inner, depth + 1));
+            }
         }
     }
-
-    match root.get("type") {
-        Some(Value::String(t)) if t == "object" => {}
-        None => {
-            root.insert("type".into(), Value::from("object"));
-        }
-        Some(other) => {
-            notes.add("/type", Action::Rewritten, format!("top-level type {other} sent as \"object\" (tool arguments are always an object)"));
-            root.insert("type".into(), Value::from("object"));
-        }
-    }
-    if !root.get("properties").is_some_and(Value::is_object) {
-        if root.contains_key("properties") {
-            notes.add(
-                "/properties",
-                Action::Dropped,
-                "`properties` is not an object",
-            );
-        }
-        root.insert("properties".into(), Value::Object(Map::new()));
-    }
+    out
 }
 
 #[cfg(test)]
@@ -155,6 +198,17 @@ mod tests {
         assert_eq!(
             notes,
             r#"[{"action":"widened","path":"/oneOf","reason":"providers reject `oneOf` at the top level; its 2 alternative(s) were merged into one object (properties of all, required only where every alternative requires it)"}]"#
+        );
+    }
+
+    #[test]
+    fn nested_top_level_unions_are_merged_too() {
+        let (schema, _) = run(
+            json!({"oneOf": [{"anyOf": [{"properties": {"a": {"type": "string"}}}, {"oneOf": [{"properties": {"b": {}}}]}]}]}),
+        );
+        assert_eq!(
+            schema,
+            r#"{"properties":{"a":{"type":"string"},"b":{}},"type":"object"}"#
         );
     }
 

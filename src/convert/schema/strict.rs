@@ -207,6 +207,22 @@ fn strict_node(
             "{at}: `type` is neither a name nor a list of names"
         ));
     }
+    if node.get("enum").is_some_and(|e| !e.is_array()) {
+        node.remove("enum");
+        notes.add(
+            &child(path, "enum"),
+            Action::Dropped,
+            "`enum` is not a list",
+        );
+    }
+    if node.get("anyOf").is_some_and(|a| !a.is_array()) {
+        node.remove("anyOf");
+        notes.add(
+            &child(path, "anyOf"),
+            Action::Dropped,
+            "`anyOf` is not a list",
+        );
+    }
     let has_enum = node.get("enum").is_some_and(Value::is_array);
     if types.is_empty() && !node.contains_key("anyOf") && !has_enum {
         return Err(format!(
@@ -261,12 +277,20 @@ fn strict_node(
         for (name, schema) in props.iter_mut() {
             all.push(Value::String(name.clone()));
             if !required.contains(name) {
-                make_nullable(schema);
-                notes.add(
-                    &child(&child(path, "properties"), name),
-                    Action::Rewritten,
-                    "optional property made required and nullable (OpenAI strict mode requires every property); a null argument is dropped before the call",
-                );
+                let here = child(&child(path, "properties"), name);
+                if make_nullable(schema) {
+                    notes.add(
+                        &here,
+                        Action::Rewritten,
+                        "optional property made required and nullable (OpenAI strict mode requires every property); a null argument is dropped before the call",
+                    );
+                } else {
+                    notes.add(
+                        &here,
+                        Action::Rewritten,
+                        "optional property made required (OpenAI strict mode requires every property); it already accepts null",
+                    );
+                }
             }
         }
     }
@@ -302,10 +326,13 @@ fn map_problem(node: &Map<String, Value>, path: &str) -> Option<String> {
     None
 }
 
-/// Lets `schema` also accept `null` (see the module doc).
-pub fn make_nullable(schema: &mut Value) {
-    let Value::Object(map) = schema else { return };
-    let mut done = false;
+/// Lets `schema` also accept `null` (see the module doc); false when it already did.
+pub fn make_nullable(schema: &mut Value) -> bool {
+    let Value::Object(map) = schema else {
+        return false;
+    };
+    let mut changed = false;
+    let mut typed = false;
     match map.get_mut("type") {
         Some(Value::String(t)) if t != "null" => {
             let t = std::mem::take(t);
@@ -313,23 +340,27 @@ pub fn make_nullable(schema: &mut Value) {
                 "type".into(),
                 Value::Array(vec![Value::String(t), Value::from("null")]),
             );
-            done = true;
+            changed = true;
+            typed = true;
         }
         Some(Value::Array(types)) => {
             if !types.iter().any(|t| t == "null") {
                 types.push(Value::from("null"));
+                changed = true;
             }
-            done = true;
+            typed = true;
         }
-        _ => {}
+        Some(_) => typed = true,
+        None => {}
     }
     if let Some(Value::Array(values)) = map.get_mut("enum") {
         if !values.contains(&Value::Null) {
             values.push(Value::Null);
+            changed = true;
         }
-        done = true;
+        typed = true;
     }
-    if !done {
+    if !typed {
         if let Some(Value::Array(alternatives)) = map.get_mut("anyOf") {
             if !alternatives
                 .iter()
@@ -338,9 +369,11 @@ pub fn make_nullable(schema: &mut Value) {
                 let mut null = Map::new();
                 null.insert("type".into(), Value::from("null"));
                 alternatives.push(Value::Object(null));
+                changed = true;
             }
         }
     }
+    changed
 }
 
 /// Levels of object nesting (an object inside an array item counts, the array does not).

@@ -85,79 +85,107 @@ fn required_of(map: &Map<String, Value>) -> Vec<Value> {
 /// Gemini's union rules (see the module doc).
 pub fn for_gemini(schema: &mut Value, notes: &mut Notes) {
     walk::post_order(schema, &mut |node, path, via| {
-        if let Some(one_of) = node.remove("oneOf") {
-            let here = child(path, "oneOf");
-            if node.contains_key("anyOf") {
-                notes.add(
-                    &here,
-                    Action::Widened,
-                    "Gemini has no `oneOf` and this schema also has `anyOf`; `oneOf` dropped",
-                );
-            } else {
-                node.insert("anyOf".into(), one_of);
-                notes.add(&here, Action::Widened, "Gemini has no `oneOf`; its alternatives are sent as `anyOf` (no longer exclusive)");
+        // Writing an alternative in place of its union can bring that alternative's own union
+        // along; each round takes one level (bounded by the depth of the tree).
+        for _ in 0..super::MAX_SCHEMA_DEPTH {
+            if !gemini_round(node, path, via, notes) {
+                break;
             }
         }
-        let Some(any_of) = node.remove("anyOf") else {
-            return;
-        };
-        let here = child(path, "anyOf");
-        let Value::Array(items) = any_of else {
-            notes.add(&here, Action::Dropped, "`anyOf` is not a list of schemas");
-            return;
-        };
-        let alternatives: Vec<Map<String, Value>> = items
-            .into_iter()
-            .filter_map(|v| match v {
-                Value::Object(m) => Some(m),
-                _ => None,
-            })
-            .collect();
-        if alternatives.is_empty() {
-            notes.add(&here, Action::Dropped, "`anyOf` has no schema alternatives");
-            return;
-        }
-        if let Some(values) = string_enums(&alternatives) {
-            node.entry("type").or_insert_with(|| Value::from("string"));
-            node.insert("enum".into(), Value::Array(values));
+    });
+}
+
+/// One pass of the rules over `node`; true when an alternative was written in place of its union
+/// and brought a union of its own (then another pass is needed).
+fn gemini_round(
+    node: &mut Map<String, Value>,
+    path: &str,
+    via: walk::Via<'_>,
+    notes: &mut Notes,
+) -> bool {
+    if let Some(one_of) = node.remove("oneOf") {
+        let here = child(path, "oneOf");
+        if node.contains_key("anyOf") {
             notes.add(
                 &here,
-                Action::Merged,
-                "alternatives that are all string constants written as one `enum`",
+                Action::Widened,
+                "Gemini has no `oneOf` and this schema also has `anyOf`; `oneOf` dropped",
             );
-            return;
-        }
-        if alternatives.len() == 1 {
-            hoist(node, alternatives.into_iter().next().unwrap_or_default());
+        } else {
+            node.insert("anyOf".into(), one_of);
             notes.add(
                 &here,
-                Action::Rewritten,
-                "a union of one alternative written as that alternative",
+                Action::Widened,
+                "Gemini has no `oneOf`; its alternatives are sent as `anyOf` (no longer exclusive)",
             );
-            return;
         }
-        if via.0 == "items" {
-            let shared_type = walk::types(&alternatives[0]).first().map(|t| t.to_string());
-            let same = shared_type.is_some()
-                && alternatives.iter().all(|a| {
-                    walk::types(a).first().map(|t| t.to_string()) == shared_type
-                        && walk::types(a).len() == 1
-                });
-            if same {
-                let merged = merge_alternatives(&alternatives);
-                hoist(node, merged);
-                notes.add(&here, Action::Widened, "Gemini rejects `anyOf` as an array's `items`; its alternatives (all of one type) were merged into one schema");
-            } else {
-                hoist(node, alternatives.into_iter().next().unwrap_or_default());
-                notes.add(&here, Action::Narrowed, "Gemini rejects `anyOf` as an array's `items` and its alternatives differ in type; only the first is kept");
-            }
-            return;
+    }
+    let Some(any_of) = node.remove("anyOf") else {
+        return false;
+    };
+    let here = child(path, "anyOf");
+    let Value::Array(items) = any_of else {
+        notes.add(&here, Action::Dropped, "`anyOf` is not a list of schemas");
+        return false;
+    };
+    let alternatives: Vec<Map<String, Value>> = items
+        .into_iter()
+        .filter_map(|v| match v {
+            Value::Object(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    if alternatives.is_empty() {
+        notes.add(&here, Action::Dropped, "`anyOf` has no schema alternatives");
+        return false;
+    }
+    if let Some(values) = string_enums(&alternatives) {
+        node.entry("type").or_insert_with(|| Value::from("string"));
+        node.insert("enum".into(), Value::Array(values));
+        notes.add(
+            &here,
+            Action::Merged,
+            "alternatives that are all string constants written as one `enum`",
+        );
+        return false;
+    }
+    let replacement = if alternatives.len() == 1 {
+        notes.add(
+            &here,
+            Action::Rewritten,
+            "a union of one alternative written as that alternative",
+        );
+        alternatives.into_iter().next().unwrap_or_default()
+    } else if via.0 == "items" {
+        let first_type = |a: &Map<String, Value>| match walk::types(a).as_slice() {
+            [one] => Some(one.to_string()),
+            _ => None,
+        };
+        let shared = first_type(&alternatives[0]);
+        if shared.is_some() && alternatives.iter().all(|a| first_type(a) == shared) {
+            notes.add(
+                &here,
+                Action::Widened,
+                "Gemini rejects `anyOf` as an array's `items`; its alternatives (all of one type) were merged into one schema",
+            );
+            merge_alternatives(&alternatives)
+        } else {
+            notes.add(
+                &here,
+                Action::Narrowed,
+                "Gemini rejects `anyOf` as an array's `items` and its alternatives differ in type; only the first is kept",
+            );
+            alternatives.into_iter().next().unwrap_or_default()
         }
+    } else {
         node.insert(
             "anyOf".into(),
             Value::Array(alternatives.into_iter().map(Value::Object).collect()),
         );
-    });
+        return false;
+    };
+    hoist(node, replacement);
+    node.contains_key("anyOf") || node.contains_key("oneOf")
 }
 
 /// `Some(values)` when every alternative is an `enum` of strings (with at most a `type: "string"`,
@@ -294,6 +322,14 @@ mod tests {
             schema,
             r#"{"properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}"#
         );
+    }
+
+    #[test]
+    fn hoisted_unions_are_handled_in_turn() {
+        let (schema, _) = gemini(
+            json!({"type": "array", "items": {"oneOf": [{"anyOf": [{"type": "string"}, {"type": "integer"}]}]}}),
+        );
+        assert_eq!(schema, r#"{"items":{"type":"string"},"type":"array"}"#);
     }
 
     #[test]
