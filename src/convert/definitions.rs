@@ -96,7 +96,7 @@ pub fn definition(
             insert_description(&mut out, tool);
             out.insert("input_schema".into(), parameters);
         }
-        ToolFormat::Gemini | ToolFormat::Mcp => {
+        ToolFormat::Gemini => {
             out.insert("name".into(), name);
             insert_description(&mut out, tool);
             if parameters
@@ -112,6 +112,8 @@ pub fn definition(
                 });
             }
         }
+        // Returned unconverted above.
+        ToolFormat::Mcp => {}
     }
     Converted {
         definition: Value::Object(out),
