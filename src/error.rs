@@ -24,6 +24,7 @@ pub enum ErrorCode {
     ToolTimeout,
     Cancelled,
     ResultTooLarge,
+    ResultExpired,
     ProtocolError,
     VersionUnsupported,
     UpstreamError,
@@ -32,7 +33,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 22] = [
         Self::ParseError,
         Self::InvalidRequest,
         Self::MethodNotFound,
@@ -50,6 +51,7 @@ impl ErrorCode {
         Self::ToolTimeout,
         Self::Cancelled,
         Self::ResultTooLarge,
+        Self::ResultExpired,
         Self::ProtocolError,
         Self::VersionUnsupported,
         Self::UpstreamError,
@@ -76,6 +78,7 @@ impl ErrorCode {
             Self::ToolTimeout => "TOOL_TIMEOUT",
             Self::Cancelled => "CANCELLED",
             Self::ResultTooLarge => "RESULT_TOO_LARGE",
+            Self::ResultExpired => "RESULT_EXPIRED",
             Self::ProtocolError => "PROTOCOL_ERROR",
             Self::VersionUnsupported => "VERSION_UNSUPPORTED",
             Self::UpstreamError => "UPSTREAM_ERROR",
@@ -102,6 +105,7 @@ impl ErrorCode {
             Self::InvalidArguments => -32021,
             Self::ToolTimeout => -32022,
             Self::ResultTooLarge => -32023,
+            Self::ResultExpired => -32024,
             Self::ProtocolError => -32030,
             Self::VersionUnsupported => -32031,
             Self::UpstreamError => -32032,
@@ -186,6 +190,15 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&e.to_rpc_error()).unwrap(),
             r#"{"code":-32020,"data":{"code":"TOOL_NOT_FOUND","tool":"x"},"message":"no tool named `x`"}"#
+        );
+    }
+
+    #[test]
+    fn result_expired() {
+        let e = Error::new(ErrorCode::ResultExpired, "gone").with("handle", "r-1");
+        assert_eq!(
+            serde_json::to_string(&e.to_rpc_error()).unwrap(),
+            r#"{"code":-32024,"data":{"code":"RESULT_EXPIRED","handle":"r-1"},"message":"gone"}"#
         );
     }
 

@@ -26,10 +26,10 @@ impl Report {
     }
 }
 
-pub async fn inspect(path: &Path, format: ToolFormat, cache: Option<SchemaCache>) -> Result<Report> {
+pub async fn inspect(path: &Path, format: ToolFormat, strict: bool, cache: Option<SchemaCache>) -> Result<Report> {
     let file = load_servers_file(path)?;
     let (events, _ignored) = mpsc::unbounded_channel();
-    let registry = Registry::new(Settings { names: NameTemplate::default(), format, cache }, events);
+    let registry = Registry::new(Settings { names: NameTemplate::default(), format, strict, cache }, events);
     let mut tasks = Vec::new();
     for (name, config) in file.servers {
         let registry = Arc::clone(&registry);
@@ -45,7 +45,7 @@ pub async fn inspect(path: &Path, format: ToolFormat, cache: Option<SchemaCache>
         }
     }
     let servers = registry.list();
-    let listing = registry.tools(Some(format), None)?;
+    let listing = registry.tools(Some(format), Some(strict), None)?;
     registry.shutdown().await;
     Ok(Report {
         servers,

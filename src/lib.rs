@@ -6,7 +6,8 @@
 //!   the catalog of exposed tools. The only module that spawns processes.
 //! - [`mcp`]: the MCP client session, written once over a transport that moves lines.
 //! - [`jsonrpc`]: wire types, the bounded line reader, the pending-request table.
-//! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions, results).
+//! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions and their
+//!   schema transforms, results and their budgets).
 //! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
 //! - [`signals`]: termination signals in serve mode (graceful stop, then immediate kill).
 //!

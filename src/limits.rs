@@ -11,7 +11,23 @@ pub const DEFAULT_HOST_LINE_BYTES: usize = 16 * 1024 * 1024;
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 2 * 1024 * 1024;
 
 /// Largest tool result accepted from one MCP server (`maxResultBytes`); seed 000 fixes 256 KiB.
+/// Under `resultPolicy: "truncate"` it is the budget a larger result is cut to instead.
 pub const DEFAULT_MAX_RESULT_BYTES: usize = 256 * 1024;
+
+/// Total bytes of full texts kept for `results/read` (truncated results); least recently read
+/// goes first. A text larger than this is not kept at all.
+pub const RESULT_STORE_MAX_BYTES: usize = 64 * 1024 * 1024;
+
+/// How long a kept full text lives after it was stored or last read.
+pub const RESULT_STORE_TTL: Duration = Duration::from_secs(10 * 60);
+
+/// Most bytes one `results/read` returns (and what it returns without `length`).
+pub const RESULT_READ_MAX_BYTES: usize = 256 * 1024;
+
+/// Bounds of schema conversion (cut-offs that degrade to a permissive schema, never a hang):
+/// nesting depth, `$ref` chain length, and nodes produced per tool. They live with the pure
+/// conversion code, which imports nothing from the rest of the crate.
+pub use crate::convert::schema::{MAX_REF_DEPTH, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES};
 
 /// Time allowed for spawn + `initialize` + `notifications/initialized` + every page of `tools/list`.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);

@@ -43,6 +43,9 @@ enum Command {
         /// Tool definition format.
         #[arg(long, default_value = "openai")]
         format: ToolFormat,
+        /// OpenAI strict mode (openai and openai-responses formats).
+        #[arg(long)]
+        strict: bool,
         /// Print one JSON document instead of the human report.
         #[arg(long)]
         json: bool,
@@ -92,10 +95,10 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Guardian { .. } => ExitCode::FAILURE, // handled above
-        Command::Inspect { file, format, json } => {
+        Command::Inspect { file, format, strict, json } => {
             let report = runtime.block_on(async {
                 tree::install();
-                let report = inspect::inspect(&file, format, cache).await;
+                let report = inspect::inspect(&file, format, strict, cache).await;
                 tree::final_sweep().await;
                 report
             });

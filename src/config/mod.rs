@@ -5,4 +5,4 @@ mod file;
 mod server;
 
 pub use file::{load_servers_file, ServersFile};
-pub use server::{validate_server_name, RestartPolicy, ServerSpec};
+pub use server::{validate_server_name, RestartPolicy, ResultPolicy, ServerSpec};

@@ -35,6 +35,29 @@ pub struct ServerSpec {
     pub max_lifetime: Option<Duration>,
     /// `false`: spawn on the first tool call, serving the tool list from the schema cache until then.
     pub auto_start: bool,
+    /// What a `tools/call` result over `max_result_bytes` becomes.
+    pub result_policy: ResultPolicy,
+}
+
+/// `resultPolicy`: what happens to a tool result over `maxResultBytes`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ResultPolicy {
+    /// The call fails with RESULT_TOO_LARGE (the default, as seed 000 requires).
+    #[default]
+    Error,
+    /// The result is cut to head + tail within the budget and the full text is kept for
+    /// `results/read` (see `convert::budget`).
+    Truncate,
+}
+
+impl ResultPolicy {
+    /// The config spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Truncate => "truncate",
+        }
+    }
 }
 
 /// The `restart` policy of a server.
@@ -63,6 +86,7 @@ const FIELDS: &[&str] = &[
     "idleTimeoutSeconds",
     "maxLifetimeSeconds",
     "autoStart",
+    "resultPolicy",
     "transport",
     "type",
 ];
@@ -231,6 +255,12 @@ impl ServerSpec {
                 Some(Value::Bool(b)) => *b,
                 Some(_) => return Err(invalid("autoStart", "must be true or false")),
             },
+            result_policy: match get("resultPolicy") {
+                None | Some(Value::Null) => ResultPolicy::default(),
+                Some(Value::String(s)) if s == "error" => ResultPolicy::Error,
+                Some(Value::String(s)) if s == "truncate" => ResultPolicy::Truncate,
+                Some(_) => return Err(invalid("resultPolicy", "must be \"error\" or \"truncate\"")),
+            },
         })
     }
 
@@ -375,10 +405,19 @@ mod tests {
         assert_eq!(spec.tool_timeout, limits::DEFAULT_TOOL_TIMEOUT);
         assert_eq!(spec.max_result_bytes, 2048);
         assert_eq!(spec.max_message_bytes, limits::DEFAULT_MAX_MESSAGE_BYTES);
+        assert_eq!(spec.result_policy, ResultPolicy::Error);
         assert_eq!(spec.display_command(), "srv -x 'a b'");
         assert_eq!(spec.restart, RestartPolicy::OnFailure);
         assert_eq!(spec.restart_backoff, limits::DEFAULT_RESTART_BACKOFF);
         assert!(spec.auto_start && spec.keepalive.is_none() && spec.idle_timeout.is_none() && spec.max_lifetime.is_none());
+    }
+
+    #[test]
+    fn result_policy() {
+        let spec = ServerSpec::from_json(&json!({"command": "srv", "result_policy": "truncate"})).unwrap();
+        assert_eq!(spec.result_policy, ResultPolicy::Truncate);
+        assert_eq!(spec.result_policy.as_str(), "truncate");
+        assert_eq!(err(json!({"command": "x", "resultPolicy": "cut"})).details["field"], "resultPolicy");
     }
 
     #[test]

@@ -1,50 +1,51 @@
 //! Tool definitions: one MCP tool object (as the server listed it) becomes
-//! the tool definition a provider API expects, under its exposed name.
+//! the tool definition a provider API expects, under its exposed name, with
+//! notes on what its schema conversion changed ([`super::schema`]).
 //!
-//! - openai: `{"type":"function","function":{"name","description","parameters"}}`
-//! - openai-responses: `{"type":"function","name","description","parameters"}`
-//! - anthropic: `{"name","description","input_schema"}`
-//! - mcp: the server's tool object with only `name` replaced.
+//! - openai: `{"type":"function","function":{"name","description","parameters","strict"?}}`
+//!   (`strict` only when the host asked for strict mode: `true`, or `false`
+//!   for a tool that could not be made strict);
+//! - openai-responses: `{"type":"function","name","description","parameters","strict"}`
+//!   (`strict` always: the Responses API assumes `true` when it is absent);
+//! - anthropic: `{"name","description","input_schema"}`;
+//! - gemini: `{"name","description","parameters"}`, a `FunctionDeclaration`
+//!   (<https://ai.google.dev/api/caching#FunctionDeclaration>); `parameters`
+//!   is left out for a tool without parameters (Gemini rejects an `OBJECT`
+//!   with no properties, and documents leaving it unset);
+//! - mcp: the server's tool object with only `name` replaced, and no notes.
 //!
 //! The description is the first non-empty string of `description`, `title`,
-//! `annotations.title`; the key is omitted when there is none. The parameter
-//! schema is built by [`parameters`] alone, so schema transforms can slot in
-//! there later.
+//! `annotations.title`; the key is omitted when there is none.
 
 use serde_json::{Map, Value};
 
+use super::schema::{self, Action, Note};
 use super::ToolFormat;
 
+/// Options of a listing that change definitions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Options {
+    /// OpenAI strict mode (`openai` and `openai-responses`; ignored by the other formats).
+    pub strict: bool,
+}
+
+/// A converted definition and what its conversion changed (`[]` when nothing).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Converted {
+    pub definition: Value,
+    pub notes: Vec<Note>,
+}
+
 /// `tool` is the MCP tool object exactly as the server listed it (name, title?, description?, inputSchema, outputSchema?, annotations?, _meta?...).
-pub fn definition(format: ToolFormat, exposed_name: &str, tool: &Value) -> Value {
+pub fn definition(
+    format: ToolFormat,
+    options: Options,
+    exposed_name: &str,
+    tool: &Value,
+) -> Converted {
     let name = Value::String(exposed_name.to_string());
-    match format {
-        ToolFormat::Openai => {
-            let mut function = Map::new();
-            function.insert("name".into(), name);
-            insert_description(&mut function, tool);
-            function.insert("parameters".into(), parameters(tool));
-            let mut out = Map::new();
-            out.insert("type".into(), Value::from("function"));
-            out.insert("function".into(), Value::Object(function));
-            Value::Object(out)
-        }
-        ToolFormat::OpenaiResponses => {
-            let mut out = Map::new();
-            out.insert("type".into(), Value::from("function"));
-            out.insert("name".into(), name);
-            insert_description(&mut out, tool);
-            out.insert("parameters".into(), parameters(tool));
-            Value::Object(out)
-        }
-        ToolFormat::Anthropic => {
-            let mut out = Map::new();
-            out.insert("name".into(), name);
-            insert_description(&mut out, tool);
-            out.insert("input_schema".into(), parameters(tool));
-            Value::Object(out)
-        }
-        ToolFormat::Mcp => match tool.as_object() {
+    if format == ToolFormat::Mcp {
+        let definition = match tool.as_object() {
             Some(object) => {
                 let mut out = object.clone();
                 out.insert("name".into(), name);
@@ -54,10 +55,69 @@ pub fn definition(format: ToolFormat, exposed_name: &str, tool: &Value) -> Value
             None => {
                 let mut out = Map::new();
                 out.insert("name".into(), name);
-                out.insert("inputSchema".into(), parameters(tool));
+                out.insert(
+                    "inputSchema".into(),
+                    schema::convert(ToolFormat::Anthropic, false, None).schema,
+                );
                 Value::Object(out)
             }
-        },
+        };
+        return Converted {
+            definition,
+            notes: Vec::new(),
+        };
+    }
+
+    let converted = schema::convert(format, options.strict, tool.get("inputSchema"));
+    let mut notes = converted.notes;
+    let parameters = converted.schema;
+    let mut out = Map::new();
+    match format {
+        ToolFormat::Openai => {
+            let mut function = Map::new();
+            function.insert("name".into(), name);
+            insert_description(&mut function, tool);
+            function.insert("parameters".into(), parameters);
+            if let Some(strict) = converted.strict {
+                function.insert("strict".into(), Value::Bool(strict));
+            }
+            out.insert("type".into(), Value::from("function"));
+            out.insert("function".into(), Value::Object(function));
+        }
+        ToolFormat::OpenaiResponses => {
+            out.insert("type".into(), Value::from("function"));
+            out.insert("name".into(), name);
+            insert_description(&mut out, tool);
+            out.insert("parameters".into(), parameters);
+            out.insert("strict".into(), Value::Bool(converted.strict == Some(true)));
+        }
+        ToolFormat::Anthropic => {
+            out.insert("name".into(), name);
+            insert_description(&mut out, tool);
+            out.insert("input_schema".into(), parameters);
+        }
+        ToolFormat::Gemini => {
+            out.insert("name".into(), name);
+            insert_description(&mut out, tool);
+            if parameters
+                .get("properties")
+                .is_some_and(|p| p.as_object().is_some_and(|p| !p.is_empty()))
+            {
+                out.insert("parameters".into(), parameters);
+            } else {
+                notes.push(Note {
+                    path: String::new(),
+                    action: Action::Dropped,
+                    reason: "no parameters: Gemini rejects an OBJECT without properties, so `parameters` is left out".into(),
+                });
+            }
+        }
+        // Returned unconverted above.
+        ToolFormat::Mcp => {}
+    }
+    Converted {
+        definition: Value::Object(out),
+        notes,
     }
 }
 
@@ -70,31 +130,6 @@ pub fn description(tool: &Value) -> Option<&str> {
     non_empty(tool.get("description"))
         .or_else(|| non_empty(tool.get("title")))
         .or_else(|| non_empty(tool.get("annotations").and_then(|a| a.get("title"))))
-}
-
-/// The parameter schema handed to providers: the tool's `inputSchema`,
-/// minimally made acceptable.
-///
-/// - not an object (or missing) → `{"type":"object","properties":{}}`;
-/// - no `type` → `"type": "object"` added (MCP requires it; OpenAI rejects a
-///   schema without it);
-/// - `properties` missing or not an object → `"properties": {}`;
-/// - top-level `$schema` dropped (providers reject it).
-///
-/// Everything else, nested `$schema` included, is kept as sent.
-pub fn parameters(tool: &Value) -> Value {
-    let mut schema = match tool.get("inputSchema").and_then(Value::as_object) {
-        Some(object) => object.clone(),
-        None => Map::new(),
-    };
-    schema.remove("$schema");
-    if !schema.contains_key("type") {
-        schema.insert("type".into(), Value::from("object"));
-    }
-    if !schema.get("properties").is_some_and(Value::is_object) {
-        schema.insert("properties".into(), Value::Object(Map::new()));
-    }
-    Value::Object(schema)
 }
 
 fn insert_description(out: &mut Map<String, Value>, tool: &Value) {
@@ -110,7 +145,14 @@ mod tests {
     use serde_json::json;
 
     fn wire(format: ToolFormat, tool: &Value) -> String {
-        serde_json::to_string(&definition(format, "mcp__srv__get_weather", tool)).unwrap()
+        serde_json::to_string(
+            &definition(format, Options::default(), "mcp__srv__get_weather", tool).definition,
+        )
+        .unwrap()
+    }
+
+    fn notes(format: ToolFormat, strict: bool, tool: &Value) -> String {
+        serde_json::to_string(&definition(format, Options { strict }, "n", tool).notes).unwrap()
     }
 
     fn weather_tool() -> Value {
@@ -130,20 +172,60 @@ mod tests {
         })
     }
 
+    const SCHEMA_NOTE: &str = r#"[{"action":"dropped","path":"/$schema","reason":"`$schema` describes the schema document, not the data; providers reject or ignore it"}]"#;
+
     #[test]
     fn openai() {
         assert_eq!(
             wire(ToolFormat::Openai, &weather_tool()),
             r#"{"function":{"description":"Get the weather","name":"mcp__srv__get_weather","parameters":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}},"type":"function"}"#
         );
+        assert_eq!(
+            notes(ToolFormat::Openai, false, &weather_tool()),
+            SCHEMA_NOTE
+        );
+    }
+
+    #[test]
+    fn openai_strict() {
+        let out = definition(
+            ToolFormat::Openai,
+            Options { strict: true },
+            "n",
+            &weather_tool(),
+        );
+        assert_eq!(
+            serde_json::to_string(&out.definition).unwrap(),
+            r#"{"function":{"description":"Get the weather","name":"n","parameters":{"additionalProperties":false,"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"strict":true},"type":"function"}"#
+        );
+        let free_form =
+            json!({"name": "t", "inputSchema": {"type": "object", "properties": {"x": {}}}});
+        let out = definition(
+            ToolFormat::Openai,
+            Options { strict: true },
+            "n",
+            &free_form,
+        );
+        assert_eq!(
+            serde_json::to_string(&out.definition).unwrap(),
+            r#"{"function":{"name":"n","parameters":{"properties":{"x":{}},"type":"object"},"strict":false},"type":"function"}"#
+        );
+        assert_eq!(out.notes[0].action, Action::StrictFallback);
     }
 
     #[test]
     fn openai_responses() {
         assert_eq!(
             wire(ToolFormat::OpenaiResponses, &weather_tool()),
-            r#"{"description":"Get the weather","name":"mcp__srv__get_weather","parameters":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"type":"function"}"#
+            r#"{"description":"Get the weather","name":"mcp__srv__get_weather","parameters":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"strict":false,"type":"function"}"#
         );
+        let out = definition(
+            ToolFormat::OpenaiResponses,
+            Options { strict: true },
+            "n",
+            &weather_tool(),
+        );
+        assert_eq!(out.definition["strict"], json!(true));
     }
 
     #[test]
@@ -151,6 +233,28 @@ mod tests {
         assert_eq!(
             wire(ToolFormat::Anthropic, &weather_tool()),
             r#"{"description":"Get the weather","input_schema":{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"name":"mcp__srv__get_weather"}"#
+        );
+        // Strict is an OpenAI option.
+        assert_eq!(
+            notes(ToolFormat::Anthropic, true, &weather_tool()),
+            SCHEMA_NOTE
+        );
+    }
+
+    #[test]
+    fn gemini() {
+        assert_eq!(
+            wire(ToolFormat::Gemini, &weather_tool()),
+            r#"{"description":"Get the weather","name":"mcp__srv__get_weather","parameters":{"properties":{"city":{"type":"STRING"}},"required":["city"],"type":"OBJECT"}}"#
+        );
+        let no_params = json!({"name": "t", "description": "d", "inputSchema": {"type": "object"}});
+        assert_eq!(
+            wire(ToolFormat::Gemini, &no_params),
+            r#"{"description":"d","name":"mcp__srv__get_weather"}"#
+        );
+        assert_eq!(
+            notes(ToolFormat::Gemini, false, &no_params),
+            r#"[{"action":"dropped","path":"","reason":"no parameters: Gemini rejects an OBJECT without properties, so `parameters` is left out"}]"#
         );
     }
 
@@ -160,6 +264,7 @@ mod tests {
             wire(ToolFormat::Mcp, &weather_tool()),
             r#"{"_meta":{"x":1},"annotations":{"readOnlyHint":true,"title":"Weather (annotated)"},"description":"Get the weather","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"name":"mcp__srv__get_weather","outputSchema":{"properties":{"temp":{"type":"number"}},"type":"object"},"title":"Weather"}"#
         );
+        assert_eq!(notes(ToolFormat::Mcp, true, &weather_tool()), "[]");
         // A tool that is not an object still yields a usable MCP tool.
         assert_eq!(
             wire(ToolFormat::Mcp, &json!("nonsense")),
@@ -177,7 +282,7 @@ mod tests {
         let tool = json!({"name": "t", "title": 7, "annotations": {"title": "Ann"}, "inputSchema": {"type": "object"}});
         assert_eq!(
             wire(ToolFormat::OpenaiResponses, &tool),
-            r#"{"description":"Ann","name":"mcp__srv__get_weather","parameters":{"properties":{},"type":"object"},"type":"function"}"#
+            r#"{"description":"Ann","name":"mcp__srv__get_weather","parameters":{"properties":{},"type":"object"},"strict":false,"type":"function"}"#
         );
         let tool = json!({"name": "t", "description": null, "title": "", "annotations": {"title": ""}, "inputSchema": {"type": "object"}});
         assert_eq!(
@@ -189,10 +294,14 @@ mod tests {
     }
 
     #[test]
-    fn parameters_are_made_minimally_acceptable() {
+    fn parameters_are_made_acceptable() {
         let p = |schema: Value| {
-            serde_json::to_string(&parameters(&json!({"name": "t", "inputSchema": schema})))
-                .unwrap()
+            let tool = json!({"name": "t", "inputSchema": schema});
+            serde_json::to_string(
+                &definition(ToolFormat::Anthropic, Options::default(), "n", &tool).definition
+                    ["input_schema"],
+            )
+            .unwrap()
         };
         let default = r#"{"properties":{},"type":"object"}"#;
         assert_eq!(p(json!(null)), default);
@@ -202,33 +311,24 @@ mod tests {
         assert_eq!(p(json!({"$schema": "x"})), default);
         assert_eq!(p(json!({"type": "object", "properties": null})), default);
         assert_eq!(p(json!({"type": "object", "properties": [1]})), default);
-        assert_eq!(
-            serde_json::to_string(&parameters(&json!({"name": "no schema"}))).unwrap(),
-            default
-        );
-        assert_eq!(
-            serde_json::to_string(&parameters(&json!(42))).unwrap(),
-            default
-        );
-        // Only the top-level $schema goes; an explicit non-object type is kept.
+        // Meta keywords go everywhere; additionalProperties stays for Anthropic.
         assert_eq!(
             p(
                 json!({"type": "object", "properties": {"a": {"$schema": "y", "type": "integer"}}, "additionalProperties": false})
             ),
-            r#"{"additionalProperties":false,"properties":{"a":{"$schema":"y","type":"integer"}},"type":"object"}"#
+            r#"{"additionalProperties":false,"properties":{"a":{"type":"integer"}},"type":"object"}"#
         );
-        assert_eq!(
-            p(json!({"type": "array"})),
-            r#"{"properties":{},"type":"array"}"#
-        );
+        assert_eq!(p(json!({"type": "array"})), default);
     }
 
     #[test]
     fn every_format_survives_non_object_tools() {
         for tool in [json!(null), json!([]), json!("x"), json!(1), json!({})] {
             for format in ToolFormat::ALL {
-                let out = definition(format, "n", &tool);
-                assert!(out.is_object(), "{format}: {out}");
+                for strict in [false, true] {
+                    let out = definition(format, Options { strict }, "n", &tool);
+                    assert!(out.definition.is_object(), "{format}: {}", out.definition);
+                }
             }
         }
         assert_eq!(

@@ -1,11 +1,15 @@
 //! Pure conversion from MCP shapes to provider-ready shapes.
 //!
 //! This module owns the [`ToolFormat`] enum (which provider dialect the host
-//! asked for) and re-exports the four conversion jobs, one per file:
+//! asked for) and the conversion jobs, one per file or folder:
 //!
 //! - [`names`]: deterministic exposed tool names (`mcp__{server}__{tool}`).
-//! - [`definitions`]: MCP tool object → provider tool definition.
+//! - [`definitions`]: MCP tool object → provider tool definition + notes.
+//! - [`schema`]: the schema transforms behind a definition, composed per format.
+//! - [`arguments`]: undoing strict mode's nullable optionals before a call.
 //! - [`results`]: MCP `CallToolResult` → provider tool-result payload.
+//! - [`budget`]: a result over its size budget → head + tail + a marker.
+//! - [`ansi`]: terminal escape codes stripped from text.
 //! - [`fingerprint`](mod@fingerprint): a stable hash over a list of definitions.
 //!
 //! Everything here is a pure function from `serde_json::Value` to
@@ -19,12 +23,16 @@
 //! and rely on that. (The fingerprint sorts keys itself, so it stays stable
 //! even if some dependency ever switches `preserve_order` on.)
 
+pub mod ansi;
+pub mod arguments;
+pub mod budget;
 pub mod definitions;
 pub mod fingerprint;
 pub mod names;
 pub mod results;
+pub mod schema;
 
-pub use definitions::{definition, parameters};
+pub use definitions::{definition, Converted, Options};
 pub use fingerprint::fingerprint;
 pub use names::{
     NameTemplate, DEFAULT_MAX_NAME_LENGTH, DEFAULT_NAME_TEMPLATE, MAX_MAX_NAME_LENGTH,
@@ -45,16 +53,19 @@ pub enum ToolFormat {
     OpenaiResponses,
     /// Anthropic Messages API (`{"name","description","input_schema"}`).
     Anthropic,
+    /// Gemini API function declarations (`{"name","description","parameters"}`, an OpenAPI-subset schema).
+    Gemini,
     /// MCP itself: the server's tool object with only the name changed.
     Mcp,
 }
 
 impl ToolFormat {
     /// Every format, in declaration order.
-    pub const ALL: [ToolFormat; 4] = [
+    pub const ALL: [ToolFormat; 5] = [
         ToolFormat::Openai,
         ToolFormat::OpenaiResponses,
         ToolFormat::Anthropic,
+        ToolFormat::Gemini,
         ToolFormat::Mcp,
     ];
 
@@ -64,6 +75,7 @@ impl ToolFormat {
             ToolFormat::Openai => "openai",
             ToolFormat::OpenaiResponses => "openai-responses",
             ToolFormat::Anthropic => "anthropic",
+            ToolFormat::Gemini => "gemini",
             ToolFormat::Mcp => "mcp",
         }
     }
@@ -108,7 +120,7 @@ mod tests {
         }
         assert_eq!(
             serde_json::to_string(&ToolFormat::ALL).unwrap(),
-            r#"["openai","openai-responses","anthropic","mcp"]"#
+            r#"["openai","openai-responses","anthropic","gemini","mcp"]"#
         );
     }
 
@@ -122,7 +134,7 @@ mod tests {
         assert_eq!(
             "OpenAI".parse::<ToolFormat>(),
             Err(
-                r#"unknown tool format "OpenAI"; expected one of: openai, openai-responses, anthropic, mcp"#
+                r#"unknown tool format "OpenAI"; expected one of: openai, openai-responses, anthropic, gemini, mcp"#
                     .to_string()
             )
         );

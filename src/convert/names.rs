@@ -4,19 +4,24 @@
 //! A [`NameTemplate`] is parsed once from config (`{server}` and `{tool}`
 //! placeholders, default [`DEFAULT_NAME_TEMPLATE`]) together with a maximum
 //! length. [`NameTemplate::assign`] turns a set of pairs into names that all
-//! match `^[a-zA-Z0-9_-]{1,max_len}$` (what OpenAI and Anthropic accept):
+//! match `^[a-zA-Z_][a-zA-Z0-9_-]{0,max_len-1}$`: what OpenAI and Anthropic
+//! accept (`^[a-zA-Z0-9_-]{1,64}$`) and what Gemini accepts (a letter or `_`
+//! first; it also allows `.` and `:`, which the others do not), at once.
+//! With the default `max_len` of 64 every name fits every provider.
 //!
-//! 1. Render the template. If the result is already a valid name, keep it.
-//! 2. Otherwise sanitise it (every char outside `[A-Za-z0-9_-]` becomes `_`)
-//!    and append `_` + the first 8 lowercase hex chars of
-//!    `sha256(server + "\0" + tool)`, truncating the sanitised part so the
-//!    whole fits in `max_len`.
+//! 1. Render the template. A rendering that starts with a digit or `-` gets a
+//!    `_` in front (Gemini's first-character rule; a custom template such as
+//!    `{tool}` can produce one). If the result is a valid name, keep it.
+//! 2. Otherwise sanitise it (every char outside `[A-Za-z0-9_-]` becomes `_`,
+//!    and `_` goes in front of a leading digit or `-`) and append `_` + the
+//!    first 8 lowercase hex chars of `sha256(server + "\0" + tool)`,
+//!    truncating the sanitised part so the whole fits in `max_len`.
 //! 3. If two or more distinct pairs end up with the same name, *every* pair in
 //!    that group is moved to the hashed form (so who "wins" never depends on
 //!    input order). If a group whose members are all hashed already still
 //!    collides, every pair in it gets the hash extended to 16 hex chars.
-//!    (With `max_len` 16, too short for `_` + 16 hex, that name is the 16 hex
-//!    chars alone.) This repeats until a pass changes nothing; a pair only
+//!    (With `max_len` 16, too short for a sanitised part + `_` + 16 hex, that
+//!    name is `_` + the first 15 hex chars.) This repeats until a pass changes nothing; a pair only
 //!    ever moves up, so it ends.
 //! 4. A collision that survives 16 hex chars needs either a 64-bit hash
 //!    collision or two pairs whose `server + "\0" + tool` bytes coincide (a
@@ -168,9 +173,11 @@ impl NameTemplate {
         out
     }
 
-    /// Whether `name` matches `^[a-zA-Z0-9_-]{1,max_len}$`.
+    /// Whether `name` matches `^[a-zA-Z_][a-zA-Z0-9_-]{0,max_len-1}$`.
     pub fn is_valid_name(&self, name: &str) -> bool {
-        !name.is_empty() && name.len() <= self.max_len && name.chars().all(is_name_char)
+        name.len() <= self.max_len
+            && name.chars().all(is_name_char)
+            && name.chars().next().is_some_and(is_first_char)
     }
 
     /// Assign exposed names for a set of (server, tool) pairs. Returns names in the same order as the input.
@@ -182,7 +189,7 @@ impl NameTemplate {
         let mut candidates: BTreeMap<(&str, &str), Candidate> = BTreeMap::new();
         for &(server, tool) in pairs {
             candidates.entry((server, tool)).or_insert_with(|| {
-                let rendered = self.render(server, tool);
+                let rendered = letter_first(self.render(server, tool));
                 let form = if self.is_valid_name(&rendered) {
                     Form::Plain
                 } else {
@@ -282,12 +289,15 @@ impl NameTemplate {
         }
     }
 
-    /// `sanitised` truncated + `_` + the first `hex_len` hex chars; just the
-    /// hex chars when `_` + hex alone would not fit.
+    /// `sanitised` truncated + `_` + the first `hex_len` hex chars; just `_`
+    /// and as many hex chars as fit when `_` + hex alone would not fit (a hex
+    /// digit may not come first).
     fn hashed(&self, sanitised: &str, hash_hex: &str, hex_len: usize) -> String {
         let hex: String = hash_hex.chars().take(hex_len).collect();
         if hex.len() + 1 > self.max_len {
-            return hex.chars().take(self.max_len).collect();
+            let mut out = String::from("_");
+            out.extend(hex.chars().take(self.max_len - 1));
+            return out;
         }
         self.fit(sanitised, &format!("_{hex}"))
     }
@@ -323,13 +333,30 @@ fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }
 
+/// Gemini: "Must start with a letter or an underscore".
+fn is_first_char(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+/// `_` + `name` when `name` starts with a digit or `-` (a name char that may
+/// not come first); `name` otherwise. Deterministic, and it keeps the rest of
+/// the name readable rather than forcing a hash.
+fn letter_first(name: String) -> String {
+    match name.chars().next() {
+        Some(c) if is_name_char(c) && !is_first_char(c) => format!("_{name}"),
+        _ => name,
+    }
+}
+
 /// Every char outside `[A-Za-z0-9_-]` becomes `_` (one `_` per char, so the
-/// result is ASCII).
+/// result is ASCII); a leading digit or `-` gets `_` in front.
 fn sanitise(rendered: &str) -> String {
-    rendered
-        .chars()
-        .map(|c| if is_name_char(c) { c } else { '_' })
-        .collect()
+    letter_first(
+        rendered
+            .chars()
+            .map(|c| if is_name_char(c) { c } else { '_' })
+            .collect(),
+    )
 }
 
 /// Lowercase hex of `sha256(server + "\0" + tool)`, 64 chars.
@@ -361,11 +388,14 @@ mod tests {
         assert_eq!(names.len(), pairs.len());
         for name in &names {
             assert!(
-                !name.is_empty()
-                    && name.len() <= template.max_len()
+                name.len() <= template.max_len()
                     && name
                         .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+                    && name
+                        .bytes()
+                        .next()
+                        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_'),
                 "invalid name {name:?}"
             );
         }
@@ -512,6 +542,37 @@ mod tests {
     }
 
     #[test]
+    fn leading_digit_or_dash_gets_an_underscore() {
+        let template = NameTemplate::new("{tool}", 64).unwrap();
+        let names = assign_checked(
+            &template,
+            &[("s", "1password"), ("s", "-x"), ("s", "ok"), ("s", "9.x")],
+        );
+        assert_eq!(
+            names,
+            [
+                "_1password".to_string(),
+                "_-x".to_string(),
+                "ok".to_string(),
+                format!("_9_x_{}", &hash_hex("s", "9.x")[..8]),
+            ]
+        );
+        // A tool literally named `_1password` collides with the prefixed one:
+        // both are hashed, whatever the order.
+        let names = assign_checked(&template, &[("s", "_1password"), ("s", "1password")]);
+        assert_eq!(
+            names,
+            [
+                format!("_1password_{}", &hash_hex("s", "_1password")[..8]),
+                format!("_1password_{}", &hash_hex("s", "1password")[..8]),
+            ]
+        );
+        assert!(!template.is_valid_name("1abc"));
+        assert!(!template.is_valid_name(""));
+        assert!(template.is_valid_name("_1abc"));
+    }
+
+    #[test]
     fn duplicate_pairs_share_a_name_without_hashing() {
         let names = assign_checked(&default_template(), &[("s", "t"), ("s", "t"), ("s", "u")]);
         assert_eq!(names, ["mcp__s__t", "mcp__s__t", "mcp__s__u"]);
@@ -548,7 +609,7 @@ mod tests {
         let tight = NameTemplate::new("{server}_{tool}", MIN_MAX_NAME_LENGTH).unwrap();
         assert_eq!(
             assign_checked(&tight, &pairs),
-            [format!("{}_2", &hex[..14]), hex[..16].to_string()]
+            [format!("_{}_2", &hex[..13]), format!("_{}", &hex[..15])]
         );
     }
 

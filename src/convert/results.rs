@@ -3,9 +3,16 @@
 //! `content`, `structured_content`, joined `text`) plus `output`, the payload
 //! in the requested provider's shape:
 //!
-//! - openai / openai-responses: one string (function-call output is text);
-//! - anthropic: an array of `tool_result` content blocks;
-//! - mcp: the result unchanged.
+//! - openai: one string (a chat `tool` message carries text only);
+//! - openai-responses: one string, or — when there are images the API takes — an array of
+//!   `input_text` and `input_image` parts (images as `data:` URLs) for `function_call_output`;
+//! - anthropic: an array of `tool_result` content blocks (images as base64 `source` blocks); the
+//!   host sets the block's `is_error` from [`CallOutput::is_error`];
+//! - gemini: a `FunctionResponse` body, `{"response": {"output": …}}` or, for an error result,
+//!   `{"response": {"error": …}}` (Gemini's documented keys), plus `parts` with `inlineData` images;
+//! - mcp: the result unchanged (`isError` included).
+//!
+//! OpenAI has no error flag on a function output: [`CallOutput::is_error`] is there for the host.
 //!
 //! Nothing the server sent is silently dropped from `output`: content blocks
 //! a provider cannot carry natively are rendered as short readable text
@@ -17,7 +24,17 @@ use super::ToolFormat;
 
 /// Image media types the Anthropic API accepts in an image block; any other
 /// image is rendered as text rather than failing the host's next request.
-const ANTHROPIC_IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+const ANTHROPIC_IMAGE_TYPES: &[&str] = &["image/jpeg", "image/png", "image/gif", "image/webp"];
+/// Image types the OpenAI Responses API takes as `input_image` data URLs.
+const OPENAI_IMAGE_TYPES: &[&str] = &["image/jpeg", "image/png", "image/gif", "image/webp"];
+/// Image types Gemini takes as `inlineData` in a function response.
+const GEMINI_IMAGE_TYPES: &[&str] = &[
+    "image/jpeg",
+    "image/png",
+    "image/webp",
+    "image/heic",
+    "image/heif",
+];
 
 /// A converted tool result.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,21 +65,49 @@ pub fn convert_result(format: ToolFormat, result: &Value) -> CallOutput {
     let texts: Vec<&str> = blocks.iter().filter_map(text_of).collect();
     let text = texts.join("\n");
 
+    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let output = match format {
-        ToolFormat::Openai | ToolFormat::OpenaiResponses => {
-            let mut parts: Vec<String> = Vec::new();
-            if !texts.is_empty() {
-                parts.push(text.clone());
-            } else if let Some(structured) = &structured_content {
-                parts.push(compact(structured));
+        ToolFormat::Openai => Value::String(text_output(
+            blocks,
+            &texts,
+            structured_content.as_ref(),
+            |_| false,
+        )),
+        ToolFormat::OpenaiResponses => {
+            let images: Vec<Value> = blocks
+                .iter()
+                .filter_map(|b| media(b, OPENAI_IMAGE_TYPES))
+                .map(|(mime, data)| {
+                    let mut part = Map::new();
+                    part.insert("type".into(), Value::from("input_image"));
+                    part.insert(
+                        "image_url".into(),
+                        Value::String(format!("data:{mime};base64,{data}")),
+                    );
+                    Value::Object(part)
+                })
+                .collect();
+            if images.is_empty() {
+                Value::String(text_output(
+                    blocks,
+                    &texts,
+                    structured_content.as_ref(),
+                    |_| false,
+                ))
+            } else {
+                let text = text_output(blocks, &texts, structured_content.as_ref(), |b| {
+                    media(b, OPENAI_IMAGE_TYPES).is_some()
+                });
+                let mut parts = Vec::new();
+                if !text.is_empty() {
+                    let mut part = Map::new();
+                    part.insert("type".into(), Value::from("input_text"));
+                    part.insert("text".into(), Value::String(text));
+                    parts.push(Value::Object(part));
+                }
+                parts.extend(images);
+                Value::Array(parts)
             }
-            parts.extend(
-                blocks
-                    .iter()
-                    .filter(|block| text_of(block).is_none())
-                    .map(render_block),
-            );
-            Value::String(parts.join("\n"))
         }
         ToolFormat::Anthropic => {
             let mut out: Vec<Value> = blocks.iter().filter_map(anthropic_block).collect();
@@ -73,16 +118,97 @@ pub fn convert_result(format: ToolFormat, result: &Value) -> CallOutput {
             }
             Value::Array(out)
         }
+        ToolFormat::Gemini => gemini_output(blocks, &texts, structured_content.as_ref(), is_error),
         ToolFormat::Mcp => result.clone(),
     };
 
     CallOutput {
-        is_error: result.get("isError").and_then(Value::as_bool) == Some(true),
+        is_error,
         content: Value::Array(blocks.to_vec()),
         structured_content,
         text,
         output,
     }
+}
+
+/// The text form (openai; the text part of the others): every text block joined with `"\n"` (or
+/// the compact JSON of `structuredContent` when there is none), then the rendering of every other
+/// block that `carried` does not take out (see [`render_block`]).
+fn text_output(
+    blocks: &[Value],
+    texts: &[&str],
+    structured: Option<&Value>,
+    carried: impl Fn(&Value) -> bool,
+) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if !texts.is_empty() {
+        parts.push(texts.join("\n"));
+    } else if let Some(structured) = structured {
+        parts.push(compact(structured));
+    }
+    parts.extend(
+        blocks
+            .iter()
+            .filter(|block| text_of(block).is_none() && !carried(block))
+            .map(render_block),
+    );
+    parts.join("\n")
+}
+
+/// Gemini's `FunctionResponse` minus `name`/`id`: `{"response": {"output" | "error": …},
+/// "parts"?: [{"inlineData": {"mimeType", "data"}}]}`. The value is the text form, or the
+/// `structuredContent` itself when there is no text block; images Gemini takes go in `parts`.
+fn gemini_output(
+    blocks: &[Value],
+    texts: &[&str],
+    structured: Option<&Value>,
+    is_error: bool,
+) -> Value {
+    let carried = |b: &Value| media(b, GEMINI_IMAGE_TYPES).is_some();
+    let value = match structured {
+        Some(structured)
+            if texts.is_empty() && !blocks.iter().any(|b| text_of(b).is_none() && !carried(b)) =>
+        {
+            structured.clone()
+        }
+        _ => Value::String(text_output(blocks, texts, structured, carried)),
+    };
+    let mut response = Map::new();
+    response.insert(if is_error { "error" } else { "output" }.into(), value);
+    let mut out = Map::new();
+    out.insert("response".into(), Value::Object(response));
+    let parts: Vec<Value> = blocks
+        .iter()
+        .filter_map(|b| media(b, GEMINI_IMAGE_TYPES))
+        .map(|(mime, data)| {
+            let mut inline = Map::new();
+            inline.insert("mimeType".into(), Value::from(mime));
+            inline.insert("data".into(), Value::from(data));
+            let mut part = Map::new();
+            part.insert("inlineData".into(), Value::Object(inline));
+            Value::Object(part)
+        })
+        .collect();
+    if !parts.is_empty() {
+        out.insert("parts".into(), Value::Array(parts));
+    }
+    Value::Object(out)
+}
+
+/// `(mimeType, data)` of an image block whose type is in `accepted`.
+fn media<'a>(block: &'a Value, accepted: &[&str]) -> Option<(&'a str, &'a str)> {
+    if block.get("type").and_then(Value::as_str) != Some("image") {
+        return None;
+    }
+    let data = block
+        .get("data")
+        .and_then(Value::as_str)
+        .filter(|d| !d.is_empty())?;
+    let mime = block
+        .get("mimeType")
+        .and_then(Value::as_str)
+        .filter(|m| accepted.contains(m))?;
+    Some((mime, data))
 }
 
 /// A readable one-line (or, for embedded text resources, multi-line)
@@ -243,6 +369,7 @@ mod tests {
                 let expected = match format {
                     ToolFormat::Openai | ToolFormat::OpenaiResponses => json!(""),
                     ToolFormat::Anthropic => json!([]),
+                    ToolFormat::Gemini => json!({"response": {"output": ""}}),
                     ToolFormat::Mcp => result.clone(),
                 };
                 assert_eq!(out.output, expected, "{format} {result}");
@@ -270,10 +397,76 @@ mod tests {
             r#"\n{\"type\":\"future\",\"x\":1}""#,
         );
         assert_eq!(output(ToolFormat::Openai, &mixed()), expected);
-        assert_eq!(output(ToolFormat::OpenaiResponses, &mixed()), expected);
         assert_eq!(
             convert_result(ToolFormat::Openai, &mixed()).text,
             "first\nlast"
+        );
+    }
+
+    #[test]
+    fn openai_responses_carries_images_as_data_urls() {
+        assert_eq!(
+            output(ToolFormat::OpenaiResponses, &mixed()),
+            concat!(
+                r#"[{"text":"first\nlast"#,
+                r#"\n[audio: audio/wav, 4 bytes base64]"#,
+                r#"\n[resource: report file:///r.pdf] (application/pdf)"#,
+                r#"\n[resource file:///a.txt]\ninside"#,
+                r#"\n[resource file:///b.bin: application/octet-stream, blob]"#,
+                r#"\n{\"type\":\"future\",\"x\":1}","type":"input_text"},"#,
+                r#"{"image_url":"data:image/png;base64,aGVsbG8=","type":"input_image"}]"#,
+            )
+        );
+        // Only images: no empty text part. An image type the API does not take stays text.
+        let result = json!({"content": [
+            {"type": "image", "data": "AA==", "mimeType": "image/webp"},
+            {"type": "image", "data": "AA==", "mimeType": "image/svg+xml"}
+        ]});
+        assert_eq!(
+            output(ToolFormat::OpenaiResponses, &result),
+            r#"[{"text":"[image: image/svg+xml, 4 bytes base64]","type":"input_text"},{"image_url":"data:image/webp;base64,AA==","type":"input_image"}]"#
+        );
+        let result =
+            json!({"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]});
+        assert_eq!(
+            output(ToolFormat::OpenaiResponses, &result),
+            r#"[{"image_url":"data:image/png;base64,AA==","type":"input_image"}]"#
+        );
+    }
+
+    #[test]
+    fn gemini_function_response() {
+        assert_eq!(
+            output(ToolFormat::Gemini, &mixed()),
+            concat!(
+                r#"{"parts":[{"inlineData":{"data":"aGVsbG8=","mimeType":"image/png"}}],"#,
+                r#""response":{"output":"first\nlast"#,
+                r#"\n[audio: audio/wav, 4 bytes base64]"#,
+                r#"\n[resource: report file:///r.pdf] (application/pdf)"#,
+                r#"\n[resource file:///a.txt]\ninside"#,
+                r#"\n[resource file:///b.bin: application/octet-stream, blob]"#,
+                r#"\n{\"type\":\"future\",\"x\":1}"}}"#,
+            )
+        );
+        let error = json!({"content": [{"type": "text", "text": "boom"}], "isError": true});
+        assert_eq!(
+            output(ToolFormat::Gemini, &error),
+            r#"{"response":{"error":"boom"}}"#
+        );
+        // structuredContent without text is sent as the object itself, images still in parts.
+        let result = json!({
+            "content": [{"type": "image", "data": "AA==", "mimeType": "image/jpeg"}],
+            "structuredContent": {"rows": [1, 2]}
+        });
+        assert_eq!(
+            output(ToolFormat::Gemini, &result),
+            r#"{"parts":[{"inlineData":{"data":"AA==","mimeType":"image/jpeg"}}],"response":{"output":{"rows":[1,2]}}}"#
+        );
+        // With text, the text is the output (structuredContent stays in the common fields).
+        let result = json!({"content": [{"type": "text", "text": "2 rows"}], "structuredContent": {"rows": [1, 2]}});
+        assert_eq!(
+            output(ToolFormat::Gemini, &result),
+            r#"{"response":{"output":"2 rows"}}"#
         );
     }
 
@@ -290,7 +483,7 @@ mod tests {
             "structuredContent": [true]
         });
         assert_eq!(
-            output(ToolFormat::OpenaiResponses, &result),
+            output(ToolFormat::Openai, &result),
             r#""[true]\n[image: image/gif, 4 bytes base64]""#
         );
         // A scalar structuredContent is JSON too.

@@ -264,8 +264,9 @@ impl Host {
             Error::invalid_params(format!("invalid {field}: {why}")).with("field", field)
         })?;
         let format = p.tool_format.unwrap_or_default();
+        let strict = p.strict.unwrap_or(false);
         let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let registry = Registry::new(Settings { names, format, cache: self.cache.clone() }, events_tx.clone());
+        let registry = Registry::new(Settings { names, format, strict, cache: self.cache.clone() }, events_tx.clone());
         let _ = self.events.set(events_tx);
         if self.registry.set(registry).is_err() {
             return Err(Error::new(
@@ -287,6 +288,9 @@ impl Host {
             "serverInfo": {"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")},
             "capabilities": {
                 "toolFormats": ToolFormat::ALL.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
+                "strict": true,
+                "resultPolicies": ["error", "truncate"],
+                "resultsRead": true,
                 "transports": ["stdio"],
                 "cancellation": true,
             },
@@ -359,7 +363,7 @@ impl Host {
             }
             "tools/list" => {
                 let p: params::ListTools = parse(method, params)?;
-                let listing = registry.tools(p.format, p.servers.as_deref())?;
+                let listing = registry.tools(p.format, p.strict, p.servers.as_deref())?;
                 Ok(json!({ "tools": *listing.tools, "fingerprint": listing.fingerprint }))
             }
             "tools/call" => {
@@ -373,8 +377,7 @@ impl Host {
                     None => None,
                 };
                 let outcome = registry.call_tool(&p.name, p.arguments, timeout).await?;
-                let converted =
-                    convert::convert_result(registry.settings().format, &outcome.result);
+                let converted = convert::convert_result(p.format.unwrap_or(registry.settings().format), &outcome.result);
                 let mut result = json!({
                     "isError": converted.is_error,
                     "content": converted.content,
@@ -387,13 +390,26 @@ impl Host {
                 if let Some(structured) = converted.structured_content {
                     result["structuredContent"] = structured;
                 }
+                if let Some(truncated) = &outcome.truncated {
+                    result["truncated"] = truncated.to_json();
+                }
                 Ok(result)
             }
-            _ => Err(Error::new(
-                ErrorCode::MethodNotFound,
-                format!("unknown method `{method}`"),
-            )
-            .with("method", method)),
+            "results/read" => {
+                let p: params::ReadResult = parse(method, params)?;
+                if p.length == Some(0) {
+                    return Err(Error::invalid_params("length must be positive").with("field", "length"));
+                }
+                let read = registry.read_result(&p.handle, p.offset, p.length)?;
+                Ok(json!({
+                    "text": read.text,
+                    "offset": read.offset,
+                    "length": read.length,
+                    "totalBytes": read.total_bytes,
+                    "eof": read.eof,
+                }))
+            }
+            _ => Err(Error::new(ErrorCode::MethodNotFound, format!("unknown method `{method}`")).with("method", method)),
         }
     }
 }

@@ -20,6 +20,9 @@ pub struct Initialize {
     pub name_template: Option<String>,
     #[serde(default)]
     pub max_name_length: Option<usize>,
+    /// OpenAI strict mode by default for `tools/list` (openai and openai-responses formats).
+    #[serde(default)]
+    pub strict: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -48,6 +51,8 @@ pub struct ListTools {
     pub format: Option<ToolFormat>,
     #[serde(default)]
     pub servers: Option<Vec<String>>,
+    #[serde(default)]
+    pub strict: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -58,6 +63,19 @@ pub struct CallTool {
     pub arguments: Option<Value>,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// The format of `output` (the session's `toolFormat` when absent).
+    #[serde(default)]
+    pub format: Option<ToolFormat>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReadResult {
+    pub handle: String,
+    #[serde(default)]
+    pub offset: usize,
+    #[serde(default)]
+    pub length: Option<usize>,
 }
 
 #[derive(Deserialize)]

@@ -1,6 +1,8 @@
 //! The exposed tool set: every tool of every server that is ready — or dormant, i.e. stopped but
 //! startable on the next call (lazy, idle-stopped, recycled) — under its provider-safe name, an exact
 //! map from that name back to (server, tool), and the converted definitions per format.
+//! Definitions are converted per format and options, each with its `conversionNotes` (always
+//! present, `[]` when the conversion changed nothing).
 //!
 //! A catalog is immutable; the registry swaps in a new one whenever a server's tools come or go. An
 //! entry names its server, not a session: a call finds the server's current session (starting it if
@@ -11,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Value};
 
-use crate::convert::{self, NameTemplate, ToolFormat};
+use crate::convert::{self, NameTemplate, Options, ToolFormat};
 use crate::mcp::ToolDef;
 
 /// One exposed tool.
@@ -26,7 +28,8 @@ pub struct Entry {
 pub struct Catalog {
     /// Sorted by exposed name, which makes every listing byte-stable.
     entries: BTreeMap<String, Entry>,
-    definitions: [OnceLock<Listing>; ToolFormat::ALL.len()],
+    /// One cached listing per (format, strict).
+    definitions: [OnceLock<Listing>; 2 * ToolFormat::ALL.len()],
 }
 
 /// Converted definitions of a whole catalog in one format.
@@ -83,31 +86,27 @@ impl Catalog {
 
     /// Exposed names of one server's tools.
     pub fn names_of<'a>(&'a self, server: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.entries
-            .values()
-            .filter(move |e| e.server == server)
-            .map(|e| e.name.as_str())
+        self.entries.values().filter(move |e| e.server == server).map(|e| e.name.as_str())
     }
 
-    /// Tool entries (`{name, server, tool, title?, annotations?, readOnly, definition}`) in `format`,
-    /// optionally only of some servers, with the fingerprint of exactly those definitions.
-    pub fn listing(&self, format: ToolFormat, servers: Option<&[String]>) -> Listing {
+    /// Tool entries (`{name, server, tool, title?, annotations?, readOnly, definition, conversionNotes}`)
+    /// in `format`, optionally only of some servers, with the fingerprint of exactly those definitions
+    /// (notes are not part of it: a fingerprint changes only when a definition does).
+    pub fn listing(&self, format: ToolFormat, options: Options, servers: Option<&[String]>) -> Listing {
         match servers {
-            None => self.definitions[format_index(format)]
-                .get_or_init(|| self.render(format, None))
-                .clone(),
-            Some(only) => self.render(format, Some(only)),
+            None => self.definitions[cache_index(format, options)].get_or_init(|| self.render(format, options, None)).clone(),
+            Some(only) => self.render(format, options, Some(only)),
         }
     }
 
-    fn render(&self, format: ToolFormat, only: Option<&[String]>) -> Listing {
+    fn render(&self, format: ToolFormat, options: Options, only: Option<&[String]>) -> Listing {
         let mut tools = Vec::new();
         let mut definitions = Vec::new();
         for entry in self.entries.values() {
             if only.is_some_and(|only| !only.contains(&entry.server)) {
                 continue;
             }
-            let definition = convert::definition(format, &entry.name, &entry.tool.raw);
+            let convert::Converted { definition, notes } = convert::definition(format, options, &entry.name, &entry.tool.raw);
             let raw = &entry.tool.raw;
             let annotations = raw.get("annotations").filter(|a| a.is_object());
             let mut item = json!({
@@ -116,6 +115,7 @@ impl Catalog {
                 "tool": entry.tool.name,
                 "readOnly": annotations.and_then(|a| a.get("readOnlyHint")).and_then(Value::as_bool).unwrap_or(false),
                 "definition": definition,
+                "conversionNotes": notes,
             });
             if let Some(title) = raw.get("title").and_then(Value::as_str) {
                 item["title"] = Value::from(title);
@@ -133,9 +133,6 @@ impl Catalog {
     }
 }
 
-fn format_index(format: ToolFormat) -> usize {
-    ToolFormat::ALL
-        .iter()
-        .position(|f| *f == format)
-        .unwrap_or(0)
+fn cache_index(format: ToolFormat, options: Options) -> usize {
+    2 * ToolFormat::ALL.iter().position(|f| *f == format).unwrap_or(0) + usize::from(options.strict)
 }

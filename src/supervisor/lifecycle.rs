@@ -204,6 +204,7 @@ impl Registry {
         let limits = CallLimits {
             tool_timeout: spec.tool_timeout,
             max_result_bytes: spec.max_result_bytes,
+            result_policy: spec.result_policy,
         };
         let session = Arc::new(Session::new(generation, client, tools, limits, stderr_tail));
         let current = {

@@ -1,6 +1,7 @@
 //! Supervision of downstream servers: the registry of configured servers, each server's state machine
 //! and generations, restarts, keepalive and idle stops, lazy start from the schema cache, the process
-//! trees behind them (groups, escaped descendants, the guardian), and the exposed tool catalog.
+//! trees behind them (groups, escaped descendants, the guardian), the exposed tool catalog, and the
+//! store of truncated results' full texts.
 //!
 //! This is the only module that spawns processes ([`process::spawn`], [`process::spawn_guardian`]).
 
@@ -13,6 +14,7 @@ pub mod process;
 pub mod procfs;
 mod registry;
 pub mod restart;
+pub mod results;
 mod server;
 pub mod session;
 pub mod stats;
@@ -23,5 +25,6 @@ mod upkeep;
 
 pub use cache::SchemaCache;
 pub use catalog::{Catalog, Listing};
-pub use registry::{CallOutcome, Event, Registry, Settings};
+pub use registry::{CallOutcome, Event, ReadOutcome, Registry, Settings, Truncation};
+pub use results::ResultStore;
 pub use status::{ServerState, ServerStatus};

@@ -23,8 +23,9 @@ use super::catalog::{Catalog, Entry, Listing};
 use super::lifecycle::StartKind;
 use super::server::Server;
 use super::status::ServerStatus;
-use crate::config::{validate_server_name, ServerSpec};
-use crate::convert::{NameTemplate, ToolFormat};
+use super::results::ResultStore;
+use crate::config::{validate_server_name, ResultPolicy, ServerSpec};
+use crate::convert::{self, budget, NameTemplate, Options, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::{self, ToolDef};
 
@@ -35,6 +36,15 @@ pub struct Settings {
     /// Where lazy servers' tool lists are cached; `None` disables the cache (every lazy server is
     /// started once to discover its tools).
     pub cache: Option<SchemaCache>,
+    /// OpenAI strict mode for listings that do not say otherwise.
+    pub strict: bool,
+}
+
+impl Settings {
+    /// The default definition options.
+    pub fn options(&self) -> Options {
+        Options { strict: self.strict }
+    }
 }
 
 /// What the registry tells its owner.
@@ -57,6 +67,48 @@ pub struct CallOutcome {
     pub server: String,
     pub tool: String,
     pub duration: Duration,
+    /// Set when the result was over `maxResultBytes` and cut to fit (`resultPolicy: "truncate"`).
+    pub truncated: Option<Truncation>,
+}
+
+/// How a result was made to fit its budget.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Truncation {
+    /// Size of the server's whole answer, in bytes.
+    pub original_bytes: usize,
+    /// Where the full text can be read, when part of the text was cut and it could be kept.
+    pub handle: Option<String>,
+    /// The cut part of the text, when there is one.
+    pub cut: Option<budget::Cut>,
+}
+
+impl Truncation {
+    /// `{originalBytes, handle?, offset?, length?, totalBytes?}`.
+    pub fn to_json(&self) -> Value {
+        let mut out = serde_json::json!({ "originalBytes": self.original_bytes });
+        if let Some(handle) = &self.handle {
+            out["handle"] = Value::from(handle.as_str());
+        }
+        if let Some(cut) = self.cut {
+            out["offset"] = Value::from(cut.offset);
+            out["length"] = Value::from(cut.length);
+            out["totalBytes"] = Value::from(cut.total_bytes);
+        }
+        out
+    }
+}
+
+/// One `results/read` answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadOutcome {
+    pub text: String,
+    /// Where `text` starts (the requested offset moved down to a char boundary).
+    pub offset: usize,
+    /// Bytes of `text`.
+    pub length: usize,
+    pub total_bytes: usize,
+    /// `offset + length == total_bytes`.
+    pub eof: bool,
 }
 
 pub struct Registry {
@@ -71,6 +123,8 @@ pub struct Registry {
     /// Host-requested lifecycle operations (add, restart, remove) run as tracked tasks: a host that
     /// stops waiting for one (cancel) never leaves a server half-started, and `shutdown` waits for them.
     operations: TaskTracker,
+    /// Full texts of truncated results, for `results/read`.
+    results: ResultStore,
 }
 
 impl Registry {
@@ -83,6 +137,7 @@ impl Registry {
             events,
             shutting_down: AtomicBool::new(false),
             operations: TaskTracker::new(),
+            results: ResultStore::default(),
         })
     }
 
@@ -241,7 +296,12 @@ impl Registry {
     }
 
     /// Tool entries in `format` (the session's default when `None`).
-    pub fn tools(&self, format: Option<ToolFormat>, servers: Option<&[String]>) -> Result<Listing> {
+    pub fn tools(
+        &self,
+        format: Option<ToolFormat>,
+        strict: Option<bool>,
+        servers: Option<&[String]>,
+    ) -> Result<Listing> {
         if let Some(only) = servers {
             let known = self.servers();
             if let Some(missing) = only.iter().find(|s| !known.contains_key(s.as_str())) {
@@ -252,9 +312,8 @@ impl Registry {
                 .with("server", missing.as_str()));
             }
         }
-        Ok(self
-            .catalog()
-            .listing(format.unwrap_or(self.settings.format), servers))
+        let options = Options { strict: strict.unwrap_or(self.settings.strict) };
+        Ok(self.catalog().listing(format.unwrap_or(self.settings.format), options, servers))
     }
 
     /// Validates the arguments against the tool's own schema, starts the server if it is dormant,
@@ -288,7 +347,22 @@ impl Registry {
                 .with("tool", entry.tool.name.as_str()))
             }
         };
-        mcp::tools::check_arguments(&entry.server, &entry.tool, &arguments).map_err(|e| e.with("name", name))?;
+        // Arguments that fail only because of `null`s for optional properties (what a model in OpenAI
+        // strict mode sends for "absent") are retried without those `null`s.
+        let arguments = match mcp::tools::check_arguments(&entry.server, &entry.tool, &arguments) {
+            Ok(()) => arguments,
+            Err(e) => {
+                let schema = entry.tool.raw.get("inputSchema").unwrap_or(&Value::Null);
+                match convert::arguments::drop_optional_nulls(schema, &arguments) {
+                    Some(cleaned)
+                        if mcp::tools::check_arguments(&entry.server, &entry.tool, &cleaned).is_ok() =>
+                    {
+                        cleaned
+                    }
+                    _ => return Err(e.with("name", name)),
+                }
+            }
+        };
         let server = self.find(&entry.server)?;
         let outcome = self.call_on(&server, entry, arguments, timeout).await.map_err(|e| e.with("name", name));
         server
@@ -329,24 +403,24 @@ impl Registry {
                     .with_stderr_tail(&session.stderr.text())
             })?;
         let duration = started.elapsed();
-        if reply.bytes > session.limits.max_result_bytes {
+        let limits = session.limits;
+        let original_bytes = reply.bytes;
+        let over = original_bytes > limits.max_result_bytes;
+        if over && limits.result_policy == ResultPolicy::Error {
             return Err(Error::new(
                 ErrorCode::ResultTooLarge,
                 format!(
-                    "result of tool `{tool}` on server `{}` is {} bytes, over maxResultBytes ({} bytes)",
-                    entry.server, reply.bytes, session.limits.max_result_bytes
+                    "result of tool `{tool}` on server `{}` is {original_bytes} bytes, over maxResultBytes ({} bytes)",
+                    entry.server, limits.max_result_bytes
                 ),
             )
             .with("server", entry.server.as_str())
             .with("tool", tool)
             .with("setting", "maxResultBytes")
-            .with("limit", session.limits.max_result_bytes as u64)
-            .with("size", reply.bytes as u64));
+            .with("limit", limits.max_result_bytes as u64)
+            .with("size", original_bytes as u64));
         }
-        let result = session
-            .client
-            .reply_outcome(reply)
-            .map_err(|e| e.with("tool", tool))?;
+        let result = session.client.reply_outcome(reply).map_err(|e| e.with("tool", tool))?;
         if !result.is_object() {
             return Err(Error::new(
                 ErrorCode::ProtocolError,
@@ -358,11 +432,43 @@ impl Registry {
             .with("server", entry.server.as_str())
             .with("tool", tool));
         }
-        Ok(CallOutcome {
-            result,
-            server: entry.server.clone(),
-            tool: tool.to_owned(),
-            duration,
+        let (result, truncated) = if over {
+            let (result, truncation) = self.truncate(&result, original_bytes, limits.max_result_bytes);
+            tracing::debug!(server = %entry.server, tool, original_bytes, "result truncated to fit maxResultBytes");
+            (result, Some(truncation))
+        } else {
+            (result, None)
+        };
+        Ok(CallOutcome { result, server: entry.server.clone(), tool: tool.to_owned(), duration, truncated })
+    }
+
+    /// Cuts `result` to `budget` and keeps its full text for `results/read` (when it fits the store).
+    fn truncate(&self, result: &Value, original_bytes: usize, budget: usize) -> (Value, Truncation) {
+        let handle = self.results.next_handle();
+        let mut fitted = budget::fit(result, budget, Some(&handle));
+        let mut kept = fitted.full_text.is_some();
+        if fitted.full_text.as_ref().is_some_and(|full| !self.results.fits(full.len())) {
+            fitted = budget::fit(result, budget, None);
+            kept = false;
+        }
+        if let (true, Some(full)) = (kept, fitted.full_text) {
+            self.results.insert(handle.clone(), full);
+        }
+        (fitted.result, Truncation { original_bytes, handle: kept.then_some(handle), cut: fitted.cut })
+    }
+
+    /// Part of a truncated result's full text: `length` bytes (at most, and by default,
+    /// [`crate::limits::RESULT_READ_MAX_BYTES`]) from `offset`, both moved to char boundaries.
+    pub fn read_result(&self, handle: &str, offset: usize, length: Option<usize>) -> Result<ReadOutcome> {
+        let text = self.results.get(handle)?;
+        let length = length.unwrap_or(crate::limits::RESULT_READ_MAX_BYTES).min(crate::limits::RESULT_READ_MAX_BYTES);
+        let (start, part) = budget::read(&text, offset, length);
+        Ok(ReadOutcome {
+            text: part.to_string(),
+            offset: start,
+            length: part.len(),
+            total_bytes: text.len(),
+            eof: start + part.len() >= text.len(),
         })
     }
 
@@ -399,8 +505,8 @@ impl Registry {
         };
         let before: BTreeSet<&str> = previous.names().collect();
         let after: BTreeSet<&str> = next.names().collect();
-        let old_fingerprint = previous.listing(self.settings.format, None).fingerprint;
-        let fingerprint = next.listing(self.settings.format, None).fingerprint;
+        let old_fingerprint = previous.listing(self.settings.format, self.settings.options(), None).fingerprint;
+        let fingerprint = next.listing(self.settings.format, self.settings.options(), None).fingerprint;
         if fingerprint != old_fingerprint {
             let _ = self.events.send(Event::ToolsChanged {
                 fingerprint,

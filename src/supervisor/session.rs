@@ -12,6 +12,7 @@ use process_wrap::tokio::ChildWrapper;
 use super::process::{self, ExitInfo};
 use super::stderr::StderrTail;
 use super::tree::Origin;
+use crate::config::ResultPolicy;
 use crate::mcp::transport::MessageSink;
 use crate::mcp::{Client, ToolDef};
 
@@ -92,6 +93,7 @@ impl ProcessControl {
 pub struct CallLimits {
     pub tool_timeout: Duration,
     pub max_result_bytes: usize,
+    pub result_policy: ResultPolicy,
 }
 
 /// A ready generation.

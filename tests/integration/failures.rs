@@ -12,11 +12,33 @@ use crate::support::{eventually, fixture, Sidecar};
 
 const RSS_LIMIT: u64 = 100 * 1024 * 1024;
 
+/// The first `unhealthy` status of `name`: sent as the session breaks, with a preliminary
+/// `lastError` (the exit status may not be known yet).
 fn unhealthy(s: &mut Sidecar, name: &str) -> Value {
     let n = s.notification("notifications/servers/changed", |p| {
         p["status"]["name"] == name && p["status"]["state"] == "unhealthy"
     });
     n["params"]["status"].clone()
+}
+
+/// The `unhealthy` status of `name` sent once its process was reaped: it carries `lastExit`, and
+/// `lastError.data.exit` says the same.
+fn unhealthy_exited(s: &mut Sidecar, name: &str) -> Value {
+    let status = s.server_changed(name, |st| {
+        st["state"] == "unhealthy" && st.get("lastExit").is_some()
+    });
+    assert_eq!(
+        status["lastError"]["data"]["exit"], status["lastExit"],
+        "{status}"
+    );
+    status
+}
+
+/// A fixture config that stays down after a failure (no automatic restart).
+fn never_restarted(args: &[&str]) -> Value {
+    let mut config = fixture(args);
+    config["restart"] = json!("never");
+    config
 }
 
 fn echo_error(s: &mut Sidecar, server: &str) -> (String, Value) {
@@ -29,7 +51,8 @@ fn echo_error(s: &mut Sidecar, server: &str) -> (String, Value) {
 #[test]
 fn crash_mid_call_fails_the_call_and_marks_the_server_unhealthy() {
     let mut s = Sidecar::initialized(json!({}));
-    s.add("fx", fixture(&[]));
+    // `restart: never`: fx must still be down when servers/list is read at the end.
+    s.add("fx", never_restarted(&[]));
     s.add("other", fixture(&[]));
     let (code, e) = s.error_of(
         "tools/call",
@@ -37,13 +60,25 @@ fn crash_mid_call_fails_the_call_and_marks_the_server_unhealthy() {
     );
     assert_eq!(code, "SERVER_UNAVAILABLE", "{e}");
     assert_eq!(e["data"]["server"], "fx", "{e}");
-    let status = unhealthy(&mut s, "fx");
+    // First the state change, with a preliminary error; then the same state with the exit status.
+    let first = unhealthy(&mut s, "fx");
+    assert_eq!(
+        first["lastError"]["data"]["code"], "SERVER_UNAVAILABLE",
+        "{first}"
+    );
+    assert!(first.get("pid").is_none(), "{first}");
+    let status = unhealthy_exited(&mut s, "fx");
     assert_eq!(status["lastExit"]["code"], 3, "{status}");
     assert_eq!(
         status["lastError"]["data"]["code"], "SERVER_UNAVAILABLE",
         "{status}"
     );
     assert!(status.get("pid").is_none(), "{status}");
+    assert!(
+        status.get("nextRestartAt").is_none(),
+        "restart: never schedules no restart: {status}"
+    );
+    assert_eq!(status["generation"], first["generation"], "{status}");
     let changed = s.notification("notifications/tools/changed", |p| {
         !p["removed"].as_array().unwrap().is_empty()
     });
@@ -89,19 +124,26 @@ fn crash_mid_call_fails_the_call_and_marks_the_server_unhealthy() {
 #[test]
 fn restart_brings_an_unhealthy_server_back() {
     let mut s = Sidecar::initialized(json!({}));
-    let before = s.add("fx", fixture(&[]));
+    // `restart: never`: only the host's servers/restart brings it back.
+    let before = s.add("fx", never_restarted(&[]));
     let (code, _) = s.error_of(
         "tools/call",
         json!({"name": "mcp__fx__exit", "arguments": {}}),
     );
     assert_eq!(code, "SERVER_UNAVAILABLE");
-    unhealthy(&mut s, "fx");
+    let down = unhealthy_exited(&mut s, "fx");
+    assert_eq!(down["generation"], before["generation"], "{down}");
     let after = s.call("servers/restart", json!({"name": "fx"}));
     assert_eq!(after["state"], "ready", "{after}");
     assert_ne!(after["pid"], before["pid"], "{after}");
+    assert_eq!(
+        after["generation"],
+        before["generation"].as_u64().unwrap() + 1,
+        "servers/restart is one start: {after}"
+    );
     assert!(
-        after.get("lastError").is_none(),
-        "a fresh generation starts without the old error: {after}"
+        after.get("lastError").is_none() && after.get("lastExit").is_none(),
+        "a restart by the host starts without the old error and exit: {after}"
     );
     let r = s.call(
         "tools/call",
@@ -137,7 +179,7 @@ fn crash_fails_every_pending_call_at_once() {
         took < Duration::from_secs(2),
         "pending calls failed only after {took:?}"
     );
-    assert_eq!(unhealthy(&mut s, "fx")["lastExit"]["code"], 9);
+    assert_eq!(unhealthy_exited(&mut s, "fx")["lastExit"]["code"], 9);
 }
 
 #[test]

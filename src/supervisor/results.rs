@@ -1,0 +1,175 @@
+//! The store behind `results/read`: full texts of truncated tool results, kept in memory for a
+//! bounded time ([`limits::RESULT_STORE_TTL`], renewed by each read) and size
+//! ([`limits::RESULT_STORE_MAX_BYTES`] in all; the least recently used text goes first). A handle
+//! that expired, was evicted, or never existed reads as RESULT_EXPIRED.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::limits;
+
+pub struct ResultStore {
+    max_bytes: usize,
+    ttl: Duration,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    entries: HashMap<String, Entry>,
+    bytes: usize,
+    next_handle: u64,
+    /// Increases on every store and read: the entry with the smallest `used` is evicted first.
+    clock: u64,
+}
+
+struct Entry {
+    text: Arc<str>,
+    used: u64,
+    expires: Instant,
+}
+
+impl Default for ResultStore {
+    fn default() -> Self {
+        Self::new(limits::RESULT_STORE_MAX_BYTES, limits::RESULT_STORE_TTL)
+    }
+}
+
+impl ResultStore {
+    pub fn new(max_bytes: usize, ttl: Duration) -> Self {
+        Self { max_bytes, ttl, inner: Mutex::new(Inner::default()) }
+    }
+
+    fn inner(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether a text of `bytes` can be kept at all.
+    pub fn fits(&self, bytes: usize) -> bool {
+        bytes <= self.max_bytes
+    }
+
+    /// A fresh handle, to name in the marker before the text is stored.
+    pub fn next_handle(&self) -> String {
+        let mut inner = self.inner();
+        inner.next_handle += 1;
+        format!("r-{}", inner.next_handle)
+    }
+
+    /// Keeps `text` under `handle`, evicting expired and then least recently used texts to make
+    /// room. A text that does not [`fits`](Self::fits) is not kept.
+    pub fn insert(&self, handle: String, text: String) {
+        self.insert_at(handle, text, Instant::now());
+    }
+
+    fn insert_at(&self, handle: String, text: String, now: Instant) {
+        if !self.fits(text.len()) {
+            return;
+        }
+        let mut inner = self.inner();
+        inner.purge_expired(now);
+        while inner.bytes + text.len() > self.max_bytes {
+            let Some(oldest) = inner.entries.iter().min_by_key(|(_, e)| e.used).map(|(h, _)| h.clone()) else { break };
+            inner.remove(&oldest);
+        }
+        inner.clock += 1;
+        inner.bytes += text.len();
+        let entry = Entry { text: Arc::from(text), used: inner.clock, expires: now + self.ttl };
+        if let Some(old) = inner.entries.insert(handle, entry) {
+            inner.bytes -= old.text.len();
+        }
+    }
+
+    /// The full text under `handle`; renews its lifetime.
+    pub fn get(&self, handle: &str) -> Result<Arc<str>> {
+        self.get_at(handle, Instant::now())
+    }
+
+    fn get_at(&self, handle: &str, now: Instant) -> Result<Arc<str>> {
+        let mut inner = self.inner();
+        inner.purge_expired(now);
+        inner.clock += 1;
+        let clock = inner.clock;
+        match inner.entries.get_mut(handle) {
+            Some(entry) => {
+                entry.used = clock;
+                entry.expires = now + self.ttl;
+                Ok(Arc::clone(&entry.text))
+            }
+            None => Err(Error::new(
+                ErrorCode::ResultExpired,
+                format!(
+                    "no stored result `{handle}`: it expired ({} s after its last read), was evicted to stay within {} bytes, or never existed",
+                    self.ttl.as_secs(),
+                    self.max_bytes
+                ),
+            )
+            .with("handle", handle)),
+        }
+    }
+
+    /// Bytes currently kept.
+    pub fn bytes(&self) -> usize {
+        self.inner().bytes
+    }
+}
+
+impl Inner {
+    fn purge_expired(&mut self, now: Instant) {
+        let expired: Vec<String> =
+            self.entries.iter().filter(|(_, e)| e.expires <= now).map(|(h, _)| h.clone()).collect();
+        for handle in expired {
+            self.remove(&handle);
+        }
+    }
+
+    fn remove(&mut self, handle: &str) {
+        if let Some(entry) = self.entries.remove(handle) {
+            self.bytes -= entry.text.len();
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_reads_and_expires() {
+        let store = ResultStore::new(100, Duration::from_secs(60));
+        let t0 = Instant::now();
+        let h = store.next_handle();
+        assert_eq!(h, "r-1");
+        store.insert_at(h.clone(), "hello".into(), t0);
+        assert_eq!(&*store.get_at(&h, t0 + Duration::from_secs(59)).unwrap(), "hello");
+        // The read renewed it.
+        assert!(store.get_at(&h, t0 + Duration::from_secs(100)).is_ok());
+        let e = store.get_at(&h, t0 + Duration::from_secs(161)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ResultExpired);
+        assert_eq!(e.details["handle"], "r-1");
+        assert_eq!(store.bytes(), 0);
+        assert_eq!(store.get("r-999").unwrap_err().code, ErrorCode::ResultExpired);
+    }
+
+    #[test]
+    fn least_recently_used_goes_first() {
+        let store = ResultStore::new(10, Duration::from_secs(60));
+        let t = Instant::now();
+        store.insert_at("a".into(), "aaaa".into(), t);
+        store.insert_at("b".into(), "bbbb".into(), t);
+        store.get_at("a", t).unwrap();
+        store.insert_at("c".into(), "cccc".into(), t);
+        assert!(store.get_at("a", t).is_ok());
+        assert!(store.get_at("b", t).is_err());
+        assert!(store.get_at("c", t).is_ok());
+        assert_eq!(store.bytes(), 8);
+        // Too large to keep at all: nothing is evicted for it.
+        assert!(!store.fits(11));
+        store.insert_at("d".into(), "d".repeat(11), t);
+        assert!(store.get_at("d", t).is_err());
+        assert_eq!(store.bytes(), 8);
+    }
+}
