@@ -64,6 +64,10 @@ impl Slot {
         if let Some(s) = &session {
             s.ended.cancel();
         }
+        if self.process.is_some() {
+            // `lastExit` describes the process being taken down only once it has been reaped.
+            self.last_exit = None;
+        }
         (session, self.process.take())
     }
 }

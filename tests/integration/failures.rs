@@ -21,11 +21,11 @@ fn unhealthy(s: &mut Sidecar, name: &str) -> Value {
     n["params"]["status"].clone()
 }
 
-/// The `unhealthy` status of `name` sent once its process was reaped: it carries `lastExit`, and
-/// `lastError.data.exit` says the same.
+/// The `unhealthy` status of `name` sent once its process was reaped: its `lastError.data.exit`
+/// (absent from the preliminary one) and `lastExit` say how the process ended.
 fn unhealthy_exited(s: &mut Sidecar, name: &str) -> Value {
     let status = s.server_changed(name, |st| {
-        st["state"] == "unhealthy" && st.get("lastExit").is_some()
+        st["state"] == "unhealthy" && st["lastError"]["data"].get("exit").is_some()
     });
     assert_eq!(
         status["lastError"]["data"]["exit"], status["lastExit"],

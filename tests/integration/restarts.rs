@@ -212,10 +212,20 @@ fn missed_keepalive_marks_unhealthy_and_restarts() {
     });
     let message = down["lastError"]["message"].as_str().unwrap();
     assert!(message.contains("keepalive"), "{message}");
-    assert_eq!(down["lastError"]["data"]["code"], "SERVER_UNAVAILABLE", "{down}");
-    assert_eq!(down["lastError"]["data"]["setting"], "keepaliveSeconds", "{down}");
+    assert_eq!(
+        down["lastError"]["data"]["code"], "SERVER_UNAVAILABLE",
+        "{down}"
+    );
+    assert_eq!(
+        down["lastError"]["data"]["setting"], "keepaliveSeconds",
+        "{down}"
+    );
     // The time the ping was given, in seconds: keepaliveSeconds clamped to [1, 10] (0.2 → 1).
-    assert_eq!(down["lastError"]["data"]["limit"].as_f64(), Some(1.0), "{down}");
+    assert_eq!(
+        down["lastError"]["data"]["limit"].as_f64(),
+        Some(1.0),
+        "{down}"
+    );
     let back = sc.server_changed("ka", |s| {
         s["state"] == "ready" && s["generation"].as_u64() > first["generation"].as_u64()
     });
