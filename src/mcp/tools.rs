@@ -90,6 +90,10 @@ pub fn compile_input_schema(schema: &Value) -> std::result::Result<jsonschema::V
 
 /// Checks arguments against the tool's schema; INVALID_ARGUMENTS lists each violation with its path.
 pub fn check_arguments(server: &str, tool: &ToolDef, arguments: &Value) -> Result<()> {
+    // The common case allocates nothing; errors are collected only for invalid arguments.
+    if tool.validator.is_valid(arguments) {
+        return Ok(());
+    }
     let violations: Vec<Value> = tool
         .validator
         .iter_errors(arguments)

@@ -5,8 +5,9 @@
 //! member when its last handle closes (Windows), with no shell, a short allowlisted environment plus
 //! what its config adds plus its origin marker ([`tree::ORIGIN_ENV`]), and piped stdio. On Linux it
 //! also gets `PR_SET_PDEATHSIG(SIGKILL)`: if the sidecar dies, so does the server. (The kernel sends
-//! it when the *thread* that forked the child exits, not the process: servers are spawned from
-//! runtime worker threads, which live as long as the runtime — never from `spawn_blocking`.)
+//! it when the *thread* that forked the child exits, not the process: servers are spawned from the
+//! runtime's own thread — the main thread, the runtime being single-threaded — never from
+//! `spawn_blocking`.)
 //!
 //! Stopping: the caller closes stdin; we wait [`limits::STOP_AFTER_STDIN_CLOSE`], SIGTERM the group,
 //! wait [`limits::STOP_AFTER_SIGTERM`], SIGKILL the group, reap the leader; then any member of the

@@ -1,0 +1,86 @@
+"""Python client of ``mcp-sidecar``: one Rust process that supervises MCP servers and hands the
+host provider-ready tools over host protocol v1 (JSON-RPC 2.0 on its stdin/stdout).
+
+- :class:`AsyncSidecar` (``mcp_sidecar.aio``): the asyncio client.
+- :class:`Sidecar` (``mcp_sidecar.sync``): the blocking client (threads welcome), with
+  :class:`CancelToken` to cancel its calls from another thread.
+- :class:`SidecarError`: the one exception type (``code``, ``message``, ``data``, ``rpc_code``).
+- :func:`find_sidecar_bin`: where the sidecar binary is looked for.
+
+``AsyncSidecar`` is imported lazily so that a program using only the blocking client does not pay
+for importing asyncio.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._binary import ENV_VAR, find_sidecar_bin
+from ._errors import CLIENT_RPC_CODE, ErrorCode, SidecarError
+from ._protocol import (
+    PROTOCOL_VERSION,
+    SERVERS_CHANGED,
+    TOOLS_CHANGED,
+    Capabilities,
+    ClientInfo,
+    ErrorObject,
+    ExitStatus,
+    InitializeResult,
+    Notification,
+    ServerConfig,
+    ServerInfo,
+    ServersChangedParams,
+    ServersListResult,
+    ServerState,
+    ServerStatus,
+    ToolCallResult,
+    ToolEntry,
+    ToolFormat,
+    ToolsChangedParams,
+    ToolsListResult,
+)
+from ._version import __version__
+from .sync import CancelToken, Sidecar
+
+if TYPE_CHECKING:
+    from .aio import AsyncSidecar
+
+__all__ = [
+    "AsyncSidecar",
+    "Sidecar",
+    "CancelToken",
+    "SidecarError",
+    "ErrorCode",
+    "CLIENT_RPC_CODE",
+    "find_sidecar_bin",
+    "ENV_VAR",
+    "PROTOCOL_VERSION",
+    "SERVERS_CHANGED",
+    "TOOLS_CHANGED",
+    "Capabilities",
+    "ClientInfo",
+    "ErrorObject",
+    "ExitStatus",
+    "InitializeResult",
+    "Notification",
+    "ServerConfig",
+    "ServerInfo",
+    "ServersChangedParams",
+    "ServersListResult",
+    "ServerState",
+    "ServerStatus",
+    "ToolCallResult",
+    "ToolEntry",
+    "ToolFormat",
+    "ToolsChangedParams",
+    "ToolsListResult",
+    "__version__",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AsyncSidecar":
+        from .aio import AsyncSidecar
+
+        return AsyncSidecar
+    raise AttributeError(f"module 'mcp_sidecar' has no attribute {name!r}")

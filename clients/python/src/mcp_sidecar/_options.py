@@ -1,0 +1,127 @@
+"""What a client is configured with, and what follows from it before anything runs.
+
+Owns: validating the constructor options shared by both clients, the command line that spawns the
+sidecar, where its stderr goes, and the ``initialize`` params.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union, cast
+
+from ._binary import PathArg, find_sidecar_bin
+from ._protocol import ClientInfo, ToolFormat
+from ._version import __version__
+from ._wire import initialize_params
+
+if TYPE_CHECKING:
+    import logging
+
+__all__ = ["Options", "StderrTarget", "DEFAULT_MAX_LINE_BYTES"]
+
+#: Longest line accepted from the sidecar's stdout (a tools/call result is one line).
+DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+#: The sidecar's own default bound on a request line (``--max-line-bytes``).
+SIDECAR_DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+#: Notifications kept for ``notifications()`` before the oldest is dropped.
+DEFAULT_NOTIFICATION_QUEUE_SIZE = 1024
+
+#: Where the sidecar's stderr (its log) goes: None inherits the host's stderr; an int
+#: (``subprocess.DEVNULL``) or a file object is handed to the process; a ``logging.Logger``
+#: receives every line (at INFO) from a drain task/thread. Never stdout.
+StderrTarget = Union[None, int, IO[Any], "logging.Logger"]
+
+
+class Options:
+    """The constructor options shared by both clients, validated."""
+
+    def __init__(
+        self,
+        binary: Optional[PathArg] = None,
+        tool_format: Optional[ToolFormat] = None,
+        name_template: Optional[str] = None,
+        max_name_length: Optional[int] = None,
+        client_info: Optional[ClientInfo] = None,
+        args: Sequence[str] = (),
+        env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[PathArg] = None,
+        stderr: StderrTarget = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE,
+        start_timeout: Optional[float] = 30.0,
+    ) -> None:
+        if isinstance(args, str):
+            raise TypeError("args must be a sequence of strings, not one string")
+        if max_line_bytes < 1024:
+            raise ValueError("max_line_bytes must be at least 1024")
+        if notification_queue_size < 0:
+            raise ValueError("notification_queue_size must be >= 0")
+        if isinstance(stderr, int) and stderr == subprocess.STDOUT:
+            raise ValueError("the sidecar's stderr must never be mixed into its stdout")
+        if start_timeout is not None and start_timeout <= 0:
+            raise ValueError("start_timeout must be positive (or None)")
+        self.binary = binary
+        self.tool_format = tool_format
+        self.name_template = name_template
+        self.max_name_length = max_name_length
+        self.client_info = client_info
+        self.args: Tuple[str, ...] = tuple(args)
+        self.env = env
+        self.cwd = cwd
+        self.stderr = stderr
+        self.max_line_bytes = max_line_bytes
+        self.notification_queue_size = notification_queue_size
+        self.start_timeout = start_timeout
+
+    def stderr_logger(self) -> Optional["logging.Logger"]:
+        """The logger that receives the sidecar's stderr, if ``stderr`` is one."""
+        module = sys.modules.get("logging")  # a Logger given implies logging is imported
+        if module is not None and isinstance(self.stderr, module.Logger):
+            return cast("logging.Logger", self.stderr)
+        return None
+
+    def argv(self) -> List[str]:
+        """The command line: the binary found per ``find_sidecar_bin`` plus ``args``."""
+        return [find_sidecar_bin(self.binary), *self.args]
+
+    def popen_stderr(self) -> Union[None, int, IO[Any]]:
+        """The ``stderr`` argument of the spawn (a logger gets a pipe that a drain reads)."""
+        if self.stderr_logger() is not None:
+            return subprocess.PIPE
+        return cast(Union[None, int, IO[Any]], self.stderr)
+
+    def popen_env(self) -> Optional[Dict[str, str]]:
+        return None if self.env is None else dict(self.env)
+
+    def initialize_params(self) -> Dict[str, Any]:
+        info = self.client_info
+        if info is None:
+            info = {"name": "mcp-sidecar-python", "version": __version__}
+        return initialize_params(self.tool_format, self.name_template, self.max_name_length, info)
+
+    def max_request_bytes(self) -> int:
+        """The sidecar's bound on a request line: ``--max-line-bytes`` in ``args``, else its
+        default. A longer request would be answered with ``id: null`` (no way to tie it to the
+        request), so the client refuses it before sending."""
+        return _flag_value(self.args, "--max-line-bytes", SIDECAR_DEFAULT_MAX_LINE_BYTES)
+
+
+def _flag_value(args: Sequence[str], flag: str, default: int) -> int:
+    value: Optional[str] = None
+    for i, arg in enumerate(args):
+        if arg == flag and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith(flag + "="):
+            value = arg[len(flag) + 1 :]
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        return default
+
+
+def fspath_or_none(path: Optional[PathArg]) -> Optional[str]:
+    return None if path is None else os.fspath(path)

@@ -1,0 +1,143 @@
+"""Encoding and decoding host-protocol lines, and the params of every method.
+
+Owns: the bytes on the pipes (one compact UTF-8 JSON object per line) and the mapping from the
+clients' Python arguments to each method's params (omitted defaults are left out, as protocol §1
+asks). Both clients (``aio`` and ``sync``) go through these functions, so a protocol change is
+made here once.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
+
+from ._errors import ErrorCode, client_error
+from ._protocol import PROTOCOL_VERSION, ClientInfo, ToolFormat
+
+__all__ = [
+    "encode_request",
+    "encode_notification",
+    "cancel_line",
+    "decode_line",
+    "initialize_params",
+    "add_server_params",
+    "list_tools_params",
+    "call_tool_params",
+    "CANCELLED_METHOD",
+]
+
+CANCELLED_METHOD = "notifications/cancelled"
+
+# One encoder, built once (json.dumps with options builds a new one per call).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_encode = _ENCODER.encode
+# The decoder's scanner, called directly: the sidecar writes compact UTF-8 lines that start with
+# "{", so json.loads' encoding detection and leading-whitespace match are skipped on that path.
+_scan: Callable[[str, int], Tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def encode_request(request_id: int, method: str, params: Optional[Mapping[str, Any]]) -> bytes:
+    """The line of a request. Params that JSON cannot carry (NaN, lone surrogates, objects) raise
+    ``INVALID_PARAMS`` here, before anything is sent (the sidecar could not tie its parse error to
+    the request, which would then never be answered)."""
+    message: Dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    try:
+        return (_encode(message) + "\n").encode("utf-8")
+    except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+        raise client_error(
+            ErrorCode.INVALID_PARAMS,
+            f"params of {method} cannot be sent as JSON: {exc}",
+            method=method,
+        ) from exc
+
+
+def encode_notification(method: str, params: Mapping[str, Any]) -> bytes:
+    """The line of a host → sidecar notification."""
+    return (_encode({"jsonrpc": "2.0", "method": method, "params": params}) + "\n").encode("utf-8")
+
+
+def cancel_line(request_id: int) -> bytes:
+    """``notifications/cancelled`` for a request in flight (protocol §11)."""
+    return encode_notification(CANCELLED_METHOD, {"requestId": request_id})
+
+
+def decode_line(line: bytes) -> Optional[Dict[str, Any]]:
+    """The message on one line; None for a blank line.
+
+    Raises:
+        SidecarError: ``INVALID_MESSAGE`` if the line is not a JSON object.
+    """
+    try:
+        text = line.decode("utf-8")
+        if text[:1] == "{":
+            message, end = _scan(text, 0)
+            if end != len(text) and not text[end:].isspace():
+                raise ValueError("extra data after the JSON value")
+        elif not text.strip():
+            return None
+        else:
+            message = json.loads(text)
+    except (ValueError, StopIteration):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise client_error(
+            ErrorCode.INVALID_MESSAGE,
+            f"the sidecar wrote a line that is not JSON: {line[:200]!r}",
+        ) from None
+    if not isinstance(message, dict):
+        raise client_error(
+            ErrorCode.INVALID_MESSAGE,
+            f"the sidecar wrote JSON that is not a message object: {line[:200]!r}",
+        )
+    return message
+
+
+def initialize_params(
+    tool_format: Optional[ToolFormat],
+    name_template: Optional[str],
+    max_name_length: Optional[int],
+    client_info: Optional[ClientInfo],
+) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"protocolVersion": PROTOCOL_VERSION}
+    if client_info is not None:
+        params["clientInfo"] = dict(client_info)
+    if tool_format is not None:
+        params["toolFormat"] = tool_format
+    if name_template is not None:
+        params["nameTemplate"] = name_template
+    if max_name_length is not None:
+        params["maxNameLength"] = max_name_length
+    return params
+
+
+def add_server_params(name: str, config: Mapping[str, Any], wait: bool) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"name": name, "config": dict(config)}
+    if not wait:
+        params["wait"] = False
+    return params
+
+
+def list_tools_params(
+    format: Optional[ToolFormat], servers: Optional[Sequence[str]]
+) -> Optional[Dict[str, Any]]:
+    if format is None and servers is None:
+        return None
+    params: Dict[str, Any] = {}
+    if format is not None:
+        params["format"] = format
+    if servers is not None:
+        if isinstance(servers, str):
+            raise TypeError("servers must be a sequence of server names, not one string")
+        params["servers"] = list(servers)
+    return params
+
+
+def call_tool_params(
+    name: str, arguments: Optional[Mapping[str, Any]], timeout_ms: Optional[int]
+) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"name": name}
+    if arguments is not None:
+        params["arguments"] = arguments
+    if timeout_ms is not None:
+        params["timeoutMs"] = timeout_ms
+    return params

@@ -1,0 +1,842 @@
+"""The blocking client: :class:`Sidecar` (threads welcome; no event loop involved).
+
+Owns one sidecar process per client over blocking pipes; lines are cut by the same bounded
+``LineSplitter`` as in ``aio`` (``max_line_bytes``, 64 MiB by default). Reading stdout is a role, not a thread:
+a calling thread that waits for its response reads and dispatches lines itself whenever nobody
+else is reading (so a sequential call costs one write and one read, no thread hand-off), and
+hands the role to the next waiting thread when its own response has come. A background daemon
+thread takes the role only when no call has been in flight for a moment, so notifications keep
+flowing while the client is idle; it also runs the notification callbacks. Everything else
+(request ids, timeouts, cancellation on timeout, notifications queue, closing) mirrors ``aio``.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import select
+import subprocess
+import threading
+import time
+import weakref
+from collections import deque
+from typing import (
+    TYPE_CHECKING,
+    IO,
+    Any,
+    Callable,
+    Deque,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    cast,
+)
+
+from . import _log
+from ._binary import PathArg
+from ._errors import ErrorCode, SidecarError, client_error, error_from_rpc
+from ._lines import LineSplitter
+from ._options import (
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_NOTIFICATION_QUEUE_SIZE,
+    Options,
+    StderrTarget,
+    fspath_or_none,
+)
+from ._protocol import (
+    ClientInfo,
+    InitializeResult,
+    Notification,
+    ServersListResult,
+    ServerStatus,
+    ToolCallResult,
+    ToolFormat,
+    ToolsListResult,
+)
+from ._wire import (
+    add_server_params,
+    call_tool_params,
+    cancel_line,
+    decode_line,
+    encode_request,
+    list_tools_params,
+)
+
+if TYPE_CHECKING:
+    import logging
+
+__all__ = ["Sidecar", "CancelToken", "SyncNotificationCallback"]
+
+
+#: A notification callback of the blocking client (run on the client's background thread).
+SyncNotificationCallback = Callable[[Notification], None]
+
+# The background thread reads stdout only after this long without a call in flight.
+_IDLE_GRACE_SECONDS = 0.05
+_READ_CHUNK = 1 << 16
+_KILL_WAIT_SECONDS = 5.0
+_monotonic = time.monotonic
+
+
+class CancelToken:
+    """Cancels blocking calls from another thread (the blocking counterpart of cancelling an
+    asyncio task).
+
+    Pass it as ``cancel=`` to one or more calls; :meth:`cancel` (from any thread) sends
+    ``notifications/cancelled`` for every such call in flight, and each then raises
+    :class:`SidecarError` ``CANCELLED`` as soon as the sidecar answers (at once). A call started
+    with a token already cancelled raises ``CANCELLED`` without sending anything.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._hooks: List[Callable[[], None]] = []
+        self._sent = threading.Event()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        """Cancel every call bound to this token (idempotent)."""
+        with self._lock:
+            if self._cancelled:
+                return
+            self._cancelled = True
+            hooks = list(self._hooks)
+        for hook in hooks:
+            hook()
+
+    def wait_sent(self, timeout: Optional[float] = None) -> bool:
+        """Block until a call using this token has sent its request (True), or ``timeout``."""
+        return self._sent.wait(timeout)
+
+    def _bind(self, hook: Callable[[], None]) -> bool:
+        with self._lock:
+            if self._cancelled:
+                return False
+            self._hooks.append(hook)
+            return True
+
+    def _unbind(self, hook: Callable[[], None]) -> None:
+        with self._lock:
+            if hook in self._hooks:
+                self._hooks.remove(hook)
+
+
+class _Slot:
+    """Where a response lands: ``result`` or ``error``, then ``done``."""
+
+    __slots__ = ("result", "error", "done")
+
+    def __init__(self) -> None:
+        self.result: Any = None
+        self.error: Optional[SidecarError] = None
+        self.done = False
+
+
+class _Connection:
+    """One running sidecar (see the module doc). Holds no reference to the public
+    :class:`Sidecar`, whose finalizer closes stdin when it is collected without ``close()``."""
+
+    def __init__(self, proc: "subprocess.Popen[bytes]", options: Options) -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        self.proc = proc
+        self._stdin = proc.stdin
+        self._stdin_fd = proc.stdin.fileno()
+        self._stdout_fd = proc.stdout.fileno()
+        self._max_line_bytes = options.max_line_bytes
+        self._max_request_bytes = options.max_request_bytes()
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        # Threads waiting while another one reads, each on its own locked Lock: released when its
+        # response lands or when it is handed the read role (never a broadcast to all).
+        self._sleepers: Dict[_Slot, threading.Lock] = {}
+        self._write_lock = threading.Lock()
+        self._pending: Dict[int, _Slot] = {}
+        self._reading = False  # someone holds the read role
+        self._active = 0  # calls in flight
+        self._last_activity = _monotonic()
+        self.error: Optional[SidecarError] = None
+        self._closing = False
+        self._close_lock = threading.Lock()
+        self._closed = False
+        # Line reader state, touched only by the holder of the read role.
+        self._lines = LineSplitter(options.max_line_bytes)
+        self._ready: Deque[bytes] = deque()
+        # Notifications: callbacks (run by the background thread) and the iterator queue.
+        self._callbacks: Tuple[SyncNotificationCallback, ...] = ()
+        size = options.notification_queue_size
+        self._queue: Optional[Deque[Notification]] = deque() if size > 0 else None
+        self._queue_size = size
+        self._queue_cv = threading.Condition(threading.Lock())
+        self.dropped = 0
+        self._backlog: Deque[Notification] = deque(maxlen=max(size, 1024))
+        self._bg_cv = threading.Condition(threading.Lock())
+        self._bg_stop = False
+        self._bg = threading.Thread(target=self._background, name="mcp-sidecar-reader", daemon=True)
+        self._bg.start()
+        self._stderr_thread: Optional[threading.Thread] = None
+        stderr_logger = options.stderr_logger()
+        if stderr_logger is not None and proc.stderr is not None:
+            self._stderr_thread = threading.Thread(
+                target=_drain_stderr,
+                args=(proc.stderr, stderr_logger),
+                name="mcp-sidecar-stderr",
+                daemon=True,
+            )
+            self._stderr_thread.start()
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        params: Optional[Mapping[str, Any]],
+        timeout: Optional[float] = None,
+        cancel: Optional[CancelToken] = None,
+    ) -> Any:
+        """Send one request and return its ``result``; raises :class:`SidecarError`."""
+        if self.error is not None:
+            raise _for_method(self.error, method)
+        if cancel is not None and cancel.cancelled:
+            raise client_error(
+                ErrorCode.CANCELLED, f"{method} was cancelled before it was sent", method=method
+            )
+        request_id = next(self._ids)
+        line = encode_request(request_id, method, params)
+        if len(line) > self._max_request_bytes:
+            raise client_error(
+                ErrorCode.MESSAGE_TOO_LARGE,
+                f"the {method} request is {len(line)} bytes, over the sidecar's "
+                f"--max-line-bytes {self._max_request_bytes}; not sent",
+                method=method,
+                setting="--max-line-bytes",
+                limit=self._max_request_bytes,
+                size=len(line),
+            )
+        deadline = None if timeout is None else _monotonic() + timeout
+        slot = _Slot()
+        with self._lock:
+            if self.error is not None:
+                raise _for_method(self.error, method)
+            self._pending[request_id] = slot
+            self._active += 1
+        hook: Optional[Callable[[], None]] = None
+        try:
+            self._write(line)
+            if cancel is not None:
+                hook = functools.partial(self._cancel_request, request_id)
+                if not cancel._bind(hook):
+                    self._cancel_request(request_id)
+                cancel._sent.set()
+            self._wait(slot, deadline)
+            if not slot.done:  # the deadline passed
+                self._expire(request_id, slot, method, timeout)
+            if slot.error is not None:
+                error = slot.error
+                if error.method is None:
+                    error.method = method
+                raise error
+            return slot.result
+        finally:
+            with self._lock:
+                self._active -= 1
+                self._pending.pop(request_id, None)
+                self._last_activity = _monotonic()
+            if hook is not None and cancel is not None:
+                cancel._unbind(hook)
+
+    def _cancel_request(self, request_id: int) -> None:
+        """``notifications/cancelled`` for a request still in flight (the sidecar answers it
+        ``CANCELLED`` at once)."""
+        with self._lock:
+            slot = self._pending.get(request_id)
+            send = slot is not None and not slot.done and self.error is None
+        if send:
+            self._write(cancel_line(request_id))
+
+    def _write(self, data: bytes) -> None:
+        with self._write_lock:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self._stdin_fd, view) :]
+            except OSError:
+                pass  # the sidecar is gone: reading reports it (EOF) to every pending request
+
+    def _expire(
+        self, request_id: int, slot: _Slot, method: str, timeout: Optional[float]
+    ) -> None:
+        with self._lock:
+            if slot.done:
+                return
+            self._pending.pop(request_id, None)
+            alive = self.error is None
+        if alive:
+            self._write(cancel_line(request_id))
+        slot.error = client_error(
+            ErrorCode.TIMEOUT,
+            f"no answer to {method} within {timeout:g} s; the request was cancelled",
+            method=method,
+            timeout=timeout,
+        )
+        slot.done = True
+
+    def _wait(self, slot: _Slot, deadline: Optional[float]) -> None:
+        """Return once ``slot`` is done or ``deadline`` passed, reading stdout meanwhile when
+        nobody else is."""
+        lock = self._lock
+        waiter: Optional[threading.Lock]
+        while True:
+            with lock:
+                if slot.done:
+                    return
+                if self.error is not None:
+                    slot.error = self.error.copy()
+                    slot.done = True
+                    return
+                if self._reading:
+                    waiter = threading.Lock()
+                    waiter.acquire()
+                    self._sleepers[slot] = waiter
+                else:
+                    self._reading = True
+                    waiter = None
+            if waiter is not None:  # someone else reads: sleep until woken or the deadline
+                if deadline is None:
+                    waiter.acquire()
+                    continue
+                remaining = deadline - _monotonic()
+                if remaining > 0 and waiter.acquire(timeout=remaining):
+                    continue
+                with lock:
+                    self._sleepers.pop(slot, None)
+                    if slot.done:
+                        return
+                if _monotonic() >= deadline:
+                    return
+                continue
+            try:
+                self._read_until(slot, deadline)
+            finally:
+                self._release_read_role()
+            if slot.done or (deadline is not None and _monotonic() >= deadline):
+                return
+
+    def _release_read_role(self) -> None:
+        """Give up reading, and hand the role to one sleeping thread, if any."""
+        with self._lock:
+            self._reading = False
+            if self._sleepers:
+                slot = next(iter(self._sleepers))
+                self._sleepers.pop(slot).release()
+
+    # -- reading (holder of the read role only) ---------------------------------------------
+
+    def _read_until(self, slot: Optional[_Slot], deadline: Optional[float]) -> None:
+        """Read and dispatch lines until ``slot`` is done, the deadline passes, or (no slot:
+        the background thread) a call is in flight or a notification was read."""
+        try:
+            while slot is None or not slot.done:
+                line = self._next_line(deadline)
+                if line is None:
+                    return
+                notification = self._dispatch(line)
+                if slot is None and (notification or self._active):
+                    return
+        except EOFError:
+            self._on_eof()
+        except SidecarError as exc:
+            self.fail(exc)
+
+    def _next_line(self, deadline: Optional[float]) -> Optional[bytes]:
+        """The next line; None if the deadline passed first.
+
+        Raises:
+            EOFError: the sidecar closed its stdout.
+            SidecarError: ``LINE_TOO_LARGE``.
+        """
+        ready = self._ready
+        while not ready:
+            if self._lines.overflowed:
+                raise self._too_long()
+            if deadline is not None:
+                remaining = deadline - _monotonic()
+                if remaining <= 0:
+                    return None
+                readable, _, _ = select.select([self._stdout_fd], [], [], remaining)
+                if not readable:
+                    return None
+            chunk = os.read(self._stdout_fd, _READ_CHUNK)
+            if not chunk:
+                raise EOFError
+            lines = self._lines.feed(chunk)
+            if len(lines) == 1 and not self._lines.overflowed:
+                return lines[0]  # the common case: one response per read
+            ready.extend(lines)
+        return ready.popleft()
+
+    def _too_long(self) -> SidecarError:
+        return client_error(
+            ErrorCode.LINE_TOO_LARGE,
+            f"the sidecar wrote a line longer than max_line_bytes={self._max_line_bytes}; "
+            "the client closed the connection",
+            setting="max_line_bytes",
+            limit=self._max_line_bytes,
+        )
+
+    def _dispatch(self, line: bytes) -> bool:
+        """Route one line; True if it was a notification."""
+        message = decode_line(line)
+        if message is None:
+            return False
+        method = message.get("method")
+        if method is not None:
+            if "id" in message or not isinstance(method, str):
+                return False  # the sidecar sends no requests (protocol §1)
+            params = message.get("params")
+            self._deliver(Notification(method, params if isinstance(params, dict) else {}))
+            return True
+        request_id = message.get("id")
+        if type(request_id) is not int:
+            if "error" in message:
+                _log.warning("mcp-sidecar error not tied to a request: %s", message["error"])
+            return False
+        with self._lock:
+            slot = self._pending.pop(request_id, None)
+            if slot is None or slot.done:
+                return False  # a late answer to a request that timed out
+            error = message.get("error")
+            if error is not None:
+                slot.error = error_from_rpc(error)
+            elif "result" in message:
+                slot.result = message["result"]
+            else:
+                slot.error = client_error(
+                    ErrorCode.INVALID_MESSAGE, f"response without result: {message!r}"
+                )
+            slot.done = True
+            waiter = self._sleepers.pop(slot, None)
+            if waiter is not None:
+                waiter.release()
+        return False
+
+    def _on_eof(self) -> None:
+        code = self.proc.poll()
+        if code is None:
+            try:
+                code = self.proc.wait(2.0)
+            except subprocess.TimeoutExpired:
+                code = None
+        if self._closing:
+            message = "the client was closed"
+        elif code is None:
+            message = "the sidecar closed its stdout"
+        else:
+            message = f"the sidecar exited (code {code})"
+        self.fail(client_error(ErrorCode.CONNECTION_CLOSED, message, exitCode=code))
+
+    # -- notifications ----------------------------------------------------------------------
+
+    def add_callback(self, callback: SyncNotificationCallback) -> Callable[[], None]:
+        with self._bg_cv:
+            self._callbacks = self._callbacks + (callback,)
+
+        def remove() -> None:
+            with self._bg_cv:
+                self._callbacks = tuple(cb for cb in self._callbacks if cb is not callback)
+
+        return remove
+
+    def _deliver(self, notification: Notification) -> None:
+        queue = self._queue
+        if queue is not None:
+            with self._queue_cv:
+                if len(queue) >= self._queue_size:
+                    queue.popleft()
+                    self.dropped += 1
+                    if self.dropped == 1:
+                        _log.warning(
+                            "mcp-sidecar notification queue full (%d): dropping the oldest; "
+                            "iterate notifications() or raise notification_queue_size",
+                            self._queue_size,
+                        )
+                queue.append(notification)
+                self._queue_cv.notify_all()
+        if self._callbacks:
+            with self._bg_cv:
+                self._backlog.append(notification)
+                self._bg_cv.notify()
+
+    def iterate(self, timeout: Optional[float]) -> Iterator[Notification]:
+        queue = self._queue
+        if queue is None:
+            raise RuntimeError("notification_queue_size=0: use on_notification() instead")
+        cv = self._queue_cv
+        while True:
+            with cv:
+                deadline = None if timeout is None else _monotonic() + timeout
+                while not queue:
+                    if self.error is not None:
+                        return
+                    if deadline is None:
+                        cv.wait()
+                    else:
+                        remaining = deadline - _monotonic()
+                        if remaining <= 0:
+                            return
+                        cv.wait(remaining)
+                item = queue.popleft()
+            yield item
+
+    def _background(self) -> None:
+        """Run callbacks; read stdout while no call is in flight (so notifications flow)."""
+        bg_cv = self._bg_cv
+        while True:
+            with bg_cv:
+                while not self._backlog and not self._bg_stop and not self._idle():
+                    bg_cv.wait(_IDLE_GRACE_SECONDS)
+                batch = list(self._backlog)
+                self._backlog.clear()
+                callbacks = self._callbacks
+                stop = self._bg_stop
+            for notification in batch:
+                for callback in callbacks:
+                    try:
+                        callback(notification)
+                    except Exception:
+                        _log.exception("mcp-sidecar notification callback %r failed", callback)
+            if stop or self.error is not None:
+                return
+            if self._take_idle_read_role():
+                try:
+                    self._read_until(None, None)
+                finally:
+                    self._release_read_role()
+
+    def _idle(self) -> bool:
+        return (
+            not self._reading
+            and self._active == 0
+            and self.error is None
+            and _monotonic() - self._last_activity >= _IDLE_GRACE_SECONDS
+        )
+
+    def _take_idle_read_role(self) -> bool:
+        with self._lock:
+            if self._idle():
+                self._reading = True
+                return True
+            return False
+
+    # -- ending -----------------------------------------------------------------------------
+
+    def fail(self, error: SidecarError) -> None:
+        """End the connection: every pending and later request fails with ``error``."""
+        with self._lock:
+            if self.error is None:
+                self.error = error
+            pending, self._pending = self._pending, {}
+            for slot in pending.values():
+                if not slot.done:
+                    slot.error = error.copy()
+                    slot.done = True
+            sleepers, self._sleepers = self._sleepers, {}
+            for waiter in sleepers.values():
+                waiter.release()
+        self.close_stdin()
+        with self._queue_cv:
+            self._queue_cv.notify_all()
+        with self._bg_cv:
+            self._bg_cv.notify_all()
+
+    def close_stdin(self) -> None:
+        with self._write_lock:
+            try:
+                self._stdin.close()
+            except OSError:
+                pass
+
+    def close(self, timeout: float) -> None:
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closing = True
+            deadline = _monotonic() + timeout
+            if self.error is None and self.proc.poll() is None:
+                try:
+                    self.request("shutdown", None, max(timeout, 0.001))
+                except SidecarError:
+                    pass
+            self.close_stdin()
+            try:
+                self.proc.wait(max(deadline - _monotonic(), 0.1))
+            except subprocess.TimeoutExpired:
+                _log.warning(
+                    "mcp-sidecar (pid %d) did not exit in time: killing it", self.proc.pid
+                )
+                try:
+                    self.proc.kill()
+                except ProcessLookupError:
+                    pass
+                try:
+                    self.proc.wait(_KILL_WAIT_SECONDS)
+                except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL ignored?
+                    _log.error("mcp-sidecar (pid %d) survived SIGKILL", self.proc.pid)
+            # Drain what is left (the shutdown answer came; EOF follows the exit).
+            if self.error is None:
+                with self._lock:
+                    free = not self._reading
+                    if free:
+                        self._reading = True
+                if free:
+                    try:
+                        self._read_until(_Slot(), _monotonic() + 2.0)
+                    finally:
+                        self._release_read_role()
+            self.fail(client_error(ErrorCode.CONNECTION_CLOSED, "the client was closed"))
+            with self._bg_cv:
+                self._bg_stop = True
+                self._bg_cv.notify_all()
+            if threading.current_thread() is not self._bg:
+                self._bg.join(2.0)
+            if self._stderr_thread is not None:
+                self._stderr_thread.join(2.0)
+                if not self._stderr_thread.is_alive() and self.proc.stderr is not None:
+                    self.proc.stderr.close()
+            if not self._bg.is_alive() and self.proc.stdout is not None:
+                self.proc.stdout.close()
+            self._closed = True
+
+
+def _drain_stderr(stream: IO[bytes], target: "logging.Logger") -> None:
+    """Forward the sidecar's stderr to a logger, line by line (cut at 64 KiB per line)."""
+    try:
+        while True:
+            line = stream.readline(1 << 16)
+            if not line:
+                return
+            target.info("%s", line.decode("utf-8", "replace").rstrip())
+    except (OSError, ValueError):
+        return
+
+
+def _for_method(error: SidecarError, method: str) -> SidecarError:
+    copy = error.copy()
+    copy.method = method
+    return copy
+
+
+def _close_stdin_at_gc(stdin: IO[bytes]) -> None:
+    """Finalizer of a :class:`Sidecar` dropped without ``close()``: close the sidecar's stdin so
+    that it stops its servers and exits (EOF is a shutdown, protocol §2)."""
+    try:
+        stdin.close()
+    except OSError:
+        pass
+
+
+class Sidecar:
+    """A blocking client of one ``mcp-sidecar`` process; spawns it and performs ``initialize``
+    in the constructor.
+
+    Use it as ``with Sidecar(...) as sidecar:`` or call :meth:`close`. Methods may be called from
+    many threads at once. Each takes ``timeout`` (seconds, client side): when it runs out the
+    request is cancelled at the sidecar (``notifications/cancelled``) and :class:`SidecarError`
+    ``TIMEOUT`` is raised. Arguments are those of :class:`~mcp_sidecar.AsyncSidecar`.
+    """
+
+    def __init__(
+        self,
+        binary: Optional[PathArg] = None,
+        *,
+        tool_format: Optional[ToolFormat] = None,
+        name_template: Optional[str] = None,
+        max_name_length: Optional[int] = None,
+        client_info: Optional[ClientInfo] = None,
+        args: Sequence[str] = (),
+        env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[PathArg] = None,
+        stderr: StderrTarget = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE,
+        start_timeout: Optional[float] = 30.0,
+        close_timeout: float = 5.0,
+    ) -> None:
+        options = Options(
+            binary=binary,
+            tool_format=tool_format,
+            name_template=name_template,
+            max_name_length=max_name_length,
+            client_info=client_info,
+            args=tuple(args),
+            env=env,
+            cwd=cwd,
+            stderr=stderr,
+            max_line_bytes=max_line_bytes,
+            notification_queue_size=notification_queue_size,
+            start_timeout=start_timeout,
+        )
+        self._close_timeout = close_timeout
+        argv = options.argv()
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=options.popen_stderr(),
+                env=options.popen_env(),
+                cwd=fspath_or_none(options.cwd),
+                bufsize=0,
+                start_new_session=os.name == "posix",
+            )
+        except OSError as exc:
+            raise client_error(
+                ErrorCode.SPAWN_FAILED,
+                f"cannot start the sidecar {argv[0]}: {exc}",
+                binary=argv[0],
+                errno=exc.errno,
+            ) from exc
+        conn = _Connection(proc, options)
+        self._conn = conn
+        assert proc.stdin is not None
+        self._finalizer = weakref.finalize(self, _close_stdin_at_gc, proc.stdin)
+        try:
+            result = conn.request(
+                "initialize", options.initialize_params(), options.start_timeout
+            )
+        except BaseException:
+            conn.close(1.0)
+            self._finalizer.detach()
+            raise
+        self._initialize_result = cast(InitializeResult, result)
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def close(self, timeout: Optional[float] = None) -> None:
+        """Send ``shutdown`` (the sidecar stops every server), wait for the process to exit, and
+        kill it if it has not within ``timeout`` seconds (default ``close_timeout``). Requests
+        still pending fail with ``CONNECTION_CLOSED``. Idempotent."""
+        self._conn.close(self._close_timeout if timeout is None else timeout)
+        self._finalizer.detach()
+
+    def __enter__(self) -> Sidecar:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    # -- state ------------------------------------------------------------------------------
+
+    @property
+    def initialize_result(self) -> InitializeResult:
+        """The sidecar's ``initialize`` result (protocol version, serverInfo, capabilities)."""
+        return self._initialize_result
+
+    @property
+    def pid(self) -> int:
+        """The sidecar's process id."""
+        return self._conn.proc.pid
+
+    @property
+    def returncode(self) -> Optional[int]:
+        """The sidecar's exit status once it has exited, else None."""
+        return self._conn.proc.poll()
+
+    @property
+    def dropped_notifications(self) -> int:
+        """Notifications dropped from the full queue (the oldest go first)."""
+        return self._conn.dropped
+
+    # -- methods ----------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        params: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+        cancel: Optional[CancelToken] = None,
+    ) -> Any:
+        """Send any host-protocol request and return its raw ``result`` (for methods newer than
+        this client; the typed methods below are preferred)."""
+        return self._conn.request(method, params, timeout, cancel)
+
+    def add_server(
+        self,
+        name: str,
+        config: Mapping[str, Any],
+        *,
+        wait: bool = True,
+        timeout: Optional[float] = None,
+    ) -> ServerStatus:
+        """``servers/add`` (see :meth:`AsyncSidecar.add_server`)."""
+        params = add_server_params(name, config, wait)
+        return cast(ServerStatus, self._conn.request("servers/add", params, timeout))
+
+    def remove_server(self, name: str, *, timeout: Optional[float] = None) -> None:
+        """``servers/remove``: returns once the server's whole process tree is gone."""
+        self._conn.request("servers/remove", {"name": name}, timeout)
+
+    def restart_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
+        """``servers/restart``: stop (whatever the state) and start again; the new status."""
+        return cast(ServerStatus, self._conn.request("servers/restart", {"name": name}, timeout))
+
+    def list_servers(self, *, timeout: Optional[float] = None) -> ServersListResult:
+        """``servers/list``: ``{"servers": [status, ...]}`` sorted by name."""
+        return cast(ServersListResult, self._conn.request("servers/list", None, timeout))
+
+    def list_tools(
+        self,
+        format: Optional[ToolFormat] = None,
+        servers: Optional[Sequence[str]] = None,
+        *,
+        timeout: Optional[float] = None,
+    ) -> ToolsListResult:
+        """``tools/list`` (see :meth:`AsyncSidecar.list_tools`)."""
+        params = list_tools_params(format, servers)
+        return cast(ToolsListResult, self._conn.request("tools/list", params, timeout))
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout_ms: Optional[int] = None,
+        timeout: Optional[float] = None,
+        cancel: Optional[CancelToken] = None,
+    ) -> ToolCallResult:
+        """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
+        server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
+        (``TIMEOUT``); ``cancel`` lets another thread cancel the call (``CANCELLED``)."""
+        params = call_tool_params(name, arguments, timeout_ms)
+        return cast(ToolCallResult, self._conn.request("tools/call", params, timeout, cancel))
+
+    def ping(self, *, timeout: Optional[float] = None) -> None:
+        """``ping``: a round trip to the sidecar."""
+        self._conn.request("ping", None, timeout)
+
+    def shutdown(self, *, timeout: Optional[float] = None) -> None:
+        """``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`."""
+        self._conn.request("shutdown", None, timeout)
+
+    # -- notifications ----------------------------------------------------------------------
+
+    def on_notification(self, callback: SyncNotificationCallback) -> Callable[[], None]:
+        """Call ``callback(notification)`` for every notification from now on, on the client's
+        background thread (in arrival order; exceptions are logged; keep it short). Returns a
+        function that unregisters it."""
+        return self._conn.add_callback(callback)
+
+    def notifications(self, timeout: Optional[float] = None) -> Iterator[Notification]:
+        """Notifications received since start, oldest first, from a bounded queue
+        (``notification_queue_size``; when full the oldest is dropped). The iteration ends when
+        the client closes, or when no notification arrived within ``timeout`` seconds."""
+        return self._conn.iterate(timeout)

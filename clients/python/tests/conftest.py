@@ -1,0 +1,30 @@
+"""Test setup: the source tree on sys.path, and the sidecar/fixture binaries.
+
+``MCP_SIDECAR_BIN`` and ``MCP_FIXTURE_BIN`` name the binaries; by default they are
+``target/debug/`` of the repository root (found from this file), built by ``cargo build
+--workspace``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
+sys.path.insert(0, HERE)
+
+import support  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    missing = [p for p in (support.SIDECAR_BIN, support.FIXTURE_BIN) if not os.access(p, os.X_OK)]
+    if missing:
+        raise pytest.UsageError(
+            "missing binaries: "
+            + ", ".join(missing)
+            + " (run `cargo build --workspace` at the repository root, or set MCP_SIDECAR_BIN "
+            "and MCP_FIXTURE_BIN)"
+        )
