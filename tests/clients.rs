@@ -43,12 +43,9 @@ fn go_client_suite() {
 
 #[test]
 fn node_client_suite() {
-    let dir = repo().join("clients/node");
-    assert!(
-        dir.join("node_modules").is_dir(),
-        "clients/node/node_modules is missing: run `npm ci` in clients/node (.ci/run does)"
-    );
-    run_suite(&dir, "npm", &["test"]);
+    // Without `npm ci` (which .ci/run does) only the TypeScript definition check is skipped: the
+    // client itself has no dependencies.
+    run_suite(&repo().join("clients/node"), "npm", &["test"]);
 }
 
 #[test]
