@@ -68,44 +68,137 @@ fn echo_result_has_text_content_structured_output_and_routing_fields() {
 fn tools_list_converts_definitions_to_each_provider_format() {
     let mut s = with_fixture(json!({}));
     let name = "mcp__fx__echo";
+    let gemini_parameters = json!({
+        "type": "OBJECT",
+        "properties": {"message": {"type": "STRING", "description": "Text to return unchanged."}},
+        "required": ["message"],
+    });
+    let no_notes = json!([]);
+    let gemini_notes = json!([{
+        "action": "dropped",
+        "path": "/additionalProperties",
+        "reason": "Gemini's Schema has no `additionalProperties` field",
+    }]);
     let expected = [
         (
             "openai",
             json!({"type": "function", "function": {"name": name, "description": ECHO_DESCRIPTION, "parameters": echo_schema()}}),
+            &no_notes,
         ),
         (
             "openai-responses",
-            json!({"type": "function", "name": name, "description": ECHO_DESCRIPTION, "parameters": echo_schema()}),
+            json!({"type": "function", "name": name, "description": ECHO_DESCRIPTION, "parameters": echo_schema(), "strict": false}),
+            &no_notes,
         ),
         (
             "anthropic",
             json!({"name": name, "description": ECHO_DESCRIPTION, "input_schema": echo_schema()}),
+            &no_notes,
+        ),
+        (
+            "gemini",
+            json!({"name": name, "description": ECHO_DESCRIPTION, "parameters": gemini_parameters}),
+            &gemini_notes,
         ),
         (
             "mcp",
             json!({"name": name, "title": "Echo", "description": ECHO_DESCRIPTION, "inputSchema": echo_schema(), "annotations": {"readOnlyHint": true}}),
+            &no_notes,
         ),
     ];
     let mut fingerprints = Vec::new();
-    for (format, definition) in expected {
+    for (format, definition, notes) in expected {
         let listing = s.call("tools/list", json!({"format": format}));
         let e = entry(&listing, name);
         assert_eq!(e["definition"], definition, "{format}");
+        assert_eq!(&e["conversionNotes"], notes, "{format}");
         assert_eq!(
             (&e["server"], &e["tool"], &e["title"], &e["readOnly"]),
             (&json!("fx"), &json!("echo"), &json!("Echo"), &json!(true))
         );
-        assert_eq!(listing["tools"].as_array().unwrap().len(), 7);
+        let tools = listing["tools"].as_array().unwrap();
+        assert_eq!(tools.len(), 7);
+        for t in tools {
+            assert!(
+                t["conversionNotes"].is_array(),
+                "{format}: every entry has notes: {t}"
+            );
+        }
         fingerprints.push(listing["fingerprint"].as_str().unwrap().to_owned());
     }
     fingerprints.sort();
     fingerprints.dedup();
-    assert_eq!(fingerprints.len(), 4, "each format has its own fingerprint");
-    // No format means the session's default (openai here).
+    assert_eq!(fingerprints.len(), 5, "each format has its own fingerprint");
+    // No format means the session's default (openai, not strict, here).
+    let default = s.call("tools/list", json!({}));
     assert_eq!(
-        entry(&s.call("tools/list", json!({})), name)["definition"]["type"],
-        "function"
+        entry(&default, name)["definition"],
+        expected_openai(name),
+        "{default}"
     );
+
+    // Gemini leaves `parameters` out for a tool that takes none, and says so.
+    let gemini = s.call("tools/list", json!({"format": "gemini"}));
+    let image = entry(&gemini, "mcp__fx__image");
+    assert_eq!(
+        image["definition"],
+        json!({"name": "mcp__fx__image", "description": "Returns a text block and a 1x1 PNG image block."}),
+        "{image}"
+    );
+    let image_notes = image["conversionNotes"].as_array().unwrap();
+    assert_eq!(image_notes.len(), 2, "{image}");
+    assert_eq!(
+        (&image_notes[1]["action"], &image_notes[1]["path"]),
+        (&json!("dropped"), &json!("")),
+        "{image}"
+    );
+
+    // Strict for one listing: openai gets `strict: true` and an optional property made required
+    // and nullable (noted); the fingerprint covers definitions, so it differs.
+    let strict = s.call("tools/list", json!({"format": "openai", "strict": true}));
+    let fail = entry(&strict, "mcp__fx__fail");
+    assert_eq!(
+        fail["definition"]["function"]["parameters"],
+        json!({
+            "type": "object",
+            "properties": {"message": {"type": ["string", "null"], "description": "Error text (default \"fixture failure\")."}},
+            "required": ["message"],
+            "additionalProperties": false,
+        }),
+        "{fail}"
+    );
+    assert_eq!(fail["definition"]["function"]["strict"], true, "{fail}");
+    assert_eq!(
+        fail["conversionNotes"],
+        json!([{
+            "action": "rewritten",
+            "path": "/properties/message",
+            "reason": "optional property made required and nullable (OpenAI strict mode requires every property); a null argument is dropped before the call",
+        }]),
+        "{fail}"
+    );
+    let echo = entry(&strict, name);
+    assert_eq!(echo["definition"]["function"]["strict"], true, "{echo}");
+    assert_eq!(echo["conversionNotes"], json!([]), "{echo}");
+    assert_ne!(strict["fingerprint"], default["fingerprint"]);
+    let strict_responses = s.call(
+        "tools/list",
+        json!({"format": "openai-responses", "strict": true}),
+    );
+    assert_eq!(entry(&strict_responses, name)["definition"]["strict"], true);
+    // Strict is an OpenAI option: other formats ignore it.
+    for format in ["anthropic", "gemini", "mcp"] {
+        assert_eq!(
+            s.call("tools/list", json!({"format": format, "strict": true})),
+            s.call("tools/list", json!({"format": format})),
+            "{format}"
+        );
+    }
+}
+
+/// The openai definition of the fixture's echo tool when strict mode was not asked for: no `strict`.
+fn expected_openai(name: &str) -> Value {
+    json!({"type": "function", "function": {"name": name, "description": ECHO_DESCRIPTION, "parameters": echo_schema()}})
 }
 
 #[test]

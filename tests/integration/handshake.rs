@@ -36,11 +36,23 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     let caps = &result["capabilities"];
     assert_eq!(
         caps["toolFormats"],
-        json!(["openai", "openai-responses", "anthropic", "mcp"]),
+        json!(["openai", "openai-responses", "anthropic", "gemini", "mcp"]),
         "{result}"
     );
+    assert_eq!(caps["strict"], true, "{result}");
+    assert_eq!(
+        caps["resultPolicies"],
+        json!(["error", "truncate"]),
+        "{result}"
+    );
+    assert_eq!(caps["resultsRead"], true, "{result}");
     assert_eq!(caps["transports"], json!(["stdio"]), "{result}");
     assert_eq!(caps["cancellation"], true, "{result}");
+    assert_eq!(
+        caps.as_object().map(|c| c.len()),
+        Some(6),
+        "no capability goes unchecked: {result}"
+    );
 }
 
 #[test]
