@@ -39,7 +39,7 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
         json!(["openai", "openai-responses", "anthropic", "mcp"]),
         "{result}"
     );
-    assert_eq!(caps["transports"], json!(["stdio"]), "{result}");
+    assert_eq!(caps["transports"], json!(["stdio", "http", "sse"]), "{result}");
     assert_eq!(caps["cancellation"], true, "{result}");
 }
 
