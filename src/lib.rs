@@ -24,6 +24,7 @@
 //!    (see `supervisor::tree` and `supervisor::guardian`).
 
 pub mod config;
+pub mod conformance;
 pub mod convert;
 pub mod error;
 pub mod host;

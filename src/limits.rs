@@ -117,3 +117,32 @@ pub const DEATH_POLL_INTERVAL: Duration = Duration::from_millis(10);
 
 /// How long the sidecar waits for the guardian to exit after `bye`.
 pub const GUARDIAN_EXIT_WAIT: Duration = Duration::from_secs(1);
+
+// ----- remote (HTTP) servers -----
+
+/// Messages read from a remote server and not yet taken by its session (backpressure on the reads).
+pub const HTTP_INBOUND_QUEUE: usize = 64;
+
+/// Messages queued for a remote server before senders wait.
+pub const HTTP_OUTBOUND_QUEUE: usize = 64;
+
+/// Wait before resuming a dropped event stream when the server gave no `retry:`.
+pub const SSE_DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// Longest `retry:` honoured; a server cannot park a request for longer per reconnect.
+pub const SSE_MAX_RETRY: Duration = Duration::from_secs(30);
+
+/// Reconnects of one event stream in a row without receiving an event; then it is given up.
+pub const SSE_MAX_RECONNECTS: usize = 5;
+
+/// Longest `Mcp-Session-Id` accepted (it is echoed on every request).
+pub const HTTP_SESSION_ID_MAX_BYTES: usize = 1024;
+
+/// Bytes of an HTTP error body quoted in an error message.
+pub const HTTP_ERROR_EXCERPT_BYTES: usize = 512;
+
+/// Same-origin redirects followed per request (cross-origin ones are refused outright).
+pub const HTTP_MAX_REDIRECTS: usize = 5;
+
+/// Time allowed for `DELETE` of the session on stop (within the stop sequence's first step).
+pub const HTTP_DELETE_TIMEOUT: Duration = Duration::from_millis(900);

@@ -50,6 +50,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Internal: a one-shot MCP client for the official conformance suite (README "Conformance").
+    #[command(hide = true)]
+    ConformanceClient {
+        /// The scenario server's URL (appended by the suite).
+        url: String,
+    },
     /// Internal: the guardian process the sidecar starts to clean up after its own SIGKILL.
     #[command(hide = true)]
     Guardian {
@@ -65,12 +71,18 @@ fn main() -> ExitCode {
         return ExitCode::from(u8::try_from(guardian::run(sidecar_pid)).unwrap_or(1));
     }
     init_logging(cli.log.as_deref());
-    let cache = cli.cache_dir.or_else(SchemaCache::default_dir).map(SchemaCache::new);
+    let cache = cli
+        .cache_dir
+        .or_else(SchemaCache::default_dir)
+        .map(SchemaCache::new);
     // One thread: a request's path (host pipe → server pipe → host pipe) never crosses threads, which
     // measured far faster than a multi-thread runtime; the work per message is small. It also means
     // every server is spawned from the main thread, which lives as long as the process (so
     // PR_SET_PDEATHSIG fires only when the sidecar dies).
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("mcp-sidecar: cannot start the runtime: {e}");
@@ -83,7 +95,11 @@ fn main() -> ExitCode {
             if let Err(e) = signals::install(stop.clone()) {
                 tracing::warn!("cannot handle termination signals: {e}");
             }
-            let options = host::ServeOptions { max_line_bytes: cli.max_line_bytes, cache, stop };
+            let options = host::ServeOptions {
+                max_line_bytes: cli.max_line_bytes,
+                cache,
+                stop,
+            };
             runtime.block_on(async {
                 tree::install();
                 host::serve(host::stdio::input(), host::stdio::output(), options).await;
@@ -95,7 +111,21 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Guardian { .. } => ExitCode::FAILURE, // handled above
-        Command::Inspect { file, format, strict, json } => {
+        Command::ConformanceClient { url } => {
+            match runtime.block_on(mcp_sidecar::conformance::run(&url)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("mcp-sidecar conformance-client: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Inspect {
+            file,
+            format,
+            strict,
+            json,
+        } => {
             let report = runtime.block_on(async {
                 tree::install();
                 let report = inspect::inspect(&file, format, strict, cache).await;

@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used, clippy::disallowed_methods)] // the harness runs the suites under test
 
 #[path = "integration/support.rs"]
-#[allow(dead_code)]
 mod support;
 
 use std::path::{Path, PathBuf};

@@ -6,12 +6,14 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use super::remote::{self, RemoteKind, RemoteSpec};
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
 
-/// A validated stdio server configuration.
+/// A validated server configuration: a stdio command, or a remote URL (`remote`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ServerSpec {
+    /// The stdio program; empty for a remote server.
     pub command: String,
     pub args: Vec<String>,
     /// Variables set for the child on top of the allowlisted base environment.
@@ -37,6 +39,8 @@ pub struct ServerSpec {
     pub auto_start: bool,
     /// What a `tools/call` result over `max_result_bytes` becomes.
     pub result_policy: ResultPolicy,
+    /// `Some` for a server reached over HTTP instead of spawned.
+    pub remote: Option<RemoteSpec>,
 }
 
 /// `resultPolicy`: what happens to a tool result over `maxResultBytes`.
@@ -89,7 +93,12 @@ const FIELDS: &[&str] = &[
     "resultPolicy",
     "transport",
     "type",
+    "url",
+    "headers",
 ];
+
+/// Fields that only make sense for a spawned server.
+const STDIO_ONLY: &[&str] = &["command", "args", "env", "cwd", "inheritEnv"];
 
 const MAX_TIMEOUT_SECONDS: f64 = 24.0 * 3600.0;
 const MIN_MESSAGE_BYTES: u64 = 1024;
@@ -127,27 +136,52 @@ impl ServerSpec {
         let fields = canonical_fields(raw)?;
         let get = |k: &str| fields.get(k).copied();
 
-        for key in ["transport", "type"] {
+        // `transport` wins over `type` (ecosystem files spell it `type`); each is validated.
+        let mut kind = None;
+        for key in ["type", "transport"] {
             if let Some(v) = get(key) {
-                match v.as_str() {
-                    Some("stdio") => {}
-                    Some(other) => {
-                        return Err(invalid(
-                            key,
-                            format!(
-                                "transport {other:?} is not supported by this build; use \"stdio\""
-                            ),
-                        ))
-                    }
-                    None => return Err(invalid(key, "must be a string")),
-                }
+                kind = Some((key, remote::parse_kind(key, v)?));
             }
         }
-        let command = match get("command") {
-            Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-            Some(Value::String(_)) => return Err(invalid("command", "must not be empty")),
-            Some(_) => return Err(invalid("command", "must be a string")),
-            None => return Err(invalid("command", "is required for a stdio server")),
+        let remote = match kind {
+            Some((_, Some(k))) => Some(k),
+            Some((key, None)) => {
+                if get("url").is_some() {
+                    return Err(invalid("url", format!("a {key} \"stdio\" server has no url")));
+                }
+                None
+            }
+            // Without a type, a URL means HTTP with fallback to legacy SSE.
+            None => get("url").map(|_| RemoteKind::Auto),
+        };
+        let remote = match remote {
+            Some(kind) => {
+                if let Some(field) = STDIO_ONLY.iter().find(|f| get(f).is_some()) {
+                    return Err(invalid(field, "is not used by a remote (http/sse) server"));
+                }
+                let url = match get("url") {
+                    Some(v) => remote::parse_url(v)?,
+                    None => return Err(invalid("url", "is required for an http or sse server")),
+                };
+                let headers = match get("headers") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(v) => remote::parse_headers(v)?,
+                };
+                Some(RemoteSpec { kind, url, headers })
+            }
+            None => {
+                if get("headers").is_some() {
+                    return Err(invalid("headers", "is only used by remote (http/sse) servers"));
+                }
+                None
+            }
+        };
+        let command = match (get("command"), &remote) {
+            (_, Some(_)) => String::new(),
+            (Some(Value::String(s)), None) if !s.trim().is_empty() => s.clone(),
+            (Some(Value::String(_)), None) => return Err(invalid("command", "must not be empty")),
+            (Some(_), None) => return Err(invalid("command", "must be a string")),
+            (None, None) => return Err(invalid("command", "is required for a stdio server (or give a `url`)")),
         };
         let args = match get("args") {
             None | Some(Value::Null) => Vec::new(),
@@ -261,11 +295,16 @@ impl ServerSpec {
                 Some(Value::String(s)) if s == "truncate" => ResultPolicy::Truncate,
                 Some(_) => return Err(invalid("resultPolicy", "must be \"error\" or \"truncate\"")),
             },
+            remote,
         })
     }
 
     /// The command line as one readable string (for status and errors), arguments quoted when needed.
+    /// A remote server shows its URL (which never carries credentials).
     pub fn display_command(&self) -> String {
+        if let Some(remote) = &self.remote {
+            return remote.url.to_string();
+        }
         std::iter::once(&self.command)
             .chain(&self.args)
             .map(|s| quote(s))
@@ -378,7 +417,7 @@ fn bytes(value: Option<&Value>, field: &str, default: usize) -> Result<usize> {
     }
 }
 
-fn invalid(field: &str, problem: impl std::fmt::Display) -> Error {
+pub(super) fn invalid(field: &str, problem: impl std::fmt::Display) -> Error {
     Error::new(
         ErrorCode::ConfigInvalid,
         format!("config.{field}: {problem}"),
@@ -472,8 +511,9 @@ mod tests {
         );
         assert_eq!(
             err(json!({"command": "x", "transport": "sse"})).details["field"],
-            "transport"
+            "command"
         );
+        assert_eq!(err(json!({"command": "x", "transport": "ws"})).details["field"], "transport");
         assert_eq!(
             err(json!({"command": "x", "inherit__env": []})).details["field"],
             "inherit__env"
@@ -484,6 +524,23 @@ mod tests {
             "maxResultBytes"
         );
         assert_eq!(err(json!([1])).details["field"], "config");
+    }
+
+    #[test]
+    fn remote_kinds() {
+        let kind = |v: Value| ServerSpec::from_json(&v).unwrap().remote.map(|r| r.kind);
+        assert_eq!(kind(json!({"url": "http://h/mcp"})), Some(RemoteKind::Auto));
+        assert_eq!(kind(json!({"url": "http://h/mcp", "type": "sse"})), Some(RemoteKind::Sse));
+        assert_eq!(kind(json!({"url": "http://h/mcp", "type": "sse", "transport": "http"})), Some(RemoteKind::Http));
+        assert_eq!(kind(json!({"command": "x"})), None);
+        assert_eq!(err(json!({"type": "http"})).details["field"], "url");
+        assert_eq!(err(json!({"url": "http://h/", "transport": "stdio", "command": "x"})).details["field"], "url");
+        assert_eq!(err(json!({"command": "x", "headers": {}})).details["field"], "headers");
+        assert_eq!(err(json!({"url": "http://h/", "args": []})).details["field"], "args");
+        assert_eq!(err(json!({"url": "http://h/", "headers": {"Accept": "x"}})).details["field"], "headers.Accept");
+        let spec = ServerSpec::from_json(&json!({"url": "http://h/mcp", "headers": {"Authorization": "Bearer s3cret"}})).unwrap();
+        assert_eq!(spec.display_command(), "http://h/mcp");
+        assert!(!format!("{spec:?}").contains("s3cret"));
     }
 
     #[test]

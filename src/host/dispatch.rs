@@ -291,7 +291,7 @@ impl Host {
                 "strict": true,
                 "resultPolicies": ["error", "truncate"],
                 "resultsRead": true,
-                "transports": ["stdio"],
+                "transports": ["stdio", "http", "sse"],
                 "cancellation": true,
             },
         }))

@@ -70,6 +70,12 @@ impl SchemaCache {
             "cwd": spec.cwd,
             "inheritEnv": inherited,
             "executable": executable_identity(spec),
+            // Remote: the URL and headers (hashed, never stored) pick the tool set.
+            "remote": spec.remote.as_ref().map(|r| json!({
+                "kind": r.kind.as_str(),
+                "url": r.url.as_str(),
+                "headers": r.headers.iter().map(|h| [&h.name, &h.value]).collect::<Vec<_>>(),
+            })),
         });
         let fp = convert::fingerprint(&[launch]);
         fp.trim_start_matches("sha256:").to_owned()
@@ -150,6 +156,9 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 /// `{path, size, modified}` of the program the config would run, when it can be found: an upgrade of
 /// the server binary is then a different key.
 fn executable_identity(spec: &ServerSpec) -> Value {
+    if spec.remote.is_some() {
+        return Value::Null;
+    }
     let candidates: Vec<PathBuf> = if spec.command.contains('/') || spec.command.contains('\\') {
         let p = PathBuf::from(&spec.command);
         vec![match &spec.cwd {

@@ -30,6 +30,7 @@ use super::upkeep;
 use crate::config::RestartPolicy;
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
+use crate::mcp::transport::http_common::RemoteOptions;
 use crate::mcp::{self, transport, Client, ClientEvent, ClientOptions};
 
 /// How long a failed start waits for the process's exit status before reporting without it.
@@ -101,7 +102,11 @@ impl Registry {
     /// The synchronous half of a start: a new generation in `starting`, announced. `None` when the
     /// server was removed or the registry shut down meanwhile (a restart racing a removal or a
     /// shutdown must not leave a process behind).
-    pub(super) fn begin_start(&self, server: &Arc<Server>, kind: StartKind) -> Option<(u64, Running)> {
+    pub(super) fn begin_start(
+        &self,
+        server: &Arc<Server>,
+        kind: StartKind,
+    ) -> Option<(u64, Running)> {
         if self.is_shutting_down() || !self.is_registered(server) {
             return None;
         }
@@ -111,7 +116,12 @@ impl Registry {
     }
 
     /// The asynchronous half: stop what ran before, spawn, handshake, discover.
-    pub(super) async fn finish_start(self: &Arc<Self>, server: &Arc<Server>, begun: (u64, Running), kind: StartKind) {
+    pub(super) async fn finish_start(
+        self: &Arc<Self>,
+        server: &Arc<Server>,
+        begun: (u64, Running),
+        kind: StartKind,
+    ) {
         let (generation, old) = begun;
         stop_running(old).await;
         self.run_start(server, generation, kind).await;
@@ -133,33 +143,63 @@ impl Registry {
         let deadline = tokio::time::Instant::now() + spec.startup_timeout;
         let stderr_tail = Arc::clone(&server.slot().stderr);
 
-        let spawned = match process::spawn(&server.name, spec) {
-            Ok(s) => s,
-            Err(e) => return self.fail_start(server, generation, e, None, kind).await,
+        let (transport, control) = match &spec.remote {
+            // A remote server has no process: its transport is the whole of it.
+            Some(remote) => {
+                let options = RemoteOptions {
+                    server: server.name.clone(),
+                    url: remote.url.clone(),
+                    headers: remote.headers.clone(),
+                    max_message_bytes: spec.max_message_bytes,
+                    connect_timeout: spec.startup_timeout,
+                };
+                match transport::http::transport(options, remote.kind) {
+                    Ok(t) => (t, None),
+                    Err(why) => {
+                        let e = Error::new(
+                            ErrorCode::ServerUnavailable,
+                            format!("server `{}`: {why}", server.name),
+                        );
+                        return self.fail_start(server, generation, e, None, kind).await;
+                    }
+                }
+            }
+            None => {
+                let spawned = match process::spawn(&server.name, spec) {
+                    Ok(s) => s,
+                    Err(e) => return self.fail_start(server, generation, e, None, kind).await,
+                };
+                let transport = transport::stdio::transport(
+                    spawned.stdin,
+                    spawned.stdout,
+                    spec.max_message_bytes,
+                );
+                tokio::spawn(stderr::drain(
+                    spawned.stderr,
+                    Arc::clone(&stderr_tail),
+                    server.name.clone(),
+                ));
+                let control = Arc::new(ProcessControl::start(
+                    spawned.child,
+                    spawned.pid,
+                    spawned.origin,
+                    Arc::clone(&transport.sink),
+                ));
+                (transport, Some(control))
+            }
         };
-        let transport =
-            transport::stdio::transport(spawned.stdin, spawned.stdout, spec.max_message_bytes);
-        tokio::spawn(stderr::drain(
-            spawned.stderr,
-            Arc::clone(&stderr_tail),
-            server.name.clone(),
-        ));
-        let control = Arc::new(ProcessControl::start(
-            spawned.child,
-            spawned.pid,
-            spawned.origin,
-            Arc::clone(&transport.sink),
-        ));
         let current = {
             let mut slot = server.slot();
             let current = slot.generation == generation;
             if current {
-                slot.process = Some(Arc::clone(&control));
+                slot.process.clone_from(&control);
             }
             current
         };
         if !current {
-            control.stop().await;
+            if let Some(control) = control {
+                control.stop().await;
+            }
             return;
         }
         self.emit_status(server);
@@ -195,11 +235,7 @@ impl Registry {
         });
         let (client, tools) = match connected {
             Ok(ok) => ok,
-            Err(e) => {
-                return self
-                    .fail_start(server, generation, e, Some(control), kind)
-                    .await
-            }
+            Err(e) => return self.fail_start(server, generation, e, control, kind).await,
         };
         let limits = CallLimits {
             tool_timeout: spec.tool_timeout,
@@ -219,7 +255,9 @@ impl Registry {
         };
         if !current {
             close_session(&session).await;
-            control.stop().await;
+            if let Some(control) = control {
+                control.stop().await;
+            }
             return;
         }
         tracing::info!(server = %server.name, generation, tools = session.tools().len(), ?kind, "server ready");
@@ -407,7 +445,10 @@ impl Registry {
             slot.state = ServerState::Unhealthy;
             // The status never shows `unhealthy` without a reason; refined below with the exit.
             slot.last_error = Some(
-                error.clone().with("server", server.name.as_str()).with_stderr_tail(&slot.stderr.text()),
+                error
+                    .clone()
+                    .with("server", server.name.as_str())
+                    .with_stderr_tail(&slot.stderr.text()),
             );
             slot.take_running()
         };

@@ -150,6 +150,17 @@ impl Server {
             state: slot.state,
             generation: slot.generation,
             command: self.spec.display_command(),
+            transport: self
+                .spec
+                .remote
+                .as_ref()
+                .map_or("stdio", |r| r.kind.as_str()),
+            url: self.spec.remote.as_ref().map(|r| r.url.to_string()),
+            headers: self
+                .spec
+                .remote
+                .as_ref()
+                .map(|r| r.headers.iter().map(|h| h.name.clone()).collect()),
             pid: slot.process.as_ref().map(|p| p.pid),
             protocol_version: handshake.map(|h| h.protocol_version.clone()),
             server_info: handshake.map(|h| h.server_info.clone()),

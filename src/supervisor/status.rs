@@ -31,7 +31,17 @@ pub struct ServerStatus {
     pub state: ServerState,
     /// Increments on every start; events of older generations are ignored.
     pub generation: u64,
+    /// The command line; for a remote server its URL.
     pub command: String,
+    /// `stdio`, `http` or `sse`: the configured kind (`http` when only a `url` is given, even if
+    /// the server turns out to speak legacy SSE).
+    pub transport: &'static str,
+    /// A remote server's URL (never with credentials; header values are never shown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Names of the configured headers of a remote server (values are never shown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub headers: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]

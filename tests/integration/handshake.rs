@@ -46,7 +46,7 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
         "{result}"
     );
     assert_eq!(caps["resultsRead"], true, "{result}");
-    assert_eq!(caps["transports"], json!(["stdio"]), "{result}");
+    assert_eq!(caps["transports"], json!(["stdio", "http", "sse"]), "{result}");
     assert_eq!(caps["cancellation"], true, "{result}");
     assert_eq!(
         caps.as_object().map(|c| c.len()),

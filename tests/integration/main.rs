@@ -9,6 +9,7 @@ mod env;
 mod failures;
 mod handshake;
 mod procfs;
+mod remote;
 mod restarts;
 mod servers;
 mod shutdown;

@@ -1,6 +1,10 @@
 //! What a transport is: something that sends one serialised JSON-RPC message and yields the messages
 //! the server sends back. The MCP session above it never learns whether that is a pipe or a socket.
 
+pub mod http;
+pub mod http_common;
+pub mod sse;
+pub mod sse_parser;
 pub mod stdio;
 
 use std::future::Future;

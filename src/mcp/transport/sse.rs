@@ -1,0 +1,125 @@
+//! Legacy HTTP+SSE (2024-11-05): the event stream half.
+//!
+//! The stream's first `endpoint` event names the URL to POST to (the POSTs themselves are sent by
+//! [`super::http`]). That URL is resolved against the SSE URL and refused when its origin differs:
+//! configured headers, often credentials, must never be sent to another site. Messages arrive as
+//! `message` events. The stream ending without our asking is fatal: the session reports the server
+//! unhealthy and the restart policy applies.
+
+use std::sync::Arc;
+
+use reqwest::header::ACCEPT;
+use reqwest::Url;
+use tokio::sync::oneshot;
+
+use super::http::{send, Shared};
+use super::http_common::{self as common, EventReader, EVENT_STREAM};
+use super::sse_parser::SseParser;
+use super::TransportError;
+
+/// Opens the event stream, reports the POST endpoint on `endpoint`, then delivers messages until the
+/// stream ends (an error for the session) or the task is aborted (the transport closed).
+pub(super) async fn run_stream(
+    shared: Arc<Shared>,
+    endpoint: oneshot::Sender<Result<Url, TransportError>>,
+) {
+    let mut endpoint = Some(endpoint);
+    let error = match stream(&shared, &mut endpoint).await {
+        Ok(()) => common::io("the server closed its event stream"),
+        Err(e) => e,
+    };
+    match endpoint.take() {
+        Some(tx) => {
+            let _ = tx.send(Err(error));
+        }
+        None => shared.fail(error).await,
+    }
+}
+
+async fn stream(
+    shared: &Shared,
+    endpoint: &mut Option<oneshot::Sender<Result<Url, TransportError>>>,
+) -> Result<(), TransportError> {
+    let req = shared
+        .with_headers(shared.http.client.get(shared.url.clone()))
+        .header(ACCEPT, EVENT_STREAM);
+    let resp = send(req).await?;
+    if !resp.status().is_success() {
+        let what = if resp.status().is_redirection() {
+            format!(
+                "HTTP {}: a redirect to another origin was refused",
+                resp.status()
+            )
+        } else {
+            common::error_excerpt(resp).await
+        };
+        return Err(common::io(format!("GET {} failed: {what}", shared.url)));
+    }
+    let kind = common::content_type(&resp);
+    if kind != EVENT_STREAM {
+        return Err(common::io(format!(
+            "GET {} answered {kind:?}, not an event stream",
+            shared.url
+        )));
+    }
+    let mut reader = EventReader::new(resp, SseParser::new(shared.http.max_message_bytes));
+    while let Some(event) = reader.next().await? {
+        match event.name.as_str() {
+            "endpoint" if endpoint.is_some() => {
+                let url = resolve_endpoint(&shared.url, event.data.trim())?;
+                if let Some(tx) = endpoint.take() {
+                    let _ = tx.send(Ok(url));
+                }
+            }
+            "message" if endpoint.is_none() => {
+                if !shared.deliver(Ok(event.data.into_bytes())).await {
+                    return Ok(());
+                }
+            }
+            other => {
+                tracing::debug!(server = %shared.http.server, event = other, "ignored SSE event")
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The POST URL named by an `endpoint` event, which must stay on the SSE URL's origin.
+pub fn resolve_endpoint(sse_url: &Url, data: &str) -> Result<Url, TransportError> {
+    let url = sse_url
+        .join(data)
+        .map_err(|e| common::io(format!("the endpoint event {data:?} is not a URL: {e}")))?;
+    if url.origin() != sse_url.origin() {
+        return Err(common::io(format!(
+            "the endpoint event points to another origin ({}); refused, headers are never sent to another site",
+            url.origin().ascii_serialization()
+        )));
+    }
+    Ok(url)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_resolution() {
+        let base = Url::parse("http://127.0.0.1:9/sse").unwrap();
+        assert_eq!(
+            resolve_endpoint(&base, "/message?sessionId=1")
+                .unwrap()
+                .as_str(),
+            "http://127.0.0.1:9/message?sessionId=1"
+        );
+        assert!(resolve_endpoint(&base, "http://127.0.0.1:9/m").is_ok());
+        for foreign in [
+            "http://evil.example/m",
+            "//evil.example/m",
+            "https://127.0.0.1:9/m",
+            "http://127.0.0.1:10/m",
+        ] {
+            assert!(resolve_endpoint(&base, foreign).is_err(), "{foreign}");
+        }
+    }
+}

