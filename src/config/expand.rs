@@ -145,6 +145,8 @@ mod tests {
         }
     }
 
+    type Case<'a> = (Syntax, &'a str, Result<(&'a str, bool), Unresolved>);
+
     #[test]
     fn table() {
         let inputs: BTreeMap<String, String> = [("key".to_owned(), "s3cr3t".to_owned())].into();
@@ -154,7 +156,7 @@ mod tests {
             input: true,
         };
         let none = Syntax::default();
-        let cases: &[(Syntax, &str, Result<(&str, bool), Unresolved>)] = &[
+        let cases: &[Case] = &[
             (all, "${HOME}/x", Ok(("/home/u/x", false))),
             (all, "${MISSING:-dflt}", Ok(("dflt", false))),
             (all, "${HOME:-dflt}", Ok(("/home/u", false))),

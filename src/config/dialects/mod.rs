@@ -106,7 +106,7 @@ pub fn parse(text: &str, forced: Option<Dialect>, ctx: &Context<'_>) -> Parsed {
     let doc = match syntax(text, forced, ctx.file) {
         Ok(doc) => doc,
         Err(d) => {
-            parsed.diagnostics.push(d);
+            parsed.diagnostics.push(*d);
             return parsed;
         }
     };
@@ -143,7 +143,11 @@ fn ext(file: Option<&Path>) -> &str {
         .unwrap_or("")
 }
 
-fn syntax(text: &str, forced: Option<Dialect>, file: Option<&Path>) -> Result<Doc, Diagnostic> {
+fn syntax(
+    text: &str,
+    forced: Option<Dialect>,
+    file: Option<&Path>,
+) -> Result<Doc, Box<Diagnostic>> {
     let want_toml = forced == Some(Dialect::Codex) || ext(file) == "toml";
     let want_yaml = forced == Some(Dialect::PluginManifest) || matches!(ext(file), "yaml" | "yml");
     if want_toml {
@@ -164,18 +168,22 @@ fn syntax(text: &str, forced: Option<Dialect>, file: Option<&Path>) -> Result<Do
                     return Ok(doc);
                 }
             }
-            Err(
+            Err(Box::new(
                 Diagnostic::error(Kind::Syntax, "", format!("invalid JSON: {json_error}"))
                     .at(json_error.line(), json_error.column()),
-            )
+            ))
         }
     }
 }
 
-fn toml_doc(text: &str) -> Result<Doc, Diagnostic> {
+fn toml_doc(text: &str) -> Result<Doc, Box<Diagnostic>> {
     match toml::from_str::<toml::Table>(text) {
         Ok(t) => serde_json::to_value(t).map(Doc::Toml).map_err(|e| {
-            Diagnostic::error(Kind::Syntax, "", format!("TOML value cannot be read: {e}"))
+            Box::new(Diagnostic::error(
+                Kind::Syntax,
+                "",
+                format!("TOML value cannot be read: {e}"),
+            ))
         }),
         Err(e) => {
             let mut d =
@@ -184,12 +192,12 @@ fn toml_doc(text: &str) -> Result<Doc, Diagnostic> {
                 let (line, column) = line_col(text, span.start);
                 d = d.at(line, column);
             }
-            Err(d)
+            Err(Box::new(d))
         }
     }
 }
 
-fn yaml_doc(text: &str) -> Result<Doc, Diagnostic> {
+fn yaml_doc(text: &str) -> Result<Doc, Box<Diagnostic>> {
     match serde_yaml_ng::from_str::<Value>(text) {
         Ok(v) => Ok(Doc::Yaml(v)),
         Err(e) => {
@@ -197,7 +205,7 @@ fn yaml_doc(text: &str) -> Result<Doc, Diagnostic> {
             if let Some(loc) = e.location() {
                 d = d.at(loc.line(), loc.column());
             }
-            Err(d)
+            Err(Box::new(d))
         }
     }
 }
