@@ -29,11 +29,12 @@ pub enum ErrorCode {
     VersionUnsupported,
     UpstreamError,
     ShuttingDown,
+    TrustRequired,
 }
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 22] = [
+    pub const ALL: [ErrorCode; 23] = [
         Self::ParseError,
         Self::InvalidRequest,
         Self::MethodNotFound,
@@ -56,6 +57,7 @@ impl ErrorCode {
         Self::VersionUnsupported,
         Self::UpstreamError,
         Self::ShuttingDown,
+        Self::TrustRequired,
     ];
 
     /// The stable string carried in `error.data.code`.
@@ -83,6 +85,7 @@ impl ErrorCode {
             Self::VersionUnsupported => "VERSION_UNSUPPORTED",
             Self::UpstreamError => "UPSTREAM_ERROR",
             Self::ShuttingDown => "SHUTTING_DOWN",
+            Self::TrustRequired => "TRUST_REQUIRED",
         }
     }
 
@@ -110,6 +113,7 @@ impl ErrorCode {
             Self::VersionUnsupported => -32031,
             Self::UpstreamError => -32032,
             Self::ShuttingDown => -32040,
+            Self::TrustRequired => -32014,
             Self::Cancelled => -32800,
         }
     }

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use crate::config::load_servers_file;
+use crate::config::diagnostics::Diagnostic;
+use crate::config::expand::process_env;
+use crate::config::load::{load_path, Sources};
 use crate::convert::{NameTemplate, ToolFormat};
 use crate::error::{Error, Result};
 use crate::supervisor::{Listing, Registry, SchemaCache, ServerState, ServerStatus, Settings};
@@ -15,26 +17,31 @@ pub struct Report {
     pub servers: Vec<ServerStatus>,
     /// Servers whose config was rejected before anything was started.
     pub rejected: Vec<(String, Error)>,
+    /// Every problem found in the files (any dialect; see `config::load`).
+    pub diagnostics: Vec<Diagnostic>,
     pub listing: Listing,
 }
 
 impl Report {
     /// True when every server in the file reached `ready` (or, lazy, has its tools listed).
     pub fn all_ready(&self) -> bool {
-        self.rejected.is_empty()
+        self.rejected.is_empty() && !self.diagnostics.iter().any(Diagnostic::is_error)
             && self.servers.iter().all(|s| s.state == ServerState::Ready || (s.state == ServerState::Stopped && s.tools_count > 0))
     }
 }
 
 pub async fn inspect(path: &Path, format: ToolFormat, strict: bool, cache: Option<SchemaCache>) -> Result<Report> {
-    let file = load_servers_file(path)?;
+    let inputs = Default::default();
+    let loaded = load_path(path, None, &Sources { env: &process_env, inputs: &inputs });
     let (events, _ignored) = mpsc::unbounded_channel();
-    let registry = Registry::new(Settings { names: NameTemplate::default(), format, strict, cache }, events);
+    let registry = Registry::new(Settings { names: NameTemplate::default(), format, strict, cache, require_trust: false }, events);
     let mut tasks = Vec::new();
-    for (name, config) in file.servers {
+    for c in loaded.servers {
         let registry = Arc::clone(&registry);
         tasks.push(tokio::spawn(async move {
-            let outcome = registry.add(&name, &config, true).await;
+            let name = c.name;
+            let options = crate::supervisor::AddOptions { source: c.source, trust: None, plugin_root: c.plugin_root };
+            let outcome = registry.add_with(&name, &c.config, true, options).await;
             (name, outcome)
         }));
     }
@@ -50,6 +57,7 @@ pub async fn inspect(path: &Path, format: ToolFormat, strict: bool, cache: Optio
     Ok(Report {
         servers,
         rejected,
+        diagnostics: loaded.diagnostics,
         listing,
     })
 }

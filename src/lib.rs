@@ -9,6 +9,7 @@
 //! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions and their
 //!   schema transforms, results and their budgets).
 //! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
+//! - [`trust`]: the trust gate (launch digests, risk warnings, secrets, plugin containment).
 //! - [`signals`]: termination signals in serve mode (graceful stop, then immediate kill).
 //!
 //! Architecture invariants (see also the README):
@@ -34,5 +35,6 @@ pub mod limits;
 pub mod mcp;
 pub mod signals;
 pub mod supervisor;
+pub mod trust;
 
 pub use error::{Error, ErrorCode};

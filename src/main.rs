@@ -30,6 +30,10 @@ struct Cli {
     /// e.g. $XDG_CACHE_HOME/mcp-sidecar).
     #[arg(long, global = true)]
     cache_dir: Option<PathBuf>,
+    /// A config file or directory (any dialect: Claude Desktop/Code/plugins, VS Code, Cursor, Codex,
+    /// epoch, plugin manifest) whose servers are added once the host has initialized. Repeatable.
+    #[arg(long = "config", value_name = "FILE")]
+    configs: Vec<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -38,7 +42,7 @@ enum Command {
     Serve,
     /// Start every server in a servers file, print states and converted tools, stop them, exit.
     Inspect {
-        /// A JSON file in the `{"mcpServers": {name: {command, args, env}}}` layout.
+        /// A config file or directory in any supported dialect (see `--config`).
         file: PathBuf,
         /// Tool definition format.
         #[arg(long, default_value = "openai")]
@@ -95,11 +99,7 @@ fn main() -> ExitCode {
             if let Err(e) = signals::install(stop.clone()) {
                 tracing::warn!("cannot handle termination signals: {e}");
             }
-            let options = host::ServeOptions {
-                max_line_bytes: cli.max_line_bytes,
-                cache,
-                stop,
-            };
+            let options = host::ServeOptions { max_line_bytes: cli.max_line_bytes, cache, stop, configs: cli.configs };
             runtime.block_on(async {
                 tree::install();
                 host::serve(host::stdio::input(), host::stdio::output(), options).await;
@@ -221,6 +221,9 @@ fn print_human(report: &inspect::Report, format: ToolFormat) {
             }
         }
     }
+    for d in &report.diagnostics {
+        println!("{:<16} {:<10} {}:{} {}", d.server.as_deref().unwrap_or("-"), serde_json::to_value(d.severity).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(), d.file.as_deref().unwrap_or(""), d.path, d.message);
+    }
     for (name, e) in &report.rejected {
         println!(
             "{name:<16} {:<10} {:>7}  {:<11} {:>5}  {}",
@@ -256,6 +259,7 @@ fn print_json(report: &inspect::Report) {
     let doc = serde_json::json!({
         "servers": report.servers,
         "rejected": rejected,
+        "diagnostics": report.diagnostics,
         "tools": *report.listing.tools,
         "fingerprint": report.listing.fingerprint,
     });

@@ -34,17 +34,20 @@ pub struct ServeOptions {
     pub cache: Option<SchemaCache>,
     /// Cancelled to stop gracefully as if stdin had ended (the first SIGTERM/SIGINT/SIGHUP).
     pub stop: CancellationToken,
+    /// `--config` files, loaded (source `user`) once the host has initialized.
+    pub configs: Vec<std::path::PathBuf>,
 }
 
 impl Default for ServeOptions {
     fn default() -> Self {
-        Self { max_line_bytes: limits::DEFAULT_HOST_LINE_BYTES, cache: None, stop: CancellationToken::new() }
+        Self { max_line_bytes: limits::DEFAULT_HOST_LINE_BYTES, cache: None, stop: CancellationToken::new(), configs: Vec::new() }
     }
 }
 
 struct Host {
     outbox: Outbox,
     cache: Option<SchemaCache>,
+    configs: Vec<std::path::PathBuf>,
     /// A sender into the registry's event channel, to queue a barrier behind pending events.
     events: OnceLock<mpsc::UnboundedSender<Event>>,
     registry: OnceLock<Arc<Registry>>,
@@ -64,6 +67,7 @@ where
     let host = Arc::new(Host {
         outbox,
         cache: options.cache,
+        configs: options.configs,
         events: OnceLock::new(),
         registry: OnceLock::new(),
         inflight: Mutex::new(HashMap::new()),
@@ -266,7 +270,7 @@ impl Host {
         let format = p.tool_format.unwrap_or_default();
         let strict = p.strict.unwrap_or(false);
         let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let registry = Registry::new(Settings { names, format, strict, cache: self.cache.clone() }, events_tx.clone());
+        let registry = Registry::new(Settings { names, format, strict, cache: self.cache.clone(), require_trust: p.require_trust }, events_tx.clone());
         let _ = self.events.set(events_tx);
         if self.registry.set(registry).is_err() {
             return Err(Error::new(
@@ -283,6 +287,23 @@ impl Host {
             tracing::info!(client, "host initialized");
         }
         tokio::spawn(forward_events(events_rx, self.outbox.clone()));
+        if let Some(registry) = self.registry.get() {
+            for path in self.configs.clone() {
+                let registry = Arc::clone(registry);
+                // Outcomes reach the host as `notifications/servers/changed`; problems go to the log.
+                tokio::spawn(async move {
+                    let p = params::LoadServers { path: Some(path.clone()), json: None, text: None, dialect: None, inputs: Default::default(), trust: Default::default(), wait: false };
+                    match super::load::run(&registry, p).await {
+                        Ok(result) => {
+                            for d in result["diagnostics"].as_array().into_iter().flatten().chain(result["trustRequired"].as_array().into_iter().flatten()) {
+                                tracing::warn!(file = %path.display(), "--config: {d}");
+                            }
+                        }
+                        Err(e) => tracing::warn!(file = %path.display(), "--config: {}", e.message),
+                    }
+                });
+            }
+        }
         Ok(json!({
             "protocolVersion": PROTOCOL_VERSION,
             "serverInfo": {"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")},
@@ -293,6 +314,8 @@ impl Host {
                 "resultsRead": true,
                 "transports": ["stdio", "http", "sse"],
                 "cancellation": true,
+                "configDialects": ["claude-desktop", "claude-code", "claude-plugin", "vscode", "cursor", "codex", "epoch", "plugin-manifest"],
+                "trust": true,
             },
         }))
     }
@@ -344,8 +367,13 @@ impl Host {
             }
             "servers/add" => {
                 let p: params::AddServer = parse(method, params)?;
-                let status = registry.add(&p.name, &p.config, p.wait).await?;
+                let options = crate::supervisor::AddOptions { trust: p.trust, ..Default::default() };
+                let status = registry.add_with(&p.name, &p.config, p.wait, options).await?;
                 Ok(serde_json::to_value(status).unwrap_or(Value::Null))
+            }
+            "servers/load" => {
+                let p: params::LoadServers = parse(method, params)?;
+                super::load::run(registry, p).await
             }
             "servers/remove" => {
                 let p: params::ServerName = parse(method, params)?;

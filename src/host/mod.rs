@@ -5,6 +5,7 @@
 //! The protocol itself is specified in proto/PROTOCOL.md.
 
 mod dispatch;
+mod load;
 mod params;
 pub mod stdio;
 mod writer;

@@ -23,6 +23,9 @@ pub struct Initialize {
     /// OpenAI strict mode by default for `tools/list` (openai and openai-responses formats).
     #[serde(default)]
     pub strict: Option<bool>,
+    /// Every stdio server needs the host's approval (its launch digest) before it is spawned.
+    #[serde(default)]
+    pub require_trust: bool,
 }
 
 #[derive(Deserialize)]
@@ -30,6 +33,31 @@ pub struct Initialize {
 pub struct AddServer {
     pub name: String,
     pub config: Value,
+    #[serde(default = "yes")]
+    pub wait: bool,
+    /// The launch digest the host approved (from a TRUST_REQUIRED error).
+    #[serde(default)]
+    pub trust: Option<String>,
+}
+
+/// `servers/load`: a file or directory (`path`), or a document (`json`, or `text` for TOML/YAML).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LoadServers {
+    #[serde(default)]
+    pub path: Option<std::path::PathBuf>,
+    #[serde(default)]
+    pub json: Option<Value>,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub dialect: Option<crate::config::Dialect>,
+    /// `${input:ID}` values.
+    #[serde(default)]
+    pub inputs: std::collections::BTreeMap<String, String>,
+    /// Approved launch digests by server name (when `requireTrust`).
+    #[serde(default)]
+    pub trust: std::collections::BTreeMap<String, String>,
     #[serde(default = "yes")]
     pub wait: bool,
 }

@@ -18,6 +18,9 @@ pub struct ToolDef {
     pub name: String,
     pub raw: Value,
     pub validator: Arc<jsonschema::Validator>,
+    /// The permission the server's tools policy read from the tool's `_meta` (see
+    /// `config::policy`); shown on the tool entry for the host's permission manager.
+    pub permission: Option<String>,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -63,6 +66,7 @@ pub fn validate_tools(server: &str, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
             name,
             raw: tool,
             validator: Arc::new(validator),
+            permission: None,
         });
     }
     Ok(out)

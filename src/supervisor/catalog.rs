@@ -123,6 +123,9 @@ impl Catalog {
             if let Some(a) = annotations {
                 item["annotations"] = a.clone();
             }
+            if let Some(p) = &entry.tool.permission {
+                item["permission"] = Value::from(p.as_str());
+            }
             definitions.push(definition);
             tools.push(item);
         }

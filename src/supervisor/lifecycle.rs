@@ -210,6 +210,8 @@ impl Registry {
             let client = Client::connect(transport, options, deadline, events_tx).await?;
             let raw_tools = client.list_tools(deadline).await?;
             let tools = mcp::validate_tools(&server.name, raw_tools)?;
+            // The tools policy: an `expectTools` mismatch or an undeclared permission fails the start.
+            let tools = crate::config::policy::apply(&server.name, &server.extras, tools)?;
             Ok::<_, Error>((client, tools))
         })
         .await
@@ -409,7 +411,7 @@ impl Registry {
                 ClientEvent::ToolsListChanged => {
                     let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
                     let listed = session.client.list_tools(deadline).await;
-                    match listed.and_then(|raw| mcp::validate_tools(&server.name, raw)) {
+                    match listed.and_then(|raw| mcp::validate_tools(&server.name, raw)).and_then(|t| crate::config::policy::apply(&server.name, &server.extras, t)) {
                         Ok(tools) => {
                             if server.slot().generation == session.generation {
                                 session.replace_tools(tools);

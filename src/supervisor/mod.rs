@@ -25,6 +25,6 @@ mod upkeep;
 
 pub use cache::SchemaCache;
 pub use catalog::{Catalog, Listing};
-pub use registry::{CallOutcome, Event, ReadOutcome, Registry, Settings, Truncation};
+pub use registry::{AddOptions, CallOutcome, Event, ReadOutcome, Registry, Settings, Truncation};
 pub use results::ResultStore;
 pub use status::{ServerState, ServerStatus};

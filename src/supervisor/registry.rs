@@ -24,7 +24,8 @@ use super::lifecycle::StartKind;
 use super::server::Server;
 use super::status::ServerStatus;
 use super::results::ResultStore;
-use crate::config::{validate_server_name, ResultPolicy, ServerSpec};
+use crate::config::{extras, validate_server_name, ResultPolicy, ServerSpec, Source};
+use crate::trust::request::Subject;
 use crate::convert::{self, budget, NameTemplate, Options, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::{self, ToolDef};
@@ -38,6 +39,19 @@ pub struct Settings {
     pub cache: Option<SchemaCache>,
     /// OpenAI strict mode for listings that do not say otherwise.
     pub strict: bool,
+    /// `initialize {requireTrust: true}`: a stdio server is spawned only with the digest of its
+    /// launch config (`servers/add {…, trust}`).
+    pub require_trust: bool,
+}
+
+/// How a server is being added.
+#[derive(Clone, Debug, Default)]
+pub struct AddOptions {
+    pub source: Source,
+    /// The digest the host approved, when trust is required.
+    pub trust: Option<String>,
+    /// The plugin folder of a plugin's server (for the trust request's warnings).
+    pub plugin_root: Option<std::path::PathBuf>,
 }
 
 impl Settings {
@@ -175,8 +189,31 @@ impl Registry {
         config: &Value,
         wait: bool,
     ) -> Result<ServerStatus> {
+        self.add_with(name, config, wait, AddOptions::default()).await
+    }
+
+    /// [`Registry::add`] with a source and, when trust is required, the approved digest.
+    pub async fn add_with(self: &Arc<Self>, name: &str, config: &Value, wait: bool, options: AddOptions) -> Result<ServerStatus> {
         validate_server_name(name)?;
-        let spec = ServerSpec::from_json(config)?;
+        let (rest, extras) = extras::split(config)?;
+        let subject = Subject::from_config(config);
+        let secrets = subject.secrets();
+        let spec = ServerSpec::from_json(&rest).map_err(|mut e| {
+            e.message = secrets.mask(&e.message);
+            e
+        })?;
+        if self.settings.require_trust {
+            let digest = subject.digest();
+            if options.trust.as_deref() != Some(digest.as_str()) {
+                let request = subject.to_json(options.source, options.plugin_root.as_deref());
+                let why = if options.trust.is_some() { "the approved digest does not match this launch config" } else { "this server needs the host's approval before it is spawned" };
+                let mut e = Error::new(ErrorCode::TrustRequired, format!("server `{name}`: {why}; approve it with servers/add {{…, trust: \"{digest}\"}}")).with("server", name);
+                if let Value::Object(fields) = request {
+                    e.details.extend(fields);
+                }
+                return Err(e);
+            }
+        }
         if self.is_shutting_down() {
             return Err(shutting_down());
         }
@@ -190,7 +227,7 @@ impl Registry {
                 )
                 .with("server", name));
             }
-            let server = Arc::new(Server::new(name, spec, cache_key));
+            let server = Arc::new(Server::new(name, spec, cache_key, options.source, extras, secrets));
             servers.insert(name.to_owned(), Arc::clone(&server));
             server
         };
@@ -220,7 +257,8 @@ impl Registry {
 
     fn cached_tools(&self, server: &Server) -> Option<Vec<ToolDef>> {
         let (cache, key) = (self.settings.cache.as_ref()?, server.cache_key.as_deref()?);
-        cache.load(key, &server.name)
+        let tools = cache.load(key, &server.name)?;
+        crate::config::policy::apply(&server.name, &server.extras, tools).ok()
     }
 
     /// Writes a lazy server's tools to the schema cache (off the runtime's worker threads).

@@ -12,13 +12,20 @@ use super::session::{ProcessControl, Session};
 use super::stats::CallStats;
 use super::status::{rfc3339, ServerState, ServerStatus};
 use super::stderr::StderrTail;
-use crate::config::ServerSpec;
+use crate::config::{Extras, ServerSpec, Source};
+use crate::trust::secrets::Secrets;
 use crate::error::{Error, ErrorCode};
 use crate::mcp::ToolDef;
 
 pub(super) struct Server {
     pub name: String,
     pub spec: ServerSpec,
+    /// How the server arrived (shown in status; never read from its config).
+    pub source: Source,
+    /// Tools policy and secret marks.
+    pub extras: Extras,
+    /// Secret values of its env and headers, masked in everything the host sees.
+    pub secrets: Secrets,
     /// Schema-cache key, for lazy servers (`autoStart: false`).
     pub cache_key: Option<String>,
     pub stats: CallStats,
@@ -73,11 +80,14 @@ impl Slot {
 }
 
 impl Server {
-    pub fn new(name: &str, spec: ServerSpec, cache_key: Option<String>) -> Self {
+    pub fn new(name: &str, spec: ServerSpec, cache_key: Option<String>, source: Source, extras: Extras, secrets: Secrets) -> Self {
         let tracker = RestartTracker::new(spec.restart_backoff, restart::seed(name));
         Self {
             name: name.to_owned(),
             spec,
+            source,
+            extras,
+            secrets,
             cache_key,
             stats: CallStats::default(),
             slot: Mutex::new(Slot {
@@ -137,7 +147,9 @@ impl Server {
         if let Some(exit) = slot.last_exit {
             e = e.with("exit", exit.to_json());
         }
-        e.with_stderr_tail(&slot.stderr.text())
+        let mut e = e.with_stderr_tail(&self.secrets.mask(&slot.stderr.text()));
+        e.message = self.secrets.mask(&e.message);
+        e
     }
 
     pub fn status(&self) -> ServerStatus {
@@ -145,11 +157,16 @@ impl Server {
         let session = slot.session.as_ref();
         let handshake = session.map(|s| s.client.handshake());
         let stats = self.stats.snapshot();
+        let mut last_error = slot.last_error.as_ref().map(Error::to_rpc_error);
+        if let Some(e) = &mut last_error {
+            self.secrets.mask_json(e);
+        }
         ServerStatus {
             name: self.name.clone(),
+            source: self.source,
             state: slot.state,
             generation: slot.generation,
-            command: self.spec.display_command(),
+            command: self.secrets.mask(&self.spec.display_command()),
             transport: self
                 .spec
                 .remote
@@ -168,8 +185,8 @@ impl Server {
             tools_count: slot.exposed_tools().map_or(0, |t| t.len()),
             started_at: slot.started_at.map(rfc3339),
             last_exit: slot.last_exit.map(ExitInfo::to_json),
-            last_error: slot.last_error.as_ref().map(Error::to_rpc_error),
-            stderr_tail: slot.stderr.text(),
+            last_error,
+            stderr_tail: self.secrets.mask(&slot.stderr.text()),
             restarts: slot.restarts,
             next_restart_at: slot.next_restart_at.map(rfc3339),
             calls: stats.calls,

@@ -28,6 +28,8 @@ pub enum ServerState {
 #[serde(rename_all = "camelCase")]
 pub struct ServerStatus {
     pub name: String,
+    /// `user`, `host` or `plugin`: how the server arrived.
+    pub source: crate::config::Source,
     pub state: ServerState,
     /// Increments on every start; events of older generations are ignored.
     pub generation: u64,

@@ -15,5 +15,6 @@ mod servers;
 mod shutdown;
 mod support;
 mod transcripts;
+mod trust;
 mod trees;
 mod versions;

@@ -1,0 +1,282 @@
+//! The shared reader of one server entry: checks each field against the dialect's table (type,
+//! unknown fields with "did you mean", variable expansion) and hands the dialect typed values.
+//! A dialect then only decides what its fields mean.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::config::diagnostics::{did_you_mean, index, join, Diagnostic, Kind};
+use crate::config::expand::Vars;
+
+/// The JSON type a field must have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    Str,
+    StrList,
+    StrMap,
+    /// A non-negative number.
+    Number,
+    Bool,
+    /// Read but not used by this sidecar: a warning says so.
+    Ignored,
+}
+
+/// One field a dialect defines.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    pub name: &'static str,
+    pub ty: Ty,
+    /// `${…}` expansion applies (strings, list items, map values).
+    pub expand: bool,
+}
+
+pub const fn f(name: &'static str, ty: Ty) -> Field {
+    Field {
+        name,
+        ty,
+        expand: false,
+    }
+}
+
+pub const fn fx(name: &'static str, ty: Ty) -> Field {
+    Field {
+        name,
+        ty,
+        expand: true,
+    }
+}
+
+/// The sidecar's own fields, accepted in every dialect (tools policy and secrets).
+pub const EXTENSIONS: &[Field] = &[
+    f("includeTools", Ty::StrList),
+    f("excludeTools", Ty::StrList),
+    f("expectTools", Ty::StrList),
+    f("permissions", Ty::StrList),
+    f("permissionMetaKey", Ty::Str),
+    f("secretEnv", Ty::StrList),
+    f("secretHeaders", Ty::StrList),
+];
+
+/// A read entry: field name → value (expanded), plus the keys of maps whose value used a secret.
+#[derive(Debug, Default)]
+pub struct Entry {
+    pub values: BTreeMap<&'static str, Value>,
+    /// `(field, key)` of map values that used a secret input (e.g. `("env", "TOKEN")`).
+    pub secret_keys: Vec<(&'static str, String)>,
+}
+
+impl Entry {
+    pub fn str(&self, name: &str) -> Option<&str> {
+        self.values.get(name).and_then(Value::as_str)
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.values.get(name)
+    }
+}
+
+/// How keys may be spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Case {
+    Exact,
+    /// camelCase and snake_case of each name.
+    Both,
+}
+
+/// Reads one server entry at `path`. Problems go to `diags`; `None` when any is an error.
+pub fn read_entry(
+    raw: &Value,
+    path: &str,
+    fields: &[Field],
+    case: Case,
+    vars: &Vars<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Entry> {
+    let Value::Object(map) = raw else {
+        diags.push(Diagnostic::error(
+            Kind::WrongType,
+            path,
+            "a server entry must be an object",
+        ));
+        return None;
+    };
+    let before = diags.iter().filter(|d| d.is_error()).count();
+    let mut entry = Entry::default();
+    let all = fields.iter().chain(EXTENSIONS);
+    for (key, value) in map {
+        let at = join(path, key);
+        let Some(field) = all
+            .clone()
+            .find(|f| f.name == key || (case == Case::Both && snake(f.name) == *key))
+        else {
+            let names: Vec<&str> = all.clone().map(|f| f.name).collect();
+            match did_you_mean(key, &names) {
+                // Close to a known field: most likely a typo, and using the entry without it would
+                // silently change its meaning.
+                Some(hint) => diags.push(Diagnostic::error(
+                    Kind::UnknownField,
+                    at,
+                    format!("unknown field `{key}` (did you mean `{hint}`?)"),
+                )),
+                None => diags.push(Diagnostic::warning(
+                    Kind::UnknownField,
+                    at,
+                    format!("unknown field `{key}` is ignored"),
+                )),
+            }
+            continue;
+        };
+        if entry.values.contains_key(field.name) {
+            diags.push(Diagnostic::error(
+                Kind::Invalid,
+                at,
+                format!("`{}` is given twice (camelCase and snake_case)", field.name),
+            ));
+            continue;
+        }
+        if let Some(v) = read_value(field, value, &at, vars, &mut entry, diags) {
+            entry.values.insert(field.name, v);
+        }
+    }
+    (diags.iter().filter(|d| d.is_error()).count() == before).then_some(entry)
+}
+
+fn read_value(
+    field: &Field,
+    value: &Value,
+    at: &str,
+    vars: &Vars<'_>,
+    entry: &mut Entry,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Value> {
+    let wrong = |diags: &mut Vec<Diagnostic>, what: &str| {
+        diags.push(Diagnostic::error(
+            Kind::WrongType,
+            at,
+            format!("`{}` must be {what}", field.name),
+        ));
+        None
+    };
+    let expand = |s: &str, at: &str, diags: &mut Vec<Diagnostic>| -> Option<(String, bool)> {
+        if !field.expand {
+            return Some((s.to_owned(), false));
+        }
+        match vars.expand(s) {
+            Ok(e) => Some((e.text, e.secret)),
+            Err(why) => {
+                diags.push(Diagnostic::error(
+                    Kind::UnresolvedVariable,
+                    at,
+                    why.to_string(),
+                ));
+                None
+            }
+        }
+    };
+    match (field.ty, value) {
+        (Ty::Ignored, _) => {
+            diags.push(Diagnostic::warning(
+                Kind::Ignored,
+                at,
+                format!(
+                    "`{}` is not supported by this sidecar and is ignored",
+                    field.name
+                ),
+            ));
+            None
+        }
+        (Ty::Str, Value::String(s)) => expand(s, at, diags).map(|(s, _)| Value::from(s)),
+        (Ty::Str, _) => wrong(diags, "a string"),
+        (Ty::StrList, Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            let mut ok = true;
+            for (i, item) in items.iter().enumerate() {
+                let at = index(at, i);
+                match item {
+                    Value::String(s) => match expand(s, &at, diags) {
+                        Some((s, _)) => out.push(Value::from(s)),
+                        None => ok = false,
+                    },
+                    _ => {
+                        diags.push(Diagnostic::error(Kind::WrongType, at, "must be a string"));
+                        ok = false;
+                    }
+                }
+            }
+            ok.then_some(Value::Array(out))
+        }
+        (Ty::StrList, _) => wrong(diags, "an array of strings"),
+        (Ty::StrMap, Value::Object(m)) => {
+            let mut out = Map::new();
+            let mut ok = true;
+            for (k, v) in m {
+                let at = join(at, k);
+                match v {
+                    // Map values may be secrets: the diagnostic names the key, never the value.
+                    Value::String(s) => match expand(s, &at, diags) {
+                        Some((s, secret)) => {
+                            if secret {
+                                entry.secret_keys.push((field.name, k.clone()));
+                            }
+                            out.insert(k.clone(), Value::from(s));
+                        }
+                        None => ok = false,
+                    },
+                    _ => {
+                        diags.push(Diagnostic::error(Kind::WrongType, at, "must be a string"));
+                        ok = false;
+                    }
+                }
+            }
+            ok.then_some(Value::Object(out))
+        }
+        (Ty::StrMap, _) => wrong(diags, "an object of strings"),
+        (Ty::Number, Value::Number(n)) if n.as_f64().is_some_and(|x| x >= 0.0) => {
+            Some(value.clone())
+        }
+        (Ty::Number, _) => wrong(diags, "a non-negative number"),
+        (Ty::Bool, Value::Bool(_)) => Some(value.clone()),
+        (Ty::Bool, _) => wrong(diags, "true or false"),
+    }
+}
+
+/// `connectTimeout` → `connect_timeout`.
+pub fn snake(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Copies the sidecar's extension fields of `entry` into the canonical config.
+pub fn copy_extensions(entry: &Entry, out: &mut Map<String, Value>) {
+    for field in EXTENSIONS {
+        if let Some(v) = entry.get(field.name) {
+            out.insert(field.name.to_owned(), v.clone());
+        }
+    }
+    let mut secret_env: Vec<Value> = Vec::new();
+    let mut secret_headers: Vec<Value> = Vec::new();
+    for (field, key) in &entry.secret_keys {
+        match *field {
+            "env" => secret_env.push(Value::from(key.as_str())),
+            _ => secret_headers.push(Value::from(key.as_str())),
+        }
+    }
+    for (name, add) in [("secretEnv", secret_env), ("secretHeaders", secret_headers)] {
+        if add.is_empty() {
+            continue;
+        }
+        let list = out.entry(name).or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(items) = list {
+            items.extend(add);
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! Config dialects: every host's file format, read into the canonical server config JSON (the one
+//! `servers/add` takes) plus diagnostics, so everything downstream is the same whatever the file.
+//!
+//! The dialect is detected from the content (markers that only one format has), then from the file
+//! name, and can be forced by the caller.
+
+mod claude;
+mod codex;
+mod epoch;
+pub mod fields;
+mod manifest;
+mod plugin;
+mod vscode;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::diagnostics::{join, Diagnostic, Kind};
+use super::source::Source;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Dialect {
+    /// `claude_desktop_config.json`: `mcpServers` of stdio servers, no expansion.
+    ClaudeDesktop,
+    /// Claude Code `.mcp.json`: `mcpServers`, `type`, `${VAR}` / `${VAR:-default}`.
+    ClaudeCode,
+    /// `.claude-plugin/plugin.json`: `name`, `mcpServers` (inline or a file), `${CLAUDE_PLUGIN_ROOT}`.
+    ClaudePlugin,
+    /// `.vscode/mcp.json`: `servers`, `inputs`, `type`, `envFile`, `${input:ID}`, `${env:NAME}`.
+    Vscode,
+    /// `.cursor/mcp.json`: `mcpServers`, `${env:NAME}`.
+    Cursor,
+    /// Codex `config.toml`: `[mcp_servers.NAME]`.
+    Codex,
+    /// The epoch-style `servers` file (seed 003): `transport`/`type` aliases, timeouts, both cases.
+    Epoch,
+    /// The YAML plugin manifest of seed 000 (`id`, `permissions`, `contributes.tools`, `backend`).
+    PluginManifest,
+}
+
+impl Dialect {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ClaudeDesktop => "claude-desktop",
+            Self::ClaudeCode => "claude-code",
+            Self::ClaudePlugin => "claude-plugin",
+            Self::Vscode => "vscode",
+            Self::Cursor => "cursor",
+            Self::Codex => "codex",
+            Self::Epoch => "epoch",
+            Self::PluginManifest => "plugin-manifest",
+        }
+    }
+}
+
+/// What a dialect needs besides the text.
+pub struct Context<'a> {
+    pub file: Option<&'a Path>,
+    /// The environment `${VAR}` reads.
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// `${input:ID}` values given by the host.
+    pub inputs: &'a BTreeMap<String, String>,
+    /// The source of servers not from a plugin.
+    pub source: Source,
+}
+
+impl Context<'_> {
+    /// The directory of the file (relative paths in it are relative to it).
+    pub fn dir(&self) -> Option<PathBuf> {
+        self.file.and_then(Path::parent).map(Path::to_path_buf)
+    }
+}
+
+/// One server read from a file: its final name, its canonical config, and how it arrived.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub name: String,
+    pub config: Value,
+    pub source: Source,
+    /// The plugin's folder, for servers from a plugin (executables must stay inside it).
+    pub plugin_root: Option<PathBuf>,
+    /// JSON path of the entry in its file.
+    pub path: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub servers: Vec<Candidate>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A parsed document, whatever its syntax.
+pub enum Doc {
+    Json(Value),
+    Toml(Value),
+    Yaml(Value),
+}
+
+/// Parses `text` (JSON, TOML or YAML, guided by the file name) and detects the dialect unless forced.
+pub fn parse(text: &str, forced: Option<Dialect>, ctx: &Context<'_>) -> Parsed {
+    let mut parsed = Parsed::default();
+    let doc = match syntax(text, forced, ctx.file) {
+        Ok(doc) => doc,
+        Err(d) => {
+            parsed.diagnostics.push(*d);
+            return parsed;
+        }
+    };
+    let dialect = match forced.or_else(|| detect(&doc, text, ctx.file)) {
+        Some(d) => d,
+        None => {
+            parsed.diagnostics.push(Diagnostic::error(
+                Kind::UnknownDialect,
+                "",
+                "not a known MCP config: expected `mcpServers`, `servers`, `[mcp_servers.NAME]` or a plugin manifest with `backend`",
+            ));
+            return parsed;
+        }
+    };
+    let value = match doc {
+        Doc::Json(v) | Doc::Toml(v) | Doc::Yaml(v) => v,
+    };
+    match dialect {
+        Dialect::ClaudeDesktop | Dialect::ClaudeCode | Dialect::Cursor => {
+            claude::parse(dialect, &value, ctx, &mut parsed)
+        }
+        Dialect::ClaudePlugin => plugin::parse(&value, ctx, &mut parsed),
+        Dialect::Vscode => vscode::parse(&value, ctx, &mut parsed),
+        Dialect::Codex => codex::parse(&value, ctx, &mut parsed),
+        Dialect::Epoch => epoch::parse(&value, ctx, &mut parsed),
+        Dialect::PluginManifest => manifest::parse(&value, ctx, &mut parsed),
+    }
+    parsed
+}
+
+fn ext(file: Option<&Path>) -> &str {
+    file.and_then(Path::extension)
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+}
+
+fn syntax(
+    text: &str,
+    forced: Option<Dialect>,
+    file: Option<&Path>,
+) -> Result<Doc, Box<Diagnostic>> {
+    let want_toml = forced == Some(Dialect::Codex) || ext(file) == "toml";
+    let want_yaml = forced == Some(Dialect::PluginManifest) || matches!(ext(file), "yaml" | "yml");
+    if want_toml {
+        return toml_doc(text);
+    }
+    if want_yaml {
+        return yaml_doc(text);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => Ok(Doc::Json(v)),
+        Err(json_error) => {
+            // Not JSON: a TOML or YAML file without the usual extension, if it parses as one.
+            if text.contains("[mcp_servers") {
+                return toml_doc(text);
+            }
+            if !text.trim_start().starts_with(['{', '[']) {
+                if let Ok(doc @ Doc::Yaml(Value::Object(_))) = yaml_doc(text) {
+                    return Ok(doc);
+                }
+            }
+            Err(Box::new(
+                Diagnostic::error(Kind::Syntax, "", format!("invalid JSON: {json_error}"))
+                    .at(json_error.line(), json_error.column()),
+            ))
+        }
+    }
+}
+
+fn toml_doc(text: &str) -> Result<Doc, Box<Diagnostic>> {
+    match toml::from_str::<toml::Table>(text) {
+        Ok(t) => serde_json::to_value(t).map(Doc::Toml).map_err(|e| {
+            Box::new(Diagnostic::error(
+                Kind::Syntax,
+                "",
+                format!("TOML value cannot be read: {e}"),
+            ))
+        }),
+        Err(e) => {
+            let mut d =
+                Diagnostic::error(Kind::Syntax, "", format!("invalid TOML: {}", e.message()));
+            if let Some(span) = e.span() {
+                let (line, column) = line_col(text, span.start);
+                d = d.at(line, column);
+            }
+            Err(Box::new(d))
+        }
+    }
+}
+
+fn yaml_doc(text: &str) -> Result<Doc, Box<Diagnostic>> {
+    match serde_yaml_ng::from_str::<Value>(text) {
+        Ok(v) => Ok(Doc::Yaml(v)),
+        Err(e) => {
+            let mut d = Diagnostic::error(Kind::Syntax, "", format!("invalid YAML: {e}"));
+            if let Some(loc) = e.location() {
+                d = d.at(loc.line(), loc.column());
+            }
+            Err(Box::new(d))
+        }
+    }
+}
+
+/// 1-based line and column of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Content markers first (only one format has them), then the file name.
+fn detect(doc: &Doc, text: &str, file: Option<&Path>) -> Option<Dialect> {
+    let name = file
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    let parent = file
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    match doc {
+        Doc::Toml(v) => v.get("mcp_servers").map(|_| Dialect::Codex),
+        Doc::Yaml(v) => {
+            (v.get("backend").is_some() || v.get("id").is_some()).then_some(Dialect::PluginManifest)
+        }
+        Doc::Json(v) => {
+            let obj = v.as_object()?;
+            if obj.contains_key("backend") && obj.contains_key("id") {
+                return Some(Dialect::PluginManifest);
+            }
+            if obj.contains_key("mcp_servers") {
+                return Some(Dialect::Codex);
+            }
+            if obj.contains_key("mcpServers") {
+                if (obj.get("name").is_some_and(Value::is_string) && !obj.contains_key("servers"))
+                    || parent == ".claude-plugin"
+                {
+                    return Some(Dialect::ClaudePlugin);
+                }
+                if text.contains("${env:") || parent == ".cursor" {
+                    return Some(Dialect::Cursor);
+                }
+                if name == ".mcp.json"
+                    || text.contains("${")
+                    || entries_have(obj.get("mcpServers"), &["type", "url", "headers"])
+                {
+                    return Some(Dialect::ClaudeCode);
+                }
+                return Some(Dialect::ClaudeDesktop);
+            }
+            if obj.contains_key("servers") {
+                let vscode = obj.contains_key("inputs")
+                    || text.contains("${input:")
+                    || text.contains("${env:")
+                    || text.contains("${workspaceFolder")
+                    || entries_have(obj.get("servers"), &["envFile", "dev"])
+                    || parent == ".vscode";
+                let epoch = entries_have(
+                    obj.get("servers"),
+                    &[
+                        "transport",
+                        "timeout",
+                        "connect_timeout",
+                        "connectTimeout",
+                        "streamable",
+                        "keepalive_interval",
+                        "keepaliveInterval",
+                    ],
+                );
+                return Some(if vscode && !epoch {
+                    Dialect::Vscode
+                } else {
+                    Dialect::Epoch
+                });
+            }
+            None
+        }
+    }
+}
+
+fn entries_have(table: Option<&Value>, keys: &[&str]) -> bool {
+    table
+        .and_then(Value::as_object)
+        .is_some_and(|t| t.values().any(|e| keys.iter().any(|k| e.get(*k).is_some())))
+}
+
+/// Walks a `{name: entry}` table, reporting a missing or non-object table.
+pub(super) fn table<'v>(
+    root: &'v Value,
+    key: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'v Map<String, Value>> {
+    match root.get(key) {
+        Some(Value::Object(t)) => Some(t),
+        Some(_) => {
+            diags.push(Diagnostic::error(
+                Kind::WrongType,
+                key,
+                format!("`{key}` must be an object of servers keyed by name"),
+            ));
+            None
+        }
+        None => {
+            diags.push(Diagnostic::error(
+                Kind::MissingField,
+                key,
+                format!("`{key}` is missing"),
+            ));
+            None
+        }
+    }
+}
+
+/// Reports top-level keys outside `known` (warnings: other tools keep their settings in these files).
+pub(super) fn top_level(root: &Value, known: &[&str], diags: &mut Vec<Diagnostic>) {
+    if let Some(obj) = root.as_object() {
+        for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
+            if let Some(hint) = super::diagnostics::did_you_mean(key, known) {
+                diags.push(Diagnostic::warning(
+                    Kind::UnknownField,
+                    join("", key),
+                    format!("unknown top-level field `{key}` (did you mean `{hint}`?)"),
+                ));
+            }
+        }
+    }
+}
+
+/// The canonical config of a stdio or remote server from an entry's standard fields.
+pub(super) fn canonical(
+    entry: &fields::Entry,
+    transport: &str,
+    pairs: &[(&str, &str)],
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("transport".into(), Value::from(transport));
+    for (from, to) in pairs {
+        if let Some(v) = entry.get(from) {
+            out.insert((*to).to_owned(), v.clone());
+        }
+    }
+    fields::copy_extensions(entry, &mut out);
+    out
+}
+
+/// A `stdio` entry needs a command; a remote one a URL. `None` (with an error) when it lacks it.
+pub(super) fn require(
+    entry: &fields::Entry,
+    transport: &str,
+    path: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<()> {
+    let (field, why) = if transport == "stdio" {
+        ("command", "a stdio server needs `command`")
+    } else {
+        ("url", "a remote server needs `url`")
+    };
+    match entry.str(field) {
+        Some(s) if !s.trim().is_empty() => Some(()),
+        Some(_) => {
+            diags.push(Diagnostic::error(
+                Kind::Invalid,
+                join(path, field),
+                format!("`{field}` must not be empty"),
+            ));
+            None
+        }
+        None => {
+            diags.push(Diagnostic::error(
+                Kind::MissingField,
+                join(path, field),
+                why,
+            ));
+            None
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Variable expansion in config strings, per dialect: `${VAR}` and `${VAR:-default}` (Claude Code and
+//! its plugins, whose `${CLAUDE_PLUGIN_ROOT}` is one more variable), `${env:NAME}` (Cursor, VS Code),
+//! `${input:ID}` (VS Code: the value comes from the host through the protocol, never guessed), and
+//! named editor variables such as `${workspaceFolder}`.
+//!
+//! Expansion never fails silently: a reference with no value and no default is reported (by name)
+//! and the string is not used.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Which `${…}` forms a dialect understands. Anything else inside `${…}` is left as written
+/// (a dialect without expansion passes strings through untouched).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Syntax {
+    /// `${VAR}` / `${VAR:-default}` from the environment (and the extra variables).
+    pub plain: bool,
+    /// `${env:NAME}`.
+    pub env_prefix: bool,
+    /// `${input:ID}`.
+    pub input: bool,
+}
+
+/// Where values come from.
+pub struct Vars<'a> {
+    pub syntax: Syntax,
+    /// The environment the expansion reads (the sidecar's own, or a fixed map in tests).
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// Named variables of the dialect (`CLAUDE_PLUGIN_ROOT`, `workspaceFolder`, …); they win over
+    /// the environment.
+    pub extra: BTreeMap<String, String>,
+    /// `${input:ID}` values given by the host.
+    pub inputs: &'a BTreeMap<String, String>,
+    /// Inputs declared secret (`password: true`): a string that uses one is secret.
+    pub secret_inputs: BTreeSet<String>,
+}
+
+/// A string after expansion.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Expanded {
+    pub text: String,
+    /// It used a secret input.
+    pub secret: bool,
+}
+
+/// Why a string could not be expanded.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Unresolved {
+    /// `${NAME}` or `${env:NAME}` with no value and no default.
+    Variable(String),
+    /// `${input:ID}` the host did not provide.
+    Input(String),
+}
+
+impl std::fmt::Display for Unresolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Variable(n) => write!(f, "variable `{n}` is not set and has no default (`${{{n}:-default}}`)"),
+            Self::Input(id) => write!(f, "input `{id}` was not provided by the host (servers/load `inputs: {{\"{id}\": …}}`)"),
+        }
+    }
+}
+
+impl Vars<'_> {
+    pub fn expand(&self, s: &str) -> Result<Expanded, Unresolved> {
+        let mut out = String::with_capacity(s.len());
+        let mut secret = false;
+        let mut rest = s;
+        while let Some(start) = rest.find("${") {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + 2..];
+            let Some(end) = after.find('}') else {
+                out.push_str(&rest[start..]);
+                return Ok(Expanded { text: out, secret });
+            };
+            let inner = &after[..end];
+            match self.resolve(inner)? {
+                Some((value, is_secret)) => {
+                    out.push_str(&value);
+                    secret |= is_secret;
+                }
+                // Not a form this dialect expands: kept verbatim.
+                None => out.push_str(&rest[start..start + 3 + end]),
+            }
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        Ok(Expanded { text: out, secret })
+    }
+
+    fn resolve(&self, inner: &str) -> Result<Option<(String, bool)>, Unresolved> {
+        if let Some(id) = inner.strip_prefix("input:") {
+            if !self.syntax.input {
+                return Ok(None);
+            }
+            return match self.inputs.get(id) {
+                Some(v) => Ok(Some((v.clone(), self.secret_inputs.contains(id)))),
+                None => Err(Unresolved::Input(id.to_owned())),
+            };
+        }
+        if let Some(name) = inner.strip_prefix("env:") {
+            if !self.syntax.env_prefix {
+                return Ok(None);
+            }
+            return (self.env)(name)
+                .map(|v| Some((v, false)))
+                .ok_or_else(|| Unresolved::Variable(name.to_owned()));
+        }
+        if let Some(v) = self.extra.get(inner) {
+            return Ok(Some((v.clone(), false)));
+        }
+        if !self.syntax.plain {
+            return Ok(None);
+        }
+        let (name, default) = match inner.split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (inner, None),
+        };
+        let valid =
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !valid {
+            return Ok(None);
+        }
+        match ((self.env)(name), default) {
+            (Some(v), _) => Ok(Some((v, false))),
+            (None, Some(d)) => Ok(Some((d.to_owned(), false))),
+            (None, None) => Err(Unresolved::Variable(name.to_owned())),
+        }
+    }
+}
+
+/// The sidecar's own environment, as an expansion source.
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "HOME" => Some("/home/u".into()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        }
+    }
+
+    type Case<'a> = (Syntax, &'a str, Result<(&'a str, bool), Unresolved>);
+
+    #[test]
+    fn table() {
+        let inputs: BTreeMap<String, String> = [("key".to_owned(), "s3cr3t".to_owned())].into();
+        let all = Syntax {
+            plain: true,
+            env_prefix: true,
+            input: true,
+        };
+        let none = Syntax::default();
+        let cases: &[Case] = &[
+            (all, "${HOME}/x", Ok(("/home/u/x", false))),
+            (all, "${MISSING:-dflt}", Ok(("dflt", false))),
+            (all, "${HOME:-dflt}", Ok(("/home/u", false))),
+            (all, "${EMPTY:-dflt}", Ok(("", false))),
+            (all, "${MISSING:-}", Ok(("", false))),
+            (
+                all,
+                "${MISSING}",
+                Err(Unresolved::Variable("MISSING".into())),
+            ),
+            (all, "${env:HOME}", Ok(("/home/u", false))),
+            (all, "${env:NOPE}", Err(Unresolved::Variable("NOPE".into()))),
+            (all, "Bearer ${input:key}", Ok(("Bearer s3cr3t", true))),
+            (
+                all,
+                "${input:other}",
+                Err(Unresolved::Input("other".into())),
+            ),
+            (all, "${ROOT}/bin", Ok(("/plug/bin", false))),
+            (all, "a ${ unclosed", Ok(("a ${ unclosed", false))),
+            (all, "${command:pick}", Ok(("${command:pick}", false))),
+            (
+                none,
+                "${HOME} ${env:HOME} ${input:key}",
+                Ok(("${HOME} ${env:HOME} ${input:key}", false)),
+            ),
+            (
+                Syntax {
+                    env_prefix: true,
+                    ..none
+                },
+                "${HOME}-${env:HOME}",
+                Ok(("${HOME}-/home/u", false)),
+            ),
+        ];
+        for (syntax, input, want) in cases {
+            let vars = Vars {
+                syntax: *syntax,
+                env: &env,
+                extra: [("ROOT".to_owned(), "/plug".to_owned())].into(),
+                inputs: &inputs,
+                secret_inputs: ["key".to_owned()].into(),
+            };
+            let got = vars.expand(input);
+            let want = want.as_ref().map(|(t, s)| Expanded {
+                text: (*t).to_owned(),
+                secret: *s,
+            });
+            match (&got, want) {
+                (Ok(g), Ok(w)) => assert_eq!(g, &w, "{input}"),
+                (Err(g), Err(w)) => assert_eq!(g, w, "{input}"),
+                _ => panic!("{input}: got {got:?}"),
+            }
+        }
+    }
+}

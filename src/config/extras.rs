@@ -1,0 +1,103 @@
+//! The sidecar's own config fields beyond the launch spec — tools policy (`includeTools`,
+//! `excludeTools`, `expectTools`, `permissions`, `permissionMetaKey`) and secret marks (`secretEnv`,
+//! `secretHeaders`) — split off a canonical config before [`ServerSpec`](super::ServerSpec) reads
+//! the rest.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, ErrorCode, Result};
+
+const FIELDS: &[&str] = &[
+    "includeTools",
+    "excludeTools",
+    "expectTools",
+    "permissions",
+    "permissionMetaKey",
+    "secretEnv",
+    "secretHeaders",
+];
+
+/// Tools policy and secret marks of one server.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Extras {
+    /// Exact names or globs (`*`, `?`); empty: every tool.
+    pub include_tools: Vec<String>,
+    pub exclude_tools: Vec<String>,
+    /// The exact set of tools the server must list (checked before include/exclude).
+    pub expect_tools: Option<Vec<String>>,
+    /// The permissions the server declared; a tool's permission must be one of them.
+    pub permissions: Option<Vec<String>>,
+    /// The `_meta` key a tool's permission is read from.
+    pub permission_meta_key: Option<String>,
+    /// Names of env variables and headers marked secret.
+    pub secret_names: BTreeSet<String>,
+}
+
+/// `(config without the extras, extras)`; CONFIG_INVALID naming the field on a wrong type.
+pub fn split(config: &Value) -> Result<(Value, Extras)> {
+    let Value::Object(map) = config else {
+        return Ok((config.clone(), Extras::default()));
+    };
+    let mut rest = Map::new();
+    let mut extras = Extras::default();
+    for (k, v) in map {
+        // snake_case spellings are accepted, as for every other field.
+        let canonical = FIELDS
+            .iter()
+            .find(|f| **f == k || super::dialects::fields::snake(f) == *k);
+        let Some(field) = canonical else {
+            rest.insert(k.clone(), v.clone());
+            continue;
+        };
+        match *field {
+            "permissionMetaKey" => match v {
+                Value::String(s) if !s.is_empty() => extras.permission_meta_key = Some(s.clone()),
+                _ => return Err(invalid(field, "must be a non-empty string")),
+            },
+            _ => {
+                let list =
+                    strings(v).ok_or_else(|| invalid(field, "must be an array of strings"))?;
+                match *field {
+                    "includeTools" => extras.include_tools = list,
+                    "excludeTools" => extras.exclude_tools = list,
+                    "expectTools" => extras.expect_tools = Some(list),
+                    "permissions" => extras.permissions = Some(list),
+                    _ => extras.secret_names.extend(list),
+                }
+            }
+        }
+    }
+    Ok((Value::Object(rest), extras))
+}
+
+fn strings(v: &Value) -> Option<Vec<String>> {
+    v.as_array()?
+        .iter()
+        .map(|s| s.as_str().map(str::to_owned))
+        .collect()
+}
+
+fn invalid(field: &str, why: &str) -> Error {
+    Error::new(ErrorCode::ConfigInvalid, format!("config.{field}: {why}")).with("field", field)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn splits() {
+        let (rest, e) = split(&json!({"command": "x", "includeTools": ["a*"], "expect_tools": ["a"], "permissionMetaKey": "k", "secretEnv": ["T"]})).unwrap();
+        assert_eq!(rest, json!({"command": "x"}));
+        assert_eq!(e.include_tools, vec!["a*"]);
+        assert_eq!(e.expect_tools, Some(vec!["a".to_owned()]));
+        assert!(e.secret_names.contains("T"));
+        assert_eq!(
+            split(&json!({"excludeTools": "a"})).unwrap_err().details["field"],
+            "excludeTools"
+        );
+    }
+}

@@ -1,0 +1,297 @@
+//! Loading configuration: a file (any dialect), a directory (every `.claude-plugin/plugin.json` and
+//! `.mcp.json` below it), or a JSON document from the host, into candidate servers plus diagnostics.
+//! Each candidate is checked here as far as it can be without starting it (name, launch spec, tools
+//! policy, command on PATH, plugin containment), so one bad server never stops the others.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::diagnostics::{join, Diagnostic, Kind};
+use super::dialects::{self, Candidate, Context, Dialect, Parsed};
+use super::source::Source;
+use super::{extras, validate_server_name, ServerSpec};
+use crate::trust::paths;
+
+/// Deepest directory level a scan descends to, and most files it reads: a scan of a home directory
+/// by mistake stays bounded.
+const MAX_SCAN_DEPTH: usize = 6;
+const MAX_SCAN_FILES: usize = 256;
+
+/// Servers ready for `servers/add` and every problem found.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub servers: Vec<Candidate>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Where `${…}` values come from.
+pub struct Sources<'a> {
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    pub inputs: &'a BTreeMap<String, String>,
+}
+
+/// A file or, for a directory, every plugin manifest and `.mcp.json` below it.
+pub fn load_path(path: &Path, dialect: Option<Dialect>, src: &Sources<'_>) -> Loaded {
+    let mut loaded = Loaded::default();
+    if path.is_dir() {
+        let mut files = Vec::new();
+        scan(path, 0, &mut files);
+        if files.is_empty() {
+            loaded.diagnostics.push(
+                Diagnostic::warning(
+                    Kind::Unreadable,
+                    "",
+                    "no `.claude-plugin/plugin.json` or `.mcp.json` below this directory",
+                )
+                .in_file(Some(&path.display().to_string())),
+            );
+        }
+        let mut seen = BTreeSet::new();
+        for file in files {
+            load_file(&file, dialect, src, &mut loaded, &mut seen);
+        }
+    } else {
+        load_file(path, dialect, src, &mut loaded, &mut BTreeSet::new());
+    }
+    loaded
+}
+
+/// A document given inline by the host (`json` object, or `text` for TOML and YAML).
+pub fn load_document(doc: &Value, dialect: Option<Dialect>, src: &Sources<'_>) -> Loaded {
+    let text = match doc {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let ctx = Context {
+        file: None,
+        env: src.env,
+        inputs: src.inputs,
+        source: Source::User,
+    };
+    let Parsed {
+        servers,
+        diagnostics,
+    } = dialects::parse(&text, dialect, &ctx);
+    let mut loaded = Loaded {
+        servers: Vec::new(),
+        diagnostics,
+    };
+    finish(servers, None, &mut loaded, &mut BTreeSet::new());
+    loaded
+}
+
+fn load_file(
+    file: &Path,
+    dialect: Option<Dialect>,
+    src: &Sources<'_>,
+    loaded: &mut Loaded,
+    seen: &mut BTreeSet<String>,
+) {
+    let name = file.display().to_string();
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => {
+            loaded.diagnostics.push(
+                Diagnostic::error(Kind::Unreadable, "", format!("cannot read the file: {e}"))
+                    .in_file(Some(&name)),
+            );
+            return;
+        }
+    };
+    // A `.mcp.json` at a plugin's root belongs to that plugin (prefix, source, containment).
+    let plugin_manifest = file
+        .parent()
+        .map(|d| d.join(".claude-plugin").join("plugin.json"))
+        .filter(|m| m.is_file());
+    let ctx = Context {
+        file: Some(file),
+        env: src.env,
+        inputs: src.inputs,
+        source: Source::User,
+    };
+    let parsed = match (
+        &plugin_manifest,
+        file.file_name().is_some_and(|n| n == ".mcp.json"),
+        dialect,
+    ) {
+        (Some(manifest), true, None) => plugin_servers_file(manifest, &text, src, &name),
+        _ => dialects::parse(&text, dialect, &ctx),
+    };
+    loaded.diagnostics.extend(
+        parsed
+            .diagnostics
+            .into_iter()
+            .map(|d| d.in_file(Some(&name))),
+    );
+    finish(parsed.servers, Some(&name), loaded, seen);
+}
+
+/// A plugin's root `.mcp.json`, read as its manifest's `mcpServers`.
+fn plugin_servers_file(manifest: &Path, text: &str, src: &Sources<'_>, name: &str) -> Parsed {
+    let plugin = std::fs::read_to_string(manifest)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|m| m.get("name").cloned());
+    let table = match serde_json::from_str::<Value>(text) {
+        Ok(v) => v.get("mcpServers").cloned().unwrap_or(v),
+        Err(e) => {
+            let mut p = Parsed::default();
+            p.diagnostics.push(
+                Diagnostic::error(Kind::Syntax, "", format!("invalid JSON: {e}"))
+                    .at(e.line(), e.column())
+                    .in_file(Some(name)),
+            );
+            return p;
+        }
+    };
+    let doc = serde_json::json!({"name": plugin, "mcpServers": table});
+    let ctx = Context {
+        file: Some(manifest),
+        env: src.env,
+        inputs: src.inputs,
+        source: Source::Plugin,
+    };
+    dialects::parse(&doc.to_string(), Some(Dialect::ClaudePlugin), &ctx)
+}
+
+fn scan(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    if depth > MAX_SCAN_DEPTH || out.len() >= MAX_SCAN_FILES {
+        return;
+    }
+    let manifest = dir.join(".claude-plugin").join("plugin.json");
+    if manifest.is_file() {
+        out.push(manifest);
+    }
+    let mcp = dir.join(".mcp.json");
+    if mcp.is_file() {
+        out.push(mcp);
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut subdirs: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n != ".git" && n != "node_modules" && n != "target" && n != ".claude-plugin"
+            })
+        })
+        .collect();
+    subdirs.sort();
+    for sub in subdirs {
+        scan(&sub, depth + 1, out);
+    }
+}
+
+/// Checks every candidate of one file; those with an error become diagnostics instead.
+fn finish(
+    servers: Vec<Candidate>,
+    file: Option<&str>,
+    loaded: &mut Loaded,
+    seen: &mut BTreeSet<String>,
+) {
+    for c in servers {
+        let diags = check(&c, seen);
+        let bad = diags.iter().any(Diagnostic::is_error);
+        loaded.diagnostics.extend(
+            diags
+                .into_iter()
+                .map(|d| d.for_server(&c.name).in_file(file)),
+        );
+        if !bad {
+            loaded.servers.push(c);
+        }
+    }
+}
+
+fn check(c: &Candidate, seen: &mut BTreeSet<String>) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    if let Err(e) = validate_server_name(&c.name) {
+        d.push(Diagnostic::error(Kind::Invalid, c.path.clone(), e.message));
+        return d;
+    }
+    if !seen.insert(c.name.clone()) {
+        d.push(Diagnostic::error(
+            Kind::Duplicate,
+            c.path.clone(),
+            format!(
+                "a server named `{}` was already loaded; this one is skipped",
+                c.name
+            ),
+        ));
+        return d;
+    }
+    let (rest, _extras) = match extras::split(&c.config) {
+        Ok(ok) => ok,
+        Err(e) => {
+            d.push(Diagnostic::error(
+                Kind::WrongType,
+                field_path(c, &e),
+                e.message,
+            ));
+            return d;
+        }
+    };
+    let remote = c
+        .config
+        .get("transport")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t != "stdio");
+    if let Err(e) = ServerSpec::from_json(&rest) {
+        let field = e.details.get("field").and_then(Value::as_str).unwrap_or("");
+        if remote || matches!(field, "url" | "headers" | "transport") {
+            d.push(Diagnostic::error(
+                Kind::Unsupported,
+                join(&c.path, "url"),
+                "remote transports are not supported by this build; the server is not loaded",
+            ));
+        } else {
+            d.push(Diagnostic::error(
+                Kind::Invalid,
+                field_path(c, &e),
+                e.message,
+            ));
+        }
+        return d;
+    }
+    let command = c
+        .config
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let cwd = c.config.get("cwd").and_then(Value::as_str).map(Path::new);
+    if let Some(root) = &c.plugin_root {
+        if let Err(why) =
+            paths::check_plugin_command(root, cwd.filter(|p| p.is_relative()), command)
+        {
+            d.push(Diagnostic::error(
+                Kind::PathEscape,
+                join(&c.path, "command"),
+                why,
+            ));
+            return d;
+        }
+    }
+    let path_var = c
+        .config
+        .get("env")
+        .and_then(|e| e.get("PATH"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| std::env::var("PATH").ok());
+    if !paths::on_path(command, path_var.as_deref()) {
+        d.push(Diagnostic::warning(Kind::CommandNotFound, join(&c.path, "command"), format!("command `{command}` was not found on PATH; the server will fail to start unless it is installed")));
+    }
+    d
+}
+
+fn field_path(c: &Candidate, e: &crate::error::Error) -> String {
+    match e.details.get("field").and_then(Value::as_str) {
+        Some(f) => join(&c.path, f),
+        None => c.path.clone(),
+    }
+}

@@ -1,0 +1,66 @@
+//! `servers/load`: reads a config file, a directory of plugins and projects, or an inline document,
+//! and adds every server it defines. Problems are diagnostics in the result, never an error response:
+//! one bad server never stops the others.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::params::LoadServers;
+use crate::config::diagnostics::{Diagnostic, Kind};
+use crate::config::expand::process_env;
+use crate::config::load::{load_document, load_path, Sources};
+use crate::error::{Error, ErrorCode, Result};
+use crate::supervisor::{AddOptions, Registry};
+
+/// `{added: [status], diagnostics: [diagnostic], trustRequired: [trust request]}`.
+pub async fn run(registry: &Arc<Registry>, p: LoadServers) -> Result<Value> {
+    let loaded = read(&p)?;
+    let mut diagnostics = loaded.diagnostics;
+    let mut added = Vec::new();
+    let mut trust_required = Vec::new();
+    for c in loaded.servers {
+        let options = AddOptions {
+            source: c.source,
+            trust: p.trust.get(&c.name).cloned(),
+            plugin_root: c.plugin_root.clone(),
+        };
+        match registry.add_with(&c.name, &c.config, p.wait, options).await {
+            Ok(status) => added.push(status),
+            Err(e) if e.code == ErrorCode::TrustRequired => {
+                let mut request = Value::Object(e.details.clone());
+                request["name"] = Value::from(c.name.as_str());
+                trust_required.push(request);
+            }
+            Err(e) => {
+                let kind = if e.code == ErrorCode::ServerExists {
+                    Kind::Duplicate
+                } else {
+                    Kind::Invalid
+                };
+                diagnostics
+                    .push(Diagnostic::error(kind, c.path.clone(), e.message).for_server(&c.name));
+            }
+        }
+    }
+    Ok(json!({"added": added, "diagnostics": diagnostics, "trustRequired": trust_required}))
+}
+
+/// Reads the configuration (synchronously: files are small and local).
+fn read(p: &LoadServers) -> Result<crate::config::load::Loaded> {
+    let sources = Sources {
+        env: &process_env,
+        inputs: &p.inputs,
+    };
+    Ok(match (&p.path, &p.json, &p.text) {
+        (Some(path), None, None) => load_path(path, p.dialect, &sources),
+        (None, Some(doc), None) => load_document(doc, p.dialect, &sources),
+        (None, None, Some(text)) => load_document(&Value::from(text.as_str()), p.dialect, &sources),
+        _ => {
+            return Err(Error::invalid_params(
+                "servers/load takes exactly one of `path`, `json` or `text`",
+            )
+            .with("field", "path"))
+        }
+    })
+}

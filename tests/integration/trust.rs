@@ -1,0 +1,144 @@
+//! Configuration loading and the trust gate over host protocol v1: `servers/load`, `source` in status,
+//! `requireTrust` round trip, `expectTools`, and secrets that never reach stdout.
+
+use serde_json::{json, Value};
+
+use crate::support::{fixture, Sidecar};
+
+const SECRET: &str = "sk-live-0123456789-do-not-print";
+
+fn with_env(mut config: Value, env: Value) -> Value {
+    config["env"] = env;
+    config
+}
+
+#[test]
+fn trust_round_trip_and_digest_sensitivity() {
+    let mut s = Sidecar::initialized(json!({"requireTrust": true}));
+    let config = with_env(
+        fixture(&["--stderr-line", SECRET]),
+        json!({"API_TOKEN": SECRET, "LEVEL": "1"}),
+    );
+    let (code, e) = s.error_of("servers/add", json!({"name": "fx", "config": config}));
+    assert_eq!(code, "TRUST_REQUIRED", "{e}");
+    assert_eq!(e["code"], -32014);
+    let data = &e["data"];
+    let digest = data["digest"].as_str().unwrap().to_owned();
+    assert!(digest.starts_with("sha256:"), "{e}");
+    assert!(
+        data["commandLine"]
+            .as_str()
+            .unwrap()
+            .contains("mcp-fixture --stderr-line ***"),
+        "{e}"
+    );
+    assert_eq!(data["envNames"], json!(["API_TOKEN", "LEVEL"]));
+    assert_eq!(data["source"], "host");
+    assert!(data["warnings"].as_array().unwrap().is_empty(), "{e}");
+    assert_eq!(
+        s.call("servers/list", json!({}))["servers"],
+        json!([]),
+        "nothing registered before approval"
+    );
+
+    let (code, _) = s.error_of(
+        "servers/add",
+        json!({"name": "fx", "config": config, "trust": "sha256:00"}),
+    );
+    assert_eq!(code, "TRUST_REQUIRED");
+    // Any change to the launch config changes the digest.
+    for changed in [
+        with_env(
+            fixture(&["--stderr-line", SECRET]),
+            json!({"API_TOKEN": "other-secret-value", "LEVEL": "1"}),
+        ),
+        with_env(
+            fixture(&["--stderr-line", SECRET]),
+            json!({"API_TOKEN": SECRET, "LEVEL": "2"}),
+        ),
+        with_env(
+            fixture(&["--stderr-line", SECRET, "x"]),
+            json!({"API_TOKEN": SECRET, "LEVEL": "1"}),
+        ),
+        json!({"command": fixture(&[])["command"], "args": ["--stderr-line", SECRET], "env": {"API_TOKEN": SECRET, "LEVEL": "1"}, "cwd": "/tmp"}),
+    ] {
+        let (code, e) = s.error_of(
+            "servers/add",
+            json!({"name": "fx", "config": changed, "trust": digest}),
+        );
+        assert_eq!(code, "TRUST_REQUIRED", "{e}");
+        assert_ne!(e["data"]["digest"], json!(digest));
+    }
+    let status = s.call(
+        "servers/add",
+        json!({"name": "fx", "config": config, "trust": digest}),
+    );
+    assert_eq!(status["state"], "ready", "{status}");
+    assert_eq!(status["source"], "host");
+    assert!(
+        status["command"]
+            .as_str()
+            .unwrap()
+            .contains("--stderr-line ***"),
+        "{status}"
+    );
+    s.call("tools/list", json!({}));
+    s.call(
+        "tools/call",
+        json!({"name": "mcp__fx__environment", "arguments": {}}),
+    );
+    s.call("shutdown", json!({}));
+    s.wait_exit();
+    let all: Vec<String> = s.drain_after_exit().iter().map(Value::to_string).collect();
+    let leaked: Vec<&String> = all.iter().filter(|l| l.contains(SECRET)).collect();
+    assert!(leaked.is_empty(), "a secret reached stdout: {leaked:?}");
+}
+
+#[test]
+fn load_json_sets_source_and_reports_diagnostics() {
+    let mut s = Sidecar::initialized(json!({}));
+    let doc = json!({"mcpServers": {"a": fixture(&[]), "b": {"comand": "x"}}});
+    let r = s.call("servers/load", json!({"json": doc}));
+    assert_eq!(r["added"].as_array().unwrap().len(), 1, "{r}");
+    assert_eq!(r["added"][0]["name"], "a");
+    assert_eq!(r["added"][0]["source"], "user");
+    assert_eq!(r["added"][0]["state"], "ready");
+    let d = &r["diagnostics"][0];
+    assert_eq!(d["path"], "mcpServers.b.comand", "{r}");
+    assert_eq!(d["kind"], "unknown-field");
+    assert_eq!(s.server_status("a")["source"], "user");
+}
+
+#[test]
+fn expect_tools_mismatch_fails_the_start_listing_both_sides() {
+    let mut s = Sidecar::initialized(json!({}));
+    let mut config = fixture(&[]);
+    config["expectTools"] = json!([
+        "echo",
+        "fail",
+        "sleep",
+        "large",
+        "environment",
+        "exit",
+        "missing_tool"
+    ]);
+    let status = s.add("fx", config);
+    assert_eq!(status["state"], "error", "{status}");
+    let data = &status["lastError"]["data"];
+    assert_eq!(data["missing"], json!(["missing_tool"]), "{status}");
+    assert_eq!(data["unexpected"], json!(["image"]), "{status}");
+    let mut ok = fixture(&[]);
+    ok["expectTools"] = json!([
+        "echo",
+        "fail",
+        "sleep",
+        "large",
+        "environment",
+        "exit",
+        "image"
+    ]);
+    ok["includeTools"] = json!(["e*"]);
+    let status = s.add("ok", ok);
+    assert_eq!(status["state"], "ready", "{status}");
+    assert_eq!(status["toolsCount"], 3, "echo, environment, exit: {status}");
+}
