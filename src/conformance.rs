@@ -30,6 +30,7 @@ pub async fn run(url: &str) -> Result<(), String> {
         transport,
         ClientOptions {
             server: "conformance".to_owned(),
+            secrets: Default::default(),
         },
         deadline,
         events,

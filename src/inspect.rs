@@ -25,22 +25,51 @@ pub struct Report {
 impl Report {
     /// True when every server in the file reached `ready` (or, lazy, has its tools listed).
     pub fn all_ready(&self) -> bool {
-        self.rejected.is_empty() && !self.diagnostics.iter().any(Diagnostic::is_error)
-            && self.servers.iter().all(|s| s.state == ServerState::Ready || (s.state == ServerState::Stopped && s.tools_count > 0))
+        self.rejected.is_empty()
+            && !self.diagnostics.iter().any(Diagnostic::is_error)
+            && self.servers.iter().all(|s| {
+                s.state == ServerState::Ready
+                    || (s.state == ServerState::Stopped && s.tools_count > 0)
+            })
     }
 }
 
-pub async fn inspect(path: &Path, format: ToolFormat, strict: bool, cache: Option<SchemaCache>) -> Result<Report> {
+pub async fn inspect(
+    path: &Path,
+    format: ToolFormat,
+    strict: bool,
+    cache: Option<SchemaCache>,
+) -> Result<Report> {
     let inputs = Default::default();
-    let loaded = load_path(path, None, &Sources { env: &process_env, inputs: &inputs });
+    let loaded = load_path(
+        path,
+        None,
+        &Sources {
+            env: &process_env,
+            inputs: &inputs,
+        },
+    );
     let (events, _ignored) = mpsc::unbounded_channel();
-    let registry = Registry::new(Settings { names: NameTemplate::default(), format, strict, cache, require_trust: false }, events);
+    let registry = Registry::new(
+        Settings {
+            names: NameTemplate::default(),
+            format,
+            strict,
+            cache,
+            require_trust: false,
+        },
+        events,
+    );
     let mut tasks = Vec::new();
     for c in loaded.servers {
         let registry = Arc::clone(&registry);
         tasks.push(tokio::spawn(async move {
             let name = c.name;
-            let options = crate::supervisor::AddOptions { source: c.source, trust: None, plugin_root: c.plugin_root };
+            let options = crate::supervisor::AddOptions {
+                source: c.source,
+                trust: None,
+                plugin_root: c.plugin_root,
+            };
             let outcome = registry.add_with(&name, &c.config, true, options).await;
             (name, outcome)
         }));

@@ -99,7 +99,12 @@ fn main() -> ExitCode {
             if let Err(e) = signals::install(stop.clone()) {
                 tracing::warn!("cannot handle termination signals: {e}");
             }
-            let options = host::ServeOptions { max_line_bytes: cli.max_line_bytes, cache, stop, configs: cli.configs };
+            let options = host::ServeOptions {
+                max_line_bytes: cli.max_line_bytes,
+                cache,
+                stop,
+                configs: cli.configs,
+            };
             runtime.block_on(async {
                 tree::install();
                 host::serve(host::stdio::input(), host::stdio::output(), options).await;
@@ -222,7 +227,17 @@ fn print_human(report: &inspect::Report, format: ToolFormat) {
         }
     }
     for d in &report.diagnostics {
-        println!("{:<16} {:<10} {}:{} {}", d.server.as_deref().unwrap_or("-"), serde_json::to_value(d.severity).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(), d.file.as_deref().unwrap_or(""), d.path, d.message);
+        println!(
+            "{:<16} {:<10} {}:{} {}",
+            d.server.as_deref().unwrap_or("-"),
+            serde_json::to_value(d.severity)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            d.file.as_deref().unwrap_or(""),
+            d.path,
+            d.message
+        );
     }
     for (name, e) in &report.rejected {
         println!(

@@ -23,13 +23,23 @@ fn run_suite(dir: &Path, program: &str, args: &[&str]) {
         .env("MCP_SIDECAR_BIN", support::sidecar_bin())
         .env("MCP_FIXTURE_BIN", support::fixture_bin())
         .output()
-        .unwrap_or_else(|e| panic!("cannot run `{program}` in {} ({e}); .ci/run installs it", dir.display()));
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run `{program}` in {} ({e}); .ci/run installs it",
+                dir.display()
+            )
+        });
     let text = format!(
         "{}\n{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(output.status.success(), "`{program} {}` failed in {}:\n{text}", args.join(" "), dir.display());
+    assert!(
+        output.status.success(),
+        "`{program} {}` failed in {}:\n{text}",
+        args.join(" "),
+        dir.display()
+    );
     eprintln!("{text}");
 }
 
@@ -49,7 +59,11 @@ fn node_client_suite() {
 
 #[test]
 fn python_client_suite() {
-    run_suite(&repo().join("clients/python"), "python3", &["-m", "pytest", "-q", "-p", "no:cacheprovider"]);
+    run_suite(
+        &repo().join("clients/python"),
+        "python3",
+        &["-m", "pytest", "-q", "-p", "no:cacheprovider"],
+    );
 }
 
 /// `pip install ./clients/python` builds a wheel (maturin, `bindings = "bin"`) that carries the
@@ -59,18 +73,36 @@ fn python_wheel_installs_the_sidecar_binary() {
     let venv = support::temp_dir("pyvenv");
     run_suite(&repo(), "python3", &["-m", "venv", venv.to_str().unwrap()]);
     let pip = venv.join("bin/pip");
-    run_suite(&repo(), pip.to_str().unwrap(), &["install", "--quiet", "--no-cache-dir", "./clients/python"]);
+    run_suite(
+        &repo(),
+        pip.to_str().unwrap(),
+        &["install", "--quiet", "--no-cache-dir", "./clients/python"],
+    );
     let installed = venv.join("bin/mcp-sidecar");
-    assert!(installed.is_file(), "the wheel did not install {}", installed.display());
+    assert!(
+        installed.is_file(),
+        "the wheel did not install {}",
+        installed.display()
+    );
     let output = Command::new(venv.join("bin/python"))
-        .args(["-c", "import mcp_sidecar; print(mcp_sidecar.find_sidecar_bin())"])
+        .args([
+            "-c",
+            "import mcp_sidecar; print(mcp_sidecar.find_sidecar_bin())",
+        ])
         .env_remove("MCP_SIDECAR_BIN")
         .env("PATH", "/usr/bin:/bin")
         .output()
         .unwrap();
     let found = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert_eq!(Path::new(&found).canonicalize().unwrap(), installed.canonicalize().unwrap());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        Path::new(&found).canonicalize().unwrap(),
+        installed.canonicalize().unwrap()
+    );
     let version = Command::new(&installed).arg("--version").output().unwrap();
     assert!(String::from_utf8_lossy(&version.stdout).starts_with("mcp-sidecar "));
     let _ = std::fs::remove_dir_all(&venv);

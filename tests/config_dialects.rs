@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use mcp_sidecar::config::load::{load_document, load_path, Loaded, Sources};
+use mcp_sidecar::config::{extras, RemoteKind, ServerSpec};
+use mcp_sidecar::trust::request::Subject;
 use serde_json::{json, Value};
 
 fn data(rel: &str) -> PathBuf {
@@ -97,22 +99,36 @@ fn every_dialect_reads_its_file() {
         ),
         (
             "code/.mcp.json",
-            &["gh"],
+            &["gh", "remote"],
             &[
                 ("gh", "command", json!("/usr/bin/gh-mcp")),
                 ("gh", "args", json!(["--home", "/home/u"])),
                 ("gh", "env", json!({"GITHUB_TOKEN": "gh-secret-token"})),
+                ("remote", "transport", json!("http")),
+                ("remote", "url", json!("https://mcp.example.com/mcp")),
+                (
+                    "remote",
+                    "headers",
+                    json!({"Authorization": "Bearer gh-secret-token", "X-Client": "sidecar"}),
+                ),
             ],
         ),
         (
             "cursor/.cursor/mcp.json",
-            &["db"],
-            &[("db", "env", json!({"DB_PASSWORD": "db-secret-pass"}))],
+            &["db", "web"],
+            &[
+                ("db", "env", json!({"DB_PASSWORD": "db-secret-pass"})),
+                // Cursor reads a bare `url` as Streamable HTTP.
+                ("web", "transport", json!("http")),
+                ("web", "url", json!("https://cursor.example.com/mcp")),
+            ],
         ),
         (
             "vscode/.vscode/mcp.json",
-            &["search"],
+            &["remote", "search"],
             &[
+                ("remote", "transport", json!("sse")),
+                ("remote", "url", json!("https://sse.example.com/sse")),
                 (
                     "search",
                     "env",
@@ -123,8 +139,16 @@ fn every_dialect_reads_its_file() {
         ),
         (
             "codex/config.toml",
-            &["docs"],
+            &["api", "docs"],
             &[
+                ("api", "transport", json!("http")),
+                ("api", "url", json!("https://codex.example.com/mcp")),
+                (
+                    "api",
+                    "headers",
+                    json!({"Authorization": "Bearer codex-secret"}),
+                ),
+                ("api", "secretHeaders", json!(["Authorization"])),
                 ("docs", "inheritEnv", json!(["LANG"])),
                 ("docs", "toolTimeoutSeconds", json!(45)),
                 ("docs", "startupTimeoutSeconds", json!(20)),
@@ -134,8 +158,26 @@ fn every_dialect_reads_its_file() {
         ),
         (
             "epoch/mcp.json",
-            &["camel", "filesystem", "skip"],
             &[
+                "both",
+                "camel",
+                "filesystem",
+                "remote",
+                "skip",
+                "sse",
+                "typed",
+            ],
+            &[
+                ("remote", "transport", json!("http")),
+                ("remote", "url", json!("https://mcp.example.com/mcp")),
+                (
+                    "remote",
+                    "headers",
+                    json!({"Authorization": "Bearer epoch-secret-token"}),
+                ),
+                ("typed", "transport", json!("http")),
+                ("sse", "transport", json!("sse")),
+                ("both", "transport", json!("sse")),
                 ("filesystem", "toolTimeoutSeconds", json!(300)),
                 ("filesystem", "startupTimeoutSeconds", json!(60)),
                 ("camel", "keepaliveSeconds", json!(180)),
@@ -184,32 +226,23 @@ fn every_problem_is_a_diagnostic() {
             "code/.mcp.json",
             &[
                 ("unresolved-variable", "mcpServers.missing.args[0]", "error"),
-                ("unsupported", "mcpServers.remote.url", "error"),
+                // A remote entry's real errors name their field.
+                ("invalid", "mcpServers.reserved.headers.Accept", "error"),
             ],
-        ),
-        (
-            "cursor/.cursor/mcp.json",
-            &[("unsupported", "mcpServers.web.url", "error")],
         ),
         (
             "vscode/.vscode/mcp.json",
-            &[
-                ("unresolved-variable", "servers.needs-input.env.X", "error"),
-                ("unsupported", "servers.remote.url", "error"),
-            ],
+            &[("unresolved-variable", "servers.needs-input.env.X", "error")],
         ),
         (
             "codex/config.toml",
-            &[
-                ("ignored", "mcp_servers.off.enabled", "warning"),
-                ("unsupported", "mcp_servers.api.url", "error"),
-            ],
+            &[("ignored", "mcp_servers.off.enabled", "warning")],
         ),
         (
             "epoch/mcp.json",
             &[
-                ("unsupported", "servers.remote.url", "error"),
-                ("unsupported", "servers.typed.url", "error"),
+                ("invalid", "servers.badurl.url", "error"),
+                ("invalid", "servers.mixed.command", "error"),
                 ("ignored", "servers.skip.skip_preflight", "warning"),
                 ("wrong-type", "servers.badtype.args", "error"),
                 ("wrong-type", "servers.badtype.timeout", "error"),
@@ -239,6 +272,39 @@ fn every_problem_is_a_diagnostic() {
             has(&l, kind, path, severity);
         }
     }
+    // Remote entries that load have no diagnostic at all: no `unsupported`, and no command or PATH
+    // check (those apply to stdio servers only).
+    for (file, remote) in [
+        ("code/.mcp.json", &["remote"][..]),
+        ("cursor/.cursor/mcp.json", &["web"]),
+        ("vscode/.vscode/mcp.json", &["remote"]),
+        ("codex/config.toml", &["api"]),
+        ("epoch/mcp.json", &["remote", "typed", "sse", "both"]),
+    ] {
+        let l = load(file, none);
+        let about: Vec<_> = l
+            .diagnostics
+            .iter()
+            .filter(|d| d.server.as_deref().is_some_and(|s| remote.contains(&s)))
+            .collect();
+        assert!(about.is_empty(), "{file}: {about:#?}");
+        assert!(
+            diags(&l).iter().all(|(k, _, _)| k != "unsupported"),
+            "{file}: {:#?}",
+            l.diagnostics
+        );
+    }
+    // The invalid remote entries are not loaded, and their messages name the problem.
+    let l = load("epoch/mcp.json", none);
+    for (server, says) in [("badurl", "scheme"), ("mixed", "remote")] {
+        assert!(!names(&l).contains(&server), "{server}");
+        let d = l
+            .diagnostics
+            .iter()
+            .find(|d| d.server.as_deref() == Some(server))
+            .unwrap();
+        assert!(d.message.contains(says), "{server}: {d:?}");
+    }
     // A typo is named with its likely meaning.
     let l = load("desktop/claude_desktop_config.json", none);
     assert!(
@@ -252,6 +318,109 @@ fn every_problem_is_a_diagnostic() {
     let l = load("code/.mcp.json", none);
     let text = serde_json::to_string(&l.diagnostics).unwrap();
     assert!(!text.contains("gh-secret-token"), "{text}");
+    // The seed-000 manifest's backend is stdio by its own rule: another transport stays refused.
+    let inputs = BTreeMap::new();
+    let l = load_document(
+        &Value::from("id: web\nbackend:\n  type: mcp\n  transport: http\n  command: srv\n"),
+        Some(mcp_sidecar::config::Dialect::PluginManifest),
+        &Sources {
+            env: &env,
+            inputs: &inputs,
+        },
+    );
+    assert!(l.servers.is_empty(), "{:#?}", l.servers);
+    has(&l, "unsupported", "backend.transport", "error");
+    assert!(
+        l.diagnostics
+            .iter()
+            .any(|d| d.message.contains("transport: stdio")),
+        "{:#?}",
+        l.diagnostics
+    );
+}
+
+/// The launch spec a loaded candidate becomes (as `servers/add` reads it).
+fn spec_of(config: &Value) -> ServerSpec {
+    let (rest, _) = extras::split(config).unwrap();
+    ServerSpec::from_json(&rest).unwrap_or_else(|e| panic!("{config}: {}", e.message))
+}
+
+#[test]
+fn remote_entries_load_with_their_secret_headers_kept_but_masked() {
+    // (file, server, kind, url, header whose value is secret, that value)
+    let cases: &[(&str, &str, RemoteKind, &str, &str, &str)] = &[
+        (
+            "code/.mcp.json",
+            "remote",
+            RemoteKind::Http,
+            "https://mcp.example.com/mcp",
+            "Authorization",
+            "Bearer gh-secret-token",
+        ),
+        (
+            "codex/config.toml",
+            "api",
+            RemoteKind::Http,
+            "https://codex.example.com/mcp",
+            "Authorization",
+            "Bearer codex-secret",
+        ),
+        (
+            "epoch/mcp.json",
+            "remote",
+            RemoteKind::Http,
+            "https://mcp.example.com/mcp",
+            "Authorization",
+            "Bearer epoch-secret-token",
+        ),
+    ];
+    for (file, name, kind, url, header, value) in cases {
+        let l = load(file, &[]);
+        let config = server(&l, name);
+        let spec = spec_of(config);
+        assert!(spec.command.is_empty(), "{file} {name}");
+        let remote = spec.remote.as_ref().unwrap();
+        assert_eq!(remote.kind, *kind, "{file} {name}");
+        assert_eq!(remote.url.as_str(), *url, "{file} {name}");
+        // Kept: the value is what is sent.
+        let h = remote.headers.iter().find(|h| h.name == *header).unwrap();
+        assert_eq!(h.value, *value, "{file} {name}");
+        assert!(h.secret, "{file} {name}: {header} is secret");
+        // Masked: status shows `command` (the URL) and header names only; what masks its texts
+        // (lastError, stderrTail) replaces the value and its credential part.
+        let subject = Subject::from_config(config);
+        let secrets = subject.secrets();
+        let credential = value.split_once(' ').unwrap().1;
+        assert_eq!(
+            secrets.mask(&format!("sent {value}; token {credential}")),
+            "sent ***; token ***",
+            "{file} {name}"
+        );
+        assert_eq!(spec.display_command(), *url);
+        let request = subject.to_json(mcp_sidecar::config::Source::User, None);
+        assert_eq!(request["url"], *url);
+        assert!(
+            request["headerNames"]
+                .as_array()
+                .unwrap()
+                .contains(&json!(header)),
+            "{request}"
+        );
+        assert!(!request.to_string().contains(credential), "{request}");
+        assert!(!format!("{spec:?}").contains(credential), "{file} {name}");
+    }
+    // A header that does not look secret is kept in the clear.
+    let l = load("code/.mcp.json", &[]);
+    let spec = spec_of(server(&l, "remote"));
+    let plain = spec
+        .remote
+        .unwrap()
+        .headers
+        .into_iter()
+        .find(|h| h.name == "X-Client")
+        .unwrap();
+    assert!(!plain.secret);
+    assert_eq!(plain.value, "sidecar");
 }
 
 #[test]
@@ -277,39 +446,150 @@ fn syntax_errors_have_line_and_column() {
 
 #[test]
 fn http_type_is_never_read_as_sse() {
+    // From the file to the launch spec: `type`/`transport` "http" stays Streamable HTTP.
     let l = load("epoch/mcp.json", &[]);
-    // The remote ones are not loaded by this build, but their canonical transport is reported
-    // through the diagnostics; check the mapping itself on the inline path.
+    for (name, want) in [
+        ("remote", RemoteKind::Http),
+        ("typed", RemoteKind::Http),
+        ("sse", RemoteKind::Sse),
+        ("both", RemoteKind::Sse),
+    ] {
+        let kind = spec_of(server(&l, name)).remote.unwrap().kind;
+        assert_eq!(kind, want, "{name}");
+    }
+    // Every spelling, through each dialect that reads `type`.
     let src_inputs = BTreeMap::new();
-    let srcs = Sources {
+    let ctx = mcp_sidecar::config::dialects::Context {
+        file: None,
         env: &env,
         inputs: &src_inputs,
+        source: mcp_sidecar::config::Source::User,
     };
-    for (entry, want) in [
-        (json!({"type": "http", "url": "u"}), "http"),
-        (json!({"transport": "http", "url": "u"}), "http"),
-        (json!({"url": "u"}), "sse"),
-        (json!({"url": "u", "streamable": true}), "http"),
+    use mcp_sidecar::config::Dialect;
+    for (dialect, table, entry, want, kind) in [
         (
-            json!({"transport": "sse", "type": "http", "url": "u"}),
+            Dialect::Epoch,
+            "servers",
+            json!({"type": "http", "url": "https://h/mcp"}),
+            "http",
+            RemoteKind::Http,
+        ),
+        (
+            Dialect::Epoch,
+            "servers",
+            json!({"transport": "http", "url": "https://h/mcp"}),
+            "http",
+            RemoteKind::Http,
+        ),
+        (
+            Dialect::Epoch,
+            "servers",
+            json!({"type": "streamable-http", "url": "https://h/mcp"}),
+            "http",
+            RemoteKind::Http,
+        ),
+        (
+            Dialect::Epoch,
+            "servers",
+            json!({"url": "https://h/mcp"}),
             "sse",
+            RemoteKind::Sse,
+        ),
+        (
+            Dialect::Epoch,
+            "servers",
+            json!({"url": "https://h/mcp", "streamable": true}),
+            "http",
+            RemoteKind::Http,
+        ),
+        (
+            Dialect::Epoch,
+            "servers",
+            json!({"transport": "sse", "type": "http", "url": "https://h/mcp"}),
+            "sse",
+            RemoteKind::Sse,
+        ),
+        (
+            Dialect::ClaudeCode,
+            "mcpServers",
+            json!({"type": "http", "url": "https://h/mcp"}),
+            "http",
+            RemoteKind::Http,
+        ),
+        (
+            Dialect::ClaudeCode,
+            "mcpServers",
+            json!({"type": "sse", "url": "https://h/mcp"}),
+            "sse",
+            RemoteKind::Sse,
+        ),
+        (
+            Dialect::Vscode,
+            "servers",
+            json!({"type": "http", "url": "https://h/mcp"}),
+            "http",
+            RemoteKind::Http,
+        ),
+        (
+            Dialect::Vscode,
+            "servers",
+            json!({"url": "https://h/mcp"}),
+            "http",
+            RemoteKind::Http,
+        ),
+        (
+            Dialect::Cursor,
+            "mcpServers",
+            json!({"url": "https://h/mcp"}),
+            "http",
+            RemoteKind::Http,
+        ),
+        (
+            Dialect::Codex,
+            "mcp_servers",
+            json!({"url": "https://h/mcp"}),
+            "http",
+            RemoteKind::Http,
         ),
     ] {
-        let doc = json!({"servers": {"r": entry.clone()}});
-        let parsed = mcp_sidecar::config::dialects::parse(
-            &doc.to_string(),
-            Some(mcp_sidecar::config::Dialect::Epoch),
-            &mcp_sidecar::config::dialects::Context {
-                file: None,
+        let text = match dialect {
+            Dialect::Codex => format!("[{table}.r]\nurl = {}\n", entry["url"]),
+            _ => json!({ table: {"r": entry.clone()} }).to_string(),
+        };
+        let parsed = mcp_sidecar::config::dialects::parse(&text, Some(dialect), &ctx);
+        assert_eq!(
+            parsed.servers.len(),
+            1,
+            "{dialect:?} {entry}: {:#?}",
+            parsed.diagnostics
+        );
+        let config = &parsed.servers[0].config;
+        assert_eq!(config["transport"], want, "{dialect:?} {entry}");
+        assert_eq!(config["url"], "https://h/mcp");
+        assert_eq!(
+            spec_of(config).remote.unwrap().kind,
+            kind,
+            "{dialect:?} {entry}"
+        );
+        // And the loader (the path of `servers/load`) keeps it so.
+        let l = load_document(
+            &Value::from(text),
+            Some(dialect),
+            &Sources {
                 env: &env,
                 inputs: &src_inputs,
-                source: mcp_sidecar::config::Source::User,
             },
         );
-        assert_eq!(parsed.servers[0].config["transport"], want, "{entry}");
-        assert_eq!(parsed.servers[0].config["url"], "u");
+        assert_eq!(
+            l.servers[0].config["transport"], want,
+            "{dialect:?} {entry}"
+        );
+        assert!(
+            l.diagnostics.is_empty(),
+            "{dialect:?} {entry}: {:#?}",
+            l.diagnostics
+        );
     }
-    let _ = (l, load_document(&json!({}), None, &srcs));
 }
 
 #[test]

@@ -34,7 +34,8 @@ pub enum Kind {
     CommandNotFound,
     /// An executable given with a directory that resolves outside its plugin's folder.
     PathEscape,
-    /// A field value this build cannot run (e.g. a remote transport).
+    /// A value the file's format does not allow there (e.g. a plugin manifest `backend` that is not
+    /// `type: mcp`, `transport: stdio`).
     Unsupported,
     /// A value that is out of range or contradicts another field.
     Invalid,

@@ -236,26 +236,20 @@ fn check(c: &Candidate, seen: &mut BTreeSet<String>) -> Vec<Diagnostic> {
             return d;
         }
     };
-    let remote = c
-        .config
-        .get("transport")
-        .and_then(Value::as_str)
-        .is_some_and(|t| t != "stdio");
-    if let Err(e) = ServerSpec::from_json(&rest) {
-        let field = e.details.get("field").and_then(Value::as_str).unwrap_or("");
-        if remote || matches!(field, "url" | "headers" | "transport") {
-            d.push(Diagnostic::error(
-                Kind::Unsupported,
-                join(&c.path, "url"),
-                "remote transports are not supported by this build; the server is not loaded",
-            ));
-        } else {
+    // Remote (http/sse) entries are validated like any other; real errors name their field.
+    let spec = match ServerSpec::from_json(&rest) {
+        Ok(spec) => spec,
+        Err(e) => {
             d.push(Diagnostic::error(
                 Kind::Invalid,
                 field_path(c, &e),
                 e.message,
             ));
+            return d;
         }
+    };
+    if spec.remote.is_some() {
+        // No command, no PATH, no plugin executable: nothing is spawned.
         return d;
     }
     let command = c
@@ -289,9 +283,54 @@ fn check(c: &Candidate, seen: &mut BTreeSet<String>) -> Vec<Diagnostic> {
     d
 }
 
+/// The JSON path of the field a CONFIG_INVALID error names (`env.X`, `args[1]`, `headers.Auth.value`),
+/// below the candidate's own path.
 fn field_path(c: &Candidate, e: &crate::error::Error) -> String {
-    match e.details.get("field").and_then(Value::as_str) {
-        Some(f) => join(&c.path, f),
-        None => c.path.clone(),
+    let Some(field) = e.details.get("field").and_then(Value::as_str) else {
+        return c.path.clone();
+    };
+    let split = field.find(['.', '[']).unwrap_or(field.len());
+    let (top, rest) = field.split_at(split);
+    let path = join(&c.path, top);
+    match rest.strip_prefix('.') {
+        None => format!("{path}{rest}"),
+        Some(key) => {
+            // A header given as `{value, secret}`: its name, then which of the two.
+            match key.rsplit_once('.') {
+                Some((name, sub)) if top == "headers" && matches!(sub, "value" | "secret") => {
+                    join(&join(&path, name), sub)
+                }
+                _ => join(&path, key),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{Error, ErrorCode};
+
+    #[test]
+    fn field_paths_below_the_entry() {
+        let c = Candidate {
+            name: "r".into(),
+            config: Value::Null,
+            source: Source::User,
+            plugin_root: None,
+            path: "servers.r".into(),
+        };
+        let at = |field: &str| {
+            field_path(
+                &c,
+                &Error::new(ErrorCode::ConfigInvalid, "x").with("field", field),
+            )
+        };
+        assert_eq!(at("url"), "servers.r.url");
+        assert_eq!(at("args[1]"), "servers.r.args[1]");
+        assert_eq!(at("env.API_KEY"), "servers.r.env.API_KEY");
+        assert_eq!(at("headers.Accept"), "servers.r.headers.Accept");
+        assert_eq!(at("headers.X.Y.value"), "servers.r.headers[\"X.Y\"].value");
+        assert_eq!(at("env.A.B"), "servers.r.env[\"A.B\"]");
     }
 }

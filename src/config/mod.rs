@@ -7,9 +7,9 @@ pub mod dialects;
 pub mod expand;
 pub mod extras;
 mod file;
-mod remote;
 pub mod load;
 pub mod policy;
+mod remote;
 mod server;
 pub mod source;
 

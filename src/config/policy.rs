@@ -33,11 +33,11 @@ pub fn apply(server: &str, extras: &Extras, tools: Vec<ToolDef>) -> Result<Vec<T
     for mut tool in tools {
         if let Some(key) = &extras.permission_meta_key {
             let permission = tool.raw.get("_meta").and_then(|m| m.get(key));
-            tool.permission =
-                match permission {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(p)) => Some(p.clone()),
-                    Some(_) => return Err(Error::new(
+            tool.permission = match permission {
+                None | Some(Value::Null) => None,
+                Some(Value::String(p)) => Some(p.clone()),
+                Some(_) => {
+                    return Err(Error::new(
                         ErrorCode::ConfigInvalid,
                         format!(
                             "server `{server}`: tool `{}` has a `_meta.{key}` that is not a string",
@@ -46,8 +46,9 @@ pub fn apply(server: &str, extras: &Extras, tools: Vec<ToolDef>) -> Result<Vec<T
                     )
                     .with("server", server)
                     .with("tool", tool.name.as_str())
-                    .with("field", "permissionMetaKey")),
-                };
+                    .with("field", "permissionMetaKey"))
+                }
+            };
             if let (Some(declared), Some(p)) = (&extras.permissions, &tool.permission) {
                 if !declared.contains(p) {
                     return Err(Error::new(

@@ -147,7 +147,10 @@ impl ServerSpec {
             Some((_, Some(k))) => Some(k),
             Some((key, None)) => {
                 if get("url").is_some() {
-                    return Err(invalid("url", format!("a {key} \"stdio\" server has no url")));
+                    return Err(invalid(
+                        "url",
+                        format!("a {key} \"stdio\" server has no url"),
+                    ));
                 }
                 None
             }
@@ -171,7 +174,10 @@ impl ServerSpec {
             }
             None => {
                 if get("headers").is_some() {
-                    return Err(invalid("headers", "is only used by remote (http/sse) servers"));
+                    return Err(invalid(
+                        "headers",
+                        "is only used by remote (http/sse) servers",
+                    ));
                 }
                 None
             }
@@ -181,7 +187,12 @@ impl ServerSpec {
             (Some(Value::String(s)), None) if !s.trim().is_empty() => s.clone(),
             (Some(Value::String(_)), None) => return Err(invalid("command", "must not be empty")),
             (Some(_), None) => return Err(invalid("command", "must be a string")),
-            (None, None) => return Err(invalid("command", "is required for a stdio server (or give a `url`)")),
+            (None, None) => {
+                return Err(invalid(
+                    "command",
+                    "is required for a stdio server (or give a `url`)",
+                ))
+            }
         };
         let args = match get("args") {
             None | Some(Value::Null) => Vec::new(),
@@ -448,15 +459,24 @@ mod tests {
         assert_eq!(spec.display_command(), "srv -x 'a b'");
         assert_eq!(spec.restart, RestartPolicy::OnFailure);
         assert_eq!(spec.restart_backoff, limits::DEFAULT_RESTART_BACKOFF);
-        assert!(spec.auto_start && spec.keepalive.is_none() && spec.idle_timeout.is_none() && spec.max_lifetime.is_none());
+        assert!(
+            spec.auto_start
+                && spec.keepalive.is_none()
+                && spec.idle_timeout.is_none()
+                && spec.max_lifetime.is_none()
+        );
     }
 
     #[test]
     fn result_policy() {
-        let spec = ServerSpec::from_json(&json!({"command": "srv", "result_policy": "truncate"})).unwrap();
+        let spec =
+            ServerSpec::from_json(&json!({"command": "srv", "result_policy": "truncate"})).unwrap();
         assert_eq!(spec.result_policy, ResultPolicy::Truncate);
         assert_eq!(spec.result_policy.as_str(), "truncate");
-        assert_eq!(err(json!({"command": "x", "resultPolicy": "cut"})).details["field"], "resultPolicy");
+        assert_eq!(
+            err(json!({"command": "x", "resultPolicy": "cut"})).details["field"],
+            "resultPolicy"
+        );
     }
 
     #[test]
@@ -472,10 +492,22 @@ mod tests {
         assert_eq!(spec.idle_timeout, Some(Duration::from_secs(2)));
         assert_eq!(spec.max_lifetime, Some(Duration::from_secs(3600)));
         assert!(!spec.auto_start);
-        assert_eq!(err(json!({"command": "x", "restart": "always"})).details["field"], "restart");
-        assert_eq!(err(json!({"command": "x", "restartBackoffMs": 0})).details["field"], "restartBackoffMs");
-        assert_eq!(err(json!({"command": "x", "keepaliveSeconds": -1})).details["field"], "keepaliveSeconds");
-        assert_eq!(err(json!({"command": "x", "autoStart": "no"})).details["field"], "autoStart");
+        assert_eq!(
+            err(json!({"command": "x", "restart": "always"})).details["field"],
+            "restart"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "restartBackoffMs": 0})).details["field"],
+            "restartBackoffMs"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "keepaliveSeconds": -1})).details["field"],
+            "keepaliveSeconds"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "autoStart": "no"})).details["field"],
+            "autoStart"
+        );
     }
 
     #[test]
@@ -513,7 +545,10 @@ mod tests {
             err(json!({"command": "x", "transport": "sse"})).details["field"],
             "command"
         );
-        assert_eq!(err(json!({"command": "x", "transport": "ws"})).details["field"], "transport");
+        assert_eq!(
+            err(json!({"command": "x", "transport": "ws"})).details["field"],
+            "transport"
+        );
         assert_eq!(
             err(json!({"command": "x", "inherit__env": []})).details["field"],
             "inherit__env"
@@ -530,15 +565,36 @@ mod tests {
     fn remote_kinds() {
         let kind = |v: Value| ServerSpec::from_json(&v).unwrap().remote.map(|r| r.kind);
         assert_eq!(kind(json!({"url": "http://h/mcp"})), Some(RemoteKind::Auto));
-        assert_eq!(kind(json!({"url": "http://h/mcp", "type": "sse"})), Some(RemoteKind::Sse));
-        assert_eq!(kind(json!({"url": "http://h/mcp", "type": "sse", "transport": "http"})), Some(RemoteKind::Http));
+        assert_eq!(
+            kind(json!({"url": "http://h/mcp", "type": "sse"})),
+            Some(RemoteKind::Sse)
+        );
+        assert_eq!(
+            kind(json!({"url": "http://h/mcp", "type": "sse", "transport": "http"})),
+            Some(RemoteKind::Http)
+        );
         assert_eq!(kind(json!({"command": "x"})), None);
         assert_eq!(err(json!({"type": "http"})).details["field"], "url");
-        assert_eq!(err(json!({"url": "http://h/", "transport": "stdio", "command": "x"})).details["field"], "url");
-        assert_eq!(err(json!({"command": "x", "headers": {}})).details["field"], "headers");
-        assert_eq!(err(json!({"url": "http://h/", "args": []})).details["field"], "args");
-        assert_eq!(err(json!({"url": "http://h/", "headers": {"Accept": "x"}})).details["field"], "headers.Accept");
-        let spec = ServerSpec::from_json(&json!({"url": "http://h/mcp", "headers": {"Authorization": "Bearer s3cret"}})).unwrap();
+        assert_eq!(
+            err(json!({"url": "http://h/", "transport": "stdio", "command": "x"})).details["field"],
+            "url"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "headers": {}})).details["field"],
+            "headers"
+        );
+        assert_eq!(
+            err(json!({"url": "http://h/", "args": []})).details["field"],
+            "args"
+        );
+        assert_eq!(
+            err(json!({"url": "http://h/", "headers": {"Accept": "x"}})).details["field"],
+            "headers.Accept"
+        );
+        let spec = ServerSpec::from_json(
+            &json!({"url": "http://h/mcp", "headers": {"Authorization": "Bearer s3cret"}}),
+        )
+        .unwrap();
         assert_eq!(spec.display_command(), "http://h/mcp");
         assert!(!format!("{spec:?}").contains("s3cret"));
     }

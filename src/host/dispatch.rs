@@ -40,7 +40,12 @@ pub struct ServeOptions {
 
 impl Default for ServeOptions {
     fn default() -> Self {
-        Self { max_line_bytes: limits::DEFAULT_HOST_LINE_BYTES, cache: None, stop: CancellationToken::new(), configs: Vec::new() }
+        Self {
+            max_line_bytes: limits::DEFAULT_HOST_LINE_BYTES,
+            cache: None,
+            stop: CancellationToken::new(),
+            configs: Vec::new(),
+        }
     }
 }
 
@@ -270,7 +275,16 @@ impl Host {
         let format = p.tool_format.unwrap_or_default();
         let strict = p.strict.unwrap_or(false);
         let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let registry = Registry::new(Settings { names, format, strict, cache: self.cache.clone(), require_trust: p.require_trust }, events_tx.clone());
+        let registry = Registry::new(
+            Settings {
+                names,
+                format,
+                strict,
+                cache: self.cache.clone(),
+                require_trust: p.require_trust,
+            },
+            events_tx.clone(),
+        );
         let _ = self.events.set(events_tx);
         if self.registry.set(registry).is_err() {
             return Err(Error::new(
@@ -292,10 +306,23 @@ impl Host {
                 let registry = Arc::clone(registry);
                 // Outcomes reach the host as `notifications/servers/changed`; problems go to the log.
                 tokio::spawn(async move {
-                    let p = params::LoadServers { path: Some(path.clone()), json: None, text: None, dialect: None, inputs: Default::default(), trust: Default::default(), wait: false };
+                    let p = params::LoadServers {
+                        path: Some(path.clone()),
+                        json: None,
+                        text: None,
+                        dialect: None,
+                        inputs: Default::default(),
+                        trust: Default::default(),
+                        wait: false,
+                    };
                     match super::load::run(&registry, p).await {
                         Ok(result) => {
-                            for d in result["diagnostics"].as_array().into_iter().flatten().chain(result["trustRequired"].as_array().into_iter().flatten()) {
+                            for d in result["diagnostics"]
+                                .as_array()
+                                .into_iter()
+                                .flatten()
+                                .chain(result["trustRequired"].as_array().into_iter().flatten())
+                            {
                                 tracing::warn!(file = %path.display(), "--config: {d}");
                             }
                         }
@@ -367,9 +394,18 @@ impl Host {
             }
             "servers/add" => {
                 let p: params::AddServer = parse(method, params)?;
-                let options = crate::supervisor::AddOptions { trust: p.trust, ..Default::default() };
-                let status = registry.add_with(&p.name, &p.config, p.wait, options).await?;
+                let options = crate::supervisor::AddOptions {
+                    trust: p.trust,
+                    ..Default::default()
+                };
+                let status = registry
+                    .add_with(&p.name, &p.config, p.wait, options)
+                    .await?;
                 Ok(serde_json::to_value(status).unwrap_or(Value::Null))
+            }
+            "servers/test" => {
+                let p: params::TestServer = parse(method, params)?;
+                registry.test(&p.name, &p.config, p.trust).await
             }
             "servers/load" => {
                 let p: params::LoadServers = parse(method, params)?;
@@ -405,7 +441,10 @@ impl Host {
                     None => None,
                 };
                 let outcome = registry.call_tool(&p.name, p.arguments, timeout).await?;
-                let converted = convert::convert_result(p.format.unwrap_or(registry.settings().format), &outcome.result);
+                let converted = convert::convert_result(
+                    p.format.unwrap_or(registry.settings().format),
+                    &outcome.result,
+                );
                 let mut result = json!({
                     "isError": converted.is_error,
                     "content": converted.content,
@@ -426,7 +465,9 @@ impl Host {
             "results/read" => {
                 let p: params::ReadResult = parse(method, params)?;
                 if p.length == Some(0) {
-                    return Err(Error::invalid_params("length must be positive").with("field", "length"));
+                    return Err(
+                        Error::invalid_params("length must be positive").with("field", "length")
+                    );
                 }
                 let read = registry.read_result(&p.handle, p.offset, p.length)?;
                 Ok(json!({
@@ -437,7 +478,11 @@ impl Host {
                     "eof": read.eof,
                 }))
             }
-            _ => Err(Error::new(ErrorCode::MethodNotFound, format!("unknown method `{method}`")).with("method", method)),
+            _ => Err(Error::new(
+                ErrorCode::MethodNotFound,
+                format!("unknown method `{method}`"),
+            )
+            .with("method", method)),
         }
     }
 }

@@ -40,6 +40,23 @@ pub struct AddServer {
     pub trust: Option<String>,
 }
 
+/// `servers/test`: start a config, list its tools, stop it; nothing is registered.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TestServer {
+    pub config: Value,
+    /// The name the server is started under (in its errors and tools policy); `test` by default.
+    #[serde(default = "test_name")]
+    pub name: String,
+    /// The launch digest the host approved (from a TRUST_REQUIRED error).
+    #[serde(default)]
+    pub trust: Option<String>,
+}
+
+fn test_name() -> String {
+    "test".to_owned()
+}
+
 /// `servers/load`: a file or directory (`path`), or a document (`json`, or `text` for TOML/YAML).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -7,6 +7,7 @@
 //! (`Pending::close`). In the two middle cases the [`InFlight`] guard removes the id and tells the server
 //! with `notifications/cancelled`, so a late answer is dropped and the server can stop working.
 
+use crate::trust::secrets::Secrets;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -36,6 +37,8 @@ pub enum ClientEvent {
 pub struct ClientOptions {
     /// The server's name, used in every error message.
     pub server: String,
+    /// Secret values of the server's config, masked in what the client logs.
+    pub secrets: Secrets,
 }
 
 pub struct Client {
@@ -67,6 +70,7 @@ impl Client {
         let pending = Arc::new(Pending::new());
         let reader = tokio::spawn(read_loop(
             Arc::clone(&server),
+            options.secrets,
             transport.source,
             Arc::clone(&transport.sink),
             Arc::clone(&pending),
@@ -329,6 +333,7 @@ fn fmt_duration(d: Duration) -> String {
 /// notifications, and on any fatal condition closes the pending table with the reason.
 async fn read_loop(
     server: Arc<str>,
+    secrets: Secrets,
     mut source: Box<dyn MessageSource>,
     sink: Arc<dyn MessageSink>,
     pending: Arc<Pending<Error>>,
@@ -390,7 +395,8 @@ async fn read_loop(
                     let _ = events.send(ClientEvent::ToolsListChanged);
                 }
                 "notifications/message" => {
-                    let message = params.unwrap_or_default();
+                    let mut message = params.unwrap_or_default();
+                    secrets.mask_json(&mut message);
                     tracing::info!(server = &*server, %message, "server log");
                 }
                 _ => tracing::trace!(server = &*server, method, "ignored notification"),

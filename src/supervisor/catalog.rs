@@ -86,15 +86,25 @@ impl Catalog {
 
     /// Exposed names of one server's tools.
     pub fn names_of<'a>(&'a self, server: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.entries.values().filter(move |e| e.server == server).map(|e| e.name.as_str())
+        self.entries
+            .values()
+            .filter(move |e| e.server == server)
+            .map(|e| e.name.as_str())
     }
 
     /// Tool entries (`{name, server, tool, title?, annotations?, readOnly, definition, conversionNotes}`)
     /// in `format`, optionally only of some servers, with the fingerprint of exactly those definitions
     /// (notes are not part of it: a fingerprint changes only when a definition does).
-    pub fn listing(&self, format: ToolFormat, options: Options, servers: Option<&[String]>) -> Listing {
+    pub fn listing(
+        &self,
+        format: ToolFormat,
+        options: Options,
+        servers: Option<&[String]>,
+    ) -> Listing {
         match servers {
-            None => self.definitions[cache_index(format, options)].get_or_init(|| self.render(format, options, None)).clone(),
+            None => self.definitions[cache_index(format, options)]
+                .get_or_init(|| self.render(format, options, None))
+                .clone(),
             Some(only) => self.render(format, options, Some(only)),
         }
     }
@@ -106,7 +116,8 @@ impl Catalog {
             if only.is_some_and(|only| !only.contains(&entry.server)) {
                 continue;
             }
-            let convert::Converted { definition, notes } = convert::definition(format, options, &entry.name, &entry.tool.raw);
+            let convert::Converted { definition, notes } =
+                convert::definition(format, options, &entry.name, &entry.tool.raw);
             let raw = &entry.tool.raw;
             let annotations = raw.get("annotations").filter(|a| a.is_object());
             let mut item = json!({
@@ -137,5 +148,9 @@ impl Catalog {
 }
 
 fn cache_index(format: ToolFormat, options: Options) -> usize {
-    2 * ToolFormat::ALL.iter().position(|f| *f == format).unwrap_or(0) + usize::from(options.strict)
+    2 * ToolFormat::ALL
+        .iter()
+        .position(|f| *f == format)
+        .unwrap_or(0)
+        + usize::from(options.strict)
 }

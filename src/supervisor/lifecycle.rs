@@ -178,6 +178,7 @@ impl Registry {
                     spawned.stderr,
                     Arc::clone(&stderr_tail),
                     server.name.clone(),
+                    server.secrets.clone(),
                 ));
                 let control = Arc::new(ProcessControl::start(
                     spawned.child,
@@ -206,13 +207,15 @@ impl Registry {
 
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let connected = tokio::time::timeout_at(deadline, async {
-            let options = ClientOptions { server: server.name.clone() };
+            let options = ClientOptions { server: server.name.clone(), secrets: server.secrets.clone() };
             let client = Client::connect(transport, options, deadline, events_tx).await?;
+            let listing = Instant::now();
             let raw_tools = client.list_tools(deadline).await?;
+            let discovery = listing.elapsed();
             let tools = mcp::validate_tools(&server.name, raw_tools)?;
             // The tools policy: an `expectTools` mismatch or an undeclared permission fails the start.
             let tools = crate::config::policy::apply(&server.name, &server.extras, tools)?;
-            Ok::<_, Error>((client, tools))
+            Ok::<_, Error>((client, tools, discovery))
         })
         .await
         .unwrap_or_else(|_| {
@@ -235,7 +238,7 @@ impl Registry {
                 e
             }
         });
-        let (client, tools) = match connected {
+        let (client, tools, discovery) = match connected {
             Ok(ok) => ok,
             Err(e) => return self.fail_start(server, generation, e, control, kind).await,
         };
@@ -244,7 +247,14 @@ impl Registry {
             max_result_bytes: spec.max_result_bytes,
             result_policy: spec.result_policy,
         };
-        let session = Arc::new(Session::new(generation, client, tools, limits, stderr_tail));
+        let session = Arc::new(Session::new(
+            generation,
+            client,
+            tools,
+            limits,
+            stderr_tail,
+            discovery,
+        ));
         let current = {
             let mut slot = server.slot();
             let current = slot.generation == generation;
@@ -311,7 +321,7 @@ impl Registry {
             if let Some(info) = exit {
                 error = error.with("exit", info.to_json());
             }
-            tracing::warn!(server = %server.name, generation, ?kind, "start failed: {}", error.message);
+            tracing::warn!(server = %server.name, generation, ?kind, "start failed: {}", server.secrets.mask(&error.message));
             slot.process = None;
             slot.dormant_tools = None;
             slot.last_exit = exit;
@@ -411,7 +421,10 @@ impl Registry {
                 ClientEvent::ToolsListChanged => {
                     let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
                     let listed = session.client.list_tools(deadline).await;
-                    match listed.and_then(|raw| mcp::validate_tools(&server.name, raw)).and_then(|t| crate::config::policy::apply(&server.name, &server.extras, t)) {
+                    match listed
+                        .and_then(|raw| mcp::validate_tools(&server.name, raw))
+                        .and_then(|t| crate::config::policy::apply(&server.name, &server.extras, t))
+                    {
                         Ok(tools) => {
                             if server.slot().generation == session.generation {
                                 session.replace_tools(tools);
@@ -478,7 +491,7 @@ impl Registry {
             if let Some(info) = exit {
                 error = error.with("exit", info.to_json());
             }
-            tracing::warn!(server = %server.name, generation, "server unhealthy: {}", error.message);
+            tracing::warn!(server = %server.name, generation, "server unhealthy: {}", server.secrets.mask(&error.message));
             slot.last_exit = exit;
             slot.last_error = Some(error);
             self.after_failure(server, &mut slot, true, ServerState::Unhealthy)

@@ -9,6 +9,7 @@ pub mod cache;
 pub mod catalog;
 pub mod guardian;
 mod lifecycle;
+mod probe;
 pub mod process;
 #[cfg(target_os = "linux")]
 pub mod procfs;

@@ -21,14 +21,14 @@ use tokio_util::task::TaskTracker;
 use super::cache::SchemaCache;
 use super::catalog::{Catalog, Entry, Listing};
 use super::lifecycle::StartKind;
+use super::results::ResultStore;
 use super::server::Server;
 use super::status::ServerStatus;
-use super::results::ResultStore;
 use crate::config::{extras, validate_server_name, ResultPolicy, ServerSpec, Source};
-use crate::trust::request::Subject;
 use crate::convert::{self, budget, NameTemplate, Options, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::{self, ToolDef};
+use crate::trust::request::Subject;
 
 /// Session-wide settings fixed by the host's `initialize` (and the command line).
 pub struct Settings {
@@ -39,8 +39,8 @@ pub struct Settings {
     pub cache: Option<SchemaCache>,
     /// OpenAI strict mode for listings that do not say otherwise.
     pub strict: bool,
-    /// `initialize {requireTrust: true}`: a stdio server is spawned only with the digest of its
-    /// launch config (`servers/add {…, trust}`).
+    /// `initialize {requireTrust: true}`: a server (stdio or remote) is started only with the digest of its
+    /// launch config (`servers/add`/`servers/test {…, trust}`).
     pub require_trust: bool,
 }
 
@@ -57,7 +57,9 @@ pub struct AddOptions {
 impl Settings {
     /// The default definition options.
     pub fn options(&self) -> Options {
-        Options { strict: self.strict }
+        Options {
+            strict: self.strict,
+        }
     }
 }
 
@@ -139,6 +141,8 @@ pub struct Registry {
     operations: TaskTracker,
     /// Full texts of truncated results, for `results/read`.
     results: ResultStore,
+    /// Throwaway registries of `servers/test` runs in progress, stopped with this one.
+    pub(super) probes: Mutex<Vec<Arc<Registry>>>,
 }
 
 impl Registry {
@@ -152,6 +156,7 @@ impl Registry {
             shutting_down: AtomicBool::new(false),
             operations: TaskTracker::new(),
             results: ResultStore::default(),
+            probes: Mutex::new(Vec::new()),
         })
     }
 
@@ -177,6 +182,15 @@ impl Registry {
         })
     }
 
+    pub(super) fn operations(&self) -> &TaskTracker {
+        &self.operations
+    }
+
+    /// Server `name`, if registered.
+    pub(super) fn server(&self, name: &str) -> Option<Arc<Server>> {
+        self.servers().get(name).cloned()
+    }
+
     pub fn catalog(&self) -> Arc<Catalog> {
         Arc::clone(&self.catalog.read().unwrap_or_else(|p| p.into_inner()))
     }
@@ -189,24 +203,41 @@ impl Registry {
         config: &Value,
         wait: bool,
     ) -> Result<ServerStatus> {
-        self.add_with(name, config, wait, AddOptions::default()).await
+        self.add_with(name, config, wait, AddOptions::default())
+            .await
     }
 
     /// [`Registry::add`] with a source and, when trust is required, the approved digest.
-    pub async fn add_with(self: &Arc<Self>, name: &str, config: &Value, wait: bool, options: AddOptions) -> Result<ServerStatus> {
+    pub async fn add_with(
+        self: &Arc<Self>,
+        name: &str,
+        config: &Value,
+        wait: bool,
+        options: AddOptions,
+    ) -> Result<ServerStatus> {
         validate_server_name(name)?;
         let (rest, extras) = extras::split(config)?;
         let subject = Subject::from_config(config);
         let secrets = subject.secrets();
-        let spec = ServerSpec::from_json(&rest).map_err(|mut e| {
+        let mut spec = ServerSpec::from_json(&rest).map_err(|mut e| {
             e.message = secrets.mask(&e.message);
             e
         })?;
+        if let Some(remote) = &mut spec.remote {
+            // Headers named in `secretHeaders` are as secret as those marked inline.
+            for h in &mut remote.headers {
+                h.secret |= extras.secret_names.contains(&h.name);
+            }
+        }
         if self.settings.require_trust {
             let digest = subject.digest();
             if options.trust.as_deref() != Some(digest.as_str()) {
                 let request = subject.to_json(options.source, options.plugin_root.as_deref());
-                let why = if options.trust.is_some() { "the approved digest does not match this launch config" } else { "this server needs the host's approval before it is spawned" };
+                let why = if options.trust.is_some() {
+                    "the approved digest does not match this launch config"
+                } else {
+                    "this server needs the host's approval before it is spawned"
+                };
                 let mut e = Error::new(ErrorCode::TrustRequired, format!("server `{name}`: {why}; approve it with servers/add {{…, trust: \"{digest}\"}}")).with("server", name);
                 if let Value::Object(fields) = request {
                     e.details.extend(fields);
@@ -227,7 +258,14 @@ impl Registry {
                 )
                 .with("server", name));
             }
-            let server = Arc::new(Server::new(name, spec, cache_key, options.source, extras, secrets));
+            let server = Arc::new(Server::new(
+                name,
+                spec,
+                cache_key,
+                options.source,
+                extras,
+                secrets,
+            ));
             servers.insert(name.to_owned(), Arc::clone(&server));
             server
         };
@@ -247,7 +285,9 @@ impl Registry {
         if let Some(begun) = self.begin_start(&server, kind) {
             let this = Arc::clone(self);
             let s = Arc::clone(&server);
-            let started = self.operations.spawn(async move { this.finish_start(&s, begun, kind).await });
+            let started = self
+                .operations
+                .spawn(async move { this.finish_start(&s, begun, kind).await });
             if wait {
                 let _ = started.await;
             }
@@ -288,7 +328,10 @@ impl Registry {
             .with("server", name)
         })?;
         let this = Arc::clone(self);
-        let _ = self.operations.spawn(async move { this.stop(&server).await }).await;
+        let _ = self
+            .operations
+            .spawn(async move { this.stop(&server).await })
+            .await;
         Ok(())
     }
 
@@ -302,7 +345,10 @@ impl Registry {
         server.slot().restart.reset();
         let this = Arc::clone(self);
         let s = Arc::clone(&server);
-        let _ = self.operations.spawn(async move { this.start(&s, StartKind::Requested).await }).await;
+        let _ = self
+            .operations
+            .spawn(async move { this.start(&s, StartKind::Requested).await })
+            .await;
         Ok(server.status())
     }
 
@@ -319,10 +365,16 @@ impl Registry {
     /// after this (pending restarts are dropped).
     pub async fn shutdown(&self) {
         self.shutting_down.store(true, Ordering::SeqCst);
+        let probes: Vec<Arc<Registry>> =
+            std::mem::take(&mut *self.probes.lock().unwrap_or_else(|p| p.into_inner()));
         let servers: Vec<Arc<Server>> =
             std::mem::take(&mut *self.servers()).into_values().collect();
         let stops = servers.iter().map(|s| self.stop(s));
         futures_join_all(stops).await;
+        // `servers/test` runs: their servers stop too (each probe waits for its own start).
+        for probe in probes {
+            Box::pin(probe.shutdown()).await;
+        }
         // Operations that raced this stop see a stale generation and stop their own process.
         self.operations.close();
         self.operations.wait().await;
@@ -330,7 +382,9 @@ impl Registry {
 
     /// Whether `server` is still the one registered under its name.
     pub(super) fn is_registered(&self, server: &Arc<Server>) -> bool {
-        self.servers().get(&server.name).is_some_and(|s| Arc::ptr_eq(s, server))
+        self.servers()
+            .get(&server.name)
+            .is_some_and(|s| Arc::ptr_eq(s, server))
     }
 
     /// Tool entries in `format` (the session's default when `None`).
@@ -350,8 +404,12 @@ impl Registry {
                 .with("server", missing.as_str()));
             }
         }
-        let options = Options { strict: strict.unwrap_or(self.settings.strict) };
-        Ok(self.catalog().listing(format.unwrap_or(self.settings.format), options, servers))
+        let options = Options {
+            strict: strict.unwrap_or(self.settings.strict),
+        };
+        Ok(self
+            .catalog()
+            .listing(format.unwrap_or(self.settings.format), options, servers))
     }
 
     /// Validates the arguments against the tool's own schema, starts the server if it is dormant,
@@ -393,7 +451,8 @@ impl Registry {
                 let schema = entry.tool.raw.get("inputSchema").unwrap_or(&Value::Null);
                 match convert::arguments::drop_optional_nulls(schema, &arguments) {
                     Some(cleaned)
-                        if mcp::tools::check_arguments(&entry.server, &entry.tool, &cleaned).is_ok() =>
+                        if mcp::tools::check_arguments(&entry.server, &entry.tool, &cleaned)
+                            .is_ok() =>
                     {
                         cleaned
                     }
@@ -402,7 +461,12 @@ impl Registry {
             }
         };
         let server = self.find(&entry.server)?;
-        let outcome = self.call_on(&server, entry, arguments, timeout).await.map_err(|e| e.with("name", name));
+        // A call's error carries the server's stderr tail and upstream messages: no secret value
+        // of its config may leave with them.
+        let outcome = self
+            .call_on(&server, entry, arguments, timeout)
+            .await
+            .map_err(|e| server.secrets.mask_error(e).with("name", name));
         server
             .stats
             .record(outcome.as_ref().ok().map(|o| o.duration));
@@ -458,7 +522,10 @@ impl Registry {
             .with("limit", limits.max_result_bytes as u64)
             .with("size", original_bytes as u64));
         }
-        let result = session.client.reply_outcome(reply).map_err(|e| e.with("tool", tool))?;
+        let result = session
+            .client
+            .reply_outcome(reply)
+            .map_err(|e| e.with("tool", tool))?;
         if !result.is_object() {
             return Err(Error::new(
                 ErrorCode::ProtocolError,
@@ -471,35 +538,65 @@ impl Registry {
             .with("tool", tool));
         }
         let (result, truncated) = if over {
-            let (result, truncation) = self.truncate(&result, original_bytes, limits.max_result_bytes);
+            let (result, truncation) =
+                self.truncate(&result, original_bytes, limits.max_result_bytes);
             tracing::debug!(server = %entry.server, tool, original_bytes, "result truncated to fit maxResultBytes");
             (result, Some(truncation))
         } else {
             (result, None)
         };
-        Ok(CallOutcome { result, server: entry.server.clone(), tool: tool.to_owned(), duration, truncated })
+        Ok(CallOutcome {
+            result,
+            server: entry.server.clone(),
+            tool: tool.to_owned(),
+            duration,
+            truncated,
+        })
     }
 
     /// Cuts `result` to `budget` and keeps its full text for `results/read` (when it fits the store).
-    fn truncate(&self, result: &Value, original_bytes: usize, budget: usize) -> (Value, Truncation) {
+    fn truncate(
+        &self,
+        result: &Value,
+        original_bytes: usize,
+        budget: usize,
+    ) -> (Value, Truncation) {
         let handle = self.results.next_handle();
         let mut fitted = budget::fit(result, budget, Some(&handle));
         let mut kept = fitted.full_text.is_some();
-        if fitted.full_text.as_ref().is_some_and(|full| !self.results.fits(full.len())) {
+        if fitted
+            .full_text
+            .as_ref()
+            .is_some_and(|full| !self.results.fits(full.len()))
+        {
             fitted = budget::fit(result, budget, None);
             kept = false;
         }
         if let (true, Some(full)) = (kept, fitted.full_text) {
             self.results.insert(handle.clone(), full);
         }
-        (fitted.result, Truncation { original_bytes, handle: kept.then_some(handle), cut: fitted.cut })
+        (
+            fitted.result,
+            Truncation {
+                original_bytes,
+                handle: kept.then_some(handle),
+                cut: fitted.cut,
+            },
+        )
     }
 
     /// Part of a truncated result's full text: `length` bytes (at most, and by default,
     /// [`crate::limits::RESULT_READ_MAX_BYTES`]) from `offset`, both moved to char boundaries.
-    pub fn read_result(&self, handle: &str, offset: usize, length: Option<usize>) -> Result<ReadOutcome> {
+    pub fn read_result(
+        &self,
+        handle: &str,
+        offset: usize,
+        length: Option<usize>,
+    ) -> Result<ReadOutcome> {
         let text = self.results.get(handle)?;
-        let length = length.unwrap_or(crate::limits::RESULT_READ_MAX_BYTES).min(crate::limits::RESULT_READ_MAX_BYTES);
+        let length = length
+            .unwrap_or(crate::limits::RESULT_READ_MAX_BYTES)
+            .min(crate::limits::RESULT_READ_MAX_BYTES);
         let (start, part) = budget::read(&text, offset, length);
         Ok(ReadOutcome {
             text: part.to_string(),
@@ -543,8 +640,12 @@ impl Registry {
         };
         let before: BTreeSet<&str> = previous.names().collect();
         let after: BTreeSet<&str> = next.names().collect();
-        let old_fingerprint = previous.listing(self.settings.format, self.settings.options(), None).fingerprint;
-        let fingerprint = next.listing(self.settings.format, self.settings.options(), None).fingerprint;
+        let old_fingerprint = previous
+            .listing(self.settings.format, self.settings.options(), None)
+            .fingerprint;
+        let fingerprint = next
+            .listing(self.settings.format, self.settings.options(), None)
+            .fingerprint;
         if fingerprint != old_fingerprint {
             let _ = self.events.send(Event::ToolsChanged {
                 fingerprint,

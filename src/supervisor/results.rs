@@ -39,7 +39,11 @@ impl Default for ResultStore {
 
 impl ResultStore {
     pub fn new(max_bytes: usize, ttl: Duration) -> Self {
-        Self { max_bytes, ttl, inner: Mutex::new(Inner::default()) }
+        Self {
+            max_bytes,
+            ttl,
+            inner: Mutex::new(Inner::default()),
+        }
     }
 
     fn inner(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -71,12 +75,23 @@ impl ResultStore {
         let mut inner = self.inner();
         inner.purge_expired(now);
         while inner.bytes + text.len() > self.max_bytes {
-            let Some(oldest) = inner.entries.iter().min_by_key(|(_, e)| e.used).map(|(h, _)| h.clone()) else { break };
+            let Some(oldest) = inner
+                .entries
+                .iter()
+                .min_by_key(|(_, e)| e.used)
+                .map(|(h, _)| h.clone())
+            else {
+                break;
+            };
             inner.remove(&oldest);
         }
         inner.clock += 1;
         inner.bytes += text.len();
-        let entry = Entry { text: Arc::from(text), used: inner.clock, expires: now + self.ttl };
+        let entry = Entry {
+            text: Arc::from(text),
+            used: inner.clock,
+            expires: now + self.ttl,
+        };
         if let Some(old) = inner.entries.insert(handle, entry) {
             inner.bytes -= old.text.len();
         }
@@ -118,8 +133,12 @@ impl ResultStore {
 
 impl Inner {
     fn purge_expired(&mut self, now: Instant) {
-        let expired: Vec<String> =
-            self.entries.iter().filter(|(_, e)| e.expires <= now).map(|(h, _)| h.clone()).collect();
+        let expired: Vec<String> = self
+            .entries
+            .iter()
+            .filter(|(_, e)| e.expires <= now)
+            .map(|(h, _)| h.clone())
+            .collect();
         for handle in expired {
             self.remove(&handle);
         }
@@ -144,14 +163,20 @@ mod tests {
         let h = store.next_handle();
         assert_eq!(h, "r-1");
         store.insert_at(h.clone(), "hello".into(), t0);
-        assert_eq!(&*store.get_at(&h, t0 + Duration::from_secs(59)).unwrap(), "hello");
+        assert_eq!(
+            &*store.get_at(&h, t0 + Duration::from_secs(59)).unwrap(),
+            "hello"
+        );
         // The read renewed it.
         assert!(store.get_at(&h, t0 + Duration::from_secs(100)).is_ok());
         let e = store.get_at(&h, t0 + Duration::from_secs(161)).unwrap_err();
         assert_eq!(e.code, ErrorCode::ResultExpired);
         assert_eq!(e.details["handle"], "r-1");
         assert_eq!(store.bytes(), 0);
-        assert_eq!(store.get("r-999").unwrap_err().code, ErrorCode::ResultExpired);
+        assert_eq!(
+            store.get("r-999").unwrap_err().code,
+            ErrorCode::ResultExpired
+        );
     }
 
     #[test]

@@ -13,9 +13,9 @@ use super::stats::CallStats;
 use super::status::{rfc3339, ServerState, ServerStatus};
 use super::stderr::StderrTail;
 use crate::config::{Extras, ServerSpec, Source};
-use crate::trust::secrets::Secrets;
 use crate::error::{Error, ErrorCode};
 use crate::mcp::ToolDef;
+use crate::trust::secrets::Secrets;
 
 pub(super) struct Server {
     pub name: String,
@@ -80,7 +80,14 @@ impl Slot {
 }
 
 impl Server {
-    pub fn new(name: &str, spec: ServerSpec, cache_key: Option<String>, source: Source, extras: Extras, secrets: Secrets) -> Self {
+    pub fn new(
+        name: &str,
+        spec: ServerSpec,
+        cache_key: Option<String>,
+        source: Source,
+        extras: Extras,
+        secrets: Secrets,
+    ) -> Self {
         let tracker = RestartTracker::new(spec.restart_backoff, restart::seed(name));
         Self {
             name: name.to_owned(),

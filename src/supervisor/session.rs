@@ -104,6 +104,8 @@ pub struct Session {
     pub stderr: Arc<StderrTail>,
     /// When the handshake finished (for `maxLifetimeSeconds`).
     pub started: Instant,
+    /// How long the first tool discovery (every `tools/list` page) took.
+    pub discovery: Duration,
     /// Cancelled when this generation leaves the slot (stopped, parked, failed, replaced).
     pub ended: CancellationToken,
     /// Signalled when the last call in flight finishes.
@@ -145,6 +147,7 @@ impl Session {
         tools: Vec<ToolDef>,
         limits: CallLimits,
         stderr: Arc<StderrTail>,
+        discovery: Duration,
     ) -> Self {
         let now = Instant::now();
         Self {
@@ -153,6 +156,7 @@ impl Session {
             limits,
             stderr,
             started: now,
+            discovery,
             ended: CancellationToken::new(),
             idle: Notify::new(),
             tools: RwLock::new(Arc::new(tools)),

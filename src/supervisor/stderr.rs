@@ -61,11 +61,13 @@ impl StderrTail {
     }
 }
 
-/// Reads `stderr` to its end into `tail`, logging each chunk at debug level.
+/// Reads `stderr` to its end into `tail`, logging each chunk at debug level with the server's
+/// secret values masked.
 pub async fn drain(
     mut stderr: impl AsyncRead + Unpin,
     tail: std::sync::Arc<StderrTail>,
     server: String,
+    secrets: crate::trust::secrets::Secrets,
 ) {
     let mut chunk = vec![0u8; limits::STDERR_CHUNK_BYTES];
     loop {
@@ -76,7 +78,7 @@ pub async fn drain(
             }
             Ok(n) => {
                 tail.push(&chunk[..n]);
-                tracing::debug!(server = %server, "stderr: {}", String::from_utf8_lossy(&chunk[..n]).trim_end());
+                tracing::debug!(server = %server, "stderr: {}", secrets.mask(String::from_utf8_lossy(&chunk[..n]).trim_end()));
             }
         }
     }

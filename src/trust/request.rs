@@ -54,10 +54,11 @@ impl<'a> Subject<'a> {
             env: pairs("env"),
             cwd: config.get("cwd").and_then(Value::as_str).map(str::to_owned),
             url: config.get("url").and_then(Value::as_str),
-            headers: pairs("headers"),
+            headers: headers(config),
             secret_names: names("secretEnv")
                 .into_iter()
                 .chain(names("secretHeaders"))
+                .chain(marked_headers(config))
                 .collect(),
         }
     }
@@ -107,6 +108,40 @@ impl<'a> Subject<'a> {
     }
 }
 
+/// `(name, value)` of every header, given as a string or as `{value, secret}`.
+fn headers(config: &Value) -> Vec<(&str, &str)> {
+    config
+        .get("headers")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| {
+                    let value = match v {
+                        Value::String(s) => s.as_str(),
+                        Value::Object(o) => o.get("value")?.as_str()?,
+                        _ => return None,
+                    };
+                    Some((k.as_str(), value))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Names of headers given as `{value, secret: true}`.
+fn marked_headers(config: &Value) -> Vec<String> {
+    config
+        .get("headers")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter(|(_, v)| v.get("secret") == Some(&Value::Bool(true)))
+                .map(|(k, _)| k.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn quote(s: &str) -> String {
     if !s.is_empty()
         && s.bytes()
@@ -115,5 +150,36 @@ fn quote(s: &str) -> String {
         s.to_owned()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_in_both_forms_are_read_and_masked() {
+        let config = json!({
+            "url": "https://h/mcp",
+            "headers": {"X-Custom": {"value": "marked-secret-value", "secret": true}, "Authorization": "Bearer tok-abcdef", "X-Trace": "t1"}
+        });
+        let subject = Subject::from_config(&config);
+        assert_eq!(subject.headers.len(), 3);
+        assert!(subject.secret_names.contains("X-Custom"));
+        let secrets = subject.secrets();
+        assert_eq!(
+            secrets.mask("marked-secret-value tok-abcdef t1"),
+            "*** *** t1"
+        );
+        let request = subject.to_json(Source::Host, None).to_string();
+        assert!(
+            !request.contains("marked-secret-value") && !request.contains("tok-abcdef"),
+            "{request}"
+        );
+        // The value of an object-form header is part of the digest.
+        let mut changed = config.clone();
+        changed["headers"]["X-Custom"]["value"] = json!("another-secret-value");
+        assert_ne!(Subject::from_config(&changed).digest(), subject.digest());
     }
 }

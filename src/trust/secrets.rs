@@ -83,6 +83,15 @@ impl Secrets {
         out
     }
 
+    /// `e` with every secret value masked in its message and `data`.
+    pub fn mask_error(&self, mut e: crate::error::Error) -> crate::error::Error {
+        if !self.is_empty() {
+            e.message = self.mask(&e.message);
+            e.details.values_mut().for_each(|v| self.mask_json(v));
+        }
+        e
+    }
+
     /// Masks every string inside a JSON value.
     pub fn mask_json(&self, value: &mut serde_json::Value) {
         if self.is_empty() {

@@ -46,11 +46,30 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
         "{result}"
     );
     assert_eq!(caps["resultsRead"], true, "{result}");
-    assert_eq!(caps["transports"], json!(["stdio", "http", "sse"]), "{result}");
+    assert_eq!(
+        caps["transports"],
+        json!(["stdio", "http", "sse"]),
+        "{result}"
+    );
     assert_eq!(caps["cancellation"], true, "{result}");
     assert_eq!(
+        caps["configDialects"],
+        json!([
+            "claude-desktop",
+            "claude-code",
+            "claude-plugin",
+            "vscode",
+            "cursor",
+            "codex",
+            "epoch",
+            "plugin-manifest"
+        ]),
+        "{result}"
+    );
+    assert_eq!(caps["trust"], true, "{result}");
+    assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(6),
+        Some(8),
         "no capability goes unchecked: {result}"
     );
 }

@@ -29,7 +29,14 @@ pub fn fixture_bin() -> PathBuf {
         .get_or_init(|| {
             let bin_dir = sidecar_bin().parent().unwrap().to_path_buf();
             let status = Command::new(env!("CARGO"))
-                .args(["build", "--quiet", "-p", "mcp-sidecar-fixtures", "--bin", "mcp-fixture"])
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "mcp-sidecar-fixtures",
+                    "--bin",
+                    "mcp-fixture",
+                ])
                 .current_dir(env!("CARGO_MANIFEST_DIR"))
                 .status()
                 .expect("run cargo build for the fixture");
@@ -88,7 +95,13 @@ impl Sidecar {
             }
         });
         let stdin = child.stdin.take();
-        Self { child, stdin, lines, backlog: VecDeque::new(), next_id: 1 }
+        Self {
+            child,
+            stdin,
+            lines,
+            backlog: VecDeque::new(),
+            next_id: 1,
+        }
     }
 
     /// Spawns and performs `initialize` with `params` merged over `{protocolVersion: 1}`.
@@ -128,7 +141,8 @@ impl Sidecar {
     pub fn send(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
-        let line = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
+        let line =
+            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
         self.write_raw(format!("{line}\n").as_bytes());
         id
     }
@@ -156,8 +170,17 @@ impl Sidecar {
     /// Sends a request that must fail and returns `error.data.code`, with the whole error.
     pub fn error_of(&mut self, method: &str, params: Value) -> (String, Value) {
         let r = self.request(method, params);
-        let error = r.get("error").cloned().unwrap_or_else(|| panic!("{method} should fail: {r}"));
-        (error["data"]["code"].as_str().unwrap_or_default().to_owned(), error)
+        let error = r
+            .get("error")
+            .cloned()
+            .unwrap_or_else(|| panic!("{method} should fail: {r}"));
+        (
+            error["data"]["code"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            error,
+        )
     }
 
     /// Waits for the response with `id`, keeping other messages in the backlog.
@@ -167,7 +190,9 @@ impl Sidecar {
 
     /// Waits for a notification `method` whose params satisfy `pred`.
     pub fn notification(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        self.wait_for(|m| m.get("method") == Some(&json!(method)) && m.get("id").is_none() && pred(&m["params"]))
+        self.wait_for(|m| {
+            m.get("method") == Some(&json!(method)) && m.get("id").is_none() && pred(&m["params"])
+        })
     }
 
     /// Waits for the first message (from the backlog or new) matching `pred`, removing it.
@@ -180,14 +205,17 @@ impl Sidecar {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
-                    let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                    let msg: Value = serde_json::from_str(&line)
+                        .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
                     if pred(&msg) {
                         return msg;
                     }
                     self.backlog.push_back(msg);
                 }
                 Err(RecvTimeoutError::Timeout) => panic!("timed out; backlog: {:?}", self.backlog),
-                Err(RecvTimeoutError::Disconnected) => panic!("sidecar stdout closed; backlog: {:?}", self.backlog),
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("sidecar stdout closed; backlog: {:?}", self.backlog)
+                }
             }
         }
     }
@@ -205,12 +233,21 @@ impl Sidecar {
     /// The status of server `name` from `servers/list`.
     pub fn server_status(&mut self, name: &str) -> Value {
         let list = self.call("servers/list", json!({}));
-        list["servers"].as_array().unwrap().iter().find(|s| s["name"] == name).cloned().unwrap_or_else(|| panic!("no server {name}: {list}"))
+        list["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no server {name}: {list}"))
     }
 
     /// Waits for a `notifications/servers/changed` about `name` whose status satisfies `pred`.
     pub fn server_changed(&mut self, name: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        self.notification("notifications/servers/changed", |p| p["status"]["name"] == name && pred(&p["status"]))["params"]["status"].clone()
+        self.notification("notifications/servers/changed", |p| {
+            p["status"]["name"] == name && pred(&p["status"])
+        })["params"]["status"]
+            .clone()
     }
 
     /// Waits for the process to exit and returns its exit code.
@@ -277,7 +314,8 @@ pub fn eventually(what: &str, pred: impl Fn() -> bool) {
 pub fn temp_dir(tag: &str) -> PathBuf {
     static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("mcp-sidecar-test-{}-{tag}-{n}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("mcp-sidecar-test-{}-{tag}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -287,7 +325,13 @@ pub fn temp_dir(tag: &str) -> PathBuf {
 pub fn pids_in(record: &Value) -> Vec<u32> {
     let mut pids = vec![record["pid"].as_u64().unwrap() as u32];
     for key in ["grandchildren", "escapees"] {
-        pids.extend(record[key].as_array().unwrap().iter().map(|p| p.as_u64().unwrap() as u32));
+        pids.extend(
+            record[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_u64().unwrap() as u32),
+        );
     }
     pids
 }
@@ -300,7 +344,11 @@ pub fn all_dead(what: &str, pids: &[u32]) {
 /// `(ppid, pgrp, session)` of a live process.
 pub fn parentage(pid: u32) -> (u32, u32, u32) {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let f: Vec<u32> = stat[stat.rfind(')').unwrap() + 4..].split_whitespace().take(3).map(|x| x.parse().unwrap()).collect();
+    let f: Vec<u32> = stat[stat.rfind(')').unwrap() + 4..]
+        .split_whitespace()
+        .take(3)
+        .map(|x| x.parse().unwrap())
+        .collect();
     (f[0], f[1], f[2])
 }
 
@@ -320,7 +368,8 @@ pub fn children(pid: u32) -> Vec<u32> {
 /// The guardian process of a running sidecar.
 pub fn guardian_of(sidecar: u32) -> u32 {
     let found = children(sidecar).into_iter().find(|c| {
-        std::fs::read(format!("/proc/{c}/cmdline")).is_ok_and(|cmd| cmd.split(|b| *b == 0).any(|arg| arg == b"guardian"))
+        std::fs::read(format!("/proc/{c}/cmdline"))
+            .is_ok_and(|cmd| cmd.split(|b| *b == 0).any(|arg| arg == b"guardian"))
     });
     found.unwrap_or_else(|| panic!("sidecar {sidecar} has no guardian child"))
 }
@@ -334,4 +383,47 @@ pub fn signal(pid: u32, sig: nix::sys::signal::Signal) {
 pub fn read_pid_file(path: &std::path::Path) -> Value {
     eventually("pid file", || path.exists());
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+impl Sidecar {
+    /// Messages read but not consumed yet (held by `wait_for`), oldest first.
+    pub fn held(&self) -> Vec<Value> {
+        self.backlog.iter().cloned().collect()
+    }
+
+    /// Spawns with `MCP_SIDECAR_LOG=debug` and the sidecar's stderr written to `stderr_file`.
+    pub fn spawn_logging_to(
+        stderr_file: &std::path::Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
+        let log = std::fs::File::create(stderr_file).expect("create the stderr file");
+        let mut child = Command::new(sidecar_bin())
+            .args(args)
+            .envs(env.iter().copied())
+            .env("MCP_SIDECAR_LOG", "debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(log))
+            .spawn()
+            .expect("spawn mcp-sidecar");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Self {
+            child,
+            stdin,
+            lines,
+            backlog: VecDeque::new(),
+            next_id: 1,
+        }
+    }
 }

@@ -134,14 +134,35 @@ fn differences(pattern: &Value, actual: &Value) -> Vec<String> {
     out
 }
 
-/// Replaces every string `"<fixture>"` with the fixture binary's path.
-fn substitute(value: &mut Value, fixture: &str) {
+/// Replaces every string `"<fixture>"` with the fixture binary's path, and every string
+/// `"<captured:NAME>"` with the value captured as NAME by an earlier `expect`.
+fn substitute(
+    value: &mut Value,
+    fixture: &str,
+    captured: &HashMap<String, Value>,
+) -> Result<(), String> {
     match value {
         Value::String(s) if s == "<fixture>" => fixture.clone_into(s),
-        Value::Array(items) => items.iter_mut().for_each(|v| substitute(v, fixture)),
-        Value::Object(map) => map.values_mut().for_each(|v| substitute(v, fixture)),
+        Value::String(s) if s.starts_with("<captured:") && s.ends_with('>') => {
+            let name = &s["<captured:".len()..s.len() - 1];
+            *value = captured
+                .get(name)
+                .cloned()
+                .ok_or_else(|| format!("nothing was captured as `{name}`"))?;
+        }
+        Value::Array(items) => {
+            for v in items {
+                substitute(v, fixture, captured)?;
+            }
+        }
+        Value::Object(map) => {
+            for v in map.values_mut() {
+                substitute(v, fixture, captured)?;
+            }
+        }
         _ => {}
     }
+    Ok(())
 }
 
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
@@ -161,6 +182,8 @@ struct Replay<'a> {
     methods: HashMap<String, String>,
     /// Schema violations and unexpected responses; reported together at the end.
     problems: Vec<String>,
+    /// Values taken from received messages by `capture`, for later `"<captured:NAME>"`.
+    captured: HashMap<String, Value>,
 }
 
 impl Replay<'_> {
@@ -219,7 +242,7 @@ impl Replay<'_> {
         }
     }
 
-    fn expect(&mut self, where_: &str, pattern: &Value) -> Result<(), String> {
+    fn expect(&mut self, where_: &str, pattern: &Value) -> Result<Value, String> {
         let seen = RefCell::new(Vec::new());
         let waited = catch_unwind(AssertUnwindSafe(|| {
             self.sidecar.wait_for(|m| {
@@ -230,7 +253,7 @@ impl Replay<'_> {
         match waited {
             Ok(message) => {
                 self.check_received(where_, &message);
-                Ok(())
+                Ok(message)
             }
             Err(panic) => {
                 let held = seen.into_inner();
@@ -259,7 +282,8 @@ impl Replay<'_> {
     fn step(&mut self, where_: &str, step: &Value) -> Result<(), String> {
         if let Some(message) = step.get("send") {
             let mut message = message.clone();
-            substitute(&mut message, &self.fixture);
+            substitute(&mut message, &self.fixture, &self.captured)
+                .map_err(|e| format!("{where_}: {e}"))?;
             self.check_sent(where_, &message, step.get("invalid") == Some(&json!(true)));
             self.sidecar.write_raw(format!("{message}\n").as_bytes());
         } else if let Some(text) = step.get("send_raw").and_then(Value::as_str) {
@@ -272,7 +296,15 @@ impl Replay<'_> {
             let line = text.repeat(usize::try_from(repeat).map_err(|e| e.to_string())?);
             self.sidecar.write_raw(format!("{line}\n").as_bytes());
         } else if let Some(pattern) = step.get("expect") {
-            self.expect(where_, pattern)?;
+            let message = self.expect(where_, pattern)?;
+            let captures = step.get("capture").and_then(Value::as_object);
+            for (name, pointer) in captures.into_iter().flatten() {
+                let pointer = pointer.as_str().unwrap_or_default();
+                let value = message.pointer(pointer).ok_or_else(|| {
+                    format!("{where_}: capture `{name}`: nothing at {pointer} in {message}")
+                })?;
+                self.captured.insert(name.clone(), value.clone());
+            }
         } else if step.get("close_stdin").is_some() {
             self.sidecar.close_stdin();
         } else if let Some(code) = step.get("expect_exit") {
@@ -328,6 +360,7 @@ fn replay(path: &Path, schemas: &Schemas, fixture: &str) -> Result<(), String> {
         fixture: fixture.to_owned(),
         methods: HashMap::new(),
         problems: Vec::new(),
+        captured: HashMap::new(),
     };
     for (where_, step) in steps.iter().filter(|(_, s)| s.get("args").is_none()) {
         replay.step(where_, step)?;

@@ -142,3 +142,72 @@ fn expect_tools_mismatch_fails_the_start_listing_both_sides() {
     assert_eq!(status["state"], "ready", "{status}");
     assert_eq!(status["toolsCount"], 3, "echo, environment, exit: {status}");
 }
+
+#[test]
+fn load_adds_remote_entries_and_never_reads_http_as_sse() {
+    use crate::remote::HttpFixture;
+    const TOKEN: &str = "tok-load-secret-0123456789";
+    let legacy = HttpFixture::start(&["--sse"]);
+    let modern =
+        HttpFixture::start(&["--require-header", &format!("authorization=Bearer {TOKEN}")]);
+    let mut s = Sidecar::initialized(json!({}));
+    // The epoch dialect: `type: "http"` is Streamable HTTP, even against a legacy SSE endpoint.
+    let doc = json!({"servers": {
+        "modern": {"type": "http", "url": format!("{}/mcp", modern.base), "headers": {"Authorization": format!("Bearer {TOKEN}")}},
+        "legacy": {"type": "http", "url": format!("{}/sse", legacy.base)},
+    }});
+    let r = s.call("servers/load", json!({"json": doc, "dialect": "epoch"}));
+    assert_eq!(r["diagnostics"], json!([]), "{r}");
+    assert!(
+        !r.to_string().contains(TOKEN),
+        "a header value reached the result: {r}"
+    );
+    let added = r["added"].as_array().unwrap();
+    let status = |name: &str| {
+        added
+            .iter()
+            .find(|a| a["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {r}"))
+    };
+    let m = status("modern");
+    assert_eq!(m["state"], "ready", "{m}");
+    assert_eq!(m["transport"], "http");
+    assert_eq!(m["url"], format!("{}/mcp", modern.base));
+    assert_eq!(m["headers"], json!(["Authorization"]));
+    assert_eq!(m["source"], "user");
+    assert!(m.get("pid").is_none(), "{m}");
+    let l = status("legacy");
+    assert_eq!(l["transport"], "http", "{l}");
+    assert_eq!(l["state"], "error", "{l}");
+    assert!(l["lastError"].to_string().contains("404"), "{l}");
+    assert!(
+        !legacy.requests().contains("GET"),
+        "`type: http` fell back to SSE: {}",
+        legacy.requests()
+    );
+    assert!(
+        modern
+            .requests()
+            .contains(&format!("authorization=Bearer {TOKEN}")),
+        "{}",
+        modern.requests()
+    );
+    // The same endpoint declared `sse` (Claude Code) is reached over legacy SSE.
+    let doc =
+        json!({"mcpServers": {"old": {"type": "sse", "url": format!("{}/sse", legacy.base)}}});
+    let r = s.call("servers/load", json!({"json": doc}));
+    assert_eq!(r["added"][0]["state"], "ready", "{r}");
+    assert_eq!(r["added"][0]["transport"], "sse");
+    assert_eq!(r["added"][0]["protocolVersion"], "2024-11-05");
+    let listing = s.call("servers/list", json!({}));
+    assert!(!listing.to_string().contains(TOKEN), "{listing}");
+    let tools = s.call("tools/list", json!({"servers": ["modern", "old"]}));
+    assert!(
+        tools["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["server"] == "modern"),
+        "{tools}"
+    );
+}

@@ -145,7 +145,7 @@ pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
                     server_diags.push(Diagnostic::error(
                         Kind::Unsupported,
                         join("backend", field),
-                        format!("`backend.{field}` {v:?} is not supported; only {want:?}"),
+                        format!("`backend.{field}` {v:?} is not allowed: a plugin manifest's backend is `type: mcp`, `transport: stdio` (declare remote servers in an MCP config file instead)"),
                     ));
                     ok = false;
                 }
