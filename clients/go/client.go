@@ -85,6 +85,12 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	if opts.ClientInfo != nil {
 		params["clientInfo"] = opts.ClientInfo
 	}
+	if opts.Strict {
+		params["strict"] = true
+	}
+	if opts.RequireTrust {
+		params["requireTrust"] = true
+	}
 	if err := c.call(ctx, "initialize", params, &c.info); err != nil {
 		c.abort()
 		return nil, err

@@ -21,6 +21,7 @@ const (
 	CodeAlreadyInitialized = "ALREADY_INITIALIZED"
 	CodeConfigInvalid      = "CONFIG_INVALID"
 	CodeServerExists       = "SERVER_EXISTS"
+	CodeTrustRequired      = "TRUST_REQUIRED"
 	CodeServerNotFound     = "SERVER_NOT_FOUND"
 	CodeServerUnavailable  = "SERVER_UNAVAILABLE"
 	CodeToolNotFound       = "TOOL_NOT_FOUND"
@@ -28,6 +29,7 @@ const (
 	CodeToolTimeout        = "TOOL_TIMEOUT"
 	CodeCancelled          = "CANCELLED"
 	CodeResultTooLarge     = "RESULT_TOO_LARGE"
+	CodeResultExpired      = "RESULT_EXPIRED"
 	CodeProtocolError      = "PROTOCOL_ERROR"
 	CodeVersionUnsupported = "VERSION_UNSUPPORTED"
 	CodeUpstreamError      = "UPSTREAM_ERROR"
@@ -61,9 +63,9 @@ var rpcCodes = map[string]int{
 	CodeInvalidParams: -32602, CodeInternal: -32603, CodeMessageTooLarge: -32600,
 	CodeNotInitialized: -32002, CodeAlreadyInitialized: -32003, CodeConfigInvalid: -32010,
 	CodeServerExists: -32011, CodeServerNotFound: -32012, CodeServerUnavailable: -32013,
-	CodeToolNotFound: -32020, CodeInvalidArguments: -32021, CodeToolTimeout: -32022,
-	CodeResultTooLarge: -32023, CodeProtocolError: -32030, CodeVersionUnsupported: -32031,
-	CodeUpstreamError: -32032, CodeShuttingDown: -32040, CodeCancelled: -32800,
+	CodeTrustRequired: -32014, CodeToolNotFound: -32020, CodeInvalidArguments: -32021,
+	CodeToolTimeout: -32022, CodeResultTooLarge: -32023, CodeResultExpired: -32024,
+	CodeProtocolError: -32030, CodeVersionUnsupported: -32031, CodeUpstreamError: -32032, CodeShuttingDown: -32040, CodeCancelled: -32800,
 }
 
 // Error is the only error type returned by this package's calls (wrapped
@@ -109,6 +111,13 @@ func (e *Error) Is(target error) bool {
 // StderrTail returns Data["stderrTail"] (the failed server's stderr tail) or "".
 func (e *Error) StderrTail() string {
 	s, _ := e.Data["stderrTail"].(string)
+	return s
+}
+
+// TrustDigest returns Data["digest"] (the launch digest a CodeTrustRequired
+// error asks the host to approve) or "".
+func (e *Error) TrustDigest() string {
+	s, _ := e.Data["digest"].(string)
 	return s
 }
 

@@ -35,11 +35,18 @@ type Options struct {
 	Stderr io.Writer
 
 	// Session options sent in initialize; zero values take the sidecar's
-	// defaults (openai, "mcp__{server}__{tool}", 64).
+	// defaults (openai, "mcp__{server}__{tool}", 64, not strict, no trust
+	// gate).
 	ToolFormat    ToolFormat
 	NameTemplate  string
 	MaxNameLength int
 	ClientInfo    *ClientInfo
+	// Strict makes OpenAI strict mode the session default for ListTools
+	// and for the fingerprints of notifications/tools/changed.
+	Strict bool
+	// RequireTrust makes every server need the host's approval of its
+	// launch digest before it starts (CodeTrustRequired; PROTOCOL.md §12).
+	RequireTrust bool
 
 	// NotificationBuffer bounds the Notifications channel (default 256).
 	// When it is full the oldest queued notification is dropped and

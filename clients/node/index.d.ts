@@ -6,24 +6,61 @@ import { EventEmitter } from 'node:events';
 
 // ---------------------------------------------------------------- protocol shapes
 
-export type ToolFormat = 'openai' | 'openai-responses' | 'anthropic' | 'mcp';
+export type ToolFormat = 'openai' | 'openai-responses' | 'anthropic' | 'gemini' | 'mcp';
 
 export type ServerState = 'stopped' | 'starting' | 'ready' | 'unhealthy' | 'error';
 
-/** `config` of servers/add (PROTOCOL.md §7). snake_case spellings are accepted by the sidecar too. */
-export interface ServerConfig {
+export type Transport = 'stdio' | 'http' | 'sse';
+export type ServerSource = 'user' | 'host' | 'plugin';
+export type ConfigDialect =
+  | 'claude-desktop' | 'claude-code' | 'claude-plugin' | 'vscode' | 'cursor' | 'codex' | 'epoch' | 'plugin-manifest';
+
+/** Fields of every server config (PROTOCOL.md §7, Appendix). snake_case spellings are accepted by the sidecar too. */
+export interface ServerConfigBase {
+  startupTimeoutSeconds?: number;
+  toolTimeoutSeconds?: number;
+  maxMessageBytes?: number;
+  maxResultBytes?: number;
+  /** A result over maxResultBytes: `error` (RESULT_TOO_LARGE, default) or `truncate` (cut; rest via readResult). */
+  resultPolicy?: 'error' | 'truncate';
+  restart?: 'on-failure' | 'never';
+  restartBackoffMs?: number;
+  keepaliveSeconds?: number;
+  idleTimeoutSeconds?: number;
+  maxLifetimeSeconds?: number;
+  autoStart?: boolean;
+  includeTools?: string[];
+  excludeTools?: string[];
+  expectTools?: string[];
+  permissions?: string[];
+  permissionMetaKey?: string;
+  secretEnv?: string[];
+  secretHeaders?: string[];
+}
+
+/** A spawned (stdio) server. */
+export interface StdioServerConfig extends ServerConfigBase {
   command: string;
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
   inheritEnv?: string[];
-  startupTimeoutSeconds?: number;
-  toolTimeoutSeconds?: number;
-  maxMessageBytes?: number;
-  maxResultBytes?: number;
   transport?: 'stdio';
   type?: 'stdio';
+  url?: never;
 }
+
+/** A remote server (Streamable HTTP, or legacy HTTP+SSE). */
+export interface RemoteServerConfig extends ServerConfigBase {
+  url: string;
+  headers?: Record<string, string | { value: string; secret?: boolean }>;
+  transport?: 'http' | 'sse' | 'streamable-http' | 'streamableHttp' | 'streamable_http';
+  type?: 'http' | 'sse' | 'streamable-http' | 'streamableHttp' | 'streamable_http';
+  command?: never;
+}
+
+/** `config` of servers/add and servers/test (PROTOCOL.md §7). */
+export type ServerConfig = StdioServerConfig | RemoteServerConfig;
 
 export interface ExitInfo {
   code: number | null;
@@ -56,6 +93,21 @@ export interface ErrorData {
   command?: string;
   exit?: ExitInfo | { code: number | null; signal: string | null };
   stderrTail?: string;
+  state?: string;
+  crashLoop?: true;
+  failures?: number;
+  /** RESULT_EXPIRED: the handle that is gone. */
+  handle?: string;
+  /** TRUST_REQUIRED: what the host is asked to approve (see TrustRequest). */
+  digest?: string;
+  commandLine?: string;
+  args?: string[];
+  cwd?: string | null;
+  envNames?: string[];
+  url?: string;
+  headerNames?: string[];
+  source?: ServerSource;
+  warnings?: string[];
   /** Client codes: BINARY_NOT_FOUND lists every place looked at. */
   searched?: Array<{ source: string; place: string; path: string | null; reason: string }>;
   [key: string]: unknown;
@@ -67,6 +119,13 @@ export interface ServerStatus {
   state: ServerState;
   generation: number;
   command: string;
+  /** How the server arrived: servers/load or --config (`user`), servers/add (`host`), a plugin. */
+  source: ServerSource;
+  transport: Transport;
+  /** Remote servers: the URL (never with credentials). */
+  url?: string;
+  /** Remote servers: names of the configured headers (values are never shown). */
+  headers?: string[];
   pid?: number;
   protocolVersion?: string;
   serverInfo?: { name: string; version?: string; [key: string]: unknown };
@@ -76,6 +135,15 @@ export interface ServerStatus {
   lastExit?: ExitInfo;
   lastError?: RpcErrorObject;
   stderrTail: string;
+  /** Automatic restarts over the server's life. */
+  restarts: number;
+  /** RFC 3339: when a scheduled automatic restart is due (`unhealthy`). */
+  nextRestartAt?: string;
+  /** tools/call requests routed to the server, and those answered with an error. */
+  calls: number;
+  errors: number;
+  /** Median latency of recent successful calls; absent before the first one. */
+  p50LatencyMs?: number;
   [key: string]: unknown;
 }
 
@@ -83,13 +151,20 @@ export type JsonSchemaObject = { type?: 'object'; properties?: Record<string, un
 
 export interface OpenAIDefinition {
   type: 'function';
-  function: { name: string; description?: string; parameters: JsonSchemaObject };
+  function: { name: string; description?: string; parameters: JsonSchemaObject; strict?: boolean };
 }
 export interface OpenAIResponsesDefinition {
   type: 'function';
   name: string;
   description?: string;
   parameters: JsonSchemaObject;
+  strict: boolean;
+}
+/** A Gemini FunctionDeclaration; `parameters` is left out when the tool takes none. */
+export interface GeminiDefinition {
+  name: string;
+  description?: string;
+  parameters?: { type: 'OBJECT'; properties: Record<string, unknown>; required?: string[]; [key: string]: unknown };
 }
 export interface AnthropicDefinition {
   name: string;
@@ -105,6 +180,7 @@ export interface DefinitionByFormat {
   openai: OpenAIDefinition;
   'openai-responses': OpenAIResponsesDefinition;
   anthropic: AnthropicDefinition;
+  gemini: GeminiDefinition;
   mcp: McpDefinition;
 }
 export type ToolDefinition = DefinitionByFormat[ToolFormat];
@@ -117,8 +193,19 @@ export interface ToolEntry<D = ToolDefinition> {
   title?: string;
   annotations?: Record<string, unknown>;
   readOnly: boolean;
+  /** From `_meta[permissionMetaKey]` when the server config names one. */
+  permission?: string;
   definition: D;
+  /** What the schema conversion changed; `[]` when nothing (always for mcp). Not in the fingerprint. */
+  conversionNotes: ConversionNote[];
   [key: string]: unknown;
+}
+
+export interface ConversionNote {
+  action: 'dropped' | 'rewritten' | 'inlined' | 'merged' | 'widened' | 'narrowed' | 'cut' | 'strict-fallback';
+  /** JSON Pointer into the converted schema; `""` is the top level. */
+  path: string;
+  reason: string;
 }
 
 export interface ToolsListResult<D = ToolDefinition> {
@@ -143,18 +230,117 @@ export interface CallToolResult {
   content: ContentBlock[];
   structuredContent?: unknown;
   text: string;
-  /** openai/openai-responses: string; anthropic: content blocks; mcp: the raw CallToolResult. */
-  output: string | AnthropicToolResultBlock[] | Record<string, unknown>;
+  /**
+   * openai: string; openai-responses: string or input_text/input_image parts; anthropic: content
+   * blocks; gemini: `{response: {output|error}, parts?}`; mcp: the raw CallToolResult.
+   */
+  output: string | AnthropicToolResultBlock[] | Array<Record<string, unknown>> | Record<string, unknown>;
   server: string;
   tool: string;
   durationMs: number;
+  /** Only when the result was over maxResultBytes and cut (resultPolicy `truncate`, PROTOCOL.md §10.1). */
+  truncated?: TruncatedInfo;
+  [key: string]: unknown;
+}
+
+export interface TruncatedInfo {
+  /** Bytes of the server's whole response line. */
+  originalBytes: number;
+  /** For readResult(); absent when no text was cut or the full text was too large to keep. */
+  handle?: string;
+  /** Byte offset and length of the cut part of the full text. */
+  offset?: number;
+  length?: number;
+  totalBytes?: number;
+}
+
+/** results/read result (PROTOCOL.md §4 results/read). Offsets and lengths are UTF-8 bytes. */
+export interface ReadResultResult {
+  text: string;
+  offset: number;
+  length: number;
+  totalBytes: number;
+  /** `offset + length === totalBytes`. */
+  eof: boolean;
+  [key: string]: unknown;
+}
+
+/** A problem found by servers/load (never an error response). */
+export interface LoadDiagnostic {
+  /** error: the server (or, without `server`, the whole file) was not loaded; warning: loaded anyway. */
+  severity: 'error' | 'warning';
+  kind:
+    | 'unreadable' | 'syntax' | 'unknown-dialect' | 'wrong-type' | 'missing-field' | 'unknown-field'
+    | 'ignored' | 'unresolved-variable' | 'command-not-found' | 'path-escape' | 'unsupported' | 'invalid'
+    | 'duplicate' | (string & {});
+  file?: string;
+  /** JSON path of the field (`mcpServers.github.args[1]`); `""` for the whole file. */
+  path: string;
+  server?: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/** The `data` of a TRUST_REQUIRED error (plus `name` in servers/load `trustRequired`). */
+export interface TrustRequest {
+  server: string;
+  /** `sha256:<64 hex>`: pass it back as `trust` to approve exactly this launch. */
+  digest: string;
+  commandLine: string;
+  command: string;
+  args: string[];
+  cwd: string | null;
+  envNames: string[];
+  url?: string;
+  headerNames?: string[];
+  source: ServerSource;
+  warnings: string[];
+  [key: string]: unknown;
+}
+
+export interface LoadServersResult {
+  /** Status of every server added (a failed start is `state: 'error'`, as for addServer). */
+  added: ServerStatus[];
+  diagnostics: LoadDiagnostic[];
+  /** Servers held back by requireTrust: load again with `trust: {[name]: digest}`. */
+  trustRequired: Array<TrustRequest & { name: string }>;
+  [key: string]: unknown;
+}
+
+/** servers/test result: what one start of the config found; nothing was registered. */
+export interface ServerTestReport {
+  state: 'ready' | 'error';
+  transport: Transport;
+  serverInfo?: { name: string; version?: string; [key: string]: unknown };
+  protocolVersion?: string;
+  instructions?: string;
+  /** The tools' names on the server (after includeTools/excludeTools), listing order. */
+  tools: string[];
+  toolsCount: number;
+  timings: { startupMs: number; listMs?: number };
+  stderrTail: string;
+  /** The process tested (stdio, ready); it has exited by the time of the answer. */
+  pid?: number;
+  /** Why the start failed (`state: 'error'`). */
+  error?: RpcErrorObject;
   [key: string]: unknown;
 }
 
 export interface InitializeResult {
   protocolVersion: 1;
   serverInfo: { name: string; version: string };
-  capabilities: { toolFormats: ToolFormat[]; transports: string[]; cancellation: boolean; [key: string]: unknown };
+  capabilities: {
+    toolFormats: ToolFormat[];
+    transports: string[];
+    cancellation: boolean;
+    strict?: boolean;
+    resultPolicies?: Array<'error' | 'truncate'>;
+    resultsRead?: boolean;
+    configDialects?: ConfigDialect[];
+    trust?: boolean;
+    [key: string]: unknown;
+  };
   [key: string]: unknown;
 }
 
@@ -177,8 +363,8 @@ export type Notification =
 export type ProtocolErrorCode =
   | 'PARSE_ERROR' | 'INVALID_REQUEST' | 'METHOD_NOT_FOUND' | 'INVALID_PARAMS' | 'INTERNAL'
   | 'MESSAGE_TOO_LARGE' | 'NOT_INITIALIZED' | 'ALREADY_INITIALIZED' | 'CONFIG_INVALID'
-  | 'SERVER_EXISTS' | 'SERVER_NOT_FOUND' | 'SERVER_UNAVAILABLE' | 'TOOL_NOT_FOUND'
-  | 'INVALID_ARGUMENTS' | 'TOOL_TIMEOUT' | 'RESULT_TOO_LARGE' | 'PROTOCOL_ERROR'
+  | 'SERVER_EXISTS' | 'SERVER_NOT_FOUND' | 'SERVER_UNAVAILABLE' | 'TRUST_REQUIRED' | 'TOOL_NOT_FOUND'
+  | 'INVALID_ARGUMENTS' | 'TOOL_TIMEOUT' | 'RESULT_TOO_LARGE' | 'RESULT_EXPIRED' | 'PROTOCOL_ERROR'
   | 'VERSION_UNSUPPORTED' | 'UPSTREAM_ERROR' | 'SHUTTING_DOWN' | 'CANCELLED';
 
 export type ClientErrorCode =
@@ -239,10 +425,14 @@ export interface StartOptions {
   clientInfo?: { name: string; version: string };
   /** Session tool format (default `openai`). */
   toolFormat?: ToolFormat;
+  /** Session default of OpenAI strict mode for listTools (default false). */
+  strict?: boolean;
   /** Exposed-name template (default `mcp__{server}__{tool}`). */
   nameTemplate?: string;
   /** Longest exposed name, 16–256 (default 64). */
   maxNameLength?: number;
+  /** Every server needs `trust` (its launch digest) before it starts; else TRUST_REQUIRED (default false). */
+  requireTrust?: boolean;
   /** Longest stdout line accepted from the sidecar (default 64 MiB); beyond it the client fails with LINE_TOO_LONG. */
   maxLineBytes?: number;
   /** How long close() waits for the sidecar to exit before SIGKILL (default 10000 ms). */
@@ -259,11 +449,52 @@ export interface RequestOptions {
 export interface CallToolOptions extends RequestOptions {
   /** Time the server is allowed (sidecar-side, TOOL_TIMEOUT); default: the server's toolTimeoutSeconds. */
   timeoutMs?: number;
+  /** Format of the result's `output` (default: the session toolFormat). */
+  format?: ToolFormat;
 }
 
 export interface ListToolsOptions<F extends ToolFormat | undefined = undefined> extends RequestOptions {
   format?: F;
+  /** OpenAI strict mode for this listing (openai, openai-responses); default: the session's `strict`. */
+  strict?: boolean;
   servers?: string[];
+}
+
+export interface AddServerOptions extends RequestOptions {
+  /** true (default): answer once ready or failed; false: answer at once (`starting`). */
+  wait?: boolean;
+  /** Under requireTrust: the `digest` of the TRUST_REQUIRED error for exactly this config. */
+  trust?: string;
+}
+
+export interface LoadServersCommon extends RequestOptions {
+  /** Forces the dialect; detected from the content (then the file name) when absent. */
+  dialect?: ConfigDialect;
+  /** Values of `${input:ID}`. */
+  inputs?: Record<string, string>;
+  /** Approved launch digests by server name (requireTrust). */
+  trust?: Record<string, string>;
+  /** As for addServer, for every server (default true). */
+  wait?: boolean;
+}
+/** servers/load: exactly one of `path` (a file or directory), `json` (inline document), `text` (TOML/YAML/JSON). */
+export type LoadServersOptions =
+  | (LoadServersCommon & { path: string; json?: never; text?: never })
+  | (LoadServersCommon & { json: Record<string, unknown>; path?: never; text?: never })
+  | (LoadServersCommon & { text: string; path?: never; json?: never });
+
+export interface TestServerOptions extends RequestOptions {
+  /** Name the server is started under (default `test`); never registered. */
+  name?: string;
+  /** Under requireTrust: the approved launch digest. */
+  trust?: string;
+}
+
+export interface ReadResultOptions extends RequestOptions {
+  /** Byte offset into the full text (default 0). */
+  offset?: number;
+  /** Bytes wanted, 1–262144 (default and cap 262144). */
+  length?: number;
 }
 
 export interface NotificationsOptions {
@@ -301,7 +532,11 @@ export declare class SidecarClient extends EventEmitter {
   readonly exitStatus: { code: number | null; signal: NodeJS.Signals | null } | null;
   readonly closed: boolean;
 
-  addServer(name: string, config: ServerConfig, options?: RequestOptions & { wait?: boolean }): Promise<ServerStatus>;
+  addServer(name: string, config: ServerConfig, options?: AddServerOptions): Promise<ServerStatus>;
+  /** servers/load: loads a config file, directory or inline document; problems are diagnostics. */
+  loadServers(options: LoadServersOptions): Promise<LoadServersResult>;
+  /** servers/test: starts `config`, lists its tools and stops it; nothing is registered. */
+  testServer(config: ServerConfig, options?: TestServerOptions): Promise<ServerTestReport>;
   removeServer(name: string, options?: RequestOptions): Promise<Record<string, never>>;
   restartServer(name: string, options?: RequestOptions): Promise<ServerStatus>;
   listServers(options?: RequestOptions): Promise<{ servers: ServerStatus[] }>;
@@ -309,6 +544,8 @@ export declare class SidecarClient extends EventEmitter {
     options?: ListToolsOptions<F>,
   ): Promise<ToolsListResult<F extends ToolFormat ? DefinitionByFormat[F] : ToolDefinition>>;
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<CallToolResult>;
+  /** results/read: part of a truncated result's full text (`result.truncated.handle`). */
+  readResult(handle: string, options?: ReadResultOptions): Promise<ReadResultResult>;
   ping(options?: RequestOptions): Promise<Record<string, never>>;
   /** Same as close(). */
   shutdown(options?: { timeoutMs?: number }): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;

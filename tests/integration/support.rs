@@ -75,13 +75,18 @@ impl Sidecar {
 
     /// Spawns with `stdin` as the sidecar's standard input (e.g. a pipe another process holds).
     pub fn spawn_from(stdin: Stdio, args: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::spawn_piped(stdin, Stdio::null(), args, env)
+    }
+
+    /// Spawns with the given stdin and stderr; stdout is piped to a reader thread.
+    fn spawn_piped(stdin: Stdio, stderr: Stdio, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(sidecar_bin())
             .args(args)
             .envs(env.iter().copied())
             .env("MCP_SIDECAR_LOG", "debug")
             .stdin(stdin)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("spawn mcp-sidecar");
         let stdout = child.stdout.take().unwrap();
@@ -398,32 +403,6 @@ impl Sidecar {
         env: &[(&str, &str)],
     ) -> Self {
         let log = std::fs::File::create(stderr_file).expect("create the stderr file");
-        let mut child = Command::new(sidecar_bin())
-            .args(args)
-            .envs(env.iter().copied())
-            .env("MCP_SIDECAR_LOG", "debug")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(log))
-            .spawn()
-            .expect("spawn mcp-sidecar");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Self {
-            child,
-            stdin,
-            lines,
-            backlog: VecDeque::new(),
-            next_id: 1,
-        }
+        Self::spawn_piped(Stdio::piped(), Stdio::from(log), args, env)
     }
 }

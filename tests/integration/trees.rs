@@ -1,16 +1,17 @@
 //! No orphan, ever: every way a server or the sidecar can go away, each test asserting by pid that
 //! nothing of the process tree survives (servers, grandchildren, double-forked escapees, guardian).
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::support::*;
 
 /// A fixture that leaves a grandchild in its group and an escapee in its own session.
-fn tree_config(pid_file: &std::path::Path) -> serde_json::Value {
+fn tree_config(pid_file: &Path) -> Value {
     fixture(&[
         "--grandchild",
         "--double-fork",
@@ -19,11 +20,56 @@ fn tree_config(pid_file: &std::path::Path) -> serde_json::Value {
     ])
 }
 
+/// A fresh temporary directory tagged `tag` (for pid files) and an initialized sidecar.
+fn setup(tag: &str) -> (PathBuf, Sidecar) {
+    (temp_dir(tag), Sidecar::initialized(json!({})))
+}
+
+/// Adds [`tree_config`] as `name` (pid file in `dir`), asserts it is ready and returns the
+/// fixture's pid-file record.
+fn add_tree(sc: &mut Sidecar, dir: &Path, name: &str) -> Value {
+    let pid_file = dir.join(format!("{name}.json"));
+    let status = sc.add(name, tree_config(&pid_file));
+    assert_eq!(status["state"], "ready", "{status}");
+    read_pid_file(&pid_file)
+}
+
+/// Adds trees `a` and `b` and returns every pid of both.
+fn add_two_trees(sc: &mut Sidecar, dir: &Path) -> Vec<u32> {
+    ["a", "b"]
+        .into_iter()
+        .flat_map(|name| pids_in(&add_tree(sc, dir, name)))
+        .collect()
+}
+
+/// Adds `stubborn`: hung after the handshake (never reads stdin again, so EOF goes unnoticed) and
+/// SIGTERM ignored, plus `extra` flags. Asserts it is ready and returns its pid-file record.
+fn add_stubborn(sc: &mut Sidecar, dir: &Path, extra: &[&str]) -> Value {
+    let pid_file = dir.join("pids.json");
+    let mut args = vec![
+        "--no-tools-capability",
+        "--hang-after-init",
+        "--ignore-sigterm",
+    ];
+    args.extend_from_slice(extra);
+    args.extend(["--pid-file", pid_file.to_str().unwrap()]);
+    assert_eq!(sc.add("stubborn", fixture(&args))["state"], "ready");
+    read_pid_file(&pid_file)
+}
+
+/// Removes server `name`, whose answer comes once the whole tree is gone: none of `pids` survives.
+fn remove_leaves_no_survivor(sc: &mut Sidecar, name: &str, pids: &[u32]) {
+    sc.call("servers/remove", json!({ "name": name }));
+    assert!(
+        pids.iter().all(|p| !pid_alive(*p)),
+        "survivors among {pids:?}"
+    );
+}
+
 #[test]
 fn sh_c_server_and_its_grandchild_die_on_remove() {
-    let dir = temp_dir("shc");
+    let (dir, mut sc) = setup("shc");
     let pid_file = dir.join("pids.json");
-    let mut sc = Sidecar::initialized(json!({}));
     // `; :` keeps sh alive as the leader (no exec of the last command): sh → fixture → grandchild.
     let script = format!("\"$0\" --grandchild --pid-file '{}'; :", pid_file.display());
     let status = sc.add(
@@ -37,22 +83,13 @@ fn sh_c_server_and_its_grandchild_die_on_remove() {
     assert_eq!(parentage(pids[0]).0, sh, "the fixture runs under sh");
     pids.push(sh);
     assert!(pids.iter().all(|p| pid_alive(*p)));
-    sc.call("servers/remove", json!({ "name": "shc" }));
-    // The answer comes once the whole tree is gone.
-    assert!(
-        pids.iter().all(|p| !pid_alive(*p)),
-        "survivors among {pids:?}"
-    );
+    remove_leaves_no_survivor(&mut sc, "shc", &pids);
 }
 
 #[test]
 fn double_forked_escapee_is_adopted_and_killed() {
-    let dir = temp_dir("escapee");
-    let pid_file = dir.join("pids.json");
-    let mut sc = Sidecar::initialized(json!({}));
-    let status = sc.add("esc", tree_config(&pid_file));
-    assert_eq!(status["state"], "ready", "{status}");
-    let record = read_pid_file(&pid_file);
+    let (dir, mut sc) = setup("escapee");
+    let record = add_tree(&mut sc, &dir, "esc");
     let escapee = record["escapees"][0].as_u64().unwrap() as u32;
     let server = record["pid"].as_u64().unwrap() as u32;
     let (ppid, pgrp, session) = parentage(escapee);
@@ -64,29 +101,13 @@ fn double_forked_escapee_is_adopted_and_killed() {
     );
     // Its parent exited: the subreaper (the sidecar) adopted it instead of init.
     assert_eq!(ppid, sc.pid(), "escapee re-parented to the sidecar");
-    sc.call("servers/remove", json!({ "name": "esc" }));
-    let pids = pids_in(&record);
-    assert!(
-        pids.iter().all(|p| !pid_alive(*p)),
-        "survivors among {pids:?}"
-    );
+    remove_leaves_no_survivor(&mut sc, "esc", &pids_in(&record));
 }
 
 #[test]
 fn server_ignoring_sigterm_and_eof_is_killed_on_time() {
-    let dir = temp_dir("stubborn");
-    let pid_file = dir.join("pids.json");
-    let mut sc = Sidecar::initialized(json!({}));
-    // Hung after the handshake (never reads stdin again, so EOF goes unnoticed) and SIGTERM ignored.
-    let args = [
-        "--no-tools-capability",
-        "--hang-after-init",
-        "--ignore-sigterm",
-        "--pid-file",
-        pid_file.to_str().unwrap(),
-    ];
-    assert_eq!(sc.add("stubborn", fixture(&args))["state"], "ready");
-    let pid = read_pid_file(&pid_file)["pid"].as_u64().unwrap() as u32;
+    let (dir, mut sc) = setup("stubborn");
+    let pid = add_stubborn(&mut sc, &dir, &[])["pid"].as_u64().unwrap() as u32;
     let started = Instant::now();
     sc.call("servers/remove", json!({ "name": "stubborn" }));
     let took = started.elapsed();
@@ -104,14 +125,8 @@ fn server_ignoring_sigterm_and_eof_is_killed_on_time() {
 
 #[test]
 fn host_closing_stdin_stops_every_tree() {
-    let dir = temp_dir("eof");
-    let mut sc = Sidecar::initialized(json!({}));
-    let mut pids = Vec::new();
-    for name in ["a", "b"] {
-        let pid_file = dir.join(format!("{name}.json"));
-        assert_eq!(sc.add(name, tree_config(&pid_file))["state"], "ready");
-        pids.extend(pids_in(&read_pid_file(&pid_file)));
-    }
+    let (dir, mut sc) = setup("eof");
+    let mut pids = add_two_trees(&mut sc, &dir);
     let guardian = guardian_of(sc.pid());
     pids.push(guardian);
     sc.close_stdin();
@@ -153,11 +168,8 @@ fn host_sigkilled_stops_every_tree() {
 
 #[test]
 fn sidecar_sigterm_stops_every_tree_gracefully() {
-    let dir = temp_dir("sigterm");
-    let pid_file = dir.join("pids.json");
-    let mut sc = Sidecar::initialized(json!({}));
-    assert_eq!(sc.add("t", tree_config(&pid_file))["state"], "ready");
-    let mut pids = pids_in(&read_pid_file(&pid_file));
+    let (dir, mut sc) = setup("sigterm");
+    let mut pids = pids_in(&add_tree(&mut sc, &dir, "t"));
     pids.push(guardian_of(sc.pid()));
     signal(sc.pid(), Signal::SIGTERM);
     assert_eq!(sc.wait_exit(), Some(0));
@@ -173,19 +185,8 @@ fn sidecar_sigterm_stops_every_tree_gracefully() {
 
 #[test]
 fn second_signal_kills_at_once() {
-    let dir = temp_dir("sigtwice");
-    let pid_file = dir.join("pids.json");
-    let mut sc = Sidecar::initialized(json!({}));
-    let args = [
-        "--no-tools-capability",
-        "--hang-after-init",
-        "--ignore-sigterm",
-        "--grandchild",
-        "--pid-file",
-        pid_file.to_str().unwrap(),
-    ];
-    assert_eq!(sc.add("stubborn", fixture(&args))["state"], "ready");
-    let pids = pids_in(&read_pid_file(&pid_file));
+    let (dir, mut sc) = setup("sigtwice");
+    let pids = pids_in(&add_stubborn(&mut sc, &dir, &["--grandchild"]));
     signal(sc.pid(), Signal::SIGTERM);
     // The graceful stop of this server takes 3 s (stdin close, then SIGTERM ignored); the host
     // sees it begin before escalating.
@@ -204,14 +205,8 @@ fn second_signal_kills_at_once() {
 
 #[test]
 fn sidecar_sigkill_leaves_nothing_behind() {
-    let dir = temp_dir("sigkill");
-    let mut sc = Sidecar::initialized(json!({}));
-    let mut pids = Vec::new();
-    for name in ["a", "b"] {
-        let pid_file = dir.join(format!("{name}.json"));
-        assert_eq!(sc.add(name, tree_config(&pid_file))["state"], "ready");
-        pids.extend(pids_in(&read_pid_file(&pid_file)));
-    }
+    let (dir, mut sc) = setup("sigkill");
+    let mut pids = add_two_trees(&mut sc, &dir);
     let guardian = guardian_of(sc.pid());
     let (_, guardian_pgrp, guardian_session) = parentage(guardian);
     assert_eq!(
@@ -231,8 +226,7 @@ fn sidecar_sigkill_leaves_nothing_behind() {
 
 #[test]
 fn twenty_servers_stopped_at_once() {
-    let dir = temp_dir("twenty");
-    let mut sc = Sidecar::initialized(json!({}));
+    let (dir, mut sc) = setup("twenty");
     let files: Vec<_> = (0..20).map(|i| dir.join(format!("{i}.json"))).collect();
     let ids: Vec<i64> = files
         .iter()

@@ -16,8 +16,8 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 const KILL_WAIT_MS = 5_000;
 
 const START_OPTIONS = new Set([
-  'binaryPath', 'args', 'env', 'cwd', 'stderr', 'clientInfo', 'toolFormat', 'nameTemplate',
-  'maxNameLength', 'maxLineBytes', 'closeTimeoutMs', 'notificationBufferSize',
+  'binaryPath', 'args', 'env', 'cwd', 'stderr', 'clientInfo', 'toolFormat', 'strict', 'nameTemplate',
+  'maxNameLength', 'requireTrust', 'maxLineBytes', 'closeTimeoutMs', 'notificationBufferSize',
 ]);
 
 const cancelledError = (method, id, reason) =>
@@ -68,8 +68,10 @@ export class SidecarClient extends EventEmitter {
           protocolVersion: 1,
           clientInfo: options.clientInfo ?? { name: 'mcp-sidecar-node', version: VERSION },
           toolFormat: options.toolFormat,
+          strict: options.strict,
           nameTemplate: options.nameTemplate,
           maxNameLength: options.maxNameLength,
+          requireTrust: options.requireTrust,
         }),
       );
     } catch (err) {
@@ -134,8 +136,22 @@ export class SidecarClient extends EventEmitter {
 
   // ---- typed methods (PROTOCOL.md §4) ----
 
-  addServer(name, config, { wait, signal } = {}) {
-    return this.#request('servers/add', omitUndefined({ name, config, wait }), signal);
+  addServer(name, config, { wait, trust, signal } = {}) {
+    return this.#request('servers/add', omitUndefined({ name, config, wait, trust }), signal);
+  }
+
+  /**
+   * `servers/load`: exactly one of `path` (file or directory), `json` (inline document) or
+   * `text` (TOML/YAML/JSON), plus `dialect?`, `inputs?`, `trust?` ({server: digest}), `wait?`.
+   * Problems are `diagnostics` in the result, never a rejection.
+   */
+  loadServers({ path, json, text, dialect, inputs, trust, wait, signal } = {}) {
+    return this.#request('servers/load', omitUndefined({ path, json, text, dialect, inputs, trust, wait }), signal);
+  }
+
+  /** `servers/test`: starts `config`, lists its tools, stops it; nothing is registered. */
+  testServer(config, { name, trust, signal } = {}) {
+    return this.#request('servers/test', omitUndefined({ config, name, trust }), signal);
   }
 
   removeServer(name, { signal } = {}) {
@@ -150,15 +166,21 @@ export class SidecarClient extends EventEmitter {
     return this.#request('servers/list', undefined, signal);
   }
 
-  listTools({ format, servers, signal } = {}) {
-    return this.#request('tools/list', omitUndefined({ format, servers }), signal);
+  listTools({ format, strict, servers, signal } = {}) {
+    return this.#request('tools/list', omitUndefined({ format, strict, servers }), signal);
   }
 
-  callTool(name, args, { timeoutMs, signal } = {}) {
+  callTool(name, args, { timeoutMs, format, signal } = {}) {
     // The hot path: build params directly rather than through omitUndefined.
     const params = args === undefined ? { name } : { name, arguments: args };
     if (timeoutMs !== undefined) params.timeoutMs = timeoutMs;
+    if (format !== undefined) params.format = format;
     return this.#request('tools/call', params, signal);
+  }
+
+  /** `results/read`: bytes `offset..offset+length` of a truncated result's full text (`truncated.handle`). */
+  readResult(handle, { offset, length, signal } = {}) {
+    return this.#request('results/read', omitUndefined({ handle, offset, length }), signal);
   }
 
   ping({ signal } = {}) {
