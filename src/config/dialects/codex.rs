@@ -4,10 +4,10 @@
 
 use serde_json::{Map, Value};
 
-use super::fields::{f, read_entry, Case, Ty};
-use super::{canonical, require, table, Candidate, Context, Parsed};
+use super::fields::{f, Case, Ty};
+use super::{build, table, vars, Context, Entries, Parsed};
 use crate::config::diagnostics::{join, Diagnostic, Kind};
-use crate::config::expand::{Syntax, Vars};
+use crate::config::expand::Syntax;
 
 const FIELDS: &[super::fields::Field] = &[
     f("command", Ty::Str),
@@ -31,68 +31,53 @@ pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
     let Some(servers) = table(root, "mcp_servers", &mut parsed.diagnostics) else {
         return;
     };
-    let vars = Vars {
-        syntax: Syntax::default(),
-        env: ctx.env,
-        extra: Default::default(),
-        inputs: ctx.inputs,
-        secret_inputs: Default::default(),
+    let vars = vars(ctx, Syntax::default(), Default::default());
+    let table = Entries {
+        base: "mcp_servers",
+        fields: FIELDS,
+        case: Case::Exact,
+        vars: &vars,
+        plugin: None,
     };
-    for (name, raw) in servers {
-        let path = join("mcp_servers", name);
-        let mut diags = Vec::new();
-        let built =
-            read_entry(raw, &path, FIELDS, Case::Exact, &vars, &mut diags).and_then(|entry| {
-                if entry.get("enabled") == Some(&Value::Bool(false)) {
-                    diags.push(Diagnostic::warning(
-                        Kind::Ignored,
-                        join(&path, "enabled"),
-                        "disabled (`enabled = false`); not loaded",
-                    ));
-                    return None;
-                }
-                let transport = if entry.get("url").is_some() {
-                    "http"
-                } else {
-                    "stdio"
-                };
-                require(&entry, transport, &path, &mut diags)?;
-                let mut out = canonical(
-                    &entry,
-                    transport,
-                    &[
-                        ("command", "command"),
-                        ("args", "args"),
-                        ("env", "env"),
-                        ("env_vars", "inheritEnv"),
-                        ("cwd", "cwd"),
-                        ("url", "url"),
-                        ("http_headers", "headers"),
-                        ("tool_timeout_sec", "toolTimeoutSeconds"),
-                        ("startup_timeout_sec", "startupTimeoutSeconds"),
-                        ("enabled_tools", "includeTools"),
-                        ("disabled_tools", "excludeTools"),
-                    ],
-                );
-                if let Some(ms) = entry.get("startup_timeout_ms").and_then(Value::as_f64) {
-                    out.insert("startupTimeoutSeconds".into(), Value::from(ms / 1000.0));
-                }
-                headers_from_env(&entry, &path, ctx, &mut out, &mut diags)?;
-                Some(Value::Object(out))
-            });
-        parsed
-            .diagnostics
-            .extend(diags.into_iter().map(|d| d.for_server(name)));
-        if let Some(config) = built {
-            parsed.servers.push(Candidate {
-                name: name.clone(),
-                config,
-                source: ctx.source,
-                plugin_root: None,
-                path,
-            });
+    table.read(servers, ctx, parsed, |entry, path, diags| {
+        if entry.get("enabled") == Some(&Value::Bool(false)) {
+            diags.push(Diagnostic::warning(
+                Kind::Ignored,
+                join(path, "enabled"),
+                "disabled (`enabled = false`); not loaded",
+            ));
+            return None;
         }
-    }
+        let transport = if entry.get("url").is_some() {
+            "http"
+        } else {
+            "stdio"
+        };
+        let mut out = build(
+            entry,
+            transport,
+            path,
+            diags,
+            &[
+                ("command", "command"),
+                ("args", "args"),
+                ("env", "env"),
+                ("env_vars", "inheritEnv"),
+                ("cwd", "cwd"),
+                ("url", "url"),
+                ("http_headers", "headers"),
+                ("tool_timeout_sec", "toolTimeoutSeconds"),
+                ("startup_timeout_sec", "startupTimeoutSeconds"),
+                ("enabled_tools", "includeTools"),
+                ("disabled_tools", "excludeTools"),
+            ],
+        )?;
+        if let Some(ms) = entry.get("startup_timeout_ms").and_then(Value::as_f64) {
+            out.insert("startupTimeoutSeconds".into(), Value::from(ms / 1000.0));
+        }
+        headers_from_env(entry, path, ctx, &mut out, diags)?;
+        Some(out)
+    });
 }
 
 /// `env_http_headers` and `bearer_token_env_var` read header values from the environment; they are

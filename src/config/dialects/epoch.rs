@@ -5,10 +5,9 @@
 
 use serde_json::Value;
 
-use super::fields::{f, read_entry, Case, Ty};
-use super::{canonical, require, table, top_level, Candidate, Context, Parsed};
-use crate::config::diagnostics::{join, Diagnostic, Kind};
-use crate::config::expand::{Syntax, Vars};
+use super::fields::{f, Case, Ty};
+use super::{bad_transport, build, table, top_level, vars, Context, Entries, Parsed, STANDARD};
+use crate::config::expand::Syntax;
 
 const FIELDS: &[super::fields::Field] = &[
     f("transport", Ty::Str),
@@ -35,88 +34,64 @@ pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
     let Some(servers) = table(root, "servers", &mut parsed.diagnostics) else {
         return;
     };
-    let vars = Vars {
-        syntax: Syntax::default(),
-        env: ctx.env,
-        extra: Default::default(),
-        inputs: ctx.inputs,
-        secret_inputs: Default::default(),
+    let vars = vars(ctx, Syntax::default(), Default::default());
+    let table = Entries {
+        base: "servers",
+        fields: FIELDS,
+        case: Case::Both,
+        vars: &vars,
+        plugin: None,
     };
-    for (name, raw) in servers {
-        let path = join("servers", name);
-        let mut diags = Vec::new();
-        let built =
-            read_entry(raw, &path, FIELDS, Case::Both, &vars, &mut diags).and_then(|entry| {
-                let (field, value) = match (entry.str("transport"), entry.str("type")) {
-                    (Some(t), _) => ("transport", Some(t)),
-                    (None, Some(t)) => ("type", Some(t)),
-                    (None, None) => ("transport", None),
-                };
-                let transport = match value {
-                    Some("stdio") => "stdio",
-                    Some("sse") => "sse",
-                    Some("http" | "streamable" | "streamable-http" | "streamableHttp") => "http",
-                    Some(other) => {
-                        diags.push(Diagnostic::error(
-                            Kind::Invalid,
-                            join(&path, field),
-                            format!(
-                                "`{field}` {other:?} is not one of \"stdio\", \"sse\", \"http\""
-                            ),
-                        ));
-                        return None;
-                    }
-                    None if entry.get("url").is_some() => {
-                        if entry.get("streamable") == Some(&Value::Bool(true)) {
-                            "http"
-                        } else {
-                            "sse"
-                        }
-                    }
-                    None => "stdio",
-                };
-                require(&entry, transport, &path, &mut diags)?;
-                let out = canonical(
-                    &entry,
-                    transport,
-                    &[
-                        ("command", "command"),
-                        ("args", "args"),
-                        ("env", "env"),
-                        ("cwd", "cwd"),
-                        ("url", "url"),
-                        ("headers", "headers"),
-                        ("timeout", "toolTimeoutSeconds"),
-                        ("connectTimeout", "startupTimeoutSeconds"),
-                        ("keepaliveInterval", "keepaliveSeconds"),
-                        ("idleTimeoutSeconds", "idleTimeoutSeconds"),
-                        ("maxLifetimeSeconds", "maxLifetimeSeconds"),
-                    ],
-                );
-                let mut out = out;
-                // `0` means "never" in this dialect; the canonical config says so by leaving it out.
-                for key in [
-                    "idleTimeoutSeconds",
-                    "maxLifetimeSeconds",
-                    "keepaliveSeconds",
-                ] {
-                    if out.get(key).and_then(Value::as_f64) == Some(0.0) {
-                        out.remove(key);
-                    }
+    table.read(servers, ctx, parsed, |entry, path, diags| {
+        let (field, value) = match (entry.str("transport"), entry.str("type")) {
+            (Some(t), _) => ("transport", Some(t)),
+            (None, Some(t)) => ("type", Some(t)),
+            (None, None) => ("transport", None),
+        };
+        let transport = match value {
+            Some("stdio") => "stdio",
+            Some("sse") => "sse",
+            Some("http" | "streamable" | "streamable-http" | "streamableHttp") => "http",
+            Some(other) => {
+                bad_transport(path, field, other, "\"stdio\", \"sse\", \"http\"", diags);
+                return None;
+            }
+            None if entry.get("url").is_some() => {
+                if entry.get("streamable") == Some(&Value::Bool(true)) {
+                    "http"
+                } else {
+                    "sse"
                 }
-                Some(Value::Object(out))
-            });
-        parsed
-            .diagnostics
-            .extend(diags.into_iter().map(|d| d.for_server(name)));
-        if let Some(config) = built {
-            parsed.servers.push(Candidate {
-                name: name.clone(),
-                config,
-                source: ctx.source,
-                plugin_root: None,
-                path,
-            });
+            }
+            None => "stdio",
+        };
+        let mut out = build(
+            entry,
+            transport,
+            path,
+            diags,
+            &[
+                STANDARD,
+                &[
+                    ("timeout", "toolTimeoutSeconds"),
+                    ("connectTimeout", "startupTimeoutSeconds"),
+                    ("keepaliveInterval", "keepaliveSeconds"),
+                    ("idleTimeoutSeconds", "idleTimeoutSeconds"),
+                    ("maxLifetimeSeconds", "maxLifetimeSeconds"),
+                ],
+            ]
+            .concat(),
+        )?;
+        // `0` means "never" in this dialect; the canonical config says so by leaving it out.
+        for key in [
+            "idleTimeoutSeconds",
+            "maxLifetimeSeconds",
+            "keepaliveSeconds",
+        ] {
+            if out.get(key).and_then(Value::as_f64) == Some(0.0) {
+                out.remove(key);
+            }
         }
-    }
+        Some(out)
+    });
 }

@@ -8,9 +8,9 @@ use serde_json::{Map, Value};
 
 use super::fields::{f, read_entry, Case, Ty};
 use super::plugin::valid_plugin_name;
-use super::{canonical, require, Candidate, Context, Parsed};
+use super::{canonical, require, vars, Candidate, Context, Parsed};
 use crate::config::diagnostics::{index, join, Diagnostic, Kind};
-use crate::config::expand::{Syntax, Vars};
+use crate::config::expand::Syntax;
 use crate::config::source::Source;
 
 /// The `_meta` key seed 000 reads a tool's permission from.
@@ -119,13 +119,7 @@ pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
         ));
         return;
     };
-    let vars = Vars {
-        syntax: Syntax::default(),
-        env: ctx.env,
-        extra: Default::default(),
-        inputs: ctx.inputs,
-        secret_inputs: Default::default(),
-    };
+    let vars = vars(ctx, Syntax::default(), Default::default());
     let mut server_diags = Vec::new();
     let root_dir = ctx.dir().unwrap_or_else(|| std::path::PathBuf::from("."));
     let built = read_entry(

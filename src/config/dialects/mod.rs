@@ -19,7 +19,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::diagnostics::{join, Diagnostic, Kind};
+use super::expand::{Syntax, Vars};
 use super::source::Source;
+use fields::{read_entry, Case, Entry, Field};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -335,6 +337,141 @@ pub(super) fn top_level(root: &Value, known: &[&str], diags: &mut Vec<Diagnostic
             }
         }
     }
+}
+
+/// The variables of a dialect: `syntax`, the named `extra`s, and no secret inputs.
+pub(super) fn vars<'a>(
+    ctx: &Context<'a>,
+    syntax: Syntax,
+    extra: BTreeMap<String, String>,
+) -> Vars<'a> {
+    Vars {
+        syntax,
+        env: ctx.env,
+        extra,
+        inputs: ctx.inputs,
+        secret_inputs: Default::default(),
+    }
+}
+
+/// `userHome` (from `HOME`) and `workspaceFolder`: the file's folder, or its parent when that folder
+/// is the editor's `marker` folder (`.vscode`, `.cursor`).
+pub(super) fn workspace_vars(ctx: &Context<'_>, marker: &str) -> BTreeMap<String, String> {
+    let mut extra = BTreeMap::new();
+    if let Some(home) = (ctx.env)("HOME") {
+        extra.insert("userHome".to_owned(), home);
+    }
+    if let Some(dir) = ctx.dir() {
+        let ws = if dir.file_name().is_some_and(|n| n == marker) {
+            dir.parent().map(Path::to_path_buf).unwrap_or(dir)
+        } else {
+            dir
+        };
+        extra.insert("workspaceFolder".to_owned(), ws.display().to_string());
+    }
+    extra
+}
+
+/// How a dialect's `{name: entry}` table of servers is read.
+pub(super) struct Entries<'a> {
+    /// JSON path of the table.
+    pub base: &'a str,
+    pub fields: &'a [Field],
+    pub case: Case,
+    pub vars: &'a Vars<'a>,
+    /// `Some((plugin, root))`: the servers are named `<plugin>__<server>` and come from that plugin.
+    pub plugin: Option<(&'a str, &'a Path)>,
+}
+
+impl Entries<'_> {
+    /// Reads every entry of `servers` and turns each into a candidate with `build(entry, path,
+    /// diags)`; an entry's diagnostics are attributed to its server.
+    pub(super) fn read(
+        &self,
+        servers: &Map<String, Value>,
+        ctx: &Context<'_>,
+        parsed: &mut Parsed,
+        mut build: impl FnMut(&Entry, &str, &mut Vec<Diagnostic>) -> Option<Map<String, Value>>,
+    ) {
+        for (name, raw) in servers {
+            let path = join(self.base, name);
+            let final_name = match self.plugin {
+                Some((p, _)) => format!("{p}__{name}"),
+                None => name.clone(),
+            };
+            let mut diags = Vec::new();
+            let built = read_entry(raw, &path, self.fields, self.case, self.vars, &mut diags)
+                .and_then(|entry| build(&entry, &path, &mut diags));
+            parsed
+                .diagnostics
+                .extend(diags.into_iter().map(|d| d.for_server(&final_name)));
+            if let Some(config) = built {
+                parsed.servers.push(Candidate {
+                    name: final_name,
+                    config: Value::Object(config),
+                    source: if self.plugin.is_some() {
+                        Source::Plugin
+                    } else {
+                        ctx.source
+                    },
+                    plugin_root: self.plugin.map(|(_, r)| r.to_path_buf()),
+                    path,
+                });
+            }
+        }
+    }
+}
+
+/// The fields VS Code and Cursor share (each adds its own after them).
+pub(super) const EDITOR: &[Field] = &[
+    fields::f("type", fields::Ty::Str),
+    fields::fx("command", fields::Ty::Str),
+    fields::fx("args", fields::Ty::StrList),
+    fields::fx("env", fields::Ty::StrMap),
+    fields::fx("envFile", fields::Ty::Str),
+    fields::fx("cwd", fields::Ty::Str),
+    fields::fx("url", fields::Ty::Str),
+    fields::fx("headers", fields::Ty::StrMap),
+];
+
+/// The fields most dialects copy as they are.
+pub(super) const STANDARD: &[(&str, &str)] = &[
+    ("command", "command"),
+    ("args", "args"),
+    ("env", "env"),
+    ("cwd", "cwd"),
+    ("url", "url"),
+    ("headers", "headers"),
+];
+
+/// [`require`] then [`canonical`]: the canonical config of an entry that has what `transport` needs.
+pub(super) fn build(
+    entry: &Entry,
+    transport: &str,
+    path: &str,
+    diags: &mut Vec<Diagnostic>,
+    pairs: &[(&str, &str)],
+) -> Option<Map<String, Value>> {
+    require(entry, transport, path, diags)?;
+    Some(canonical(entry, transport, pairs))
+}
+
+/// The values of `type` in the editors' formats, as the error for another one names them.
+pub(super) const TYPES: &str = "\"stdio\", \"http\", \"sse\"";
+
+/// The error of a `field` (`type`, `transport`) whose value is not one of `allowed`.
+pub(super) fn bad_transport(
+    path: &str,
+    field: &str,
+    value: &str,
+    allowed: &str,
+    diags: &mut Vec<Diagnostic>,
+) {
+    diags.push(Diagnostic::error(
+        Kind::Invalid,
+        join(path, field),
+        format!("`{field}` {value:?} is not one of {allowed}"),
+    ));
 }
 
 /// The canonical config of a stdio or remote server from an entry's standard fields.

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{claude, Context, Dialect, Parsed};
+use super::{claude, vars, Context, Dialect, Parsed};
 use crate::config::diagnostics::{Diagnostic, Kind};
-use crate::config::expand::{Syntax, Vars};
+use crate::config::expand::Syntax;
 
 pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
     let diags = &mut parsed.diagnostics;
@@ -44,19 +44,17 @@ pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
         Some(dir) => dir,
         None => PathBuf::from("."),
     };
-    let vars = Vars {
-        syntax: Syntax {
+    let vars = vars(
+        ctx,
+        Syntax {
             plain: true,
             ..Syntax::default()
         },
-        env: ctx.env,
-        extra: BTreeMap::from([(
+        BTreeMap::from([(
             "CLAUDE_PLUGIN_ROOT".to_owned(),
             plugin_root.display().to_string(),
         )]),
-        inputs: ctx.inputs,
-        secret_inputs: Default::default(),
-    };
+    );
     let servers = match root.get("mcpServers") {
         None => return,
         Some(Value::Object(t)) => t.clone(),

@@ -1,25 +1,21 @@
 //! VS Code `.vscode/mcp.json`: `servers` with `type`, `envFile`, `cwd`, and `inputs` whose values the
 //! host provides through the protocol (`${input:ID}`; a `password` input makes what uses it secret).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::fields::{f, fx, read_entry, Case, Ty};
-use super::{canonical, require, table, top_level, Candidate, Context, Parsed};
+use super::fields::{f, Case, Ty};
+use super::{
+    bad_transport, build, table, top_level, vars, workspace_vars, Context, Entries, Parsed, EDITOR,
+    STANDARD, TYPES,
+};
 use crate::config::diagnostics::{index, join, Diagnostic, Kind};
 use crate::config::expand::{Syntax, Vars};
 
+/// VS Code's fields after [`EDITOR`]'s.
 const FIELDS: &[super::fields::Field] = &[
-    f("type", Ty::Str),
-    fx("command", Ty::Str),
-    fx("args", Ty::StrList),
-    fx("env", Ty::StrMap),
-    fx("envFile", Ty::Str),
-    fx("cwd", Ty::Str),
-    fx("url", Ty::Str),
-    fx("headers", Ty::StrMap),
     f("dev", Ty::Ignored),
     f("gallery", Ty::Ignored),
     f("version", Ty::Ignored),
@@ -31,81 +27,44 @@ pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
     let Some(servers) = table(root, "servers", &mut parsed.diagnostics) else {
         return;
     };
-    let mut extra = BTreeMap::new();
-    if let Some(home) = (ctx.env)("HOME") {
-        extra.insert("userHome".to_owned(), home);
-    }
-    if let Some(dir) = ctx.dir() {
-        let ws = if dir.file_name().is_some_and(|n| n == ".vscode") {
-            dir.parent().map(Path::to_path_buf).unwrap_or(dir)
-        } else {
-            dir
-        };
-        extra.insert("workspaceFolder".to_owned(), ws.display().to_string());
-    }
     let vars = Vars {
-        syntax: Syntax {
-            env_prefix: true,
-            input: true,
-            plain: false,
-        },
-        env: ctx.env,
-        extra,
-        inputs: ctx.inputs,
         secret_inputs,
+        ..vars(
+            ctx,
+            Syntax {
+                env_prefix: true,
+                input: true,
+                plain: false,
+            },
+            workspace_vars(ctx, ".vscode"),
+        )
     };
-    for (name, raw) in servers {
-        let path = join("servers", name);
-        let mut diags = Vec::new();
-        let built =
-            read_entry(raw, &path, FIELDS, Case::Exact, &vars, &mut diags).and_then(|entry| {
-                let transport = match entry.str("type") {
-                    Some("stdio") => "stdio",
-                    Some("http") => "http",
-                    Some("sse") => "sse",
-                    Some(other) => {
-                        diags.push(Diagnostic::error(
-                            Kind::Invalid,
-                            join(&path, "type"),
-                            format!("`type` {other:?} is not one of \"stdio\", \"http\", \"sse\""),
-                        ));
-                        return None;
-                    }
-                    // VS Code infers the type: a `url` is Streamable HTTP (it falls back to SSE itself).
-                    None if entry.get("url").is_some() => "http",
-                    None => "stdio",
-                };
-                require(&entry, transport, &path, &mut diags)?;
-                let mut out = canonical(
-                    &entry,
-                    transport,
-                    &[
-                        ("command", "command"),
-                        ("args", "args"),
-                        ("env", "env"),
-                        ("cwd", "cwd"),
-                        ("url", "url"),
-                        ("headers", "headers"),
-                    ],
-                );
-                if let Some(env_file) = entry.str("envFile") {
-                    merge_env_file(env_file, &join(&path, "envFile"), ctx, &mut out, &mut diags)?;
-                }
-                Some(Value::Object(out))
-            });
-        parsed
-            .diagnostics
-            .extend(diags.into_iter().map(|d| d.for_server(name)));
-        if let Some(config) = built {
-            parsed.servers.push(Candidate {
-                name: name.clone(),
-                config,
-                source: ctx.source,
-                plugin_root: None,
-                path,
-            });
+    let table = Entries {
+        base: "servers",
+        fields: &[EDITOR, FIELDS].concat(),
+        case: Case::Exact,
+        vars: &vars,
+        plugin: None,
+    };
+    table.read(servers, ctx, parsed, |entry, path, diags| {
+        let transport = match entry.str("type") {
+            Some("stdio") => "stdio",
+            Some("http") => "http",
+            Some("sse") => "sse",
+            Some(other) => {
+                bad_transport(path, "type", other, TYPES, diags);
+                return None;
+            }
+            // VS Code infers the type: a `url` is Streamable HTTP (it falls back to SSE itself).
+            None if entry.get("url").is_some() => "http",
+            None => "stdio",
+        };
+        let mut out = build(entry, transport, path, diags, STANDARD)?;
+        if let Some(env_file) = entry.str("envFile") {
+            merge_env_file(env_file, &join(path, "envFile"), ctx, &mut out, diags)?;
         }
-    }
+        Some(out)
+    });
 }
 
 /// The ids of `password` inputs; checks the `inputs` array's shape.

@@ -112,22 +112,9 @@ impl State<'_> {
                 continue;
             } else if walk::ONE.contains(&k) {
                 match value {
-                    Value::Array(items) if k == "items" => Value::Array(
-                        items
-                            .iter()
-                            .enumerate()
-                            .map(|(i, item)| {
-                                self.subschema(
-                                    root,
-                                    item,
-                                    &child(&here, &i.to_string()),
-                                    depth,
-                                    stack,
-                                    false,
-                                )
-                            })
-                            .collect(),
-                    ),
+                    Value::Array(items) if k == "items" => {
+                        self.subschemas(root, items, &here, depth, stack)
+                    }
                     _ => self.subschema(
                         root,
                         value,
@@ -168,22 +155,7 @@ impl State<'_> {
                 }
             } else if walk::LIST.contains(&k) {
                 match value {
-                    Value::Array(items) => Value::Array(
-                        items
-                            .iter()
-                            .enumerate()
-                            .map(|(i, item)| {
-                                self.subschema(
-                                    root,
-                                    item,
-                                    &child(&here, &i.to_string()),
-                                    depth,
-                                    stack,
-                                    false,
-                                )
-                            })
-                            .collect(),
-                    ),
+                    Value::Array(items) => self.subschemas(root, items, &here, depth, stack),
                     _ => {
                         self.notes.add(
                             &here,
@@ -207,6 +179,33 @@ impl State<'_> {
             }
             _ => Value::Object(out),
         }
+    }
+
+    /// The subschemas of a list keyword (`items` as a list, `anyOf`, …), each at its index.
+    fn subschemas(
+        &mut self,
+        root: &Value,
+        items: &[Value],
+        path: &str,
+        depth: usize,
+        stack: &mut Vec<String>,
+    ) -> Value {
+        Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    self.subschema(
+                        root,
+                        item,
+                        &child(path, &i.to_string()),
+                        depth,
+                        stack,
+                        false,
+                    )
+                })
+                .collect(),
+        )
     }
 
     fn subschema(
