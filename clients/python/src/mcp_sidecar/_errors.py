@@ -38,11 +38,15 @@ class ErrorCode:
     SERVER_EXISTS = "SERVER_EXISTS"
     SERVER_NOT_FOUND = "SERVER_NOT_FOUND"
     SERVER_UNAVAILABLE = "SERVER_UNAVAILABLE"
+    #: ``requireTrust``: the server's launch digest was not approved (``data["digest"]``).
+    TRUST_REQUIRED = "TRUST_REQUIRED"
     TOOL_NOT_FOUND = "TOOL_NOT_FOUND"
     INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
     TOOL_TIMEOUT = "TOOL_TIMEOUT"
     CANCELLED = "CANCELLED"
     RESULT_TOO_LARGE = "RESULT_TOO_LARGE"
+    #: ``results/read`` of a handle no longer kept (``data["handle"]``).
+    RESULT_EXPIRED = "RESULT_EXPIRED"
     PROTOCOL_ERROR = "PROTOCOL_ERROR"
     VERSION_UNSUPPORTED = "VERSION_UNSUPPORTED"
     UPSTREAM_ERROR = "UPSTREAM_ERROR"
@@ -77,10 +81,12 @@ _BY_RPC_CODE: Dict[int, str] = {
     -32011: ErrorCode.SERVER_EXISTS,
     -32012: ErrorCode.SERVER_NOT_FOUND,
     -32013: ErrorCode.SERVER_UNAVAILABLE,
+    -32014: ErrorCode.TRUST_REQUIRED,
     -32020: ErrorCode.TOOL_NOT_FOUND,
     -32021: ErrorCode.INVALID_ARGUMENTS,
     -32022: ErrorCode.TOOL_TIMEOUT,
     -32023: ErrorCode.RESULT_TOO_LARGE,
+    -32024: ErrorCode.RESULT_EXPIRED,
     -32030: ErrorCode.PROTOCOL_ERROR,
     -32031: ErrorCode.VERSION_UNSUPPORTED,
     -32032: ErrorCode.UPSTREAM_ERROR,

@@ -51,6 +51,8 @@ class Options:
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE,
         start_timeout: Optional[float] = 30.0,
+        strict: Optional[bool] = None,
+        require_trust: bool = False,
     ) -> None:
         if isinstance(args, str):
             raise TypeError("args must be a sequence of strings, not one string")
@@ -74,6 +76,8 @@ class Options:
         self.max_line_bytes = max_line_bytes
         self.notification_queue_size = notification_queue_size
         self.start_timeout = start_timeout
+        self.strict = strict
+        self.require_trust = require_trust
 
     def stderr_logger(self) -> Optional["logging.Logger"]:
         """The logger that receives the sidecar's stderr, if ``stderr`` is one."""
@@ -99,7 +103,14 @@ class Options:
         info = self.client_info
         if info is None:
             info = {"name": "mcp-sidecar-python", "version": __version__}
-        return initialize_params(self.tool_format, self.name_template, self.max_name_length, info)
+        return initialize_params(
+            self.tool_format,
+            self.name_template,
+            self.max_name_length,
+            info,
+            self.strict,
+            self.require_trust,
+        )
 
     def max_request_bytes(self) -> int:
         """The sidecar's bound on a request line: ``--max-line-bytes`` in ``args``, else its

@@ -9,10 +9,11 @@ made here once.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
+import os
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from ._errors import ErrorCode, client_error
-from ._protocol import PROTOCOL_VERSION, ClientInfo, ToolFormat
+from ._protocol import PROTOCOL_VERSION, ClientInfo, ConfigDialect, ToolFormat
 
 __all__ = [
     "encode_request",
@@ -23,6 +24,9 @@ __all__ = [
     "add_server_params",
     "list_tools_params",
     "call_tool_params",
+    "load_servers_params",
+    "test_server_params",
+    "read_result_params",
     "CANCELLED_METHOD",
 ]
 
@@ -97,34 +101,48 @@ def initialize_params(
     name_template: Optional[str],
     max_name_length: Optional[int],
     client_info: Optional[ClientInfo],
+    strict: Optional[bool] = None,
+    require_trust: bool = False,
 ) -> Dict[str, Any]:
     params: Dict[str, Any] = {"protocolVersion": PROTOCOL_VERSION}
     if client_info is not None:
         params["clientInfo"] = dict(client_info)
     if tool_format is not None:
         params["toolFormat"] = tool_format
+    if strict is not None:
+        params["strict"] = strict
     if name_template is not None:
         params["nameTemplate"] = name_template
     if max_name_length is not None:
         params["maxNameLength"] = max_name_length
+    if require_trust:
+        params["requireTrust"] = True
     return params
 
 
-def add_server_params(name: str, config: Mapping[str, Any], wait: bool) -> Dict[str, Any]:
+def add_server_params(
+    name: str, config: Mapping[str, Any], wait: bool, trust: Optional[str] = None
+) -> Dict[str, Any]:
     params: Dict[str, Any] = {"name": name, "config": dict(config)}
     if not wait:
         params["wait"] = False
+    if trust is not None:
+        params["trust"] = trust
     return params
 
 
 def list_tools_params(
-    format: Optional[ToolFormat], servers: Optional[Sequence[str]]
+    format: Optional[ToolFormat],
+    servers: Optional[Sequence[str]],
+    strict: Optional[bool] = None,
 ) -> Optional[Dict[str, Any]]:
-    if format is None and servers is None:
+    if format is None and servers is None and strict is None:
         return None
     params: Dict[str, Any] = {}
     if format is not None:
         params["format"] = format
+    if strict is not None:
+        params["strict"] = strict
     if servers is not None:
         if isinstance(servers, str):
             raise TypeError("servers must be a sequence of server names, not one string")
@@ -133,11 +151,69 @@ def list_tools_params(
 
 
 def call_tool_params(
-    name: str, arguments: Optional[Mapping[str, Any]], timeout_ms: Optional[int]
+    name: str,
+    arguments: Optional[Mapping[str, Any]],
+    timeout_ms: Optional[int],
+    format: Optional[ToolFormat] = None,
 ) -> Dict[str, Any]:
     params: Dict[str, Any] = {"name": name}
     if arguments is not None:
         params["arguments"] = arguments
     if timeout_ms is not None:
         params["timeoutMs"] = timeout_ms
+    if format is not None:
+        params["format"] = format
+    return params
+
+
+def load_servers_params(
+    path: Union[None, str, "os.PathLike[str]"],
+    json_document: Optional[Mapping[str, Any]],
+    text: Optional[str],
+    dialect: Optional[ConfigDialect],
+    inputs: Optional[Mapping[str, str]],
+    trust: Optional[Mapping[str, str]],
+    wait: bool,
+) -> Dict[str, Any]:
+    """Params of ``servers/load``: exactly one source (``path``, ``json`` or ``text``)."""
+    given = [p is not None for p in (path, json_document, text)].count(True)
+    if given != 1:
+        raise TypeError("load_servers takes exactly one of path, json or text")
+    params: Dict[str, Any] = {}
+    if path is not None:
+        params["path"] = os.fspath(path)
+    elif json_document is not None:
+        params["json"] = dict(json_document)
+    else:
+        params["text"] = text
+    if dialect is not None:
+        params["dialect"] = dialect
+    if inputs is not None:
+        params["inputs"] = dict(inputs)
+    if trust is not None:
+        params["trust"] = dict(trust)
+    if not wait:
+        params["wait"] = False
+    return params
+
+
+def test_server_params(
+    config: Mapping[str, Any], name: Optional[str], trust: Optional[str]
+) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"config": dict(config)}
+    if name is not None:
+        params["name"] = name
+    if trust is not None:
+        params["trust"] = trust
+    return params
+
+
+def read_result_params(
+    handle: str, offset: Optional[int], length: Optional[int]
+) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"handle": handle}
+    if offset is not None:
+        params["offset"] = offset
+    if length is not None:
+        params["length"] = length
     return params

@@ -39,7 +39,7 @@ from typing import (
 
 from . import _log
 from ._binary import PathArg
-from ._errors import ErrorCode, SidecarError, client_error, error_from_rpc
+from ._errors import ErrorCode, SidecarError, client_error
 from ._lines import LineSplitter
 from ._options import (
     DEFAULT_MAX_LINE_BYTES,
@@ -50,21 +50,39 @@ from ._options import (
 )
 from ._protocol import (
     ClientInfo,
+    ConfigDialect,
     InitializeResult,
     Notification,
+    ResultsReadResult,
     ServersListResult,
+    ServersLoadResult,
+    ServersTestResult,
     ServerStatus,
     ToolCallResult,
     ToolFormat,
     ToolsListResult,
+)
+from ._shared import (
+    closed_error,
+    encode_bounded_request,
+    for_method,
+    kill_late,
+    line_too_large,
+    response_outcome,
+    route,
+    spawn_failed,
+    timeout_error,
+    warn_queue_full,
 )
 from ._wire import (
     add_server_params,
     call_tool_params,
     cancel_line,
     decode_line,
-    encode_request,
     list_tools_params,
+    load_servers_params,
+    read_result_params,
+    test_server_params,
 )
 
 __all__ = ["AsyncSidecar", "NotificationCallback"]
@@ -140,15 +158,7 @@ class _Connection(asyncio.SubprocessProtocol):
                 self._fatal(exc)
                 return
             if splitter.overflowed:
-                self._fatal(
-                    client_error(
-                        ErrorCode.LINE_TOO_LARGE,
-                        f"the sidecar wrote a line longer than max_line_bytes="
-                        f"{self._max_line_bytes}; the client closed the connection",
-                        setting="max_line_bytes",
-                        limit=self._max_line_bytes,
-                    )
-                )
+                self._fatal(line_too_large(self._max_line_bytes))
         elif fd == 2 and self._stderr_logger is not None:
             lines = self._stderr_lines.feed(data)
             if self._stderr_lines.overflowed:
@@ -190,20 +200,10 @@ class _Connection(asyncio.SubprocessProtocol):
     ) -> Any:
         """Send one request and return its ``result``; raises :class:`SidecarError`."""
         if self.error is not None:
-            raise _for_method(self.error, method)
+            raise for_method(self.error, method)
         self._next_id += 1
         request_id = self._next_id
-        line = encode_request(request_id, method, params)
-        if len(line) > self._max_request_bytes:
-            raise client_error(
-                ErrorCode.MESSAGE_TOO_LARGE,
-                f"the {method} request is {len(line)} bytes, over the sidecar's "
-                f"--max-line-bytes {self._max_request_bytes}; not sent",
-                method=method,
-                setting="--max-line-bytes",
-                limit=self._max_request_bytes,
-                size=len(line),
-            )
+        line = encode_bounded_request(request_id, method, params, self._max_request_bytes)
         future: asyncio.Future[Any] = self._loop.create_future()
         self._pending[request_id] = future
         timer: Optional[asyncio.TimerHandle] = None
@@ -238,14 +238,7 @@ class _Connection(asyncio.SubprocessProtocol):
             return
         if self.error is None:
             self._send(cancel_line(request_id))
-        future.set_exception(
-            client_error(
-                ErrorCode.TIMEOUT,
-                f"no answer to {method} within {timeout:g} s; the request was cancelled",
-                method=method,
-                timeout=timeout,
-            )
-        )
+        future.set_exception(timeout_error(method, timeout))
 
     def _send(self, line: bytes) -> None:
         stdin = self.stdin
@@ -258,29 +251,20 @@ class _Connection(asyncio.SubprocessProtocol):
         message = decode_line(line)
         if message is None:
             return
-        method = message.get("method")
-        if method is not None:
-            if "id" not in message and isinstance(method, str):
-                params = message.get("params")
-                self._deliver(Notification(method, params if isinstance(params, dict) else {}))
-            return  # the sidecar sends no requests (protocol §1)
-        request_id = message.get("id")
-        if type(request_id) is not int:
-            if "error" in message:
-                _log.warning("mcp-sidecar error not tied to a request: %s", message["error"])
+        routed = route(message)
+        if isinstance(routed, Notification):
+            self._deliver(routed)
             return
-        future = self._pending.pop(request_id, None)
+        if routed is None:
+            return
+        future = self._pending.pop(routed, None)
         if future is None or future.done():
             return  # a late answer to a request that timed out or was cancelled
-        error = message.get("error")
+        result, error = response_outcome(message)
         if error is not None:
-            future.set_exception(error_from_rpc(error))
-        elif "result" in message:
-            future.set_result(message["result"])
+            future.set_exception(error)
         else:
-            future.set_exception(
-                client_error(ErrorCode.INVALID_MESSAGE, f"response without result: {message!r}")
-            )
+            future.set_result(result)
 
     def _fatal(self, error: SidecarError) -> None:
         """The sidecar's output cannot be trusted: fail everything, ignore the rest of stdout
@@ -307,13 +291,7 @@ class _Connection(asyncio.SubprocessProtocol):
             self._finish_timer.cancel()
         if code is None and self.exited.done():
             code = self.exited.result()
-        if self._closing:
-            message = "the client was closed"
-        elif code is None:
-            message = "the sidecar closed its stdout"
-        else:
-            message = f"the sidecar exited (code {code})"
-        self.fail(client_error(ErrorCode.CONNECTION_CLOSED, message, exitCode=code))
+        self.fail(closed_error(self._closing, code))
         self.finished.set_result(None)
         if self.exited.done() and self.transport is not None:
             self.transport.close()  # every pipe is done and the process reaped
@@ -345,11 +323,7 @@ class _Connection(asyncio.SubprocessProtocol):
                 queue.get_nowait()
                 self.dropped += 1
                 if self.dropped == 1:
-                    _log.warning(
-                        "mcp-sidecar notification queue full (%d): dropping the oldest; "
-                        "iterate notifications() or raise notification_queue_size",
-                        self._queue_size,
-                    )
+                    warn_queue_full(self._queue_size)
             queue.put_nowait(notification)
 
     def _callback_done(self, task: asyncio.Future[Any]) -> None:
@@ -413,13 +387,7 @@ class _Connection(asyncio.SubprocessProtocol):
             )
         except asyncio.TimeoutError:
             assert self.transport is not None
-            _log.warning(
-                "mcp-sidecar (pid %s) did not exit in time: killing it", self.transport.get_pid()
-            )
-            try:
-                self.transport.kill()
-            except ProcessLookupError:
-                pass
+            kill_late(self.transport.get_pid(), self.transport.kill)
             try:
                 await asyncio.wait_for(asyncio.shield(self.exited), _KILL_WAIT_SECONDS)
             except asyncio.TimeoutError:  # pragma: no cover - SIGKILL ignored?
@@ -431,12 +399,6 @@ class _Connection(asyncio.SubprocessProtocol):
         self._finish(None)
         if self.transport is not None:
             self.transport.close()
-
-
-def _for_method(error: SidecarError, method: str) -> SidecarError:
-    copy = error.copy()
-    copy.method = method
-    return copy
 
 
 def _close_stdin_at_gc(loop: asyncio.AbstractEventLoop, transport: asyncio.BaseTransport) -> None:
@@ -484,6 +446,11 @@ class AsyncSidecar:
             oldest is dropped (counted in :attr:`dropped_notifications`). 0: no queue.
         start_timeout: bound (seconds) on ``initialize`` at start.
         close_timeout: default bound (seconds) on ``shutdown`` plus exit in :meth:`close`.
+        strict: session default of OpenAI strict mode for ``tools/list`` (``initialize``
+            ``strict``; False at the sidecar).
+        require_trust: every server needs the host's approval of its launch digest before it
+            is started (``initialize`` ``requireTrust``): ``add_server``/``test_server`` raise
+            ``TRUST_REQUIRED`` (``data["digest"]``) until called with ``trust=digest``.
     """
 
     def __init__(
@@ -502,6 +469,8 @@ class AsyncSidecar:
         notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE,
         start_timeout: Optional[float] = 30.0,
         close_timeout: float = 5.0,
+        strict: Optional[bool] = None,
+        require_trust: bool = False,
     ) -> None:
         self._options = Options(
             binary=binary,
@@ -516,6 +485,8 @@ class AsyncSidecar:
             max_line_bytes=max_line_bytes,
             notification_queue_size=notification_queue_size,
             start_timeout=start_timeout,
+            strict=strict,
+            require_trust=require_trust,
         )
         self._close_timeout = close_timeout
         self._conn: Optional[_Connection] = None
@@ -551,12 +522,7 @@ class AsyncSidecar:
                 start_new_session=os.name == "posix",
             )
         except OSError as exc:
-            raise client_error(
-                ErrorCode.SPAWN_FAILED,
-                f"cannot start the sidecar {argv[0]}: {exc}",
-                binary=argv[0],
-                errno=exc.errno,
-            ) from exc
+            raise spawn_failed(argv, exc) from exc
         assert conn.stdin is not None
         self._conn = conn
         self._finalizer = weakref.finalize(self, _close_stdin_at_gc, loop, conn.stdin)
@@ -645,12 +611,13 @@ class AsyncSidecar:
         config: Mapping[str, Any],
         *,
         wait: bool = True,
+        trust: Optional[str] = None,
         timeout: Optional[float] = None,
     ) -> ServerStatus:
         """``servers/add``: start a server (config: :class:`ServerConfig`). A failed start is not
         an exception: the status has ``state: "error"`` and ``lastError``. With ``wait=False``
         the answer comes at once (``starting``); follow ``notifications/servers/changed``."""
-        params = add_server_params(name, config, wait)
+        params = add_server_params(name, config, wait, trust)
         return cast(ServerStatus, await self._require().request("servers/add", params, timeout))
 
     async def remove_server(self, name: str, *, timeout: Optional[float] = None) -> None:
@@ -671,11 +638,12 @@ class AsyncSidecar:
         format: Optional[ToolFormat] = None,
         servers: Optional[Sequence[str]] = None,
         *,
+        strict: Optional[bool] = None,
         timeout: Optional[float] = None,
     ) -> ToolsListResult:
         """``tools/list``: ``{"tools": [entry, ...], "fingerprint": "sha256:..."}``; each entry's
         ``definition`` is in ``format`` (default: the session ``tool_format``)."""
-        params = list_tools_params(format, servers)
+        params = list_tools_params(format, servers, strict)
         return cast(ToolsListResult, await self._require().request("tools/list", params, timeout))
 
     async def call_tool(
@@ -684,14 +652,69 @@ class AsyncSidecar:
         arguments: Optional[Mapping[str, Any]] = None,
         *,
         timeout_ms: Optional[int] = None,
+        format: Optional[ToolFormat] = None,
         timeout: Optional[float] = None,
     ) -> ToolCallResult:
         """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
         server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
-        (``TIMEOUT``). Cancelling the awaiting task cancels the call at the sidecar and the
-        server."""
-        params = call_tool_params(name, arguments, timeout_ms)
+        (``TIMEOUT``); ``format`` is that of ``output`` (default: the session ``tool_format``).
+        Cancelling the awaiting task cancels the call at the sidecar and the server. A result
+        cut to fit (``resultPolicy: "truncate"``) has ``truncated``; see :meth:`read_result`."""
+        params = call_tool_params(name, arguments, timeout_ms, format)
         return cast(ToolCallResult, await self._require().request("tools/call", params, timeout))
+
+    async def load_servers(
+        self,
+        path: Optional[PathArg] = None,
+        *,
+        json: Optional[Mapping[str, Any]] = None,
+        text: Optional[str] = None,
+        dialect: Optional[ConfigDialect] = None,
+        inputs: Optional[Mapping[str, str]] = None,
+        trust: Optional[Mapping[str, str]] = None,
+        wait: bool = True,
+        timeout: Optional[float] = None,
+    ) -> ServersLoadResult:
+        """``servers/load``: add every server of a config, given as exactly one of ``path`` (a
+        file of any dialect, or a directory scanned for plugins and ``.mcp.json``), ``json`` (a
+        document) or ``text`` (TOML, YAML or JSON). ``dialect`` forces the dialect (detected
+        otherwise); ``inputs`` fills ``${input:ID}``; ``trust`` maps server names to approved
+        digests (``require_trust``). Problems are ``diagnostics``, never an exception; servers
+        held back for trust are in ``trustRequired``."""
+        params = load_servers_params(path, json, text, dialect, inputs, trust, wait)
+        result = await self._require().request("servers/load", params, timeout)
+        return cast(ServersLoadResult, result)
+
+    async def test_server(
+        self,
+        config: Mapping[str, Any],
+        *,
+        name: Optional[str] = None,
+        trust: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> ServersTestResult:
+        """``servers/test``: start ``config`` as :meth:`add_server` would (handshake, tool
+        discovery), stop it and report (``state``, ``tools``, ``timings``, ``stderrTail``,
+        ``error``). Nothing is registered; ``name`` (default ``"test"``) may be taken or not.
+        A failed start is ``state: "error"``, not an exception."""
+        params = test_server_params(config, name, trust)
+        result = await self._require().request("servers/test", params, timeout)
+        return cast(ServersTestResult, result)
+
+    async def read_result(
+        self,
+        handle: str,
+        offset: Optional[int] = None,
+        length: Optional[int] = None,
+        *,
+        timeout: Optional[float] = None,
+    ) -> ResultsReadResult:
+        """``results/read``: ``length`` bytes (at most, and by default, 256 KiB) from byte
+        ``offset`` of the full text of a truncated call result (``result["truncated"]["handle"]``).
+        A handle no longer kept raises ``RESULT_EXPIRED``."""
+        params = read_result_params(handle, offset, length)
+        result = await self._require().request("results/read", params, timeout)
+        return cast(ResultsReadResult, result)
 
     async def ping(self, *, timeout: Optional[float] = None) -> None:
         """``ping``: a round trip to the sidecar."""

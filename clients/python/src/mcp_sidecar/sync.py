@@ -39,7 +39,7 @@ from typing import (
 
 from . import _log
 from ._binary import PathArg
-from ._errors import ErrorCode, SidecarError, client_error, error_from_rpc
+from ._errors import ErrorCode, SidecarError, client_error
 from ._lines import LineSplitter
 from ._options import (
     DEFAULT_MAX_LINE_BYTES,
@@ -50,21 +50,39 @@ from ._options import (
 )
 from ._protocol import (
     ClientInfo,
+    ConfigDialect,
     InitializeResult,
     Notification,
+    ResultsReadResult,
     ServersListResult,
+    ServersLoadResult,
+    ServersTestResult,
     ServerStatus,
     ToolCallResult,
     ToolFormat,
     ToolsListResult,
+)
+from ._shared import (
+    closed_error,
+    encode_bounded_request,
+    for_method,
+    kill_late,
+    line_too_large,
+    response_outcome,
+    route,
+    spawn_failed,
+    timeout_error,
+    warn_queue_full,
 )
 from ._wire import (
     add_server_params,
     call_tool_params,
     cancel_line,
     decode_line,
-    encode_request,
     list_tools_params,
+    load_servers_params,
+    read_result_params,
+    test_server_params,
 )
 
 if TYPE_CHECKING:
@@ -204,28 +222,18 @@ class _Connection:
     ) -> Any:
         """Send one request and return its ``result``; raises :class:`SidecarError`."""
         if self.error is not None:
-            raise _for_method(self.error, method)
+            raise for_method(self.error, method)
         if cancel is not None and cancel.cancelled:
             raise client_error(
                 ErrorCode.CANCELLED, f"{method} was cancelled before it was sent", method=method
             )
         request_id = next(self._ids)
-        line = encode_request(request_id, method, params)
-        if len(line) > self._max_request_bytes:
-            raise client_error(
-                ErrorCode.MESSAGE_TOO_LARGE,
-                f"the {method} request is {len(line)} bytes, over the sidecar's "
-                f"--max-line-bytes {self._max_request_bytes}; not sent",
-                method=method,
-                setting="--max-line-bytes",
-                limit=self._max_request_bytes,
-                size=len(line),
-            )
+        line = encode_bounded_request(request_id, method, params, self._max_request_bytes)
         deadline = None if timeout is None else _monotonic() + timeout
         slot = _Slot()
         with self._lock:
             if self.error is not None:
-                raise _for_method(self.error, method)
+                raise for_method(self.error, method)
             self._pending[request_id] = slot
             self._active += 1
         hook: Optional[Callable[[], None]] = None
@@ -281,12 +289,7 @@ class _Connection:
             alive = self.error is None
         if alive:
             self._write(cancel_line(request_id))
-        slot.error = client_error(
-            ErrorCode.TIMEOUT,
-            f"no answer to {method} within {timeout:g} s; the request was cancelled",
-            method=method,
-            timeout=timeout,
-        )
+        slot.error = timeout_error(method, timeout)
         slot.done = True
 
     def _wait(self, slot: _Slot, deadline: Optional[float]) -> None:
@@ -366,7 +369,7 @@ class _Connection:
         ready = self._ready
         while not ready:
             if self._lines.overflowed:
-                raise self._too_long()
+                raise line_too_large(self._max_line_bytes)
             if deadline is not None:
                 remaining = deadline - _monotonic()
                 if remaining <= 0:
@@ -383,45 +386,22 @@ class _Connection:
             ready.extend(lines)
         return ready.popleft()
 
-    def _too_long(self) -> SidecarError:
-        return client_error(
-            ErrorCode.LINE_TOO_LARGE,
-            f"the sidecar wrote a line longer than max_line_bytes={self._max_line_bytes}; "
-            "the client closed the connection",
-            setting="max_line_bytes",
-            limit=self._max_line_bytes,
-        )
-
     def _dispatch(self, line: bytes) -> bool:
         """Route one line; True if it was a notification."""
         message = decode_line(line)
         if message is None:
             return False
-        method = message.get("method")
-        if method is not None:
-            if "id" in message or not isinstance(method, str):
-                return False  # the sidecar sends no requests (protocol §1)
-            params = message.get("params")
-            self._deliver(Notification(method, params if isinstance(params, dict) else {}))
+        routed = route(message)
+        if isinstance(routed, Notification):
+            self._deliver(routed)
             return True
-        request_id = message.get("id")
-        if type(request_id) is not int:
-            if "error" in message:
-                _log.warning("mcp-sidecar error not tied to a request: %s", message["error"])
+        if routed is None:
             return False
         with self._lock:
-            slot = self._pending.pop(request_id, None)
+            slot = self._pending.pop(routed, None)
             if slot is None or slot.done:
                 return False  # a late answer to a request that timed out
-            error = message.get("error")
-            if error is not None:
-                slot.error = error_from_rpc(error)
-            elif "result" in message:
-                slot.result = message["result"]
-            else:
-                slot.error = client_error(
-                    ErrorCode.INVALID_MESSAGE, f"response without result: {message!r}"
-                )
+            slot.result, slot.error = response_outcome(message)
             slot.done = True
             waiter = self._sleepers.pop(slot, None)
             if waiter is not None:
@@ -435,13 +415,7 @@ class _Connection:
                 code = self.proc.wait(2.0)
             except subprocess.TimeoutExpired:
                 code = None
-        if self._closing:
-            message = "the client was closed"
-        elif code is None:
-            message = "the sidecar closed its stdout"
-        else:
-            message = f"the sidecar exited (code {code})"
-        self.fail(client_error(ErrorCode.CONNECTION_CLOSED, message, exitCode=code))
+        self.fail(closed_error(self._closing, code))
 
     # -- notifications ----------------------------------------------------------------------
 
@@ -463,11 +437,7 @@ class _Connection:
                     queue.popleft()
                     self.dropped += 1
                     if self.dropped == 1:
-                        _log.warning(
-                            "mcp-sidecar notification queue full (%d): dropping the oldest; "
-                            "iterate notifications() or raise notification_queue_size",
-                            self._queue_size,
-                        )
+                        warn_queue_full(self._queue_size)
                 queue.append(notification)
                 self._queue_cv.notify_all()
         if self._callbacks:
@@ -579,13 +549,7 @@ class _Connection:
             try:
                 self.proc.wait(max(deadline - _monotonic(), 0.1))
             except subprocess.TimeoutExpired:
-                _log.warning(
-                    "mcp-sidecar (pid %d) did not exit in time: killing it", self.proc.pid
-                )
-                try:
-                    self.proc.kill()
-                except ProcessLookupError:
-                    pass
+                kill_late(self.proc.pid, self.proc.kill)
                 try:
                     self.proc.wait(_KILL_WAIT_SECONDS)
                 except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL ignored?
@@ -628,12 +592,6 @@ def _drain_stderr(stream: IO[bytes], target: "logging.Logger") -> None:
         return
 
 
-def _for_method(error: SidecarError, method: str) -> SidecarError:
-    copy = error.copy()
-    copy.method = method
-    return copy
-
-
 def _close_stdin_at_gc(stdin: IO[bytes]) -> None:
     """Finalizer of a :class:`Sidecar` dropped without ``close()``: close the sidecar's stdin so
     that it stops its servers and exits (EOF is a shutdown, protocol §2)."""
@@ -669,6 +627,8 @@ class Sidecar:
         notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE,
         start_timeout: Optional[float] = 30.0,
         close_timeout: float = 5.0,
+        strict: Optional[bool] = None,
+        require_trust: bool = False,
     ) -> None:
         options = Options(
             binary=binary,
@@ -683,6 +643,8 @@ class Sidecar:
             max_line_bytes=max_line_bytes,
             notification_queue_size=notification_queue_size,
             start_timeout=start_timeout,
+            strict=strict,
+            require_trust=require_trust,
         )
         self._close_timeout = close_timeout
         argv = options.argv()
@@ -698,12 +660,7 @@ class Sidecar:
                 start_new_session=os.name == "posix",
             )
         except OSError as exc:
-            raise client_error(
-                ErrorCode.SPAWN_FAILED,
-                f"cannot start the sidecar {argv[0]}: {exc}",
-                binary=argv[0],
-                errno=exc.errno,
-            ) from exc
+            raise spawn_failed(argv, exc) from exc
         conn = _Connection(proc, options)
         self._conn = conn
         assert proc.stdin is not None
@@ -775,10 +732,11 @@ class Sidecar:
         config: Mapping[str, Any],
         *,
         wait: bool = True,
+        trust: Optional[str] = None,
         timeout: Optional[float] = None,
     ) -> ServerStatus:
         """``servers/add`` (see :meth:`AsyncSidecar.add_server`)."""
-        params = add_server_params(name, config, wait)
+        params = add_server_params(name, config, wait, trust)
         return cast(ServerStatus, self._conn.request("servers/add", params, timeout))
 
     def remove_server(self, name: str, *, timeout: Optional[float] = None) -> None:
@@ -798,10 +756,11 @@ class Sidecar:
         format: Optional[ToolFormat] = None,
         servers: Optional[Sequence[str]] = None,
         *,
+        strict: Optional[bool] = None,
         timeout: Optional[float] = None,
     ) -> ToolsListResult:
         """``tools/list`` (see :meth:`AsyncSidecar.list_tools`)."""
-        params = list_tools_params(format, servers)
+        params = list_tools_params(format, servers, strict)
         return cast(ToolsListResult, self._conn.request("tools/list", params, timeout))
 
     def call_tool(
@@ -810,14 +769,65 @@ class Sidecar:
         arguments: Optional[Mapping[str, Any]] = None,
         *,
         timeout_ms: Optional[int] = None,
+        format: Optional[ToolFormat] = None,
         timeout: Optional[float] = None,
         cancel: Optional[CancelToken] = None,
     ) -> ToolCallResult:
         """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
         server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
         (``TIMEOUT``); ``cancel`` lets another thread cancel the call (``CANCELLED``)."""
-        params = call_tool_params(name, arguments, timeout_ms)
+        params = call_tool_params(name, arguments, timeout_ms, format)
         return cast(ToolCallResult, self._conn.request("tools/call", params, timeout, cancel))
+
+    def load_servers(
+        self,
+        path: Optional[PathArg] = None,
+        *,
+        json: Optional[Mapping[str, Any]] = None,
+        text: Optional[str] = None,
+        dialect: Optional[ConfigDialect] = None,
+        inputs: Optional[Mapping[str, str]] = None,
+        trust: Optional[Mapping[str, str]] = None,
+        wait: bool = True,
+        timeout: Optional[float] = None,
+    ) -> ServersLoadResult:
+        """``servers/load``: add every server of a config, given as exactly one of ``path`` (a
+        file of any dialect, or a directory scanned for plugins and ``.mcp.json``), ``json`` (a
+        document) or ``text`` (TOML, YAML or JSON). ``dialect`` forces the dialect (detected
+        otherwise); ``inputs`` fills ``${input:ID}``; ``trust`` maps server names to approved
+        digests (``require_trust``). Problems are ``diagnostics``, never an exception; servers
+        held back for trust are in ``trustRequired``."""
+        params = load_servers_params(path, json, text, dialect, inputs, trust, wait)
+        return cast(ServersLoadResult, self._conn.request("servers/load", params, timeout))
+
+    def test_server(
+        self,
+        config: Mapping[str, Any],
+        *,
+        name: Optional[str] = None,
+        trust: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> ServersTestResult:
+        """``servers/test``: start ``config`` as :meth:`add_server` would (handshake, tool
+        discovery), stop it and report (``state``, ``tools``, ``timings``, ``stderrTail``,
+        ``error``). Nothing is registered; ``name`` (default ``"test"``) may be taken or not.
+        A failed start is ``state: "error"``, not an exception."""
+        params = test_server_params(config, name, trust)
+        return cast(ServersTestResult, self._conn.request("servers/test", params, timeout))
+
+    def read_result(
+        self,
+        handle: str,
+        offset: Optional[int] = None,
+        length: Optional[int] = None,
+        *,
+        timeout: Optional[float] = None,
+    ) -> ResultsReadResult:
+        """``results/read``: ``length`` bytes (at most, and by default, 256 KiB) from byte
+        ``offset`` of the full text of a truncated call result (``result["truncated"]["handle"]``).
+        A handle no longer kept raises ``RESULT_EXPIRED``."""
+        params = read_result_params(handle, offset, length)
+        return cast(ResultsReadResult, self._conn.request("results/read", params, timeout))
 
     def ping(self, *, timeout: Optional[float] = None) -> None:
         """``ping``: a round trip to the sidecar."""
