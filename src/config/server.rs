@@ -374,28 +374,7 @@ fn camel_to_snake(field: &str) -> String {
 }
 
 fn did_you_mean(key: &str) -> Option<&'static str> {
-    let lower = key.to_ascii_lowercase().replace('_', "");
-    FIELDS
-        .iter()
-        .map(|f| (edit_distance(&lower, &f.to_ascii_lowercase()), *f))
-        .filter(|(d, f)| *d <= 2.max(f.len() / 4))
-        .min()
-        .map(|(_, f)| f)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
+    super::diagnostics::did_you_mean(key, FIELDS)
 }
 
 fn seconds(value: Option<&Value>, field: &str, default: Duration) -> Result<Duration> {

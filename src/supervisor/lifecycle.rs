@@ -301,26 +301,13 @@ impl Registry {
         control: Option<Arc<ProcessControl>>,
         kind: StartKind,
     ) {
-        let exit = match &control {
-            Some(c) => match c.exited_within(EXIT_STATUS_GRACE).await {
-                Some(info) => Some(info),
-                None => c.stop().await,
-            },
-            None => None,
-        };
-        let tail = Arc::clone(&server.slot().stderr);
-        tail.drained_within(STDERR_EOF_GRACE).await;
+        let exit = reap(server, control).await;
         let retry = {
             let mut slot = server.slot();
             if slot.generation != generation {
                 return;
             }
-            let mut error = error
-                .with("server", server.name.as_str())
-                .with_stderr_tail(&slot.stderr.text());
-            if let Some(info) = exit {
-                error = error.with("exit", info.to_json());
-            }
+            let error = final_error(server, &slot, error, exit);
             tracing::warn!(server = %server.name, generation, ?kind, "start failed: {}", server.secrets.mask(&error.message));
             slot.process = None;
             slot.dormant_tools = None;
@@ -471,26 +458,13 @@ impl Registry {
         if let Some(session) = &session {
             close_session(session).await;
         }
-        let exit = match control {
-            Some(c) => match c.exited_within(EXIT_STATUS_GRACE).await {
-                Some(info) => Some(info),
-                None => c.stop().await,
-            },
-            None => None,
-        };
-        let tail = Arc::clone(&server.slot().stderr);
-        tail.drained_within(STDERR_EOF_GRACE).await;
+        let exit = reap(server, control).await;
         let retry = {
             let mut slot = server.slot();
             if slot.generation != generation {
                 return;
             }
-            let mut error = error
-                .with("server", server.name.as_str())
-                .with_stderr_tail(&slot.stderr.text());
-            if let Some(info) = exit {
-                error = error.with("exit", info.to_json());
-            }
+            let error = final_error(server, &slot, error, exit);
             tracing::warn!(server = %server.name, generation, "server unhealthy: {}", server.secrets.mask(&error.message));
             slot.last_exit = exit;
             slot.last_error = Some(error);
@@ -602,6 +576,37 @@ impl Registry {
 }
 
 /// Ends a session's pending requests and closes its input, without waiting on a stuck writer.
+/// After a failure: the process's exit status (waiting briefly, or stopping it), and the rest of its
+/// stderr (its last words belong in the report).
+async fn reap(server: &Server, control: Option<Arc<ProcessControl>>) -> Option<process::ExitInfo> {
+    let exit = match control {
+        Some(c) => match c.exited_within(EXIT_STATUS_GRACE).await {
+            Some(info) => Some(info),
+            None => c.stop().await,
+        },
+        None => None,
+    };
+    let tail = Arc::clone(&server.slot().stderr);
+    tail.drained_within(STDERR_EOF_GRACE).await;
+    exit
+}
+
+/// A failure's error as recorded in `lastError`: the server, its stderr tail and its exit status.
+fn final_error(
+    server: &Server,
+    slot: &Slot,
+    error: Error,
+    exit: Option<process::ExitInfo>,
+) -> Error {
+    let error = error
+        .with("server", server.name.as_str())
+        .with_stderr_tail(&slot.stderr.text());
+    match exit {
+        Some(info) => error.with("exit", info.to_json()),
+        None => error,
+    }
+}
+
 async fn close_session(session: &Session) {
     let _ = tokio::time::timeout(limits::STOP_AFTER_STDIN_CLOSE, session.client.close()).await;
 }

@@ -245,6 +245,23 @@ pub fn permissive(like: Option<&Value>) -> Value {
     Value::Object(out)
 }
 
+/// Runs one transform on `schema`; the resulting schema and notes as compact JSON, for exact-wire
+/// assertions in each transform's tests.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+pub(crate) fn run_transform(
+    transform: fn(&mut Value, &mut Notes),
+    schema: Value,
+) -> (String, String) {
+    let mut schema = schema;
+    let mut notes = Notes::default();
+    transform(&mut schema, &mut notes);
+    (
+        serde_json::to_string(&schema).unwrap(),
+        serde_json::to_string(notes.as_slice()).unwrap(),
+    )
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {

@@ -228,13 +228,7 @@ mod tests {
     use serde_json::json;
 
     fn run(schema: Value) -> (String, String) {
-        let mut schema = schema;
-        let mut notes = Notes::default();
-        rewrite(&mut schema, &mut notes);
-        (
-            serde_json::to_string(&schema).unwrap(),
-            serde_json::to_string(notes.as_slice()).unwrap(),
-        )
+        crate::convert::schema::run_transform(rewrite, schema)
     }
 
     #[test]
