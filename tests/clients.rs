@@ -3,7 +3,7 @@
 //! scenarios of proto/scenarios/. A missing toolchain is a failure, not a skip: `.ci/run` installs
 //! them, and a test that runs nothing must not pass.
 
-#![allow(clippy::unwrap_used, clippy::disallowed_methods)] // the harness runs the suites under test
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)] // the harness runs the suites under test
 
 #[path = "integration/support.rs"]
 mod support;

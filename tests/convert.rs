@@ -2,6 +2,8 @@
 //! `conversionNotes`, results converted per format, `resultPolicy: "truncate"` with `results/read`,
 //! and strict mode's `null` for an optional argument.
 
+// A test may unwrap: a panic is its failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(clippy::disallowed_methods)] // tests spawn the binaries under test directly
 
 use std::io::{BufRead, BufReader, Write};

@@ -8,6 +8,9 @@
 //! After an intended change, `BLESS=1 cargo test --test convert_golden` rewrites the golden files;
 //! review the diff like code.
 
+// A test may unwrap: a panic is its failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use mcp_sidecar::convert::{definition, fingerprint, NameTemplate, Options, ToolFormat};

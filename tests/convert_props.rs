@@ -3,6 +3,9 @@
 //! fanned-out `$ref`s included), and its output follows the provider rules; names always satisfy
 //! every provider's name rule; result budgets and escape stripping hold their promises.
 
+// A test may unwrap: a panic is its failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::collections::BTreeMap;

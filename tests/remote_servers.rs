@@ -3,7 +3,7 @@
 //! SSE, and the official conformance suite against `mcp-sidecar conformance-client`. A missing package
 //! is a failure, not a skip.
 
-#![allow(clippy::unwrap_used, clippy::disallowed_methods)] // the tests spawn the servers under test
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)] // the tests spawn the servers under test
 
 #[path = "integration/support.rs"]
 mod support;

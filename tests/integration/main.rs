@@ -1,6 +1,9 @@
 //! Integration tests: the real `mcp-sidecar` binary driven over pipes against the real fixture servers.
 //! This file only lists the modules; `support` holds the harness.
 
+// A test may unwrap: a panic is its failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod calls;
 mod cancel;
 mod concurrency;
