@@ -10,6 +10,7 @@
 //!   schema transforms, results and their budgets).
 //! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
 //! - [`trust`]: the trust gate (launch digests, risk warnings, secrets, plugin containment).
+//! - [`logging`]: the stderr log set-up (text for people, JSON lines for pipelines).
 //! - [`signals`]: termination signals in serve mode (graceful stop, then immediate kill).
 //!
 //! Architecture invariants (see also the README):
@@ -32,6 +33,7 @@ pub mod host;
 pub mod inspect;
 pub mod jsonrpc;
 pub mod limits;
+pub mod logging;
 pub mod mcp;
 pub mod signals;
 pub mod supervisor;

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use mcp_sidecar::convert::ToolFormat;
 use mcp_sidecar::supervisor::{guardian, tree, SchemaCache};
-use mcp_sidecar::{host, inspect, limits, signals};
+use mcp_sidecar::{host, inspect, limits, logging, signals};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
@@ -26,6 +26,9 @@ struct Cli {
     /// Log filter for stderr (e.g. `info`, `mcp_sidecar=debug`); also read from MCP_SIDECAR_LOG.
     #[arg(long, global = true)]
     log: Option<String>,
+    /// Log line format on stderr: `text` (coloured only on a terminal) or `json` (one object a line).
+    #[arg(long, value_enum, default_value_t = logging::LogFormat::Text, global = true)]
+    log_format: logging::LogFormat,
     /// Directory of the schema cache for lazy servers (default: the platform cache directory,
     /// e.g. $XDG_CACHE_HOME/mcp-sidecar).
     #[arg(long, global = true)]
@@ -74,7 +77,7 @@ fn main() -> ExitCode {
         // No logging set-up and no runtime: the guardian stays as small as possible.
         return ExitCode::from(u8::try_from(guardian::run(sidecar_pid)).unwrap_or(1));
     }
-    init_logging(cli.log.as_deref());
+    logging::init(cli.log.as_deref(), cli.log_format);
     let cache = cli
         .cache_dir
         .or_else(SchemaCache::default_dir)
@@ -157,23 +160,6 @@ fn main() -> ExitCode {
             }
         }
     }
-}
-
-fn init_logging(filter: Option<&str>) {
-    let filter = filter
-        .map(str::to_owned)
-        .or_else(|| std::env::var("MCP_SIDECAR_LOG").ok())
-        .unwrap_or_else(|| "info".to_owned());
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_new(&filter).unwrap_or_else(|_| "info".into()),
-        )
-        .with_target(false)
-        // A host that closed our stderr must not turn a log line into a panic (and a panic into
-        // servers that are never stopped): write errors are dropped silently.
-        .log_internal_errors(false)
-        .init();
 }
 
 // The inspect report is the subcommand's output; stdout is protocol-only in serve mode alone.

@@ -11,6 +11,7 @@ mod dormant;
 mod env;
 mod failures;
 mod handshake;
+mod logs;
 mod probe;
 mod procfs;
 mod remote;
