@@ -24,10 +24,8 @@ pub const RESULT_STORE_TTL: Duration = Duration::from_secs(10 * 60);
 /// Most bytes one `results/read` returns (and what it returns without `length`).
 pub const RESULT_READ_MAX_BYTES: usize = 256 * 1024;
 
-/// Bounds of schema conversion (cut-offs that degrade to a permissive schema, never a hang):
-/// nesting depth, `$ref` chain length, and nodes produced per tool. They live with the pure
-/// conversion code, which imports nothing from the rest of the crate.
-pub use crate::convert::schema::{MAX_REF_DEPTH, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES};
+// Bounds of schema conversion (nesting depth, `$ref` chain length, nodes produced per tool) live
+// with the pure conversion code in `convert::schema::notes`, which imports nothing of the crate.
 
 /// Time allowed for spawn + `initialize` + `notifications/initialized` + every page of `tools/list`.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);

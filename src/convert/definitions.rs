@@ -19,8 +19,8 @@
 
 use serde_json::{Map, Value};
 
+use super::format::ToolFormat;
 use super::schema::{self, Action, Note};
-use super::ToolFormat;
 
 /// Options of a listing that change definitions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -1,7 +1,7 @@
 //! Pure conversion from MCP shapes to provider-ready shapes.
 //!
-//! This module owns the [`ToolFormat`] enum (which provider dialect the host
-//! asked for) and the conversion jobs, one per file or folder:
+//! The conversion jobs, one per file or folder ([`ToolFormat`], in `format`, names the provider
+//! dialect a host asked for):
 //!
 //! - [`names`]: deterministic exposed tool names (`mcp__{server}__{tool}`).
 //! - [`definitions`]: MCP tool object → provider tool definition + notes.
@@ -28,81 +28,19 @@ pub mod arguments;
 pub mod budget;
 pub mod definitions;
 pub mod fingerprint;
+pub mod format;
 pub mod names;
 pub mod results;
 pub mod schema;
 
 pub use definitions::{definition, Converted, Options};
 pub use fingerprint::fingerprint;
+pub use format::ToolFormat;
 pub use names::{
     NameTemplate, DEFAULT_MAX_NAME_LENGTH, DEFAULT_NAME_TEMPLATE, MAX_MAX_NAME_LENGTH,
     MIN_MAX_NAME_LENGTH,
 };
 pub use results::{convert_result, CallOutput};
-
-/// The provider dialect a host wants tool definitions and results in.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, Default,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum ToolFormat {
-    /// OpenAI Chat Completions (`{"type":"function","function":{...}}`).
-    #[default]
-    Openai,
-    /// OpenAI Responses API (flat `{"type":"function","name":...}`).
-    OpenaiResponses,
-    /// Anthropic Messages API (`{"name","description","input_schema"}`).
-    Anthropic,
-    /// Gemini API function declarations (`{"name","description","parameters"}`, an OpenAPI-subset schema).
-    Gemini,
-    /// MCP itself: the server's tool object with only the name changed.
-    Mcp,
-}
-
-impl ToolFormat {
-    /// Every format, in declaration order.
-    pub const ALL: [ToolFormat; 5] = [
-        ToolFormat::Openai,
-        ToolFormat::OpenaiResponses,
-        ToolFormat::Anthropic,
-        ToolFormat::Gemini,
-        ToolFormat::Mcp,
-    ];
-
-    /// The wire spelling (same as serde's).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolFormat::Openai => "openai",
-            ToolFormat::OpenaiResponses => "openai-responses",
-            ToolFormat::Anthropic => "anthropic",
-            ToolFormat::Gemini => "gemini",
-            ToolFormat::Mcp => "mcp",
-        }
-    }
-}
-
-impl std::fmt::Display for ToolFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for ToolFormat {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ToolFormat::ALL
-            .into_iter()
-            .find(|f| f.as_str() == s)
-            .ok_or_else(|| {
-                let accepted: Vec<&str> = ToolFormat::ALL.iter().map(|f| f.as_str()).collect();
-                format!(
-                    "unknown tool format {s:?}; expected one of: {}",
-                    accepted.join(", ")
-                )
-            })
-    }
-}
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // a failed unwrap is a failed test

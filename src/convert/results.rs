@@ -20,7 +20,7 @@
 
 use serde_json::{Map, Value};
 
-use super::ToolFormat;
+use super::format::ToolFormat;
 
 /// Image media types the Anthropic API accepts in an image block; any other
 /// image is rendered as text rather than failing the host's next request.

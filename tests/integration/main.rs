@@ -4,6 +4,7 @@
 // A test may unwrap: a panic is its failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod architecture;
 mod calls;
 mod cancel;
 mod concurrency;

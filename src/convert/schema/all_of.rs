@@ -17,8 +17,8 @@
 
 use serde_json::{Map, Value};
 
+use super::notes::{Action, Notes};
 use super::walk::{self, child};
-use super::{Action, Notes};
 
 /// Merges every `allOf` of `schema` (see the module doc).
 pub fn merge(schema: &mut Value, notes: &mut Notes) {

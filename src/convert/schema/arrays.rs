@@ -8,8 +8,8 @@
 
 use serde_json::{Map, Value};
 
+use super::notes::{Action, Notes};
 use super::walk::{self, child};
-use super::{Action, Notes};
 
 /// Rewrites tuple forms to one `items` schema (see the module doc).
 pub fn single_items(schema: &mut Value, notes: &mut Notes) {

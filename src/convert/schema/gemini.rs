@@ -23,8 +23,8 @@
 
 use serde_json::{Map, Value};
 
+use super::notes::{Action, Notes};
 use super::walk::{self, child};
-use super::{Action, Notes};
 
 /// The fields of Gemini's `Schema`.
 pub const FIELDS: &[&str] = &[

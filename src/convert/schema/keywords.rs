@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
+use super::notes::{Action, Notes};
 use super::walk::{self, child};
-use super::{Action, Notes};
 
 /// Keywords about the schema document rather than the data: providers reject (`$schema` makes
 /// Gemini answer 400 "Unknown name") or ignore them, and after inlining none of them means anything.

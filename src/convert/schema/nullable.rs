@@ -13,8 +13,8 @@
 
 use serde_json::{Map, Value};
 
+use super::notes::{Action, Notes};
 use super::walk::{self, child};
-use super::{Action, Notes};
 
 /// Keywords that only apply to one JSON type, so a type list can be split without losing them.
 const FOR_TYPE: &[(&str, &[&str])] = &[

@@ -7,7 +7,7 @@
 //!   `children` are nodes) is cut at its first repeat, as is a chain longer than
 //!   [`MAX_REF_DEPTH`](super::MAX_REF_DEPTH): the cut becomes a permissive schema (see
 //!   [`super::permissive`]) that keeps the target's `type` and `description`;
-//! - nesting deeper than [`MAX_SCHEMA_DEPTH`](super::MAX_SCHEMA_DEPTH) is cut the same way;
+//! - nesting deeper than [`MAX_SCHEMA_DEPTH`](super::notes::MAX_SCHEMA_DEPTH) is cut the same way;
 //! - at most [`MAX_SCHEMA_NODES`](super::MAX_SCHEMA_NODES) nodes are produced; past that every
 //!   remaining branch is cut (a DAG of definitions can otherwise grow exponentially);
 //! - a `$ref` that is not local (`https://…`, `other.json#…`, `urn:…`) is never fetched: it becomes
@@ -19,8 +19,9 @@
 
 use serde_json::{Map, Value};
 
+use super::notes::{Action, Notes, MAX_REF_DEPTH, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES};
+use super::walk::permissive;
 use super::walk::{self, child};
-use super::{permissive, Action, Notes, MAX_REF_DEPTH, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES};
 
 /// Inlines every local `$ref` of `schema` (see the module doc).
 pub fn inline(schema: &mut Value, notes: &mut Notes) {
@@ -477,7 +478,7 @@ mod tests {
         assert!(started.elapsed() < std::time::Duration::from_secs(2));
         assert!(serde_json::to_string(&schema).unwrap().len() < 2_000_000);
         assert!(notes.as_slice().iter().any(|n| n.action == Action::Cut));
-        assert!(notes.as_slice().len() <= super::super::MAX_NOTES);
+        assert!(notes.as_slice().len() <= super::super::notes::MAX_NOTES);
     }
 
     #[test]

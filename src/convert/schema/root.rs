@@ -10,9 +10,9 @@
 
 use serde_json::{Map, Value};
 
+use super::notes::{Action, Notes};
 use super::unions::merge_alternatives;
 use super::walk::child;
-use super::{Action, Notes};
 
 /// Normalises the top level of `schema` (see the module doc).
 pub fn normalise(schema: &mut Value, notes: &mut Notes) {
@@ -27,7 +27,7 @@ pub fn normalise(schema: &mut Value, notes: &mut Notes) {
     let Value::Object(root) = schema else { return };
 
     // An alternative may itself be a union; each round merges one level (bounded: the tree is).
-    for _ in 0..super::MAX_SCHEMA_DEPTH {
+    for _ in 0..super::notes::MAX_SCHEMA_DEPTH {
         if !root.contains_key("anyOf") && !root.contains_key("oneOf") {
             break;
         }
@@ -131,7 +131,7 @@ fn flatten(alternatives: Vec<Map<String, Value>>, depth: usize) -> Vec<Map<Strin
             .keys()
             .all(|k| matches!(k.as_str(), "anyOf" | "oneOf" | "description" | "title"))
             && (alternative.contains_key("anyOf") || alternative.contains_key("oneOf"));
-        if !only_union || depth >= super::MAX_SCHEMA_DEPTH {
+        if !only_union || depth >= super::notes::MAX_SCHEMA_DEPTH {
             out.push(alternative);
             continue;
         }

@@ -18,8 +18,8 @@
 
 use serde_json::{Map, Value};
 
+use super::notes::{Action, Notes};
 use super::walk::{self, child};
-use super::{Action, Notes};
 
 /// Keywords strict mode accepts.
 pub const KEYWORDS: &[&str] = &[

@@ -11,8 +11,8 @@
 
 use serde_json::{Map, Value};
 
+use super::notes::{Action, Notes};
 use super::walk::{self, child};
-use super::{Action, Notes};
 
 /// One schema accepting every alternative: the common `type` when they all share one; for objects,
 /// every property of every alternative (a property declared differently by several becomes their
@@ -87,7 +87,7 @@ pub fn for_gemini(schema: &mut Value, notes: &mut Notes) {
     walk::post_order(schema, &mut |node, path, via| {
         // Writing an alternative in place of its union can bring that alternative's own union
         // along; each round takes one level (bounded by the depth of the tree).
-        for _ in 0..super::MAX_SCHEMA_DEPTH {
+        for _ in 0..super::notes::MAX_SCHEMA_DEPTH {
             if !gemini_round(node, path, via, notes) {
                 break;
             }

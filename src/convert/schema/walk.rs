@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::MAX_SCHEMA_DEPTH;
+use super::notes::MAX_SCHEMA_DEPTH;
 
 /// Keywords whose value is one subschema.
 pub const ONE: &[&str] = &[
@@ -128,6 +128,20 @@ pub fn types(map: &Map<String, Value>) -> Vec<&str> {
 /// Whether the node's `type` is (or includes) `name`.
 pub fn has_type(map: &Map<String, Value>, name: &str) -> bool {
     types(map).contains(&name)
+}
+
+/// A schema that accepts what `like` accepts and more: its `type` (if any) and `description`,
+/// nothing else. Used wherever a branch is cut.
+pub fn permissive(like: Option<&Value>) -> Value {
+    let mut out = Map::new();
+    if let Some(Value::Object(map)) = like {
+        for key in ["type", "description"] {
+            if let Some(v @ (Value::String(_) | Value::Array(_))) = map.get(key) {
+                out.insert(key.to_string(), v.clone());
+            }
+        }
+    }
+    Value::Object(out)
 }
 
 #[cfg(test)]

@@ -1,0 +1,303 @@
+//! The house's shape, checked from the source (ARCHITECTURE.md states it; this test keeps it true):
+//! - layers: a top-level module of `src/` imports only modules on a lower floor of [`FLOORS`];
+//! - no circles: no two files of `src/` import each other;
+//! - one spawn site and one stdout writer are clippy's job (`clippy.toml`, workspace lints).
+//!
+//! Imports are read as text: `crate::a::b`, `super::a`, `self::a` and a child module's name used
+//! in a `use`, each resolved to the file that defines the longest matching module path.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The floors, bottom first. A module may import modules of lower floors only (never its own
+/// floor's neighbours, never upwards). `main.rs` stands above all of them.
+const FLOORS: &[&[&str]] = &[
+    &["limits", "error", "logging"],
+    &["jsonrpc", "convert", "trust"],
+    &["config"],
+    &["mcp", "process", "store"],
+    &["supervisor", "signals"],
+    &["host"],
+    &["cli"],
+];
+
+/// A file of `src/` and the module path it defines (`src/a/b.rs` and `src/a/b/mod.rs` are `a::b`).
+struct SourceFile {
+    path: PathBuf,
+    module: Vec<String>,
+    code: String,
+}
+
+fn source_files() -> Vec<SourceFile> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path.strip_prefix(&src).unwrap();
+                let mut module: Vec<String> = rel
+                    .with_extension("")
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                let last = module.last().cloned().unwrap_or_default();
+                if matches!(last.as_str(), "mod" | "lib" | "main") {
+                    module.pop();
+                }
+                let code =
+                    without_test_module(&strip_comments(&std::fs::read_to_string(&path).unwrap()));
+                files.push(SourceFile {
+                    path: rel.to_path_buf(),
+                    module,
+                    code,
+                });
+            }
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files
+}
+
+/// Drops an inline `#[cfg(test)] mod …` and what follows it: there, `super` is the file itself.
+fn without_test_module(code: &str) -> String {
+    let lines: Vec<&str> = code.lines().collect();
+    let opens_test_module = |i: usize| {
+        lines[i].trim() == "#[cfg(test)]"
+            && lines[i + 1..]
+                .iter()
+                .take(3)
+                .any(|l| l.trim_start().starts_with("mod ") && l.trim_end().ends_with('{'))
+    };
+    let end = (0..lines.len())
+        .find(|&i| opens_test_module(i))
+        .unwrap_or(lines.len());
+    lines[..end].join("\n")
+}
+
+/// Drops `//` comments (doc comments included), keeping `//` inside string literals such as URLs.
+fn strip_comments(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            let mut in_string = false;
+            let bytes = line.as_bytes();
+            for i in 0..bytes.len() {
+                match bytes[i] {
+                    b'"' if i == 0 || bytes[i - 1] != b'\\' => in_string = !in_string,
+                    b'/' if !in_string && bytes.get(i + 1) == Some(&b'/') => return &line[..i],
+                    _ => {}
+                }
+            }
+            line
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every module path `file` names: `crate::…`, `super::…`, `self::…`, and `use child::…` for a
+/// child module it declares. Brace groups (`use super::{a, b::c}`) are expanded one level.
+fn referenced_paths(file: &SourceFile) -> Vec<Vec<String>> {
+    // `src/a/b.rs` and `src/a/b/mod.rs` both define module `a::b`: `super` is `a`, `self` is `a::b`.
+    let here: Vec<String> = file.module.clone();
+    let parent: Vec<String> = here[..here.len().saturating_sub(1)].to_vec();
+    let children: BTreeSet<String> = file
+        .code
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let rest = l.strip_prefix("pub ").unwrap_or(l);
+            let rest = rest.strip_prefix("pub(crate) ").unwrap_or(rest);
+            rest.strip_prefix("mod ")
+                .and_then(|r| r.strip_suffix(';'))
+                .map(str::to_owned)
+        })
+        .collect();
+    let code = &file.code;
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = 0;
+    while i < bytes.len() {
+        if i > 0 && (is_ident(bytes[i - 1]) || bytes[i - 1] == b':') || !is_ident(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_ident(bytes[i]) {
+            i += 1;
+        }
+        let head = &code[start..i];
+        if !code[i..].starts_with("::") {
+            continue;
+        }
+        let base: Vec<String> = match head {
+            "crate" => Vec::new(),
+            "super" => parent.clone(),
+            "self" => here.clone(),
+            child if children.contains(child) => {
+                let mut b = here.clone();
+                b.push(child.to_owned());
+                b
+            }
+            _ => continue,
+        };
+        // Read `::a::b::{c, d::e}` after the head.
+        let mut path = base;
+        let mut j = i;
+        loop {
+            if !code[j..].starts_with("::") {
+                break;
+            }
+            j += 2;
+            if code[j..].starts_with('{') {
+                let end = code[j..].find('}').map_or(code.len(), |e| j + e);
+                for item in code[j + 1..end].split(',') {
+                    let mut p = path.clone();
+                    p.extend(
+                        item.trim()
+                            .split("::")
+                            .map(|s| s.trim().to_owned())
+                            .filter(|s| !s.is_empty() && s.bytes().all(is_ident)),
+                    );
+                    out.push(p);
+                }
+                j = end;
+                path.clear();
+                break;
+            }
+            let seg_start = j;
+            while j < bytes.len() && is_ident(bytes[j]) {
+                j += 1;
+            }
+            if seg_start == j {
+                break;
+            }
+            path.push(code[seg_start..j].to_owned());
+        }
+        if !path.is_empty() {
+            out.push(path);
+        }
+        i = j;
+    }
+    out
+}
+
+/// The file defining the longest prefix of `path` that names a module.
+fn resolve<'a>(
+    path: &[String],
+    by_module: &BTreeMap<Vec<String>, &'a SourceFile>,
+) -> Option<&'a SourceFile> {
+    (1..=path.len())
+        .rev()
+        .find_map(|n| by_module.get(&path[..n]).copied())
+}
+
+/// file -> the other files it imports.
+fn import_graph(files: &[SourceFile]) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
+    let by_module: BTreeMap<Vec<String>, &SourceFile> = files
+        .iter()
+        .filter(|f| !f.module.is_empty())
+        .map(|f| (f.module.clone(), f))
+        .collect();
+    files
+        .iter()
+        .map(|f| {
+            let targets = referenced_paths(f)
+                .iter()
+                .filter_map(|p| resolve(p, &by_module))
+                .filter(|g| g.path != f.path)
+                .map(|g| g.path.clone())
+                .collect();
+            (f.path.clone(), targets)
+        })
+        .collect()
+}
+
+fn floor_of(top: &str) -> Option<usize> {
+    FLOORS.iter().position(|floor| floor.contains(&top))
+}
+
+#[test]
+fn no_two_files_import_each_other() {
+    let graph = import_graph(&source_files());
+    let mut circles = Vec::new();
+    for (a, targets) in &graph {
+        for b in targets {
+            if a < b && graph.get(b).is_some_and(|t| t.contains(a)) {
+                circles.push(format!("{} <-> {}", a.display(), b.display()));
+            }
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "files that import each other:\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn modules_import_only_lower_floors() {
+    let files = source_files();
+    let graph = import_graph(&files);
+    let top_of = |p: &Path| -> String {
+        let first = p.components().next().unwrap().as_os_str().to_string_lossy();
+        first.trim_end_matches(".rs").to_owned()
+    };
+    let mut unknown = BTreeSet::new();
+    let mut upward = BTreeSet::new();
+    for (from, targets) in &graph {
+        let from_top = top_of(from);
+        if matches!(from_top.as_str(), "lib" | "main") {
+            continue;
+        }
+        let Some(from_floor) = floor_of(&from_top) else {
+            unknown.insert(from_top);
+            continue;
+        };
+        for to in targets {
+            let to_top = top_of(to);
+            if to_top == from_top || to_top == "lib" {
+                continue;
+            }
+            match floor_of(&to_top) {
+                Some(to_floor) if to_floor < from_floor => {}
+                Some(_) => {
+                    upward.insert(format!(
+                        "{} ({from_top}) -> {} ({to_top})",
+                        from.display(),
+                        to.display()
+                    ));
+                }
+                None => {
+                    unknown.insert(to_top);
+                }
+            }
+        }
+    }
+    assert!(
+        unknown.is_empty(),
+        "modules missing from FLOORS (and from ARCHITECTURE.md): {unknown:?}"
+    );
+    assert!(
+        upward.is_empty(),
+        "imports that do not go down a floor:\n{}",
+        upward.into_iter().collect::<Vec<_>>().join("\n")
+    );
+}
+
+#[test]
+fn the_reader_sees_the_imports_it_checks() {
+    // Guard against a parser that silently sees nothing (and so passes everything).
+    let graph = import_graph(&source_files());
+    let edges: usize = graph.values().map(BTreeSet::len).sum();
+    assert!(edges > 100, "only {edges} imports found in src/");
+    let host_imports = graph
+        .iter()
+        .filter(|(from, _)| from.starts_with("host"))
+        .flat_map(|(_, to)| to)
+        .any(|to| to.starts_with("supervisor"));
+    assert!(host_imports, "host's use of supervisor was not seen");
+}
