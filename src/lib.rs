@@ -2,8 +2,11 @@
 //!
 //! Layout, upstream to downstream:
 //! - [`host`]: host protocol v1 on our stdin/stdout (reader, the single stdout writer, dispatch).
-//! - [`supervisor`]: the registry of servers, their states and generations, their process trees, and
-//!   the catalog of exposed tools. The only module that spawns processes.
+//! - [`supervisor`]: the registry of servers, their states and generations, and the catalog of
+//!   exposed tools.
+//! - [`process`]: the OS processes below it: the one spawn site, process groups and environment, the
+//!   stop sequence of a server's tree, the subreaper, the guardian, the drained stderr ring. Event
+//!   driven (pidfds, SIGCHLD), never importing `supervisor`, `host`, `mcp` or `convert`.
 //! - [`mcp`]: the MCP client session, written once over a transport that moves lines.
 //! - [`jsonrpc`]: wire types, the bounded line reader, the pending-request table.
 //! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions and their
@@ -16,14 +19,14 @@
 //! Architecture invariants (see also the README):
 //! 1. `jsonrpc` knows nothing of MCP or of the host protocol; `mcp` and `host` never import each other.
 //! 2. An MCP session does not know whether its transport is a child process.
-//! 3. Only `supervisor::process` spawns processes (clippy `disallowed-methods`).
+//! 3. Only `process::spawn` spawns processes (clippy `disallowed-methods`).
 //! 4. Only `host::writer` writes stdout (clippy `print_stdout` is denied everywhere else).
 //! 5. Every pending request ends exactly once: response, timeout, host cancel, or peer death.
 //! 6. Every byte read from a peer passes through a named bound in [`limits`].
 //! 7. No process outlives the sidecar: every server runs in its own process group with the sidecar's
 //!    death signal; escaped descendants are re-parented to the sidecar (subreaper) and attributed by
 //!    their origin marker; the guardian kills what is left if the sidecar is SIGKILLed
-//!    (see `supervisor::tree` and `supervisor::guardian`).
+//!    (see [`process`] and `process::guardian`).
 
 pub mod config;
 pub mod conformance;
@@ -35,6 +38,7 @@ pub mod jsonrpc;
 pub mod limits;
 pub mod logging;
 pub mod mcp;
+pub mod process;
 pub mod signals;
 pub mod supervisor;
 pub mod trust;

@@ -1,13 +1,14 @@
 //! The `mcp-sidecar` binary: command-line parsing, logging to stderr, and the two modes (serve the
 //! host protocol on stdio; inspect a servers file), plus the hidden `guardian` mode the sidecar runs
-//! itself in (see `supervisor::guardian`). Everything else lives in the library.
+//! itself in (see `process::guardian`). Everything else lives in the library.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcp_sidecar::convert::ToolFormat;
-use mcp_sidecar::supervisor::{guardian, tree, SchemaCache};
+use mcp_sidecar::process::{self as tree, guardian};
+use mcp_sidecar::supervisor::SchemaCache;
 use mcp_sidecar::{host, inspect, limits, logging, signals};
 use tokio_util::sync::CancellationToken;
 

@@ -27,7 +27,7 @@ pub fn install(stop: CancellationToken) -> std::io::Result<()> {
                     continue;
                 }
                 tracing::warn!(signal, "second termination signal: killing every server now");
-                crate::supervisor::tree::kill_all_now();
+                crate::process::kill_all_now();
                 std::process::exit(128 + signal);
             }
         })?;

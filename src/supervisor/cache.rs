@@ -166,7 +166,7 @@ fn executable_identity(spec: &ServerSpec) -> Value {
             _ => p,
         }]
     } else {
-        let path = super::process::child_env(spec)
+        let path = crate::process::child_env(spec)
             .into_iter()
             .find(|(k, _)| k == "PATH")
             .map(|(_, v)| v)

@@ -19,19 +19,19 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::mpsc;
 
-use super::process;
 use super::registry::{shutting_down, Registry};
 use super::restart::Decision;
 use super::server::{Server, Slot};
 use super::session::{CallGuard, CallLimits, ProcessControl, Session};
 use super::status::ServerState;
-use super::stderr::{self, StderrTail};
 use super::upkeep;
 use crate::config::RestartPolicy;
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
 use crate::mcp::transport::http_common::RemoteOptions;
 use crate::mcp::{self, transport, Client, ClientEvent, ClientOptions};
+use crate::process;
+use crate::process::stderr_ring::{self as stderr, StderrTail};
 
 /// How long a failed start waits for the process's exit status before reporting without it.
 const EXIT_STATUS_GRACE: Duration = Duration::from_millis(200);

@@ -6,15 +6,15 @@ use std::time::SystemTime;
 
 use tokio::sync::watch;
 
-use super::process::ExitInfo;
 use super::restart::{self, RestartTracker};
 use super::session::{ProcessControl, Session};
 use super::stats::CallStats;
 use super::status::{rfc3339, ServerState, ServerStatus};
-use super::stderr::StderrTail;
 use crate::config::{Extras, ServerSpec, Source};
 use crate::error::{Error, ErrorCode};
 use crate::mcp::ToolDef;
+use crate::process::ExitInfo;
+use crate::process::StderrTail;
 use crate::trust::secrets::Secrets;
 
 pub(super) struct Server {

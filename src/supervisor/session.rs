@@ -7,14 +7,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, watch, Notify};
 use tokio_util::sync::CancellationToken;
 
-use process_wrap::tokio::ChildWrapper;
-
-use super::process::{self, ExitInfo};
-use super::stderr::StderrTail;
-use super::tree::Origin;
 use crate::config::ResultPolicy;
 use crate::mcp::transport::MessageSink;
 use crate::mcp::{Client, ToolDef};
+use crate::process::{self, ExitInfo, Origin, ServerChild, StderrTail};
 
 /// Control over a spawned process tree. Dropping it stops the tree (the monitor sees its stop
 /// channel close), so a forgotten generation cannot leak processes.
@@ -29,7 +25,7 @@ impl ProcessControl {
     /// Takes ownership of the child: a monitor task reaps it when it exits on its own, or runs the
     /// stop sequence when asked.
     pub fn start(
-        mut child: Box<dyn ChildWrapper>,
+        mut child: ServerChild,
         pid: u32,
         origin: Origin,
         sink: Arc<dyn MessageSink>,

@@ -1,8 +1,15 @@
-//! Reading Linux's `/proc`: a process's parent, group, session, state and start time, the sidecar's
-//! own children, and one variable of a process's initial environment.
+//! Reading Linux's `/proc`: a process's parent, group, session, state and start time, a process's
+//! children (and so the sidecar's own tree, walked down from it), every process on the machine (for
+//! the guardian only), and one variable of a process's initial environment.
 //!
-//! Plain `std` and no allocation beyond the reads: the guardian process uses it too. Every read may
-//! fail (the process exited in between, or belongs to another user); failures mean "not there".
+//! Plain `std`: the guardian process uses it too. Every read may fail (the process exited in
+//! between, or belongs to another user); failures mean "not there". Every function here blocks on
+//! file reads: async code calls them through `spawn_blocking`.
+//!
+//! Cost: the sidecar only ever walks its own tree ([`tree_below`], a few reads per descendant), never
+//! the whole machine: with thousands of unrelated processes a stop costs the same as on an empty
+//! machine. [`all`] is for the guardian, whose sidecar is gone and whose escapees were re-parented
+//! out of its tree.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
@@ -57,7 +64,7 @@ pub fn stat(pid: u32) -> Option<Stat> {
     )
 }
 
-/// Every process we can read, in no particular order.
+/// Every process we can read, in no particular order. Reads one file per process on the machine.
 pub fn all() -> Vec<Stat> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -80,7 +87,16 @@ pub fn alive(pid: u32, start_time: Option<u64>) -> bool {
 
 /// The sidecar's own children (every thread's), from `/proc/self/task/*/children`.
 pub fn own_children() -> Vec<u32> {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+    children_in("/proc/self/task")
+}
+
+/// The children of `pid` (every thread's), from `/proc/PID/task/*/children`.
+pub fn children(pid: u32) -> Vec<u32> {
+    children_in(&format!("/proc/{pid}/task"))
+}
+
+fn children_in(task_dir: &str) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(task_dir) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -118,6 +134,34 @@ pub fn descendants(snapshot: &[Stat], roots: &[u32]) -> Vec<u32> {
                 if !dead.contains(&child) {
                     out.push(child);
                 }
+                stack.push(child);
+            }
+        }
+    }
+    out
+}
+
+/// Every descendant of `root` (zombies included, `root` excluded), walking `children` files down
+/// from it; the subtrees of the pids in `skip` are left out. Bounded by the visited set: a pid is read
+/// once even if the tree changes under the walk. A process that forks while the walk runs may be
+/// missed (the kernel's `children` lists are not snapshots): callers walk again after the processes
+/// they found are gone.
+pub fn tree_below(root: u32, skip: &[u32]) -> Vec<Stat> {
+    let mut seen: HashSet<u32> = HashSet::from([root]);
+    let mut stack = vec![root];
+    let mut out = Vec::new();
+    while let Some(pid) = stack.pop() {
+        let kids = if pid == root && root == std::process::id() {
+            own_children()
+        } else {
+            children(pid)
+        };
+        for child in kids {
+            if skip.contains(&child) || !seen.insert(child) {
+                continue;
+            }
+            if let Some(s) = stat(child) {
+                out.push(s);
                 stack.push(child);
             }
         }
@@ -165,6 +209,10 @@ mod tests {
         let snapshot = all();
         assert!(snapshot.iter().any(|s| s.pid == me.pid));
         assert!(descendants(&snapshot, &[me.ppid]).contains(&me.pid));
+        assert!(tree_below(me.ppid, &[]).iter().any(|s| s.pid == me.pid));
+        assert!(tree_below(me.ppid, &[me.pid])
+            .iter()
+            .all(|s| s.pid != me.pid));
         assert_eq!(environ_var(me.pid, "MCP_SIDECAR_SURELY_UNSET"), None);
         if let Ok(path) = std::env::var("PATH") {
             assert_eq!(environ_var(me.pid, "PATH"), Some(path.into_bytes()));

@@ -1,5 +1,6 @@
 //! Each server's stderr: drained in fixed-size chunks into a ring buffer whose tail appears in status
-//! and in every error about that server. Never forwarded to stdout.
+//! and in every error about that server. Never forwarded to stdout. (Masking secrets in the debug log
+//! of each chunk is the one use of `trust` here: the drain is handed the server's secrets.)
 
 use std::collections::VecDeque;
 use std::sync::Mutex;

@@ -1,5 +1,7 @@
-//! The guardian: a tiny process that outlives a SIGKILLed sidecar just long enough to kill what the
-//! sidecar was supervising.
+//! The guardian program: what runs when the binary is re-executed as `mcp-sidecar guardian
+//! --sidecar-pid N` (dispatched from `main` before any runtime or logging starts), a tiny process that
+//! outlives a SIGKILLed sidecar just long enough to kill what the sidecar was supervising; and the
+//! [`Record`]s of the pipe the sidecar feeds it (written by `ledger`, spawned by `spawn::guardian`).
 //!
 //! Why it exists: nothing runs in a process that receives SIGKILL, so the sidecar cannot clean up
 //! after its own SIGKILL. `PR_SET_PDEATHSIG` takes down the servers themselves (its direct children),
@@ -18,6 +20,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
+
+use super::kill::{self, Signal};
+#[cfg(target_os = "linux")]
+use super::origin::{Origin, ORIGIN_ENV};
+#[cfg(target_os = "linux")]
+use super::procfs;
 
 /// One line on the guardian's stdin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,72 +134,80 @@ pub fn run(sidecar_pid: u32) -> i32 {
 /// sidecar's origin marker. Returns how many kill calls hit something.
 fn kill_everything(sidecar_pid: u32, ledger: &Ledger) -> usize {
     let mut killed = 0;
-    #[cfg(unix)]
-    {
-        use nix::sys::signal::{kill, killpg, Signal};
-        use nix::unistd::Pid;
-        for &g in &ledger.groups {
-            // Never signal "every process" (0, -1) or init's group.
-            if let Ok(raw) = i32::try_from(g) {
-                if raw > 1 && killpg(Pid::from_raw(raw), Signal::SIGKILL).is_ok() {
-                    killed += 1;
-                }
-            }
+    for &g in &ledger.groups {
+        if kill::signal_group(g, Signal::Kill) {
+            killed += 1;
         }
-        for (&p, &start) in &ledger.pids {
-            // The start time guards against a recycled pid: only the process we recorded is killed.
-            #[cfg(target_os = "linux")]
-            if !super::procfs::alive(p, Some(start)) {
-                continue;
-            }
-            #[cfg(not(target_os = "linux"))]
-            let _ = start;
-            if let Ok(raw) = i32::try_from(p) {
-                if raw > 1 && kill(Pid::from_raw(raw), Signal::SIGKILL).is_ok() {
-                    killed += 1;
-                }
-            }
-        }
+    }
+    for (&p, &start) in &ledger.pids {
+        // Through a pidfd opened against the start time: only the process we recorded is killed,
+        // never a stranger that reused its pid.
         #[cfg(target_os = "linux")]
-        {
-            killed += kill_marked(sidecar_pid);
+        let hit = match super::pidfd::Pidfd::open(p, Some(start)) {
+            Ok(Some(fd)) => fd.signal(Signal::Kill),
+            Ok(None) => false,
+            Err(_) => procfs::alive(p, Some(start)) && kill::signal_pid(p, Signal::Kill),
+        };
+        #[cfg(target_os = "linux")]
+        if hit {
+            killed += 1;
         }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = start;
+            if kill::signal_pid(p, Signal::Kill) {
+                killed += 1;
+            }
+        }
+    }
+    #[cfg(target_os = "linux")]
+    {
+        killed += kill_marked(sidecar_pid);
     }
     let _ = sidecar_pid;
     killed
 }
 
 /// Kills, in a few rounds, every live process whose environment names this sidecar as its origin
-/// (a descendant that escaped its group and was re-parented away from the dead sidecar).
+/// (a descendant that escaped its group and was re-parented away from the dead sidecar). The whole
+/// machine is scanned: the escapees are no longer in the sidecar's tree. Each round waits for its
+/// kills to land (pidfds) before looking again for what forked in between.
 #[cfg(target_os = "linux")]
 fn kill_marked(sidecar_pid: u32) -> usize {
-    use nix::sys::signal::{kill, Signal};
-    use nix::unistd::Pid;
-    let prefix = format!("{sidecar_pid}:");
+    use super::pidfd::Pidfd;
+    let prefix = Origin::sidecar_prefix(sidecar_pid);
     let me = std::process::id();
     let mut killed = 0;
     for _ in 0..crate::limits::ESCAPEE_SWEEP_ROUNDS {
-        let marked: Vec<u32> = super::procfs::all()
+        let marked: Vec<procfs::Stat> = procfs::all()
             .into_iter()
             .filter(|s| !s.is_dead() && s.pid != me && s.pid != sidecar_pid)
             .filter(|s| {
-                super::procfs::environ_var(s.pid, super::tree::ORIGIN_ENV)
+                procfs::environ_var(s.pid, ORIGIN_ENV)
                     .is_some_and(|v| v.starts_with(prefix.as_bytes()))
             })
-            .map(|s| s.pid)
             .collect();
         if marked.is_empty() {
             break;
         }
-        for pid in marked {
-            if let Ok(raw) = i32::try_from(pid) {
-                if kill(Pid::from_raw(raw), Signal::SIGKILL).is_ok() {
-                    killed += 1;
+        let mut landed = Vec::new();
+        for s in marked {
+            match Pidfd::open(s.pid, Some(s.start_time)) {
+                Ok(Some(fd)) => {
+                    if fd.signal(Signal::Kill) {
+                        killed += 1;
+                        landed.push(fd);
+                    }
+                }
+                Ok(None) => {}
+                Err(_) => {
+                    if kill::signal_pid(s.pid, Signal::Kill) {
+                        killed += 1;
+                    }
                 }
             }
         }
-        // Let the kills land before looking again for what forked in between.
-        std::thread::sleep(crate::limits::DEATH_POLL_INTERVAL);
+        super::pidfd::wait_blocking(&landed, crate::limits::STOP_AFTER_SIGKILL);
     }
     killed
 }

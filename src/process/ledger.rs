@@ -1,0 +1,194 @@
+//! What the sidecar answers for, in one place: the server leaders whose `wait` belongs to someone
+//! else, the live process groups, the adopted orphans, the guardian and its pipe — and the reaping
+//! of adopted orphans, by pid.
+//!
+//! - **Owned pids.** Tokio owns the `wait` of every server it spawned (and `lifetime` that of the
+//!   guardian), so this module never calls `waitpid(-1)` (that would steal tokio's children and make
+//!   its `wait` fail with ECHILD): [`reap_adoptees`] lists the sidecar's children in
+//!   `/proc/self/task/*/children`, skips the owned ones, and reaps the rest by pid.
+//! - **Guardian records.** Every change to the groups and adoptees is told to the guardian (see
+//!   `guardian`), so it knows what to kill if the sidecar is SIGKILLed.
+//!
+//! Lock: one global mutex, never held across an `.await`, also held while spawning so that the
+//! reaper cannot see (and reap) a child before it is recorded as owned. The reaper lists children
+//! before taking it: a child listed was forked before the listing, so by the time the lock is ours
+//! its spawn has recorded it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::sync::{Mutex, MutexGuard};
+
+use super::guardian::Record;
+use super::origin::Origin;
+
+struct Ledger {
+    /// Direct children whose `wait` belongs to someone else (tokio for servers, `lifetime` for the
+    /// guardian): never reaped here.
+    owned: BTreeSet<u32>,
+    /// Live process groups of servers (a group outlives its leader while a member lives).
+    groups: BTreeSet<u32>,
+    /// Adopted descendants seen alive (pid → start time), as told to the guardian.
+    adoptees: BTreeMap<u32, u64>,
+    guardian: Option<GuardianLink>,
+    next_origin: u64,
+    subreaper: bool,
+}
+
+/// The guardian process and the write end of its pipe.
+pub struct GuardianLink {
+    pub child: std::process::Child,
+    pub stdin: std::process::ChildStdin,
+}
+
+static LEDGER: Mutex<Ledger> = Mutex::new(Ledger {
+    owned: BTreeSet::new(),
+    groups: BTreeSet::new(),
+    adoptees: BTreeMap::new(),
+    guardian: None,
+    next_origin: 0,
+    subreaper: false,
+});
+
+fn ledger() -> MutexGuard<'static, Ledger> {
+    LEDGER.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Ledger {
+    /// Tells the guardian. The pipe is non-blocking and a record is shorter than `PIPE_BUF`, so a
+    /// write is all or nothing and never blocks the sidecar: a guardian that stopped reading costs
+    /// a record (logged), one that is gone is dropped.
+    fn tell(&mut self, record: Record) {
+        let Some(link) = &mut self.guardian else {
+            return;
+        };
+        let line = record.to_line();
+        match link.stdin.write(line.as_bytes()) {
+            Ok(n) if n == line.len() => {}
+            Ok(_) => tracing::warn!(?record, "partial write to the guardian"),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                tracing::warn!(?record, "the guardian is not reading; record dropped");
+            }
+            Err(e) => {
+                tracing::warn!("the guardian is gone ({e}); a SIGKILL of the sidecar could now leave processes behind");
+                let pid = link.child.id();
+                self.guardian = None;
+                // Its zombie is now an ordinary child for the reaper.
+                self.owned.remove(&pid);
+            }
+        }
+    }
+}
+
+/// The sidecar is now a child subreaper: orphans of its tree are its children to reap.
+pub fn set_subreaper() {
+    ledger().subreaper = true;
+}
+
+/// Records the guardian (its pid is owned: never reaped by [`reap_adoptees`]). The pipe must
+/// already be non-blocking.
+pub fn set_guardian(link: GuardianLink) {
+    let mut l = ledger();
+    l.owned.insert(link.child.id());
+    l.guardian = Some(link);
+}
+
+/// Takes the guardian link out (for the farewell); nothing is told to the guardian after this.
+pub fn take_guardian() -> Option<GuardianLink> {
+    ledger().guardian.take()
+}
+
+/// The guardian's pid, if it runs: its subtree is never swept.
+pub fn guardian_pid() -> Option<u32> {
+    ledger().guardian.as_ref().map(|g| g.child.id())
+}
+
+/// Pids whose `wait` belongs to someone else.
+pub fn owned() -> BTreeSet<u32> {
+    ledger().owned.clone()
+}
+
+/// The live process groups of servers.
+pub fn groups() -> Vec<u32> {
+    ledger().groups.iter().copied().collect()
+}
+
+/// Held while a server is spawned; see the module doc.
+pub struct Spawning(MutexGuard<'static, Ledger>);
+
+/// Starts a spawn: the reaper is locked out until [`Spawning::spawned`] or drop.
+pub fn begin_spawn() -> Spawning {
+    Spawning(ledger())
+}
+
+impl Spawning {
+    /// A fresh origin marker for the process about to be spawned.
+    pub fn origin(&mut self) -> Origin {
+        self.0.next_origin += 1;
+        Origin::nth(self.0.next_origin)
+    }
+
+    /// Records a spawned leader whose `wait` belongs to the caller, and its process group.
+    pub fn spawned(mut self, pid: u32, pgid: Option<u32>) {
+        self.0.owned.insert(pid);
+        if let Some(g) = pgid {
+            self.0.groups.insert(g);
+            self.0.tell(Record::AddGroup(g));
+        }
+    }
+}
+
+/// A server's leader has been waited for: its pid is no longer ours to protect.
+pub fn leader_reaped(pid: u32) {
+    ledger().owned.remove(&pid);
+}
+
+/// A server's process group has no live member left.
+pub fn group_gone(pgid: u32) {
+    let mut l = ledger();
+    if l.groups.remove(&pgid) {
+        l.tell(Record::RemoveGroup(pgid));
+    }
+}
+
+/// Reaps every adopted child that exited and records the live ones. Never touches owned pids.
+/// Blocks on `/proc` reads: async code calls it through `spawn_blocking`.
+pub fn reap_adoptees() {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+        use nix::unistd::Pid;
+        if !ledger().subreaper {
+            return;
+        }
+        let children = super::procfs::own_children();
+        let mut l = ledger();
+        for pid in children {
+            if l.owned.contains(&pid) {
+                continue;
+            }
+            let Ok(raw) = i32::try_from(pid) else {
+                continue;
+            };
+            match waitpid(Pid::from_raw(raw), Some(WaitPidFlag::WNOHANG)) {
+                Ok(WaitStatus::StillAlive) => {
+                    if l.adoptees.contains_key(&pid) {
+                        continue;
+                    }
+                    let Some(s) = super::procfs::stat(pid) else {
+                        continue;
+                    };
+                    l.adoptees.insert(pid, s.start_time);
+                    tracing::debug!(pid, "adopted an orphaned descendant");
+                    l.tell(Record::AddPid(pid, s.start_time));
+                }
+                Ok(_) => {
+                    if l.adoptees.remove(&pid).is_some() {
+                        l.tell(Record::RemovePid(pid));
+                    }
+                }
+                // Not our child (any more): it was reaped between the listing and now.
+                Err(_) => {}
+            }
+        }
+    }
+}

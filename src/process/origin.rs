@@ -1,0 +1,28 @@
+//! The origin marker: `MCP_SIDECAR_ORIGIN=<sidecar pid>:<n>` in every server's environment, a value
+//! unique to that spawn. Descendants inherit it, so a process that left its server's group (setsid
+//! and a double fork) can still be attributed to the server it came from, and, after a SIGKILL of
+//! the sidecar, to the sidecar (the guardian matches the `<sidecar pid>:` prefix).
+
+/// The environment variable that carries a server's origin marker to all its descendants.
+pub const ORIGIN_ENV: &str = "MCP_SIDECAR_ORIGIN";
+
+/// One spawn of one server; see [`ORIGIN_ENV`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Origin(u64);
+
+impl Origin {
+    /// The `n`th spawn of this sidecar.
+    pub fn nth(n: u64) -> Self {
+        Self(n)
+    }
+
+    /// The value of [`ORIGIN_ENV`] for this spawn.
+    pub fn env_value(self) -> String {
+        format!("{}:{}", std::process::id(), self.0)
+    }
+
+    /// The prefix every marker of the sidecar `sidecar_pid` starts with.
+    pub fn sidecar_prefix(sidecar_pid: u32) -> String {
+        format!("{sidecar_pid}:")
+    }
+}

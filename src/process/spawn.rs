@@ -1,0 +1,265 @@
+//! The only place that spawns processes (clippy's `disallowed-methods` enforces it): servers, and the
+//! guardian.
+//!
+//! A server runs as the leader of its own process group (Unix) or in a Job Object that kills every
+//! member when its last handle closes (Windows), with no shell, a short allowlisted environment plus
+//! what its config adds plus its origin marker ([`ORIGIN_ENV`]), and piped stdio. On Linux it
+//! also gets `PR_SET_PDEATHSIG(SIGKILL)`: if the sidecar dies, so does the server. (The kernel sends
+//! it when the *thread* that forked the child exits, not the process: servers are spawned from the
+//! runtime's own thread — the main thread, the runtime being single-threaded — never from
+//! `spawn_blocking`.)
+//!
+//! On Unix the child is a plain tokio child made group leader with `process_group(0)`: process-wrap's
+//! `ProcessGroup` wrapper is not used because its `wait` goes on to `waitpid(-pgid)` until the whole
+//! group is reaped, which under our subreaper blocks forever on any grandchild still alive in the
+//! group (see the module doc of `process`). process-wrap is used on Windows only, for its Job Object.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
+
+use super::ledger;
+use super::origin::{Origin, ORIGIN_ENV};
+use crate::config::ServerSpec;
+use crate::error::{Error, ErrorCode, Result};
+
+/// A spawned server's leader, whose `wait` belongs to its owner.
+#[cfg(not(windows))]
+pub type ServerChild = tokio::process::Child;
+/// A spawned server's leader inside its Job Object, whose `wait` belongs to its owner.
+#[cfg(windows)]
+pub type ServerChild = Box<dyn process_wrap::tokio::ChildWrapper>;
+
+/// Variables passed from the sidecar's environment to every server: enough to run programs, nothing
+/// that is usually a secret. Anything else must be named in `inheritEnv` or set in `env`.
+pub const BASE_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+    "SYSTEMROOT",
+    "SystemRoot",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "USERPROFILE",
+    "PROGRAMDATA",
+    "ProgramFiles",
+];
+
+pub struct Spawned {
+    pub child: ServerChild,
+    pub pid: u32,
+    pub stdin: ChildStdin,
+    pub stdout: ChildStdout,
+    pub stderr: ChildStderr,
+    /// The marker this spawn and its descendants carry.
+    pub origin: Origin,
+}
+
+/// The environment a server starts with.
+pub fn child_env(spec: &ServerSpec) -> Vec<(String, String)> {
+    let mut env: std::collections::BTreeMap<String, String> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| {
+            BASE_ENV.contains(&k.as_str()) || k.starts_with("LC_") || spec.inherit_env.contains(k)
+        })
+        .collect();
+    env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env.into_iter().collect()
+}
+
+/// Spawns a server as the leader of a new process group with piped stdio.
+#[allow(clippy::disallowed_methods)] // This is the one sanctioned spawn site.
+pub fn server(server: &str, spec: &ServerSpec) -> Result<Spawned> {
+    // Held until the child is recorded: the reaper must never mistake it for an orphan.
+    let mut spawning = ledger::begin_spawn();
+    let origin = spawning.origin();
+    let mut env = child_env(spec);
+    env.retain(|(k, _)| k != ORIGIN_ENV);
+    env.push((ORIGIN_ENV.to_owned(), origin.env_value()));
+    let mut c = tokio::process::Command::new(&spec.command);
+    c.args(&spec.args)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Backstop only: the stop sequence is what normally ends the tree.
+        .kill_on_drop(true);
+    if let Some(cwd) = &spec.cwd {
+        c.current_dir(cwd);
+    }
+    #[cfg(unix)]
+    c.process_group(0);
+    #[cfg(target_os = "linux")]
+    die_with_parent(&mut c);
+    #[cfg(not(windows))]
+    let spawned = c.spawn();
+    // Untested here (this build is only compiled and tested on Linux): the Job Object is created
+    // with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE because the KillOnDrop wrapper is present, so when the
+    // sidecar dies for any reason the kernel closes the job handle and kills every member.
+    #[cfg(windows)]
+    let spawned = {
+        let mut command = process_wrap::tokio::CommandWrap::from(c);
+        command.wrap(process_wrap::tokio::JobObject);
+        command.wrap(process_wrap::tokio::KillOnDrop);
+        command.spawn()
+    };
+    let mut child = spawned.map_err(|e| spawn_error(server, spec, &env, e))?;
+    let pid = child.id().unwrap_or(0);
+    spawning.spawned(pid, cfg!(unix).then_some(pid));
+    #[cfg(not(windows))]
+    let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    #[cfg(windows)]
+    let pipes = (
+        child.stdin().take(),
+        child.stdout().take(),
+        child.stderr().take(),
+    );
+    let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
+        return Err(Error::internal(format!(
+            "server `{server}`: spawned without piped stdio"
+        )));
+    };
+    Ok(Spawned {
+        child,
+        pid,
+        stdin,
+        stdout,
+        stderr,
+        origin,
+    })
+}
+
+/// `PR_SET_PDEATHSIG(SIGKILL)` in the child between fork and exec.
+#[cfg(target_os = "linux")]
+fn die_with_parent(c: &mut tokio::process::Command) {
+    let parent = std::process::id();
+    // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
+    // system calls (prctl, getppid); it does not allocate (the errors are raw OS errors).
+    unsafe {
+        c.pre_exec(move || {
+            use nix::libc;
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The sidecar may have died between fork and prctl: then the signal would never come.
+            if u32::try_from(libc::getppid()).ok() != Some(parent) {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Starts the guardian (see [`super::guardian`]): this binary again, `guardian --sidecar-pid N`, in
+/// its own session, stdin a pipe from us, stdout closed, stderr shared (for its one-line report).
+#[cfg(unix)]
+#[allow(clippy::disallowed_methods)] // The guardian is spawned here too, for the same reason.
+pub fn guardian(
+    sidecar_pid: u32,
+) -> std::io::Result<(std::process::Child, std::process::ChildStdin)> {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(std::env::current_exe()?);
+    command
+        .args(["guardian", "--sidecar-pid", &sidecar_pid.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit());
+    // SAFETY: setsid is async-signal-safe; the closure does not allocate.
+    unsafe {
+        command.pre_exec(|| {
+            nix::unistd::setsid()
+                .map(drop)
+                .map_err(std::io::Error::from)
+        });
+    }
+    let mut child = command.spawn()?;
+    match child.stdin.take() {
+        Some(stdin) => Ok((child, stdin)),
+        None => Err(std::io::Error::other(
+            "guardian spawned without a stdin pipe",
+        )),
+    }
+}
+
+fn spawn_error(
+    server: &str,
+    spec: &ServerSpec,
+    env: &[(String, String)],
+    e: std::io::Error,
+) -> Error {
+    let path = env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_str())
+        .unwrap_or("");
+    let cwd_note = spec
+        .cwd
+        .as_ref()
+        .map(|c| format!(" (cwd {})", c.display()))
+        .unwrap_or_default();
+    let message = match e.kind() {
+        std::io::ErrorKind::NotFound
+            if spec.cwd.as_deref().is_some_and(|c| !Path::new(c).is_dir()) =>
+        {
+            format!(
+                "server `{server}`: cwd {} does not exist",
+                spec.cwd.as_deref().unwrap_or(Path::new("")).display()
+            )
+        }
+        std::io::ErrorKind::NotFound
+            if spec.command.contains('/') || spec.command.contains('\\') =>
+        {
+            format!(
+                "server `{server}`: command `{}` not found (ENOENT){cwd_note}",
+                spec.command
+            )
+        }
+        std::io::ErrorKind::NotFound => {
+            format!(
+                "server `{server}`: command `{}` not found (ENOENT); PATH searched: {path}",
+                spec.command
+            )
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            format!(
+                "server `{server}`: command `{}` is not executable (EACCES){cwd_note}",
+                spec.command
+            )
+        }
+        _ => format!(
+            "server `{server}`: cannot start `{}`: {e}{cwd_note}",
+            spec.command
+        ),
+    };
+    Error::new(ErrorCode::ServerUnavailable, message)
+        .with("server", server)
+        .with("command", spec.display_command())
+}

@@ -1,0 +1,308 @@
+//! Taking down what a server leaves behind once its leader is reaped — the rest of its process group,
+//! then the descendants that escaped the group but carry its origin marker — and, at exit, every
+//! group and descendant still there. Event-driven: no timer loop, and no look at the whole machine.
+//!
+//! - **Finding them.** Only the sidecar's own tree is read (`procfs::tree_below`, a few reads per
+//!   descendant, on a blocking thread): the subreaper keeps every orphan of a server inside it, so an
+//!   escapee is always there. A group whose every member is gone, zombies included, is recognised
+//!   with one `killpg(pgid, 0)` and costs no read at all.
+//! - **Waiting for them.** They are not our children in general (nothing to `wait` for): each one
+//!   found is watched through a pidfd, which the runtime wakes us for when it exits. The tree is read
+//!   again only after every process found is gone, to catch what forked in between; never on a timer.
+//! - **Signalling them.** Through the same pidfd: a pid reused by a stranger is never signalled.
+//!
+//! Kernels without pidfds (before 5.3) fall back to polling each process's `/proc` entry every
+//! [`limits::DEATH_POLL_INTERVAL`]; so do Unixes without `/proc`, for groups (`killpg(pgid, 0)`).
+
+#[cfg(target_os = "linux")]
+use super::ledger;
+use super::{kill, kill::Signal};
+use crate::limits;
+
+#[cfg(target_os = "linux")]
+use super::origin::{Origin, ORIGIN_ENV};
+#[cfg(target_os = "linux")]
+use super::pidfd::Pidfd;
+#[cfg(target_os = "linux")]
+use super::procfs::{self, Stat};
+
+use tokio::time::Instant;
+
+/// Runs blocking work (`/proc` reads, `waitpid`) off the runtime's thread.
+async fn blocking<T: Send + Default + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    tokio::task::spawn_blocking(f).await.unwrap_or_default()
+}
+
+/// [`ledger::reap_adoptees`] off the runtime's thread.
+pub async fn reap_adoptees() {
+    #[cfg(target_os = "linux")]
+    blocking(ledger::reap_adoptees).await;
+}
+
+/// Ends every member of `groups` still alive after their leaders are gone: SIGTERM, a grace period,
+/// SIGKILL. Returns once none has a live member (or SIGKILL's grace ran out, logged).
+pub async fn sweep_groups(groups: &[u32]) {
+    let live: Vec<u32> = groups
+        .iter()
+        .copied()
+        .filter(|&g| kill::group_exists(g))
+        .collect();
+    if live.is_empty() {
+        return;
+    }
+    for (signal, grace) in [
+        (Signal::Term, limits::STOP_AFTER_SIGTERM),
+        (Signal::Kill, limits::STOP_AFTER_SIGKILL),
+    ] {
+        for &g in &live {
+            kill::signal_group(g, signal);
+        }
+        if groups_gone_by(&live, Instant::now() + grace).await {
+            return;
+        }
+    }
+    tracing::error!(groups = ?live, "process group members still alive after SIGKILL");
+}
+
+/// Whether every member of `groups` is gone by `deadline`.
+#[cfg(target_os = "linux")]
+async fn groups_gone_by(groups: &[u32], deadline: Instant) -> bool {
+    loop {
+        let wanted = groups.to_vec();
+        let members = blocking(move || {
+            let (tree, _) = candidates();
+            let picked: Vec<Stat> = tree
+                .into_iter()
+                .filter(|s| !s.is_dead() && wanted.contains(&s.pgrp))
+                .collect();
+            open_all(&picked)
+        })
+        .await;
+        if members.is_empty() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        let watches = watch_all(members);
+        if !all_exited_by(&watches, deadline).await {
+            return false;
+        }
+        reap_adoptees().await;
+    }
+}
+
+/// Without pidfds or `/proc` there is no event for a process that is not our child: poll the group.
+#[cfg(not(target_os = "linux"))]
+async fn groups_gone_by(groups: &[u32], deadline: Instant) -> bool {
+    loop {
+        if !groups.iter().any(|&g| kill::group_exists(g)) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(limits::DEATH_POLL_INTERVAL).await;
+    }
+}
+
+/// Stops every live descendant attributed to `origin` (and their descendants): SIGTERM, a grace
+/// period, SIGKILL. Called once the server's own group is gone. Returns once they are all gone.
+#[cfg(target_os = "linux")]
+pub async fn kill_escapees(origin: Origin) {
+    let marker = origin.env_value().into_bytes();
+    kill_rounds(move |tree, candidates| {
+        let marked: Vec<u32> = candidates
+            .iter()
+            .copied()
+            .filter(|&pid| procfs::environ_var(pid, ORIGIN_ENV).is_some_and(|v| v == marker))
+            .collect();
+        let mut targets = procfs::descendants(tree, &marked);
+        targets.extend(marked);
+        targets
+    })
+    .await;
+}
+
+#[cfg(not(target_os = "linux"))]
+pub async fn kill_escapees(_origin: super::origin::Origin) {}
+
+/// Stops every live descendant of the sidecar but the guardian and the leaders someone waits for,
+/// whatever its origin (the last sweep before exit).
+pub async fn kill_descendants() {
+    #[cfg(target_os = "linux")]
+    kill_rounds(|_, candidates| candidates.to_vec()).await;
+    reap_adoptees().await;
+}
+
+/// SIGKILLs every descendant of the sidecar but the guardian, owned leaders included, without
+/// waiting; twice, for what forked in between. Blocking (`/proc` reads): for the signal thread.
+pub fn kill_descendants_now() {
+    #[cfg(target_os = "linux")]
+    for _ in 0..2 {
+        let skip: Vec<u32> = ledger::guardian_pid().into_iter().collect();
+        for s in procfs::tree_below(std::process::id(), &skip) {
+            if !s.is_dead() {
+                kill::signal_pid(s.pid, Signal::Kill);
+            }
+        }
+    }
+}
+
+/// The sidecar's whole tree but the guardian's, and the pids among its live members that may be
+/// stopped (not the leaders someone waits for). Blocking.
+#[cfg(target_os = "linux")]
+fn candidates() -> (Vec<Stat>, Vec<u32>) {
+    let skip: Vec<u32> = ledger::guardian_pid().into_iter().collect();
+    let owned = ledger::owned();
+    let tree = procfs::tree_below(std::process::id(), &skip);
+    let candidates = tree
+        .iter()
+        .filter(|s| !s.is_dead() && !owned.contains(&s.pid))
+        .map(|s| s.pid)
+        .collect();
+    (tree, candidates)
+}
+
+/// Rounds of: pick targets among the sidecar's live descendants, SIGTERM, wait, SIGKILL, wait. A
+/// round starts only when the previous one's targets are gone; the first that finds none ends it.
+#[cfg(target_os = "linux")]
+async fn kill_rounds(select: impl Fn(&[Stat], &[u32]) -> Vec<u32> + Send + Sync + 'static) {
+    let select = std::sync::Arc::new(select);
+    for _ in 0..limits::ESCAPEE_SWEEP_ROUNDS {
+        let select = std::sync::Arc::clone(&select);
+        let targets = blocking(move || {
+            let (tree, candidates) = candidates();
+            let mut picked = select(&tree, &candidates);
+            picked.sort_unstable();
+            picked.dedup();
+            let picked: Vec<Stat> = tree
+                .into_iter()
+                .filter(|s| !s.is_dead() && picked.binary_search(&s.pid).is_ok())
+                .collect();
+            open_all(&picked)
+        })
+        .await;
+        if targets.is_empty() {
+            break;
+        }
+        tracing::info!(pids = ?targets.iter().map(Opened::pid).collect::<Vec<_>>(), "stopping escaped descendants");
+        let watches = watch_all(targets);
+        for w in &watches {
+            w.signal(Signal::Term).await;
+        }
+        if !all_exited_by(&watches, Instant::now() + limits::STOP_AFTER_SIGTERM).await {
+            for w in &watches {
+                w.signal(Signal::Kill).await;
+            }
+            all_exited_by(&watches, Instant::now() + limits::STOP_AFTER_SIGKILL).await;
+        }
+        reap_adoptees().await;
+    }
+    reap_adoptees().await;
+}
+
+/// A process found alive, before it is handed to the runtime.
+#[cfg(target_os = "linux")]
+enum Opened {
+    Fd(Pidfd, u64),
+    /// No pidfd to be had (old kernel, no descriptor left): polled instead.
+    Pid(u32, u64),
+}
+
+#[cfg(target_os = "linux")]
+impl Opened {
+    fn pid(&self) -> u32 {
+        match self {
+            Opened::Fd(fd, _) => fd.pid(),
+            Opened::Pid(pid, _) => *pid,
+        }
+    }
+}
+
+/// Pidfds of the processes in `found` that are still the ones found. Blocking.
+#[cfg(target_os = "linux")]
+fn open_all(found: &[Stat]) -> Vec<Opened> {
+    found
+        .iter()
+        .filter_map(|s| match Pidfd::open(s.pid, Some(s.start_time)) {
+            Ok(Some(fd)) => Some(Opened::Fd(fd, s.start_time)),
+            Ok(None) => None,
+            Err(_) => Some(Opened::Pid(s.pid, s.start_time)),
+        })
+        .collect()
+}
+
+/// A process being waited for.
+#[cfg(target_os = "linux")]
+enum Watch {
+    Fd(tokio::io::unix::AsyncFd<Pidfd>),
+    Pid(u32, u64),
+}
+
+#[cfg(target_os = "linux")]
+fn watch_all(opened: Vec<Opened>) -> Vec<Watch> {
+    use tokio::io::unix::AsyncFd;
+    use tokio::io::Interest;
+    opened
+        .into_iter()
+        .map(|o| match o {
+            Opened::Fd(fd, start) => {
+                let pid = fd.pid();
+                // SAFETY: a `Pidfd` owns its descriptor for its whole life and `as_raw_fd` always
+                // returns that one; the `AsyncFd` owns the `Pidfd`.
+                match unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) } {
+                    Ok(a) => Watch::Fd(a),
+                    Err(e) => {
+                        tracing::debug!(pid, "cannot watch a pidfd ({e}); polling instead");
+                        Watch::Pid(pid, start)
+                    }
+                }
+            }
+            Opened::Pid(pid, start) => Watch::Pid(pid, start),
+        })
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+impl Watch {
+    /// Signals the process if it still runs.
+    async fn signal(&self, signal: Signal) {
+        match self {
+            Watch::Fd(a) => {
+                a.get_ref().signal(signal);
+            }
+            &Watch::Pid(pid, start) => {
+                blocking(move || procfs::alive(pid, Some(start)) && kill::signal_pid(pid, signal))
+                    .await;
+            }
+        }
+    }
+
+    async fn exited(&self) -> bool {
+        match self {
+            Watch::Fd(a) => a.readable().await.is_ok(),
+            &Watch::Pid(pid, start) => loop {
+                if !blocking(move || procfs::alive(pid, Some(start))).await {
+                    return true;
+                }
+                tokio::time::sleep(limits::DEATH_POLL_INTERVAL).await;
+            },
+        }
+    }
+}
+
+/// Whether every watched process exits by `deadline`.
+#[cfg(target_os = "linux")]
+async fn all_exited_by(watches: &[Watch], deadline: Instant) -> bool {
+    tokio::time::timeout_at(deadline, async {
+        for w in watches {
+            if !w.exited().await {
+                return false;
+            }
+        }
+        true
+    })
+    .await
+    .unwrap_or(false)
+}
