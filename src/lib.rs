@@ -2,8 +2,10 @@
 //!
 //! Layout, upstream to downstream:
 //! - [`host`]: host protocol v1 on our stdin/stdout (reader, the single stdout writer, dispatch).
-//! - [`supervisor`]: the registry of servers, their states and generations, their process trees, and
-//!   the catalog of exposed tools. The only module that spawns processes.
+//! - [`supervisor`]: the registry of servers, their states and generations, restarts, lazy start and
+//!   `servers/test`, and their process trees. The only module that spawns processes.
+//! - [`store`]: what the supervisor keeps: the catalog of exposed tools, the on-disk schema cache,
+//!   the full texts of truncated results. Never imports the supervisor.
 //! - [`mcp`]: the MCP client session, written once over a transport that moves lines.
 //! - [`jsonrpc`]: wire types, the bounded line reader, the pending-request table.
 //! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions and their
@@ -11,6 +13,7 @@
 //! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
 //! - [`trust`]: the trust gate (launch digests, risk warnings, secrets, plugin containment).
 //! - [`signals`]: termination signals in serve mode (graceful stop, then immediate kill).
+//! - [`cli`]: subcommands of the binary that are not the sidecar itself (the conformance client).
 //!
 //! Architecture invariants (see also the README):
 //! 1. `jsonrpc` knows nothing of MCP or of the host protocol; `mcp` and `host` never import each other.
@@ -24,8 +27,8 @@
 //!    their origin marker; the guardian kills what is left if the sidecar is SIGKILLed
 //!    (see `supervisor::tree` and `supervisor::guardian`).
 
+pub mod cli;
 pub mod config;
-pub mod conformance;
 pub mod convert;
 pub mod error;
 pub mod host;
@@ -34,7 +37,9 @@ pub mod jsonrpc;
 pub mod limits;
 pub mod mcp;
 pub mod signals;
+pub mod store;
 pub mod supervisor;
+pub mod time;
 pub mod trust;
 
 pub use error::{Error, ErrorCode};

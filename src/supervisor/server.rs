@@ -10,11 +10,12 @@ use super::process::ExitInfo;
 use super::restart::{self, RestartTracker};
 use super::session::{ProcessControl, Session};
 use super::stats::CallStats;
-use super::status::{rfc3339, ServerState, ServerStatus};
+use super::status::{ServerState, ServerStatus};
 use super::stderr::StderrTail;
 use crate::config::{Extras, ServerSpec, Source};
 use crate::error::{Error, ErrorCode};
 use crate::mcp::ToolDef;
+use crate::time::rfc3339;
 use crate::trust::secrets::Secrets;
 
 pub(super) struct Server {
