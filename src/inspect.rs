@@ -11,7 +11,8 @@ use crate::config::expand::process_env;
 use crate::config::load::{load_path, Sources};
 use crate::convert::{NameTemplate, ToolFormat};
 use crate::error::{Error, Result};
-use crate::supervisor::{Listing, Registry, SchemaCache, ServerState, ServerStatus, Settings};
+use crate::store::{Listing, SchemaCache};
+use crate::supervisor::{Registry, ServerState, ServerStatus, Settings};
 
 pub struct Report {
     pub servers: Vec<ServerStatus>,

@@ -2,11 +2,13 @@
 //!
 //! Layout, upstream to downstream:
 //! - [`host`]: host protocol v1 on our stdin/stdout (reader, the single stdout writer, dispatch).
-//! - [`supervisor`]: the registry of servers, their states and generations, and the catalog of
-//!   exposed tools.
+//! - [`supervisor`]: the registry of servers, their states and generations, restarts, lazy start and
+//!   `servers/test`.
 //! - [`process`]: the OS processes below it: the one spawn site, process groups and environment, the
 //!   stop sequence of a server's tree, the subreaper, the guardian, the drained stderr ring. Event
 //!   driven (pidfds, SIGCHLD), never importing `supervisor`, `host`, `mcp` or `convert`.
+//! - [`store`]: what the supervisor keeps: the catalog of exposed tools, the on-disk schema cache,
+//!   the full texts of truncated results. Never imports the supervisor.
 //! - [`mcp`]: the MCP client session, written once over a transport that moves lines.
 //! - [`jsonrpc`]: wire types, the bounded line reader, the pending-request table.
 //! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions and their
@@ -15,6 +17,7 @@
 //! - [`trust`]: the trust gate (launch digests, risk warnings, secrets, plugin containment).
 //! - [`logging`]: the stderr log set-up (text for people, JSON lines for pipelines).
 //! - [`signals`]: termination signals in serve mode (graceful stop, then immediate kill).
+//! - [`cli`]: subcommands of the binary that are not the sidecar itself (the conformance client).
 //!
 //! Architecture invariants (see also the README):
 //! 1. `jsonrpc` knows nothing of MCP or of the host protocol; `mcp` and `host` never import each other.
@@ -28,8 +31,8 @@
 //!    their origin marker; the guardian kills what is left if the sidecar is SIGKILLed
 //!    (see [`process`] and `process::guardian`).
 
+pub mod cli;
 pub mod config;
-pub mod conformance;
 pub mod convert;
 pub mod error;
 pub mod host;
@@ -40,7 +43,9 @@ pub mod logging;
 pub mod mcp;
 pub mod process;
 pub mod signals;
+pub mod store;
 pub mod supervisor;
+pub mod time;
 pub mod trust;
 
 pub use error::{Error, ErrorCode};

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcp_sidecar::convert::ToolFormat;
+use mcp_sidecar::store::SchemaCache;
 use mcp_sidecar::process::{self as tree, guardian};
-use mcp_sidecar::supervisor::SchemaCache;
 use mcp_sidecar::{host, inspect, limits, logging, signals};
 use tokio_util::sync::CancellationToken;
 
@@ -121,7 +121,7 @@ fn main() -> ExitCode {
         }
         Command::Guardian { .. } => ExitCode::FAILURE, // handled above
         Command::ConformanceClient { url } => {
-            match runtime.block_on(mcp_sidecar::conformance::run(&url)) {
+            match runtime.block_on(mcp_sidecar::cli::conformance_client::run(&url)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("mcp-sidecar conformance-client: {e}");

@@ -25,7 +25,8 @@ use crate::jsonrpc::{
     encode_notification, encode_response, Incoming, LineError, LineReader, RequestId,
 };
 use crate::limits;
-use crate::supervisor::{Event, Registry, SchemaCache, Settings};
+use crate::store::SchemaCache;
+use crate::supervisor::{Event, Registry, Settings};
 
 pub struct ServeOptions {
     /// Longest line accepted from the host.

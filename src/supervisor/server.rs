@@ -9,12 +9,12 @@ use tokio::sync::watch;
 use super::restart::{self, RestartTracker};
 use super::session::{ProcessControl, Session};
 use super::stats::CallStats;
-use super::status::{rfc3339, ServerState, ServerStatus};
+use super::status::{ServerState, ServerStatus};
+use crate::process::{ExitInfo, StderrTail};
 use crate::config::{Extras, ServerSpec, Source};
 use crate::error::{Error, ErrorCode};
 use crate::mcp::ToolDef;
-use crate::process::ExitInfo;
-use crate::process::StderrTail;
+use crate::time::rfc3339;
 use crate::trust::secrets::Secrets;
 
 pub(super) struct Server {

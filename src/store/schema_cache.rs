@@ -9,11 +9,15 @@
 //! Files: `<dir>/<key>.json`, written whole to a temporary file (mode 0600, directory 0700) and
 //! renamed into place. A file is read back through the same bound and the same validation as a
 //! server's own `tools/list` answer: a corrupt, oversized or stale-format entry is a miss.
+//!
+//! Every file-system access (the key's look at the executable, reads, writes) is asynchronous, so
+//! a slow disk never stalls the runtime thread that serves the host.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
+use tokio::io::AsyncReadExt;
 
 use crate::config::ServerSpec;
 use crate::mcp::{self, ToolDef};
@@ -55,8 +59,9 @@ impl SchemaCache {
             .map(|d| d.join("mcp-sidecar"))
     }
 
-    /// The cache key of a launch config: 64 hex digits.
-    pub fn key(spec: &ServerSpec) -> String {
+    /// The cache key of a launch config: 64 hex digits. `search_path` is the `PATH` the server
+    /// would be spawned with, where a bare command name is looked up.
+    pub async fn key(spec: &ServerSpec, search_path: &str) -> String {
         let inherited: serde_json::Map<String, Value> = spec
             .inherit_env
             .iter()
@@ -69,7 +74,7 @@ impl SchemaCache {
             "env": spec.env,
             "cwd": spec.cwd,
             "inheritEnv": inherited,
-            "executable": executable_identity(spec),
+            "executable": executable_identity(spec, search_path).await,
             // Remote: the URL and headers (hashed, never stored) pick the tool set.
             "remote": spec.remote.as_ref().map(|r| json!({
                 "kind": r.kind.as_str(),
@@ -86,11 +91,12 @@ impl SchemaCache {
     }
 
     /// The cached, re-validated tools of `key`, or `None` on any kind of miss.
-    pub fn load(&self, key: &str, server: &str) -> Option<Vec<ToolDef>> {
-        let file = std::fs::File::open(self.path(key)).ok()?;
+    pub async fn load(&self, key: &str, server: &str) -> Option<Vec<ToolDef>> {
+        let file = tokio::fs::File::open(self.path(key)).await.ok()?;
         let mut text = Vec::new();
         file.take(limits::SCHEMA_CACHE_MAX_BYTES + 1)
             .read_to_end(&mut text)
+            .await
             .ok()?;
         if text.len() as u64 > limits::SCHEMA_CACHE_MAX_BYTES {
             return None;
@@ -115,16 +121,24 @@ impl SchemaCache {
         }
     }
 
-    /// Writes the tools of `key` (atomically; mode 0600).
-    pub fn store(&self, key: &str, server: &str, tools: &[ToolDef]) -> std::io::Result<()> {
-        create_private_dir(&self.dir)?;
+    /// Writes the tools of `key` (atomically; mode 0600), on a blocking-pool thread.
+    pub async fn store(&self, key: &str, server: &str, tools: &[ToolDef]) -> std::io::Result<()> {
         let doc = json!({
             "format": FORMAT,
             "key": key,
             "server": server,
-            "writtenAt": super::status::rfc3339(std::time::SystemTime::now()),
+            "writtenAt": crate::time::rfc3339(std::time::SystemTime::now()),
             "tools": tools.iter().map(|t| &t.raw).collect::<Vec<_>>(),
         });
+        let (this, key) = (self.clone(), key.to_owned());
+        tokio::task::spawn_blocking(move || this.write(&key, &doc))
+            .await
+            .map_err(std::io::Error::other)?
+    }
+
+    /// The blocking half of [`SchemaCache::store`]: a private temporary file renamed into place.
+    fn write(&self, key: &str, doc: &Value) -> std::io::Result<()> {
+        create_private_dir(&self.dir)?;
         let path = self.path(key);
         let tmp = self.dir.join(format!(".{key}.{}.tmp", std::process::id()));
         let mut options = std::fs::OpenOptions::new();
@@ -155,7 +169,7 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 
 /// `{path, size, modified}` of the program the config would run, when it can be found: an upgrade of
 /// the server binary is then a different key.
-fn executable_identity(spec: &ServerSpec) -> Value {
+async fn executable_identity(spec: &ServerSpec, search_path: &str) -> Value {
     if spec.remote.is_some() {
         return Value::Null;
     }
@@ -166,17 +180,12 @@ fn executable_identity(spec: &ServerSpec) -> Value {
             _ => p,
         }]
     } else {
-        let path = crate::process::child_env(spec)
-            .into_iter()
-            .find(|(k, _)| k == "PATH")
-            .map(|(_, v)| v)
-            .unwrap_or_default();
-        std::env::split_paths(&path)
+        std::env::split_paths(search_path)
             .map(|d| d.join(&spec.command))
             .collect()
     };
     for path in candidates {
-        if let Ok(meta) = std::fs::metadata(&path) {
+        if let Ok(meta) = tokio::fs::metadata(&path).await {
             if meta.is_file() {
                 let modified = meta
                     .modified()
@@ -207,44 +216,40 @@ mod tests {
         d
     }
 
-    #[test]
-    fn key_depends_on_launch_config_only() {
-        let a = SchemaCache::key(&spec(json!({"command": "srv", "args": ["x"]})));
+    async fn key(v: Value) -> String {
+        SchemaCache::key(&spec(v), "").await
+    }
+
+    #[tokio::test]
+    async fn key_depends_on_launch_config_only() {
+        let a = key(json!({"command": "srv", "args": ["x"]})).await;
         assert_eq!(a.len(), 64);
         assert_eq!(
             a,
-            SchemaCache::key(&spec(
-                json!({"command": "srv", "args": ["x"], "toolTimeoutSeconds": 5, "autoStart": false})
-            ))
+            key(json!({"command": "srv", "args": ["x"], "toolTimeoutSeconds": 5, "autoStart": false}))
+                .await
+        );
+        assert_ne!(a, key(json!({"command": "srv", "args": ["y"]})).await);
+        assert_ne!(
+            a,
+            key(json!({"command": "srv", "args": ["x"], "env": {"A": "1"}})).await
         );
         assert_ne!(
             a,
-            SchemaCache::key(&spec(json!({"command": "srv", "args": ["y"]})))
-        );
-        assert_ne!(
-            a,
-            SchemaCache::key(&spec(
-                json!({"command": "srv", "args": ["x"], "env": {"A": "1"}})
-            ))
-        );
-        assert_ne!(
-            a,
-            SchemaCache::key(&spec(
-                json!({"command": "srv", "args": ["x"], "cwd": "/tmp"})
-            ))
+            key(json!({"command": "srv", "args": ["x"], "cwd": "/tmp"})).await
         );
     }
 
-    #[test]
-    fn round_trip_private_and_corruption_is_a_miss() {
+    #[tokio::test]
+    async fn round_trip_private_and_corruption_is_a_miss() {
         let dir = temp("rt");
         let cache = SchemaCache::new(dir.clone());
         let key = "ab".repeat(32);
-        assert!(cache.load(&key, "s").is_none());
+        assert!(cache.load(&key, "s").await.is_none());
         let raw = vec![json!({"name": "t", "inputSchema": {"type": "object"}})];
         let tools = mcp::validate_tools("s", raw).unwrap();
-        cache.store(&key, "s", &tools).unwrap();
-        let back = cache.load(&key, "s").unwrap();
+        cache.store(&key, "s", &tools).await.unwrap();
+        let back = cache.load(&key, "s").await.unwrap();
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].raw, tools[0].raw);
         #[cfg(unix)]
@@ -261,7 +266,7 @@ mod tests {
             );
         }
         std::fs::write(dir.join(format!("{key}.json")), b"{not json").unwrap();
-        assert!(cache.load(&key, "s").is_none());
+        assert!(cache.load(&key, "s").await.is_none());
         let other = "cd".repeat(32);
         std::fs::write(
             dir.join(format!("{other}.json")),
@@ -269,7 +274,7 @@ mod tests {
         )
         .unwrap();
         assert!(
-            cache.load(&other, "s").is_none(),
+            cache.load(&other, "s").await.is_none(),
             "an entry must carry its own key"
         );
         let _ = std::fs::remove_dir_all(&dir);

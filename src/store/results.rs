@@ -2,13 +2,59 @@
 //! bounded time ([`limits::RESULT_STORE_TTL`], renewed by each read) and size
 //! ([`limits::RESULT_STORE_MAX_BYTES`] in all; the least recently used text goes first). A handle
 //! that expired, was evicted, or never existed reads as RESULT_EXPIRED.
+//!
+//! [`ResultStore::fit`] cuts a result that is over its budget and keeps the full text under a fresh
+//! handle; [`ResultStore::read`] answers `results/read` from it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
+
+use crate::convert::budget;
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
+
+/// How a result was made to fit its budget.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Truncation {
+    /// Size of the server's whole answer, in bytes.
+    pub original_bytes: usize,
+    /// Where the full text can be read, when part of the text was cut and it could be kept.
+    pub handle: Option<String>,
+    /// The cut part of the text, when there is one.
+    pub cut: Option<budget::Cut>,
+}
+
+impl Truncation {
+    /// `{originalBytes, handle?, offset?, length?, totalBytes?}`.
+    pub fn to_json(&self) -> Value {
+        let mut out = serde_json::json!({ "originalBytes": self.original_bytes });
+        if let Some(handle) = &self.handle {
+            out["handle"] = Value::from(handle.as_str());
+        }
+        if let Some(cut) = self.cut {
+            out["offset"] = Value::from(cut.offset);
+            out["length"] = Value::from(cut.length);
+            out["totalBytes"] = Value::from(cut.total_bytes);
+        }
+        out
+    }
+}
+
+/// One `results/read` answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadOutcome {
+    pub text: String,
+    /// Where `text` starts (the requested offset moved down to a char boundary).
+    pub offset: usize,
+    /// Bytes of `text`.
+    pub length: usize,
+    pub total_bytes: usize,
+    /// `offset + length == total_bytes`.
+    pub eof: bool,
+}
 
 pub struct ResultStore {
     max_bytes: usize,
@@ -123,6 +169,50 @@ impl ResultStore {
             )
             .with("handle", handle)),
         }
+    }
+
+    /// Cuts `result` (whose answer was `original_bytes` long) to `budget` and keeps its full text for
+    /// `results/read`, when it fits the store; otherwise the cut result names no handle.
+    pub fn fit(&self, result: &Value, original_bytes: usize, budget: usize) -> (Value, Truncation) {
+        let handle = self.next_handle();
+        let mut fitted = budget::fit(result, budget, Some(&handle));
+        let mut kept = fitted.full_text.is_some();
+        if fitted
+            .full_text
+            .as_ref()
+            .is_some_and(|full| !self.fits(full.len()))
+        {
+            fitted = budget::fit(result, budget, None);
+            kept = false;
+        }
+        if let (true, Some(full)) = (kept, fitted.full_text) {
+            self.insert(handle.clone(), full);
+        }
+        (
+            fitted.result,
+            Truncation {
+                original_bytes,
+                handle: kept.then_some(handle),
+                cut: fitted.cut,
+            },
+        )
+    }
+
+    /// Part of a kept text: `length` bytes (at most, and by default,
+    /// [`limits::RESULT_READ_MAX_BYTES`]) from `offset`, both moved to char boundaries.
+    pub fn read(&self, handle: &str, offset: usize, length: Option<usize>) -> Result<ReadOutcome> {
+        let text = self.get(handle)?;
+        let length = length
+            .unwrap_or(limits::RESULT_READ_MAX_BYTES)
+            .min(limits::RESULT_READ_MAX_BYTES);
+        let (start, part) = budget::read(&text, offset, length);
+        Ok(ReadOutcome {
+            text: part.to_string(),
+            offset: start,
+            length: part.len(),
+            total_bytes: text.len(),
+            eof: start + part.len() >= text.len(),
+        })
     }
 
     /// Bytes currently kept.

@@ -1,0 +1,130 @@
+//! Bringing one generation up to a session: the transport (a spawned process tree behind stdio, or
+//! a remote server's HTTP transport), then the MCP handshake and tool discovery within
+//! `startupTimeoutSeconds`. Knows nothing of states or generations: the lifecycle decides what a
+//! result means.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::process;
+use super::server::Server;
+use super::session::ProcessControl;
+use crate::process::stderr_ring::{self as stderr, StderrTail};
+use crate::error::{Error, ErrorCode, Result};
+use crate::mcp::transport::http_common::RemoteOptions;
+use crate::mcp::transport::{self, Transport};
+use crate::mcp::{self, Client, ClientEvent, ClientOptions, ToolDef};
+
+/// A handshaken client with its validated tools and how long their discovery took.
+pub(super) struct Connected {
+    pub client: Client,
+    pub tools: Vec<ToolDef>,
+    pub discovery: Duration,
+}
+
+/// The transport to `server` and, for a stdio server, control over its process tree (whose stderr
+/// is drained into `stderr_tail`).
+pub(super) fn open(
+    server: &Server,
+    stderr_tail: &Arc<StderrTail>,
+) -> Result<(Transport, Option<Arc<ProcessControl>>)> {
+    let spec = &server.spec;
+    // A remote server has no process: its transport is the whole of it.
+    if let Some(remote) = &spec.remote {
+        let options = RemoteOptions {
+            server: server.name.clone(),
+            url: remote.url.clone(),
+            headers: remote.headers.clone(),
+            max_message_bytes: spec.max_message_bytes,
+            connect_timeout: spec.startup_timeout,
+        };
+        return match transport::http::transport(options, remote.kind) {
+            Ok(t) => Ok((t, None)),
+            Err(why) => Err(Error::new(
+                ErrorCode::ServerUnavailable,
+                format!("server `{}`: {why}", server.name),
+            )),
+        };
+    }
+    let spawned = process::spawn(&server.name, spec)?;
+    let transport =
+        transport::stdio::transport(spawned.stdin, spawned.stdout, spec.max_message_bytes);
+    tokio::spawn(stderr::drain(
+        spawned.stderr,
+        Arc::clone(stderr_tail),
+        server.name.clone(),
+        server.secrets.clone(),
+    ));
+    let control = Arc::new(ProcessControl::start(
+        spawned.child,
+        spawned.pid,
+        spawned.origin,
+        Arc::clone(&transport.sink),
+    ));
+    Ok((transport, Some(control)))
+}
+
+/// The handshake and the first tool discovery, all within `deadline`. The session's later events
+/// (closed, tools changed) go to `events`.
+pub(super) async fn connect(
+    server: &Server,
+    transport: Transport,
+    deadline: tokio::time::Instant,
+    events: mpsc::UnboundedSender<ClientEvent>,
+) -> Result<Connected> {
+    let startup_timeout = server.spec.startup_timeout;
+    let connected = tokio::time::timeout_at(deadline, async {
+        let options = ClientOptions {
+            server: server.name.clone(),
+            secrets: server.secrets.clone(),
+        };
+        let client = Client::connect(transport, options, deadline, events).await?;
+        let listing = Instant::now();
+        let raw_tools = client.list_tools(deadline).await?;
+        let discovery = listing.elapsed();
+        let tools = accepted_tools(server, raw_tools)?;
+        Ok::<_, Error>(Connected {
+            client,
+            tools,
+            discovery,
+        })
+    })
+    .await
+    .unwrap_or_else(|_| {
+        Err(Error::new(
+            ErrorCode::ServerUnavailable,
+            format!(
+                "server `{}` did not finish its handshake and tool discovery within startupTimeoutSeconds ({} s)",
+                server.name,
+                startup_timeout.as_secs_f64()
+            ),
+        )
+        .with("server", server.name.as_str())
+        .with("setting", "startupTimeoutSeconds"))
+    });
+    // Whichever request ran out of the startup deadline, report the bound's value too.
+    connected.map_err(|e| {
+        if e.details.get("setting").and_then(Value::as_str) == Some("startupTimeoutSeconds") {
+            e.with("limit", startup_timeout.as_secs_f64())
+        } else {
+            e
+        }
+    })
+}
+
+/// The tools after `notifications/tools/list_changed`: listed again within `startupTimeoutSeconds`.
+pub(super) async fn relist(server: &Server, client: &Client) -> Result<Vec<ToolDef>> {
+    let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
+    let raw = client.list_tools(deadline).await?;
+    accepted_tools(server, raw)
+}
+
+/// A `tools/list` answer validated and put through the tools policy: an `expectTools` mismatch or
+/// an undeclared permission is an error.
+fn accepted_tools(server: &Server, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
+    let tools = mcp::validate_tools(&server.name, raw)?;
+    crate::config::policy::apply(&server.name, &server.extras, tools)
+}

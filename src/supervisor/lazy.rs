@@ -1,0 +1,47 @@
+//! Lazy servers (`autoStart: false`) and the schema cache: the lookup when such a server is added
+//! (a hit lists its tools without starting it) and the write after each discovery. The cache's
+//! file format and key live in [`crate::store::schema_cache`]; this file only decides when to use it.
+
+use super::admission::Admitted;
+use crate::process;
+use super::server::Server;
+use crate::mcp::ToolDef;
+use crate::store::SchemaCache;
+
+/// A lazy server's cache key and, on a hit, its cached tools (after the tools policy). No key when
+/// there is no cache or the server starts at once.
+pub(super) async fn lookup(
+    cache: Option<&SchemaCache>,
+    name: &str,
+    admitted: &Admitted,
+) -> (Option<String>, Option<Vec<ToolDef>>) {
+    let Some(cache) = cache.filter(|_| !admitted.spec.auto_start) else {
+        return (None, None);
+    };
+    let key = SchemaCache::key(&admitted.spec, &search_path(&admitted.spec)).await;
+    let tools = cache
+        .load(&key, name)
+        .await
+        .and_then(|tools| crate::config::policy::apply(name, &admitted.extras, tools).ok());
+    (Some(key), tools)
+}
+
+/// Writes a lazy server's freshly discovered tools to the schema cache.
+pub(super) async fn remember(cache: Option<&SchemaCache>, server: &Server, tools: &[ToolDef]) {
+    let (Some(cache), Some(key)) = (cache, server.cache_key.as_deref()) else {
+        return;
+    };
+    match cache.store(key, &server.name, tools).await {
+        Ok(()) => tracing::debug!(server = %server.name, "schema cache updated"),
+        Err(e) => tracing::warn!(server = %server.name, "cannot write the schema cache: {e}"),
+    }
+}
+
+/// The `PATH` the server would be spawned with: where the cache key looks for its executable.
+fn search_path(spec: &crate::config::ServerSpec) -> String {
+    process::child_env(spec)
+        .into_iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v)
+        .unwrap_or_default()
+}

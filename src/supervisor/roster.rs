@@ -1,0 +1,171 @@
+//! The roster: the table of registered servers, the catalog built from their exposed tools, the
+//! events that announce a change of either, and the shutdown flag. The registry (the host-facing
+//! API) and the per-server lifecycle both work through it; it knows neither of them.
+//!
+//! Lock order: `servers` (the map) before any server's `slot`; `rebuild` is taken with neither held.
+//! No lock is held across an `.await`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+use tokio::sync::mpsc;
+
+use super::server::Server;
+use super::settings::Settings;
+use super::status::ServerStatus;
+use crate::error::{Error, ErrorCode, Result};
+use crate::mcp::ToolDef;
+use crate::store::Catalog;
+
+/// What the registry tells its owner.
+#[derive(Debug)]
+pub enum Event {
+    ServerChanged(Box<ServerStatus>),
+    ToolsChanged {
+        fingerprint: String,
+        added: Vec<String>,
+        removed: Vec<String>,
+    },
+    /// Not from the registry: an owner sends it into its own event channel and is acknowledged once
+    /// every event queued before it has been handled (used to order the `shutdown` answer last).
+    Barrier(tokio::sync::oneshot::Sender<()>),
+}
+
+pub(super) struct Roster {
+    pub settings: Settings,
+    servers: Mutex<BTreeMap<String, Arc<Server>>>,
+    catalog: RwLock<Arc<Catalog>>,
+    /// Serialises catalog rebuilds so that `ToolsChanged` events describe consecutive snapshots.
+    rebuild: Mutex<()>,
+    events: mpsc::UnboundedSender<Event>,
+    /// Set by `shutdown`: nothing starts any more.
+    shutting_down: AtomicBool,
+}
+
+impl Roster {
+    pub fn new(settings: Settings, events: mpsc::UnboundedSender<Event>) -> Self {
+        Self {
+            settings,
+            servers: Mutex::new(BTreeMap::new()),
+            catalog: RwLock::new(Arc::new(Catalog::default())),
+            rebuild: Mutex::new(()),
+            events,
+            shutting_down: AtomicBool::new(false),
+        }
+    }
+
+    // ----- the table -----
+
+    /// The table, locked. Take it before any server's slot, and never across an `.await`.
+    pub fn servers(&self) -> MutexGuard<'_, BTreeMap<String, Arc<Server>>> {
+        self.servers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Every registered server, in name order, with the table unlocked again.
+    pub fn all(&self) -> Vec<Arc<Server>> {
+        self.servers().values().cloned().collect()
+    }
+
+    /// Server `name`, or SERVER_NOT_FOUND.
+    pub fn find(&self, name: &str) -> Result<Arc<Server>> {
+        self.server(name).ok_or_else(|| not_found(name))
+    }
+
+    /// Server `name`, if registered.
+    pub fn server(&self, name: &str) -> Option<Arc<Server>> {
+        self.servers().get(name).cloned()
+    }
+
+    /// Whether `server` is still the one registered under its name.
+    pub fn is_registered(&self, server: &Arc<Server>) -> bool {
+        self.servers()
+            .get(&server.name)
+            .is_some_and(|s| Arc::ptr_eq(s, server))
+    }
+
+    // ----- shutdown -----
+
+    pub fn is_shutting_down(&self) -> bool {
+        self.shutting_down.load(Ordering::SeqCst)
+    }
+
+    /// Raises the shutdown flag and empties the table; returns the servers that were in it.
+    pub fn close(&self) -> Vec<Arc<Server>> {
+        self.shutting_down.store(true, Ordering::SeqCst);
+        std::mem::take(&mut *self.servers()).into_values().collect()
+    }
+
+    // ----- catalog and events -----
+
+    pub fn catalog(&self) -> Arc<Catalog> {
+        Arc::clone(&self.catalog.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// After a transition: the catalog follows the exposed tools; the host hears of the new state.
+    pub fn transitioned(&self, server: &Server) {
+        self.rebuild_catalog();
+        self.emit_status(server);
+    }
+
+    /// Rebuilds the catalog from every server's exposed tools and tells the host if the tool set
+    /// changed. Call with no lock held.
+    pub fn rebuild_catalog(&self) {
+        let _serial = self.rebuild.lock().unwrap_or_else(|p| p.into_inner());
+        let servers = self.all();
+        let exposed: Vec<(String, Arc<Vec<ToolDef>>)> = servers
+            .iter()
+            .filter_map(|s| s.slot().exposed_tools().map(|t| (s.name.clone(), t)))
+            .collect();
+        let next = Arc::new(Catalog::build(&self.settings.names, &exposed));
+        for (name, _) in &exposed {
+            if let Some(s) = servers.iter().find(|s| &s.name == name) {
+                s.slot().last_names = next.names_of(name).map(str::to_owned).collect();
+            }
+        }
+        let previous = {
+            let mut current = self.catalog.write().unwrap_or_else(|p| p.into_inner());
+            std::mem::replace(&mut *current, Arc::clone(&next))
+        };
+        self.announce_tools(&previous, &next);
+    }
+
+    /// `ToolsChanged`, when the default listing's fingerprint moved from `previous` to `next`.
+    fn announce_tools(&self, previous: &Catalog, next: &Catalog) {
+        let (format, options) = (self.settings.format, self.settings.options());
+        let old_fingerprint = previous.listing(format, options, None).fingerprint;
+        let fingerprint = next.listing(format, options, None).fingerprint;
+        if fingerprint == old_fingerprint {
+            return;
+        }
+        let before: BTreeSet<&str> = previous.names().collect();
+        let after: BTreeSet<&str> = next.names().collect();
+        let _ = self.events.send(Event::ToolsChanged {
+            fingerprint,
+            added: after.difference(&before).map(|s| s.to_string()).collect(),
+            removed: before.difference(&after).map(|s| s.to_string()).collect(),
+        });
+    }
+
+    /// Tells the host the server's new status and wakes callers waiting on its state.
+    pub fn emit_status(&self, server: &Server) {
+        server.bump();
+        let _ = self
+            .events
+            .send(Event::ServerChanged(Box::new(server.status())));
+    }
+}
+
+/// SERVER_NOT_FOUND for `name`.
+pub(super) fn not_found(name: &str) -> Error {
+    Error::new(
+        ErrorCode::ServerNotFound,
+        format!("no server named `{name}`"),
+    )
+    .with("server", name)
+}
+
+/// SHUTTING_DOWN: the answer to anything that would start a server after `shutdown`.
+pub(super) fn shutting_down() -> Error {
+    Error::new(ErrorCode::ShuttingDown, "the sidecar is shutting down")
+}
