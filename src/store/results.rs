@@ -287,4 +287,30 @@ mod tests {
         assert!(store.get_at("d", t).is_err());
         assert_eq!(store.bytes(), 8);
     }
+
+    #[test]
+    fn a_cut_result_is_kept_and_read_back_in_parts() {
+        let store = ResultStore::new(10_000, Duration::from_secs(60));
+        let body = "é".repeat(500);
+        let result = serde_json::json!({"content": [{"type": "text", "text": body}]});
+        let (_, truncation) = store.fit(&result, 2_000, 200);
+        let handle = truncation.handle.clone().unwrap();
+        assert_eq!(truncation.to_json()["handle"], handle.as_str());
+        let part = store.read(&handle, 1, Some(10)).unwrap();
+        // Offset 1 is inside the first `é`: the part starts at 0.
+        assert_eq!((part.offset, part.length, part.eof), (0, 10, false));
+        assert_eq!(part.total_bytes, body.len());
+        let rest = store.read(&handle, 10, None).unwrap();
+        assert!(rest.eof);
+        assert_eq!(part.text + &rest.text, body);
+    }
+
+    #[test]
+    fn a_text_too_large_to_keep_names_no_handle() {
+        let store = ResultStore::new(100, Duration::from_secs(60));
+        let result = serde_json::json!({"content": [{"type": "text", "text": "x".repeat(500)}]});
+        let (_, truncation) = store.fit(&result, 600, 50);
+        assert_eq!(truncation.handle, None);
+        assert_eq!(store.bytes(), 0);
+    }
 }

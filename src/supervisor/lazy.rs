@@ -2,9 +2,9 @@
 //! (a hit lists its tools without starting it) and the write after each discovery. The cache's
 //! file format and key live in [`crate::store::schema_cache`]; this file only decides when to use it.
 
-use super::admission::Admitted;
 use crate::process;
 use super::server::Server;
+use crate::config::{Extras, ServerSpec};
 use crate::mcp::ToolDef;
 use crate::store::SchemaCache;
 
@@ -13,16 +13,17 @@ use crate::store::SchemaCache;
 pub(super) async fn lookup(
     cache: Option<&SchemaCache>,
     name: &str,
-    admitted: &Admitted,
+    spec: &ServerSpec,
+    extras: &Extras,
 ) -> (Option<String>, Option<Vec<ToolDef>>) {
-    let Some(cache) = cache.filter(|_| !admitted.spec.auto_start) else {
+    let Some(cache) = cache.filter(|_| !spec.auto_start) else {
         return (None, None);
     };
-    let key = SchemaCache::key(&admitted.spec, &search_path(&admitted.spec)).await;
+    let key = SchemaCache::key(spec, &search_path(spec)).await;
     let tools = cache
         .load(&key, name)
         .await
-        .and_then(|tools| crate::config::policy::apply(name, &admitted.extras, tools).ok());
+        .and_then(|tools| crate::config::policy::apply(name, extras, tools).ok());
     (Some(key), tools)
 }
 
@@ -38,7 +39,7 @@ pub(super) async fn remember(cache: Option<&SchemaCache>, server: &Server, tools
 }
 
 /// The `PATH` the server would be spawned with: where the cache key looks for its executable.
-fn search_path(spec: &crate::config::ServerSpec) -> String {
+fn search_path(spec: &ServerSpec) -> String {
     process::child_env(spec)
         .into_iter()
         .find(|(k, _)| k == "PATH")

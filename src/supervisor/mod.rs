@@ -4,17 +4,18 @@
 //! guardian) are [`crate::process`]'s; the stores it fills (catalog, schema cache, results) are in
 //! [`crate::store`].
 //!
-//! Layering inside, top to bottom (a file imports only files below it):
-//! - [`Registry`] (`registry.rs`): the public API; admits, looks up, hands over.
-//! - `call.rs` (a tool call), `probe.rs` (the `servers/test` report), `admission.rs` (config and
-//!   trust gate), `lazy.rs` (when the schema cache is read and written).
-//! - `lifecycle.rs`: the state machine — starts, failures and restarts, the watch over a ready
-//!   generation, acquiring a session for a call. Then `upkeep.rs` (a generation's timers, which
-//!   report what is due instead of acting), `launch.rs` (transport, handshake, discovery) and
-//!   `teardown.rs` (stop, park, reap, the restart policy's verdict).
-//! - `roster.rs`: the table of servers, the catalog built from it, the events, the shutdown flag.
-//! - `server.rs` (one server and its slot), `session.rs` (one generation), `restart.rs`, `stats.rs`,
-//!   `status.rs`, `settings.rs`.
+//! Layering inside: a file imports only files listed after it (no circles).
+//! 1. `registry.rs`: [`Registry`], the public API; admits, looks up, hands over.
+//! 2. `call.rs` (one tool call and its result budget), `probe.rs` (the `servers/test` report).
+//! 3. `lifecycle.rs`: the state machine — starts, failures and restarts, the watch over a ready
+//!    generation, acquiring a session for a call.
+//! 4. `upkeep.rs`: a ready generation's timers; reports what is due instead of acting.
+//! 5. `launch.rs` (transport, handshake, discovery), `teardown.rs` (stop, park, reap, the restart
+//!    policy's verdict), `lazy.rs` (when the schema cache is read and written).
+//! 6. `admission.rs` (config and trust gate), `roster.rs` (the table of servers, the catalog built
+//!    from it, the events, the shutdown flag).
+//! 7. `server.rs` (one server and its slot), then `session.rs` (one generation), `restart.rs`,
+//!    `stats.rs`, `status.rs`, `settings.rs`; the process files below them.
 //!
 //! Processes themselves (spawning, groups, trees, the guardian) are [`crate::process`]'s.
 

@@ -76,3 +76,15 @@ pub(super) async fn with_last_words(mut report: Value, server: &Arc<Server>) -> 
 fn millis(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_starts_the_server_whatever_auto_start_says() {
+        let given =
+            json!({"command": "srv", "autoStart": false, "auto_start": false, "args": ["a"]});
+        assert_eq!(config(&given), json!({"command": "srv", "args": ["a"]}));
+    }
+}

@@ -81,8 +81,13 @@ impl Registry {
     ) -> Result<ServerStatus> {
         let admitted = admission::admit(name, config, &options, self.settings().require_trust)?;
         // Read before the server is registered: nothing can race a half-added server.
-        let (cache_key, cached) =
-            lazy::lookup(self.settings().cache.as_ref(), name, &admitted).await;
+        let (cache_key, cached) = lazy::lookup(
+            self.settings().cache.as_ref(),
+            name,
+            &admitted.spec,
+            &admitted.extras,
+        )
+        .await;
         let server = self.register(name, admitted, cache_key, options)?;
         let kind = if server.spec.auto_start {
             StartKind::Requested
