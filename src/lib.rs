@@ -36,7 +36,6 @@ pub mod config;
 pub mod convert;
 pub mod error;
 pub mod host;
-pub mod inspect;
 pub mod jsonrpc;
 pub mod limits;
 pub mod logging;

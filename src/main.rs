@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use mcp_sidecar::cli::inspect;
 use mcp_sidecar::convert::ToolFormat;
-use mcp_sidecar::store::SchemaCache;
 use mcp_sidecar::process::{self as tree, guardian};
-use mcp_sidecar::{host, inspect, limits, logging, signals};
+use mcp_sidecar::store::SchemaCache;
+use mcp_sidecar::{host, limits, logging, signals};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]

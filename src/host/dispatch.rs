@@ -16,9 +16,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::params::{self, parse};
+use super::params::{self, parse, PROTOCOL_VERSION};
 use super::writer::{self, Outbox};
-use super::PROTOCOL_VERSION;
 use crate::convert::{self, NameTemplate, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{

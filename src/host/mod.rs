@@ -11,7 +11,5 @@ pub mod stdio;
 mod writer;
 
 pub use dispatch::{serve, ServeOptions};
+pub use params::PROTOCOL_VERSION;
 pub use writer::Outbox;
-
-/// The host protocol version this build speaks.
-pub const PROTOCOL_VERSION: u32 = 1;

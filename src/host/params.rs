@@ -8,6 +8,9 @@ use serde_json::Value;
 use crate::convert::ToolFormat;
 use crate::error::{Error, Result};
 
+/// The host protocol version this build speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Initialize {

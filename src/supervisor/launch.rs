@@ -9,14 +9,14 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::process;
 use super::server::Server;
 use super::session::ProcessControl;
-use crate::process::stderr_ring::{self as stderr, StderrTail};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::transport::http_common::RemoteOptions;
 use crate::mcp::transport::{self, Transport};
 use crate::mcp::{self, Client, ClientEvent, ClientOptions, ToolDef};
+use crate::process;
+use crate::process::stderr_ring::{self as stderr, StderrTail};
 
 /// A handshaken client with its validated tools and how long their discovery took.
 pub(super) struct Connected {

@@ -2,10 +2,10 @@
 //! (a hit lists its tools without starting it) and the write after each discovery. The cache's
 //! file format and key live in [`crate::store::schema_cache`]; this file only decides when to use it.
 
-use crate::process;
 use super::server::Server;
 use crate::config::{Extras, ServerSpec};
 use crate::mcp::ToolDef;
+use crate::process;
 use crate::store::SchemaCache;
 
 /// A lazy server's cache key and, on a hit, its cached tools (after the tools policy). No key when

@@ -30,12 +30,12 @@ use super::roster::{shutting_down, Roster};
 use super::server::{Server, Slot};
 use super::session::{CallGuard, CallLimits, ProcessControl, Session};
 use super::status::ServerState;
-use crate::process::StderrTail;
 use super::teardown::{self, ParkReason, Running};
 use super::upkeep::{Due, Upkeep};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::mcp::ClientEvent;
+use crate::process::StderrTail;
 
 /// Upper bound on the wait for a start someone else began (a restart may first stop the old tree).
 const START_WAIT_SLACK: Duration = limits::STOP_AFTER_STDIN_CLOSE

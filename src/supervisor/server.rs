@@ -10,10 +10,10 @@ use super::restart::{self, RestartTracker};
 use super::session::{ProcessControl, Session};
 use super::stats::CallStats;
 use super::status::{ServerState, ServerStatus};
-use crate::process::{ExitInfo, StderrTail};
 use crate::config::{Extras, ServerSpec, Source};
 use crate::error::{Error, ErrorCode};
 use crate::mcp::ToolDef;
+use crate::process::{ExitInfo, StderrTail};
 use crate::time::rfc3339;
 use crate::trust::secrets::Secrets;
 

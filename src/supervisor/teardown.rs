@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::process::ExitInfo;
 use super::restart::Decision;
 use super::roster::Roster;
 use super::server::{Server, Slot};
@@ -14,6 +13,7 @@ use super::status::ServerState;
 use crate::config::RestartPolicy;
 use crate::error::Error;
 use crate::limits;
+use crate::process::ExitInfo;
 
 /// How long a failed start waits for the process's exit status before reporting without it.
 const EXIT_STATUS_GRACE: Duration = Duration::from_millis(200);

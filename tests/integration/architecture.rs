@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 /// The floors, bottom first. A module may import modules of lower floors only (never its own
 /// floor's neighbours, never upwards). `main.rs` stands above all of them.
 const FLOORS: &[&[&str]] = &[
-    &["limits", "error", "logging"],
+    &["limits", "error", "logging", "time"],
     &["jsonrpc", "convert", "trust"],
     &["config"],
-    &["mcp", "process", "store"],
+    &["mcp", "process"],
+    &["store"],
     &["supervisor", "signals"],
     &["host"],
     &["cli"],
