@@ -302,3 +302,42 @@ fn the_reader_sees_the_imports_it_checks() {
         .any(|to| to.starts_with("supervisor"));
     assert!(host_imports, "host's use of supervisor was not seen");
 }
+
+/// The files `from` (a path prefix inside `src/`) imports that start with `to`.
+fn imports_between(from: &str, to: &str) -> Vec<String> {
+    import_graph(&source_files())
+        .iter()
+        .filter(|(file, _)| file.starts_with(from))
+        .flat_map(|(file, targets)| {
+            targets
+                .iter()
+                .filter(|t| t.starts_with(to))
+                .map(move |t| format!("{} -> {}", file.display(), t.display()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_mcp_layer_and_the_host_layer_never_meet() {
+    let mut crossings = imports_between("host", "mcp");
+    crossings.extend(imports_between("mcp", "host"));
+    crossings.extend(imports_between("jsonrpc", "mcp"));
+    crossings.extend(imports_between("jsonrpc", "host"));
+    assert!(crossings.is_empty(), "{crossings:#?}");
+}
+
+#[test]
+fn an_mcp_session_sees_only_the_transport_trait() {
+    let mut seen = imports_between("mcp", "process");
+    for session_file in ["mcp/client.rs", "mcp/handshake.rs", "mcp/tools.rs"] {
+        seen.extend(
+            imports_between(session_file, "mcp/transport")
+                .into_iter()
+                .filter(|edge| !edge.ends_with("mcp/transport/mod.rs")),
+        );
+    }
+    assert!(
+        seen.is_empty(),
+        "the MCP session reaches below its Transport trait: {seen:#?}"
+    );
+}
