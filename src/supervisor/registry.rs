@@ -370,7 +370,7 @@ impl Registry {
         let servers: Vec<Arc<Server>> =
             std::mem::take(&mut *self.servers()).into_values().collect();
         let stops = servers.iter().map(|s| self.stop(s));
-        futures_join_all(stops).await;
+        futures_util::future::join_all(stops).await;
         // `servers/test` runs: their servers stop too (each probe waits for its own start).
         for probe in probes {
             Box::pin(probe.shutdown()).await;
@@ -666,23 +666,4 @@ impl Registry {
 
 pub(super) fn shutting_down() -> Error {
     Error::new(ErrorCode::ShuttingDown, "the sidecar is shutting down")
-}
-
-/// Awaits every future concurrently (a tiny `join_all` without a dependency).
-async fn futures_join_all<F: std::future::Future<Output = ()>>(
-    futures: impl IntoIterator<Item = F>,
-) {
-    let mut set = Vec::new();
-    for f in futures {
-        set.push(Box::pin(f));
-    }
-    std::future::poll_fn(|cx| {
-        set.retain_mut(|f| f.as_mut().poll(cx).is_pending());
-        if set.is_empty() {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
-    })
-    .await;
 }
