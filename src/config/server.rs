@@ -1,4 +1,5 @@
-//! One server's launch configuration and its validation.
+//! One server's launch configuration and its validation (the serde shape it is read into first is
+//! [`raw`](super::raw)).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
