@@ -7,17 +7,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use crate::error::{Error, ErrorCode, Result};
-
-const FIELDS: &[&str] = &[
-    "includeTools",
-    "excludeTools",
-    "expectTools",
-    "permissions",
-    "permissionMetaKey",
-    "secretEnv",
-    "secretHeaders",
-];
+use super::dialects::fields::EXTENSIONS;
+use super::invalid::invalid;
+use super::strict::snake;
+use crate::error::Result;
 
 /// Tools policy and secret marks of one server.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -43,23 +36,24 @@ pub fn split(config: &Value) -> Result<(Value, Extras)> {
     let mut rest = Map::new();
     let mut extras = Extras::default();
     for (k, v) in map {
-        // snake_case spellings are accepted, as for every other field.
-        let canonical = FIELDS
+        // The names and types are the dialects' table of these fields: one list for both. snake_case
+        // spellings are accepted, as for every other field.
+        let Some(field) = EXTENSIONS
             .iter()
-            .find(|f| **f == k || super::dialects::fields::snake(f) == *k);
-        let Some(field) = canonical else {
+            .find(|f| f.name == k || snake(f.name) == *k)
+        else {
             rest.insert(k.clone(), v.clone());
             continue;
         };
-        match *field {
+        match field.name {
             "permissionMetaKey" => match v {
                 Value::String(s) if !s.is_empty() => extras.permission_meta_key = Some(s.clone()),
-                _ => return Err(invalid(field, "must be a non-empty string")),
+                _ => return Err(invalid(field.name, "must be a non-empty string")),
             },
-            _ => {
+            name => {
                 let list =
-                    strings(v).ok_or_else(|| invalid(field, "must be an array of strings"))?;
-                match *field {
+                    strings(v).ok_or_else(|| invalid(name, "must be an array of strings"))?;
+                match name {
                     "includeTools" => extras.include_tools = list,
                     "excludeTools" => extras.exclude_tools = list,
                     "expectTools" => extras.expect_tools = Some(list),
@@ -77,10 +71,6 @@ fn strings(v: &Value) -> Option<Vec<String>> {
         .iter()
         .map(|s| s.as_str().map(str::to_owned))
         .collect()
-}
-
-fn invalid(field: &str, why: &str) -> Error {
-    Error::new(ErrorCode::ConfigInvalid, format!("config.{field}: {why}")).with("field", field)
 }
 
 #[cfg(test)]

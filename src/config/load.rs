@@ -2,6 +2,9 @@
 //! `.mcp.json` below it), or a JSON document from the host, into candidate servers plus diagnostics.
 //! Each candidate is checked here as far as it can be without starting it (name, launch spec, tools
 //! policy, command on PATH, plugin containment), so one bad server never stops the others.
+//!
+//! All of it is blocking file-system work (reads, directory walks, PATH look-ups): an async caller
+//! uses [`load`], which runs it on tokio's blocking pool instead of a runtime thread.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -30,6 +33,48 @@ pub struct Loaded {
 pub struct Sources<'a> {
     pub env: &'a dyn Fn(&str) -> Option<String>,
     pub inputs: &'a BTreeMap<String, String>,
+}
+
+/// What [`load`] reads, owned so that the work can move to another thread.
+#[derive(Clone, Debug)]
+pub enum Request {
+    /// A file or a directory ([`load_path`]).
+    Path(PathBuf),
+    /// A document given inline ([`load_document`]).
+    Document(Value),
+}
+
+/// [`load_path`] or [`load_document`] on the blocking pool (`spawn_blocking`): a directory scan of
+/// many files must not stall the runtime thread that also serves every other request. `env` is
+/// where `${VAR}` reads (the process environment, in the sidecar).
+pub async fn load(
+    request: Request,
+    dialect: Option<Dialect>,
+    inputs: BTreeMap<String, String>,
+    env: fn(&str) -> Option<String>,
+) -> Loaded {
+    let work = move || {
+        let src = Sources {
+            env: &env,
+            inputs: &inputs,
+        };
+        match &request {
+            Request::Path(path) => load_path(path, dialect, &src),
+            Request::Document(doc) => load_document(doc, dialect, &src),
+        }
+    };
+    match tokio::task::spawn_blocking(work).await {
+        Ok(loaded) => loaded,
+        // A panic in the loader (a bug) or a runtime shutting down: reported, not propagated.
+        Err(e) => Loaded {
+            servers: Vec::new(),
+            diagnostics: vec![Diagnostic::error(
+                Kind::Unreadable,
+                "",
+                format!("loading the configuration failed: {e}"),
+            )],
+        },
+    }
 }
 
 /// A file or, for a directory, every plugin manifest and `.mcp.json` below it.
@@ -307,9 +352,38 @@ fn field_path(c: &Candidate, e: &crate::error::Error) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::error::{Error, ErrorCode};
+
+    /// `load` reads a file off the runtime thread and gives what `load_path` gives.
+    #[tokio::test(flavor = "current_thread")]
+    async fn load_reads_files_on_the_blocking_pool() {
+        let dir = std::env::temp_dir().join(format!("mcp-sidecar-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("servers.json");
+        std::fs::write(&file, r#"{"mcpServers": {"a": {"command": "sh"}, "b": {"type": "http", "url": "http://127.0.0.1:9/mcp"}}}"#).unwrap();
+        fn no_env(_: &str) -> Option<String> {
+            None
+        }
+        let loaded = load(Request::Path(file.clone()), None, BTreeMap::new(), no_env).await;
+        let names: Vec<&str> = loaded.servers.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"], "{:#?}", loaded.diagnostics);
+        let doc = serde_json::json!({"mcpServers": {"c": {"command": "sh"}}});
+        let loaded = load(Request::Document(doc), None, BTreeMap::new(), no_env).await;
+        assert_eq!(loaded.servers.len(), 1, "{:#?}", loaded.diagnostics);
+        let missing = load(
+            Request::Path(dir.join("none.json")),
+            None,
+            BTreeMap::new(),
+            no_env,
+        )
+        .await;
+        assert!(missing.servers.is_empty());
+        assert_eq!(missing.diagnostics[0].kind, Kind::Unreadable);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn field_paths_below_the_entry() {

@@ -5,11 +5,10 @@
 //! overriding those would silently break the protocol.
 
 use reqwest::Url;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+use super::invalid::invalid;
 use crate::error::Result;
-
-use super::server::invalid;
 
 /// How a remote server is reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,25 +78,21 @@ const SECRET_HINTS: &[&str] = &[
 ];
 
 /// `transport` / `type` values: `None` is stdio.
-pub fn parse_kind(field: &str, value: &Value) -> Result<Option<RemoteKind>> {
-    match value.as_str() {
-        Some("stdio") => Ok(None),
-        Some("http" | "streamable-http" | "streamableHttp" | "streamable_http") => {
+pub fn parse_kind(field: &str, value: &str) -> Result<Option<RemoteKind>> {
+    match value {
+        "stdio" => Ok(None),
+        "http" | "streamable-http" | "streamableHttp" | "streamable_http" => {
             Ok(Some(RemoteKind::Http))
         }
-        Some("sse") => Ok(Some(RemoteKind::Sse)),
-        Some(other) => Err(invalid(
+        "sse" => Ok(Some(RemoteKind::Sse)),
+        other => Err(invalid(
             field,
             format!("transport {other:?} is not one of \"stdio\", \"http\", \"sse\""),
         )),
-        None => Err(invalid(field, "must be a string")),
     }
 }
 
-pub fn parse_url(value: &Value) -> Result<Url> {
-    let Some(text) = value.as_str() else {
-        return Err(invalid("url", "must be a string"));
-    };
+pub fn parse_url(text: &str) -> Result<Url> {
     let url = Url::parse(text).map_err(|e| invalid("url", format!("is not a valid URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(invalid(
@@ -121,13 +116,8 @@ pub fn parse_url(value: &Value) -> Result<Url> {
     Ok(url)
 }
 
-pub fn parse_headers(value: &Value) -> Result<Vec<HeaderSpec>> {
-    let Value::Object(map) = value else {
-        return Err(invalid(
-            "headers",
-            "must be an object of header names to values",
-        ));
-    };
+/// The `headers` object (its type is checked by the caller).
+pub fn parse_headers(map: &Map<String, Value>) -> Result<Vec<HeaderSpec>> {
     let mut out = Vec::with_capacity(map.len());
     for (name, v) in map {
         let field = format!("headers.{name}");
@@ -196,7 +186,7 @@ mod tests {
 
     #[test]
     fn urls() {
-        assert!(parse_url(&json!("http://127.0.0.1:8080/mcp")).is_ok());
+        assert!(parse_url("http://127.0.0.1:8080/mcp").is_ok());
         for bad in [
             "ftp://x/",
             "http://u:p@x/",
@@ -205,7 +195,7 @@ mod tests {
             "file:///etc",
             "nope",
         ] {
-            let e = parse_url(&json!(bad)).unwrap_err();
+            let e = parse_url(bad).unwrap_err();
             assert_eq!(e.details["field"], "url", "{bad}");
             assert!(!e.message.contains("u:p"), "{}", e.message);
         }
@@ -213,7 +203,8 @@ mod tests {
 
     #[test]
     fn headers() {
-        let h = parse_headers(&json!({
+        let headers = |v: Value| parse_headers(v.as_object().unwrap());
+        let h = headers(json!({
             "X-Plain": "a", "X-Api-Key": "k", "Authorization": {"value": "Bearer t"},
             "X-Custom": {"value": "s", "secret": true}
         }))
@@ -238,10 +229,10 @@ mod tests {
             "MCP-Protocol-Version",
             "Last-Event-ID",
         ] {
-            let e = parse_headers(&json!({ reserved: "x" })).unwrap_err();
+            let e = headers(json!({ reserved: "x" })).unwrap_err();
             assert_eq!(e.details["field"], format!("headers.{reserved}"));
         }
-        assert!(parse_headers(&json!({"X-A": "a\r\nX-B: b"})).is_err());
-        assert!(parse_headers(&json!({"bad name": "a"})).is_err());
+        assert!(headers(json!({"X-A": "a\r\nX-B: b"})).is_err());
+        assert!(headers(json!({"bad name": "a"})).is_err());
     }
 }

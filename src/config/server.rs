@@ -1,13 +1,20 @@
-//! One server's launch configuration and its validation.
+//! One server's launch configuration and its validation (the serde shape it is read into first is
+//! [`raw`](super::raw)).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::invalid::invalid;
+use super::raw::{
+    expects, RawSpec, RestartPolicy, ResultPolicy, MAX_BACKOFF_MS, MAX_MESSAGE_BYTES,
+    MAX_TIMEOUT_SECONDS, MIN_BACKOFF_MS, MIN_MESSAGE_BYTES,
+};
 use super::remote::{self, RemoteKind, RemoteSpec};
-use crate::error::{Error, ErrorCode, Result};
+use super::strict::{self, Problem};
+use crate::error::Result;
 use crate::limits;
 
 /// A validated server configuration: a stdio command, or a remote URL (`remote`).
@@ -43,69 +50,8 @@ pub struct ServerSpec {
     pub remote: Option<RemoteSpec>,
 }
 
-/// `resultPolicy`: what happens to a tool result over `maxResultBytes`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ResultPolicy {
-    /// The call fails with RESULT_TOO_LARGE (the default, as seed 000 requires).
-    #[default]
-    Error,
-    /// The result is cut to head + tail within the budget and the full text is kept for
-    /// `results/read` (see `convert::budget`).
-    Truncate,
-}
-
-impl ResultPolicy {
-    /// The config spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Error => "error",
-            Self::Truncate => "truncate",
-        }
-    }
-}
-
-/// The `restart` policy of a server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RestartPolicy {
-    /// A failed server stays `unhealthy` until the host calls `servers/restart`.
-    Never,
-    /// A failed server is restarted with exponential backoff until it crash-loops.
-    OnFailure,
-}
-
-/// Canonical field names. snake_case spellings are accepted and mapped to these.
-const FIELDS: &[&str] = &[
-    "command",
-    "args",
-    "env",
-    "cwd",
-    "inheritEnv",
-    "startupTimeoutSeconds",
-    "toolTimeoutSeconds",
-    "maxMessageBytes",
-    "maxResultBytes",
-    "restart",
-    "restartBackoffMs",
-    "keepaliveSeconds",
-    "idleTimeoutSeconds",
-    "maxLifetimeSeconds",
-    "autoStart",
-    "resultPolicy",
-    "transport",
-    "type",
-    "url",
-    "headers",
-];
-
 /// Fields that only make sense for a spawned server.
 const STDIO_ONLY: &[&str] = &["command", "args", "env", "cwd", "inheritEnv"];
-
-const MAX_TIMEOUT_SECONDS: f64 = 24.0 * 3600.0;
-const MIN_MESSAGE_BYTES: u64 = 1024;
-/// `restartBackoffMs` bounds: short enough for tests, never longer than the backoff cap.
-const MIN_BACKOFF_MS: u64 = 1;
-const MAX_BACKOFF_MS: u64 = limits::MAX_RESTART_BACKOFF.as_millis() as u64;
-const MAX_MESSAGE_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// Server names become part of tool names sent to model providers, so they are kept simple.
 pub fn validate_server_name(name: &str) -> Result<()> {
@@ -130,23 +76,24 @@ pub fn validate_server_name(name: &str) -> Result<()> {
 impl ServerSpec {
     /// Parses and validates a `config` object. Unknown fields are errors (they are usually typos).
     pub fn from_json(value: &Value) -> Result<Self> {
-        let Value::Object(raw) = value else {
-            return Err(invalid("config", "config must be an object"));
-        };
-        let fields = canonical_fields(raw)?;
-        let get = |k: &str| fields.get(k).copied();
+        let strict::Read { value: raw, given } =
+            strict::read::<RawSpec>(value).map_err(|p| match p {
+                Problem::Invalid(e) => e,
+                Problem::WrongType { top, at } => invalid(&at, expects(top, at.len() > top.len())),
+            })?;
+        let given = |field: &str| given.contains(field);
 
         // `transport` wins over `type` (ecosystem files spell it `type`); each is validated.
         let mut kind = None;
-        for key in ["type", "transport"] {
-            if let Some(v) = get(key) {
+        for (key, value) in [("type", &raw.kind), ("transport", &raw.transport)] {
+            if let Some(v) = value {
                 kind = Some((key, remote::parse_kind(key, v)?));
             }
         }
         let remote = match kind {
             Some((_, Some(k))) => Some(k),
             Some((key, None)) => {
-                if get("url").is_some() {
+                if raw.url.is_some() {
                     return Err(invalid(
                         "url",
                         format!("a {key} \"stdio\" server has no url"),
@@ -155,25 +102,26 @@ impl ServerSpec {
                 None
             }
             // Without a type, a URL means HTTP with fallback to legacy SSE.
-            None => get("url").map(|_| RemoteKind::Auto),
+            None => raw.url.as_ref().map(|_| RemoteKind::Auto),
         };
         let remote = match remote {
             Some(kind) => {
-                if let Some(field) = STDIO_ONLY.iter().find(|f| get(f).is_some()) {
+                // A field given as `null` still counts: it says the config is meant for a spawn.
+                if let Some(field) = STDIO_ONLY.iter().find(|f| given(f)) {
                     return Err(invalid(field, "is not used by a remote (http/sse) server"));
                 }
-                let url = match get("url") {
+                let url = match &raw.url {
                     Some(v) => remote::parse_url(v)?,
                     None => return Err(invalid("url", "is required for an http or sse server")),
                 };
-                let headers = match get("headers") {
-                    None | Some(Value::Null) => Vec::new(),
-                    Some(v) => remote::parse_headers(v)?,
+                let headers = match &raw.headers {
+                    None => Vec::new(),
+                    Some(map) => remote::parse_headers(map)?,
                 };
                 Some(RemoteSpec { kind, url, headers })
             }
             None => {
-                if get("headers").is_some() {
+                if given("headers") {
                     return Err(invalid(
                         "headers",
                         "is only used by remote (http/sse) servers",
@@ -182,11 +130,10 @@ impl ServerSpec {
                 None
             }
         };
-        let command = match (get("command"), &remote) {
+        let command = match (raw.command, &remote) {
             (_, Some(_)) => String::new(),
-            (Some(Value::String(s)), None) if !s.trim().is_empty() => s.clone(),
-            (Some(Value::String(_)), None) => return Err(invalid("command", "must not be empty")),
-            (Some(_), None) => return Err(invalid("command", "must be a string")),
+            (Some(s), None) if !s.trim().is_empty() => s,
+            (Some(_), None) => return Err(invalid("command", "must not be empty")),
             (None, None) => {
                 return Err(invalid(
                     "command",
@@ -194,118 +141,76 @@ impl ServerSpec {
                 ))
             }
         };
-        let args = match get("args") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    v.as_str()
-                        .map(str::to_owned)
-                        .ok_or_else(|| invalid(&format!("args[{i}]"), "must be a string"))
-                })
-                .collect::<Result<_>>()?,
-            Some(_) => return Err(invalid("args", "must be an array of strings")),
+        let env = raw.env.unwrap_or_default();
+        for (k, v) in &env {
+            let field = format!("env.{k}");
+            if k.is_empty() || k.contains('=') || k.contains('\0') {
+                return Err(invalid(&field, "is not a valid variable name"));
+            }
+            if v.contains('\0') {
+                return Err(invalid(&field, expects("env", true)));
+            }
+        }
+        let cwd = match raw.cwd {
+            None => None,
+            Some(s) if !s.is_empty() => Some(PathBuf::from(s)),
+            Some(_) => return Err(invalid("cwd", expects("cwd", false))),
         };
-        let env = match get("env") {
-            None | Some(Value::Null) => BTreeMap::new(),
-            Some(Value::Object(map)) => map
-                .iter()
-                .map(|(k, v)| {
-                    let field = format!("env.{k}");
-                    if k.is_empty() || k.contains('=') || k.contains('\0') {
-                        return Err(invalid(&field, "is not a valid variable name"));
-                    }
-                    match v {
-                        Value::String(s) if !s.contains('\0') => Ok((k.clone(), s.clone())),
-                        _ => Err(invalid(&field, "must be a string")),
-                    }
-                })
-                .collect::<Result<_>>()?,
-            Some(_) => return Err(invalid("env", "must be an object of strings")),
-        };
-        let cwd = match get("cwd") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if !s.is_empty() => Some(PathBuf::from(s)),
-            Some(_) => return Err(invalid("cwd", "must be a non-empty string")),
-        };
-        let inherit_env = match get("inheritEnv") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    v.as_str()
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_owned)
-                        .ok_or_else(|| {
-                            invalid(&format!("inheritEnv[{i}]"), "must be a variable name")
-                        })
-                })
-                .collect::<Result<_>>()?,
-            Some(_) => return Err(invalid("inheritEnv", "must be an array of variable names")),
-        };
+        let inherit_env = raw.inherit_env.unwrap_or_default();
+        if let Some(i) = inherit_env.iter().position(String::is_empty) {
+            return Err(invalid(
+                &format!("inheritEnv[{i}]"),
+                expects("inheritEnv", true),
+            ));
+        }
         let max_message_bytes = bytes(
-            get("maxMessageBytes"),
+            raw.max_message_bytes,
             "maxMessageBytes",
             limits::DEFAULT_MAX_MESSAGE_BYTES,
         )?;
         let max_result_bytes = bytes(
-            get("maxResultBytes"),
+            raw.max_result_bytes,
             "maxResultBytes",
             limits::DEFAULT_MAX_RESULT_BYTES,
         )?;
         // A result arrives in one message, so a larger result limit could never be reached.
-        if get("maxResultBytes").is_some_and(|v| !v.is_null())
-            && max_result_bytes > max_message_bytes
-        {
+        if raw.max_result_bytes.is_some() && max_result_bytes > max_message_bytes {
             return Err(invalid(
                 "maxResultBytes",
                 format!("{max_result_bytes} exceeds maxMessageBytes ({max_message_bytes}); a result arrives in one message"),
             ));
         }
+        let restart_backoff = match raw.restart_backoff_ms {
+            None => limits::DEFAULT_RESTART_BACKOFF,
+            Some(ms) if (MIN_BACKOFF_MS..=MAX_BACKOFF_MS).contains(&ms) => {
+                Duration::from_millis(ms)
+            }
+            Some(_) => {
+                return Err(invalid(
+                    "restartBackoffMs",
+                    expects("restartBackoffMs", false),
+                ))
+            }
+        };
         Ok(Self {
             command,
-            args,
+            args: raw.args.unwrap_or_default(),
             env,
             cwd,
             inherit_env,
-            startup_timeout: seconds(get("startupTimeoutSeconds"), "startupTimeoutSeconds", limits::DEFAULT_STARTUP_TIMEOUT)?,
-            tool_timeout: seconds(get("toolTimeoutSeconds"), "toolTimeoutSeconds", limits::DEFAULT_TOOL_TIMEOUT)?,
+            startup_timeout: seconds(raw.startup_timeout_seconds, "startupTimeoutSeconds")?
+                .unwrap_or(limits::DEFAULT_STARTUP_TIMEOUT),
+            tool_timeout: seconds(raw.tool_timeout_seconds, "toolTimeoutSeconds")?
+                .unwrap_or(limits::DEFAULT_TOOL_TIMEOUT),
             max_message_bytes,
             max_result_bytes,
-            restart: match get("restart") {
-                None | Some(Value::Null) => RestartPolicy::OnFailure,
-                Some(Value::String(s)) if s == "on-failure" => RestartPolicy::OnFailure,
-                Some(Value::String(s)) if s == "never" => RestartPolicy::Never,
-                Some(_) => return Err(invalid("restart", "must be \"on-failure\" or \"never\"")),
-            },
-            restart_backoff: match get("restartBackoffMs") {
-                None | Some(Value::Null) => limits::DEFAULT_RESTART_BACKOFF,
-                Some(v) => match v.as_u64() {
-                    Some(ms) if (MIN_BACKOFF_MS..=MAX_BACKOFF_MS).contains(&ms) => Duration::from_millis(ms),
-                    _ => {
-                        return Err(invalid(
-                            "restartBackoffMs",
-                            format!("must be an integer number of milliseconds in [{MIN_BACKOFF_MS}, {MAX_BACKOFF_MS}]"),
-                        ))
-                    }
-                },
-            },
-            keepalive: optional_seconds(get("keepaliveSeconds"), "keepaliveSeconds")?,
-            idle_timeout: optional_seconds(get("idleTimeoutSeconds"), "idleTimeoutSeconds")?,
-            max_lifetime: optional_seconds(get("maxLifetimeSeconds"), "maxLifetimeSeconds")?,
-            auto_start: match get("autoStart") {
-                None | Some(Value::Null) => true,
-                Some(Value::Bool(b)) => *b,
-                Some(_) => return Err(invalid("autoStart", "must be true or false")),
-            },
-            result_policy: match get("resultPolicy") {
-                None | Some(Value::Null) => ResultPolicy::default(),
-                Some(Value::String(s)) if s == "error" => ResultPolicy::Error,
-                Some(Value::String(s)) if s == "truncate" => ResultPolicy::Truncate,
-                Some(_) => return Err(invalid("resultPolicy", "must be \"error\" or \"truncate\"")),
-            },
+            restart: raw.restart.unwrap_or(RestartPolicy::OnFailure),
+            restart_backoff,
+            keepalive: seconds(raw.keepalive_seconds, "keepaliveSeconds")?,
+            idle_timeout: seconds(raw.idle_timeout_seconds, "idleTimeoutSeconds")?,
+            max_lifetime: seconds(raw.max_lifetime_seconds, "maxLifetimeSeconds")?,
+            auto_start: raw.auto_start.unwrap_or(true),
+            result_policy: raw.result_policy.unwrap_or_default(),
             remote,
         })
     }
@@ -335,89 +240,27 @@ fn quote(s: &str) -> String {
     }
 }
 
-/// Maps every key to its canonical camelCase name, rejecting unknown and doubly-given fields.
-fn canonical_fields(raw: &Map<String, Value>) -> Result<BTreeMap<&'static str, &Value>> {
-    let mut out = BTreeMap::new();
-    for (key, value) in raw {
-        let Some(canonical) = FIELDS
-            .iter()
-            .copied()
-            .find(|f| f == key || camel_to_snake(f) == *key)
-        else {
-            let hint = did_you_mean(key)
-                .map(|s| format!(" (did you mean `{s}`?)"))
-                .unwrap_or_default();
-            return Err(invalid(key, format!("unknown field `{key}`{hint}")));
-        };
-        if out.insert(canonical, value).is_some() {
-            return Err(invalid(
-                key,
-                format!("`{canonical}` is given twice (camelCase and snake_case)"),
-            ));
-        }
-    }
-    Ok(out)
-}
-
-/// `startupTimeoutSeconds` → `startup_timeout_seconds`: the one snake_case spelling accepted.
-fn camel_to_snake(field: &str) -> String {
-    let mut out = String::with_capacity(field.len() + 4);
-    for c in field.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('_');
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn did_you_mean(key: &str) -> Option<&'static str> {
-    super::diagnostics::did_you_mean(key, FIELDS)
-}
-
-fn seconds(value: Option<&Value>, field: &str, default: Duration) -> Result<Duration> {
+/// A duration in seconds, `None` when not given.
+fn seconds(value: Option<f64>, field: &str) -> Result<Option<Duration>> {
     match value {
-        None | Some(Value::Null) => Ok(default),
-        Some(v) => match v.as_f64() {
-            Some(s) if s > 0.0 && s <= MAX_TIMEOUT_SECONDS => Ok(Duration::from_secs_f64(s)),
-            _ => Err(invalid(
-                field,
-                format!("must be a number of seconds in (0, {MAX_TIMEOUT_SECONDS}]"),
-            )),
-        },
+        None => Ok(None),
+        Some(s) if s > 0.0 && s <= MAX_TIMEOUT_SECONDS => Ok(Some(Duration::from_secs_f64(s))),
+        Some(_) => Err(invalid(field, expects(field, false))),
     }
 }
 
-fn optional_seconds(value: Option<&Value>, field: &str) -> Result<Option<Duration>> {
+fn bytes(value: Option<u64>, field: &str, default: usize) -> Result<usize> {
     match value {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => seconds(Some(v), field, Duration::ZERO).map(Some),
+        None => Ok(default),
+        Some(n) if (MIN_MESSAGE_BYTES..=MAX_MESSAGE_BYTES).contains(&n) => Ok(n as usize),
+        Some(_) => Err(invalid(field, expects(field, false))),
     }
-}
-
-fn bytes(value: Option<&Value>, field: &str, default: usize) -> Result<usize> {
-    match value {
-        None | Some(Value::Null) => Ok(default),
-        Some(v) => match v.as_u64() {
-            Some(n) if (MIN_MESSAGE_BYTES..=MAX_MESSAGE_BYTES).contains(&n) => Ok(n as usize),
-            _ => Err(invalid(field, format!("must be an integer number of bytes in [{MIN_MESSAGE_BYTES}, {MAX_MESSAGE_BYTES}]"))),
-        },
-    }
-}
-
-pub(super) fn invalid(field: &str, problem: impl std::fmt::Display) -> Error {
-    Error::new(
-        ErrorCode::ConfigInvalid,
-        format!("config.{field}: {problem}"),
-    )
-    .with("field", field)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{Error, ErrorCode};
     use serde_json::json;
 
     fn err(v: Value) -> Error {
@@ -576,6 +419,53 @@ mod tests {
         .unwrap();
         assert_eq!(spec.display_command(), "http://h/mcp");
         assert!(!format!("{spec:?}").contains("s3cret"));
+    }
+
+    /// The exact texts: they name the field (canonical even when given in snake_case), never the
+    /// value, and say what the field must be.
+    #[test]
+    fn messages() {
+        let message = |v: Value| err(v).message;
+        assert_eq!(
+            message(json!({"command": "x", "comand": "y"})),
+            "config.comand: unknown field `comand` (did you mean `command`?)"
+        );
+        assert_eq!(
+            message(json!({"command": "x", "env": "TOKEN=s3cret"})),
+            "config.env: must be an object of strings"
+        );
+        assert_eq!(
+            message(json!({"command": "x", "tool_timeout_seconds": "s3cret"})),
+            "config.toolTimeoutSeconds: must be a number of seconds in (0, 86400]"
+        );
+        assert_eq!(
+            message(json!({"command": "x", "inherit_env": ["HOME", ""]})),
+            "config.inheritEnv[1]: must be a variable name"
+        );
+        assert_eq!(
+            message(json!({"command": "x", "restart": "always"})),
+            "config.restart: must be \"on-failure\" or \"never\""
+        );
+        assert_eq!(
+            message(json!({"command": null})),
+            "config.command: must be a string"
+        );
+        assert_eq!(
+            message(json!({"url": "http://h/", "args": null})),
+            "config.args: is not used by a remote (http/sse) server"
+        );
+        assert_eq!(
+            message(json!({"command": "x", "restart_backoff_ms": 1e9})),
+            format!("config.restartBackoffMs: must be an integer number of milliseconds in [1, {MAX_BACKOFF_MS}]")
+        );
+        assert_eq!(
+            message(json!({"command": "x", "maxResultBytes": 10})),
+            "config.maxResultBytes: must be an integer number of bytes in [1024, 1073741824]"
+        );
+        assert_eq!(
+            message(json!({"url": "http://h/", "headers": []})),
+            "config.headers: must be an object of header names to values"
+        );
     }
 
     #[test]

@@ -23,13 +23,21 @@ pub fn fingerprint(definitions: &[Value]) -> String {
         write_canonical(definition, &mut canonical);
     }
     canonical.push(']');
-    let digest = Sha256::digest(canonical.as_bytes());
-    let mut out = String::with_capacity("sha256:".len() + 64);
-    out.push_str("sha256:");
-    for byte in digest {
-        out.push_str(&format!("{byte:02x}"));
-    }
+    sha256_tagged(canonical.as_bytes())
+}
+
+/// The canonical JSON text of `value`: compact, object keys sorted by byte order, scalars in
+/// serde_json's own formatting (escaping, numbers). The one canonical form of the crate: the tool
+/// fingerprint and the launch digest (`trust::digest`) both hash it.
+pub fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
     out
+}
+
+/// `"sha256:" + lowercase hex of sha256(bytes)`.
+pub fn sha256_tagged(bytes: &[u8]) -> String {
+    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
 }
 
 /// Compact JSON with object keys sorted; scalars use serde_json's own
@@ -86,12 +94,7 @@ mod tests {
             json!({"type": "function", "name": "b", "parameters": {"type": "object", "properties": {}}}),
             json!({"name": "a\u{e9}\"\n", "n": [1, 2.5, true, null]}),
         ];
-        let mut canonical = String::new();
-        canonical.push('[');
-        write_canonical(&defs[0], &mut canonical);
-        canonical.push(',');
-        write_canonical(&defs[1], &mut canonical);
-        canonical.push(']');
+        let canonical = canonical_json(&Value::from(defs.to_vec()));
         assert_eq!(
             canonical,
             r#"[{"name":"b","parameters":{"properties":{},"type":"object"},"type":"function"},{"n":[1,2.5,true,null],"name":"aé\"\n"}]"#
@@ -102,6 +105,24 @@ mod tests {
         assert_eq!(
             fingerprint(&defs),
             "sha256:dda3dd881c547ba654b7c8f94ef9d0a6b801456369b717caf093eed998cdf456"
+        );
+    }
+
+    #[test]
+    fn canonical_json_sorts_keys_by_bytes_at_every_depth() {
+        // Byte order: uppercase before lowercase before non-ASCII; `1.0` stays `1.0`.
+        let mut inner = serde_json::Map::new();
+        inner.insert("z".into(), json!(1.0));
+        inner.insert("a".into(), json!([{"y": null, "b": "\u{1}"}]));
+        let value = json!({"\u{e9}": 0, "B": inner, "a": -2});
+        assert_eq!(
+            canonical_json(&value),
+            "{\"B\":{\"a\":[{\"b\":\"\\u0001\",\"y\":null}],\"z\":1.0},\"a\":-2,\"\u{e9}\":0}"
+        );
+        assert_eq!(canonical_json(&json!("x")), r#""x""#);
+        assert_eq!(
+            sha256_tagged(b""),
+            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
     }
 

@@ -365,11 +365,7 @@ fn hash_hex(server: &str, tool: &str) -> String {
     hasher.update(server.as_bytes());
     hasher.update([0u8]);
     hasher.update(tool.as_bytes());
-    hasher
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    hex::encode(hasher.finalize())
 }
 
 #[cfg(test)]

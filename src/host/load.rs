@@ -9,13 +9,13 @@ use serde_json::{json, Value};
 use super::params::LoadServers;
 use crate::config::diagnostics::{Diagnostic, Kind};
 use crate::config::expand::process_env;
-use crate::config::load::{load_document, load_path, Sources};
+use crate::config::load::{load, Loaded, Request};
 use crate::error::{Error, ErrorCode, Result};
 use crate::supervisor::{AddOptions, Registry};
 
 /// `{added: [status], diagnostics: [diagnostic], trustRequired: [trust request]}`.
 pub async fn run(registry: &Arc<Registry>, p: LoadServers) -> Result<Value> {
-    let loaded = read(&p)?;
+    let loaded = read(&p).await?;
     let mut diagnostics = loaded.diagnostics;
     let mut added = Vec::new();
     let mut trust_required = Vec::new();
@@ -46,21 +46,18 @@ pub async fn run(registry: &Arc<Registry>, p: LoadServers) -> Result<Value> {
     Ok(json!({"added": added, "diagnostics": diagnostics, "trustRequired": trust_required}))
 }
 
-/// Reads the configuration (synchronously: files are small and local).
-fn read(p: &LoadServers) -> Result<crate::config::load::Loaded> {
-    let sources = Sources {
-        env: &process_env,
-        inputs: &p.inputs,
-    };
-    Ok(match (&p.path, &p.json, &p.text) {
-        (Some(path), None, None) => load_path(path, p.dialect, &sources),
-        (None, Some(doc), None) => load_document(doc, p.dialect, &sources),
-        (None, None, Some(text)) => load_document(&Value::from(text.as_str()), p.dialect, &sources),
+/// Reads the configuration; the file-system work runs on the blocking pool.
+async fn read(p: &LoadServers) -> Result<Loaded> {
+    let request = match (&p.path, &p.json, &p.text) {
+        (Some(path), None, None) => Request::Path(path.clone()),
+        (None, Some(doc), None) => Request::Document(doc.clone()),
+        (None, None, Some(text)) => Request::Document(Value::from(text.as_str())),
         _ => {
             return Err(Error::invalid_params(
                 "servers/load takes exactly one of `path`, `json` or `text`",
             )
             .with("field", "path"))
         }
-    })
+    };
+    Ok(load(request, p.dialect, p.inputs.clone(), process_env).await)
 }

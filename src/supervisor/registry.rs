@@ -246,7 +246,8 @@ impl Registry {
     pub async fn shutdown(&self) {
         let servers = self.roster.close();
         let probes = std::mem::take(&mut *self.probes());
-        join_all(servers.iter().map(|s| teardown::stop(&self.roster, s))).await;
+        futures_util::future::join_all(servers.iter().map(|s| teardown::stop(&self.roster, s)))
+            .await;
         // `servers/test` runs: their servers stop too (each probe waits for its own start).
         for probe in probes {
             Box::pin(probe.shutdown()).await;
@@ -330,18 +331,4 @@ impl Registry {
     ) -> Result<ReadOutcome> {
         self.results.read(handle, offset, length)
     }
-}
-
-/// Awaits every future concurrently (a tiny `join_all` without a dependency).
-async fn join_all<F: std::future::Future<Output = ()>>(futures: impl IntoIterator<Item = F>) {
-    let mut set: Vec<_> = futures.into_iter().map(Box::pin).collect();
-    std::future::poll_fn(|cx| {
-        set.retain_mut(|f| f.as_mut().poll(cx).is_pending());
-        if set.is_empty() {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
-    })
-    .await;
 }

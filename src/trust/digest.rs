@@ -6,10 +6,12 @@
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
+use hmac::{Hmac, Mac};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::secrets::looks_secret;
+use crate::convert::fingerprint::{canonical_json, sha256_tagged};
 
 /// The launch fields the digest covers, already normalised (absent lists and maps are empty).
 #[derive(Clone, Debug)]
@@ -26,20 +28,18 @@ pub struct Launch<'a> {
 
 /// `sha256:<hex>` of the launch.
 pub fn digest(launch: &Launch<'_>) -> String {
-    let input = digest_input(launch);
-    let bytes = serde_json::to_vec(&input).unwrap_or_default();
-    format!("sha256:{}", hex(&Sha256::digest(&bytes)))
+    sha256_tagged(canonical_json(&digest_input(launch)).as_bytes())
 }
 
-/// The canonical JSON the digest is taken over (keys sorted: serde_json's map is ordered). Secret
-/// values appear as `hmac-sha256:<hex>`.
+/// The JSON the digest is taken over, in its canonical text (the one the tool fingerprint uses).
+/// Secret values appear as `hmac-sha256:<hex>`.
 pub fn digest_input(launch: &Launch<'_>) -> Value {
     let keyed = |pairs: &[(&str, &str)]| -> Map<String, Value> {
         pairs
             .iter()
             .map(|(k, v)| {
                 let v = if launch.secret_names.contains(*k) || looks_secret(k) {
-                    format!("hmac-sha256:{}", hex(&hmac(key(), v.as_bytes())))
+                    format!("hmac-sha256:{}", hex::encode(hmac(key(), v.as_bytes())))
                 } else {
                     (*v).to_owned()
                 };
@@ -79,35 +79,75 @@ fn key() -> &'static [u8; 32] {
 
 /// HMAC-SHA256 (RFC 2104).
 pub fn hmac(key: &[u8], message: &[u8]) -> [u8; 32] {
-    const BLOCK: usize = 64;
-    let mut k = [0u8; BLOCK];
-    if key.len() > BLOCK {
-        k[..32].copy_from_slice(&Sha256::digest(key));
-    } else {
-        k[..key.len()].copy_from_slice(key);
-    }
-    let mut inner = Sha256::new();
-    inner.update(k.map(|b| b ^ 0x36));
-    inner.update(message);
-    let mut outer = Sha256::new();
-    outer.update(k.map(|b| b ^ 0x5c));
-    outer.update(inner.finalize());
-    outer.finalize().into()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    // Any key length is valid for HMAC (a long key is hashed first), so this cannot fail.
+    let mut mac =
+        <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes keys of any length");
+    mac.update(message);
+    mac.finalize().into_bytes().into()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// RFC 4231 test cases 1, 2, 3 and 6 (6: a key longer than the block, hashed first).
     #[test]
-    fn hmac_rfc4231_case_2() {
+    fn hmac_rfc4231_known_answers() {
+        let cases: [(&[u8], &[u8], &str); 4] = [
+            (
+                &[0x0b; 20],
+                b"Hi There",
+                "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7",
+            ),
+            (
+                b"Jefe",
+                b"what do ya want for nothing?",
+                "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+            ),
+            (
+                &[0xaa; 20],
+                &[0xdd; 50],
+                "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe",
+            ),
+            (
+                &[0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First",
+                "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54",
+            ),
+        ];
+        for (i, (key, message, want)) in cases.iter().enumerate() {
+            assert_eq!(hex::encode(hmac(key, message)), *want, "case #{i}");
+        }
+    }
+
+    /// The digest's bytes are pinned: the canonical text and its sha256 (no secret in it, so the
+    /// per-process key plays no part).
+    #[test]
+    fn digest_value_is_pinned() {
+        let none = BTreeSet::new();
+        let args = vec!["-y".to_owned(), "pkg".to_owned()];
+        let launch = Launch {
+            command: "npx",
+            args: &args,
+            env: vec![("LEVEL", "1")],
+            cwd: Some("/srv".into()),
+            url: None,
+            headers: vec![],
+            secret_names: &none,
+        };
+        let text = canonical_json(&digest_input(&launch));
         assert_eq!(
-            hex(&hmac(b"Jefe", b"what do ya want for nothing?")),
-            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+            text,
+            r#"{"args":["-y","pkg"],"command":"npx","cwd":"/srv","env":{"LEVEL":"1"},"headers":{},"url":null}"#
+        );
+        // Same bytes as serde_json's own compact output (what the digest was taken over before).
+        assert_eq!(
+            text,
+            serde_json::to_string(&digest_input(&launch)).unwrap_or_default()
+        );
+        assert_eq!(
+            digest(&launch),
+            "sha256:7654414dd63a5d4632e7716e338776f930456f2f605232323cda7ff048219a20"
         );
     }
 

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::config::diagnostics::{did_you_mean, index, join, Diagnostic, Kind};
 use crate::config::expand::Vars;
+use crate::config::strict::snake;
 
 /// The JSON type a field must have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +48,8 @@ pub const fn fx(name: &'static str, ty: Ty) -> Field {
     }
 }
 
-/// The sidecar's own fields, accepted in every dialect (tools policy and secrets).
+/// The sidecar's own fields, accepted in every dialect (tools policy and secrets): the one table of
+/// them, which [`extras::split`](crate::config::extras::split) reads them by too.
 pub const EXTENSIONS: &[Field] = &[
     f("includeTools", Ty::StrList),
     f("excludeTools", Ty::StrList),
@@ -239,20 +241,6 @@ fn read_value(
         (Ty::Bool, Value::Bool(_)) => Some(value.clone()),
         (Ty::Bool, _) => wrong(diags, "true or false"),
     }
-}
-
-/// `connectTimeout` → `connect_timeout`.
-pub fn snake(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    for c in name.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('_');
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Copies the sidecar's extension fields of `entry` into the canonical config.

@@ -482,6 +482,14 @@ pub(super) fn canonical(
 ) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("transport".into(), Value::from(transport));
+    // Every name a dialect writes is one the launch spec or the extras read (else every server of
+    // that dialect would fail as "unknown field"): the serde struct is the one list of the former.
+    debug_assert!(
+        pairs.iter().all(|(_, to)| {
+            super::field_names().contains(to) || fields::EXTENSIONS.iter().any(|f| f.name == *to)
+        }),
+        "a dialect maps to a field the server config does not have: {pairs:?}"
+    );
     for (from, to) in pairs {
         if let Some(v) = entry.get(from) {
             out.insert((*to).to_owned(), v.clone());
