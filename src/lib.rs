@@ -31,6 +31,7 @@
 //!    their origin marker; the guardian kills what is left if the sidecar is SIGKILLed
 //!    (see [`process`] and `process::guardian`).
 
+pub mod canonical;
 pub mod cli;
 pub mod config;
 pub mod convert;

@@ -15,7 +15,7 @@ use super::diagnostics::{join, Diagnostic, Kind};
 use super::dialects::{self, Candidate, Context, Dialect, Parsed};
 use super::source::Source;
 use super::{extras, validate_server_name, ServerSpec};
-use crate::trust::paths;
+use crate::config::paths;
 
 /// Deepest directory level a scan descends to, and most files it reads: a scan of a home directory
 /// by mistake stays bounded.

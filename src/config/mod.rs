@@ -9,7 +9,7 @@ pub mod extras;
 mod file;
 mod invalid;
 pub mod load;
-pub mod policy;
+pub mod paths;
 mod raw;
 mod remote;
 mod server;

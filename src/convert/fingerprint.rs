@@ -5,12 +5,14 @@
 //! It is `"sha256:" + hex(sha256(canonical JSON of the definitions array))`,
 //! where canonical means object keys sorted by byte order and no whitespace.
 //! Without serde_json's `preserve_order` feature (this crate does not enable
-//! it) that is exactly `serde_json::to_string` of the array; the writer below
-//! sorts keys itself anyway, so the fingerprint cannot shift if some
-//! dependency ever turns that feature on through feature unification.
+//! it) that is exactly `serde_json::to_string` of the array; the writer in
+//! [`crate::canonical`] sorts keys itself anyway, so the fingerprint cannot
+//! shift if some dependency ever turns that feature on through feature
+//! unification.
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
+
+use crate::canonical::{sha256_tagged, write_canonical};
 
 /// sha256 over the canonical JSON (sorted keys, no whitespace) of the definitions in order, as "sha256:<64 hex>".
 pub fn fingerprint(definitions: &[Value]) -> String {
@@ -26,57 +28,11 @@ pub fn fingerprint(definitions: &[Value]) -> String {
     sha256_tagged(canonical.as_bytes())
 }
 
-/// The canonical JSON text of `value`: compact, object keys sorted by byte order, scalars in
-/// serde_json's own formatting (escaping, numbers). The one canonical form of the crate: the tool
-/// fingerprint and the launch digest (`trust::digest`) both hash it.
-pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
-}
-
-/// `"sha256:" + lowercase hex of sha256(bytes)`.
-pub fn sha256_tagged(bytes: &[u8]) -> String {
-    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
-}
-
-/// Compact JSON with object keys sorted; scalars use serde_json's own
-/// formatting (escaping, numbers).
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (key, item)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&serde_json::to_string(key).unwrap_or_default());
-                out.push(':');
-                write_canonical(item, out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        // Serialising a string, number, bool or null cannot fail.
-        scalar => out.push_str(&serde_json::to_string(scalar).unwrap_or_default()),
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
+    use crate::canonical::canonical_json;
     use serde_json::json;
 
     #[test]

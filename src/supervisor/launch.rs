@@ -126,5 +126,5 @@ pub(super) async fn relist(server: &Server, client: &Client) -> Result<Vec<ToolD
 /// an undeclared permission is an error.
 fn accepted_tools(server: &Server, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
     let tools = mcp::validate_tools(&server.name, raw)?;
-    crate::config::policy::apply(&server.name, &server.extras, tools)
+    super::policy::apply(&server.name, &server.extras, tools)
 }

@@ -23,7 +23,7 @@ pub(super) async fn lookup(
     let tools = cache
         .load(&key, name)
         .await
-        .and_then(|tools| crate::config::policy::apply(name, extras, tools).ok());
+        .and_then(|tools| super::policy::apply(name, extras, tools).ok());
     (Some(key), tools)
 }
 

@@ -24,6 +24,7 @@ mod call;
 mod launch;
 mod lazy;
 mod lifecycle;
+mod policy;
 mod probe;
 mod registry;
 pub mod restart;

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::secrets::looks_secret;
-use crate::convert::fingerprint::{canonical_json, sha256_tagged};
+use crate::canonical::{canonical_json, sha256_tagged};
 
 /// The launch fields the digest covers, already normalised (absent lists and maps are empty).
 #[derive(Clone, Debug)]

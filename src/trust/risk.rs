@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::paths;
+use crate::config::paths;
 
 /// Sentences, one per risky pattern found in the command line.
 pub fn warnings(

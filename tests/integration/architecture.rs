@@ -12,9 +12,10 @@ use std::path::{Path, PathBuf};
 /// The floors, bottom first. A module may import modules of lower floors only (never its own
 /// floor's neighbours, never upwards). `main.rs` stands above all of them.
 const FLOORS: &[&[&str]] = &[
-    &["limits", "error", "logging", "time"],
-    &["jsonrpc", "convert", "trust"],
+    &["limits", "error", "logging", "time", "canonical"],
+    &["jsonrpc", "convert"],
     &["config"],
+    &["trust"],
     &["mcp", "process"],
     &["store"],
     &["supervisor", "signals"],

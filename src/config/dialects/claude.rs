@@ -7,11 +7,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::fields::{f, fx, Case, Ty};
-use super::{
+use super::common::{
     bad_transport, build, table, top_level, vars, workspace_vars, Context, Dialect, Entries,
     Parsed, EDITOR, STANDARD, TYPES,
 };
+use super::fields::{f, fx, Case, Ty};
 use crate::config::diagnostics::{join, Diagnostic, Kind};
 use crate::config::expand::{Syntax, Vars};
 

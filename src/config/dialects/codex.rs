@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
+use super::common::{build, table, vars, Context, Entries, Parsed};
 use super::fields::{f, Case, Ty};
-use super::{build, table, vars, Context, Entries, Parsed};
 use crate::config::diagnostics::{join, Diagnostic, Kind};
 use crate::config::expand::Syntax;
 

@@ -5,8 +5,10 @@
 
 use serde_json::Value;
 
+use super::common::{
+    bad_transport, build, table, top_level, vars, Context, Entries, Parsed, STANDARD,
+};
 use super::fields::{f, Case, Ty};
-use super::{bad_transport, build, table, top_level, vars, Context, Entries, Parsed, STANDARD};
 use crate::config::expand::Syntax;
 
 const FIELDS: &[super::fields::Field] = &[

@@ -6,9 +6,9 @@
 
 use serde_json::{Map, Value};
 
+use super::common::{canonical, require, vars, Candidate, Context, Parsed};
 use super::fields::{f, read_entry, Case, Ty};
 use super::plugin::valid_plugin_name;
-use super::{canonical, require, vars, Candidate, Context, Parsed};
 use crate::config::diagnostics::{index, join, Diagnostic, Kind};
 use crate::config::expand::Syntax;
 use crate::config::source::Source;

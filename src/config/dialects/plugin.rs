@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{claude, vars, Context, Dialect, Parsed};
+use super::claude;
+use super::common::{vars, Context, Dialect, Parsed};
 use crate::config::diagnostics::{Diagnostic, Kind};
 use crate::config::expand::Syntax;
 
@@ -60,7 +61,7 @@ pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
         Some(Value::Object(t)) => t.clone(),
         Some(Value::String(rel)) => {
             let file = plugin_root.join(rel.replace("${CLAUDE_PLUGIN_ROOT}/", ""));
-            if !crate::trust::paths::inside(&plugin_root, &file) {
+            if !crate::config::paths::inside(&plugin_root, &file) {
                 diags.push(Diagnostic::error(
                     Kind::PathEscape,
                     "mcpServers",

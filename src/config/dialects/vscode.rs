@@ -6,11 +6,11 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::fields::{f, Case, Ty};
-use super::{
+use super::common::{
     bad_transport, build, table, top_level, vars, workspace_vars, Context, Entries, Parsed, EDITOR,
     STANDARD, TYPES,
 };
+use super::fields::{f, Case, Ty};
 use crate::config::diagnostics::{index, join, Diagnostic, Kind};
 use crate::config::expand::{Syntax, Vars};
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::extras::Extras;
+use crate::config::Extras;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::ToolDef;
 
