@@ -156,10 +156,7 @@ impl Registry {
                 match transport::http::transport(options, remote.kind) {
                     Ok(t) => (t, None),
                     Err(why) => {
-                        let e = Error::new(
-                            ErrorCode::ServerUnavailable,
-                            format!("server `{}`: {why}", server.name),
-                        );
+                        let e = why.for_server(&server.name);
                         return self.fail_start(server, generation, e, None, kind).await;
                     }
                 }
