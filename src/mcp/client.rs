@@ -470,3 +470,45 @@ fn excerpt(line: &[u8]) -> String {
         format!("{text:?}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_tool_call_times_out_as_tool_timeout() {
+        let kinds = [
+            (
+                RequestKind::Initialize,
+                "initialize",
+                "startupTimeoutSeconds",
+                ErrorCode::ServerUnavailable,
+            ),
+            (
+                RequestKind::ListTools,
+                "tools/list",
+                "startupTimeoutSeconds",
+                ErrorCode::ServerUnavailable,
+            ),
+            (
+                RequestKind::CallTool,
+                "tools/call",
+                "toolTimeoutSeconds",
+                ErrorCode::ToolTimeout,
+            ),
+            (
+                RequestKind::Ping,
+                "ping",
+                "keepaliveSeconds",
+                ErrorCode::ServerUnavailable,
+            ),
+        ];
+        for (kind, method, setting, code) in kinds {
+            assert_eq!(
+                (kind.method(), kind.setting(), kind.timeout_code()),
+                (method, setting, code),
+                "{kind:?}"
+            );
+        }
+    }
+}

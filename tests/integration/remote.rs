@@ -354,7 +354,12 @@ fn http_status_on_tools_call_is_http_error_with_status_and_masked_body() {
     assert_eq!(e["data"]["code"], "HTTP_ERROR", "{r}");
     assert_eq!(e["data"]["status"], 503, "{r}");
     assert_eq!(e["data"]["server"], "web", "{r}");
-    assert!(e["message"].as_str().unwrap().contains("`web`"), "{r}");
+    assert_eq!(e["data"]["name"], "mcp__web__echo", "{r}");
+    let message = e["message"].as_str().unwrap();
+    assert!(
+        message.contains("server `web`: POST tools/call: HTTP 503"),
+        "{r}"
+    );
     assert!(
         e["data"]["body"]
             .as_str()

@@ -206,7 +206,9 @@ mod tests {
             .local_addr()
             .unwrap()
             .port();
-        let source = reqwest::Client::new()
+        // No proxy: an `HTTP_PROXY` in the environment would otherwise answer for 127.0.0.1.
+        let client = reqwest::Client::builder().no_proxy().build().unwrap();
+        let source = client
             .get(format!("http://127.0.0.1:{port}/mcp"))
             .send()
             .await

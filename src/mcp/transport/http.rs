@@ -31,6 +31,17 @@ use crate::limits;
 // The steps a failure names (`TransportError`'s `during`).
 const POST_INITIALIZE: &str = "POST initialize";
 const POST: &str = "POST";
+
+/// The step of POSTing `method`, for the messages of its failures.
+fn post_step(method: Option<&str>) -> &'static str {
+    match method {
+        Some("initialize") => POST_INITIALIZE,
+        Some("tools/call") => "POST tools/call",
+        Some("tools/list") => "POST tools/list",
+        Some("ping") => "POST ping",
+        _ => POST,
+    }
+}
 const RESUME: &str = "resuming the response stream";
 const LISTEN: &str = "GET stream";
 const REINIT: &str = "re-initialising the expired session";
@@ -238,7 +249,8 @@ async fn dispatch(shared: Arc<Shared>, mut out: mpsc::Receiver<Vec<u8>>) {
             }
             Mode::Legacy { post_url } => {
                 let id = msg.id.clone();
-                match post_legacy(&shared, &post_url, msg.line).await {
+                let during = post_step(msg.method.as_deref());
+                match post_legacy(&shared, &post_url, msg.line, during).await {
                     Ok(None) => {}
                     Ok(Some(error)) => match id {
                         Some(id) => {
@@ -292,7 +304,7 @@ async fn connect(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), TransportErr
         state.mode = Mode::Streamable;
         state.session_id = sid;
     }
-    match read_answer(shared, resp, &id).await? {
+    match read_answer(shared, resp, &id, POST_INITIALIZE).await? {
         Answer::Reply(reply) => {
             let version = serde_json::from_slice::<Value>(&reply).ok().and_then(|v| {
                 v.pointer("/result/protocolVersion")
@@ -326,7 +338,7 @@ async fn connect_legacy(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), Trans
     shared.lock().mode = Mode::Legacy {
         post_url: post_url.clone(),
     };
-    match post_legacy(shared, &post_url, msg.line).await? {
+    match post_legacy(shared, &post_url, msg.line, POST_INITIALIZE).await? {
         None => Ok(()),
         Some(error) => Err(error),
     }
@@ -338,14 +350,15 @@ async fn post_legacy(
     shared: &Shared,
     url: &Url,
     line: Vec<u8>,
+    during: &'static str,
 ) -> Result<Option<TransportError>, TransportError> {
-    let resp = send(shared.post(url, line), POST).await?;
+    let resp = send(shared.post(url, line), during).await?;
     if resp.status().is_success() {
         // "Accepted" or similar; read (bounded) so the connection can be reused.
         let _ = common::read_body(resp, limits::HTTP_ERROR_EXCERPT_BYTES).await;
         Ok(None)
     } else {
-        Ok(Some(common::status_error(resp, POST).await))
+        Ok(Some(common::status_error(resp, during).await))
     }
 }
 
@@ -425,17 +438,18 @@ async fn run_request(
     id: &Value,
 ) -> Result<Answer, TransportError> {
     let sent_sid = shared.session_id();
-    let resp = send(shared.post(shared.url(), msg.line.clone()), POST).await?;
+    let during = post_step(msg.method.as_deref());
+    let resp = send(shared.post(shared.url(), msg.line.clone()), during).await?;
     if resp.status() == StatusCode::NOT_FOUND && sent_sid.is_some() {
         reinitialize(shared, sent_sid.as_deref()).await?;
         // Only a tool call may have side effects; everything else the client sends is safe to repeat.
         if msg.method.as_deref() == Some("tools/call") {
             return Ok(Answer::Failed(TransportError::SessionExpired));
         }
-        let resp = send(shared.post(shared.url(), msg.line), POST).await?;
-        return read_answer(shared, resp, id).await;
+        let resp = send(shared.post(shared.url(), msg.line), during).await?;
+        return read_answer(shared, resp, id, during).await;
     }
-    read_answer(shared, resp, id).await
+    read_answer(shared, resp, id, during).await
 }
 
 /// Reads the answer to request `id`: a JSON body or an event stream (resumed if it drops).
@@ -444,13 +458,14 @@ async fn read_answer(
     shared: &Arc<Shared>,
     resp: Response,
     id: &Value,
+    during: &'static str,
 ) -> Result<Answer, TransportError> {
     let status = resp.status();
     if status == StatusCode::ACCEPTED {
         return Ok(Answer::Accepted);
     }
     if !status.is_success() {
-        return Ok(Answer::Failed(common::status_error(resp, POST).await));
+        return Ok(Answer::Failed(common::status_error(resp, during).await));
     }
     let kind = common::content_type(&resp);
     if kind == "application/json" {
@@ -611,7 +626,7 @@ async fn reinitialize(shared: &Arc<Shared>, stale: Option<&str>) -> Result<(), T
     let sid = session_id_of(&resp)?;
     shared.lock().session_id = sid.clone();
     let id = Outgoing::parse(init).id.unwrap_or_default();
-    match read_answer(shared, resp, &id).await? {
+    match read_answer(shared, resp, &id, REINIT).await? {
         Answer::Reply(_) => {}
         Answer::Failed(error) => return Err(error),
         Answer::Accepted => {
