@@ -167,7 +167,7 @@ impl Shared {
     }
 
     fn add_background(&self, handle: AbortHandle) {
-        let state = &mut self.lock();
+        let mut state = self.lock();
         if self.link.is_closed() {
             handle.abort();
         } else {
