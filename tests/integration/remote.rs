@@ -429,3 +429,25 @@ fn refused_connection_is_network_error_naming_the_server() {
     assert!(message.contains("server `gone`"), "{e}");
     assert!(message.contains(&format!("127.0.0.1:{port}")), "{e}");
 }
+
+#[test]
+fn server_gone_mid_session_fails_the_call_with_network_error() {
+    let fx = HttpFixture::start(&[]);
+    let mut s = Sidecar::initialized(json!({}));
+    add(
+        &mut s,
+        "web",
+        json!({"url": format!("{}/mcp", fx.base), "restart": "never"}),
+    )
+    .unwrap();
+    drop(fx); // killed and reaped: its port now refuses connections
+    let r = echo(&mut s, "web", "x");
+    assert_eq!(r["error"]["code"], -32034, "{r}");
+    assert_eq!(r["error"]["data"]["code"], "NETWORK_ERROR", "{r}");
+    assert_eq!(r["error"]["data"]["server"], "web", "{r}");
+    let status = s.server_changed("web", |st| st["state"] == "unhealthy");
+    assert_eq!(
+        status["lastError"]["data"]["code"], "NETWORK_ERROR",
+        "{status}"
+    );
+}
