@@ -28,13 +28,15 @@ pub enum ErrorCode {
     ProtocolError,
     VersionUnsupported,
     UpstreamError,
+    HttpError,
+    NetworkError,
     ShuttingDown,
     TrustRequired,
 }
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 23] = [
+    pub const ALL: [ErrorCode; 25] = [
         Self::ParseError,
         Self::InvalidRequest,
         Self::MethodNotFound,
@@ -56,6 +58,8 @@ impl ErrorCode {
         Self::ProtocolError,
         Self::VersionUnsupported,
         Self::UpstreamError,
+        Self::HttpError,
+        Self::NetworkError,
         Self::ShuttingDown,
         Self::TrustRequired,
     ];
@@ -84,6 +88,8 @@ impl ErrorCode {
             Self::ProtocolError => "PROTOCOL_ERROR",
             Self::VersionUnsupported => "VERSION_UNSUPPORTED",
             Self::UpstreamError => "UPSTREAM_ERROR",
+            Self::HttpError => "HTTP_ERROR",
+            Self::NetworkError => "NETWORK_ERROR",
             Self::ShuttingDown => "SHUTTING_DOWN",
             Self::TrustRequired => "TRUST_REQUIRED",
         }
@@ -91,6 +97,9 @@ impl ErrorCode {
 
     /// The JSON-RPC numeric code. Standard codes where JSON-RPC defines one, else the
     /// implementation-defined range -32000..-32099 (and -32800 for cancellation, as LSP does).
+    /// Within that range each decade is one family (-3201x servers, -3202x calls, -3203x what a
+    /// server did or how reaching it failed, -3204x the sidecar's own state); a number, once given,
+    /// is never reused.
     pub fn rpc_code(self) -> i64 {
         match self {
             Self::ParseError => -32700,
@@ -112,6 +121,8 @@ impl ErrorCode {
             Self::ProtocolError => -32030,
             Self::VersionUnsupported => -32031,
             Self::UpstreamError => -32032,
+            Self::HttpError => -32033,
+            Self::NetworkError => -32034,
             Self::ShuttingDown => -32040,
             Self::TrustRequired => -32014,
             Self::Cancelled => -32800,
@@ -204,6 +215,29 @@ mod tests {
             serde_json::to_string(&e.to_rpc_error()).unwrap(),
             r#"{"code":-32024,"data":{"code":"RESULT_EXPIRED","handle":"r-1"},"message":"gone"}"#
         );
+    }
+
+    #[test]
+    fn numeric_codes_are_unique_except_the_shared_invalid_request() {
+        let mut seen = std::collections::HashMap::new();
+        for c in ErrorCode::ALL {
+            if let Some(other) = seen.insert(c.rpc_code(), c) {
+                let pair = [other, c];
+                assert!(
+                    pair.contains(&ErrorCode::InvalidRequest)
+                        && pair.contains(&ErrorCode::MessageTooLarge),
+                    "{other} and {c} share {}",
+                    c.rpc_code()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn transport_codes_are_apart_from_upstream_error() {
+        assert_eq!(ErrorCode::UpstreamError.rpc_code(), -32032);
+        assert_eq!(ErrorCode::HttpError.rpc_code(), -32033);
+        assert_eq!(ErrorCode::NetworkError.rpc_code(), -32034);
     }
 
     #[test]

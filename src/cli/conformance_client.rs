@@ -23,7 +23,7 @@ pub async fn run(url: &str) -> Result<(), String> {
         max_message_bytes: limits::DEFAULT_MAX_MESSAGE_BYTES,
         connect_timeout: Duration::from_secs(10),
     };
-    let transport = http::transport(options, RemoteKind::Http)?;
+    let transport = http::transport(options, RemoteKind::Http).map_err(|e| e.to_string())?;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     let (events, _rx) = mpsc::unbounded_channel();
     let client = Client::connect(

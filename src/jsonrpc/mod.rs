@@ -9,4 +9,4 @@ pub use lines::{LineError, LineReader};
 pub use message::{
     encode_notification, encode_request, encode_response, ErrorObject, Incoming, RequestId,
 };
-pub use pending::{Pending, PendingError, Reply};
+pub use pending::{Answer, Pending, Reply};

@@ -1,9 +1,12 @@
 //! The table of requests we sent and are waiting on, keyed by the ids we allocated.
 //!
 //! Invariant: every registered request ends exactly once — by its response (`complete`), by the
-//! caller giving up (`forget`, on timeout or cancellation), or by the peer going away (`close`, which
-//! answers every waiter with the close reason and refuses new registrations). A response whose id is
-//! no longer in the table (it arrived after a timeout or cancel) is dropped by `complete`.
+//! caller giving up (`forget`, on timeout or cancellation), by a failure of that request alone
+//! (`fail`, e.g. an HTTP error status for it), or by the peer going away (`close`, which answers every
+//! waiter with the close reason and refuses new registrations). A response whose id is no longer in
+//! the table (it arrived after a timeout or cancel) is dropped by `complete`.
+//!
+//! `E` is the owner's error type: a waiter gets its reply or an `E`, nothing in between.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -21,13 +24,10 @@ pub struct Reply {
     pub bytes: usize,
 }
 
-/// Why a waiter got no reply. `E` is the owner's description of a closed peer.
-#[derive(Debug)]
-pub enum PendingError<E> {
-    Closed(E),
-}
+type Waiter<E> = oneshot::Sender<Result<Reply, E>>;
 
-type Waiter<E> = oneshot::Sender<Result<Reply, PendingError<E>>>;
+/// What a registered request's receiver yields: its reply, or why there is none.
+pub type Answer<E> = oneshot::Receiver<Result<Reply, E>>;
 
 pub struct Pending<E> {
     next_id: AtomicI64,
@@ -58,8 +58,7 @@ impl<E: Clone> Pending<E> {
     }
 
     /// Allocates an id and a receiver for its reply, or returns the close reason if the peer is gone.
-    #[allow(clippy::type_complexity)]
-    pub fn register(&self) -> Result<(i64, oneshot::Receiver<Result<Reply, PendingError<E>>>), E> {
+    pub fn register(&self) -> Result<(i64, Answer<E>), E> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         let mut table = self.lock();
@@ -82,6 +81,18 @@ impl<E: Clone> Pending<E> {
         }
     }
 
+    /// Fails one request with `error`. Returns false when no one waits for this id.
+    pub fn fail(&self, id: &RequestId, error: E) -> bool {
+        let RequestId::Number(n) = id else {
+            return false;
+        };
+        let waiter = self.lock().waiters.remove(n);
+        match waiter {
+            Some(tx) => tx.send(Err(error)).is_ok(),
+            None => false,
+        }
+    }
+
     /// Removes a request the caller stopped waiting for. Returns true if it was still pending.
     pub fn forget(&self, id: i64) -> bool {
         self.lock().waiters.remove(&id).is_some()
@@ -97,7 +108,7 @@ impl<E: Clone> Pending<E> {
             table.waiters.drain().map(|(_, tx)| tx).collect()
         };
         for tx in drained {
-            let _ = tx.send(Err(PendingError::Closed(reason.clone())));
+            let _ = tx.send(Err(reason.clone()));
         }
     }
 
@@ -154,9 +165,22 @@ mod tests {
         let (_, b) = p.register().unwrap();
         p.close("gone".into());
         for rx in [a, b] {
-            assert!(matches!(rx.await.unwrap(), Err(PendingError::Closed(r)) if r == "gone"));
+            assert!(matches!(rx.await.unwrap(), Err(r) if r == "gone"));
         }
         assert_eq!(p.register().err().as_deref(), Some("gone"));
+    }
+
+    #[tokio::test]
+    async fn fail_answers_one_waiter_and_leaves_the_others() {
+        let p = Pending::<String>::new();
+        let (a, rx_a) = p.register().unwrap();
+        let (b, rx_b) = p.register().unwrap();
+        assert!(p.fail(&RequestId::Number(a), "503".into()));
+        assert!(!p.fail(&RequestId::Number(a), "again".into()), "ended once");
+        assert!(matches!(rx_a.await.unwrap(), Err(r) if r == "503"));
+        assert!(p.complete(&RequestId::Number(b), reply(2)));
+        assert!(rx_b.await.unwrap().is_ok());
+        assert!(!p.is_closed());
     }
 
     #[test]

@@ -16,11 +16,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::handshake::{self, Handshake};
-use super::transport::{MessageSink, MessageSource, Transport, TransportError};
+use super::transport::{Inbound, MessageSink, MessageSource, Transport};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{
-    encode_notification, encode_request, encode_response, Incoming, Pending, PendingError, Reply,
-    RequestId,
+    encode_notification, encode_request, encode_response, Incoming, Pending, Reply, RequestId,
 };
 use crate::limits;
 
@@ -31,6 +30,45 @@ pub enum ClientEvent {
     Closed { error: Error },
     /// The server announced `notifications/tools/list_changed`.
     ToolsListChanged,
+}
+
+/// The requests the client sends. The kind, not the method text, decides which setting bounds a
+/// request and which code its timeout gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestKind {
+    Initialize,
+    ListTools,
+    CallTool,
+    Ping,
+}
+
+impl RequestKind {
+    pub fn method(self) -> &'static str {
+        match self {
+            Self::Initialize => "initialize",
+            Self::ListTools => "tools/list",
+            Self::CallTool => "tools/call",
+            Self::Ping => "ping",
+        }
+    }
+
+    /// The setting that bounds it, named in its timeout error.
+    pub fn setting(self) -> &'static str {
+        match self {
+            Self::Initialize | Self::ListTools => "startupTimeoutSeconds",
+            Self::CallTool => "toolTimeoutSeconds",
+            Self::Ping => "keepaliveSeconds",
+        }
+    }
+
+    /// A tool that runs too long is the call's failure (`TOOL_TIMEOUT`); a server that does not
+    /// answer the handshake, discovery or a keepalive cannot serve (`SERVER_UNAVAILABLE`).
+    pub fn timeout_code(self) -> ErrorCode {
+        match self {
+            Self::CallTool => ErrorCode::ToolTimeout,
+            Self::Initialize | Self::ListTools | Self::Ping => ErrorCode::ServerUnavailable,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -92,10 +130,9 @@ impl Client {
         };
         let reply = client
             .request_until(
-                "initialize",
+                RequestKind::Initialize,
                 handshake::initialize_params(),
                 deadline,
-                "startupTimeoutSeconds",
             )
             .await?;
         client.handshake =
@@ -121,7 +158,7 @@ impl Client {
                 None => json!({}),
             };
             let reply = self
-                .request_until("tools/list", params, deadline, "startupTimeoutSeconds")
+                .request_until(RequestKind::ListTools, params, deadline)
                 .await?;
             let mut page = self.outcome(reply)?;
             match page.get_mut("tools").map(Value::take) {
@@ -154,7 +191,7 @@ impl Client {
     ) -> Result<Reply> {
         let params = json!({ "name": tool, "arguments": arguments });
         let deadline = tokio::time::Instant::now() + timeout;
-        self.request_until("tools/call", params, deadline, "toolTimeoutSeconds")
+        self.request_until(RequestKind::CallTool, params, deadline)
             .await
             .map_err(|e| {
                 if e.code == ErrorCode::ToolTimeout {
@@ -179,7 +216,7 @@ impl Client {
     /// `ping`, for keepalive checks.
     pub async fn ping(&self, timeout: Duration) -> Result<()> {
         let deadline = tokio::time::Instant::now() + timeout;
-        self.request_until("ping", json!({}), deadline, "keepaliveSeconds")
+        self.request_until(RequestKind::Ping, json!({}), deadline)
             .await
             .map(|_| ())
     }
@@ -192,14 +229,14 @@ impl Client {
     }
 
     /// Sends a request and waits for its reply until `deadline`. A timeout or a dropped future sends
-    /// `notifications/cancelled`. The timeout error names `limit`, the setting that bounded it.
+    /// `notifications/cancelled`. The timeout error names the setting that bounded it.
     async fn request_until(
         &self,
-        method: &str,
+        kind: RequestKind,
         params: Value,
         deadline: tokio::time::Instant,
-        limit: &'static str,
     ) -> Result<Reply> {
+        let method = kind.method();
         let (id, rx) = self.pending.register()?;
         let mut guard = InFlight {
             client: self,
@@ -218,7 +255,7 @@ impl Client {
                 guard.finished = true;
                 Ok(reply)
             }
-            Ok(Ok(Err(PendingError::Closed(error)))) => {
+            Ok(Ok(Err(error))) => {
                 guard.finished = true;
                 Err(error)
             }
@@ -229,20 +266,16 @@ impl Client {
             }
             Err(_) => {
                 guard.reason = "timed out";
-                let code = if method == "tools/call" {
-                    ErrorCode::ToolTimeout
-                } else {
-                    ErrorCode::ServerUnavailable
-                };
+                let setting = kind.setting();
                 Err(Error::new(
-                    code,
+                    kind.timeout_code(),
                     format!(
-                        "server `{}` did not answer `{method}` in time ({limit})",
+                        "server `{}` did not answer `{method}` in time ({setting})",
                         self.server
                     ),
                 )
                 .with("server", &*self.server)
-                .with("setting", limit))
+                .with("setting", setting))
             }
         }
     }
@@ -255,7 +288,8 @@ impl Client {
             .map_err(|e| self.unavailable(&format!("cannot write to the server: {e}")))
     }
 
-    /// A reply's result, or its JSON-RPC error as UPSTREAM_ERROR.
+    /// A reply's result, or its JSON-RPC error as UPSTREAM_ERROR: the server's own error, the only
+    /// source of that code (transport failures have theirs, see `TransportError`).
     fn outcome(&self, reply: Reply) -> Result<Value> {
         reply.outcome.map_err(|e| {
             Error::new(
@@ -341,29 +375,28 @@ async fn read_loop(
 ) {
     let error = loop {
         let line = match source.recv().await {
-            Ok(Some(line)) => line,
+            Ok(Some(Inbound::Message(line))) => line,
+            Ok(Some(Inbound::Failed { id, error })) => {
+                // One request failed in the transport (an HTTP status, say); the session goes on.
+                let error = error.for_server(&server);
+                let delivered = serde_json::from_value::<RequestId>(id)
+                    .is_ok_and(|id| pending.fail(&id, error.clone()));
+                if !delivered {
+                    tracing::debug!(
+                        server = &*server,
+                        "a request nobody waits for failed: {}",
+                        error.message
+                    );
+                }
+                continue;
+            }
             Ok(None) => {
                 break Error::new(
                     ErrorCode::ServerUnavailable,
                     format!("server `{server}` closed its output (it exited or crashed)"),
                 )
             }
-            Err(TransportError::TooLong { limit }) => {
-                break Error::new(
-                    ErrorCode::ProtocolError,
-                    format!(
-                    "server `{server}` sent a message longer than maxMessageBytes ({limit} bytes)"
-                ),
-                )
-                .with("setting", "maxMessageBytes")
-                .with("limit", limit as u64)
-            }
-            Err(TransportError::Io(e)) => {
-                break Error::new(
-                    ErrorCode::ServerUnavailable,
-                    format!("server `{server}`: reading its output failed: {e}"),
-                )
-            }
+            Err(e) => break e.for_server(&server),
         };
         match Incoming::parse(&line) {
             Ok(Ok(Incoming::Response { id, result })) => {
@@ -435,5 +468,47 @@ fn excerpt(line: &[u8]) -> String {
         format!("{text:?}…")
     } else {
         format!("{text:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_tool_call_times_out_as_tool_timeout() {
+        let kinds = [
+            (
+                RequestKind::Initialize,
+                "initialize",
+                "startupTimeoutSeconds",
+                ErrorCode::ServerUnavailable,
+            ),
+            (
+                RequestKind::ListTools,
+                "tools/list",
+                "startupTimeoutSeconds",
+                ErrorCode::ServerUnavailable,
+            ),
+            (
+                RequestKind::CallTool,
+                "tools/call",
+                "toolTimeoutSeconds",
+                ErrorCode::ToolTimeout,
+            ),
+            (
+                RequestKind::Ping,
+                "ping",
+                "keepaliveSeconds",
+                ErrorCode::ServerUnavailable,
+            ),
+        ];
+        for (kind, method, setting, code) in kinds {
+            assert_eq!(
+                (kind.method(), kind.setting(), kind.timeout_code()),
+                (method, setting, code),
+                "{kind:?}"
+            );
+        }
     }
 }

@@ -74,7 +74,8 @@ pub fn validate_tools(server: &str, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
 
 /// Compiles an `inputSchema`: an object schema of `"type": "object"`, valid against its dialect's
 /// meta-schema (2020-12 when `$schema` is absent).
-pub fn compile_input_schema(schema: &Value) -> std::result::Result<jsonschema::Validator, String> {
+// The `String` is only the reason, wrapped into PROTOCOL_ERROR by the caller in this file.
+fn compile_input_schema(schema: &Value) -> std::result::Result<jsonschema::Validator, String> {
     let Value::Object(map) = schema else {
         return Err("`inputSchema` is not an object".into());
     };

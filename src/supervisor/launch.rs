@@ -43,10 +43,7 @@ pub(super) fn open(
         };
         return match transport::http::transport(options, remote.kind) {
             Ok(t) => Ok((t, None)),
-            Err(why) => Err(Error::new(
-                ErrorCode::ServerUnavailable,
-                format!("server `{}`: {why}", server.name),
-            )),
+            Err(why) => Err(why.for_server(&server.name)),
         };
     }
     let spawned = process::spawn(&server.name, spec)?;

@@ -334,3 +334,120 @@ fn remote_config_errors_name_the_field() {
         assert!(!e.to_string().contains("pw@"), "{e}");
     }
 }
+
+#[test]
+fn http_status_on_tools_call_is_http_error_with_status_and_masked_body() {
+    let fx = HttpFixture::start(&["--call-status", "503"]);
+    let mut s = Sidecar::initialized(json!({}));
+    add(
+        &mut s,
+        "web",
+        json!({
+            "url": format!("{}/mcp", fx.base),
+            "headers": {"Authorization": {"value": "Bearer s3cret", "secret": true}}
+        }),
+    )
+    .unwrap();
+    let r = echo(&mut s, "web", "x");
+    let e = &r["error"];
+    assert_eq!(e["code"], -32033, "{r}");
+    assert_eq!(e["data"]["code"], "HTTP_ERROR", "{r}");
+    assert_eq!(e["data"]["status"], 503, "{r}");
+    assert_eq!(e["data"]["server"], "web", "{r}");
+    assert_eq!(e["data"]["name"], "mcp__web__echo", "{r}");
+    let message = e["message"].as_str().unwrap();
+    assert!(
+        message.contains("server `web`: POST tools/call: HTTP 503"),
+        "{r}"
+    );
+    assert!(
+        e["data"]["body"]
+            .as_str()
+            .unwrap()
+            .contains("backend overloaded"),
+        "{r}"
+    );
+    // The body quoted the credential back; it never reaches the host.
+    assert!(fx.requests().contains("authorization=Bearer s3cret"));
+    assert!(!r.to_string().contains("s3cret"), "{r}");
+    // One refused call does not break the session.
+    let listing = s.call("servers/list", json!({}));
+    assert_eq!(listing["servers"][0]["state"], "ready", "{listing}");
+}
+
+#[test]
+fn legacy_post_refused_with_a_status_is_http_error() {
+    let fx = HttpFixture::start(&["--sse", "--call-status", "500"]);
+    let mut s = Sidecar::initialized(json!({}));
+    add(
+        &mut s,
+        "old",
+        json!({"type": "sse", "url": format!("{}/sse", fx.base)}),
+    )
+    .unwrap();
+    let r = echo(&mut s, "old", "x");
+    assert_eq!(r["error"]["data"]["code"], "HTTP_ERROR", "{r}");
+    assert_eq!(r["error"]["data"]["status"], 500, "{r}");
+    assert_eq!(r["error"]["data"]["server"], "old", "{r}");
+}
+
+#[test]
+fn unauthorized_initialize_is_http_error_in_last_error() {
+    let fx = HttpFixture::start(&["--require-header", "authorization=Bearer right"]);
+    let mut s = Sidecar::initialized(json!({}));
+    let e = add(
+        &mut s,
+        "web",
+        json!({"type": "http", "url": format!("{}/mcp", fx.base), "restart": "never"}),
+    )
+    .unwrap_err();
+    assert_eq!(e["code"], -32033, "{e}");
+    assert_eq!(e["data"]["code"], "HTTP_ERROR", "{e}");
+    assert_eq!(e["data"]["status"], 401, "{e}");
+    assert_eq!(e["data"]["server"], "web", "{e}");
+}
+
+#[test]
+fn refused_connection_is_network_error_naming_the_server() {
+    // A port that was just free: nothing listens on it, so connecting is refused.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut s = Sidecar::initialized(json!({}));
+    let e = add(
+        &mut s,
+        "gone",
+        json!({"type": "http", "url": format!("http://127.0.0.1:{port}/mcp"), "restart": "never"}),
+    )
+    .unwrap_err();
+    assert_eq!(e["code"], -32034, "{e}");
+    assert_eq!(e["data"]["code"], "NETWORK_ERROR", "{e}");
+    assert_eq!(e["data"]["server"], "gone", "{e}");
+    let message = e["message"].as_str().unwrap();
+    assert!(message.contains("server `gone`"), "{e}");
+    assert!(message.contains(&format!("127.0.0.1:{port}")), "{e}");
+}
+
+#[test]
+fn server_gone_mid_session_fails_the_call_with_network_error() {
+    let fx = HttpFixture::start(&[]);
+    let mut s = Sidecar::initialized(json!({}));
+    add(
+        &mut s,
+        "web",
+        json!({"url": format!("{}/mcp", fx.base), "restart": "never"}),
+    )
+    .unwrap();
+    drop(fx); // killed and reaped: its port now refuses connections
+    let r = echo(&mut s, "web", "x");
+    assert_eq!(r["error"]["code"], -32034, "{r}");
+    assert_eq!(r["error"]["data"]["code"], "NETWORK_ERROR", "{r}");
+    assert_eq!(r["error"]["data"]["server"], "web", "{r}");
+    let status = s.server_changed("web", |st| st["state"] == "unhealthy");
+    assert_eq!(
+        status["lastError"]["data"]["code"], "NETWORK_ERROR",
+        "{status}"
+    );
+}

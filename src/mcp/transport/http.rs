@@ -4,10 +4,10 @@
 //! Shape: `send` queues a message; one dispatcher task POSTs them in order. A request's POST runs in
 //! its own task (a slow tool must not hold up the others) and whatever answers it — a JSON body or
 //! an event stream, resumed with `Last-Event-ID` if it drops — lands in the inbound queue that the
-//! session reads. HTTP failures of a request become a JSON-RPC error reply to that request, so the
-//! session (shared with stdio) needs no HTTP knowledge; failures that end the connection (refused,
-//! oversize, a legacy stream that ended) are fatal transport errors and the supervisor's restart
-//! policy takes over. A request's POST ends when its answer arrived, or when the session cancels it
+//! session reads. HTTP failures of a request are queued as [`Inbound::Failed`] for that request (a
+//! typed [`TransportError`], never a made-up JSON-RPC error), so the session fails that request
+//! alone; failures that end the connection (refused, oversize, a legacy stream that ended) are
+//! fatal transport errors and the supervisor's restart policy takes over. A request's POST ends when its answer arrived, or when the session cancels it
 //! (`notifications/cancelled`, sent on timeout and on host cancellation), or when the transport closes.
 
 use std::collections::HashMap;
@@ -20,24 +20,40 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use super::http_common::{
-    self as common, Http, InboundSource, InboundTx, Outgoing, RemoteOptions, ACCEPT_BOTH,
+    self as common, send, Http, InboundSource, Link, Outgoing, RemoteOptions, ACCEPT_BOTH,
     EVENT_STREAM, LAST_EVENT_ID, SESSION_HEADER, VERSION_HEADER,
 };
 use super::sse_parser::SseParser;
-use super::{BoxFuture, MessageSink, Transport, TransportError};
+use super::{BoxFuture, Inbound, MessageSink, Transport, TransportError};
 use crate::config::RemoteKind;
 use crate::limits;
 
+// The steps a failure names (`TransportError`'s `during`).
+const POST_INITIALIZE: &str = "POST initialize";
+const POST: &str = "POST";
+
+/// The step of POSTing `method`, for the messages of its failures.
+fn post_step(method: Option<&str>) -> &'static str {
+    match method {
+        Some("initialize") => POST_INITIALIZE,
+        Some("tools/call") => "POST tools/call",
+        Some("tools/list") => "POST tools/list",
+        Some("ping") => "POST ping",
+        _ => POST,
+    }
+}
+const RESUME: &str = "resuming the response stream";
+const LISTEN: &str = "GET stream";
+const REINIT: &str = "re-initialising the expired session";
+
 /// Builds the transport; nothing is sent until the session's first message (`initialize`).
-pub fn transport(options: RemoteOptions, kind: RemoteKind) -> Result<Transport, String> {
+pub fn transport(options: RemoteOptions, kind: RemoteKind) -> Result<Transport, TransportError> {
     let http = Http::new(&options)?;
     let (in_tx, in_rx) = mpsc::channel(limits::HTTP_INBOUND_QUEUE);
     let (out_tx, out_rx) = mpsc::channel(limits::HTTP_OUTBOUND_QUEUE);
     let shared = Arc::new(Shared {
-        http,
-        url: options.url,
+        link: Arc::new(Link::new(http, options.url, in_tx)),
         kind,
-        inbound: in_tx,
         state: Mutex::new(State::default()),
         reinit: tokio::sync::Mutex::new(()),
     });
@@ -52,12 +68,10 @@ pub fn transport(options: RemoteOptions, kind: RemoteKind) -> Result<Transport, 
     })
 }
 
-pub(super) struct Shared {
-    pub(super) http: Http,
-    /// The configured URL: the MCP endpoint, or the legacy SSE URL.
-    pub(super) url: Url,
+struct Shared {
+    /// Client, configured URL and inbound queue; the legacy event stream holds it too.
+    link: Arc<Link>,
     kind: RemoteKind,
-    pub(super) inbound: InboundTx,
     state: Mutex<State>,
     /// Serialises re-initialisation after a session expired.
     reinit: tokio::sync::Mutex<()>,
@@ -78,7 +92,6 @@ struct State {
     /// Dispatcher, GET listener, legacy event stream.
     background: Vec<AbortHandle>,
     listener: Option<AbortHandle>,
-    closed: bool,
 }
 
 #[derive(Default, Clone)]
@@ -98,9 +111,17 @@ impl Shared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub(super) fn with_headers(&self, req: RequestBuilder) -> RequestBuilder {
+    fn http(&self) -> &Http {
+        &self.link.http
+    }
+
+    fn url(&self) -> &Url {
+        &self.link.url
+    }
+
+    fn with_headers(&self, req: RequestBuilder) -> RequestBuilder {
         let state = self.lock();
-        let mut req = req.headers(self.http.headers.clone());
+        let mut req = req.headers(self.http().headers.clone());
         if let Some(sid) = &state.session_id {
             req = req.header(SESSION_HEADER, sid);
         }
@@ -111,21 +132,19 @@ impl Shared {
     }
 
     fn post(&self, url: &Url, body: Vec<u8>) -> RequestBuilder {
-        self.with_headers(self.http.client.post(url.clone()))
+        self.with_headers(self.http().client.post(url.clone()))
             .header(ACCEPT, ACCEPT_BOTH)
             .header(CONTENT_TYPE, "application/json")
             .body(body)
     }
 
     /// Queues a message for the session; false once the session stopped reading.
-    pub(super) async fn deliver(&self, message: Result<Vec<u8>, TransportError>) -> bool {
-        self.inbound.send(message).await.is_ok()
+    async fn deliver(&self, item: Inbound) -> bool {
+        self.link.deliver(item).await
     }
 
-    pub(super) async fn fail(&self, error: TransportError) {
-        if !self.lock().closed {
-            let _ = self.inbound.send(Err(error)).await;
-        }
+    async fn fail(&self, error: TransportError) {
+        self.link.fail(error).await
     }
 
     fn session_id(&self) -> Option<String> {
@@ -134,7 +153,8 @@ impl Shared {
 
     fn abort_all(&self) {
         let mut state = self.lock();
-        state.closed = true;
+        // Under the state lock, so `add_background` and `spawn_request` see it before registering.
+        self.link.set_closed();
         for handle in state.background.drain(..) {
             handle.abort();
         }
@@ -146,9 +166,9 @@ impl Shared {
         }
     }
 
-    pub(super) fn add_background(&self, handle: AbortHandle) {
+    fn add_background(&self, handle: AbortHandle) {
         let mut state = self.lock();
-        if state.closed {
+        if self.link.is_closed() {
             handle.abort();
         } else {
             state.background.push(handle);
@@ -191,7 +211,7 @@ impl MessageSink for HttpSink {
                 // Best effort: the server may not allow termination (405) or may be gone.
                 let req = self
                     .shared
-                    .with_headers(self.shared.http.client.delete(self.shared.url.clone()));
+                    .with_headers(self.shared.http().client.delete(self.shared.url().clone()));
                 let _ = tokio::time::timeout(limits::HTTP_DELETE_TIMEOUT, req.send()).await;
             }
         })
@@ -218,7 +238,7 @@ async fn dispatch(shared: Arc<Shared>, mut out: mpsc::Receiver<Vec<u8>>) {
                     spawn_request(&shared, msg, id);
                 } else {
                     let initialized = msg.method.as_deref() == Some("notifications/initialized");
-                    if let Err(e) = post_oneway(&shared, &shared.url, msg.line).await {
+                    if let Err(e) = post_oneway(&shared, shared.url(), msg.line).await {
                         shared.fail(e).await;
                         return;
                     }
@@ -229,16 +249,17 @@ async fn dispatch(shared: Arc<Shared>, mut out: mpsc::Receiver<Vec<u8>>) {
             }
             Mode::Legacy { post_url } => {
                 let id = msg.id.clone();
-                match post_legacy(&shared, &post_url, msg.line).await {
+                let during = post_step(msg.method.as_deref());
+                match post_legacy(&shared, &post_url, msg.line, during).await {
                     Ok(None) => {}
-                    Ok(Some(why)) => match id {
+                    Ok(Some(error)) => match id {
                         Some(id) => {
-                            if !shared.deliver(Ok(common::error_reply(&id, &why))).await {
+                            if !shared.deliver(Inbound::Failed { id, error }).await {
                                 return;
                             }
                         }
                         None => {
-                            tracing::debug!(server = %shared.http.server, "notification refused: {why}")
+                            tracing::debug!(server = %shared.http().server, "notification refused: {error}")
                         }
                     },
                     Err(e) => {
@@ -254,7 +275,7 @@ async fn dispatch(shared: Arc<Shared>, mut out: mpsc::Receiver<Vec<u8>>) {
 /// The first message (`initialize`): picks the transport, per the configured kind.
 async fn connect(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), TransportError> {
     let Some(id) = msg.id.clone() else {
-        return Err(common::io(
+        return Err(TransportError::protocol(
             "the first message to a remote server must be initialize",
         ));
     };
@@ -262,7 +283,7 @@ async fn connect(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), TransportErr
         return connect_legacy(shared, msg).await;
     }
     shared.lock().init_line = Some(msg.line.clone());
-    let resp = send(shared.post(&shared.url, msg.line.clone())).await?;
+    let resp = send(shared.post(shared.url(), msg.line.clone()), POST_INITIALIZE).await?;
     let status = resp.status();
     if shared.kind == RemoteKind::Auto
         && matches!(
@@ -270,20 +291,12 @@ async fn connect(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), TransportErr
             StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED
         )
     {
-        tracing::info!(server = %shared.http.server, %status, "POST initialize refused; trying legacy HTTP+SSE");
+        tracing::info!(server = %shared.http().server, %status, "POST initialize refused; trying legacy HTTP+SSE");
         shared.lock().init_line = None;
         return connect_legacy(shared, msg).await;
     }
     if !status.is_success() {
-        let what = if status.is_redirection() {
-            format!("HTTP {status}: a redirect to another origin was refused")
-        } else {
-            common::error_excerpt(resp).await
-        };
-        return Err(common::io(format!(
-            "POST initialize to {} failed: {what}",
-            shared.url
-        )));
+        return Err(common::status_error(resp, POST_INITIALIZE).await);
     }
     let sid = session_id_of(&resp)?;
     {
@@ -291,7 +304,7 @@ async fn connect(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), TransportErr
         state.mode = Mode::Streamable;
         state.session_id = sid;
     }
-    match read_answer(shared, resp, &id).await? {
+    match read_answer(shared, resp, &id, POST_INITIALIZE).await? {
         Answer::Reply(reply) => {
             let version = serde_json::from_slice::<Value>(&reply).ok().and_then(|v| {
                 v.pointer("/result/protocolVersion")
@@ -299,11 +312,11 @@ async fn connect(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), TransportErr
                     .map(str::to_owned)
             });
             shared.lock().protocol_version = version;
-            shared.deliver(Ok(reply)).await;
+            shared.deliver(Inbound::Message(reply)).await;
             Ok(())
         }
-        Answer::Failed(why) => Err(common::io(format!("initialize failed: {why}"))),
-        Answer::Accepted => Err(common::io(
+        Answer::Failed(error) => Err(error),
+        Answer::Accepted => Err(TransportError::protocol(
             "the server answered initialize with 202 and no result",
         )),
     }
@@ -311,56 +324,54 @@ async fn connect(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), TransportErr
 
 async fn connect_legacy(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), TransportError> {
     let (tx, rx) = oneshot::channel();
-    let task = tokio::spawn(super::sse::run_stream(Arc::clone(shared), tx));
+    let task = tokio::spawn(super::sse::run_stream(Arc::clone(&shared.link), tx));
     shared.add_background(task.abort_handle());
     let post_url = match rx.await {
         Ok(Ok(url)) => url,
         Ok(Err(e)) => return Err(e),
         Err(_) => {
-            return Err(common::io(
-                "the event stream ended before its `endpoint` event",
-            ))
+            return Err(TransportError::Closed {
+                what: "the event stream ended before its `endpoint` event",
+            })
         }
     };
     shared.lock().mode = Mode::Legacy {
         post_url: post_url.clone(),
     };
-    match post_legacy(shared, &post_url, msg.line).await? {
+    match post_legacy(shared, &post_url, msg.line, POST_INITIALIZE).await? {
         None => Ok(()),
-        Some(why) => Err(common::io(format!("POST initialize failed: {why}"))),
+        Some(error) => Err(error),
     }
 }
 
-/// Legacy POST: the answer comes on the event stream; `Some(why)` when the POST was refused.
+/// Legacy POST: the answer comes on the event stream; `Some(error)` when the POST was refused
+/// (an answer for that message alone), `Err` when the server could not be reached.
 async fn post_legacy(
     shared: &Shared,
     url: &Url,
     line: Vec<u8>,
-) -> Result<Option<String>, TransportError> {
-    let resp = send(shared.post(url, line)).await?;
+    during: &'static str,
+) -> Result<Option<TransportError>, TransportError> {
+    let resp = send(shared.post(url, line), during).await?;
     if resp.status().is_success() {
         // "Accepted" or similar; read (bounded) so the connection can be reused.
         let _ = common::read_body(resp, limits::HTTP_ERROR_EXCERPT_BYTES).await;
         Ok(None)
     } else {
-        Ok(Some(common::error_excerpt(resp).await))
+        Ok(Some(common::status_error(resp, during).await))
     }
 }
 
 /// A notification or response: the server answers 202.
 async fn post_oneway(shared: &Arc<Shared>, url: &Url, line: Vec<u8>) -> Result<(), TransportError> {
     let sent_sid = shared.session_id();
-    let resp = send(shared.post(url, line.clone())).await?;
+    let mut resp = send(shared.post(url, line.clone()), POST).await?;
     if resp.status() == StatusCode::NOT_FOUND && sent_sid.is_some() {
         reinitialize(shared, sent_sid.as_deref()).await?;
-        let resp = send(shared.post(url, line)).await?;
-        if !resp.status().is_success() {
-            tracing::debug!(server = %shared.http.server, "notification refused: {}", common::error_excerpt(resp).await);
-        }
-        return Ok(());
+        resp = send(shared.post(url, line), POST).await?;
     }
     if !resp.status().is_success() {
-        tracing::debug!(server = %shared.http.server, "notification refused: {}", common::error_excerpt(resp).await);
+        tracing::debug!(server = %shared.http().server, "notification refused: {}", common::status_error(resp, POST).await);
     }
     Ok(())
 }
@@ -388,17 +399,17 @@ fn spawn_request(shared: &Arc<Shared>, msg: Outgoing, id: Value) {
         }
         match outcome {
             Ok(Answer::Reply(reply)) => {
-                this.deliver(Ok(reply)).await;
+                this.deliver(Inbound::Message(reply)).await;
             }
-            Ok(Answer::Failed(why)) => {
-                this.deliver(Ok(common::error_reply(&id, &why))).await;
+            Ok(Answer::Failed(error)) => {
+                this.deliver(Inbound::Failed { id, error }).await;
             }
             Ok(Answer::Accepted) => {}
             Err(e) => this.fail(e).await,
         }
     });
     let mut state = shared.lock();
-    if state.closed {
+    if shared.link.is_closed() {
         task.abort();
     } else if !task.is_finished() {
         state.requests.insert(key, (token, task.abort_handle()));
@@ -417,8 +428,8 @@ enum Answer {
     Reply(Vec<u8>),
     /// 202: the answer will come on the GET stream.
     Accepted,
-    /// An HTTP-level failure, as a message for the error reply.
-    Failed(String),
+    /// A failure of this request alone (an HTTP status, a stream that ended without the answer).
+    Failed(TransportError),
 }
 
 async fn run_request(
@@ -427,20 +438,18 @@ async fn run_request(
     id: &Value,
 ) -> Result<Answer, TransportError> {
     let sent_sid = shared.session_id();
-    let resp = send(shared.post(&shared.url, msg.line.clone())).await?;
+    let during = post_step(msg.method.as_deref());
+    let resp = send(shared.post(shared.url(), msg.line.clone()), during).await?;
     if resp.status() == StatusCode::NOT_FOUND && sent_sid.is_some() {
         reinitialize(shared, sent_sid.as_deref()).await?;
+        // Only a tool call may have side effects; everything else the client sends is safe to repeat.
         if msg.method.as_deref() == Some("tools/call") {
-            return Ok(Answer::Failed(
-                "the server's MCP session expired (HTTP 404) while tools/call was sent; a new session was \
-                 started but the call was not retried because it may have run"
-                    .to_owned(),
-            ));
+            return Ok(Answer::Failed(TransportError::SessionExpired));
         }
-        let resp = send(shared.post(&shared.url, msg.line)).await?;
-        return read_answer(shared, resp, id).await;
+        let resp = send(shared.post(shared.url(), msg.line), during).await?;
+        return read_answer(shared, resp, id, during).await;
     }
-    read_answer(shared, resp, id).await
+    read_answer(shared, resp, id, during).await
 }
 
 /// Reads the answer to request `id`: a JSON body or an event stream (resumed if it drops).
@@ -449,30 +458,27 @@ async fn read_answer(
     shared: &Arc<Shared>,
     resp: Response,
     id: &Value,
+    during: &'static str,
 ) -> Result<Answer, TransportError> {
     let status = resp.status();
     if status == StatusCode::ACCEPTED {
         return Ok(Answer::Accepted);
     }
     if !status.is_success() {
-        if status.is_redirection() {
-            return Ok(Answer::Failed(format!(
-                "HTTP {status}: a redirect to another origin was refused"
-            )));
-        }
-        return Ok(Answer::Failed(common::error_excerpt(resp).await));
+        return Ok(Answer::Failed(common::status_error(resp, during).await));
     }
     let kind = common::content_type(&resp);
     if kind == "application/json" {
-        let body = common::read_body(resp, shared.http.max_message_bytes).await?;
+        let body = common::read_body(resp, shared.http().max_message_bytes).await?;
         return Ok(Answer::Reply(body));
     }
     if kind != EVENT_STREAM {
-        return Ok(Answer::Failed(format!(
+        return Ok(Answer::Failed(TransportError::protocol(format!(
             "unexpected content type {kind:?} (want JSON or an event stream)"
-        )));
+        ))));
     }
-    let mut reader = common::EventReader::new(resp, SseParser::new(shared.http.max_message_bytes));
+    let mut reader =
+        common::EventReader::new(resp, SseParser::new(shared.http().max_message_bytes));
     let mut reconnects = 0;
     loop {
         match reader.next().await? {
@@ -482,7 +488,7 @@ async fn read_answer(
                 if common::response_id(&data).as_ref() == Some(id) {
                     return Ok(Answer::Reply(data));
                 }
-                if !shared.deliver(Ok(data)).await {
+                if !shared.deliver(Inbound::Message(data)).await {
                     return Ok(Answer::Accepted);
                 }
             }
@@ -492,24 +498,26 @@ async fn read_answer(
                 // gave the stream ids; otherwise the answer is lost.
                 let parser = reader.into_parser();
                 let Some(last) = parser.last_event_id().map(str::to_owned) else {
-                    return Ok(Answer::Failed(
-                        "the server closed the response stream before answering (no event id to resume from)".to_owned(),
-                    ));
+                    return Ok(Answer::Failed(TransportError::Closed {
+                        what: "the server closed the response stream before answering (no event id to resume from)",
+                    }));
                 };
                 reconnects += 1;
                 if reconnects > limits::SSE_MAX_RECONNECTS {
-                    return Ok(Answer::Failed(format!(
-                        "the response stream dropped {} times in a row without an answer",
-                        limits::SSE_MAX_RECONNECTS
-                    )));
+                    return Ok(Answer::Failed(TransportError::Closed {
+                        what: "the response stream kept dropping without an answer (SSE_MAX_RECONNECTS)",
+                    }));
                 }
                 tokio::time::sleep(common::retry_delay(&parser)).await;
-                let resp = send(open_get(shared).header(LAST_EVENT_ID, last)).await?;
-                if !resp.status().is_success() || common::content_type(&resp) != EVENT_STREAM {
-                    return Ok(Answer::Failed(format!(
-                        "resuming the response stream failed: {}",
-                        common::error_excerpt(resp).await
-                    )));
+                let resp = send(open_get(shared).header(LAST_EVENT_ID, last), RESUME).await?;
+                if !resp.status().is_success() {
+                    return Ok(Answer::Failed(common::status_error(resp, RESUME).await));
+                }
+                let kind = common::content_type(&resp);
+                if kind != EVENT_STREAM {
+                    return Ok(Answer::Failed(TransportError::protocol(format!(
+                        "{RESUME}: the server answered {kind:?}, not an event stream"
+                    ))));
                 }
                 reader = common::EventReader::new(resp, parser);
             }
@@ -519,7 +527,7 @@ async fn read_answer(
 
 fn open_get(shared: &Shared) -> RequestBuilder {
     shared
-        .with_headers(shared.http.client.get(shared.url.clone()))
+        .with_headers(shared.http().client.get(shared.url().clone()))
         .header(ACCEPT, EVENT_STREAM)
 }
 
@@ -528,7 +536,7 @@ fn start_listener(shared: &Arc<Shared>) {
     let this = Arc::clone(shared);
     let task = tokio::spawn(async move { listen(&this).await });
     let mut state = shared.lock();
-    if state.closed {
+    if shared.link.is_closed() {
         task.abort();
     } else if let Some(old) = state.listener.replace(task.abort_handle()) {
         old.abort();
@@ -536,26 +544,30 @@ fn start_listener(shared: &Arc<Shared>) {
 }
 
 async fn listen(shared: &Arc<Shared>) {
-    let mut parser = SseParser::new(shared.http.max_message_bytes);
+    let mut parser = SseParser::new(shared.http().max_message_bytes);
     let mut failures = 0;
     loop {
         let mut req = open_get(shared);
         if let Some(last) = parser.last_event_id() {
             req = req.header(LAST_EVENT_ID, last.to_owned());
         }
-        let resp = match req.send().await {
+        let resp = match send(req, LISTEN).await {
             Ok(r) => r,
             Err(e) => {
-                tracing::debug!(server = %shared.http.server, "GET stream failed: {}", common::describe(&e));
+                tracing::debug!(server = %shared.http().server, "no GET stream: {e}");
                 return;
             }
         };
         if resp.status() == StatusCode::METHOD_NOT_ALLOWED {
-            tracing::debug!(server = %shared.http.server, "the server offers no GET stream (405)");
+            tracing::debug!(server = %shared.http().server, "the server offers no GET stream (405)");
             return;
         }
-        if !resp.status().is_success() || common::content_type(&resp) != EVENT_STREAM {
-            tracing::debug!(server = %shared.http.server, "no GET stream: {}", common::error_excerpt(resp).await);
+        if !resp.status().is_success() {
+            tracing::debug!(server = %shared.http().server, "no GET stream: {}", common::status_error(resp, LISTEN).await);
+            return;
+        }
+        if common::content_type(&resp) != EVENT_STREAM {
+            tracing::debug!(server = %shared.http().server, "no GET stream: not an event stream");
             return;
         }
         let mut reader = common::EventReader::new(resp, parser);
@@ -563,7 +575,10 @@ async fn listen(shared: &Arc<Shared>) {
             match reader.next().await {
                 Ok(Some(event)) => {
                     failures = 0;
-                    if event.name == "message" && !shared.deliver(Ok(event.data.into_bytes())).await
+                    if event.name == "message"
+                        && !shared
+                            .deliver(Inbound::Message(event.data.into_bytes()))
+                            .await
                     {
                         return;
                     }
@@ -579,7 +594,7 @@ async fn listen(shared: &Arc<Shared>) {
         parser = reader.into_parser();
         failures += 1;
         if failures > limits::SSE_MAX_RECONNECTS {
-            tracing::debug!(server = %shared.http.server, "GET stream given up after repeated drops");
+            tracing::debug!(server = %shared.http().server, "GET stream given up after repeated drops");
             return;
         }
         tokio::time::sleep(common::retry_delay(&parser)).await;
@@ -599,28 +614,29 @@ async fn reinitialize(shared: &Arc<Shared>, stale: Option<&str>) -> Result<(), T
         state.init_line.clone()
     };
     let Some(init) = init else {
-        return Err(common::io(
-            "the session expired and there is no initialize to replay",
+        return Err(TransportError::protocol(
+            "the session expired (HTTP 404) and there is no initialize to replay",
         ));
     };
-    tracing::info!(server = %shared.http.server, "MCP session expired (HTTP 404); re-initialising");
-    let resp = send(shared.post(&shared.url, init.clone())).await?;
+    tracing::info!(server = %shared.http().server, "MCP session expired (HTTP 404); re-initialising");
+    let resp = send(shared.post(shared.url(), init.clone()), REINIT).await?;
     if !resp.status().is_success() {
-        return Err(common::io(format!(
-            "the session expired and re-initialising failed: {}",
-            common::error_excerpt(resp).await
-        )));
+        return Err(common::status_error(resp, REINIT).await);
     }
     let sid = session_id_of(&resp)?;
     shared.lock().session_id = sid.clone();
     let id = Outgoing::parse(init).id.unwrap_or_default();
-    match read_answer(shared, resp, &id).await? {
+    match read_answer(shared, resp, &id, REINIT).await? {
         Answer::Reply(_) => {}
-        Answer::Failed(why) => return Err(common::io(format!("re-initialising failed: {why}"))),
-        Answer::Accepted => return Err(common::io("re-initialising failed: 202 without a result")),
+        Answer::Failed(error) => return Err(error),
+        Answer::Accepted => {
+            return Err(TransportError::protocol(format!(
+                "{REINIT}: 202 without a result"
+            )))
+        }
     }
     let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec();
-    let resp = send(shared.post(&shared.url, note)).await?;
+    let resp = send(shared.post(shared.url(), note), REINIT).await?;
     let _ = common::read_body(resp, limits::HTTP_ERROR_EXCERPT_BYTES).await;
     start_listener(shared);
     Ok(())
@@ -635,15 +651,9 @@ fn session_id_of(resp: &Response) -> Result<Option<String>, TransportError> {
         || bytes.len() > limits::HTTP_SESSION_ID_MAX_BYTES
         || !bytes.iter().all(|b| (0x21..=0x7e).contains(b))
     {
-        return Err(common::io(
+        return Err(TransportError::protocol(
             "the server sent an invalid Mcp-Session-Id (empty, too long, or not visible ASCII)",
         ));
     }
     Ok(Some(String::from_utf8_lossy(bytes).into_owned()))
-}
-
-pub(super) async fn send(req: RequestBuilder) -> Result<Response, TransportError> {
-    req.send()
-        .await
-        .map_err(|e| common::io(format!("HTTP request failed: {}", common::describe(&e))))
 }

@@ -1,19 +1,22 @@
 //! What both HTTP transports share: the HTTP client (TLS, redirects, proxies), the configured
-//! headers, bounded body and event-stream reads, and the inbound queue the session reads.
+//! headers, sending and the typed failure of a request, bounded body and event-stream reads, and the
+//! [`Link`] to the inbound queue the session reads. Below [`super::sse`] and [`super::http`]: both
+//! import it, it imports neither.
 //!
 //! Safety rules live here so neither transport can forget them: a redirect to another origin is
 //! refused (configured headers, often credentials, must never reach another site; reqwest would keep
 //! custom headers), proxies never apply to loopback (reqwest would apply `HTTP_PROXY` to 127.0.0.1)
 //! and otherwise honour `NO_PROXY`, and every read from a peer stops at `maxMessageBytes`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use reqwest::{Response, Url};
+use reqwest::{RequestBuilder, Response, Url};
 use tokio::sync::mpsc;
 
 use super::sse_parser::{SseEvent, SseParser};
-use super::{BoxFuture, MessageSource, TransportError};
+use super::{BoxFuture, Inbound, MessageSource, TransportError};
 use crate::config::HeaderSpec;
 use crate::limits;
 
@@ -42,7 +45,7 @@ pub struct Http {
 }
 
 impl Http {
-    pub fn new(options: &RemoteOptions) -> Result<Self, String> {
+    pub fn new(options: &RemoteOptions) -> Result<Self, TransportError> {
         let origin = options.url.origin();
         let redirects = reqwest::redirect::Policy::custom(move |attempt| {
             if attempt.url().origin() != origin {
@@ -65,13 +68,55 @@ impl Http {
         }
         let client = builder
             .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+            .map_err(|source| TransportError::Client { source })?;
         Ok(Self {
             server: options.server.clone(),
             client,
             headers: header_map(&options.headers)?,
             max_message_bytes: options.max_message_bytes,
         })
+    }
+}
+
+/// What every task of one remote transport shares, whatever the protocol: the client, the
+/// configured URL, and the session's inbound queue.
+pub struct Link {
+    pub http: Http,
+    /// The configured URL: the MCP endpoint, or the legacy SSE URL.
+    pub url: Url,
+    inbound: InboundTx,
+    /// Set once the transport closed: nothing is queued after that.
+    closed: AtomicBool,
+}
+
+impl Link {
+    pub fn new(http: Http, url: Url, inbound: InboundTx) -> Self {
+        Self {
+            http,
+            url,
+            inbound,
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Queues a message or a request failure for the session; false once it stopped reading.
+    pub async fn deliver(&self, item: Inbound) -> bool {
+        self.inbound.send(Ok(item)).await.is_ok()
+    }
+
+    /// Ends the session with `error`, unless the transport was closed (then nobody needs a reason).
+    pub async fn fail(&self, error: TransportError) {
+        if !self.is_closed() {
+            let _ = self.inbound.send(Err(error)).await;
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    pub fn set_closed(&self) {
+        self.closed.store(true, Ordering::SeqCst);
     }
 }
 
@@ -87,34 +132,28 @@ pub fn is_loopback(url: &Url) -> bool {
     }
 }
 
-fn header_map(headers: &[HeaderSpec]) -> Result<HeaderMap, String> {
+fn header_map(headers: &[HeaderSpec]) -> Result<HeaderMap, TransportError> {
+    let invalid = |name: &str, part| TransportError::Header {
+        name: name.to_owned(),
+        part,
+    };
     let mut map = HeaderMap::new();
     for h in headers {
-        let name = HeaderName::from_bytes(h.name.as_bytes())
-            .map_err(|_| format!("header name `{}` is invalid", h.name))?;
+        let name =
+            HeaderName::from_bytes(h.name.as_bytes()).map_err(|_| invalid(&h.name, "name"))?;
         // The value is never part of a message: it may be a credential.
-        let mut value = HeaderValue::from_str(&h.value)
-            .map_err(|_| format!("header `{}` has an invalid value", h.name))?;
+        let mut value = HeaderValue::from_str(&h.value).map_err(|_| invalid(&h.name, "value"))?;
         value.set_sensitive(h.secret);
         map.append(name, value);
     }
     Ok(map)
 }
 
-pub fn io(message: impl Into<String>) -> TransportError {
-    TransportError::Io(std::io::Error::other(message.into()))
-}
-
-/// A request error as text. reqwest's message carries the URL, which never holds credentials.
-pub fn describe(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
+/// Sends a request; a failure below HTTP (refused, DNS, TLS, reset) is [`TransportError::Network`].
+pub async fn send(req: RequestBuilder, during: &'static str) -> Result<Response, TransportError> {
+    req.send()
+        .await
+        .map_err(|source| TransportError::Network { during, source })
 }
 
 pub fn content_type(resp: &Response) -> String {
@@ -141,23 +180,31 @@ pub async fn read_body(mut resp: Response, limit: usize) -> Result<Vec<u8>, Tran
                 body.extend_from_slice(&chunk);
             }
             Ok(None) => return Ok(body),
-            Err(e) => return Err(io(format!("reading the response failed: {}", describe(&e)))),
+            Err(source) => {
+                return Err(TransportError::Network {
+                    during: "reading the response",
+                    source,
+                })
+            }
         }
     }
 }
 
-/// The start of an error body for a message, or the status alone.
-pub async fn error_excerpt(resp: Response) -> String {
+/// The failure a non-success answer to `during` stands for: a refused cross-origin redirect, or
+/// the status with the start of the body (read within a bound; unreadable or empty is no snippet).
+pub async fn status_error(resp: Response, during: &'static str) -> TransportError {
     let status = resp.status();
+    if status.is_redirection() {
+        return TransportError::Redirect { during, status };
+    }
     let body = read_body(resp, limits::HTTP_ERROR_EXCERPT_BYTES * 8)
         .await
         .unwrap_or_default();
     let text = String::from_utf8_lossy(&body[..body.len().min(limits::HTTP_ERROR_EXCERPT_BYTES)]);
-    let text = text.trim();
-    if text.is_empty() {
-        format!("HTTP {status}")
-    } else {
-        format!("HTTP {status}: {text}")
+    TransportError::Http {
+        during,
+        status,
+        body_snippet: text.trim().to_owned(),
     }
 }
 
@@ -186,13 +233,16 @@ impl EventReader {
             }
             match self.resp.chunk().await {
                 Ok(Some(chunk)) => {
-                    self.parser
-                        .feed(&chunk, &mut out)
-                        .map_err(|e| TransportError::TooLong { limit: e.limit })?;
+                    self.parser.feed(&chunk, &mut out)?;
                     self.ready.extend(out.drain(..));
                 }
                 Ok(None) => return Ok(None),
-                Err(e) => return Err(io(format!("the event stream failed: {}", describe(&e)))),
+                Err(source) => {
+                    return Err(TransportError::Network {
+                        during: "reading the event stream",
+                        source,
+                    })
+                }
             }
         }
     }
@@ -212,13 +262,13 @@ pub fn retry_delay(parser: &SseParser) -> Duration {
         .min(limits::SSE_MAX_RETRY)
 }
 
-pub type InboundTx = mpsc::Sender<Result<Vec<u8>, TransportError>>;
+pub type InboundTx = mpsc::Sender<Result<Inbound, TransportError>>;
 
 /// The session's inbound half: whatever the transport's tasks queued, in order.
-pub struct InboundSource(pub mpsc::Receiver<Result<Vec<u8>, TransportError>>);
+pub struct InboundSource(pub mpsc::Receiver<Result<Inbound, TransportError>>);
 
 impl MessageSource for InboundSource {
-    fn recv(&mut self) -> BoxFuture<'_, Result<Option<Vec<u8>>, TransportError>> {
+    fn recv(&mut self) -> BoxFuture<'_, Result<Option<Inbound>, TransportError>> {
         Box::pin(async move { self.0.recv().await.transpose() })
     }
 }
@@ -255,17 +305,6 @@ impl Outgoing {
     pub fn is_request(&self) -> bool {
         self.id.is_some()
     }
-}
-
-/// A JSON-RPC error reply to our own request `id`, for HTTP failures the session must see as the
-/// answer to that request (the session logic is shared with stdio and knows no HTTP).
-pub fn error_reply(id: &serde_json::Value, message: &str) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": {"code": -32000, "message": message},
-    }))
-    .unwrap_or_default()
 }
 
 /// The `id` of a JSON-RPC response in `data`, if it is one.

@@ -1,11 +1,18 @@
 //! What a transport is: something that sends one serialised JSON-RPC message and yields the messages
 //! the server sends back. The MCP session above it never learns whether that is a pipe or a socket.
+//!
+//! Files, lowest first: [`error`] (the one failure type), [`sse_parser`], [`http_common`] (client,
+//! bounded reads, the inbound queue), [`sse`] (the legacy event stream), [`http`] (both HTTP
+//! transports), [`stdio`]. Each imports only files listed before it.
 
+mod error;
 pub mod http;
 pub mod http_common;
 pub mod sse;
 pub mod sse_parser;
 pub mod stdio;
+
+pub use error::TransportError;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -13,13 +20,17 @@ use std::sync::Arc;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-#[derive(Debug, thiserror::Error)]
-pub enum TransportError {
-    /// A message over `maxMessageBytes`; the bound tripped before the message was buffered.
-    #[error("message longer than the {limit}-byte limit (maxMessageBytes)")]
-    TooLong { limit: usize },
-    #[error("{0}")]
-    Io(#[from] std::io::Error),
+/// What the inbound half yields.
+#[derive(Debug)]
+pub enum Inbound {
+    /// One message from the server (one JSON text).
+    Message(Vec<u8>),
+    /// Our request `id` got no answer because the transport failed for that request alone (an HTTP
+    /// status, a refused redirect, a response stream that ended); the connection stays usable.
+    Failed {
+        id: serde_json::Value,
+        error: TransportError,
+    },
 }
 
 /// The outbound half. Shared by every task that sends.
@@ -32,8 +43,9 @@ pub trait MessageSink: Send + Sync {
 
 /// The inbound half. Owned by the session's single reader task.
 pub trait MessageSource: Send {
-    /// The next message (one JSON text), or `None` when the server closed its side.
-    fn recv(&mut self) -> BoxFuture<'_, Result<Option<Vec<u8>>, TransportError>>;
+    /// The next message or request failure, or `None` when the server closed its side. An `Err`
+    /// ends the session.
+    fn recv(&mut self) -> BoxFuture<'_, Result<Option<Inbound>, TransportError>>;
 }
 
 pub struct Transport {

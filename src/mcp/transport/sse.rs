@@ -1,7 +1,7 @@
 //! Legacy HTTP+SSE (2024-11-05): the event stream half.
 //!
 //! The stream's first `endpoint` event names the URL to POST to (the POSTs themselves are sent by
-//! [`super::http`]). That URL is resolved against the SSE URL and refused when its origin differs:
+//! [`super::http`], which starts this stream; this file needs only the shared [`Link`]). That URL is resolved against the SSE URL and refused when its origin differs:
 //! configured headers, often credentials, must never be sent to another site. Messages arrive as
 //! `message` events. The stream ending without our asking is fatal: the session reports the server
 //! unhealthy and the restart policy applies.
@@ -12,72 +12,73 @@ use reqwest::header::ACCEPT;
 use reqwest::Url;
 use tokio::sync::oneshot;
 
-use super::http::{send, Shared};
-use super::http_common::{self as common, EventReader, EVENT_STREAM};
+use super::http_common::{self as common, EventReader, Link, EVENT_STREAM};
 use super::sse_parser::SseParser;
-use super::TransportError;
+use super::{Inbound, TransportError};
 
 /// Opens the event stream, reports the POST endpoint on `endpoint`, then delivers messages until the
 /// stream ends (an error for the session) or the task is aborted (the transport closed).
 pub(super) async fn run_stream(
-    shared: Arc<Shared>,
+    link: Arc<Link>,
     endpoint: oneshot::Sender<Result<Url, TransportError>>,
 ) {
     let mut endpoint = Some(endpoint);
-    let error = match stream(&shared, &mut endpoint).await {
-        Ok(()) => common::io("the server closed its event stream"),
+    let error = match stream(&link, &mut endpoint).await {
+        Ok(()) => TransportError::Closed {
+            what: "the server closed its event stream",
+        },
         Err(e) => e,
     };
     match endpoint.take() {
         Some(tx) => {
             let _ = tx.send(Err(error));
         }
-        None => shared.fail(error).await,
+        None => link.fail(error).await,
     }
 }
 
 async fn stream(
-    shared: &Shared,
+    link: &Link,
     endpoint: &mut Option<oneshot::Sender<Result<Url, TransportError>>>,
 ) -> Result<(), TransportError> {
-    let req = shared
-        .with_headers(shared.http.client.get(shared.url.clone()))
+    const DURING: &str = "GET event stream";
+    // Legacy servers have no MCP session header: the configured headers are all there is.
+    let req = link
+        .http
+        .client
+        .get(link.url.clone())
+        .headers(link.http.headers.clone())
         .header(ACCEPT, EVENT_STREAM);
-    let resp = send(req).await?;
+    let resp = common::send(req, DURING).await?;
     if !resp.status().is_success() {
-        let what = if resp.status().is_redirection() {
-            format!(
-                "HTTP {}: a redirect to another origin was refused",
-                resp.status()
-            )
-        } else {
-            common::error_excerpt(resp).await
-        };
-        return Err(common::io(format!("GET {} failed: {what}", shared.url)));
+        return Err(common::status_error(resp, DURING).await);
     }
     let kind = common::content_type(&resp);
     if kind != EVENT_STREAM {
-        return Err(common::io(format!(
+        return Err(TransportError::protocol(format!(
             "GET {} answered {kind:?}, not an event stream",
-            shared.url
+            link.url
         )));
     }
-    let mut reader = EventReader::new(resp, SseParser::new(shared.http.max_message_bytes));
+    let mut reader = EventReader::new(resp, SseParser::new(link.http.max_message_bytes));
     while let Some(event) = reader.next().await? {
         match event.name.as_str() {
             "endpoint" if endpoint.is_some() => {
-                let url = resolve_endpoint(&shared.url, event.data.trim())?;
+                let url = resolve_endpoint(&link.url, event.data.trim())?;
                 if let Some(tx) = endpoint.take() {
                     let _ = tx.send(Ok(url));
                 }
             }
             "message" if endpoint.is_none() => {
-                if !shared.deliver(Ok(event.data.into_bytes())).await {
+                if !link
+                    .deliver(Inbound::Message(event.data.into_bytes()))
+                    .await
+                {
                     return Ok(());
                 }
             }
             other => {
-                tracing::debug!(server = %shared.http.server, event = other, "ignored SSE event")
+                tracing::debug!(server = %link.http.server, event = other, "ignored SSE event")
             }
         }
     }
@@ -86,11 +87,11 @@ async fn stream(
 
 /// The POST URL named by an `endpoint` event, which must stay on the SSE URL's origin.
 pub fn resolve_endpoint(sse_url: &Url, data: &str) -> Result<Url, TransportError> {
-    let url = sse_url
-        .join(data)
-        .map_err(|e| common::io(format!("the endpoint event {data:?} is not a URL: {e}")))?;
+    let url = sse_url.join(data).map_err(|e| {
+        TransportError::protocol(format!("the endpoint event {data:?} is not a URL: {e}"))
+    })?;
     if url.origin() != sse_url.origin() {
-        return Err(common::io(format!(
+        return Err(TransportError::protocol(format!(
             "the endpoint event points to another origin ({}); refused, headers are never sent to another site",
             url.origin().ascii_serialization()
         )));

@@ -5,7 +5,10 @@
 //! `retry`, multi-line `data`), decoding UTF-8 per complete line so a code point split across chunks
 //! is never mangled. The bound: a line, or the `data` of one event, over `max_bytes` is an error at the
 //! moment the byte count passes the bound, so an endless line without a newline costs at most
-//! `max_bytes` of memory. Work per byte is constant (no rescanning), so long lines cost linear time.
+//! `max_bytes` of memory (the error is [`TransportError::TooLong`]). Work per byte is constant (no
+//! rescanning), so long lines cost linear time.
+
+use super::TransportError;
 
 /// One dispatched event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,12 +17,6 @@ pub struct SseEvent {
     pub name: String,
     /// The `data` lines joined with `\n`. Never empty: an event without data is not dispatched.
     pub data: String,
-}
-
-/// A line or an event went over the bound.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SseTooLong {
-    pub limit: usize,
 }
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -63,7 +60,11 @@ impl SseParser {
     }
 
     /// Feeds one chunk; complete events are appended to `out`.
-    pub fn feed(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseTooLong> {
+    pub fn feed(
+        &mut self,
+        mut chunk: &[u8],
+        out: &mut Vec<SseEvent>,
+    ) -> Result<(), TransportError> {
         if chunk.is_empty() {
             return Ok(());
         }
@@ -95,10 +96,10 @@ impl SseParser {
         Ok(())
     }
 
-    fn extend_line(&mut self, bytes: &[u8]) -> Result<(), SseTooLong> {
+    fn extend_line(&mut self, bytes: &[u8]) -> Result<(), TransportError> {
         // Checked before copying: the buffer never holds more than the bound.
         if self.line.len() + bytes.len() > self.max_bytes + self.bom_allowance() {
-            return Err(SseTooLong {
+            return Err(TransportError::TooLong {
                 limit: self.max_bytes,
             });
         }
@@ -114,7 +115,7 @@ impl SseParser {
         }
     }
 
-    fn end_line(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseTooLong> {
+    fn end_line(&mut self, out: &mut Vec<SseEvent>) -> Result<(), TransportError> {
         let mut line = std::mem::take(&mut self.line);
         if std::mem::take(&mut self.first_line) && line.starts_with(BOM) {
             line.drain(..BOM.len());
@@ -126,7 +127,7 @@ impl SseParser {
         result
     }
 
-    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseTooLong> {
+    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), TransportError> {
         if line.is_empty() {
             self.dispatch(out);
             return Ok(());
@@ -144,7 +145,7 @@ impl SseParser {
         match field {
             b"data" => {
                 if self.data.len() + value.len() + 1 > self.max_bytes {
-                    return Err(SseTooLong {
+                    return Err(TransportError::TooLong {
                         limit: self.max_bytes,
                     });
                 }
@@ -192,10 +193,18 @@ impl SseParser {
 mod tests {
     use super::*;
 
-    fn parse_all(input: &[u8], max: usize) -> Result<Vec<SseEvent>, SseTooLong> {
+    /// The limit a feed tripped, so results compare with `==`.
+    fn limit_of(e: TransportError) -> usize {
+        match e {
+            TransportError::TooLong { limit } => limit,
+            other => panic!("not a bound: {other}"),
+        }
+    }
+
+    fn parse_all(input: &[u8], max: usize) -> Result<Vec<SseEvent>, usize> {
         let mut p = SseParser::new(max);
         let mut out = Vec::new();
-        p.feed(input, &mut out)?;
+        p.feed(input, &mut out).map_err(limit_of)?;
         Ok(out)
     }
 
@@ -220,13 +229,13 @@ mod tests {
         }
     }
 
-    fn chunked(input: &[u8], max: usize, rng: &mut Rng) -> Result<Vec<SseEvent>, SseTooLong> {
+    fn chunked(input: &[u8], max: usize, rng: &mut Rng) -> Result<Vec<SseEvent>, usize> {
         let mut p = SseParser::new(max);
         let mut out = Vec::new();
         let mut rest = input;
         while !rest.is_empty() {
             let n = 1 + rng.below(rest.len().min(7));
-            p.feed(&rest[..n], &mut out)?;
+            p.feed(&rest[..n], &mut out).map_err(limit_of)?;
             rest = &rest[n..];
         }
         Ok(out)
@@ -280,7 +289,10 @@ mod tests {
             }
             assert!(fed < 10_000, "the bound never tripped");
         };
-        assert_eq!(err.limit, 1024);
+        assert!(
+            matches!(err, TransportError::TooLong { limit: 1024 }),
+            "{err}"
+        );
         assert!(p.line.capacity() <= 2048);
     }
 

@@ -10,7 +10,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 use tokio::sync::Notify;
 
-use super::{BoxFuture, MessageSink, MessageSource, Transport, TransportError};
+use super::{BoxFuture, Inbound, MessageSink, MessageSource, Transport, TransportError};
 use crate::jsonrpc::{LineError, LineReader};
 use crate::limits;
 
@@ -147,18 +147,18 @@ struct StdoutSource<R> {
 }
 
 impl<R: AsyncRead + Unpin + Send> MessageSource for StdoutSource<R> {
-    fn recv(&mut self) -> BoxFuture<'_, Result<Option<Vec<u8>>, TransportError>> {
+    fn recv(&mut self) -> BoxFuture<'_, Result<Option<Inbound>, TransportError>> {
         Box::pin(async move {
             loop {
                 match self.lines.next_line().await {
                     // Blank lines carry no message; tolerate them as most clients do.
                     Ok(Some(line)) if line.iter().all(u8::is_ascii_whitespace) => continue,
-                    Ok(Some(line)) => return Ok(Some(line.to_vec())),
+                    Ok(Some(line)) => return Ok(Some(Inbound::Message(line.to_vec()))),
                     Ok(None) => return Ok(None),
                     Err(LineError::TooLong { limit }) => {
                         return Err(TransportError::TooLong { limit })
                     }
-                    Err(LineError::Io(e)) => return Err(TransportError::Io(e)),
+                    Err(LineError::Io(e)) => return Err(TransportError::from(e)),
                 }
             }
         })
