@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use super::{ErrorObject, RequestId};
+use super::message::{ErrorObject, RequestId};
 
 /// A response as received: its outcome and the size of the line that carried it.
 #[derive(Debug)]
