@@ -110,7 +110,8 @@ pub const PROC_ENVIRON_MAX_BYTES: u64 = 1024 * 1024;
 /// Rounds of find-and-kill for escaped descendants (each round catches what forked during the last).
 pub const ESCAPEE_SWEEP_ROUNDS: usize = 4;
 
-/// Poll interval while waiting for processes that are not our children to die (there is no event).
+/// Poll interval while waiting for a process that is not our child to die where no exit event exists
+/// (kernels without pidfds, Unixes without `/proc`); elsewhere a pidfd wakes the waiter.
 pub const DEATH_POLL_INTERVAL: Duration = Duration::from_millis(10);
 
 /// How long the sidecar waits for the guardian to exit after `bye`.

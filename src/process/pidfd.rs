@@ -99,3 +99,36 @@ pub fn wait_blocking(fds: &[Pidfd], within: Duration) -> bool {
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[allow(clippy::disallowed_methods)] // a test spawns the process it watches
+    fn waits_for_and_signals_exactly_the_process_found() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let start = procfs::stat(pid).unwrap().start_time;
+        assert!(
+            Pidfd::open(pid, Some(start + 1)).unwrap().is_none(),
+            "another start time is another process"
+        );
+        let fd = Pidfd::open(pid, Some(start)).unwrap().unwrap();
+        assert!(
+            !wait_blocking(std::slice::from_ref(&fd), Duration::from_millis(1)),
+            "still running"
+        );
+        assert!(fd.signal(Signal::Kill));
+        assert!(
+            wait_blocking(std::slice::from_ref(&fd), Duration::from_secs(30)),
+            "exit seen"
+        );
+        // A zombie until reaped: no longer "the process found".
+        assert!(Pidfd::open(pid, Some(start)).unwrap().is_none());
+        child.wait().unwrap();
+    }
+}
