@@ -63,27 +63,9 @@ impl State<'_> {
         let Value::Object(map) = node else {
             return node.clone();
         };
-        if self.budget == 0 {
-            if !self.exhausted {
-                self.exhausted = true;
-                self.notes.add(
-                    path,
-                    Action::Cut,
-                    format!("the schema expands to more than {MAX_SCHEMA_NODES} nodes; from here on branches are permissive"),
-                );
-            }
-            return permissive(Some(node));
+        if let Some(cut) = self.cut(node, path, depth) {
+            return cut;
         }
-        self.budget -= 1;
-        if depth >= MAX_SCHEMA_DEPTH {
-            self.notes.add(
-                path,
-                Action::Cut,
-                format!("nested deeper than {MAX_SCHEMA_DEPTH} levels; this branch is permissive"),
-            );
-            return permissive(Some(node));
-        }
-
         let base = match map.get("$ref") {
             None => None,
             Some(Value::String(reference)) => {
@@ -98,78 +80,9 @@ impl State<'_> {
 
         let mut out = Map::new();
         for (key, value) in map {
-            let k = key.as_str();
-            let here = child(path, k);
-            let converted = if k == "$ref" {
-                continue;
-            } else if k == "$defs" || k == "definitions" {
-                if value.as_object().is_some_and(|d| !d.is_empty()) {
-                    self.notes.add(
-                        &here,
-                        Action::Dropped,
-                        format!("`{k}` removed: its definitions are inlined where used"),
-                    );
-                }
-                continue;
-            } else if walk::ONE.contains(&k) {
-                match value {
-                    Value::Array(items) if k == "items" => {
-                        self.subschemas(root, items, &here, depth, stack)
-                    }
-                    _ => self.subschema(
-                        root,
-                        value,
-                        &here,
-                        depth,
-                        stack,
-                        walk::BOOLEAN_OK.contains(&k),
-                    ),
-                }
-            } else if walk::MAP.contains(&k) {
-                match value {
-                    Value::Object(entries) => Value::Object(
-                        entries
-                            .iter()
-                            .map(|(name, item)| {
-                                (
-                                    name.clone(),
-                                    self.subschema(
-                                        root,
-                                        item,
-                                        &child(&here, name),
-                                        depth,
-                                        stack,
-                                        false,
-                                    ),
-                                )
-                            })
-                            .collect(),
-                    ),
-                    _ => {
-                        self.notes.add(
-                            &here,
-                            Action::Dropped,
-                            format!("`{k}` is not an object of schemas"),
-                        );
-                        continue;
-                    }
-                }
-            } else if walk::LIST.contains(&k) {
-                match value {
-                    Value::Array(items) => self.subschemas(root, items, &here, depth, stack),
-                    _ => {
-                        self.notes.add(
-                            &here,
-                            Action::Dropped,
-                            format!("`{k}` is not a list of schemas"),
-                        );
-                        continue;
-                    }
-                }
-            } else {
-                value.clone()
-            };
-            out.insert(key.clone(), converted);
+            if let Some(converted) = self.keyword(root, key, value, path, depth, stack) {
+                out.insert(key.clone(), converted);
+            }
         }
 
         match base {
@@ -179,6 +92,104 @@ impl State<'_> {
                 Value::Object(merged)
             }
             _ => Value::Object(out),
+        }
+    }
+
+    /// Takes one node from the budget; the permissive schema that replaces the node when the
+    /// budget is spent or the nesting too deep.
+    fn cut(&mut self, node: &Value, path: &str, depth: usize) -> Option<Value> {
+        if self.budget == 0 {
+            if !self.exhausted {
+                self.exhausted = true;
+                self.notes.add(
+                    path,
+                    Action::Cut,
+                    format!("the schema expands to more than {MAX_SCHEMA_NODES} nodes; from here on branches are permissive"),
+                );
+            }
+            return Some(permissive(Some(node)));
+        }
+        self.budget -= 1;
+        if depth >= MAX_SCHEMA_DEPTH {
+            self.notes.add(
+                path,
+                Action::Cut,
+                format!("nested deeper than {MAX_SCHEMA_DEPTH} levels; this branch is permissive"),
+            );
+            return Some(permissive(Some(node)));
+        }
+        None
+    }
+
+    /// One keyword of a node with its subschemas expanded; `None` when it is left out (`$ref`,
+    /// `$defs`, a keyword of schemas that holds something else).
+    fn keyword(
+        &mut self,
+        root: &Value,
+        key: &str,
+        value: &Value,
+        path: &str,
+        depth: usize,
+        stack: &mut Vec<String>,
+    ) -> Option<Value> {
+        let here = child(path, key);
+        if key == "$ref" {
+            None
+        } else if key == "$defs" || key == "definitions" {
+            if value.as_object().is_some_and(|d| !d.is_empty()) {
+                self.notes.add(
+                    &here,
+                    Action::Dropped,
+                    format!("`{key}` removed: its definitions are inlined where used"),
+                );
+            }
+            None
+        } else if walk::ONE.contains(&key) {
+            Some(match value {
+                Value::Array(items) if key == "items" => {
+                    self.subschemas(root, items, &here, depth, stack)
+                }
+                _ => self.subschema(
+                    root,
+                    value,
+                    &here,
+                    depth,
+                    stack,
+                    walk::BOOLEAN_OK.contains(&key),
+                ),
+            })
+        } else if walk::MAP.contains(&key) {
+            let Value::Object(entries) = value else {
+                self.notes.add(
+                    &here,
+                    Action::Dropped,
+                    format!("`{key}` is not an object of schemas"),
+                );
+                return None;
+            };
+            let expanded = entries
+                .iter()
+                .map(|(name, item)| {
+                    let at = child(&here, name);
+                    (
+                        name.clone(),
+                        self.subschema(root, item, &at, depth, stack, false),
+                    )
+                })
+                .collect();
+            Some(Value::Object(expanded))
+        } else if walk::LIST.contains(&key) {
+            let Value::Array(items) = value else {
+                self.notes.add(
+                    &here,
+                    Action::Dropped,
+                    format!("`{key}` is not a list of schemas"),
+                );
+                return None;
+            };
+            Some(self.subschemas(root, items, &here, depth, stack))
+        } else {
+            Some(value.clone())
         }
     }
 

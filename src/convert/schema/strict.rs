@@ -141,18 +141,51 @@ fn strict_node(
 ) -> Result<Facts, String> {
     let at = place(path);
     let mut facts = Facts::default();
-    if let Some(one_of) = node.remove("oneOf") {
-        if node.contains_key("anyOf") {
-            notes.add(
-                &child(path, "oneOf"),
-                Action::Widened,
-                "strict mode has no `oneOf`; dropped next to an `anyOf`",
-            );
-        } else {
-            node.insert("anyOf".into(), one_of);
-            notes.add(&child(path, "oneOf"), Action::Widened, "strict mode has no `oneOf`; its alternatives are sent as `anyOf` (no longer exclusive)");
-        }
+    one_of_as_any_of(node, path, notes);
+    drop_unsupported(node, path, notes);
+    infer_type(node, path, notes);
+    let types = checked_types(node, path, &at, is_root, notes)?;
+    if let Some(Value::Array(values)) = node.get("enum") {
+        facts.enum_values = values.len();
     }
+
+    let is_object = types.iter().any(|t| t == "object") || node.contains_key("properties");
+    if !is_object {
+        return Ok(facts);
+    }
+    let declared = match node.get("properties") {
+        Some(Value::Object(p)) => p.len(),
+        Some(_) => return Err(format!("{at}: `properties` is not an object")),
+        None => 0,
+    };
+    if declared == 0 && !is_root && node.get("additionalProperties") != Some(&Value::Bool(false)) {
+        return Err(format!("{at}: an object without declared properties (a free-form map) cannot be expressed in strict mode"));
+    }
+    facts.properties = declared;
+    facts.closed = close_object(node, path, notes);
+    require_every_property(node, path, notes);
+    Ok(facts)
+}
+
+/// `oneOf` becomes `anyOf` (strict mode has no `oneOf`), or is dropped next to an `anyOf`.
+fn one_of_as_any_of(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
+    let Some(one_of) = node.remove("oneOf") else {
+        return;
+    };
+    if node.contains_key("anyOf") {
+        notes.add(
+            &child(path, "oneOf"),
+            Action::Widened,
+            "strict mode has no `oneOf`; dropped next to an `anyOf`",
+        );
+    } else {
+        node.insert("anyOf".into(), one_of);
+        notes.add(&child(path, "oneOf"), Action::Widened, "strict mode has no `oneOf`; its alternatives are sent as `anyOf` (no longer exclusive)");
+    }
+}
+
+/// Drops the keywords outside [`KEYWORDS`] and a `format` outside [`FORMATS`].
+fn drop_unsupported(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
     let unknown: Vec<String> = node
         .keys()
         .filter(|k| !KEYWORDS.contains(&k.as_str()))
@@ -177,24 +210,39 @@ fn strict_node(
             );
         }
     }
+}
 
-    if !node.contains_key("type") {
-        let inferred = if node.contains_key("properties") {
-            Some("object")
-        } else if node.contains_key("items") {
-            Some("array")
-        } else {
-            None
-        };
-        if let Some(t) = inferred {
-            node.insert("type".into(), Value::from(t));
-            notes.add(
-                &child(path, "type"),
-                Action::Rewritten,
-                format!("`type: \"{t}\"` added from the schema's shape (strict mode needs a type)"),
-            );
-        }
+/// A node without `type` gets one from its shape (`properties` → object, `items` → array).
+fn infer_type(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
+    if node.contains_key("type") {
+        return;
     }
+    let inferred = if node.contains_key("properties") {
+        Some("object")
+    } else if node.contains_key("items") {
+        Some("array")
+    } else {
+        None
+    };
+    if let Some(t) = inferred {
+        node.insert("type".into(), Value::from(t));
+        notes.add(
+            &child(path, "type"),
+            Action::Rewritten,
+            format!("`type: \"{t}\"` added from the schema's shape (strict mode needs a type)"),
+        );
+    }
+}
+
+/// The node's types once checked: known names only, and the node says what it accepts (a type,
+/// an `anyOf` or an `enum`); an `enum` or `anyOf` that is not a list is dropped on the way.
+fn checked_types(
+    node: &mut Map<String, Value>,
+    path: &str,
+    at: &str,
+    is_root: bool,
+    notes: &mut Notes,
+) -> Result<Vec<String>, String> {
     let types: Vec<String> = walk::types(node).into_iter().map(str::to_string).collect();
     if let Some(bad) = types.iter().find(|t| !TYPES.contains(&t.as_str())) {
         return Err(format!("{at}: unknown type {bad:?}"));
@@ -232,25 +280,13 @@ fn strict_node(
     if is_root && node.contains_key("anyOf") {
         return Err("the top level is a union (`anyOf`), which strict mode rejects".into());
     }
-    if let Some(Value::Array(values)) = node.get("enum") {
-        facts.enum_values = values.len();
-    }
+    Ok(types)
+}
 
-    let is_object = types.iter().any(|t| t == "object") || node.contains_key("properties");
-    if !is_object {
-        return Ok(facts);
-    }
-    let declared = match node.get("properties") {
-        Some(Value::Object(p)) => p.len(),
-        Some(_) => return Err(format!("{at}: `properties` is not an object")),
-        None => 0,
-    };
-    if declared == 0 && !is_root && node.get("additionalProperties") != Some(&Value::Bool(false)) {
-        return Err(format!("{at}: an object without declared properties (a free-form map) cannot be expressed in strict mode"));
-    }
-    facts.properties = declared;
+/// Sets `additionalProperties: false`; true when it was missing (counted for the summary note).
+fn close_object(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) -> bool {
     match node.get("additionalProperties") {
-        Some(Value::Bool(false)) => {}
+        Some(Value::Bool(false)) => false,
         Some(Value::Bool(true)) => {
             notes.add(
                 &child(path, "additionalProperties"),
@@ -258,12 +294,17 @@ fn strict_node(
                 "additionalProperties: true made false (OpenAI strict mode requires it)",
             );
             node.insert("additionalProperties".into(), Value::Bool(false));
+            false
         }
         _ => {
             node.insert("additionalProperties".into(), Value::Bool(false));
-            facts.closed = true;
+            true
         }
     }
+}
+
+/// Lists every property in `required`; an optional one is made nullable unless it accepts null.
+fn require_every_property(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
     let required: Vec<String> = match node.get("required") {
         Some(Value::Array(names)) => names
             .iter()
@@ -295,7 +336,6 @@ fn strict_node(
         }
     }
     node.insert("required".into(), Value::Array(all));
-    Ok(facts)
 }
 
 fn place(path: &str) -> String {
