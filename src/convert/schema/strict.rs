@@ -283,7 +283,8 @@ fn checked_types(
     Ok(types)
 }
 
-/// Sets `additionalProperties: false`; true when it was missing (counted for the summary note).
+/// Sets `additionalProperties: false`; true when it was not a boolean before (those are counted
+/// for the one summary note; a `true` made false gets a note of its own).
 fn close_object(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) -> bool {
     match node.get("additionalProperties") {
         Some(Value::Bool(false)) => false,
