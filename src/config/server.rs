@@ -1,7 +1,7 @@
 //! One server's launch configuration and its validation (the serde shape it is read into first is
 //! [`raw`](super::raw)).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -81,55 +81,7 @@ impl ServerSpec {
                 Problem::Invalid(e) => e,
                 Problem::WrongType { top, at } => invalid(&at, expects(top, at.len() > top.len())),
             })?;
-        let given = |field: &str| given.contains(field);
-
-        // `transport` wins over `type` (ecosystem files spell it `type`); each is validated.
-        let mut kind = None;
-        for (key, value) in [("type", &raw.kind), ("transport", &raw.transport)] {
-            if let Some(v) = value {
-                kind = Some((key, remote::parse_kind(key, v)?));
-            }
-        }
-        let remote = match kind {
-            Some((_, Some(k))) => Some(k),
-            Some((key, None)) => {
-                if raw.url.is_some() {
-                    return Err(invalid(
-                        "url",
-                        format!("a {key} \"stdio\" server has no url"),
-                    ));
-                }
-                None
-            }
-            // Without a type, a URL means HTTP with fallback to legacy SSE.
-            None => raw.url.as_ref().map(|_| RemoteKind::Auto),
-        };
-        let remote = match remote {
-            Some(kind) => {
-                // A field given as `null` still counts: it says the config is meant for a spawn.
-                if let Some(field) = STDIO_ONLY.iter().find(|f| given(f)) {
-                    return Err(invalid(field, "is not used by a remote (http/sse) server"));
-                }
-                let url = match &raw.url {
-                    Some(v) => remote::parse_url(v)?,
-                    None => return Err(invalid("url", "is required for an http or sse server")),
-                };
-                let headers = match &raw.headers {
-                    None => Vec::new(),
-                    Some(map) => remote::parse_headers(map)?,
-                };
-                Some(RemoteSpec { kind, url, headers })
-            }
-            None => {
-                if given("headers") {
-                    return Err(invalid(
-                        "headers",
-                        "is only used by remote (http/sse) servers",
-                    ));
-                }
-                None
-            }
-        };
+        let remote = remote_spec(&raw, remote_kind(&raw)?, &given)?;
         let command = match (raw.command, &remote) {
             (_, Some(_)) => String::new(),
             (Some(s), None) if !s.trim().is_empty() => s,
@@ -141,16 +93,7 @@ impl ServerSpec {
                 ))
             }
         };
-        let env = raw.env.unwrap_or_default();
-        for (k, v) in &env {
-            let field = format!("env.{k}");
-            if k.is_empty() || k.contains('=') || k.contains('\0') {
-                return Err(invalid(&field, "is not a valid variable name"));
-            }
-            if v.contains('\0') {
-                return Err(invalid(&field, expects("env", true)));
-            }
-        }
+        let env = checked_env(raw.env.unwrap_or_default())?;
         let cwd = match raw.cwd {
             None => None,
             Some(s) if !s.is_empty() => Some(PathBuf::from(s)),
@@ -163,23 +106,8 @@ impl ServerSpec {
                 expects("inheritEnv", true),
             ));
         }
-        let max_message_bytes = bytes(
-            raw.max_message_bytes,
-            "maxMessageBytes",
-            limits::DEFAULT_MAX_MESSAGE_BYTES,
-        )?;
-        let max_result_bytes = bytes(
-            raw.max_result_bytes,
-            "maxResultBytes",
-            limits::DEFAULT_MAX_RESULT_BYTES,
-        )?;
-        // A result arrives in one message, so a larger result limit could never be reached.
-        if raw.max_result_bytes.is_some() && max_result_bytes > max_message_bytes {
-            return Err(invalid(
-                "maxResultBytes",
-                format!("{max_result_bytes} exceeds maxMessageBytes ({max_message_bytes}); a result arrives in one message"),
-            ));
-        }
+        let (max_message_bytes, max_result_bytes) =
+            message_limits(raw.max_message_bytes, raw.max_result_bytes)?;
         let restart_backoff = match raw.restart_backoff_ms {
             None => limits::DEFAULT_RESTART_BACKOFF,
             Some(ms) if (MIN_BACKOFF_MS..=MAX_BACKOFF_MS).contains(&ms) => {
@@ -227,6 +155,94 @@ impl ServerSpec {
             .collect::<Vec<_>>()
             .join(" ")
     }
+}
+
+/// The remote kind the config asks for, `None` for a spawned server. `transport` wins over `type`
+/// (ecosystem files spell it `type`); each is validated.
+fn remote_kind(raw: &RawSpec) -> Result<Option<RemoteKind>> {
+    let mut kind = None;
+    for (key, value) in [("type", &raw.kind), ("transport", &raw.transport)] {
+        if let Some(v) = value {
+            kind = Some((key, remote::parse_kind(key, v)?));
+        }
+    }
+    Ok(match kind {
+        Some((_, Some(k))) => Some(k),
+        Some((key, None)) => {
+            if raw.url.is_some() {
+                return Err(invalid(
+                    "url",
+                    format!("a {key} \"stdio\" server has no url"),
+                ));
+            }
+            None
+        }
+        // Without a type, a URL means HTTP with fallback to legacy SSE.
+        None => raw.url.as_ref().map(|_| RemoteKind::Auto),
+    })
+}
+
+/// The remote half of the config for a server of `kind`; for a spawned one (`None`), a check that
+/// no remote-only field is given.
+fn remote_spec(
+    raw: &RawSpec,
+    kind: Option<RemoteKind>,
+    given: &BTreeSet<&'static str>,
+) -> Result<Option<RemoteSpec>> {
+    let Some(kind) = kind else {
+        if given.contains("headers") {
+            return Err(invalid(
+                "headers",
+                "is only used by remote (http/sse) servers",
+            ));
+        }
+        return Ok(None);
+    };
+    // A field given as `null` still counts: it says the config is meant for a spawn.
+    if let Some(field) = STDIO_ONLY.iter().find(|f| given.contains(**f)) {
+        return Err(invalid(field, "is not used by a remote (http/sse) server"));
+    }
+    let url = match &raw.url {
+        Some(v) => remote::parse_url(v)?,
+        None => return Err(invalid("url", "is required for an http or sse server")),
+    };
+    let headers = match &raw.headers {
+        None => Vec::new(),
+        Some(map) => remote::parse_headers(map)?,
+    };
+    Ok(Some(RemoteSpec { kind, url, headers }))
+}
+
+/// `env` once every name and value is one a process can be given.
+fn checked_env(env: BTreeMap<String, String>) -> Result<BTreeMap<String, String>> {
+    for (k, v) in &env {
+        let field = format!("env.{k}");
+        if k.is_empty() || k.contains('=') || k.contains('\0') {
+            return Err(invalid(&field, "is not a valid variable name"));
+        }
+        if v.contains('\0') {
+            return Err(invalid(&field, expects("env", true)));
+        }
+    }
+    Ok(env)
+}
+
+/// `(maxMessageBytes, maxResultBytes)`, defaults filled in.
+fn message_limits(message: Option<u64>, result: Option<u64>) -> Result<(usize, usize)> {
+    let max_message_bytes = bytes(
+        message,
+        "maxMessageBytes",
+        limits::DEFAULT_MAX_MESSAGE_BYTES,
+    )?;
+    let max_result_bytes = bytes(result, "maxResultBytes", limits::DEFAULT_MAX_RESULT_BYTES)?;
+    // A result arrives in one message, so a larger result limit could never be reached.
+    if result.is_some() && max_result_bytes > max_message_bytes {
+        return Err(invalid(
+            "maxResultBytes",
+            format!("{max_result_bytes} exceeds maxMessageBytes ({max_message_bytes}); a result arrives in one message"),
+        ));
+    }
+    Ok((max_message_bytes, max_result_bytes))
 }
 
 fn quote(s: &str) -> String {

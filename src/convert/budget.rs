@@ -59,42 +59,12 @@ pub fn fit(result: &Value, budget: usize, handle: Option<&str>) -> Fitted {
         .unwrap_or_default();
     let structured = result.get("structuredContent").filter(|v| !v.is_null());
 
-    let mut lines: Vec<String> = Vec::new();
-    for block in blocks {
-        if let Some(text) = text_of(block) {
-            lines.push(text.to_string());
-        }
-    }
-    if lines.is_empty() {
-        if let Some(structured) = structured {
-            lines.push(serde_json::to_string(structured).unwrap_or_default());
-        }
-    }
-    let mut media: Vec<Value> = Vec::new();
-    let mut omitted: Vec<String> = Vec::new();
-    let media_budget = budget / 2;
-    let mut media_bytes = 0;
-    for block in blocks {
-        if text_of(block).is_some() {
-            continue;
-        }
-        if is_media(block) {
-            let size = serde_json::to_string(block)
-                .map(|s| s.len())
-                .unwrap_or(usize::MAX);
-            if media_bytes + size <= media_budget {
-                media_bytes += size;
-                media.push(block.clone());
-            } else {
-                omitted.push(format!(
-                    "{} (omitted: over the result budget)",
-                    render_block(block)
-                ));
-            }
-        } else {
-            lines.push(render_block(block));
-        }
-    }
+    let mut lines = texts(blocks, structured);
+    let Media {
+        kept: media,
+        bytes: media_bytes,
+        mut omitted,
+    } = split_media(blocks, budget / 2, &mut lines);
     if structured.is_some() && blocks.iter().any(|b| text_of(b).is_some()) {
         let size = structured
             .map(|s| {
@@ -114,24 +84,7 @@ pub fn fit(result: &Value, budget: usize, handle: Option<&str>) -> Fitted {
     let (mut text, full_text, cut) = if full.len() <= text_budget {
         (full, None, None)
     } else {
-        let keep = text_budget.saturating_sub(MARKER_BYTES);
-        let (head_end, tail_start) = cut_points(&full, keep);
-        let cut = Cut {
-            offset: head_end,
-            length: tail_start - head_end,
-            total_bytes: full.len(),
-        };
-        let marker = match handle {
-            Some(handle) => format!(
-                "\n[… {} bytes cut; results/read handle={handle} offset={} length={} totalBytes={} …]\n",
-                cut.length, cut.offset, cut.length, cut.total_bytes
-            ),
-            None => format!(
-                "\n[… {} bytes cut at offset {} of totalBytes={}; too large to keep for results/read …]\n",
-                cut.length, cut.offset, cut.total_bytes
-            ),
-        };
-        let text = format!("{}{marker}{}", &full[..head_end], &full[tail_start..]);
+        let (text, cut) = shorten(&full, text_budget, handle);
         (text, Some(full), Some(cut))
     };
     text.push_str(&tail_lines);
@@ -148,6 +101,86 @@ pub fn fit(result: &Value, budget: usize, handle: Option<&str>) -> Fitted {
         full_text,
         cut,
     }
+}
+
+/// The text of every text block; the compact JSON of `structured` when there is none.
+fn texts(blocks: &[Value], structured: Option<&Value>) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for block in blocks {
+        if let Some(text) = text_of(block) {
+            lines.push(text.to_string());
+        }
+    }
+    if lines.is_empty() {
+        if let Some(structured) = structured {
+            lines.push(serde_json::to_string(structured).unwrap_or_default());
+        }
+    }
+    lines
+}
+
+/// The non-text blocks sorted out: media kept while they fit `media_budget`.
+struct Media {
+    kept: Vec<Value>,
+    /// Serialised bytes of `kept`.
+    bytes: usize,
+    /// One line for each media block left out.
+    omitted: Vec<String>,
+}
+
+/// Keeps media blocks in order while they fit `media_budget`, renders the other non-text blocks
+/// onto `lines`.
+fn split_media(blocks: &[Value], media_budget: usize, lines: &mut Vec<String>) -> Media {
+    let mut media = Media {
+        kept: Vec::new(),
+        bytes: 0,
+        omitted: Vec::new(),
+    };
+    for block in blocks {
+        if text_of(block).is_some() {
+            continue;
+        }
+        if is_media(block) {
+            let size = serde_json::to_string(block)
+                .map(|s| s.len())
+                .unwrap_or(usize::MAX);
+            if media.bytes + size <= media_budget {
+                media.bytes += size;
+                media.kept.push(block.clone());
+            } else {
+                media.omitted.push(format!(
+                    "{} (omitted: over the result budget)",
+                    render_block(block)
+                ));
+            }
+        } else {
+            lines.push(render_block(block));
+        }
+    }
+    media
+}
+
+/// `full` cut to its head and tail around the marker, to fit `text_budget`.
+fn shorten(full: &str, text_budget: usize, handle: Option<&str>) -> (String, Cut) {
+    let keep = text_budget.saturating_sub(MARKER_BYTES);
+    let (head_end, tail_start) = cut_points(full, keep);
+    let cut = Cut {
+        offset: head_end,
+        length: tail_start - head_end,
+        total_bytes: full.len(),
+    };
+    let marker = match handle {
+        Some(handle) => format!(
+            "\n[… {} bytes cut; results/read handle={handle} offset={} length={} totalBytes={} …]\n",
+            cut.length, cut.offset, cut.length, cut.total_bytes
+        ),
+        None => format!(
+            "\n[… {} bytes cut at offset {} of totalBytes={}; too large to keep for results/read …]\n",
+            cut.length, cut.offset, cut.total_bytes
+        ),
+    };
+    let text = format!("{}{marker}{}", &full[..head_end], &full[tail_start..]);
+    (text, cut)
 }
 
 /// Where the head ends and the tail starts when `keep` bytes of `text` are kept: about ¾ head and

@@ -45,25 +45,8 @@ pub fn definition(
 ) -> Converted {
     let name = Value::String(exposed_name.to_string());
     if format == ToolFormat::Mcp {
-        let definition = match tool.as_object() {
-            Some(object) => {
-                let mut out = object.clone();
-                out.insert("name".into(), name);
-                Value::Object(out)
-            }
-            // Not an MCP tool at all: the least that is still one.
-            None => {
-                let mut out = Map::new();
-                out.insert("name".into(), name);
-                out.insert(
-                    "inputSchema".into(),
-                    schema::convert(ToolFormat::Anthropic, false, None).schema,
-                );
-                Value::Object(out)
-            }
-        };
         return Converted {
-            definition,
+            definition: mcp_definition(name, tool),
             notes: Vec::new(),
         };
     }
@@ -99,17 +82,8 @@ pub fn definition(
         ToolFormat::Gemini => {
             out.insert("name".into(), name);
             insert_description(&mut out, tool);
-            if parameters
-                .get("properties")
-                .is_some_and(|p| p.as_object().is_some_and(|p| !p.is_empty()))
-            {
-                out.insert("parameters".into(), parameters);
-            } else {
-                notes.push(Note {
-                    path: String::new(),
-                    action: Action::Dropped,
-                    reason: "no parameters: Gemini rejects an OBJECT without properties, so `parameters` is left out".into(),
-                });
+            if let Some(note) = insert_gemini_parameters(&mut out, parameters) {
+                notes.push(note);
             }
         }
         // Returned unconverted above.
@@ -119,6 +93,43 @@ pub fn definition(
         definition: Value::Object(out),
         notes,
     }
+}
+
+/// The server's tool object with only `name` replaced.
+fn mcp_definition(name: Value, tool: &Value) -> Value {
+    match tool.as_object() {
+        Some(object) => {
+            let mut out = object.clone();
+            out.insert("name".into(), name);
+            Value::Object(out)
+        }
+        // Not an MCP tool at all: the least that is still one.
+        None => {
+            let mut out = Map::new();
+            out.insert("name".into(), name);
+            out.insert(
+                "inputSchema".into(),
+                schema::convert(ToolFormat::Anthropic, false, None).schema,
+            );
+            Value::Object(out)
+        }
+    }
+}
+
+/// Gemini's `parameters`, left out (with the note returned) for a tool without parameters.
+fn insert_gemini_parameters(out: &mut Map<String, Value>, parameters: Value) -> Option<Note> {
+    if parameters
+        .get("properties")
+        .is_some_and(|p| p.as_object().is_some_and(|p| !p.is_empty()))
+    {
+        out.insert("parameters".into(), parameters);
+        return None;
+    }
+    Some(Note {
+        path: String::new(),
+        action: Action::Dropped,
+        reason: "no parameters: Gemini rejects an OBJECT without properties, so `parameters` is left out".into(),
+    })
 }
 
 /// The text shown to the model: `description` if it is a non-empty string,

@@ -160,22 +160,6 @@ fn read_value(
         ));
         None
     };
-    let expand = |s: &str, at: &str, diags: &mut Vec<Diagnostic>| -> Option<(String, bool)> {
-        if !field.expand {
-            return Some((s.to_owned(), false));
-        }
-        match vars.expand(s) {
-            Ok(e) => Some((e.text, e.secret)),
-            Err(why) => {
-                diags.push(Diagnostic::error(
-                    Kind::UnresolvedVariable,
-                    at,
-                    why.to_string(),
-                ));
-                None
-            }
-        }
-    };
     match (field.ty, value) {
         (Ty::Ignored, _) => {
             diags.push(Diagnostic::warning(
@@ -188,51 +172,13 @@ fn read_value(
             ));
             None
         }
-        (Ty::Str, Value::String(s)) => expand(s, at, diags).map(|(s, _)| Value::from(s)),
+        (Ty::Str, Value::String(s)) => {
+            expand(field, vars, s, at, diags).map(|(s, _)| Value::from(s))
+        }
         (Ty::Str, _) => wrong(diags, "a string"),
-        (Ty::StrList, Value::Array(items)) => {
-            let mut out = Vec::with_capacity(items.len());
-            let mut ok = true;
-            for (i, item) in items.iter().enumerate() {
-                let at = index(at, i);
-                match item {
-                    Value::String(s) => match expand(s, &at, diags) {
-                        Some((s, _)) => out.push(Value::from(s)),
-                        None => ok = false,
-                    },
-                    _ => {
-                        diags.push(Diagnostic::error(Kind::WrongType, at, "must be a string"));
-                        ok = false;
-                    }
-                }
-            }
-            ok.then_some(Value::Array(out))
-        }
+        (Ty::StrList, Value::Array(items)) => string_list(field, vars, items, at, diags),
         (Ty::StrList, _) => wrong(diags, "an array of strings"),
-        (Ty::StrMap, Value::Object(m)) => {
-            let mut out = Map::new();
-            let mut ok = true;
-            for (k, v) in m {
-                let at = join(at, k);
-                match v {
-                    // Map values may be secrets: the diagnostic names the key, never the value.
-                    Value::String(s) => match expand(s, &at, diags) {
-                        Some((s, secret)) => {
-                            if secret {
-                                entry.secret_keys.push((field.name, k.clone()));
-                            }
-                            out.insert(k.clone(), Value::from(s));
-                        }
-                        None => ok = false,
-                    },
-                    _ => {
-                        diags.push(Diagnostic::error(Kind::WrongType, at, "must be a string"));
-                        ok = false;
-                    }
-                }
-            }
-            ok.then_some(Value::Object(out))
-        }
+        (Ty::StrMap, Value::Object(m)) => string_map(field, vars, m, at, entry, diags),
         (Ty::StrMap, _) => wrong(diags, "an object of strings"),
         (Ty::Number, Value::Number(n)) if n.as_f64().is_some_and(|x| x >= 0.0) => {
             Some(value.clone())
@@ -241,6 +187,89 @@ fn read_value(
         (Ty::Bool, Value::Bool(_)) => Some(value.clone()),
         (Ty::Bool, _) => wrong(diags, "true or false"),
     }
+}
+
+/// `s` with its `${…}` expanded when the field takes expansion, and whether a secret was used.
+fn expand(
+    field: &Field,
+    vars: &Vars<'_>,
+    s: &str,
+    at: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(String, bool)> {
+    if !field.expand {
+        return Some((s.to_owned(), false));
+    }
+    match vars.expand(s) {
+        Ok(e) => Some((e.text, e.secret)),
+        Err(why) => {
+            diags.push(Diagnostic::error(
+                Kind::UnresolvedVariable,
+                at,
+                why.to_string(),
+            ));
+            None
+        }
+    }
+}
+
+/// A list of strings, each expanded; `None` when any item is not a string or fails to expand.
+fn string_list(
+    field: &Field,
+    vars: &Vars<'_>,
+    items: &[Value],
+    at: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Value> {
+    let mut out = Vec::with_capacity(items.len());
+    let mut ok = true;
+    for (i, item) in items.iter().enumerate() {
+        let at = index(at, i);
+        match item {
+            Value::String(s) => match expand(field, vars, s, &at, diags) {
+                Some((s, _)) => out.push(Value::from(s)),
+                None => ok = false,
+            },
+            _ => {
+                diags.push(Diagnostic::error(Kind::WrongType, at, "must be a string"));
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(Value::Array(out))
+}
+
+/// An object of strings, each value expanded; the keys whose value used a secret go to `entry`.
+fn string_map(
+    field: &Field,
+    vars: &Vars<'_>,
+    m: &Map<String, Value>,
+    at: &str,
+    entry: &mut Entry,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Value> {
+    let mut out = Map::new();
+    let mut ok = true;
+    for (k, v) in m {
+        let at = join(at, k);
+        match v {
+            // Map values may be secrets: the diagnostic names the key, never the value.
+            Value::String(s) => match expand(field, vars, s, &at, diags) {
+                Some((s, secret)) => {
+                    if secret {
+                        entry.secret_keys.push((field.name, k.clone()));
+                    }
+                    out.insert(k.clone(), Value::from(s));
+                }
+                None => ok = false,
+            },
+            _ => {
+                diags.push(Diagnostic::error(Kind::WrongType, at, "must be a string"));
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(Value::Object(out))
 }
 
 /// Copies the sidecar's extension fields of `entry` into the canonical config.

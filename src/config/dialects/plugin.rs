@@ -3,9 +3,9 @@
 //! `<plugin>__<server>` by the sidecar, and `${CLAUDE_PLUGIN_ROOT}` is the plugin's folder.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::claude;
 use super::common::{vars, Context, Dialect, Parsed};
@@ -14,37 +14,10 @@ use crate::config::expand::Syntax;
 
 pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
     let diags = &mut parsed.diagnostics;
-    let name = match root.get("name") {
-        Some(Value::String(n)) if valid_plugin_name(n) => n.clone(),
-        Some(Value::String(n)) => {
-            diags.push(Diagnostic::error(Kind::Invalid, "name", format!("plugin name {n:?} must be letters, digits, '_' or '-' (it prefixes server names)")));
-            return;
-        }
-        Some(_) => {
-            diags.push(Diagnostic::error(
-                Kind::WrongType,
-                "name",
-                "`name` must be a string",
-            ));
-            return;
-        }
-        None => {
-            diags.push(Diagnostic::error(
-                Kind::MissingField,
-                "name",
-                "a plugin manifest needs `name`",
-            ));
-            return;
-        }
+    let Some(name) = plugin_name(root, diags) else {
+        return;
     };
-    // The plugin root is the folder that holds `.claude-plugin/`.
-    let plugin_root = match ctx.dir() {
-        Some(dir) if dir.file_name().is_some_and(|n| n == ".claude-plugin") => {
-            dir.parent().map(PathBuf::from).unwrap_or(dir)
-        }
-        Some(dir) => dir,
-        None => PathBuf::from("."),
-    };
+    let plugin_root = plugin_root(ctx);
     let vars = vars(
         ctx,
         Syntax {
@@ -59,51 +32,10 @@ pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
     let servers = match root.get("mcpServers") {
         None => return,
         Some(Value::Object(t)) => t.clone(),
-        Some(Value::String(rel)) => {
-            let file = plugin_root.join(rel.replace("${CLAUDE_PLUGIN_ROOT}/", ""));
-            if !crate::config::paths::inside(&plugin_root, &file) {
-                diags.push(Diagnostic::error(
-                    Kind::PathEscape,
-                    "mcpServers",
-                    format!("{rel:?} is outside the plugin folder"),
-                ));
-                return;
-            }
-            let text = match std::fs::read_to_string(&file) {
-                Ok(t) => t,
-                Err(e) => {
-                    diags.push(Diagnostic::error(
-                        Kind::Unreadable,
-                        "mcpServers",
-                        format!("cannot read {}: {e}", file.display()),
-                    ));
-                    return;
-                }
-            };
-            let doc: Value = match serde_json::from_str(&text) {
-                Ok(v) => v,
-                Err(e) => {
-                    diags.push(
-                        Diagnostic::error(Kind::Syntax, "", format!("invalid JSON: {e}"))
-                            .at(e.line(), e.column())
-                            .in_file(Some(&file.display().to_string())),
-                    );
-                    return;
-                }
-            };
-            // The referenced file is either `{mcpServers: {…}}` or the table itself.
-            match doc.get("mcpServers").cloned().unwrap_or(doc) {
-                Value::Object(t) => t,
-                _ => {
-                    diags.push(Diagnostic::error(
-                        Kind::WrongType,
-                        "mcpServers",
-                        "the referenced file must hold an object of servers",
-                    ));
-                    return;
-                }
-            }
-        }
+        Some(Value::String(rel)) => match servers_file(rel, &plugin_root, diags) {
+            Some(t) => t,
+            None => return,
+        },
         Some(_) => {
             diags.push(Diagnostic::error(
                 Kind::WrongType,
@@ -122,6 +54,88 @@ pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
         ctx,
         parsed,
     );
+}
+
+/// The plugin's `name`, which prefixes its server names; `None` (with the error) when it is
+/// missing or invalid.
+fn plugin_name(root: &Value, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let diagnostic = match root.get("name") {
+        Some(Value::String(n)) if valid_plugin_name(n) => return Some(n.clone()),
+        Some(Value::String(n)) => Diagnostic::error(
+            Kind::Invalid,
+            "name",
+            format!(
+                "plugin name {n:?} must be letters, digits, '_' or '-' (it prefixes server names)"
+            ),
+        ),
+        Some(_) => Diagnostic::error(Kind::WrongType, "name", "`name` must be a string"),
+        None => Diagnostic::error(Kind::MissingField, "name", "a plugin manifest needs `name`"),
+    };
+    diags.push(diagnostic);
+    None
+}
+
+/// The plugin root: the folder that holds `.claude-plugin/`.
+fn plugin_root(ctx: &Context<'_>) -> PathBuf {
+    match ctx.dir() {
+        Some(dir) if dir.file_name().is_some_and(|n| n == ".claude-plugin") => {
+            dir.parent().map(PathBuf::from).unwrap_or(dir)
+        }
+        Some(dir) => dir,
+        None => PathBuf::from("."),
+    }
+}
+
+/// The server table of the JSON file `rel` names inside the plugin folder; `None` (with the
+/// error) when it is outside, unreadable or not a table.
+fn servers_file(
+    rel: &str,
+    plugin_root: &Path,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Map<String, Value>> {
+    let file = plugin_root.join(rel.replace("${CLAUDE_PLUGIN_ROOT}/", ""));
+    if !crate::config::paths::inside(plugin_root, &file) {
+        diags.push(Diagnostic::error(
+            Kind::PathEscape,
+            "mcpServers",
+            format!("{rel:?} is outside the plugin folder"),
+        ));
+        return None;
+    }
+    let text = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                Kind::Unreadable,
+                "mcpServers",
+                format!("cannot read {}: {e}", file.display()),
+            ));
+            return None;
+        }
+    };
+    let doc: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(Kind::Syntax, "", format!("invalid JSON: {e}"))
+                    .at(e.line(), e.column())
+                    .in_file(Some(&file.display().to_string())),
+            );
+            return None;
+        }
+    };
+    // The referenced file is either `{mcpServers: {…}}` or the table itself.
+    match doc.get("mcpServers").cloned().unwrap_or(doc) {
+        Value::Object(t) => Some(t),
+        _ => {
+            diags.push(Diagnostic::error(
+                Kind::WrongType,
+                "mcpServers",
+                "the referenced file must hold an object of servers",
+            ));
+            None
+        }
+    }
 }
 
 pub fn valid_plugin_name(n: &str) -> bool {

@@ -63,32 +63,7 @@ pub fn merge_into(
             continue;
         }
         match key.as_str() {
-            "properties" => match (existing, value) {
-                (Value::Object(mine), Value::Object(theirs)) => {
-                    let props = child(path, "properties");
-                    for (name, schema) in theirs {
-                        match mine.get_mut(&name) {
-                            None => {
-                                mine.insert(name, schema);
-                            }
-                            Some(Value::Object(m)) => match schema {
-                                Value::Object(t) => merge_into(m, t, &child(&props, &name), notes),
-                                _ => notes.add(
-                                    &child(&props, &name),
-                                    Action::Widened,
-                                    "conflicting `allOf` property schemas; kept the first",
-                                ),
-                            },
-                            Some(_) => {}
-                        }
-                    }
-                }
-                _ => notes.add(
-                    path,
-                    Action::Widened,
-                    "conflicting `properties` in `allOf`; kept the first",
-                ),
-            },
+            "properties" => merge_properties(existing, value, path, notes),
             "required" => {
                 if let (Value::Array(mine), Value::Array(theirs)) = (existing, value) {
                     for name in theirs {
@@ -98,38 +73,8 @@ pub fn merge_into(
                     }
                 }
             }
-            "type" => {
-                let both = common_types(&type_names(existing), &type_names(&value));
-                match both.as_slice() {
-                    [] => notes.add(
-                        path,
-                        Action::Widened,
-                        "`allOf` branches allow no common `type`; kept the first",
-                    ),
-                    [one] => *existing = Value::String(one.clone()),
-                    many => {
-                        *existing = Value::Array(many.iter().cloned().map(Value::String).collect())
-                    }
-                }
-            }
-            "enum" => {
-                if let (Value::Array(mine), Value::Array(theirs)) = (&*existing, &value) {
-                    let both: Vec<Value> = mine
-                        .iter()
-                        .filter(|v| theirs.contains(v))
-                        .cloned()
-                        .collect();
-                    if both.is_empty() {
-                        notes.add(
-                            path,
-                            Action::Widened,
-                            "`allOf` branches allow no common `enum` value; kept the first",
-                        );
-                    } else {
-                        *existing = Value::Array(both);
-                    }
-                }
-            }
+            "type" => merge_type(existing, &value, path, notes),
+            "enum" => merge_enum(existing, &value, path, notes),
             "minimum" | "minLength" | "minItems" | "minProperties" | "exclusiveMinimum" => {
                 if let (Some(a), Some(b)) = (existing.as_f64(), value.as_f64()) {
                     if b > a {
@@ -156,6 +101,70 @@ pub fn merge_into(
                 format!("conflicting `{other}` in `allOf`; kept the first"),
             ),
         }
+    }
+}
+
+/// `properties`: the union; a property in both is merged in turn.
+fn merge_properties(existing: &mut Value, value: Value, path: &str, notes: &mut Notes) {
+    let (Value::Object(mine), Value::Object(theirs)) = (existing, value) else {
+        notes.add(
+            path,
+            Action::Widened,
+            "conflicting `properties` in `allOf`; kept the first",
+        );
+        return;
+    };
+    let props = child(path, "properties");
+    for (name, schema) in theirs {
+        match mine.get_mut(&name) {
+            None => {
+                mine.insert(name, schema);
+            }
+            Some(Value::Object(m)) => match schema {
+                Value::Object(t) => merge_into(m, t, &child(&props, &name), notes),
+                _ => notes.add(
+                    &child(&props, &name),
+                    Action::Widened,
+                    "conflicting `allOf` property schemas; kept the first",
+                ),
+            },
+            Some(_) => {}
+        }
+    }
+}
+
+/// `type`: the types both allow; the first when there is none.
+fn merge_type(existing: &mut Value, value: &Value, path: &str, notes: &mut Notes) {
+    let both = common_types(&type_names(existing), &type_names(value));
+    match both.as_slice() {
+        [] => notes.add(
+            path,
+            Action::Widened,
+            "`allOf` branches allow no common `type`; kept the first",
+        ),
+        [one] => *existing = Value::String(one.clone()),
+        many => *existing = Value::Array(many.iter().cloned().map(Value::String).collect()),
+    }
+}
+
+/// `enum`: the values both allow; the first when there is none.
+fn merge_enum(existing: &mut Value, value: &Value, path: &str, notes: &mut Notes) {
+    let (Value::Array(mine), Value::Array(theirs)) = (&*existing, value) else {
+        return;
+    };
+    let both: Vec<Value> = mine
+        .iter()
+        .filter(|v| theirs.contains(v))
+        .cloned()
+        .collect();
+    if both.is_empty() {
+        notes.add(
+            path,
+            Action::Widened,
+            "`allOf` branches allow no common `enum` value; kept the first",
+        );
+    } else {
+        *existing = Value::Array(both);
     }
 }
 

@@ -67,6 +67,32 @@ pub fn subset(schema: &mut Value, notes: &mut Notes) {
 }
 
 fn fit(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
+    drop_unknown_fields(node, path, notes);
+    let ty = gemini_type(node, path, notes);
+    if let Some(ty) = ty {
+        node.insert("type".into(), Value::from(ty));
+    }
+    drop_fields_of_other_types(node, path, ty, notes);
+    if ty == Some("OBJECT") {
+        object_fields(node, path, notes);
+    }
+    if ty == Some("ARRAY") && !node.get("items").is_some_and(Value::is_object) {
+        let mut items = Map::new();
+        items.insert("type".into(), Value::from("STRING"));
+        node.insert("items".into(), Value::Object(items));
+        notes.add(
+            &child(path, "items"),
+            Action::Narrowed,
+            "Gemini requires `items` on ARRAY; elements sent as STRING",
+        );
+    }
+    enum_values(node, path, ty, notes);
+    format_value(node, path, ty, notes);
+    drop_ill_typed_values(node, path, notes);
+}
+
+/// Drops the fields outside [`FIELDS`], after taking the first of `examples` as `example`.
+fn drop_unknown_fields(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
     if !node.contains_key("example") {
         if let Some(Value::Array(examples)) = node.get("examples") {
             if let Some(first) = examples.first().cloned() {
@@ -94,20 +120,41 @@ fn fit(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
             );
         }
     }
+}
 
-    let ty = gemini_type(node, path, notes);
-    if let Some(ty) = ty {
-        node.insert("type".into(), Value::from(ty));
-    }
+/// Drops the fields Gemini allows only for another type than `ty`.
+fn drop_fields_of_other_types(
+    node: &mut Map<String, Value>,
+    path: &str,
+    ty: Option<&str>,
+    notes: &mut Notes,
+) {
     let is = |name: &str| ty == Some(name);
-
-    let drop_unless = |node: &mut Map<String, Value>,
-                       notes: &mut Notes,
-                       keys: &[&str],
-                       allowed: bool,
-                       what: &str| {
+    let groups: [(&[&str], bool, &str); 4] = [
+        (
+            &["properties", "required", "minProperties", "maxProperties"],
+            is("OBJECT"),
+            "OBJECT type",
+        ),
+        (
+            &["items", "minItems", "maxItems"],
+            is("ARRAY"),
+            "ARRAY type",
+        ),
+        (
+            &["minLength", "maxLength", "pattern"],
+            is("STRING"),
+            "STRING type",
+        ),
+        (
+            &["minimum", "maximum"],
+            is("NUMBER") || is("INTEGER"),
+            "NUMBER and INTEGER types",
+        ),
+    ];
+    for (keys, allowed, what) in groups {
         if allowed {
-            return;
+            continue;
         }
         for key in keys {
             if node.remove(*key).is_some() {
@@ -118,51 +165,12 @@ fn fit(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
                 );
             }
         }
-    };
-    drop_unless(
-        node,
-        notes,
-        &["properties", "required", "minProperties", "maxProperties"],
-        is("OBJECT"),
-        "OBJECT type",
-    );
-    drop_unless(
-        node,
-        notes,
-        &["items", "minItems", "maxItems"],
-        is("ARRAY"),
-        "ARRAY type",
-    );
-    drop_unless(
-        node,
-        notes,
-        &["minLength", "maxLength", "pattern"],
-        is("STRING"),
-        "STRING type",
-    );
-    drop_unless(
-        node,
-        notes,
-        &["minimum", "maximum"],
-        is("NUMBER") || is("INTEGER"),
-        "NUMBER and INTEGER types",
-    );
+    }
+}
 
-    if is("OBJECT") {
-        object_fields(node, path, notes);
-    }
-    if is("ARRAY") && !node.get("items").is_some_and(Value::is_object) {
-        let mut items = Map::new();
-        items.insert("type".into(), Value::from("STRING"));
-        node.insert("items".into(), Value::Object(items));
-        notes.add(
-            &child(path, "items"),
-            Action::Narrowed,
-            "Gemini requires `items` on ARRAY; elements sent as STRING",
-        );
-    }
-    enum_values(node, path, ty, notes);
-    format_value(node, path, ty, notes);
+/// Drops counts and bounds that are not numbers, a `nullable` that is not a boolean, texts that
+/// are not strings and an `anyOf` that is not a list (the API would reject each).
+fn drop_ill_typed_values(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
     for key in [
         "minItems",
         "maxItems",

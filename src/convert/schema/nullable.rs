@@ -142,29 +142,35 @@ fn type_list(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
             );
         }
         _ => {
-            node.remove("type");
-            let mut alternatives = Vec::new();
-            for t in &rest {
-                let mut alternative = Map::new();
-                alternative.insert("type".into(), Value::String(t.clone()));
-                if let Some((_, keys)) = FOR_TYPE.iter().find(|(name, _)| name == t) {
-                    for key in *keys {
-                        if let Some(v) = node.get(*key) {
-                            alternative.insert((*key).to_string(), v.clone());
-                        }
-                    }
-                }
-                alternatives.push(Value::Object(alternative));
-            }
-            for (_, keys) in FOR_TYPE {
-                for key in *keys {
-                    node.remove(*key);
-                }
-            }
-            node.insert("anyOf".into(), Value::Array(alternatives));
+            one_schema_per_type(node, &rest);
             notes.add(&here, Action::Rewritten, format!("type list {rest:?} written as `anyOf` of one schema per type (Gemini takes one type)"));
         }
     }
+}
+
+/// Replaces the `type` list `types` by an `anyOf` of one schema per type, each taking the
+/// keywords that belong to its type (see `FOR_TYPE`).
+fn one_schema_per_type(node: &mut Map<String, Value>, types: &[String]) {
+    node.remove("type");
+    let mut alternatives = Vec::new();
+    for t in types {
+        let mut alternative = Map::new();
+        alternative.insert("type".into(), Value::String(t.clone()));
+        if let Some((_, keys)) = FOR_TYPE.iter().find(|(name, _)| name == t) {
+            for key in *keys {
+                if let Some(v) = node.get(*key) {
+                    alternative.insert((*key).to_string(), v.clone());
+                }
+            }
+        }
+        alternatives.push(Value::Object(alternative));
+    }
+    for (_, keys) in FOR_TYPE {
+        for key in *keys {
+            node.remove(*key);
+        }
+    }
+    node.insert("anyOf".into(), Value::Array(alternatives));
 }
 
 fn null_alternatives(node: &mut Map<String, Value>, key: &str, path: &str, notes: &mut Notes) {

@@ -141,18 +141,51 @@ fn strict_node(
 ) -> Result<Facts, String> {
     let at = place(path);
     let mut facts = Facts::default();
-    if let Some(one_of) = node.remove("oneOf") {
-        if node.contains_key("anyOf") {
-            notes.add(
-                &child(path, "oneOf"),
-                Action::Widened,
-                "strict mode has no `oneOf`; dropped next to an `anyOf`",
-            );
-        } else {
-            node.insert("anyOf".into(), one_of);
-            notes.add(&child(path, "oneOf"), Action::Widened, "strict mode has no `oneOf`; its alternatives are sent as `anyOf` (no longer exclusive)");
-        }
+    one_of_as_any_of(node, path, notes);
+    drop_unsupported(node, path, notes);
+    infer_type(node, path, notes);
+    let types = checked_types(node, path, &at, is_root, notes)?;
+    if let Some(Value::Array(values)) = node.get("enum") {
+        facts.enum_values = values.len();
     }
+
+    let is_object = types.iter().any(|t| t == "object") || node.contains_key("properties");
+    if !is_object {
+        return Ok(facts);
+    }
+    let declared = match node.get("properties") {
+        Some(Value::Object(p)) => p.len(),
+        Some(_) => return Err(format!("{at}: `properties` is not an object")),
+        None => 0,
+    };
+    if declared == 0 && !is_root && node.get("additionalProperties") != Some(&Value::Bool(false)) {
+        return Err(format!("{at}: an object without declared properties (a free-form map) cannot be expressed in strict mode"));
+    }
+    facts.properties = declared;
+    facts.closed = close_object(node, path, notes);
+    require_every_property(node, path, notes);
+    Ok(facts)
+}
+
+/// `oneOf` becomes `anyOf` (strict mode has no `oneOf`), or is dropped next to an `anyOf`.
+fn one_of_as_any_of(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
+    let Some(one_of) = node.remove("oneOf") else {
+        return;
+    };
+    if node.contains_key("anyOf") {
+        notes.add(
+            &child(path, "oneOf"),
+            Action::Widened,
+            "strict mode has no `oneOf`; dropped next to an `anyOf`",
+        );
+    } else {
+        node.insert("anyOf".into(), one_of);
+        notes.add(&child(path, "oneOf"), Action::Widened, "strict mode has no `oneOf`; its alternatives are sent as `anyOf` (no longer exclusive)");
+    }
+}
+
+/// Drops the keywords outside [`KEYWORDS`] and a `format` outside [`FORMATS`].
+fn drop_unsupported(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
     let unknown: Vec<String> = node
         .keys()
         .filter(|k| !KEYWORDS.contains(&k.as_str()))
@@ -177,24 +210,39 @@ fn strict_node(
             );
         }
     }
+}
 
-    if !node.contains_key("type") {
-        let inferred = if node.contains_key("properties") {
-            Some("object")
-        } else if node.contains_key("items") {
-            Some("array")
-        } else {
-            None
-        };
-        if let Some(t) = inferred {
-            node.insert("type".into(), Value::from(t));
-            notes.add(
-                &child(path, "type"),
-                Action::Rewritten,
-                format!("`type: \"{t}\"` added from the schema's shape (strict mode needs a type)"),
-            );
-        }
+/// A node without `type` gets one from its shape (`properties` → object, `items` → array).
+fn infer_type(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
+    if node.contains_key("type") {
+        return;
     }
+    let inferred = if node.contains_key("properties") {
+        Some("object")
+    } else if node.contains_key("items") {
+        Some("array")
+    } else {
+        None
+    };
+    if let Some(t) = inferred {
+        node.insert("type".into(), Value::from(t));
+        notes.add(
+            &child(path, "type"),
+            Action::Rewritten,
+            format!("`type: \"{t}\"` added from the schema's shape (strict mode needs a type)"),
+        );
+    }
+}
+
+/// The node's types once checked: known names only, and the node says what it accepts (a type,
+/// an `anyOf` or an `enum`); an `enum` or `anyOf` that is not a list is dropped on the way.
+fn checked_types(
+    node: &mut Map<String, Value>,
+    path: &str,
+    at: &str,
+    is_root: bool,
+    notes: &mut Notes,
+) -> Result<Vec<String>, String> {
     let types: Vec<String> = walk::types(node).into_iter().map(str::to_string).collect();
     if let Some(bad) = types.iter().find(|t| !TYPES.contains(&t.as_str())) {
         return Err(format!("{at}: unknown type {bad:?}"));
@@ -232,25 +280,14 @@ fn strict_node(
     if is_root && node.contains_key("anyOf") {
         return Err("the top level is a union (`anyOf`), which strict mode rejects".into());
     }
-    if let Some(Value::Array(values)) = node.get("enum") {
-        facts.enum_values = values.len();
-    }
+    Ok(types)
+}
 
-    let is_object = types.iter().any(|t| t == "object") || node.contains_key("properties");
-    if !is_object {
-        return Ok(facts);
-    }
-    let declared = match node.get("properties") {
-        Some(Value::Object(p)) => p.len(),
-        Some(_) => return Err(format!("{at}: `properties` is not an object")),
-        None => 0,
-    };
-    if declared == 0 && !is_root && node.get("additionalProperties") != Some(&Value::Bool(false)) {
-        return Err(format!("{at}: an object without declared properties (a free-form map) cannot be expressed in strict mode"));
-    }
-    facts.properties = declared;
+/// Sets `additionalProperties: false`; true when it was not a boolean before (those are counted
+/// for the one summary note; a `true` made false gets a note of its own).
+fn close_object(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) -> bool {
     match node.get("additionalProperties") {
-        Some(Value::Bool(false)) => {}
+        Some(Value::Bool(false)) => false,
         Some(Value::Bool(true)) => {
             notes.add(
                 &child(path, "additionalProperties"),
@@ -258,12 +295,17 @@ fn strict_node(
                 "additionalProperties: true made false (OpenAI strict mode requires it)",
             );
             node.insert("additionalProperties".into(), Value::Bool(false));
+            false
         }
         _ => {
             node.insert("additionalProperties".into(), Value::Bool(false));
-            facts.closed = true;
+            true
         }
     }
+}
+
+/// Lists every property in `required`; an optional one is made nullable unless it accepts null.
+fn require_every_property(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
     let required: Vec<String> = match node.get("required") {
         Some(Value::Array(names)) => names
             .iter()
@@ -295,7 +337,6 @@ fn strict_node(
         }
     }
     node.insert("required".into(), Value::Array(all));
-    Ok(facts)
 }
 
 fn place(path: &str) -> String {
@@ -406,128 +447,4 @@ fn object_depth(schema: &Value, depth: usize) -> usize {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn run(schema: Value) -> Result<(String, String), String> {
-        let mut schema = schema;
-        let mut notes = Notes::default();
-        make_strict(&mut schema, &mut notes)?;
-        Ok((
-            serde_json::to_string(&schema).unwrap(),
-            serde_json::to_string(notes.as_slice()).unwrap(),
-        ))
-    }
-
-    #[test]
-    fn optional_properties_become_nullable() {
-        let (schema, notes) = run(json!({
-            "type": "object",
-            "properties": {
-                "q": {"type": "string", "minLength": 1},
-                "limit": {"type": "integer", "default": 10},
-                "mode": {"type": "string", "enum": ["a", "b"]},
-                "tags": {"type": ["array"], "items": {"type": "string"}},
-                "pick": {"anyOf": [{"type": "string"}, {"type": "integer"}]}
-            },
-            "required": ["q"]
-        }))
-        .unwrap();
-        assert_eq!(
-            schema,
-            r#"{"additionalProperties":false,"properties":{"limit":{"type":["integer","null"]},"mode":{"enum":["a","b",null],"type":["string","null"]},"pick":{"anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]},"q":{"type":"string"},"tags":{"items":{"type":"string"},"type":["array","null"]}},"required":["limit","mode","pick","q","tags"],"type":"object"}"#
-        );
-        assert!(notes.contains(r#"{"action":"dropped","path":"/properties/q/minLength","reason":"OpenAI strict mode does not support `minLength`"}"#), "{notes}");
-        assert!(notes.contains(r#"{"action":"rewritten","path":"/properties/limit","reason":"optional property made required and nullable"#), "{notes}");
-        assert!(notes.contains("set additionalProperties: false on 1 object(s)"));
-    }
-
-    #[test]
-    fn nested_objects_and_items_are_closed() {
-        let (schema, _) = run(json!({"type": "object", "properties": {"rows": {"type": "array", "items": {
-            "type": "object", "properties": {"k": {"type": "string"}}, "required": ["k"], "additionalProperties": true
-        }}}, "required": ["rows"], "additionalProperties": false})).unwrap();
-        assert_eq!(
-            schema,
-            r#"{"additionalProperties":false,"properties":{"rows":{"items":{"additionalProperties":false,"properties":{"k":{"type":"string"}},"required":["k"],"type":"object"},"type":"array"}},"required":["rows"],"type":"object"}"#
-        );
-    }
-
-    #[test]
-    fn what_cannot_be_strict_says_why() {
-        let cases = [
-            (
-                json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "string"}}}}),
-                "/properties/m: an object whose additional properties follow a schema",
-            ),
-            (
-                json!({"type": "object", "properties": {"m": {"type": "object"}}}),
-                "/properties/m: an object without declared properties",
-            ),
-            (
-                json!({"type": "object", "properties": {"v": {"description": "anything"}}}),
-                "/properties/v: a value of any type",
-            ),
-            (
-                json!({"type": "object", "patternProperties": {"^x": {}}}),
-                "the top level: `patternProperties`",
-            ),
-            (
-                json!({"type": "object", "properties": {"v": {"type": "date"}}}),
-                "/properties/v: unknown type \"date\"",
-            ),
-        ];
-        for (schema, expected) in cases {
-            let why = run(schema).unwrap_err();
-            assert!(why.starts_with(expected), "{why}");
-        }
-    }
-
-    #[test]
-    fn limits() {
-        let mut props = Map::new();
-        for i in 0..=MAX_PROPERTIES {
-            props.insert(format!("p{i}"), json!({"type": "string"}));
-        }
-        let why = run(json!({"type": "object", "properties": props})).unwrap_err();
-        assert_eq!(why, "5001 properties in all, over strict mode's 5000");
-        let mut deep = json!({"type": "object", "properties": {"leaf": {"type": "string"}}});
-        for _ in 0..MAX_OBJECT_DEPTH {
-            deep = json!({"type": "object", "properties": {"next": deep}});
-        }
-        assert_eq!(
-            run(deep).unwrap_err(),
-            "objects nested 11 levels deep, over strict mode's 10"
-        );
-        let values: Vec<Value> = (0..=MAX_ENUM_VALUES)
-            .map(|i| json!(format!("v{i}")))
-            .collect();
-        let why = run(json!({"type": "object", "properties": {"e": {"type": "string", "enum": values}}, "required": ["e"]})).unwrap_err();
-        assert_eq!(why, "1001 enum values in all, over strict mode's 1000");
-    }
-
-    #[test]
-    fn empty_top_level_is_fine() {
-        let (schema, _) = run(json!({"type": "object", "properties": {}})).unwrap();
-        assert_eq!(
-            schema,
-            r#"{"additionalProperties":false,"properties":{},"required":[],"type":"object"}"#
-        );
-    }
-
-    #[test]
-    fn formats_and_one_of() {
-        let (schema, notes) = run(json!({"type": "object", "properties": {
-            "when": {"type": "string", "format": "date-time"},
-            "site": {"type": "string", "format": "uri"},
-            "v": {"oneOf": [{"type": "string"}, {"type": "number"}]}
-        }, "required": ["when", "site", "v"]}))
-        .unwrap();
-        assert_eq!(
-            schema,
-            r#"{"additionalProperties":false,"properties":{"site":{"type":"string"},"v":{"anyOf":[{"type":"string"},{"type":"number"}]},"when":{"format":"date-time","type":"string"}},"required":["site","v","when"],"type":"object"}"#
-        );
-        assert!(notes.contains("format \\\"uri\\\""), "{notes}");
-    }
-}
+mod tests;

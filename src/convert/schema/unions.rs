@@ -103,23 +103,7 @@ fn gemini_round(
     via: walk::Via<'_>,
     notes: &mut Notes,
 ) -> bool {
-    if let Some(one_of) = node.remove("oneOf") {
-        let here = child(path, "oneOf");
-        if node.contains_key("anyOf") {
-            notes.add(
-                &here,
-                Action::Widened,
-                "Gemini has no `oneOf` and this schema also has `anyOf`; `oneOf` dropped",
-            );
-        } else {
-            node.insert("anyOf".into(), one_of);
-            notes.add(
-                &here,
-                Action::Widened,
-                "Gemini has no `oneOf`; its alternatives are sent as `anyOf` (no longer exclusive)",
-            );
-        }
-    }
+    one_of_as_any_of(node, path, notes);
     let Some(any_of) = node.remove("anyOf") else {
         return false;
     };
@@ -157,26 +141,7 @@ fn gemini_round(
         );
         alternatives.into_iter().next().unwrap_or_default()
     } else if via.0 == "items" {
-        let first_type = |a: &Map<String, Value>| match walk::types(a).as_slice() {
-            [one] => Some(one.to_string()),
-            _ => None,
-        };
-        let shared = first_type(&alternatives[0]);
-        if shared.is_some() && alternatives.iter().all(|a| first_type(a) == shared) {
-            notes.add(
-                &here,
-                Action::Widened,
-                "Gemini rejects `anyOf` as an array's `items`; its alternatives (all of one type) were merged into one schema",
-            );
-            merge_alternatives(&alternatives)
-        } else {
-            notes.add(
-                &here,
-                Action::Narrowed,
-                "Gemini rejects `anyOf` as an array's `items` and its alternatives differ in type; only the first is kept",
-            );
-            alternatives.into_iter().next().unwrap_or_default()
-        }
+        items_union(alternatives, &here, notes)
     } else {
         node.insert(
             "anyOf".into(),
@@ -186,6 +151,57 @@ fn gemini_round(
     };
     hoist(node, replacement);
     node.contains_key("anyOf") || node.contains_key("oneOf")
+}
+
+/// `oneOf` becomes `anyOf` (Gemini has no `oneOf`), or is dropped next to an `anyOf`.
+fn one_of_as_any_of(node: &mut Map<String, Value>, path: &str, notes: &mut Notes) {
+    let Some(one_of) = node.remove("oneOf") else {
+        return;
+    };
+    let here = child(path, "oneOf");
+    if node.contains_key("anyOf") {
+        notes.add(
+            &here,
+            Action::Widened,
+            "Gemini has no `oneOf` and this schema also has `anyOf`; `oneOf` dropped",
+        );
+    } else {
+        node.insert("anyOf".into(), one_of);
+        notes.add(
+            &here,
+            Action::Widened,
+            "Gemini has no `oneOf`; its alternatives are sent as `anyOf` (no longer exclusive)",
+        );
+    }
+}
+
+/// The one schema sent for a union of several `alternatives` directly under `items`: their merge
+/// when they share a type, else the first.
+fn items_union(
+    alternatives: Vec<Map<String, Value>>,
+    here: &str,
+    notes: &mut Notes,
+) -> Map<String, Value> {
+    let first_type = |a: &Map<String, Value>| match walk::types(a).as_slice() {
+        [one] => Some(one.to_string()),
+        _ => None,
+    };
+    let shared = alternatives.first().and_then(first_type);
+    if shared.is_some() && alternatives.iter().all(|a| first_type(a) == shared) {
+        notes.add(
+            here,
+            Action::Widened,
+            "Gemini rejects `anyOf` as an array's `items`; its alternatives (all of one type) were merged into one schema",
+        );
+        merge_alternatives(&alternatives)
+    } else {
+        notes.add(
+            here,
+            Action::Narrowed,
+            "Gemini rejects `anyOf` as an array's `items` and its alternatives differ in type; only the first is kept",
+        );
+        alternatives.into_iter().next().unwrap_or_default()
+    }
 }
 
 /// `Some(values)` when every alternative is an `enum` of strings (with at most a `type: "string"`,
