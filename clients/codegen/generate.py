@@ -73,8 +73,8 @@ TYPES: List[Named] = [
           "initialize clientInfo: who the host is (name is logged by the sidecar)."),
     Named("ServerConfig", "ServerConfigFields", "ServerConfig", ("server-config.json#",),
           "A server's config (servers/add, servers/test; PROTOCOL.md §7).", input=True),
-    Named("ServerInfo", None, "ServerInfo", ("initialize.result.json#" + R + "/properties/serverInfo",
-          "server-status.json#/properties/serverInfo", "servers-test.result.json#" + R + "/properties/serverInfo"),
+    Named("ServerInfo", None, "ServerInfo", ("server-status.json#/properties/serverInfo",
+          "servers-test.result.json#" + R + "/properties/serverInfo", "initialize.result.json#" + R + "/properties/serverInfo"),
           "The serverInfo a server (or the sidecar) reported."),
     Named("Capabilities", None, None, ("initialize.result.json#" + R + "/properties/capabilities",),
           "What this sidecar supports."),
@@ -205,6 +205,14 @@ def types_of(schema: Json) -> Tuple[List[str], bool]:
     return [n for n in names if n != "null"], nullable
 
 
+def not_null(schema: Json) -> Json:
+    """The schema of an enum without its null (a named enum; a field says whether null is allowed)."""
+    out = {k: v for k, v in schema.items() if k != "type"}
+    if "enum" in out:
+        out["enum"] = [v for v in out["enum"] if v is not None]
+    return out
+
+
 def enum_values(schema: Json) -> Optional[List[Any]]:
     if "enum" in schema:
         return [v for v in schema["enum"] if v is not None]
@@ -238,7 +246,7 @@ def camel(value: str) -> str:
 def py_type(schema: Json, file: str, where: str) -> str:
     named = NAMED_AT.get(where)
     if named is not None and named.py:
-        return named.py
+        return f"Optional[{named.py}]" if types_of(schema)[1] else named.py
     if "$ref" in schema:
         target = resolve(schema["$ref"], file)
         return py_type(at(target), target.partition("#")[0], target)
@@ -288,7 +296,7 @@ def gen_python() -> str:
         names.append(named.py)
         node = at(named.where[0])
         if "properties" not in node:
-            out += [f"#: {named.doc}", f"{named.py} = {py_type({k: v for k, v in node.items()}, '', '')}", ""]
+            out += [f"#: {named.doc}", f"{named.py} = {py_type(not_null(node), '', '')}", ""]
             continue
         fs = fields(named)
         required = [f for f in fs if f.required]
@@ -320,7 +328,7 @@ def gen_python() -> str:
 def ts_type(schema: Json, file: str, where: str, top: bool = False) -> str:
     named = NAMED_AT.get(where)
     if named is not None and named.ts and not top:
-        return named.ts
+        return f"{named.ts} | null" if types_of(schema)[1] else named.ts
     if "$ref" in schema:
         target = resolve(schema["$ref"], file)
         return ts_type(at(target), target.partition("#")[0], target)
@@ -369,7 +377,7 @@ def gen_ts_types() -> str:
         node = at(named.where[0])
         out.append(f"/** {named.doc} */")
         if "properties" not in node:
-            out += [f"export type {named.ts} = {ts_type(node, '', '', top=True)};", ""]
+            out += [f"export type {named.ts} = {ts_type(not_null(node), '', '', top=True)};", ""]
             continue
         out.append(f"export interface {named.ts} {{")
         for f in fields(named):

@@ -18,7 +18,7 @@ export type Transport = "stdio" | "http" | "sse";
 export type ConfigDialect = "claude-desktop" | "claude-code" | "claude-plugin" | "vscode" | "cursor" | "codex" | "epoch" | "plugin-manifest";
 
 /** What a result over maxResultBytes does: error (RESULT_TOO_LARGE) or truncate. */
-export type ResultPolicy = "error" | "truncate" | null;
+export type ResultPolicy = "error" | "truncate";
 
 /** A server's config (servers/add, servers/test; PROTOCOL.md §7). */
 export interface ServerConfigFields {
@@ -46,7 +46,7 @@ export interface ServerConfigFields {
   /** false: lazy. Not started until a call needs it; its tools come from the schema cache (--cache-dir), and a cache miss starts it once to discover them, then stops it. */
   autoStart?: boolean | null;
   /** A tools/call result over maxResultBytes: error fails the call (RESULT_TOO_LARGE); truncate cuts it to fit (head + tail of its text around a marker, `truncated` in the result) and keeps the full text for results/read. */
-  resultPolicy?: ResultPolicy;
+  resultPolicy?: ResultPolicy | null;
   /** How the server is reached: `stdio` (spawned; the default without `url`), `http` (Streamable HTTP, never downgraded; `streamable-http`, `streamableHttp`, `streamable_http` are aliases) or `sse` (legacy HTTP+SSE, never upgraded). Wins over `type` when both are given. */
   transport?: "stdio" | "http" | "sse" | "streamable-http" | "streamableHttp" | "streamable_http";
   /** Alias of `transport` (the spelling of ecosystem config files); `transport` wins when both are given. */

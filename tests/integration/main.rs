@@ -6,6 +6,7 @@
 
 mod calls;
 mod cancel;
+mod codegen;
 mod concurrency;
 mod dormant;
 mod env;

@@ -61,7 +61,7 @@ Transport = Literal["stdio", "http", "sse"]
 ConfigDialect = Literal["claude-desktop", "claude-code", "claude-plugin", "vscode", "cursor", "codex", "epoch", "plugin-manifest"]
 
 #: What a result over maxResultBytes does: error (RESULT_TOO_LARGE) or truncate.
-ResultPolicy = Optional[Literal["error", "truncate"]]
+ResultPolicy = Literal["error", "truncate"]
 
 
 class ClientInfo(TypedDict, total=False):
@@ -89,7 +89,7 @@ class ServerConfig(TypedDict, total=False):
     idleTimeoutSeconds: Optional[float]
     maxLifetimeSeconds: Optional[float]
     autoStart: Optional[bool]
-    resultPolicy: ResultPolicy
+    resultPolicy: Optional[ResultPolicy]
     transport: Literal["stdio", "http", "sse", "streamable-http", "streamableHttp", "streamable_http"]
     type: Literal["stdio", "http", "sse", "streamable-http", "streamableHttp", "streamable_http"]
     url: str
@@ -104,7 +104,7 @@ class ServerConfig(TypedDict, total=False):
 
 
 class _ServerInfoRequired(TypedDict):
-    name: Literal["mcp-sidecar"]
+    name: str
 
 
 class ServerInfo(_ServerInfoRequired, total=False):
