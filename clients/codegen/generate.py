@@ -48,73 +48,85 @@ class Named(NamedTuple):
     input: bool = False  # Go: sent by the host; zero values are omitted, so no pointers
 
 
-R = "/properties/result"
-P = "/properties/params"
+def loc(file: str, *path: str) -> str:
+    """``file#pointer`` of a schema location: ``loc("tools-call.result", "result", "truncated")``
+    is ``tools-call.result.json#/properties/result/properties/truncated``."""
+    steps = (s if s.startswith("$defs/") or s == "items" else "properties/" + s for s in path)
+    return f"{file}.json#" + "".join("/" + s for s in steps)
+
+
 TYPES: List[Named] = [
-    Named("ToolFormat", "ToolFormat", "ToolFormat", ("initialize.request.json#" + P + "/properties/toolFormat",
-          "tools-list.request.json#" + P + "/properties/format",
-          "initialize.result.json#" + R + "/properties/capabilities/properties/toolFormats/items"),
+    # Enums. Named (py, ts, go), where, doc.
+    Named("ToolFormat", "ToolFormat", "ToolFormat",
+          (loc("initialize.request", "params", "toolFormat"), loc("tools-list.request", "params", "format"),
+           loc("initialize.result", "result", "capabilities", "toolFormats", "items")),
           "Shape of tool definitions and call outputs (PROTOCOL.md §9.3).", go_consts="Format"),
-    Named("ServerState", "ServerState", "ServerState", ("server-status.json#/properties/state",
-          "servers-test.result.json#" + R + "/properties/state"),
+    Named("ServerState", "ServerState", "ServerState",
+          (loc("server-status", "state"), loc("servers-test.result", "result", "state")),
           "A server's lifecycle state (PROTOCOL.md §8.2).", go_consts="State"),
-    Named("ServerSource", "ServerSource", None, ("server-status.json#/properties/source",
-          "servers-load.result.json#/$defs/trustRequest/properties/source"),
-          "How a server arrived: user (a config file), host (servers/add), plugin.", go_consts="Source"),
-    Named("Transport", "Transport", None, ("server-status.json#/properties/transport",
-          "servers-test.result.json#" + R + "/properties/transport"),
+    Named("ServerSource", "ServerSource", None,
+          (loc("server-status", "source"), loc("servers-load.result", "$defs/trustRequest", "source")),
+          "How a server arrived: user (a config file), host (servers/add), plugin.",
+          go_consts="Source"),
+    Named("Transport", "Transport", None,
+          (loc("server-status", "transport"), loc("servers-test.result", "result", "transport")),
           "How a server is reached, as configured."),
-    Named("ConfigDialect", "ConfigDialect", None, ("servers-load.request.json#" + P + "/properties/dialect",),
+    Named("ConfigDialect", "ConfigDialect", None, (loc("servers-load.request", "params", "dialect"),),
           "The dialect of servers/load (detected from the content when not given)."),
-    Named("ResultPolicy", "ResultPolicy", None, ("server-config.json#/properties/resultPolicy",),
+    Named("ResultPolicy", "ResultPolicy", None, (loc("server-config", "resultPolicy"),),
           "What a result over maxResultBytes does: error (RESULT_TOO_LARGE) or truncate.",
           go_consts="ResultPolicy"),
-    Named("ClientInfo", None, "ClientInfo", ("initialize.request.json#" + P + "/properties/clientInfo",),
+    # Objects.
+    Named("ClientInfo", None, "ClientInfo", (loc("initialize.request", "params", "clientInfo"),),
           "initialize clientInfo: who the host is (name is logged by the sidecar)."),
-    Named("ServerConfig", "ServerConfigFields", "ServerConfig", ("server-config.json#",),
+    Named("ServerConfig", "ServerConfigFields", "ServerConfig", (loc("server-config"),),
           "A server's config (servers/add, servers/test; PROTOCOL.md §7).", input=True),
-    Named("ServerInfo", None, "ServerInfo", ("server-status.json#/properties/serverInfo",
-          "servers-test.result.json#" + R + "/properties/serverInfo", "initialize.result.json#" + R + "/properties/serverInfo"),
+    Named("ServerInfo", None, "ServerInfo",
+          (loc("server-status", "serverInfo"), loc("servers-test.result", "result", "serverInfo"),
+           loc("initialize.result", "result", "serverInfo")),
           "The serverInfo a server (or the sidecar) reported."),
-    Named("Capabilities", None, None, ("initialize.result.json#" + R + "/properties/capabilities",),
+    Named("Capabilities", None, None, (loc("initialize.result", "result", "capabilities"),),
           "What this sidecar supports."),
-    Named("InitializeResult", "InitializeResult", "InitializeResult", ("initialize.result.json#" + R,),
-          "The initialize result."),
-    Named("ExitStatus", "ExitInfo", "ExitStatus", ("error.json#/$defs/exit",),
+    Named("InitializeResult", "InitializeResult", "InitializeResult",
+          (loc("initialize.result", "result"),), "The initialize result."),
+    Named("ExitStatus", "ExitInfo", "ExitStatus", (loc("error", "$defs/exit"),),
           "How a process ended: an exit code or a terminating signal (the other is null)."),
-    Named("ErrorObject", "RpcErrorObject", "Error", ("error.json#/$defs/errorObject",),
-          "A JSON-RPC error object as carried in lastError and servers/test error (PROTOCOL.md §12)."),
-    Named(None, "ErrorDataFields", None, ("error.json#/$defs/errorObject/properties/data",),
+    Named("ErrorObject", "RpcErrorObject", "Error", (loc("error", "$defs/errorObject"),),
+          "A JSON-RPC error object as in lastError and servers/test error (PROTOCOL.md §12)."),
+    Named(None, "ErrorDataFields", None, (loc("error", "$defs/errorObject", "data"),),
           "error.data: always code; the other fields depend on the code (PROTOCOL.md §12)."),
-    Named("ServerStatus", "ServerStatus", "ServerStatus", ("server-status.json#",),
+    Named("ServerStatus", "ServerStatus", "ServerStatus", (loc("server-status"),),
           "A server's status (PROTOCOL.md §8.1)."),
-    Named("ServersListResult", "ServersListResult", None, ("servers-list.result.json#" + R,),
+    Named("ServersListResult", "ServersListResult", None, (loc("servers-list.result", "result"),),
           "The servers/list result: every registered server, sorted by name."),
-    Named("ConversionNote", "ConversionNote", "ConversionNote", ("tool-entry.json#/$defs/note",),
+    Named("ConversionNote", "ConversionNote", "ConversionNote", (loc("tool-entry", "$defs/note"),),
           "What the conversion of a tool to the requested format changed (PROTOCOL.md §9.2)."),
-    Named("ToolEntry", "ToolEntryFields", "Tool", ("tool-entry.json#",),
+    Named("ToolEntry", "ToolEntryFields", "Tool", (loc("tool-entry"),),
           "One tool of tools/list (PROTOCOL.md §9.2)."),
-    Named("ToolsListResult", None, "ToolList", ("tools-list.result.json#" + R,),
+    Named("ToolsListResult", None, "ToolList", (loc("tools-list.result", "result"),),
           "The tools/list result."),
-    Named("TruncatedInfo", "TruncatedInfo", "Truncation", ("tools-call.result.json#" + R + "/properties/truncated",),
+    Named("TruncatedInfo", "TruncatedInfo", "Truncation",
+          (loc("tools-call.result", "result", "truncated"),),
           "truncated of a call result cut to fit maxResultBytes (PROTOCOL.md §10.1)."),
-    Named("ToolCallResult", "CallToolResultFields", "CallResult", ("tools-call.result.json#" + R,),
+    Named("ToolCallResult", "CallToolResultFields", "CallResult", (loc("tools-call.result", "result"),),
           "The tools/call result (PROTOCOL.md §10); isError true is a tool-reported failure."),
-    Named("Diagnostic", "LoadDiagnostic", "Diagnostic", ("servers-load.result.json#/$defs/diagnostic",),
+    Named("Diagnostic", "LoadDiagnostic", "Diagnostic", (loc("servers-load.result", "$defs/diagnostic"),),
           "A problem servers/load found (never an error response)."),
-    Named("TrustRequest", "TrustRequest", "TrustRequest", ("servers-load.result.json#/$defs/trustRequest",),
+    Named("TrustRequest", "TrustRequest", "TrustRequest",
+          (loc("servers-load.result", "$defs/trustRequest"),),
           "A server held back by requireTrust: the TRUST_REQUIRED data plus name."),
-    Named("ServersLoadResult", "LoadServersResult", "LoadResult", ("servers-load.result.json#" + R,),
+    Named("ServersLoadResult", "LoadServersResult", "LoadResult", (loc("servers-load.result", "result"),),
           "The servers/load result."),
-    Named("ServerTestTimings", None, None, ("servers-test.result.json#" + R + "/properties/timings",),
+    Named("ServerTestTimings", None, None, (loc("servers-test.result", "result", "timings"),),
           "How long the test start took."),
-    Named("ServersTestResult", "ServerTestReport", "TestReport", ("servers-test.result.json#" + R,),
+    Named("ServersTestResult", "ServerTestReport", "TestReport", (loc("servers-test.result", "result"),),
           "The servers/test result: what one start of a config found; nothing is registered."),
-    Named("ResultsReadResult", "ReadResultResult", "ResultChunk", ("results-read.result.json#" + R,),
+    Named("ResultsReadResult", "ReadResultResult", "ResultChunk", (loc("results-read.result", "result"),),
           "The results/read result (offsets and lengths are UTF-8 bytes)."),
     Named("ServersChangedParams", "ServersChangedParams", "ServersChanged",
-          ("notifications-servers-changed.json#" + P,), "Params of notifications/servers/changed."),
-    Named("ToolsChangedParams", "ToolsChangedParams", "ToolsChanged", ("notifications-tools-changed.json#" + P,),
+          (loc("notifications-servers-changed", "params"),), "Params of notifications/servers/changed."),
+    Named("ToolsChangedParams", "ToolsChangedParams", "ToolsChanged",
+          (loc("notifications-tools-changed", "params"),),
           "Params of notifications/tools/changed: re-list on every one."),
 ]
 
@@ -126,6 +138,8 @@ GO_FIELD_TYPES = {
     ("ToolCallResult", "content"): "[]ContentBlock",
     ("ServerConfig", "headers"): "map[string]any",
 }
+# Go: objects whose type is hand-written in the package (errors.go's Error decodes error objects).
+GO_HAND_WRITTEN = {"Error"}
 # Go: fields appended to a generated struct (their methods are in types.go).
 GO_EXTRA_FIELDS = {
     "ServerConfig": [
@@ -222,9 +236,14 @@ def enum_values(schema: Json) -> Optional[List[Any]]:
 def error_codes() -> List[Tuple[str, int]]:
     """(data.code, numeric code) pairs of error.json, in its order."""
     pairs = []
-    for branch in at("error.json#/$defs/errorObject")["anyOf"]:
-        props = branch["properties"]
-        pairs.append((props["data"]["properties"]["code"]["const"], props["code"]["const"]))
+    for i, branch in enumerate(at("error.json#/$defs/errorObject")["anyOf"]):
+        props = branch.get("properties", {})
+        code = props.get("data", {}).get("properties", {}).get("code", {}).get("const")
+        number = props.get("code", {}).get("const")
+        if not isinstance(code, str) or not isinstance(number, int):
+            raise SystemExit(f"generate.py: error.json $defs/errorObject/anyOf/{i} names no "
+                             "properties/code/const and properties/data/properties/code/const")
+        pairs.append((code, number))
     return pairs
 
 
@@ -236,11 +255,28 @@ def camel(value: str) -> str:
     """A Go identifier part: ``openai-responses`` -> ``OpenAIResponses``, ``PARSE_ERROR`` ->
     ``ParseError``, ``p50LatencyMs`` -> ``P50LatencyMs``, ``url`` -> ``URL``."""
     words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+|[0-9]+", value)
-    special = {"openai": "OpenAI", "mcp": "MCP", "url": "URL", "pid": "PID", "eof": "EOF", "id": "ID"}
-    return "".join(special.get(w.lower(), w[:1].upper() + w[1:].lower()) for w in words)
+    return "".join(GO_WORDS.get(w.lower(), w[:1].upper() + w[1:].lower()) for w in words)
+
+
+GO_WORDS = {"openai": "OpenAI", "mcp": "MCP", "url": "URL", "pid": "PID", "eof": "EOF", "id": "ID",
+            "http": "HTTP", "json": "JSON", "api": "API", "rpc": "RPC", "sse": "SSE", "tls": "TLS"}
+
+
+def alternatives(schema: Json, where: str) -> List[Tuple[Json, str]]:
+    """The branches of an ``anyOf`` (or ``oneOf``) with their locations."""
+    key = "anyOf" if "anyOf" in schema else "oneOf"
+    return [(branch, f"{where}/{key}/{i}") for i, branch in enumerate(schema[key])]
+
+
+def referenced(schema: Json, file: str) -> Tuple[Json, str, str]:
+    """``(schema, file, where)`` of the target of a ``$ref``."""
+    target = resolve(schema["$ref"], file)
+    return at(target), target.partition("#")[0], target
 
 
 # ------------------------------------------------------------------------------ Python
+
+PY_SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 
 
 def py_type(schema: Json, file: str, where: str) -> str:
@@ -248,8 +284,7 @@ def py_type(schema: Json, file: str, where: str) -> str:
     if named is not None and named.py:
         return f"Optional[{named.py}]" if types_of(schema)[1] else named.py
     if "$ref" in schema:
-        target = resolve(schema["$ref"], file)
-        return py_type(at(target), target.partition("#")[0], target)
+        return py_type(*referenced(schema, file))
     values = enum_values(schema)
     names, nullable = types_of(schema)
     if values is not None:
@@ -258,12 +293,11 @@ def py_type(schema: Json, file: str, where: str) -> str:
         c = schema["const"]
         out = f"Literal[{json.dumps(c)}]" if isinstance(c, str) else type(c).__name__
     elif "anyOf" in schema or "oneOf" in schema:
-        parts = list(dict.fromkeys(py_type(s, file, f"{where}/anyOf/{i}") for i, s in enumerate(schema.get("anyOf") or schema.get("oneOf"))))
+        parts = list(dict.fromkeys(py_type(s, file, w) for s, w in alternatives(schema, where)))
         out = parts[0] if len(parts) == 1 else "Union[" + ", ".join(parts) + "]"
-    elif len(names) == 1:
-        out = py_scalar(names[0], schema, file, where)
     elif names:
-        out = "Union[" + ", ".join(py_scalar(n, schema, file, where) for n in names) + "]"
+        parts = [py_scalar(n, schema, file, where) for n in names]
+        out = parts[0] if len(parts) == 1 else "Union[" + ", ".join(parts) + "]"
     else:
         out = "Any"
     return f"Optional[{out}]" if nullable else out
@@ -272,57 +306,62 @@ def py_type(schema: Json, file: str, where: str) -> str:
 def py_scalar(name: str, schema: Json, file: str, where: str) -> str:
     if name == "array":
         items = schema.get("items")
-        return f"List[{py_type(items, file, where + '/items')}]" if isinstance(items, dict) else "List[Any]"
+        return f"List[{py_type(items, file, where + '/items') if isinstance(items, dict) else 'Any'}]"
     if name == "object":
         extra = schema.get("additionalProperties")
         if isinstance(extra, dict) and not schema.get("properties"):
             return f"Dict[str, {py_type(extra, file, where + '/additionalProperties')}]"
         return "JsonObject"
-    return {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}[name]
+    return PY_SCALARS[name]
+
+
+def py_class(name: str, base: str, doc: Optional[str], fs: List[Field]) -> List[str]:
+    lines = ["", "", f"class {name}({base}):"]
+    if doc:
+        lines += [f'    """{doc}"""', ""]
+    return lines + [f"    {f.name}: {py_type(f.schema, f.file, f.where)}" for f in fs]
 
 
 def gen_python() -> str:
-    out = [f'"""Host protocol v1 types and error codes ({HEADER}).', "",
-           "Results are the decoded JSON objects themselves (TypedDicts cost nothing at run time); keys",
-           "keep the protocol's camelCase spelling. The sidecar may add fields (protocol §14): code",
-           'reading these dicts must ignore keys it does not know."""', "",
-           "from __future__ import annotations", "",
-           "from typing import Any, Dict, List, Literal, Optional, TypedDict, Union", "",
-           "JsonObject = Dict[str, Any]", ""]
+    body: List[str] = []
     names = ["JsonObject"]
     for named in TYPES:
         if named.py is None:
             continue
         names.append(named.py)
         node = at(named.where[0])
-        if "properties" not in node:
-            out += [f"#: {named.doc}", f"{named.py} = {py_type(not_null(node), '', '')}", ""]
+        if "properties" not in node:  # an enum
+            body += ["", f"#: {named.doc}", f"{named.py} = {py_type(not_null(node), '', '')}"]
             continue
         fs = fields(named)
         required = [f for f in fs if f.required]
         optional = [f for f in fs if not f.required]
-        body = lambda group: [f"    {f.name}: {py_type(f.schema, f.file, f.where)}" for f in group]  # noqa: E731
-        if required and optional:
-            out += ["", f"class _{named.py}Required(TypedDict):", *body(required), "", "",
-                    f"class {named.py}(_{named.py}Required, total=False):", f'    """{named.doc}"""', "",
-                    *body(optional), ""]
+        if required and optional:  # Python 3.9 has no NotRequired: a base class holds the rest
+            body += py_class(f"_{named.py}Required", "TypedDict", None, required)
+            body += py_class(named.py, f"_{named.py}Required, total=False", named.doc, optional)
         else:
-            total = "" if required else ", total=False"
-            out += ["", f"class {named.py}(TypedDict{total}):", f'    """{named.doc}"""', "",
-                    *body(required or optional), ""]
+            base = "TypedDict" if required else "TypedDict, total=False"
+            body += py_class(named.py, base, named.doc, fs)
     codes = error_codes()
-    out += ["", "class ProtocolErrorCode:", '    """The stable string codes the sidecar sends in error.data.code (PROTOCOL.md §12)."""', ""]
-    out += [f'    {c} = "{c}"' for c, _ in codes]
-    out += ["", "", "#: Numeric JSON-RPC code of every protocol error code (two codes may share a number).",
-            "RPC_CODES: Dict[str, int] = {"]
-    out += [f'    "{c}": {n},' for c, n in codes]
-    out += ["}", ""]
+    body += ["", "", "class ProtocolErrorCode:",
+             '    """The stable string codes the sidecar sends in error.data.code (PROTOCOL.md §12)."""',
+             "", *(f'    {c} = "{c}"' for c, _ in codes), "", "",
+             "#: Numeric JSON-RPC code of every protocol error code (two codes may share a number).",
+             "RPC_CODES: Dict[str, int] = {", *(f'    "{c}": {n},' for c, n in codes), "}"]
     names += ["ProtocolErrorCode", "RPC_CODES"]
-    out[out.index("JsonObject = Dict[str, Any]")] = "__all__ = [\n" + "".join(f'    "{n}",\n' for n in names) + "]\n\nJsonObject = Dict[str, Any]"
-    return "# " + HEADER + "\n" + "\n".join(out)
+    head = [f"# {HEADER}", '"""Host protocol v1 types and error codes, generated from proto/schema.', "",
+            "Results are the decoded JSON objects themselves (TypedDicts cost nothing at run time);",
+            "keys keep the protocol's camelCase spelling. The sidecar may add fields (protocol §14):",
+            'code reading these dicts must ignore keys it does not know."""', "",
+            "from __future__ import annotations", "",
+            "from typing import Any, Dict, List, Literal, Optional, TypedDict, Union", "",
+            "__all__ = [", *(f'    "{n}",' for n in names), "]", "", "JsonObject = Dict[str, Any]"]
+    return "\n".join(head + body) + "\n"
 
 
 # ------------------------------------------------------------------------------ TypeScript
+
+TS_SCALARS = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean"}
 
 
 def ts_type(schema: Json, file: str, where: str, top: bool = False) -> str:
@@ -330,8 +369,7 @@ def ts_type(schema: Json, file: str, where: str, top: bool = False) -> str:
     if named is not None and named.ts and not top:
         return f"{named.ts} | null" if types_of(schema)[1] else named.ts
     if "$ref" in schema:
-        target = resolve(schema["$ref"], file)
-        return ts_type(at(target), target.partition("#")[0], target)
+        return ts_type(*referenced(schema, file))
     values = enum_values(schema)
     names, nullable = types_of(schema)
     if values is not None:
@@ -339,7 +377,7 @@ def ts_type(schema: Json, file: str, where: str, top: bool = False) -> str:
     elif "const" in schema:
         out = json.dumps(schema["const"])
     elif "anyOf" in schema or "oneOf" in schema:
-        out = " | ".join(dict.fromkeys(ts_type(s, file, f"{where}/anyOf/{i}") for i, s in enumerate(schema.get("anyOf") or schema.get("oneOf"))))
+        out = " | ".join(dict.fromkeys(ts_type(s, file, w) for s, w in alternatives(schema, where)))
     elif names:
         out = " | ".join(ts_scalar(n, schema, file, where) for n in names)
     else:
@@ -347,106 +385,104 @@ def ts_type(schema: Json, file: str, where: str, top: bool = False) -> str:
     return f"{out} | null" if nullable else out
 
 
+def ts_field(f: Field) -> str:
+    key = f.name if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", f.name) else json.dumps(f.name)
+    return f"{key}{'' if f.required else '?'}: {ts_type(f.schema, f.file, f.where)};"
+
+
 def ts_scalar(name: str, schema: Json, file: str, where: str) -> str:
+    extra = schema.get("additionalProperties")
     if name == "array":
         items = schema.get("items")
-        inner = ts_type(items, file, where + "/items") if isinstance(items, dict) else "unknown"
-        return f"Array<{inner}>"
+        return f"Array<{ts_type(items, file, where + '/items') if isinstance(items, dict) else 'unknown'}>"
+    if name == "object" and schema.get("properties"):  # an inline object type
+        parts = [ts_field(f) for f in merged_fields([(schema, file, where)])]
+        if extra is not False:
+            parts.append("[key: string]: unknown;")
+        return "{ " + " ".join(parts) + " }"
     if name == "object":
-        if schema.get("properties"):
-            fs = merged_fields([(schema, file, where)])
-            parts = [f"{f.name}{'' if f.required else '?'}: {ts_type(f.schema, f.file, f.where)}; " for f in fs]
-            rest = "" if schema.get("additionalProperties") is False else "[key: string]: unknown "
-            return "{ " + "".join(parts) + rest + "}"
-        extra = schema.get("additionalProperties")
         value = ts_type(extra, file, where + "/additionalProperties") if isinstance(extra, dict) else "unknown"
         return f"Record<string, {value}>"
-    return {"string": "string", "integer": "number", "number": "number", "boolean": "boolean"}[name]
-
-
-def ts_key(name: str) -> str:
-    return name if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name) else json.dumps(name)
+    return TS_SCALARS[name]
 
 
 def gen_ts_types() -> str:
-    out = [f"// {HEADER}.", "// Host protocol v1 shapes; index.d.ts re-exports them with the client API. Results allow",
-           "// unknown future fields (PROTOCOL.md §14: additive changes).", ""]
+    out = [f"// {HEADER}.", "// Host protocol v1 shapes; index.d.ts re-exports them with the client API.",
+           "// Results allow unknown future fields (PROTOCOL.md §14: additive changes).", ""]
     for named in TYPES:
         if named.ts is None:
             continue
         node = at(named.where[0])
         out.append(f"/** {named.doc} */")
-        if "properties" not in node:
+        if "properties" not in node:  # an enum
             out += [f"export type {named.ts} = {ts_type(not_null(node), '', '', top=True)};", ""]
             continue
         out.append(f"export interface {named.ts} {{")
         for f in fields(named):
-            desc = f.schema.get("description")
-            if desc:
-                out.append(f"  /** {one_line(desc)} */")
-            out.append(f"  {ts_key(f.name)}{'' if f.required else '?'}: {ts_type(f.schema, f.file, f.where)};")
+            if f.schema.get("description"):
+                out.append(f"  /** {one_line(f.schema['description'])} */")
+            out.append(f"  {ts_field(f)}")
         # A *Fields interface is refined in index.d.ts (Omit<> needs it without an index signature).
         if node.get("additionalProperties") is not False and not named.ts.endswith("Fields"):
             out.append("  [key: string]: unknown;")
         out += ["}", ""]
-    codes = error_codes()
+    codes = list(dict.fromkeys(c for c, _ in error_codes()))
     out += ["/** The stable string codes the sidecar sends in error.data.code (PROTOCOL.md §12). */",
-            "export type ProtocolErrorCode ="]
-    out += [f"  | '{c}'" for c in dict.fromkeys(c for c, _ in codes)]
-    out[-1] += ";"
-    out += ["", "/** Numeric JSON-RPC code of every protocol error code. */",
+            "export type ProtocolErrorCode =", *(f"  | '{c}'" for c in codes[:-1]), f"  | '{codes[-1]}';",
+            "", "/** Numeric JSON-RPC code of every protocol error code. */",
             "export declare const RPC_CODES: Readonly<Record<ProtocolErrorCode, number>>;", ""]
     return "\n".join(out)
 
 
 def gen_js() -> str:
-    out = [f"// {HEADER}.", "", "/** Numeric JSON-RPC code of every stable protocol code (PROTOCOL.md §12). */",
-           "export const RPC_CODES = Object.freeze({"]
-    out += [f"  {c}: {n}," for c, n in error_codes()]
-    out += ["});", ""]
-    return "\n".join(out)
+    return "\n".join([f"// {HEADER}.", "",
+                      "/** Numeric JSON-RPC code of every stable protocol code (PROTOCOL.md §12). */",
+                      "export const RPC_CODES = Object.freeze({",
+                      *(f"  {c}: {n}," for c, n in error_codes()), "});", ""])
 
 
 # ------------------------------------------------------------------------------ Go
 
 
-def go_type(schema: Json, file: str, where: str, owner: Named, key: str, optional: bool, indent: str) -> Tuple[str, str]:
-    """(Go type, omit option) of a field."""
+def go_type(schema: Json, file: str, where: str, owner: Named, key: str, optional: bool,
+            indent: str) -> Tuple[str, str]:
+    """``(Go type, tag option)`` of a field of ``owner``.
+
+    Pointers only where the zero value would be a lie: a nullable value, an optional number
+    (p50LatencyMs, listMs: absent is not 0), a named object; in a host-sent (``input``) struct
+    zero values are omitted instead, but an optional bool is a pointer (false must be sendable).
+    """
+    omit = ",omitempty" if optional else ""
     override = GO_FIELD_TYPES.get((owner.py or "", key))
     if override:
-        return override, ",omitempty" if optional else ""
+        return override, omit
     named = NAMED_AT.get(where)
     if "$ref" in schema and named is None:
         target = resolve(schema["$ref"], file)
         named = NAMED_AT.get(target)
         if named is None:
-            return go_type(at(target), target.partition("#")[0], target, owner, key, optional, indent)
-    names, nullable = types_of(schema)
-    pointer = (optional or nullable) and not owner.input
-    omit = ",omitempty" if optional else ""
+            return go_type(*referenced(schema, file), owner, key, optional, indent)
     if named is not None and named.go:
-        if "properties" in at(named.where[0]):
-            return ("*" if optional else "") + named.go, omit
-        return named.go, omit
+        is_object = "properties" in at(named.where[0])
+        return ("*" if optional and is_object else "") + named.go, omit
+    names, nullable = types_of(schema)
+    nullable = nullable and not owner.input
     values = enum_values(schema)
     if values is not None or "const" in schema:
-        sample = (values or [schema.get("const")])[0]
-        base = {str: "string", bool: "bool", int: "int64", float: "float64"}[type(sample)]
-        if base == "int64" and key in GO_INT_FIELDS:
-            base = "int"
-        return (("*" if base == "bool" and optional else "") + base), omit
-    if len(names) != 1:
+        names = [{str: "string", bool: "boolean", int: "integer", float: "number"}[
+            type((values or [schema.get("const")])[0])]]
+    if len(names) != 1:  # several JSON types, or any: kept as sent
         return "json.RawMessage", omit
     name = names[0]
+    if name == "string" and str(schema.get("pattern", "")).startswith(RFC3339_PATTERN):
+        return "time.Time", ",omitzero" if optional else ""
     if name == "string":
-        if str(schema.get("pattern", "")).startswith("^[0-9]{4}-[0-9]{2}-[0-9]{2}T"):
-            return "time.Time", ",omitzero" if optional else ""
-        return ("*string" if nullable and not owner.input else "string"), omit
+        return ("*string" if nullable else "string"), omit
     if name in ("integer", "number"):
         base = "float64" if name == "number" else ("int" if key in GO_INT_FIELDS else "int64")
-        ptr = (nullable or (optional and name == "number")) and not owner.input
-        return ("*" if ptr else "") + base, omit
-    if name == "boolean":  # a host's false must be sent; a sidecar's absent one reads as false
+        pointer = nullable or (optional and name == "number" and not owner.input)
+        return ("*" if pointer else "") + base, omit
+    if name == "boolean":
         return ("*bool" if optional and owner.input else "bool"), omit
     if name == "array":
         items = schema.get("items")
@@ -454,51 +490,63 @@ def go_type(schema: Json, file: str, where: str, owner: Named, key: str, optiona
             return "[]any", omit
         inner, _ = go_type(items, file, where + "/items", owner, key + "[]", False, indent)
         return "[]" + inner.lstrip("*"), omit
-    if schema.get("properties"):
-        return "struct {\n" + go_fields(owner, indent + "\t", [(schema, file, where)]) + indent + "}", omit
+    if schema.get("properties"):  # an inline struct
+        inner_fields = go_fields(owner, indent + "\t", [(schema, file, where)])
+        return "struct {\n" + inner_fields + indent + "}", omit
     extra = schema.get("additionalProperties")
     if isinstance(extra, dict) and types_of(extra)[0] == ["string"]:
         return "map[string]string", omit
     return "map[string]any", omit
 
 
-def go_fields(named: Named, indent: str = "\t", nodes: Optional[List[Tuple[Json, str, str]]] = None) -> str:
+RFC3339_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T"
+
+
+def go_fields(named: Named, indent: str = "\t",
+              nodes: Optional[List[Tuple[Json, str, str]]] = None) -> str:
     lines = []
     for f in fields(named) if nodes is None else merged_fields(nodes):
         typ, omit = go_type(f.schema, f.file, f.where, named, f.name, not f.required, indent)
-        desc = f.schema.get("description")
-        if desc:
-            lines.append(f"{indent}// {one_line(desc)}")
-        lines.append(f'{indent}{camel(f.name) if f.name[:1].islower() else f.name} {typ} `json:"{f.name}{omit}"`')
+        if f.schema.get("description"):
+            lines.append(f"{indent}// {one_line(f.schema['description'])}")
+        lines.append(f'{indent}{camel(f.name)} {typ} `json:"{f.name}{omit}"`')
     return "".join(line + "\n" for line in lines)
 
 
 def gen_go() -> str:
-    out = [f"// Code {HEADER}.", "", "// Host protocol v1 shapes and error codes; unknown fields from a newer sidecar are ignored.", "",
-           "package client", "", "import (", '\t"encoding/json"', '\t"time"', ")", ""]
+    out = [f"// Code {HEADER}.", "",
+           "// Host protocol v1 shapes and error codes; unknown fields from a newer sidecar are ignored.",
+           "", "package client", "", "import (", '\t"encoding/json"', '\t"time"', ")", ""]
     for named in TYPES:
         node = at(named.where[0])
-        if "properties" not in node:
-            if not named.go_consts:
-                continue
+        if "properties" not in node and named.go_consts:  # an enum with constants
+            typed = f" {named.go}" if named.go else ""
             if named.go:
                 out += [f"// {named.go}: {named.doc}", f"type {named.go} string", ""]
-            typ = f" {named.go}" if named.go else ""
             out += [f"// {named.doc}", "const ("]
-            out += [f'\t{named.go_consts}{camel(v)}{typ} = "{v}"' for v in enum_values(node) or []]
+            out += [f'\t{named.go_consts}{camel(v)}{typed} = "{v}"' for v in enum_values(node) or []]
             out += [")", ""]
-            continue
-        if not named.go or named.go == "Error":
-            continue
-        extra = ["\t" + line if line else "" for line in GO_EXTRA_FIELDS.get(named.go, [])]
-        out += [f"// {named.go}: {named.doc}", f"type {named.go} struct {{", go_fields(named).rstrip("\n"), *extra, "}", ""]
+        elif "properties" in node and named.go and named.go not in GO_HAND_WRITTEN:
+            extra = ["\t" + line if line else "" for line in GO_EXTRA_FIELDS.get(named.go, [])]
+            out += [f"// {named.go}: {named.doc}", f"type {named.go} struct {{",
+                    go_fields(named).rstrip("\n"), *extra, "}", ""]
     codes = error_codes()
-    out += ["// Stable error codes sent by the sidecar in error.data.code (PROTOCOL.md §12).", "const ("]
-    out += [f'\tCode{camel(c)} = "{c}"' for c, _ in codes]
-    out += [")", "", "// rpcCodes maps each protocol code to its numeric JSON-RPC code.", "var rpcCodes = map[string]int{"]
-    out += [f"\tCode{camel(c)}: {n}," for c, n in codes]
-    out += ["}", ""]
-    return "\n".join(out)
+    out += ["// Stable error codes sent by the sidecar in error.data.code (PROTOCOL.md §12).",
+            "const (", *(f'\tCode{camel(c)} = "{c}"' for c, _ in codes), ")", "",
+            "// rpcCodes maps each protocol code to its numeric JSON-RPC code.",
+            "var rpcCodes = map[string]int{", *(f"\tCode{camel(c)}: {n}," for c, n in codes), "}", ""]
+    return gofmt("\n".join(out))
+
+
+def gofmt(text: str) -> str:
+    """Go source as gofmt lays it out (column alignment is gofmt's to decide)."""
+    try:
+        done = subprocess.run(["gofmt"], input=text, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise SystemExit(f"generate.py: gofmt (Go) is needed for clients/go/generated.go: {exc}")
+    if done.returncode != 0:
+        raise SystemExit(f"generate.py: gofmt rejected the generated Go:\n{done.stderr}")
+    return done.stdout
 
 
 # ------------------------------------------------------------------------------ main
@@ -507,19 +555,8 @@ OUTPUTS = {
     "clients/python/src/mcp_sidecar/_generated.py": gen_python,
     "clients/node/generated.d.ts": gen_ts_types,
     "clients/node/generated.js": gen_js,
-    "clients/go/generated.go": lambda: gofmt(gen_go()),
+    "clients/go/generated.go": gen_go,
 }
-
-
-def gofmt(text: str) -> str:
-    """Go source as gofmt lays it out (column alignment is gofmt's to decide)."""
-    try:
-        done = subprocess.run(["gofmt"], input=text, capture_output=True, text=True, check=False)
-    except OSError as exc:
-        raise SystemExit(f"generate.py: gofmt is needed for clients/go/generated.go: {exc}") from exc
-    if done.returncode != 0:
-        raise SystemExit(f"generate.py: gofmt rejected the generated Go:\n{done.stderr}")
-    return done.stdout
 
 
 def main(argv: List[str]) -> int:

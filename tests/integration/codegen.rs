@@ -52,7 +52,8 @@ fn go_constants(path: &Path) -> BTreeMap<String, String> {
             let (name, value) = line.trim().split_once('=')?;
             let name = name.trim();
             let value = value.trim().strip_prefix('"')?.strip_suffix('"')?;
-            name.starts_with("Code").then(|| (name.to_owned(), value.to_owned()))
+            name.starts_with("Code")
+                .then(|| (name.to_owned(), value.to_owned()))
         })
         .collect()
 }

@@ -62,7 +62,9 @@ class Requests(Generic[W]):
         #: The client is closing: the end of stdout is then the client's doing.
         self.closing = False
 
-    def begin(self, method: str, params: Optional[Mapping[str, Any]], waiter: W) -> Tuple[int, bytes]:
+    def begin(
+        self, method: str, params: Optional[Mapping[str, Any]], waiter: W
+    ) -> Tuple[int, bytes]:
         """Register ``waiter`` under a new id; returns the id and the line to write.
 
         Raises:
