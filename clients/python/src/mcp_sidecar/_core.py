@@ -89,6 +89,10 @@ class Requests(Generic[W]):
         self.pending[request_id] = waiter
         return request_id, line
 
+    def forget(self, request_id: int) -> None:
+        """The caller is done with the request whatever became of it (idempotent)."""
+        self.pending.pop(request_id, None)
+
     def answer(self, request_id: int, message: Dict[str, Any]) -> bool:
         """Settle the request a response answers; False for a late answer (the request timed
         out or was cancelled) or one to no request."""

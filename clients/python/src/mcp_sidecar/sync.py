@@ -246,7 +246,7 @@ class _Connection:
         finally:
             with self._lock:
                 self._active -= 1
-                self.requests.pending.pop(request_id, None)
+                self.requests.forget(request_id)
                 self._last_activity = _monotonic()
             if hook is not None and cancel is not None:
                 cancel._unbind(hook)
