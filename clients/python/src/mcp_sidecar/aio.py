@@ -7,7 +7,9 @@ timeouts and asyncio cancellation (both send ``notifications/cancelled``), notif
 
 Ids, the pending table, timeouts, cancellation, notification queueing and the connection's end
 are the protocol core's (:mod:`~mcp_sidecar._core`, shared with ``sync``); this module drives it
-from the event loop. Reading: the connection is the process's ``asyncio.SubprocessProtocol``. The event loop hands it
+from the event loop.
+
+Reading: the connection is the process's ``asyncio.SubprocessProtocol``. The event loop hands it
 every chunk of stdout as soon as it is readable (reading is never paused, so the sidecar is never
 blocked on a full pipe), a :class:`~mcp_sidecar._lines.LineSplitter` bounded by
 ``max_line_bytes`` (64 MiB by default) cuts the lines, and each line is dispatched at once: a
@@ -84,7 +86,10 @@ _EXIT_GRACE_SECONDS = 2.0
 _STDERR_LINE_BYTES = 1 << 16
 
 
-def _settle_future(future: "asyncio.Future[Any]", result: Any, error: Optional[SidecarError]) -> None:
+def _settle_future(
+    future: "asyncio.Future[Any]", result: Any, error: Optional[SidecarError]
+) -> None:
+    """The core's settle: resolve a request's future (one whose task was cancelled is done)."""
     if future.done():
         return
     if error is not None:
