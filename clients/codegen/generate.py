@@ -534,7 +534,11 @@ def gen_go() -> str:
     out += ["// Stable error codes sent by the sidecar in error.data.code (PROTOCOL.md §12).",
             "const (", *(f'\tCode{camel(c)} = "{c}"' for c, _ in codes), ")", "",
             "// rpcCodes maps each protocol code to its numeric JSON-RPC code.",
-            "var rpcCodes = map[string]int{", *(f"\tCode{camel(c)}: {n}," for c, n in codes), "}", ""]
+            "var rpcCodes = map[string]int{", *(f"\tCode{camel(c)}: {n}," for c, n in codes), "}", "",
+            "// protocolCodes lists the protocol codes in the schema's order: of two codes sharing",
+            "// a number, the first is its JSON-RPC meaning (an error without data.code gets it).",
+            "var protocolCodes = []struct {", "\tcode string", "\trpc  int", "}{",
+            *(f"\t{{Code{camel(c)}, {n}}}," for c, n in codes), "}", ""]
     return gofmt("\n".join(out))
 
 

@@ -127,9 +127,9 @@ func fromWire(w wireError) *Error {
 	if code, ok := w.Data["code"].(string); ok {
 		e.Code = code
 	} else {
-		for name, num := range rpcCodes {
-			if num == w.Code && name != CodeMessageTooLarge {
-				e.Code = name
+		for _, known := range protocolCodes {
+			if known.rpc == w.Code {
+				e.Code = known.code
 				break
 			}
 		}

@@ -391,3 +391,34 @@ var rpcCodes = map[string]int{
 	CodeShuttingDown:       -32040,
 	CodeTrustRequired:      -32014,
 }
+
+// protocolCodes lists the protocol codes in the schema's order: of two codes sharing
+// a number, the first is its JSON-RPC meaning (an error without data.code gets it).
+var protocolCodes = []struct {
+	code string
+	rpc  int
+}{
+	{CodeParseError, -32700},
+	{CodeInvalidRequest, -32600},
+	{CodeMethodNotFound, -32601},
+	{CodeInvalidParams, -32602},
+	{CodeInternal, -32603},
+	{CodeMessageTooLarge, -32600},
+	{CodeNotInitialized, -32002},
+	{CodeAlreadyInitialized, -32003},
+	{CodeConfigInvalid, -32010},
+	{CodeServerExists, -32011},
+	{CodeServerNotFound, -32012},
+	{CodeServerUnavailable, -32013},
+	{CodeToolNotFound, -32020},
+	{CodeInvalidArguments, -32021},
+	{CodeToolTimeout, -32022},
+	{CodeCancelled, -32800},
+	{CodeResultTooLarge, -32023},
+	{CodeResultExpired, -32024},
+	{CodeProtocolError, -32030},
+	{CodeVersionUnsupported, -32031},
+	{CodeUpstreamError, -32032},
+	{CodeShuttingDown, -32040},
+	{CodeTrustRequired, -32014},
+}
