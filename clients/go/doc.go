@@ -17,8 +17,10 @@
 //
 // Each file owns one job: doc.go (this overview), discover.go (finding the
 // binary), linereader.go (bounded line reading of the sidecar's stdout),
-// errors.go (the one error type and its codes), types.go (wire and result
-// types), options.go (Start options and defaults), client.go (process,
+// generated.go (the protocol's types and error codes, generated from
+// proto/schema by clients/codegen/generate.py), errors.go (the one error
+// type and the client's own codes), types.go (methods of the generated
+// types and the call options), options.go (Start options and defaults), client.go (process,
 // request ids, pending responses, cancellation), writer.go (the goroutine
 // owning stdin), reader.go (the goroutine draining stdout), methods.go (the
 // typed calls), notifications.go (the bounded notification queue), close.go

@@ -1,5 +1,5 @@
-// errors.go owns the client's one error type, *Error, its stable codes and
-// its wire form (the JSON-RPC error object of PROTOCOL.md §12).
+// errors.go owns the client's one error type, *Error, the codes only the
+// client raises (the protocol's are in generated.go) and its wire form (the JSON-RPC error object of PROTOCOL.md §12).
 
 package client
 
@@ -7,33 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-)
-
-// Stable error codes sent by the sidecar in error.data.code (PROTOCOL.md §12).
-const (
-	CodeParseError         = "PARSE_ERROR"
-	CodeInvalidRequest     = "INVALID_REQUEST"
-	CodeMethodNotFound     = "METHOD_NOT_FOUND"
-	CodeInvalidParams      = "INVALID_PARAMS"
-	CodeInternal           = "INTERNAL"
-	CodeMessageTooLarge    = "MESSAGE_TOO_LARGE"
-	CodeNotInitialized     = "NOT_INITIALIZED"
-	CodeAlreadyInitialized = "ALREADY_INITIALIZED"
-	CodeConfigInvalid      = "CONFIG_INVALID"
-	CodeServerExists       = "SERVER_EXISTS"
-	CodeTrustRequired      = "TRUST_REQUIRED"
-	CodeServerNotFound     = "SERVER_NOT_FOUND"
-	CodeServerUnavailable  = "SERVER_UNAVAILABLE"
-	CodeToolNotFound       = "TOOL_NOT_FOUND"
-	CodeInvalidArguments   = "INVALID_ARGUMENTS"
-	CodeToolTimeout        = "TOOL_TIMEOUT"
-	CodeCancelled          = "CANCELLED"
-	CodeResultTooLarge     = "RESULT_TOO_LARGE"
-	CodeResultExpired      = "RESULT_EXPIRED"
-	CodeProtocolError      = "PROTOCOL_ERROR"
-	CodeVersionUnsupported = "VERSION_UNSUPPORTED"
-	CodeUpstreamError      = "UPSTREAM_ERROR"
-	CodeShuttingDown       = "SHUTTING_DOWN"
 )
 
 // Codes raised by this client itself (never sent by the sidecar). Their
@@ -55,18 +28,6 @@ const (
 	// within Options.CloseTimeout after shutdown.
 	CodeKilled = "KILLED"
 )
-
-// rpcCodes maps each protocol code to its numeric JSON-RPC code, used to fill
-// in a missing data.code (CodeInvalidRequest wins the shared -32600).
-var rpcCodes = map[string]int{
-	CodeParseError: -32700, CodeInvalidRequest: -32600, CodeMethodNotFound: -32601,
-	CodeInvalidParams: -32602, CodeInternal: -32603, CodeMessageTooLarge: -32600,
-	CodeNotInitialized: -32002, CodeAlreadyInitialized: -32003, CodeConfigInvalid: -32010,
-	CodeServerExists: -32011, CodeServerNotFound: -32012, CodeServerUnavailable: -32013,
-	CodeTrustRequired: -32014, CodeToolNotFound: -32020, CodeInvalidArguments: -32021,
-	CodeToolTimeout: -32022, CodeResultTooLarge: -32023, CodeResultExpired: -32024,
-	CodeProtocolError: -32030, CodeVersionUnsupported: -32031, CodeUpstreamError: -32032, CodeShuttingDown: -32040, CodeCancelled: -32800,
-}
 
 // Error is the only error type returned by this package's calls (wrapped
 // errors from the standard library are reachable through Unwrap).
@@ -166,9 +127,9 @@ func fromWire(w wireError) *Error {
 	if code, ok := w.Data["code"].(string); ok {
 		e.Code = code
 	} else {
-		for name, num := range rpcCodes {
-			if num == w.Code && name != CodeMessageTooLarge {
-				e.Code = name
+		for _, known := range protocolCodes {
+			if known.rpc == w.Code {
+				e.Code = known.code
 				break
 			}
 		}

@@ -1,3 +1,3 @@
-module mcpsidecar.local/client
+module github.com/mcp-sidecar/mcp-sidecar/clients/go
 
 go 1.24

@@ -27,7 +27,7 @@ import (
 	"fmt"
 	"os"
 
-	client "mcpsidecar.local/client"
+	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
 )
 
 // usage: forgetful-host inherit|pipe FIXTURE-ARGS...
@@ -64,7 +64,7 @@ func buildForgetfulHost(t *testing.T, ctx context.Context) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gomod := fmt.Sprintf("module forgetfulhost\n\ngo 1.24\n\nrequire mcpsidecar.local/client v0.0.0\n\nreplace mcpsidecar.local/client => %s\n", modDir)
+	gomod := fmt.Sprintf("module forgetfulhost\n\ngo 1.24\n\nrequire github.com/mcp-sidecar/mcp-sidecar/clients/go v0.0.0\n\nreplace github.com/mcp-sidecar/mcp-sidecar/clients/go => %s\n", modDir)
 	for name, body := range map[string]string{"go.mod": gomod, "main.go": forgetfulHost} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)

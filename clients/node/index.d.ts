@@ -1,149 +1,62 @@
-// index.d.ts — hand-written TypeScript definitions of the public API (src/index.js) and of the
-// host protocol v1 shapes (proto/PROTOCOL.md, proto/schema/). Results are typed with the fields
-// the protocol guarantees; unknown future fields are allowed (§14: additive changes).
+// index.d.ts — TypeScript definitions of the public API (src/index.js). The host protocol v1
+// shapes and error codes are generated from proto/schema/ into generated.d.ts and re-exported
+// here, refined where a type says more than the schema (definitions by format, config unions).
 
 import { EventEmitter } from 'node:events';
 
 // ---------------------------------------------------------------- protocol shapes
 
-export type ToolFormat = 'openai' | 'openai-responses' | 'anthropic' | 'gemini' | 'mcp';
-
-export type ServerState = 'stopped' | 'starting' | 'ready' | 'unhealthy' | 'error';
-
-export type Transport = 'stdio' | 'http' | 'sse';
-export type ServerSource = 'user' | 'host' | 'plugin';
-export type ConfigDialect =
-  | 'claude-desktop' | 'claude-code' | 'claude-plugin' | 'vscode' | 'cursor' | 'codex' | 'epoch' | 'plugin-manifest';
+// Generated from proto/schema/*.json (clients/codegen/generate.py). The interfaces named *Fields
+// are refined below; the rest are re-exported as they are.
+import type {
+  ServerConfigFields,
+  ErrorDataFields,
+  ExitInfo,
+  ServerSource,
+  ToolFormat,
+  ToolEntryFields,
+  CallToolResultFields,
+  ServerStatus,
+  ServersChangedParams,
+  ToolsChangedParams,
+  ProtocolErrorCode,
+  ConfigDialect,
+  InitializeResult,
+  LoadServersResult,
+  ServerTestReport,
+  ReadResultResult,
+} from './generated.js';
+export * from './generated.js';
 
 /** Fields of every server config (PROTOCOL.md §7, Appendix). snake_case spellings are accepted by the sidecar too. */
-export interface ServerConfigBase {
-  startupTimeoutSeconds?: number;
-  toolTimeoutSeconds?: number;
-  maxMessageBytes?: number;
-  maxResultBytes?: number;
-  /** A result over maxResultBytes: `error` (RESULT_TOO_LARGE, default) or `truncate` (cut; rest via readResult). */
-  resultPolicy?: 'error' | 'truncate';
-  restart?: 'on-failure' | 'never';
-  restartBackoffMs?: number;
-  keepaliveSeconds?: number;
-  idleTimeoutSeconds?: number;
-  maxLifetimeSeconds?: number;
-  autoStart?: boolean;
-  includeTools?: string[];
-  excludeTools?: string[];
-  expectTools?: string[];
-  permissions?: string[];
-  permissionMetaKey?: string;
-  secretEnv?: string[];
-  secretHeaders?: string[];
-}
+export interface ServerConfigBase
+  extends Omit<ServerConfigFields, 'command' | 'args' | 'env' | 'cwd' | 'inheritEnv' | 'url' | 'headers' | 'transport' | 'type'> {}
 
 /** A spawned (stdio) server. */
-export interface StdioServerConfig extends ServerConfigBase {
+export interface StdioServerConfig extends ServerConfigBase, Pick<ServerConfigFields, 'args' | 'env' | 'cwd' | 'inheritEnv'> {
   command: string;
-  args?: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  inheritEnv?: string[];
   transport?: 'stdio';
   type?: 'stdio';
   url?: never;
 }
 
 /** A remote server (Streamable HTTP, or legacy HTTP+SSE). */
-export interface RemoteServerConfig extends ServerConfigBase {
+export interface RemoteServerConfig extends ServerConfigBase, Pick<ServerConfigFields, 'headers'> {
   url: string;
-  headers?: Record<string, string | { value: string; secret?: boolean }>;
-  transport?: 'http' | 'sse' | 'streamable-http' | 'streamableHttp' | 'streamable_http';
-  type?: 'http' | 'sse' | 'streamable-http' | 'streamableHttp' | 'streamable_http';
+  transport?: Exclude<ServerConfigFields['transport'], 'stdio'>;
+  type?: Exclude<ServerConfigFields['type'], 'stdio'>;
   command?: never;
 }
 
 /** `config` of servers/add and servers/test (PROTOCOL.md §7). */
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;
 
-export interface ExitInfo {
-  code: number | null;
-  signal: number | null;
-}
-
-/** A JSON-RPC error object as carried in `lastError` (PROTOCOL.md §12). */
-export interface RpcErrorObject {
-  code: number;
-  message: string;
-  data: ErrorData;
-}
-
 /** `error.data`: always `code`; the other fields depend on the code (PROTOCOL.md §12). */
-export interface ErrorData {
+export interface ErrorData extends Omit<Partial<ErrorDataFields>, 'code' | 'exit'> {
   code?: ErrorCode;
-  name?: string;
-  server?: string;
-  tool?: string;
-  field?: string;
-  method?: string;
-  setting?: string;
-  limit?: number;
-  size?: number;
-  violations?: Array<{ path: string; message: string }>;
-  upstreamCode?: number;
-  upstreamData?: unknown;
-  supported?: unknown[];
-  protocolVersion?: string;
-  command?: string;
   exit?: ExitInfo | { code: number | null; signal: string | null };
-  stderrTail?: string;
-  state?: string;
-  crashLoop?: true;
-  failures?: number;
-  /** RESULT_EXPIRED: the handle that is gone. */
-  handle?: string;
-  /** TRUST_REQUIRED: what the host is asked to approve (see TrustRequest). */
-  digest?: string;
-  commandLine?: string;
-  args?: string[];
-  cwd?: string | null;
-  envNames?: string[];
-  url?: string;
-  headerNames?: string[];
-  source?: ServerSource;
-  warnings?: string[];
   /** Client codes: BINARY_NOT_FOUND lists every place looked at. */
   searched?: Array<{ source: string; place: string; path: string | null; reason: string }>;
-  [key: string]: unknown;
-}
-
-/** Server status (PROTOCOL.md §8.1). */
-export interface ServerStatus {
-  name: string;
-  state: ServerState;
-  generation: number;
-  command: string;
-  /** How the server arrived: servers/load or --config (`user`), servers/add (`host`), a plugin. */
-  source: ServerSource;
-  transport: Transport;
-  /** Remote servers: the URL (never with credentials). */
-  url?: string;
-  /** Remote servers: names of the configured headers (values are never shown). */
-  headers?: string[];
-  pid?: number;
-  protocolVersion?: string;
-  serverInfo?: { name: string; version?: string; [key: string]: unknown };
-  instructions?: string;
-  toolsCount: number;
-  startedAt?: string;
-  lastExit?: ExitInfo;
-  lastError?: RpcErrorObject;
-  stderrTail: string;
-  /** Automatic restarts over the server's life. */
-  restarts: number;
-  /** RFC 3339: when a scheduled automatic restart is due (`unhealthy`). */
-  nextRestartAt?: string;
-  /** tools/call requests routed to the server, and those answered with an error. */
-  calls: number;
-  errors: number;
-  /** Median latency of recent successful calls; absent before the first one. */
-  p50LatencyMs?: number;
   [key: string]: unknown;
 }
 
@@ -185,27 +98,10 @@ export interface DefinitionByFormat {
 }
 export type ToolDefinition = DefinitionByFormat[ToolFormat];
 
-/** One element of tools/list `tools` (PROTOCOL.md §9.2). */
-export interface ToolEntry<D = ToolDefinition> {
-  name: string;
-  server: string;
-  tool: string;
-  title?: string;
-  annotations?: Record<string, unknown>;
-  readOnly: boolean;
-  /** From `_meta[permissionMetaKey]` when the server config names one. */
-  permission?: string;
+/** One element of tools/list `tools` (PROTOCOL.md §9.2), its definition typed by format. */
+export interface ToolEntry<D = ToolDefinition> extends Omit<ToolEntryFields, 'definition'> {
   definition: D;
-  /** What the schema conversion changed; `[]` when nothing (always for mcp). Not in the fingerprint. */
-  conversionNotes: ConversionNote[];
   [key: string]: unknown;
-}
-
-export interface ConversionNote {
-  action: 'dropped' | 'rewritten' | 'inlined' | 'merged' | 'widened' | 'narrowed' | 'cut' | 'strict-fallback';
-  /** JSON Pointer into the converted schema; `""` is the top level. */
-  path: string;
-  reason: string;
 }
 
 export interface ToolsListResult<D = ToolDefinition> {
@@ -225,132 +121,14 @@ export type AnthropicToolResultBlock =
   | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } };
 
 /** tools/call result (PROTOCOL.md §10). */
-export interface CallToolResult {
-  isError: boolean;
+export interface CallToolResult extends Omit<CallToolResultFields, 'content' | 'output'> {
   content: ContentBlock[];
-  structuredContent?: unknown;
-  text: string;
   /**
    * openai: string; openai-responses: string or input_text/input_image parts; anthropic: content
    * blocks; gemini: `{response: {output|error}, parts?}`; mcp: the raw CallToolResult.
    */
   output: string | AnthropicToolResultBlock[] | Array<Record<string, unknown>> | Record<string, unknown>;
-  server: string;
-  tool: string;
-  durationMs: number;
-  /** Only when the result was over maxResultBytes and cut (resultPolicy `truncate`, PROTOCOL.md §10.1). */
-  truncated?: TruncatedInfo;
   [key: string]: unknown;
-}
-
-export interface TruncatedInfo {
-  /** Bytes of the server's whole response line. */
-  originalBytes: number;
-  /** For readResult(); absent when no text was cut or the full text was too large to keep. */
-  handle?: string;
-  /** Byte offset and length of the cut part of the full text. */
-  offset?: number;
-  length?: number;
-  totalBytes?: number;
-}
-
-/** results/read result (PROTOCOL.md §4 results/read). Offsets and lengths are UTF-8 bytes. */
-export interface ReadResultResult {
-  text: string;
-  offset: number;
-  length: number;
-  totalBytes: number;
-  /** `offset + length === totalBytes`. */
-  eof: boolean;
-  [key: string]: unknown;
-}
-
-/** A problem found by servers/load (never an error response). */
-export interface LoadDiagnostic {
-  /** error: the server (or, without `server`, the whole file) was not loaded; warning: loaded anyway. */
-  severity: 'error' | 'warning';
-  kind:
-    | 'unreadable' | 'syntax' | 'unknown-dialect' | 'wrong-type' | 'missing-field' | 'unknown-field'
-    | 'ignored' | 'unresolved-variable' | 'command-not-found' | 'path-escape' | 'unsupported' | 'invalid'
-    | 'duplicate' | (string & {});
-  file?: string;
-  /** JSON path of the field (`mcpServers.github.args[1]`); `""` for the whole file. */
-  path: string;
-  server?: string;
-  message: string;
-  line?: number;
-  column?: number;
-}
-
-/** The `data` of a TRUST_REQUIRED error (plus `name` in servers/load `trustRequired`). */
-export interface TrustRequest {
-  server: string;
-  /** `sha256:<64 hex>`: pass it back as `trust` to approve exactly this launch. */
-  digest: string;
-  commandLine: string;
-  command: string;
-  args: string[];
-  cwd: string | null;
-  envNames: string[];
-  url?: string;
-  headerNames?: string[];
-  source: ServerSource;
-  warnings: string[];
-  [key: string]: unknown;
-}
-
-export interface LoadServersResult {
-  /** Status of every server added (a failed start is `state: 'error'`, as for addServer). */
-  added: ServerStatus[];
-  diagnostics: LoadDiagnostic[];
-  /** Servers held back by requireTrust: load again with `trust: {[name]: digest}`. */
-  trustRequired: Array<TrustRequest & { name: string }>;
-  [key: string]: unknown;
-}
-
-/** servers/test result: what one start of the config found; nothing was registered. */
-export interface ServerTestReport {
-  state: 'ready' | 'error';
-  transport: Transport;
-  serverInfo?: { name: string; version?: string; [key: string]: unknown };
-  protocolVersion?: string;
-  instructions?: string;
-  /** The tools' names on the server (after includeTools/excludeTools), listing order. */
-  tools: string[];
-  toolsCount: number;
-  timings: { startupMs: number; listMs?: number };
-  stderrTail: string;
-  /** The process tested (stdio, ready); it has exited by the time of the answer. */
-  pid?: number;
-  /** Why the start failed (`state: 'error'`). */
-  error?: RpcErrorObject;
-  [key: string]: unknown;
-}
-
-export interface InitializeResult {
-  protocolVersion: 1;
-  serverInfo: { name: string; version: string };
-  capabilities: {
-    toolFormats: ToolFormat[];
-    transports: string[];
-    cancellation: boolean;
-    strict?: boolean;
-    resultPolicies?: Array<'error' | 'truncate'>;
-    resultsRead?: boolean;
-    configDialects?: ConfigDialect[];
-    trust?: boolean;
-    [key: string]: unknown;
-  };
-  [key: string]: unknown;
-}
-
-export interface ServersChangedParams {
-  status: ServerStatus;
-}
-export interface ToolsChangedParams {
-  fingerprint: string;
-  added: string[];
-  removed: string[];
 }
 
 export type Notification =
@@ -360,20 +138,12 @@ export type Notification =
 
 // ---------------------------------------------------------------- errors
 
-export type ProtocolErrorCode =
-  | 'PARSE_ERROR' | 'INVALID_REQUEST' | 'METHOD_NOT_FOUND' | 'INVALID_PARAMS' | 'INTERNAL'
-  | 'MESSAGE_TOO_LARGE' | 'NOT_INITIALIZED' | 'ALREADY_INITIALIZED' | 'CONFIG_INVALID'
-  | 'SERVER_EXISTS' | 'SERVER_NOT_FOUND' | 'SERVER_UNAVAILABLE' | 'TRUST_REQUIRED' | 'TOOL_NOT_FOUND'
-  | 'INVALID_ARGUMENTS' | 'TOOL_TIMEOUT' | 'RESULT_TOO_LARGE' | 'RESULT_EXPIRED' | 'PROTOCOL_ERROR'
-  | 'VERSION_UNSUPPORTED' | 'UPSTREAM_ERROR' | 'SHUTTING_DOWN' | 'CANCELLED';
-
 export type ClientErrorCode =
   | 'BINARY_NOT_FOUND' | 'SPAWN_FAILED' | 'SIDECAR_EXITED' | 'CLOSED' | 'LINE_TOO_LONG' | 'INVALID_OUTPUT';
 
 /** A stable code; unknown future protocol codes arrive as plain strings. */
 export type ErrorCode = ProtocolErrorCode | ClientErrorCode | (string & {});
 
-export declare const RPC_CODES: Readonly<Record<ProtocolErrorCode, number>>;
 export declare const CLIENT_CODES: readonly ClientErrorCode[];
 
 /** The only error type this package throws or rejects with. */

@@ -7,6 +7,7 @@
 mod architecture;
 mod calls;
 mod cancel;
+mod codegen;
 mod concurrency;
 mod dormant;
 mod env;

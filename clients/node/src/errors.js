@@ -1,33 +1,11 @@
 // errors.js — owns the one error type of this package, SidecarError, and the table of
-// stable error codes: the host protocol's codes (PROTOCOL.md §12) plus the few that only
-// this client raises (binary not found, sidecar exited, client closed, …).
+// stable error codes: the host protocol's codes (PROTOCOL.md §12; generated from
+// proto/schema/error.json into ../generated.js) plus the few that only this client raises
+// (binary not found, sidecar exited, client closed, …).
 
-/** Numeric JSON-RPC code of every stable protocol code (PROTOCOL.md §12). */
-export const RPC_CODES = Object.freeze({
-  PARSE_ERROR: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL: -32603,
-  MESSAGE_TOO_LARGE: -32600,
-  NOT_INITIALIZED: -32002,
-  ALREADY_INITIALIZED: -32003,
-  CONFIG_INVALID: -32010,
-  SERVER_EXISTS: -32011,
-  SERVER_NOT_FOUND: -32012,
-  SERVER_UNAVAILABLE: -32013,
-  TRUST_REQUIRED: -32014,
-  TOOL_NOT_FOUND: -32020,
-  INVALID_ARGUMENTS: -32021,
-  TOOL_TIMEOUT: -32022,
-  RESULT_TOO_LARGE: -32023,
-  RESULT_EXPIRED: -32024,
-  PROTOCOL_ERROR: -32030,
-  VERSION_UNSUPPORTED: -32031,
-  UPSTREAM_ERROR: -32032,
-  SHUTTING_DOWN: -32040,
-  CANCELLED: -32800,
-});
+import { RPC_CODES } from '../generated.js';
+
+export { RPC_CODES };
 
 /** Codes raised by this client itself (never sent by the sidecar); `rpcCode` is undefined. */
 export const CLIENT_CODES = Object.freeze([

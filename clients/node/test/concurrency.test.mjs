@@ -11,7 +11,8 @@ test('2000 calls in flight across two servers, slow and fast interleaved, each g
   const client = await SidecarClient.start({ binaryPath: SIDECAR_BIN, stderr: 'ignore' });
   try {
     await Promise.all([client.addServer('a', { command: FIXTURE_BIN }), client.addServer('b', { command: FIXTURE_BIN })]);
-    const slow = [300, 200, 100].map((ms) => client.callTool('mcp__a__sleep', { ms }));
+    // 400 ms apart: the order survives a loaded machine delaying one call's start.
+    const slow = [900, 500, 100].map((ms) => client.callTool('mcp__a__sleep', { ms }));
     const order = [];
     slow.forEach((p, i) => p.then(() => order.push(i)));
     const calls = Array.from({ length: 2000 }, (_, i) => {
@@ -23,7 +24,7 @@ test('2000 calls in flight across two servers, slow and fast interleaved, each g
     });
     await within(30_000, '2000 echo calls', Promise.all(calls));
     const texts = (await within(5000, 'sleeps', Promise.all(slow))).map((r) => r.text);
-    assert.deepEqual(texts, ['slept 300 ms', 'slept 200 ms', 'slept 100 ms']);
+    assert.deepEqual(texts, ['slept 900 ms', 'slept 500 ms', 'slept 100 ms']);
     assert.deepEqual(order, [2, 1, 0], 'the shortest sleep answered first');
   } finally {
     await client.close();

@@ -1,6 +1,7 @@
 // package.test.mjs — the package itself: zero runtime dependencies, ESM, Node >= 20, the
 // version constant in step with package.json, every source file with its header comment, and
-// `npm pack` (offline) shipping exactly the code, types and README.
+// `npm pack` (offline) shipping exactly the code, types (with the files generated from
+// proto/schema) and README.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -32,11 +33,11 @@ test('every source file starts with a header comment saying what it owns', () =>
   }
 });
 
-test('npm pack ships src/, index.d.ts, README.md and package.json only (offline)', () => {
+test('npm pack ships src/, index.d.ts, the generated protocol files, README.md and package.json only (offline)', () => {
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--offline'], {
     cwd: PACKAGE_ROOT, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' },
   }));
   const files = packed.files.map((f) => f.path).sort();
   const sources = readdirSync(join(PACKAGE_ROOT, 'src')).map((f) => `src/${f}`);
-  assert.deepEqual(files, ['README.md', 'index.d.ts', 'package.json', ...sources].sort());
+  assert.deepEqual(files, ['README.md', 'generated.d.ts', 'generated.js', 'index.d.ts', 'package.json', ...sources].sort());
 });

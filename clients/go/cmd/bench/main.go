@@ -21,7 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	client "mcpsidecar.local/client"
+	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
 )
 
 func main() {

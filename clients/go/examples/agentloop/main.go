@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	client "mcpsidecar.local/client"
+	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
 )
 
 // message is an OpenAI Chat Completions message.

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
+from ._generated import RPC_CODES, ProtocolErrorCode
+
 __all__ = [
     "SidecarError",
     "ErrorCode",
@@ -18,39 +20,13 @@ __all__ = [
 CLIENT_RPC_CODE = 0
 
 
-class ErrorCode:
+class ErrorCode(ProtocolErrorCode):
     """Stable string codes (``SidecarError.code``).
 
-    The first group comes from the sidecar (``error.data.code``, host protocol v1 §12); the last
-    group is raised by this client when no response can come (their ``rpc_code`` is 0).
+    The protocol's codes come from the sidecar (``error.data.code``, host protocol v1 §12;
+    generated from ``proto/schema/error.json``); those below are raised by this client when no
+    response can come (their ``rpc_code`` is 0).
     """
-
-    # From the sidecar.
-    PARSE_ERROR = "PARSE_ERROR"
-    INVALID_REQUEST = "INVALID_REQUEST"
-    METHOD_NOT_FOUND = "METHOD_NOT_FOUND"
-    INVALID_PARAMS = "INVALID_PARAMS"
-    INTERNAL = "INTERNAL"
-    MESSAGE_TOO_LARGE = "MESSAGE_TOO_LARGE"
-    NOT_INITIALIZED = "NOT_INITIALIZED"
-    ALREADY_INITIALIZED = "ALREADY_INITIALIZED"
-    CONFIG_INVALID = "CONFIG_INVALID"
-    SERVER_EXISTS = "SERVER_EXISTS"
-    SERVER_NOT_FOUND = "SERVER_NOT_FOUND"
-    SERVER_UNAVAILABLE = "SERVER_UNAVAILABLE"
-    #: ``requireTrust``: the server's launch digest was not approved (``data["digest"]``).
-    TRUST_REQUIRED = "TRUST_REQUIRED"
-    TOOL_NOT_FOUND = "TOOL_NOT_FOUND"
-    INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
-    TOOL_TIMEOUT = "TOOL_TIMEOUT"
-    CANCELLED = "CANCELLED"
-    RESULT_TOO_LARGE = "RESULT_TOO_LARGE"
-    #: ``results/read`` of a handle no longer kept (``data["handle"]``).
-    RESULT_EXPIRED = "RESULT_EXPIRED"
-    PROTOCOL_ERROR = "PROTOCOL_ERROR"
-    VERSION_UNSUPPORTED = "VERSION_UNSUPPORTED"
-    UPSTREAM_ERROR = "UPSTREAM_ERROR"
-    SHUTTING_DOWN = "SHUTTING_DOWN"
 
     # Raised by the client (rpc_code 0).
     #: The call's ``timeout`` (seconds) ran out; the request was cancelled at the sidecar.
@@ -68,31 +44,11 @@ class ErrorCode:
 
 
 #: Stable codes by numeric code, for an error whose ``data.code`` is missing (never from a
-#: conforming sidecar). -32600 is shared by INVALID_REQUEST and MESSAGE_TOO_LARGE.
-_BY_RPC_CODE: Dict[int, str] = {
-    -32700: ErrorCode.PARSE_ERROR,
-    -32600: ErrorCode.INVALID_REQUEST,
-    -32601: ErrorCode.METHOD_NOT_FOUND,
-    -32602: ErrorCode.INVALID_PARAMS,
-    -32603: ErrorCode.INTERNAL,
-    -32002: ErrorCode.NOT_INITIALIZED,
-    -32003: ErrorCode.ALREADY_INITIALIZED,
-    -32010: ErrorCode.CONFIG_INVALID,
-    -32011: ErrorCode.SERVER_EXISTS,
-    -32012: ErrorCode.SERVER_NOT_FOUND,
-    -32013: ErrorCode.SERVER_UNAVAILABLE,
-    -32014: ErrorCode.TRUST_REQUIRED,
-    -32020: ErrorCode.TOOL_NOT_FOUND,
-    -32021: ErrorCode.INVALID_ARGUMENTS,
-    -32022: ErrorCode.TOOL_TIMEOUT,
-    -32023: ErrorCode.RESULT_TOO_LARGE,
-    -32024: ErrorCode.RESULT_EXPIRED,
-    -32030: ErrorCode.PROTOCOL_ERROR,
-    -32031: ErrorCode.VERSION_UNSUPPORTED,
-    -32032: ErrorCode.UPSTREAM_ERROR,
-    -32040: ErrorCode.SHUTTING_DOWN,
-    -32800: ErrorCode.CANCELLED,
-}
+#: conforming sidecar). A number shared by two codes (-32600: INVALID_REQUEST and
+#: MESSAGE_TOO_LARGE) maps to the first in the schema, the JSON-RPC meaning.
+_BY_RPC_CODE: Dict[int, str] = {}
+for _code, _number in RPC_CODES.items():
+    _BY_RPC_CODE.setdefault(_number, _code)
 
 
 class SidecarError(Exception):

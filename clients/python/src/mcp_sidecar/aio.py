@@ -5,6 +5,10 @@ stdout, matching responses to requests by id (any number in flight, from any num
 timeouts and asyncio cancellation (both send ``notifications/cancelled``), notification delivery
 (callbacks and a bounded queue behind an async iterator), and closing (``shutdown``, wait, kill).
 
+Ids, the pending table, timeouts, cancellation, notification queueing and the connection's end
+are the protocol core's (:mod:`~mcp_sidecar._core`, shared with ``sync``); this module drives it
+from the event loop.
+
 Reading: the connection is the process's ``asyncio.SubprocessProtocol``. The event loop hands it
 every chunk of stdout as soon as it is readable (reading is never paused, so the sidecar is never
 blocked on a full pipe), a :class:`~mcp_sidecar._lines.LineSplitter` bounded by
@@ -26,13 +30,11 @@ from typing import (
     AsyncIterator,
     Awaitable,
     Callable,
-    Dict,
     List,
     Mapping,
     Optional,
     Sequence,
     Set,
-    Tuple,
     Union,
     cast,
 )
@@ -62,23 +64,10 @@ from ._protocol import (
     ToolFormat,
     ToolsListResult,
 )
-from ._shared import (
-    closed_error,
-    encode_bounded_request,
-    for_method,
-    kill_late,
-    line_too_large,
-    response_outcome,
-    route,
-    spawn_failed,
-    timeout_error,
-    warn_queue_full,
-)
+from ._core import Notifications, Requests, classify, kill_late, line_too_large, spawn_failed
 from ._wire import (
     add_server_params,
     call_tool_params,
-    cancel_line,
-    decode_line,
     list_tools_params,
     load_servers_params,
     read_result_params,
@@ -97,9 +86,21 @@ _EXIT_GRACE_SECONDS = 2.0
 _STDERR_LINE_BYTES = 1 << 16
 
 
+def _settle_future(
+    future: "asyncio.Future[Any]", result: Any, error: Optional[SidecarError]
+) -> None:
+    """The core's settle: resolve a request's future (one whose task was cancelled is done)."""
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
 class _Connection(asyncio.SubprocessProtocol):
-    """One running sidecar, as the protocol of its process: pipes, pending requests,
-    notifications.
+    """One running sidecar, as the protocol of its process: the pipes, driving the protocol core
+    (:mod:`~mcp_sidecar._core`) from the event loop.
 
     Holds no reference to the public :class:`AsyncSidecar`, so that object can be garbage
     collected (its finalizer then closes the sidecar's stdin) while this keeps running.
@@ -110,24 +111,19 @@ class _Connection(asyncio.SubprocessProtocol):
         self.transport: Optional[asyncio.SubprocessTransport] = None
         self.stdin: Optional[asyncio.WriteTransport] = None
         self._max_line_bytes = options.max_line_bytes
-        self._max_request_bytes = options.max_request_bytes()
         self._lines = LineSplitter(options.max_line_bytes)
         self._discarding = False  # after a fatal error: stdout is drained and ignored
-        self._pending: Dict[int, asyncio.Future[Any]] = {}
-        self._next_id = 0
-        self.error: Optional[SidecarError] = None
+        self.requests: Requests[asyncio.Future[Any]] = Requests(
+            options.max_request_bytes(), _settle_future
+        )
         self._write_paused = False
         self._drain_waiters: List[asyncio.Future[None]] = []
-        # Notifications.
-        self._callbacks: Tuple[NotificationCallback, ...] = ()
-        self._callback_tasks: Set[asyncio.Future[Any]] = set()
-        # Bounded by _deliver (not by the Queue itself, so that the end marker always fits).
-        self._queue_size = options.notification_queue_size
-        self.queue: Optional[asyncio.Queue[Optional[Notification]]] = (
-            asyncio.Queue() if self._queue_size > 0 else None
+        # Notifications: the core's queue, and a wake-up of the iterators waiting on it.
+        self.notes: Notifications[NotificationCallback] = Notifications(
+            options.notification_queue_size
         )
-        self._queue_ended = False
-        self.dropped = 0
+        self._callback_tasks: Set[asyncio.Future[Any]] = set()
+        self._queue_event = asyncio.Event()
         # Stderr to a logger.
         self._stderr_logger = options.stderr_logger()
         self._stderr_lines = LineSplitter(_STDERR_LINE_BYTES)
@@ -136,8 +132,16 @@ class _Connection(asyncio.SubprocessProtocol):
         self._stdout_eof = False
         self._finish_timer: Optional[asyncio.TimerHandle] = None
         self.finished: asyncio.Future[None] = loop.create_future()  # EOF seen and exit known
-        self._closing = False
         self._close_done: Optional[asyncio.Future[None]] = None
+
+    @property
+    def error(self) -> Optional[SidecarError]:
+        """Why the connection ended (None while it runs)."""
+        return self.requests.error
+
+    @property
+    def dropped(self) -> int:
+        return self.notes.dropped
 
     # -- protocol callbacks -----------------------------------------------------------------
 
@@ -199,13 +203,8 @@ class _Connection(asyncio.SubprocessProtocol):
         self, method: str, params: Optional[Mapping[str, Any]], timeout: Optional[float] = None
     ) -> Any:
         """Send one request and return its ``result``; raises :class:`SidecarError`."""
-        if self.error is not None:
-            raise for_method(self.error, method)
-        self._next_id += 1
-        request_id = self._next_id
-        line = encode_bounded_request(request_id, method, params, self._max_request_bytes)
         future: asyncio.Future[Any] = self._loop.create_future()
-        self._pending[request_id] = future
+        request_id, line = self.requests.begin(method, params, future)
         timer: Optional[asyncio.TimerHandle] = None
         try:
             self._send(line)
@@ -217,7 +216,8 @@ class _Connection(asyncio.SubprocessProtocol):
                 timer = self._loop.call_later(timeout, self._expire, request_id, method, timeout)
             return await future
         except asyncio.CancelledError:
-            self._abandon(request_id)
+            # The awaiting task was cancelled: forget the request and cancel it at the sidecar.
+            self._send(self.requests.abandon(request_id))
             raise
         except SidecarError as exc:
             if exc.method is None:
@@ -227,44 +227,22 @@ class _Connection(asyncio.SubprocessProtocol):
             if timer is not None:
                 timer.cancel()
 
-    def _abandon(self, request_id: int) -> None:
-        """The awaiting task was cancelled: forget the request and cancel it at the sidecar."""
-        if self._pending.pop(request_id, None) is not None and self.error is None:
-            self._send(cancel_line(request_id))
-
     def _expire(self, request_id: int, method: str, timeout: float) -> None:
-        future = self._pending.pop(request_id, None)
-        if future is None or future.done():
-            return
-        if self.error is None:
-            self._send(cancel_line(request_id))
-        future.set_exception(timeout_error(method, timeout))
+        self._send(self.requests.expire(request_id, method, timeout))
 
-    def _send(self, line: bytes) -> None:
+    def _send(self, line: Optional[bytes]) -> None:
         stdin = self.stdin
-        if stdin is not None and not stdin.is_closing():
+        if line is not None and stdin is not None and not stdin.is_closing():
             stdin.write(line)
 
     # -- reading ----------------------------------------------------------------------------
 
     def _dispatch(self, line: bytes) -> None:
-        message = decode_line(line)
-        if message is None:
-            return
-        routed = route(message)
+        routed = classify(line)
         if isinstance(routed, Notification):
             self._deliver(routed)
-            return
-        if routed is None:
-            return
-        future = self._pending.pop(routed, None)
-        if future is None or future.done():
-            return  # a late answer to a request that timed out or was cancelled
-        result, error = response_outcome(message)
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)
+        elif routed is not None:
+            self.requests.answer(*routed)
 
     def _fatal(self, error: SidecarError) -> None:
         """The sidecar's output cannot be trusted: fail everything, ignore the rest of stdout
@@ -291,7 +269,8 @@ class _Connection(asyncio.SubprocessProtocol):
             self._finish_timer.cancel()
         if code is None and self.exited.done():
             code = self.exited.result()
-        self.fail(closed_error(self._closing, code))
+        self.requests.end_of_output(code)
+        self._ended()
         self.finished.set_result(None)
         if self.exited.done() and self.transport is not None:
             self.transport.close()  # every pipe is done and the process reaped
@@ -299,32 +278,18 @@ class _Connection(asyncio.SubprocessProtocol):
     # -- notifications ----------------------------------------------------------------------
 
     def add_callback(self, callback: NotificationCallback) -> Callable[[], None]:
-        self._callbacks = self._callbacks + (callback,)
-
-        def remove() -> None:
-            self._callbacks = tuple(cb for cb in self._callbacks if cb is not callback)
-
-        return remove
+        return self.notes.add_callback(callback)
 
     def _deliver(self, notification: Notification) -> None:
-        for callback in self._callbacks:
-            try:
-                outcome = callback(notification)
-            except Exception:
-                _log.exception("mcp-sidecar notification callback %r failed", callback)
-                continue
-            if outcome is not None and hasattr(outcome, "__await__"):
+        notes = self.notes
+        for outcome in notes.run_callbacks(notification, notes.callbacks):
+            if hasattr(outcome, "__await__"):
                 task = asyncio.ensure_future(outcome)
                 self._callback_tasks.add(task)
                 task.add_done_callback(self._callback_done)
-        queue = self.queue
-        if queue is not None and not self._queue_ended:
-            if queue.qsize() >= self._queue_size:
-                queue.get_nowait()
-                self.dropped += 1
-                if self.dropped == 1:
-                    warn_queue_full(self._queue_size)
-            queue.put_nowait(notification)
+        if notes.queue is not None:
+            notes.push(notification)
+            self._queue_event.set()
 
     def _callback_done(self, task: asyncio.Future[Any]) -> None:
         self._callback_tasks.discard(task)
@@ -332,31 +297,28 @@ class _Connection(asyncio.SubprocessProtocol):
             _log.error("mcp-sidecar notification callback failed", exc_info=task.exception())
 
     async def iterate(self) -> AsyncIterator[Notification]:
-        queue = self.queue
-        if queue is None:
-            raise RuntimeError("notification_queue_size=0: use on_notification() instead")
+        notes = self.notes
+        queue = notes.require_queue()
         while True:
-            item = await queue.get()
-            if item is None:
-                queue.put_nowait(None)  # let every other iterator end too
-                return
-            yield item
+            while not queue:
+                if notes.ended:
+                    return
+                self._queue_event.clear()
+                await self._queue_event.wait()
+            yield queue.popleft()
 
     # -- ending -----------------------------------------------------------------------------
 
     def fail(self, error: SidecarError) -> None:
         """End the connection: every pending and later request fails with ``error``."""
-        if self.error is None:
-            self.error = error
-        pending, self._pending = self._pending, {}
-        for future in pending.values():
-            if not future.done():
-                future.set_exception(error.copy())
+        self.requests.fail(error)
+        self._ended()
+
+    def _ended(self) -> None:
         self.close_stdin()
         self._wake_drain_waiters()
-        if self.queue is not None and not self._queue_ended:
-            self._queue_ended = True
-            self.queue.put_nowait(None)
+        self.notes.ended = True
+        self._queue_event.set()
 
     def close_stdin(self) -> None:
         if self.stdin is not None and not self.stdin.is_closing():
@@ -373,7 +335,7 @@ class _Connection(asyncio.SubprocessProtocol):
             self._close_done.set_result(None)
 
     async def _close(self, timeout: float) -> None:
-        self._closing = True
+        self.requests.closing = True
         deadline = self._loop.time() + timeout
         if self.error is None and not self.exited.done():
             try:

@@ -6,14 +6,15 @@ a calling thread that waits for its response reads and dispatches lines itself w
 else is reading (so a sequential call costs one write and one read, no thread hand-off), and
 hands the role to the next waiting thread when its own response has come. A background daemon
 thread takes the role only when no call has been in flight for a moment, so notifications keep
-flowing while the client is idle; it also runs the notification callbacks. Everything else
-(request ids, timeouts, cancellation on timeout, notifications queue, closing) mirrors ``aio``.
+flowing while the client is idle; it also runs the notification callbacks. Request ids, the
+pending table, timeouts, cancellation, notification queueing and the connection's end are the
+protocol core's (:mod:`~mcp_sidecar._core`, shared with ``aio``), called under this module's
+locks.
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import os
 import select
 import subprocess
@@ -33,7 +34,6 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
-    Tuple,
     cast,
 )
 
@@ -62,23 +62,18 @@ from ._protocol import (
     ToolFormat,
     ToolsListResult,
 )
-from ._shared import (
-    closed_error,
-    encode_bounded_request,
+from ._core import (
+    Notifications,
+    Requests,
+    classify,
     for_method,
     kill_late,
     line_too_large,
-    response_outcome,
-    route,
     spawn_failed,
-    timeout_error,
-    warn_queue_full,
 )
 from ._wire import (
     add_server_params,
     call_tool_params,
-    cancel_line,
-    decode_line,
     list_tools_params,
     load_servers_params,
     read_result_params,
@@ -170,31 +165,26 @@ class _Connection:
         self._stdin_fd = proc.stdin.fileno()
         self._stdout_fd = proc.stdout.fileno()
         self._max_line_bytes = options.max_line_bytes
-        self._max_request_bytes = options.max_request_bytes()
-        self._ids = itertools.count(1)
+        # The request table, touched only under _lock (its settle runs under it too).
+        self.requests: Requests[_Slot] = Requests(options.max_request_bytes(), self._settle)
         self._lock = threading.Lock()
         # Threads waiting while another one reads, each on its own locked Lock: released when its
         # response lands or when it is handed the read role (never a broadcast to all).
         self._sleepers: Dict[_Slot, threading.Lock] = {}
         self._write_lock = threading.Lock()
-        self._pending: Dict[int, _Slot] = {}
         self._reading = False  # someone holds the read role
         self._active = 0  # calls in flight
         self._last_activity = _monotonic()
-        self.error: Optional[SidecarError] = None
-        self._closing = False
         self._close_lock = threading.Lock()
         self._closed = False
         # Line reader state, touched only by the holder of the read role.
         self._lines = LineSplitter(options.max_line_bytes)
         self._ready: Deque[bytes] = deque()
-        # Notifications: callbacks (run by the background thread) and the iterator queue.
-        self._callbacks: Tuple[SyncNotificationCallback, ...] = ()
+        # Notifications: the core's queue (under _queue_cv) and callbacks (run by the background
+        # thread, from the backlog under _bg_cv).
         size = options.notification_queue_size
-        self._queue: Optional[Deque[Notification]] = deque() if size > 0 else None
-        self._queue_size = size
+        self.notes: Notifications[SyncNotificationCallback] = Notifications(size)
         self._queue_cv = threading.Condition(threading.Lock())
-        self.dropped = 0
         self._backlog: Deque[Notification] = deque(maxlen=max(size, 1024))
         self._bg_cv = threading.Condition(threading.Lock())
         self._bg_stop = False
@@ -221,20 +211,17 @@ class _Connection:
         cancel: Optional[CancelToken] = None,
     ) -> Any:
         """Send one request and return its ``result``; raises :class:`SidecarError`."""
-        if self.error is not None:
-            raise for_method(self.error, method)
+        error = self.requests.error
+        if error is not None:
+            raise for_method(error, method)
         if cancel is not None and cancel.cancelled:
             raise client_error(
                 ErrorCode.CANCELLED, f"{method} was cancelled before it was sent", method=method
             )
-        request_id = next(self._ids)
-        line = encode_bounded_request(request_id, method, params, self._max_request_bytes)
         deadline = None if timeout is None else _monotonic() + timeout
         slot = _Slot()
         with self._lock:
-            if self.error is not None:
-                raise for_method(self.error, method)
-            self._pending[request_id] = slot
+            request_id, line = self.requests.begin(method, params, slot)
             self._active += 1
         hook: Optional[Callable[[], None]] = None
         try:
@@ -246,7 +233,10 @@ class _Connection:
                 cancel._sent.set()
             self._wait(slot, deadline)
             if not slot.done:  # the deadline passed
-                self._expire(request_id, slot, method, timeout)
+                with self._lock:
+                    cancel_now = self.requests.expire(request_id, method, timeout)
+                if cancel_now is not None:
+                    self._write(cancel_now)
             if slot.error is not None:
                 error = slot.error
                 if error.method is None:
@@ -256,7 +246,7 @@ class _Connection:
         finally:
             with self._lock:
                 self._active -= 1
-                self._pending.pop(request_id, None)
+                self.requests.forget(request_id)
                 self._last_activity = _monotonic()
             if hook is not None and cancel is not None:
                 cancel._unbind(hook)
@@ -265,10 +255,9 @@ class _Connection:
         """``notifications/cancelled`` for a request still in flight (the sidecar answers it
         ``CANCELLED`` at once)."""
         with self._lock:
-            slot = self._pending.get(request_id)
-            send = slot is not None and not slot.done and self.error is None
-        if send:
-            self._write(cancel_line(request_id))
+            line = self.requests.cancel(request_id)
+        if line is not None:
+            self._write(line)
 
     def _write(self, data: bytes) -> None:
         with self._write_lock:
@@ -279,18 +268,12 @@ class _Connection:
             except OSError:
                 pass  # the sidecar is gone: reading reports it (EOF) to every pending request
 
-    def _expire(
-        self, request_id: int, slot: _Slot, method: str, timeout: Optional[float]
-    ) -> None:
-        with self._lock:
-            if slot.done:
-                return
-            self._pending.pop(request_id, None)
-            alive = self.error is None
-        if alive:
-            self._write(cancel_line(request_id))
-        slot.error = timeout_error(method, timeout)
-        slot.done = True
+    def _settle(self, slot: _Slot, result: Any, error: Optional[SidecarError]) -> None:
+        """The core's settle (called under ``_lock``): fill the slot, wake its thread."""
+        slot.result, slot.error, slot.done = result, error, True
+        waiter = self._sleepers.pop(slot, None)
+        if waiter is not None:
+            waiter.release()
 
     def _wait(self, slot: _Slot, deadline: Optional[float]) -> None:
         """Return once ``slot`` is done or ``deadline`` passed, reading stdout meanwhile when
@@ -301,8 +284,9 @@ class _Connection:
             with lock:
                 if slot.done:
                     return
-                if self.error is not None:
-                    slot.error = self.error.copy()
+                error = self.requests.error
+                if error is not None:
+                    slot.error = error.copy()
                     slot.done = True
                     return
                 if self._reading:
@@ -388,24 +372,13 @@ class _Connection:
 
     def _dispatch(self, line: bytes) -> bool:
         """Route one line; True if it was a notification."""
-        message = decode_line(line)
-        if message is None:
-            return False
-        routed = route(message)
+        routed = classify(line)
         if isinstance(routed, Notification):
             self._deliver(routed)
             return True
-        if routed is None:
-            return False
-        with self._lock:
-            slot = self._pending.pop(routed, None)
-            if slot is None or slot.done:
-                return False  # a late answer to a request that timed out
-            slot.result, slot.error = response_outcome(message)
-            slot.done = True
-            waiter = self._sleepers.pop(slot, None)
-            if waiter is not None:
-                waiter.release()
+        if routed is not None:
+            with self._lock:
+                self.requests.answer(*routed)  # False: a late answer to a request that timed out
         return False
 
     def _on_eof(self) -> None:
@@ -415,46 +388,44 @@ class _Connection:
                 code = self.proc.wait(2.0)
             except subprocess.TimeoutExpired:
                 code = None
-        self.fail(closed_error(self._closing, code))
+        with self._lock:
+            self.requests.end_of_output(code)
+            error = self.requests.error
+        assert error is not None
+        self.fail(error)
 
     # -- notifications ----------------------------------------------------------------------
 
     def add_callback(self, callback: SyncNotificationCallback) -> Callable[[], None]:
         with self._bg_cv:
-            self._callbacks = self._callbacks + (callback,)
+            unregister = self.notes.add_callback(callback)
 
         def remove() -> None:
             with self._bg_cv:
-                self._callbacks = tuple(cb for cb in self._callbacks if cb is not callback)
+                unregister()
 
         return remove
 
     def _deliver(self, notification: Notification) -> None:
-        queue = self._queue
-        if queue is not None:
+        notes = self.notes
+        if notes.queue is not None:
             with self._queue_cv:
-                if len(queue) >= self._queue_size:
-                    queue.popleft()
-                    self.dropped += 1
-                    if self.dropped == 1:
-                        warn_queue_full(self._queue_size)
-                queue.append(notification)
+                notes.push(notification)
                 self._queue_cv.notify_all()
-        if self._callbacks:
+        if notes.callbacks:
             with self._bg_cv:
                 self._backlog.append(notification)
                 self._bg_cv.notify()
 
     def iterate(self, timeout: Optional[float]) -> Iterator[Notification]:
-        queue = self._queue
-        if queue is None:
-            raise RuntimeError("notification_queue_size=0: use on_notification() instead")
+        notes = self.notes
+        queue = notes.require_queue()
         cv = self._queue_cv
         while True:
             with cv:
                 deadline = None if timeout is None else _monotonic() + timeout
                 while not queue:
-                    if self.error is not None:
+                    if notes.ended:
                         return
                     if deadline is None:
                         cv.wait()
@@ -475,15 +446,11 @@ class _Connection:
                     bg_cv.wait(_IDLE_GRACE_SECONDS)
                 batch = list(self._backlog)
                 self._backlog.clear()
-                callbacks = self._callbacks
+                callbacks = self.notes.callbacks
                 stop = self._bg_stop
             for notification in batch:
-                for callback in callbacks:
-                    try:
-                        callback(notification)
-                    except Exception:
-                        _log.exception("mcp-sidecar notification callback %r failed", callback)
-            if stop or self.error is not None:
+                self.notes.run_callbacks(notification, callbacks)
+            if stop or self.requests.error is not None:
                 return
             if self._take_idle_read_role():
                 try:
@@ -495,7 +462,7 @@ class _Connection:
         return (
             not self._reading
             and self._active == 0
-            and self.error is None
+            and self.requests.error is None
             and _monotonic() - self._last_activity >= _IDLE_GRACE_SECONDS
         )
 
@@ -511,18 +478,14 @@ class _Connection:
     def fail(self, error: SidecarError) -> None:
         """End the connection: every pending and later request fails with ``error``."""
         with self._lock:
-            if self.error is None:
-                self.error = error
-            pending, self._pending = self._pending, {}
-            for slot in pending.values():
-                if not slot.done:
-                    slot.error = error.copy()
-                    slot.done = True
+            self.requests.fail(error)
+            # Threads still asleep (their slot is settled, or they see the error) wake up.
             sleepers, self._sleepers = self._sleepers, {}
             for waiter in sleepers.values():
                 waiter.release()
         self.close_stdin()
         with self._queue_cv:
+            self.notes.ended = True
             self._queue_cv.notify_all()
         with self._bg_cv:
             self._bg_cv.notify_all()
@@ -538,9 +501,9 @@ class _Connection:
         with self._close_lock:
             if self._closed:
                 return
-            self._closing = True
+            self.requests.closing = True
             deadline = _monotonic() + timeout
-            if self.error is None and self.proc.poll() is None:
+            if self.requests.error is None and self.proc.poll() is None:
                 try:
                     self.request("shutdown", None, max(timeout, 0.001))
                 except SidecarError:
@@ -555,7 +518,7 @@ class _Connection:
                 except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL ignored?
                     _log.error("mcp-sidecar (pid %d) survived SIGKILL", self.proc.pid)
             # Drain what is left (the shutdown answer came; EOF follows the exit).
-            if self.error is None:
+            if self.requests.error is None:
                 with self._lock:
                     free = not self._reading
                     if free:
@@ -710,7 +673,7 @@ class Sidecar:
     @property
     def dropped_notifications(self) -> int:
         """Notifications dropped from the full queue (the oldest go first)."""
-        return self._conn.dropped
+        return self._conn.notes.dropped
 
     # -- methods ----------------------------------------------------------------------------
 

@@ -1,0 +1,284 @@
+"""The one protocol core of both clients (``aio`` and ``sync``): sans-IO, no pipes, threads or loop.
+
+Owns: request ids and the pending table (every request ends exactly once: its response, its
+timeout, its cancellation, or the end of the connection), the line of each request (bounded by
+the sidecar's ``--max-line-bytes``), what a decoded line is (a response settles its waiter, a
+notification goes to the bounded queue and the callbacks), the error of a closed connection, and
+the errors the client raises on its own.
+
+The clients drive it: ``aio`` from its event loop (the subprocess protocol's callbacks and timer
+handles), ``sync`` from whichever thread holds its read role, under its locks (:class:`Requests`
+under the request lock, :class:`Notifications` under the queue lock). How a waiter is woken is
+theirs: the core calls ``settle(waiter, result, error)``, given at construction.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import (
+    Any,
+    Callable,
+    Deque,
+    Dict,
+    Generic,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    Union,
+)
+
+from . import _log
+from ._errors import ErrorCode, SidecarError, client_error, error_from_rpc
+from ._protocol import Notification
+from ._wire import cancel_line, decode_line, encode_request
+
+__all__ = [
+    "Requests",
+    "Notifications",
+    "classify",
+    "line_too_large",
+    "spawn_failed",
+    "kill_late",
+]
+
+W = TypeVar("W")
+#: Wakes a waiter with its outcome: ``(waiter, result, None)`` or ``(waiter, None, error)``.
+Settle = Callable[[W, Any, Optional[SidecarError]], None]
+
+
+class Requests(Generic[W]):
+    """Ids, the pending table and the end of the connection (see the module doc)."""
+
+    def __init__(self, max_request_bytes: int, settle: Settle[W]) -> None:
+        self._max_request_bytes = max_request_bytes
+        self._settle = settle
+        self._next_id = 0
+        self.pending: Dict[int, W] = {}
+        #: Set once: why the connection ended; every later request fails with (a copy of) it.
+        self.error: Optional[SidecarError] = None
+        #: The client is closing: the end of stdout is then the client's doing.
+        self.closing = False
+
+    def begin(
+        self, method: str, params: Optional[Mapping[str, Any]], waiter: W
+    ) -> Tuple[int, bytes]:
+        """Register ``waiter`` under a new id; returns the id and the line to write.
+
+        Raises:
+            SidecarError: the connection's error (naming ``method``) when it has ended;
+                ``MESSAGE_TOO_LARGE`` for a request the sidecar would reject unread.
+        """
+        if self.error is not None:
+            raise for_method(self.error, method)
+        self._next_id += 1
+        request_id = self._next_id
+        line = encode_request(request_id, method, params)
+        if len(line) > self._max_request_bytes:
+            raise client_error(
+                ErrorCode.MESSAGE_TOO_LARGE,
+                f"the {method} request is {len(line)} bytes, over the sidecar's "
+                f"--max-line-bytes {self._max_request_bytes}; not sent",
+                method=method,
+                setting="--max-line-bytes",
+                limit=self._max_request_bytes,
+                size=len(line),
+            )
+        self.pending[request_id] = waiter
+        return request_id, line
+
+    def forget(self, request_id: int) -> None:
+        """The caller is done with the request whatever became of it (idempotent)."""
+        self.pending.pop(request_id, None)
+
+    def answer(self, request_id: int, message: Dict[str, Any]) -> bool:
+        """Settle the request a response answers; False for a late answer (the request timed
+        out or was cancelled) or one to no request."""
+        waiter = self.pending.pop(request_id, None)
+        if waiter is None:
+            return False
+        error = message.get("error")
+        if error is not None:
+            self._settle(waiter, None, error_from_rpc(error))
+        elif "result" in message:
+            self._settle(waiter, message["result"], None)
+        else:
+            self._settle(
+                waiter,
+                None,
+                client_error(ErrorCode.INVALID_MESSAGE, f"response without result: {message!r}"),
+            )
+        return True
+
+    def cancel(self, request_id: int) -> Optional[bytes]:
+        """``notifications/cancelled`` to write for a request still in flight, which stays
+        pending: the sidecar answers it ``CANCELLED`` at once. None when nothing is to send."""
+        if request_id in self.pending and self.error is None:
+            return cancel_line(request_id)
+        return None
+
+    def abandon(self, request_id: int) -> Optional[bytes]:
+        """The caller gave up waiting (its task was cancelled): forget the request; returns the
+        cancellation to write, if it was still in flight."""
+        if self.pending.pop(request_id, None) is not None and self.error is None:
+            return cancel_line(request_id)
+        return None
+
+    def expire(self, request_id: int, method: str, timeout: Optional[float]) -> Optional[bytes]:
+        """The client's ``timeout`` ran out: settle the request with ``TIMEOUT`` and return the
+        cancellation to write (None if it was answered meanwhile, or nothing can be sent)."""
+        waiter = self.pending.pop(request_id, None)
+        if waiter is None:
+            return None
+        self._settle(
+            waiter,
+            None,
+            client_error(
+                ErrorCode.TIMEOUT,
+                f"no answer to {method} within {timeout:g} s; the request was cancelled",
+                method=method,
+                timeout=timeout,
+            ),
+        )
+        return cancel_line(request_id) if self.error is None else None
+
+    def fail(self, error: SidecarError) -> None:
+        """End the connection: every pending and later request fails with ``error``."""
+        if self.error is None:
+            self.error = error
+        pending, self.pending = self.pending, {}
+        for waiter in pending.values():
+            self._settle(waiter, None, error.copy())
+
+    def end_of_output(self, exit_code: Optional[int]) -> None:
+        """The sidecar's stdout ended: ``CONNECTION_CLOSED``, closed by the client or by the
+        sidecar (with its exit code when known)."""
+        if self.closing:
+            message = "the client was closed"
+        elif exit_code is None:
+            message = "the sidecar closed its stdout"
+        else:
+            message = f"the sidecar exited (code {exit_code})"
+        self.fail(client_error(ErrorCode.CONNECTION_CLOSED, message, exitCode=exit_code))
+
+
+C = TypeVar("C", bound=Callable[..., Any])
+
+
+class Notifications(Generic[C]):
+    """The callbacks and the bounded queue behind ``notifications()``: when full, the oldest
+    item is dropped (counted in :attr:`dropped`, logged once)."""
+
+    def __init__(self, queue_size: int) -> None:
+        self.callbacks: Tuple[C, ...] = ()
+        self.queue_size = queue_size
+        self.queue: Optional[Deque[Notification]] = deque() if queue_size > 0 else None
+        self.dropped = 0
+        #: No more items will come (the connection ended); iterators end once it is empty.
+        self.ended = False
+
+    def add_callback(self, callback: C) -> Callable[[], None]:
+        self.callbacks = self.callbacks + (callback,)
+
+        def remove() -> None:
+            self.callbacks = tuple(cb for cb in self.callbacks if cb is not callback)
+
+        return remove
+
+    def push(self, notification: Notification) -> None:
+        queue = self.queue
+        if queue is None or self.ended:
+            return
+        if len(queue) >= self.queue_size:
+            queue.popleft()
+            self.dropped += 1
+            if self.dropped == 1:
+                _log.warning(
+                    "mcp-sidecar notification queue full (%d): dropping the oldest; "
+                    "iterate notifications() or raise notification_queue_size",
+                    self.queue_size,
+                )
+        queue.append(notification)
+
+    def require_queue(self) -> Deque[Notification]:
+        if self.queue is None:
+            raise RuntimeError("notification_queue_size=0: use on_notification() instead")
+        return self.queue
+
+    def run_callbacks(self, notification: Notification, callbacks: Sequence[C]) -> List[Any]:
+        """Call each callback (exceptions are logged); returns what they returned other than
+        None (awaitables, for ``aio`` to run as tasks)."""
+        outcomes = []
+        for callback in callbacks:
+            try:
+                outcome = callback(notification)
+            except Exception:
+                _log.exception("mcp-sidecar notification callback %r failed", callback)
+                continue
+            if outcome is not None:
+                outcomes.append(outcome)
+        return outcomes
+
+
+def classify(line: bytes) -> Union[Notification, Tuple[int, Dict[str, Any]], None]:
+    """What one line of stdout is: a :class:`Notification`, ``(id, response)``, or None for
+    anything to ignore (a blank line; the sidecar sends no requests, protocol §1; an error not
+    tied to a request is logged).
+
+    Raises:
+        SidecarError: ``INVALID_MESSAGE`` if the line is not a JSON-RPC message.
+    """
+    message = decode_line(line)
+    if message is None:
+        return None
+    method = message.get("method")
+    if method is not None:
+        if "id" in message or not isinstance(method, str):
+            return None
+        params = message.get("params")
+        return Notification(method, params if isinstance(params, dict) else {})
+    request_id = message.get("id")
+    if type(request_id) is not int:
+        if "error" in message:
+            _log.warning("mcp-sidecar error not tied to a request: %s", message["error"])
+        return None
+    return request_id, message
+
+
+def for_method(error: SidecarError, method: str) -> SidecarError:
+    """A copy of the connection's error, naming the method that could not be sent."""
+    copy = error.copy()
+    copy.method = method
+    return copy
+
+
+def line_too_large(max_line_bytes: int) -> SidecarError:
+    """``LINE_TOO_LARGE``: the sidecar wrote a line over ``max_line_bytes``."""
+    return client_error(
+        ErrorCode.LINE_TOO_LARGE,
+        f"the sidecar wrote a line longer than max_line_bytes={max_line_bytes}; "
+        "the client closed the connection",
+        setting="max_line_bytes",
+        limit=max_line_bytes,
+    )
+
+
+def spawn_failed(argv: Sequence[str], exc: OSError) -> SidecarError:
+    """``SPAWN_FAILED``: the sidecar could not be started."""
+    return client_error(
+        ErrorCode.SPAWN_FAILED,
+        f"cannot start the sidecar {argv[0]}: {exc}",
+        binary=argv[0],
+        errno=exc.errno,
+    )
+
+
+def kill_late(pid: Optional[int], kill: Callable[[], None]) -> None:
+    """Kill a sidecar that did not exit in time (logged; one already gone is fine)."""
+    _log.warning("mcp-sidecar (pid %s) did not exit in time: killing it", pid)
+    try:
+        kill()
+    except ProcessLookupError:
+        pass
