@@ -133,13 +133,20 @@ fn stale_generation_events_are_ignored() {
     let mut sc = Sidecar::spawn_logging_to(&log, &[], &[]);
     sc.initialize(json!({}));
     // 1. A slow start overtaken by a restart: the first generation's late failure (its process is
-    //    stopped under it) must not touch the second.
+    //    stopped under it) must not touch the second. The start gate holds every generation's
+    //    handshake until the second one is running, so the first cannot finish before it is
+    //    overtaken.
+    let gate = temp_dir("stale-gate").join("gate");
+    let gated = fixture(&["--start-gate", gate.to_str().unwrap()]);
     sc.call(
         "servers/add",
-        json!({ "name": "slow", "config": fixture(&["--slow-start", "300"]), "wait": false }),
+        json!({ "name": "slow", "config": gated, "wait": false }),
     );
     let first = sc.server_changed("slow", |s| s["generation"] == 1 && s.get("pid").is_some());
-    let restarted = sc.call("servers/restart", json!({ "name": "slow" }));
+    let restart = sc.send("servers/restart", json!({ "name": "slow" }));
+    sc.server_changed("slow", |s| s["generation"] == 2 && s.get("pid").is_some());
+    std::fs::write(&gate, b"").unwrap();
+    let restarted = sc.response(restart)["result"].clone();
     assert_eq!(restarted["state"], "ready", "{restarted}");
     assert_eq!(restarted["generation"], 2);
     assert!(
