@@ -361,6 +361,8 @@ const (
 	CodeProtocolError      = "PROTOCOL_ERROR"
 	CodeVersionUnsupported = "VERSION_UNSUPPORTED"
 	CodeUpstreamError      = "UPSTREAM_ERROR"
+	CodeHTTPError          = "HTTP_ERROR"
+	CodeNetworkError       = "NETWORK_ERROR"
 	CodeShuttingDown       = "SHUTTING_DOWN"
 	CodeTrustRequired      = "TRUST_REQUIRED"
 )
@@ -388,6 +390,8 @@ var rpcCodes = map[string]int{
 	CodeProtocolError:      -32030,
 	CodeVersionUnsupported: -32031,
 	CodeUpstreamError:      -32032,
+	CodeHTTPError:          -32033,
+	CodeNetworkError:       -32034,
 	CodeShuttingDown:       -32040,
 	CodeTrustRequired:      -32014,
 }
@@ -419,6 +423,8 @@ var protocolCodes = []struct {
 	{CodeProtocolError, -32030},
 	{CodeVersionUnsupported, -32031},
 	{CodeUpstreamError, -32032},
+	{CodeHTTPError, -32033},
+	{CodeNetworkError, -32034},
 	{CodeShuttingDown, -32040},
 	{CodeTrustRequired, -32014},
 }

@@ -96,7 +96,7 @@ export interface RpcErrorObject {
 
 /** error.data: always code; the other fields depend on the code (PROTOCOL.md §12). */
 export interface ErrorDataFields {
-  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED";
+  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED";
   /** The exposed tool name the host used in tools/call. */
   name?: string;
   server?: string;
@@ -123,6 +123,10 @@ export interface ErrorDataFields {
   violations?: Array<{ path: string; message: string; [key: string]: unknown; }>;
   upstreamCode?: number;
   upstreamData?: unknown;
+  /** HTTP_ERROR: the HTTP status the remote server answered with (a refused cross-origin redirect: its 3xx; an expired MCP session during tools/call: 404). */
+  status?: number;
+  /** HTTP_ERROR: the start of the answer's body (at most 512 bytes, trimmed, secret values masked); absent when empty. */
+  body?: string;
   protocolVersion?: string;
   supported?: Array<unknown>;
   /** TRUST_REQUIRED: the launch digest to quote back as `trust` to approve exactly this launch config. */
@@ -373,6 +377,8 @@ export type ProtocolErrorCode =
   | 'PROTOCOL_ERROR'
   | 'VERSION_UNSUPPORTED'
   | 'UPSTREAM_ERROR'
+  | 'HTTP_ERROR'
+  | 'NETWORK_ERROR'
   | 'SHUTTING_DOWN'
   | 'TRUST_REQUIRED';
 

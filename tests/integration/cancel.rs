@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::procfs::{threads_named, wait_for_sleeps};
-use crate::support::{eventually, fixture, Sidecar};
+use crate::support::{eventually, fixture, temp_dir, Sidecar};
 
 /// Adds the fixture as `fx` and returns its pid.
 fn with_fixture(s: &mut Sidecar) -> u32 {
@@ -49,34 +49,70 @@ fn error_of_response(r: &Value) -> (&str, &Value) {
 fn host_cancel_answers_cancelled_at_once_and_cancels_the_server_call() {
     let mut s = Sidecar::initialized(json!({}));
     let pid = with_fixture(&mut s);
+    // The sleep outlasts the harness's every wait: an answer at all means the cancel produced it.
     let id = s.send(
         "tools/call",
-        json!({"name": "mcp__fx__sleep", "arguments": {"ms": 10_000}}),
+        json!({"name": "mcp__fx__sleep", "arguments": {"ms": 600_000}}),
     );
     wait_for_sleeps(pid, 1);
-    let started = Instant::now();
     s.notify(
         "notifications/cancelled",
         json!({"requestId": id, "reason": "user pressed stop"}),
     );
     let r = s.response(id);
-    let took = started.elapsed();
     let (code, e) = error_of_response(&r);
     assert_eq!(code, "CANCELLED", "{r}");
     assert_eq!(e["code"], -32800, "{r}");
-    assert!(took < Duration::from_secs(2), "cancel took {took:?}");
     wait_for_server_cancel(&mut s);
     eventually("the fixture's sleep thread ended", || {
         threads_named(pid, "sleep") == 0
     });
 }
 
+/// Cancels naming no call in flight (an unknown id, the id of a finished call, no id at all) are
+/// ignored: nothing is answered, and the two calls in flight are untouched, while a real cancel
+/// sent after them still works, and only on its own call. The host's messages are handled in
+/// order, so when the real cancel has been answered the others have been handled.
 #[test]
 fn cancel_of_an_unknown_request_is_ignored() {
     let mut s = Sidecar::initialized(json!({}));
-    with_fixture(&mut s);
+    let pid = with_fixture(&mut s);
+    let finished = s.send(
+        "tools/call",
+        json!({"name": "mcp__fx__echo", "arguments": {"message": "done"}}),
+    );
+    assert_eq!(s.response(finished)["result"]["text"], "done");
+    let calls: Vec<i64> = (0..2)
+        .map(|_| {
+            s.send(
+                "tools/call",
+                json!({"name": "mcp__fx__sleep", "arguments": {"ms": 600_000}}),
+            )
+        })
+        .collect();
+    wait_for_sleeps(pid, 2);
     s.notify("notifications/cancelled", json!({"requestId": 424_242}));
+    s.notify("notifications/cancelled", json!({"requestId": finished}));
+    s.notify(
+        "notifications/cancelled",
+        json!({"requestId": "no-such-id"}),
+    );
     s.notify("notifications/cancelled", json!({"bogus": true}));
+    s.notify("notifications/cancelled", json!({"requestId": calls[0]}));
+    let r = s.response(calls[0]);
+    assert_eq!(error_of_response(&r).0, "CANCELLED", "{r}");
+    let held = s.held();
+    assert!(
+        held.iter().all(|m| m.get("id").is_none()),
+        "an ignored cancel got an answer, or cancelled another call: {held:?}"
+    );
+    // The other call is still running in the server, and answers its own cancel.
+    eventually("the cancelled call's sleep ended in the server", || {
+        threads_named(pid, "sleep") == 1
+    });
+    s.notify("notifications/cancelled", json!({"requestId": calls[1]}));
+    let r = s.response(calls[1]);
+    assert_eq!(error_of_response(&r).0, "CANCELLED", "{r}");
     let r = s.call(
         "tools/call",
         json!({"name": "mcp__fx__echo", "arguments": {"message": "unaffected"}}),
@@ -88,21 +124,22 @@ fn cancel_of_an_unknown_request_is_ignored() {
 fn timeout_ms_fails_tool_timeout_promptly_and_cancels_the_server_call() {
     let mut s = Sidecar::initialized(json!({}));
     let pid = with_fixture(&mut s);
+    // The sleep outlasts the harness's every wait: a TOOL_TIMEOUT at all means the timeout fired.
     let started = Instant::now();
     let (code, e) = s.error_of(
         "tools/call",
-        json!({"name": "mcp__fx__sleep", "arguments": {"ms": 5000}, "timeoutMs": 200}),
+        json!({"name": "mcp__fx__sleep", "arguments": {"ms": 600_000}, "timeoutMs": 200}),
     );
     let took = started.elapsed();
     assert_eq!(code, "TOOL_TIMEOUT", "{e}");
     assert_eq!(e["data"]["setting"], "timeoutMs", "{e}");
     assert_eq!(e["data"]["limit"], 200, "{e}");
     assert_eq!(e["data"]["tool"], "sleep", "{e}");
+    // Only the lower bound is a promise a busy machine cannot break.
     assert!(
         took >= Duration::from_millis(200),
         "answered before the timeout ({took:?})"
     );
-    assert!(took < Duration::from_secs(1), "timeout took {took:?}");
     wait_for_server_cancel(&mut s);
     eventually("the fixture's sleep thread ended", || {
         threads_named(pid, "sleep") == 0
@@ -130,7 +167,7 @@ fn tool_timeout_seconds_from_config_bounds_calls_without_timeout_ms() {
     let started = Instant::now();
     let (code, e) = s.error_of(
         "tools/call",
-        json!({"name": "mcp__fx__sleep", "arguments": {"ms": 5000}}),
+        json!({"name": "mcp__fx__sleep", "arguments": {"ms": 600_000}}),
     );
     let took = started.elapsed();
     assert_eq!(code, "TOOL_TIMEOUT", "{e}");
@@ -139,7 +176,10 @@ fn tool_timeout_seconds_from_config_bounds_calls_without_timeout_ms() {
         e["data"]["limit"], 300,
         "toolTimeoutSeconds 0.3 is 300 ms: {e}"
     );
-    assert!(took < Duration::from_secs(1), "timeout took {took:?}");
+    assert!(
+        took >= Duration::from_millis(300),
+        "answered before the configured timeout ({took:?})"
+    );
     // timeoutMs overrides the configured bound.
     let r = s.call(
         "tools/call",
@@ -180,22 +220,23 @@ fn late_response_after_timeout_is_dropped_and_the_next_call_gets_its_own_answer(
 #[test]
 fn cancelling_a_waiting_add_answers_cancelled_and_the_start_still_completes() {
     // PROTOCOL.md §11: the waiting stops, the operation completes, never stuck in `starting`.
+    // The fixture does not answer `initialize` until the gate file exists, so the start cannot
+    // finish before the test lets it: an answer to the cancel that waited for it never comes.
+    let gate = temp_dir("cancel-add").join("gate");
+    let gate_arg = gate.to_str().unwrap();
     let mut s = Sidecar::initialized(json!({}));
     let add = s.send(
         "servers/add",
-        json!({"name": "slow", "config": fixture(&["--slow-start", "800"])}),
+        json!({"name": "slow", "config": fixture(&["--start-gate", gate_arg])}),
     );
     s.notification("notifications/servers/changed", |p| {
         p["status"]["pid"].is_u64()
     });
-    let started = Instant::now();
     s.notify("notifications/cancelled", json!({"requestId": add}));
     let r = s.response(add);
     assert_eq!(error_of_response(&r).0, "CANCELLED", "{r}");
-    assert!(
-        started.elapsed() < Duration::from_millis(500),
-        "the cancel waited for the start"
-    );
+    assert_eq!(s.server_status("slow")["state"], "starting");
+    std::fs::write(&gate, b"").unwrap();
     let done = s.notification("notifications/servers/changed", |p| {
         p["status"]["state"] != "starting"
     });

@@ -3,7 +3,6 @@
 //! sidecar's memory stays bounded.
 
 use std::cell::RefCell;
-use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -165,7 +164,8 @@ fn crash_fails_every_pending_call_at_once() {
         })
         .collect();
     wait_for_sleeps(pid, 3);
-    let started = Instant::now();
+    // Without the crash failing them, the calls would wait out the 60 s default tool timeout, past
+    // the harness's every wait: answers at all, SERVER_UNAVAILABLE, mean the crash ended them.
     let exit = s.send(
         "tools/call",
         json!({"name": "mcp__fx__exit", "arguments": {"code": 9}}),
@@ -174,11 +174,6 @@ fn crash_fails_every_pending_call_at_once() {
         let r = s.response(*id);
         assert_eq!(r["error"]["data"]["code"], "SERVER_UNAVAILABLE", "{r}");
     }
-    let took = started.elapsed();
-    assert!(
-        took < Duration::from_secs(2),
-        "pending calls failed only after {took:?}"
-    );
     assert_eq!(unhealthy_exited(&mut s, "fx")["lastExit"]["code"], 9);
 }
 

@@ -1,5 +1,7 @@
-//! Integration tests: the real `mcp-sidecar` binary driven over pipes against the real fixture servers.
-//! This file only lists the modules; `support` holds the harness.
+//! The one integration-test binary: the real `mcp-sidecar` binary driven over pipes against the
+//! real fixture servers, the conversion and config tests over the library, and the thin clients'
+//! and remote servers' suites. This file only lists the modules; `support` holds what they share.
+//! Run one module with `cargo test --test integration <module>::`.
 
 // A test may unwrap: a panic is its failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -7,8 +9,13 @@
 mod architecture;
 mod calls;
 mod cancel;
+mod clients;
 mod codegen;
 mod concurrency;
+mod config_dialects;
+mod convert;
+mod convert_golden;
+mod convert_props;
 mod dormant;
 mod env;
 mod failures;
@@ -17,6 +24,7 @@ mod logs;
 mod probe;
 mod procfs;
 mod remote;
+mod remote_servers;
 mod restarts;
 mod secrets;
 mod servers;

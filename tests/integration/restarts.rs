@@ -1,8 +1,6 @@
 //! Health and restarts: crash → backoff → recovery with the same tools, crash loops, stale
 //! generations, keepalive, and the per-server statistics in `servers/list`.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use crate::support::*;
@@ -130,15 +128,25 @@ fn crash_loop_ends_in_error_until_restarted() {
 
 #[test]
 fn stale_generation_events_are_ignored() {
-    let mut sc = Sidecar::initialized(json!({}));
+    // The debug log is where a stale restart timer says it did nothing.
+    let log = temp_dir("stale").join("stderr.log");
+    let mut sc = Sidecar::spawn_logging_to(&log, &[], &[]);
+    sc.initialize(json!({}));
     // 1. A slow start overtaken by a restart: the first generation's late failure (its process is
-    //    stopped under it) must not touch the second.
+    //    stopped under it) must not touch the second. The start gate holds every generation's
+    //    handshake until the second one is running, so the first cannot finish before it is
+    //    overtaken.
+    let gate = temp_dir("stale-gate").join("gate");
+    let gated = fixture(&["--start-gate", gate.to_str().unwrap()]);
     sc.call(
         "servers/add",
-        json!({ "name": "slow", "config": fixture(&["--slow-start", "300"]), "wait": false }),
+        json!({ "name": "slow", "config": gated, "wait": false }),
     );
     let first = sc.server_changed("slow", |s| s["generation"] == 1 && s.get("pid").is_some());
-    let restarted = sc.call("servers/restart", json!({ "name": "slow" }));
+    let restart = sc.send("servers/restart", json!({ "name": "slow" }));
+    sc.server_changed("slow", |s| s["generation"] == 2 && s.get("pid").is_some());
+    std::fs::write(&gate, b"").unwrap();
+    let restarted = sc.response(restart)["result"].clone();
     assert_eq!(restarted["state"], "ready", "{restarted}");
     assert_eq!(restarted["generation"], 2);
     assert!(
@@ -165,9 +173,14 @@ fn stale_generation_events_are_ignored() {
     let manual = sc.call("servers/restart", json!({ "name": "crashy" }));
     assert_eq!(manual["state"], "ready");
     assert!(manual["generation"].as_u64() > up["generation"].as_u64());
-    // Asserting an absence: nothing announces a timer that correctly does nothing, so wait out
-    // the backoff (300 ms, +20% jitter) with margin.
-    std::thread::sleep(Duration::from_millis(700));
+    // The stale timer fires after its backoff (300 ms + jitter) and logs that it did nothing; only
+    // then is the absence of a restart worth asserting.
+    eventually("the stale restart timer of `crashy` fired", || {
+        std::fs::read_to_string(&log).is_ok_and(|text| {
+            text.lines()
+                .any(|l| l.contains("stale restart timer ignored") && l.contains("crashy"))
+        })
+    });
     let status = sc.server_status("crashy");
     assert_eq!(
         status["generation"], manual["generation"],
@@ -236,24 +249,45 @@ fn missed_keepalive_marks_unhealthy_and_restarts() {
     );
 }
 
+/// How many lines of server `name`'s stderr tail (seen through `servers/list`) start with `prefix`.
+fn stderr_lines(sc: &mut Sidecar, name: &str, prefix: &str) -> usize {
+    let status = sc.server_status(name);
+    status["stderrTail"]
+        .as_str()
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with(prefix))
+        .count()
+}
+
 #[test]
 fn keepalive_pings_a_healthy_server_without_disturbing_it() {
     let mut sc = Sidecar::initialized(json!({}));
-    let first = sc.add("ok", quick(&[], json!({ "keepaliveSeconds": 0.1 })));
-    // Several keepalive periods pass; the server answers every ping. There is no event for
-    // "nothing happened", so poll calls for a while instead.
-    for i in 0..3 {
-        std::thread::sleep(Duration::from_millis(250));
-        let echo = sc.call(
-            "tools/call",
-            json!({ "name": "mcp__ok__echo", "arguments": { "message": format!("{i}") } }),
-        );
-        assert_eq!(echo["text"], format!("{i}"));
-    }
+    // `--log-pings`: the fixture writes `ping <id>` to stderr for every ping it answers.
+    let first = sc.add(
+        "ok",
+        quick(&["--log-pings"], json!({ "keepaliveSeconds": 0.1 })),
+    );
+    let sc = std::cell::RefCell::new(sc);
+    eventually("three keepalive pings reached the server", || {
+        stderr_lines(&mut sc.borrow_mut(), "ok", "ping ") >= 3
+    });
+    let mut sc = sc.into_inner();
+    // Answered pings leave the server alone: same generation, no restart, calls still work.
+    let echo = sc.call(
+        "tools/call",
+        json!({ "name": "mcp__ok__echo", "arguments": { "message": "after pings" } }),
+    );
+    assert_eq!(echo["text"], "after pings");
     let status = sc.server_status("ok");
     assert_eq!(
-        (status["state"].clone(), status["generation"].clone()),
-        (json!("ready"), first["generation"].clone())
+        (
+            status["state"].clone(),
+            status["generation"].clone(),
+            status["restarts"].clone()
+        ),
+        (json!("ready"), first["generation"].clone(), json!(0)),
+        "{status}"
     );
 }
 

@@ -205,7 +205,9 @@ fn missing_command_reports_not_found_enoent() {
 #[test]
 fn startup_timeout_fails_the_start_naming_startup_timeout_seconds() {
     let mut s = Sidecar::initialized(json!({}));
-    let mut config = fixture(&["--slow-start", "3000"]);
+    // A start gate never opened: the handshake cannot finish, however fast the machine.
+    let gate = temp_dir("startup-timeout").join("never");
+    let mut config = fixture(&["--start-gate", gate.to_str().unwrap()]);
     config["startupTimeoutSeconds"] = json!(0.5);
     let status = failed_start(&mut s, "slow", config);
     let message = status["lastError"]["message"].as_str().unwrap();

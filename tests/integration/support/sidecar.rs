@@ -1,57 +1,16 @@
-//! The test harness: builds the fixture server once, spawns the sidecar with piped stdio, and talks
-//! host protocol v1 to it with every wait bounded.
-
-#![allow(dead_code, clippy::unwrap_used, clippy::disallowed_methods)] // the harness spawns the binaries under test
+//! The one harness for driving the sidecar: spawns the real binary with piped stdio, talks host
+//! protocol v1 to it, and keeps every message it has read but not yet consumed, with every wait
+//! bounded by [`WAIT`].
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-/// The longest any single wait in a test may take before the test fails.
-pub const WAIT: Duration = Duration::from_secs(20);
-
-/// The sidecar binary cargo built for these tests.
-pub fn sidecar_bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_mcp-sidecar"))
-}
-
-/// The fixture server, built once per test run. `cargo test` does not build binaries of another
-/// workspace member, so build it here (same profile, same target directory).
-pub fn fixture_bin() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let bin_dir = sidecar_bin().parent().unwrap().to_path_buf();
-            let status = Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "mcp-sidecar-fixtures",
-                    "--bin",
-                    "mcp-fixture",
-                ])
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .expect("run cargo build for the fixture");
-            assert!(status.success(), "building mcp-fixture failed");
-            let path = bin_dir.join("mcp-fixture");
-            assert!(path.exists(), "{} missing after build", path.display());
-            path
-        })
-        .clone()
-}
-
-/// A server config that runs the fixture with `args`.
-pub fn fixture(args: &[&str]) -> Value {
-    json!({ "command": fixture_bin(), "args": args })
-}
+use super::{sidecar_bin, WAIT};
 
 /// A running sidecar with a reader thread collecting every line it writes to stdout.
 pub struct Sidecar {
@@ -275,6 +234,21 @@ impl Sidecar {
         }
         out
     }
+
+    /// Messages read but not consumed yet (held by `wait_for`), oldest first.
+    pub fn held(&self) -> Vec<Value> {
+        self.backlog.iter().cloned().collect()
+    }
+
+    /// Spawns with `MCP_SIDECAR_LOG=debug` and the sidecar's stderr written to `stderr_file`.
+    pub fn spawn_logging_to(
+        stderr_file: &std::path::Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
+        let log = std::fs::File::create(stderr_file).expect("create the stderr file");
+        Self::spawn_piped(Stdio::piped(), Stdio::from(log), args, env)
+    }
 }
 
 impl Drop for Sidecar {
@@ -291,118 +265,5 @@ impl Drop for Sidecar {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
-    }
-}
-
-/// Whether a process exists and is not a zombie.
-pub fn pid_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat.rfind(')').and_then(|i| stat[i + 2..].chars().next());
-            !matches!(state, Some('Z') | Some('X') | None)
-        }
-        Err(_) => false,
-    }
-}
-
-/// Waits until `pred` holds, polling every 10 ms, for at most [`WAIT`].
-/// Only for conditions with no event to await (e.g. another process's death).
-pub fn eventually(what: &str, pred: impl Fn() -> bool) {
-    let deadline = Instant::now() + WAIT;
-    while !pred() {
-        assert!(Instant::now() < deadline, "timed out waiting for: {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// A fresh temporary directory for one test.
-pub fn temp_dir(tag: &str) -> PathBuf {
-    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir =
-        std::env::temp_dir().join(format!("mcp-sidecar-test-{}-{tag}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Every pid a fixture `--pid-file` names: the server, its grandchildren and its escapees.
-pub fn pids_in(record: &Value) -> Vec<u32> {
-    let mut pids = vec![record["pid"].as_u64().unwrap() as u32];
-    for key in ["grandchildren", "escapees"] {
-        pids.extend(
-            record[key]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| p.as_u64().unwrap() as u32),
-        );
-    }
-    pids
-}
-
-/// Waits until none of `pids` is alive (they are not the test's children: there is no event).
-pub fn all_dead(what: &str, pids: &[u32]) {
-    eventually(what, || pids.iter().all(|p| !pid_alive(*p)));
-}
-
-/// `(ppid, pgrp, session)` of a live process.
-pub fn parentage(pid: u32) -> (u32, u32, u32) {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let f: Vec<u32> = stat[stat.rfind(')').unwrap() + 4..]
-        .split_whitespace()
-        .take(3)
-        .map(|x| x.parse().unwrap())
-        .collect();
-    (f[0], f[1], f[2])
-}
-
-/// Direct children of `pid`, from `/proc/PID/task/*/children`.
-pub fn children(pid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
-        for task in tasks.flatten() {
-            if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
-                out.extend(text.split_whitespace().map(|s| s.parse::<u32>().unwrap()));
-            }
-        }
-    }
-    out
-}
-
-/// The guardian process of a running sidecar.
-pub fn guardian_of(sidecar: u32) -> u32 {
-    let found = children(sidecar).into_iter().find(|c| {
-        std::fs::read(format!("/proc/{c}/cmdline"))
-            .is_ok_and(|cmd| cmd.split(|b| *b == 0).any(|arg| arg == b"guardian"))
-    });
-    found.unwrap_or_else(|| panic!("sidecar {sidecar} has no guardian child"))
-}
-
-/// Sends a signal to a process.
-pub fn signal(pid: u32, sig: nix::sys::signal::Signal) {
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig).unwrap();
-}
-
-/// Reads a fixture `--pid-file` once it exists.
-pub fn read_pid_file(path: &std::path::Path) -> Value {
-    eventually("pid file", || path.exists());
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-impl Sidecar {
-    /// Messages read but not consumed yet (held by `wait_for`), oldest first.
-    pub fn held(&self) -> Vec<Value> {
-        self.backlog.iter().cloned().collect()
-    }
-
-    /// Spawns with `MCP_SIDECAR_LOG=debug` and the sidecar's stderr written to `stderr_file`.
-    pub fn spawn_logging_to(
-        stderr_file: &std::path::Path,
-        args: &[&str],
-        env: &[(&str, &str)],
-    ) -> Self {
-        let log = std::fs::File::create(stderr_file).expect("create the stderr file");
-        Self::spawn_piped(Stdio::piped(), Stdio::from(log), args, env)
     }
 }

@@ -1,7 +1,7 @@
 //! Config dialects, table-driven over real files in tests/data/config: the canonical config each
 //! server becomes, and every diagnostic (kind, JSON path, severity) the bad entries produce.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::type_complexity)] // tables of cases
+#![allow(clippy::type_complexity)] // tables of cases
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -3,18 +3,15 @@
 //! SSE, and the official conformance suite against `mcp-sidecar conformance-client`. A missing package
 //! is a failure, not a skip.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)] // the tests spawn the servers under test
-
-#[path = "integration/support.rs"]
-mod support;
+#![allow(clippy::disallowed_methods)] // the tests spawn the servers under test
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::{self, Sidecar};
 use serde_json::json;
-use support::Sidecar;
 
 fn remote_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/remote")

@@ -1,15 +1,15 @@
 //! The thin clients' own test suites (Python, Node, Go), run against the binaries this build made, so
 //! `cargo test --workspace` is the one command that runs every test. Each suite includes the shared
 //! scenarios of proto/scenarios/. A missing toolchain is a failure, not a skip: `.ci/run` installs
-//! them, and a test that runs nothing must not pass.
+//! them, and a test that runs nothing must not pass. One suite alone:
+//! `cargo test --test integration clients::python_client_suite`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)] // the harness runs the suites under test
-
-#[path = "integration/support.rs"]
-mod support;
+#![allow(clippy::disallowed_methods)] // the harness runs the suites under test
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use crate::support;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

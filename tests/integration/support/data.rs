@@ -1,10 +1,5 @@
-//! Shared by the conversion tests: provider rules (independent of the code under test), the saved
-//! real-world-style schemas, and a tiny deterministic random generator.
-
-#![allow(dead_code)]
-
-pub mod provider_rules;
-pub mod random;
+//! The saved test data under `tests/data/`: paths into it and the real-world-style schemas the
+//! conversion tests read.
 
 use std::path::PathBuf;
 

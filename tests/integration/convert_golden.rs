@@ -5,16 +5,13 @@
 //! `tests/data/golden/<file>.<variant>.json`, and every converted definition is checked against
 //! what the provider documents (`support::provider_rules`).
 //!
-//! After an intended change, `BLESS=1 cargo test --test convert_golden` rewrites the golden files;
+//! After an intended change, `BLESS=1 cargo test --test integration convert_golden::` rewrites the golden files;
 //! review the diff like code.
-
-// A test may unwrap: a panic is its failure report.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
 
 use mcp_sidecar::convert::{definition, fingerprint, NameTemplate, Options, ToolFormat};
 use serde_json::{json, Value};
+
+use crate::support;
 
 /// (file suffix, format, strict)
 const VARIANTS: [(&str, ToolFormat, bool); 6] = [

@@ -1,0 +1,122 @@
+//! What every test module shares, written once: the fixture server (built once per run), the
+//! [`Sidecar`] harness that drives the real binary over pipes, bounded waits, temporary
+//! directories, the /proc reads, and the conversion tests' data and rules.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::disallowed_methods)] // the harness spawns the binaries under test
+
+pub mod data;
+pub mod proc;
+pub mod provider_rules;
+pub mod random;
+mod sidecar;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+pub use data::{data_path, schema_files};
+pub use proc::{guardian_of, parentage, pid_alive};
+pub use sidecar::Sidecar;
+
+/// The longest any single wait in a test may take before the test fails.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// The sidecar binary cargo built for these tests.
+pub fn sidecar_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mcp-sidecar"))
+}
+
+/// The fixture server, built once per test run. `cargo test` does not build binaries of another
+/// workspace member, so build it here (same profile, same target directory).
+pub fn fixture_bin() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let bin_dir = sidecar_bin().parent().unwrap().to_path_buf();
+            let status = Command::new(env!("CARGO"))
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "mcp-sidecar-fixtures",
+                    "--bin",
+                    "mcp-fixture",
+                ])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .expect("run cargo build for the fixture");
+            assert!(status.success(), "building mcp-fixture failed");
+            let path = bin_dir.join(format!("mcp-fixture{}", std::env::consts::EXE_SUFFIX));
+            assert!(path.exists(), "{} missing after build", path.display());
+            path
+        })
+        .clone()
+}
+
+/// A server config that runs the fixture with `args`.
+pub fn fixture(args: &[&str]) -> Value {
+    json!({ "command": fixture_bin(), "args": args })
+}
+
+/// `config` with the fields of `extra` added (or replaced).
+pub fn with_fields(mut config: Value, extra: Value) -> Value {
+    if let (Some(c), Some(e)) = (config.as_object_mut(), extra.as_object()) {
+        c.extend(e.clone());
+    }
+    config
+}
+
+/// Waits until `pred` holds, polling every 10 ms, for at most [`WAIT`].
+/// Only for conditions with no event to await (e.g. another process's death).
+pub fn eventually(what: &str, pred: impl Fn() -> bool) {
+    let deadline = Instant::now() + WAIT;
+    while !pred() {
+        assert!(Instant::now() < deadline, "timed out waiting for: {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A fresh temporary directory for one test.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir =
+        std::env::temp_dir().join(format!("mcp-sidecar-test-{}-{tag}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every pid a fixture `--pid-file` names: the server, its grandchildren and its escapees.
+pub fn pids_in(record: &Value) -> Vec<u32> {
+    let mut pids = vec![record["pid"].as_u64().unwrap() as u32];
+    for key in ["grandchildren", "escapees"] {
+        pids.extend(
+            record[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_u64().unwrap() as u32),
+        );
+    }
+    pids
+}
+
+/// Waits until none of `pids` is alive (they are not the test's children: there is no event).
+pub fn all_dead(what: &str, pids: &[u32]) {
+    eventually(what, || pids.iter().all(|p| !pid_alive(*p)));
+}
+
+/// Sends a signal to a process.
+pub fn signal(pid: u32, sig: nix::sys::signal::Signal) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig).unwrap();
+}
+
+/// Reads a fixture `--pid-file` once it exists.
+pub fn read_pid_file(path: &Path) -> Value {
+    eventually("pid file", || path.exists());
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
