@@ -7,7 +7,27 @@
 //!   every descendant at once, then exit with 128 + the signal number — without telling the guardian
 //!   `bye`, so it sweeps once more for anything that forked in between.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use tokio_util::sync::CancellationToken;
+
+/// Set by the signal thread before it kills everything on a second signal. The kill can let the
+/// graceful stop finish at once, and the main thread would then exit 0 while the signal thread is
+/// on its way to exiting 128 + n: the main thread checks this and leaves the exit to that thread.
+static ESCALATED: AtomicBool = AtomicBool::new(false);
+
+/// True once a second signal is escalating: the process is about to exit with 128 + its number.
+pub fn escalated() -> bool {
+    ESCALATED.load(Ordering::SeqCst)
+}
+
+/// Called by the main thread when [`escalated`]: waits for the signal thread's exit (two threads
+/// calling `exit` at once is not safe, so only that one does).
+pub fn await_escalated_exit() -> ! {
+    loop {
+        std::thread::park();
+    }
+}
 
 /// Starts the signal thread; `stop` is cancelled on the first signal.
 pub fn install(stop: CancellationToken) -> std::io::Result<()> {
@@ -26,8 +46,9 @@ pub fn install(stop: CancellationToken) -> std::io::Result<()> {
                     stop.cancel();
                     continue;
                 }
-                tracing::warn!(signal, "second termination signal: killing every server now");
+                ESCALATED.store(true, Ordering::SeqCst);
                 crate::process::kill_all_now();
+                tracing::warn!(signal, "second termination signal: every server killed");
                 std::process::exit(128 + signal);
             }
         })?;

@@ -109,7 +109,11 @@ fn server_ignoring_sigterm_is_killed_within_the_stop_sequence() {
     let took = started.elapsed();
     assert_eq!(r, json!({}));
     assert!(!pid_alive(pid), "pid {pid} survived shutdown");
-    assert!(took < Duration::from_secs(5), "shutdown took {took:?}");
+    // The start would take 30 s; the stop sequence takes 3 s (stdin, SIGTERM ignored, SIGKILL).
+    assert!(
+        took < Duration::from_secs(20),
+        "shutdown waited for the start: {took:?}"
+    );
     // The first `stopped` status is sent as the stop begins (no exit yet); the one sent once the
     // process was reaped carries `lastExit`.
     let stopped = s.server_changed("stubborn", |st| {
@@ -123,16 +127,10 @@ fn server_ignoring_sigterm_is_killed_within_the_stop_sequence() {
 fn shutdown_stops_twenty_servers_with_no_survivor() {
     let mut s = Sidecar::initialized(json!({}));
     let pids = add_trees(&mut s, 20);
-    let started = Instant::now();
     let r = s.call("shutdown", json!({}));
     assert_eq!(r, json!({}));
     assert_all_dead(&pids, "when shutdown answered");
-    // Stops run in parallel: twenty servers take about as long as one.
-    let took = started.elapsed();
-    assert!(
-        took < Duration::from_secs(3),
-        "shutdown of 20 servers took {took:?}"
-    );
+    // That the stops run in parallel is `trees::twenty_servers_stopped_at_once`'s to show.
     for i in 0..20 {
         let name = format!("s{i}");
         s.notification("notifications/servers/changed", |p| {

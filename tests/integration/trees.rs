@@ -112,11 +112,10 @@ fn server_ignoring_sigterm_and_eof_is_killed_on_time() {
     sc.call("servers/remove", json!({ "name": "stubborn" }));
     let took = started.elapsed();
     assert!(!pid_alive(pid));
-    // stdin close (1 s) + SIGTERM grace (2 s), then SIGKILL: bounded, never hung.
-    assert!(
-        took >= Duration::from_secs(3) && took < Duration::from_secs(6),
-        "stop took {took:?}"
-    );
+    // stdin close (1 s) + SIGTERM grace (2 s), then SIGKILL: never earlier (each step got its
+    // grace), and bounded (the upper bound only says "never hung": lastExit below proves the KILL).
+    assert!(took >= Duration::from_secs(3), "stop took only {took:?}");
+    assert!(took < Duration::from_secs(30), "stop hung: {took:?}");
     let stopped = sc.server_changed("stubborn", |s| {
         s["state"] == "stopped" && s.get("lastExit").is_some()
     });
@@ -191,15 +190,11 @@ fn second_signal_kills_at_once() {
     // The graceful stop of this server takes 3 s (stdin close, then SIGTERM ignored); the host
     // sees it begin before escalating.
     sc.server_changed("stubborn", |s| s["state"] == "stopped");
-    let started = Instant::now();
+    // The graceful stop still has seconds to go (the server ignores SIGTERM): only an escalation
+    // exits with 128 + SIGINT; a graceful end would exit 0.
     signal(sc.pid(), Signal::SIGINT);
     let code = sc.wait_exit();
     assert_eq!(code, Some(128 + 2), "exit code after a second signal");
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "escalation took {:?}",
-        started.elapsed()
-    );
     all_dead("every process after the second signal", &pids);
 }
 
@@ -232,7 +227,16 @@ fn twenty_servers_stopped_at_once() {
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let config = fixture(&["--grandchild", "--pid-file", f.to_str().unwrap()]);
+            // Each server ignores EOF and SIGTERM, so its stop takes the full 3 s sequence:
+            // twenty in parallel take about 3 s, one after another a minute.
+            let config = fixture(&[
+                "--no-tools-capability",
+                "--hang-after-init",
+                "--ignore-sigterm",
+                "--grandchild",
+                "--pid-file",
+                f.to_str().unwrap(),
+            ]);
             sc.send(
                 "servers/add",
                 json!({ "name": format!("s{i}"), "config": config }),
@@ -255,9 +259,10 @@ fn twenty_servers_stopped_at_once() {
         pids.iter().all(|p| !pid_alive(*p)),
         "survivors after shutdown"
     );
+    assert!(took >= Duration::from_secs(3), "stopped early: {took:?}");
     assert!(
-        took < Duration::from_secs(3),
-        "20 servers stopped in parallel, took {took:?}"
+        took < Duration::from_secs(30),
+        "20 stops of 3 s each took {took:?}: not in parallel"
     );
     assert_eq!(sc.wait_exit(), Some(0));
 }
