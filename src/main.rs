@@ -1,12 +1,13 @@
 //! The `mcp-sidecar` binary: command-line parsing, logging to stderr, and the two modes (serve the
 //! host protocol on stdio; inspect a servers file), plus the hidden `guardian` mode the sidecar runs
-//! itself in (see `process::guardian`). Everything else lives in the library.
+//! itself in (see `process::guardian`). Everything else lives in the library (the inspect report:
+//! `cli::report`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use mcp_sidecar::cli::inspect;
+use mcp_sidecar::cli::{inspect, report};
 use mcp_sidecar::convert::ToolFormat;
 use mcp_sidecar::process::{self as tree, guardian};
 use mcp_sidecar::store::SchemaCache;
@@ -100,25 +101,13 @@ fn main() -> ExitCode {
     };
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => {
-            let stop = CancellationToken::new();
-            if let Err(e) = signals::install(stop.clone()) {
-                tracing::warn!("cannot handle termination signals: {e}");
-            }
             let options = host::ServeOptions {
                 max_line_bytes: cli.max_line_bytes,
                 cache,
-                stop,
+                stop: CancellationToken::new(),
                 configs: cli.configs,
             };
-            runtime.block_on(async {
-                tree::install();
-                host::serve(host::stdio::input(), host::stdio::output(), options).await;
-                tree::final_sweep().await;
-            });
-            tree::farewell();
-            // Do not wait for blocking reads of stdin that may still be parked in the runtime.
-            runtime.shutdown_background();
-            ExitCode::SUCCESS
+            run_serve(runtime, options)
         }
         Command::Guardian { .. } => ExitCode::FAILURE, // handled above
         Command::ConformanceClient { url } => {
@@ -135,136 +124,55 @@ fn main() -> ExitCode {
             format,
             strict,
             json,
-        } => {
-            let report = runtime.block_on(async {
-                tree::install();
-                let report = inspect::inspect(&file, format, strict, cache).await;
-                tree::final_sweep().await;
-                report
-            });
-            tree::farewell();
-            let report = match report {
-                Ok(r) => r,
-                Err(e) => {
-                    eprintln!("mcp-sidecar: {}", e.message);
-                    return ExitCode::from(2);
-                }
-            };
-            if json {
-                print_json(&report);
-            } else {
-                print_human(&report, format);
-            }
+        } => run_inspect(&runtime, &file, format, strict, json, cache),
+    }
+}
+
+/// Serve mode: the host protocol on stdio until `shutdown`, end of input or a termination signal.
+fn run_serve(runtime: tokio::runtime::Runtime, options: host::ServeOptions) -> ExitCode {
+    if let Err(e) = signals::install(options.stop.clone()) {
+        tracing::warn!("cannot handle termination signals: {e}");
+    }
+    runtime.block_on(async {
+        tree::install();
+        host::serve(host::stdio::input(), host::stdio::output(), options).await;
+        tree::final_sweep().await;
+    });
+    tree::farewell();
+    // Do not wait for blocking reads of stdin that may still be parked in the runtime.
+    runtime.shutdown_background();
+    ExitCode::SUCCESS
+}
+
+/// Inspect mode: start, report, stop. Exit 0 when every server is ready, 1 when one is not, 2 when
+/// the inspection itself failed.
+fn run_inspect(
+    runtime: &tokio::runtime::Runtime,
+    file: &std::path::Path,
+    format: ToolFormat,
+    strict: bool,
+    json: bool,
+    cache: Option<SchemaCache>,
+) -> ExitCode {
+    let report = runtime.block_on(async {
+        tree::install();
+        let report = inspect::inspect(file, format, strict, cache).await;
+        tree::final_sweep().await;
+        report
+    });
+    tree::farewell();
+    match report {
+        Ok(report) => {
+            report::print(&report, format, json);
             if report.all_ready() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
             }
         }
-    }
-}
-
-// The inspect report is the subcommand's output; stdout is protocol-only in serve mode alone.
-#[allow(clippy::print_stdout)]
-fn print_human(report: &inspect::Report, format: ToolFormat) {
-    println!(
-        "{:<16} {:<10} {:>7}  {:<11} {:>5}  detail",
-        "SERVER", "STATE", "PID", "PROTOCOL", "TOOLS"
-    );
-    for s in &report.servers {
-        let detail = s
-            .last_error
-            .as_ref()
-            .and_then(|e| e.get("message"))
-            .and_then(|m| m.as_str())
-            .map(str::to_owned)
-            .or_else(|| {
-                s.server_info.as_ref().map(|i| {
-                    format!(
-                        "{} {}",
-                        i["name"].as_str().unwrap_or(""),
-                        i["version"].as_str().unwrap_or("")
-                    )
-                })
-            })
-            .unwrap_or_default();
-        println!(
-            "{:<16} {:<10} {:>7}  {:<11} {:>5}  {}",
-            s.name,
-            serde_json::to_value(s.state)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default(),
-            s.pid.map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
-            s.protocol_version.as_deref().unwrap_or("-"),
-            s.tools_count,
-            detail
-        );
-        if s.last_error.is_some() && !s.stderr_tail.is_empty() {
-            for line in s
-                .stderr_tail
-                .lines()
-                .rev()
-                .take(5)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-            {
-                println!("{:<16} stderr: {line}", "");
-            }
+        Err(e) => {
+            eprintln!("mcp-sidecar: {}", e.message);
+            ExitCode::from(2)
         }
     }
-    for d in &report.diagnostics {
-        println!(
-            "{:<16} {:<10} {}:{} {}",
-            d.server.as_deref().unwrap_or("-"),
-            serde_json::to_value(d.severity)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default(),
-            d.file.as_deref().unwrap_or(""),
-            d.path,
-            d.message
-        );
-    }
-    for (name, e) in &report.rejected {
-        println!(
-            "{name:<16} {:<10} {:>7}  {:<11} {:>5}  {}",
-            "rejected", "-", "-", 0, e.message
-        );
-    }
-    println!();
-    println!(
-        "{} tools ({} format), fingerprint {}",
-        report.listing.tools.len(),
-        format.as_str(),
-        report.listing.fingerprint
-    );
-    let definitions: Vec<&serde_json::Value> = report
-        .listing
-        .tools
-        .iter()
-        .map(|t| &t["definition"])
-        .collect();
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&definitions).unwrap_or_default()
-    );
-}
-
-#[allow(clippy::print_stdout)]
-fn print_json(report: &inspect::Report) {
-    let rejected: Vec<serde_json::Value> = report
-        .rejected
-        .iter()
-        .map(|(name, e)| serde_json::json!({"name": name, "error": e.to_rpc_error()}))
-        .collect();
-    let doc = serde_json::json!({
-        "servers": report.servers,
-        "rejected": rejected,
-        "diagnostics": report.diagnostics,
-        "tools": *report.listing.tools,
-        "fingerprint": report.listing.fingerprint,
-    });
-    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
 }

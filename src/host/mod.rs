@@ -1,15 +1,25 @@
 //! The upstream side: host protocol v1 on the sidecar's own stdin and stdout.
 //!
-//! One reader task reads the host's lines through a bound, one writer task owns stdout, and every
-//! request other than `initialize` and `shutdown` runs as its own task so calls proceed concurrently.
-//! The protocol itself is specified in proto/PROTOCOL.md.
+//! One reader task reads the host's lines through a bound (`serve`), one writer task owns stdout
+//! (`writer`), and every request other than `initialize` and `shutdown` runs as its own task
+//! (`requests`) so calls proceed concurrently; `dispatch` routes it to its handler (`servers`,
+//! `load`, `tools`). `session` starts and stops the session, `events` forwards the registry's
+//! events, `context` is the state they share. The protocol itself is specified in
+//! proto/PROTOCOL.md.
 
+mod context;
 mod dispatch;
+mod events;
 mod load;
 mod params;
+mod requests;
+mod serve;
+mod servers;
+mod session;
 pub mod stdio;
+mod tools;
 mod writer;
 
-pub use dispatch::{serve, ServeOptions};
 pub use params::PROTOCOL_VERSION;
+pub use serve::{serve, ServeOptions};
 pub use writer::Outbox;

@@ -1,5 +1,5 @@
-//! One MCP session: the handshake, requests with timeouts and cancellation, and the reader task that
-//! routes everything the server sends.
+//! One MCP session: the handshake and requests with timeouts and cancellation. The reader task that
+//! routes everything the server sends is [`super::reader`]; this file starts it.
 //!
 //! Request lifecycle (invariant: each ends exactly once): [`Client::request`] registers an id in the
 //! pending table, then sends. The reply arrives through the reader task (`Pending::complete`), or the
@@ -7,7 +7,6 @@
 //! (`Pending::close`). In the two middle cases the [`InFlight`] guard removes the id and tells the server
 //! with `notifications/cancelled`, so a late answer is dropped and the server can stop working.
 
-use crate::trust::secrets::Secrets;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,21 +15,12 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::handshake::{self, Handshake};
-use super::transport::{Inbound, MessageSink, MessageSource, Transport};
+use super::reader::{read_loop, ClientEvent, Reader};
+use super::transport::{MessageSink, Transport};
 use crate::error::{Error, ErrorCode, Result};
-use crate::jsonrpc::{
-    encode_notification, encode_request, encode_response, Incoming, Pending, Reply, RequestId,
-};
+use crate::jsonrpc::{encode_notification, encode_request, Pending, Reply, RequestId};
 use crate::limits;
-
-/// Something the server did that its owner should know about.
-#[derive(Debug)]
-pub enum ClientEvent {
-    /// The session ended without being asked to: the error says why (exit, bad output, oversize line).
-    Closed { error: Error },
-    /// The server announced `notifications/tools/list_changed`.
-    ToolsListChanged,
-}
+use crate::trust::secrets::Secrets;
 
 /// The requests the client sends. The kind, not the method text, decides which setting bounds a
 /// request and which code its timeout gets.
@@ -106,14 +96,14 @@ impl Client {
     ) -> Result<Client> {
         let server: Arc<str> = Arc::from(options.server.as_str());
         let pending = Arc::new(Pending::new());
-        let reader = tokio::spawn(read_loop(
-            Arc::clone(&server),
-            options.secrets,
-            transport.source,
-            Arc::clone(&transport.sink),
-            Arc::clone(&pending),
+        let reader = tokio::spawn(read_loop(Reader {
+            server: Arc::clone(&server),
+            secrets: options.secrets,
+            source: transport.source,
+            sink: Arc::clone(&transport.sink),
+            pending: Arc::clone(&pending),
             events,
-        ));
+        }));
         let mut client = Client {
             server,
             sink: transport.sink,
@@ -360,114 +350,6 @@ fn fmt_duration(d: Duration) -> String {
         format!("{} s", ms / 1000)
     } else {
         format!("{ms} ms")
-    }
-}
-
-/// The session's only reader: routes responses to waiters, answers server requests, reports
-/// notifications, and on any fatal condition closes the pending table with the reason.
-async fn read_loop(
-    server: Arc<str>,
-    secrets: Secrets,
-    mut source: Box<dyn MessageSource>,
-    sink: Arc<dyn MessageSink>,
-    pending: Arc<Pending<Error>>,
-    events: mpsc::UnboundedSender<ClientEvent>,
-) {
-    let error = loop {
-        let line = match source.recv().await {
-            Ok(Some(Inbound::Message(line))) => line,
-            Ok(Some(Inbound::Failed { id, error })) => {
-                // One request failed in the transport (an HTTP status, say); the session goes on.
-                let error = error.for_server(&server);
-                let delivered = serde_json::from_value::<RequestId>(id)
-                    .is_ok_and(|id| pending.fail(&id, error.clone()));
-                if !delivered {
-                    tracing::debug!(
-                        server = &*server,
-                        "a request nobody waits for failed: {}",
-                        error.message
-                    );
-                }
-                continue;
-            }
-            Ok(None) => {
-                break Error::new(
-                    ErrorCode::ServerUnavailable,
-                    format!("server `{server}` closed its output (it exited or crashed)"),
-                )
-            }
-            Err(e) => break e.for_server(&server),
-        };
-        match Incoming::parse(&line) {
-            Ok(Ok(Incoming::Response { id, result })) => {
-                if !pending.complete(
-                    &id,
-                    Reply {
-                        outcome: result,
-                        bytes: line.len(),
-                    },
-                ) {
-                    tracing::debug!(server = &*server, %id, "dropped a response nobody waits for (late or unknown id)");
-                }
-            }
-            Ok(Ok(Incoming::Request { id, method, .. })) => {
-                let line = if method == "ping" {
-                    encode_response(Some(&id), Ok(&json!({})))
-                } else {
-                    let err = json!({"code": -32601, "message": format!("method not supported by this client: {method}")});
-                    encode_response::<Value>(Some(&id), Err(&err))
-                };
-                let sink = Arc::clone(&sink);
-                // Answer off the read loop so a server that is not reading its stdin cannot stall it.
-                tokio::spawn(async move {
-                    let _ = sink.send(line).await;
-                });
-            }
-            Ok(Ok(Incoming::Notification { method, params })) => match method.as_str() {
-                "notifications/tools/list_changed" => {
-                    let _ = events.send(ClientEvent::ToolsListChanged);
-                }
-                "notifications/message" => {
-                    let mut message = params.unwrap_or_default();
-                    secrets.mask_json(&mut message);
-                    tracing::info!(server = &*server, %message, "server log");
-                }
-                _ => tracing::trace!(server = &*server, method, "ignored notification"),
-            },
-            Ok(Err(not_rpc)) => {
-                break Error::new(
-                    ErrorCode::ProtocolError,
-                    format!(
-                        "server `{server}` wrote a JSON value that is not JSON-RPC 2.0 ({}): {}",
-                        not_rpc.reason,
-                        excerpt(&line)
-                    ),
-                )
-            }
-            Err(_) => {
-                break Error::new(
-                    ErrorCode::ProtocolError,
-                    format!(
-                        "server `{server}` wrote non-JSON to stdout: {}",
-                        excerpt(&line)
-                    ),
-                )
-            }
-        }
-    };
-    let error = error.with("server", &*server);
-    pending.close(error.clone());
-    let _ = events.send(ClientEvent::Closed { error });
-}
-
-/// The start of a line, for error messages.
-fn excerpt(line: &[u8]) -> String {
-    const MAX: usize = 120;
-    let text = String::from_utf8_lossy(&line[..line.len().min(MAX)]);
-    if line.len() > MAX {
-        format!("{text:?}…")
-    } else {
-        format!("{text:?}")
     }
 }
 

@@ -10,9 +10,11 @@
 
 pub mod client;
 pub mod handshake;
+mod reader;
 pub mod tools;
 pub mod transport;
 
-pub use client::{Client, ClientEvent, ClientOptions};
+pub use client::{Client, ClientOptions};
 pub use handshake::{Era, Handshake, SUPPORTED_PROTOCOL_VERSIONS};
+pub use reader::ClientEvent;
 pub use tools::{validate_tools, ToolDef};

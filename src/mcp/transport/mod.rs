@@ -3,7 +3,8 @@
 //!
 //! Files, lowest first: [`error`] (the one failure type), [`sse_parser`], [`http_common`] (client,
 //! bounded reads, the inbound queue), [`sse`] (the legacy event stream), [`http`] (both HTTP
-//! transports), [`stdio`]. Each imports only files listed before it.
+//! transports, a folder of files with one job each), [`stdio`]. Each imports only files listed
+//! before it.
 
 mod error;
 pub mod http;

@@ -1,7 +1,7 @@
 //! Legacy HTTP+SSE (2024-11-05): the event stream half.
 //!
 //! The stream's first `endpoint` event names the URL to POST to (the POSTs themselves are sent by
-//! [`super::http`], which starts this stream; this file needs only the shared [`Link`]). That URL is resolved against the SSE URL and refused when its origin differs:
+//! [`super::http`], whose `connect` starts this stream; this file needs only the shared [`Link`]). That URL is resolved against the SSE URL and refused when its origin differs:
 //! configured headers, often credentials, must never be sent to another site. Messages arrive as
 //! `message` events. The stream ending without our asking is fatal: the session reports the server
 //! unhealthy and the restart policy applies.

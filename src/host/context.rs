@@ -1,0 +1,83 @@
+//! The state one host session shares between its reader and its request tasks: the outbox, the
+//! registry once `initialize` created it, the requests in flight with their cancel tokens.
+//!
+//! Owns `impl Host`: construction and the helpers every handler needs (`registry`, `answer`,
+//! `events_flushed`). What the session does with this state lives in free functions elsewhere:
+//! `session` (initialize, stop), `requests` (spawning, cancelling), `serve` (the read loop).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::writer::Outbox;
+use crate::error::{Error, ErrorCode, Result};
+use crate::jsonrpc::{encode_response, RequestId};
+use crate::store::SchemaCache;
+use crate::supervisor::{Event, Registry};
+
+pub struct Host {
+    pub outbox: Outbox,
+    pub cache: Option<SchemaCache>,
+    pub configs: Vec<PathBuf>,
+    /// A sender into the registry's event channel, to queue a barrier behind pending events.
+    pub events: OnceLock<mpsc::UnboundedSender<Event>>,
+    pub registry: OnceLock<Arc<Registry>>,
+    pub inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Every spawned request, so a stop can wait until each one has been answered.
+    pub requests: TaskTracker,
+    pub shutting_down: AtomicBool,
+}
+
+impl Host {
+    pub fn new(outbox: Outbox, cache: Option<SchemaCache>, configs: Vec<PathBuf>) -> Self {
+        Self {
+            outbox,
+            cache,
+            configs,
+            events: OnceLock::new(),
+            registry: OnceLock::new(),
+            inflight: Mutex::new(HashMap::new()),
+            requests: TaskTracker::new(),
+            shutting_down: AtomicBool::new(false),
+        }
+    }
+
+    pub fn registry(&self) -> Result<&Arc<Registry>> {
+        self.registry.get().ok_or_else(|| {
+            Error::new(
+                ErrorCode::NotInitialized,
+                "the first request must be `initialize`",
+            )
+        })
+    }
+
+    pub async fn answer(&self, id: Option<&RequestId>, outcome: Result<Value>) {
+        let line = match &outcome {
+            Ok(result) => encode_response(id, Ok(result)),
+            Err(e) => encode_response::<Value>(id, Err(&e.to_rpc_error())),
+        };
+        self.outbox.send(line).await;
+    }
+
+    /// Returns once every registry event queued so far has been queued for the host, so an answer
+    /// sent next comes after the notifications its request caused.
+    pub async fn events_flushed(&self) {
+        if let Some(events) = self.events.get() {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            if events.send(Event::Barrier(tx)).is_ok() {
+                let _ = rx.await;
+            }
+        }
+    }
+
+    /// The requests in flight, by id; a poisoned lock is still usable (the map stays consistent).
+    pub fn inflight(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+        self.inflight.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}

@@ -1,0 +1,34 @@
+//! Registry events → host notifications (`notifications/servers/changed`,
+//! `notifications/tools/changed`), acknowledging on the way the barriers `Host::events_flushed` queues.
+
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use super::writer::Outbox;
+use crate::jsonrpc::encode_notification;
+use crate::supervisor::Event;
+
+/// Forwards every registry event to the host until the registry is gone.
+pub async fn forward(mut events: mpsc::UnboundedReceiver<Event>, outbox: Outbox) {
+    while let Some(event) = events.recv().await {
+        let line = match event {
+            Event::Barrier(ack) => {
+                let _ = ack.send(());
+                continue;
+            }
+            Event::ServerChanged(status) => encode_notification(
+                "notifications/servers/changed",
+                Some(&json!({ "status": status })),
+            ),
+            Event::ToolsChanged {
+                fingerprint,
+                added,
+                removed,
+            } => encode_notification(
+                "notifications/tools/changed",
+                Some(&json!({ "fingerprint": fingerprint, "added": added, "removed": removed })),
+            ),
+        };
+        outbox.send(line).await;
+    }
+}

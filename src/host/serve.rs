@@ -1,0 +1,161 @@
+//! The host session's read loop and its shutdown choreography: lines are read through a bound and
+//! parsed; `initialize` and `shutdown` are handled in order on the reader (the host may pipeline
+//! requests right behind them), every other request gets a task of its own (`requests`).
+//!
+//! Three ways to stop, one sequence (`session::stop_all`, then a flush of the outbox): `shutdown`
+//! (answered after the stop), end of input or a read error, and a signal (`ServeOptions::stop`).
+
+use std::sync::Arc;
+
+use serde_json::json;
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio_util::sync::CancellationToken;
+
+use super::context::Host;
+use super::params::{self, parse};
+use super::writer;
+use super::{requests, session};
+use crate::error::{Error, ErrorCode};
+use crate::jsonrpc::{Incoming, LineError, LineReader, RequestId};
+use crate::limits;
+
+pub struct ServeOptions {
+    /// Longest line accepted from the host.
+    pub max_line_bytes: usize,
+    /// The schema cache for lazy servers (`None`: no cache).
+    pub cache: Option<crate::store::SchemaCache>,
+    /// Cancelled to stop gracefully as if stdin had ended (the first SIGTERM/SIGINT/SIGHUP).
+    pub stop: CancellationToken,
+    /// `--config` files, loaded (source `user`) once the host has initialized.
+    pub configs: Vec<std::path::PathBuf>,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        Self {
+            max_line_bytes: limits::DEFAULT_HOST_LINE_BYTES,
+            cache: None,
+            stop: CancellationToken::new(),
+            configs: Vec::new(),
+        }
+    }
+}
+
+/// Serves host protocol v1 until `shutdown` or end of input, then stops every server.
+pub async fn serve<R, W>(input: R, output: W, options: ServeOptions)
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (outbox, writer) = writer::spawn(output);
+    let host = Arc::new(Host::new(outbox, options.cache, options.configs));
+    let mut lines = LineReader::new(
+        BufReader::with_capacity(limits::HOST_READ_BUFFER_BYTES, input),
+        options.max_line_bytes,
+    );
+    loop {
+        let line = match next_line(&host, &mut lines, &options.stop).await {
+            Read::Line(line) => line,
+            Read::Skipped => continue,
+            Read::End => break,
+        };
+        if let Some(id) = handle_line(&host, line).await {
+            // `shutdown`: answered once every server is stopped, and flushed before returning.
+            session::stop_all(&host).await;
+            host.answer(Some(&id), Ok(json!({}))).await;
+            host.outbox.flush().await;
+            drop(writer);
+            return;
+        }
+    }
+    session::stop_all(&host).await;
+    host.outbox.flush().await;
+}
+
+/// What one read from the host gave.
+enum Read<'a> {
+    Line(&'a [u8]),
+    /// An over-long line, answered with MESSAGE_TOO_LARGE.
+    Skipped,
+    /// Reading ends: a signal, end of input, or a read error.
+    End,
+}
+
+async fn next_line<'a, R>(
+    host: &Host,
+    lines: &'a mut LineReader<R>,
+    stop: &CancellationToken,
+) -> Read<'a>
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+{
+    let next = tokio::select! {
+        // A signal asked for a graceful stop. Reading is abandoned for good, so losing a
+        // half-read line by dropping `next_line` loses nothing that would have been served.
+        _ = stop.cancelled() => {
+            tracing::info!("stop requested by a signal; stopping every server");
+            return Read::End;
+        }
+        next = lines.next_line() => next,
+    };
+    match next {
+        Ok(Some(line)) => Read::Line(line),
+        Ok(None) => {
+            tracing::info!("host closed stdin; stopping every server");
+            Read::End
+        }
+        Err(LineError::TooLong { limit }) => {
+            let e = Error::new(
+                ErrorCode::MessageTooLarge,
+                format!("request line longer than the {limit}-byte limit (--max-line-bytes); it was skipped"),
+            )
+            .with("setting", "--max-line-bytes")
+            .with("limit", limit as u64);
+            host.answer(None, Err(e)).await;
+            Read::Skipped
+        }
+        Err(LineError::Io(e)) => {
+            tracing::warn!("reading stdin failed: {e}; stopping every server");
+            Read::End
+        }
+    }
+}
+
+/// Handles one line; returns the id of a valid `shutdown` request, which ends the session.
+async fn handle_line(host: &Arc<Host>, line: &[u8]) -> Option<RequestId> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    match Incoming::parse(line) {
+        Err(e) => {
+            let e = Error::new(ErrorCode::ParseError, format!("invalid JSON: {e}"));
+            host.answer(None, Err(e)).await;
+        }
+        Ok(Err(not_rpc)) => {
+            let e = Error::new(
+                ErrorCode::InvalidRequest,
+                format!("not a JSON-RPC 2.0 message: {}", not_rpc.reason),
+            );
+            host.answer(not_rpc.id.as_ref(), Err(e)).await;
+        }
+        Ok(Ok(Incoming::Notification { method, params })) => {
+            requests::notification(host, &method, params)
+        }
+        Ok(Ok(Incoming::Response { id, .. })) => {
+            tracing::debug!(%id, "ignored a response from the host: the sidecar sends no requests");
+        }
+        Ok(Ok(Incoming::Request { id, method, params })) => match method.as_str() {
+            // Handled in order, on the reader: the host may pipeline requests right behind them.
+            "initialize" => {
+                let outcome = session::initialize(host, params);
+                host.answer(Some(&id), outcome).await;
+            }
+            "shutdown" => match parse::<params::Empty>("shutdown", params) {
+                Ok(_) => return Some(id),
+                Err(e) => host.answer(Some(&id), Err(e)).await,
+            },
+            _ => requests::spawn(Arc::clone(host), id, method, params),
+        },
+    }
+    None
+}

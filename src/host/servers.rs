@@ -1,0 +1,44 @@
+//! `servers/*` handlers (`servers/load` has a file of its own, `load`): each turns its parameters
+//! into one registry operation and the registry's answer into the result.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::params::{AddServer, ServerName, TestServer};
+use crate::error::Result;
+use crate::supervisor::{AddOptions, Registry};
+
+/// `servers/add`: the server's status.
+pub async fn add(registry: &Arc<Registry>, p: AddServer) -> Result<Value> {
+    let options = AddOptions {
+        trust: p.trust,
+        ..Default::default()
+    };
+    let status = registry
+        .add_with(&p.name, &p.config, p.wait, options)
+        .await?;
+    Ok(serde_json::to_value(status).unwrap_or(Value::Null))
+}
+
+/// `servers/test`: the probe's report; nothing is added.
+pub async fn test(registry: &Arc<Registry>, p: TestServer) -> Result<Value> {
+    registry.test(&p.name, &p.config, p.trust).await
+}
+
+/// `servers/remove`: `{}` once the server is stopped and gone.
+pub async fn remove(registry: &Arc<Registry>, p: ServerName) -> Result<Value> {
+    registry.remove(&p.name).await?;
+    Ok(json!({}))
+}
+
+/// `servers/restart`: the server's status after the restart.
+pub async fn restart(registry: &Arc<Registry>, p: ServerName) -> Result<Value> {
+    let status = registry.restart(&p.name).await?;
+    Ok(serde_json::to_value(status).unwrap_or(Value::Null))
+}
+
+/// `servers/list`: every server's status.
+pub fn list(registry: &Arc<Registry>) -> Value {
+    json!({ "servers": registry.list() })
+}

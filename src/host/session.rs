@@ -1,0 +1,156 @@
+//! The session's two ends, both handled in order on the reader: `initialize` (settings, the
+//! registry, event forwarding, `--config` files) and the stop that `shutdown`, end of input and a
+//! signal share.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::context::Host;
+use super::events;
+use super::params::{self, parse, PROTOCOL_VERSION};
+use crate::convert::{self, NameTemplate, ToolFormat};
+use crate::error::{Error, ErrorCode, Result};
+use crate::supervisor::{Registry, Settings};
+
+/// `initialize`: creates the registry with the host's settings and starts the session.
+pub fn initialize(host: &Host, params: Option<Value>) -> Result<Value> {
+    if host.registry.get().is_some() {
+        return Err(already_initialized());
+    }
+    let p: params::Initialize = parse("initialize", params)?;
+    check_version(&p.protocol_version)?;
+    let settings = settings(&p, host)?;
+    let (events_tx, events_rx) = mpsc::unbounded_channel();
+    let registry = Registry::new(settings, events_tx.clone());
+    let _ = host.events.set(events_tx);
+    if host.registry.set(registry).is_err() {
+        return Err(already_initialized());
+    }
+    if let Some(client) = p
+        .client_info
+        .as_ref()
+        .and_then(|c| c.get("name"))
+        .and_then(Value::as_str)
+    {
+        tracing::info!(client, "host initialized");
+    }
+    tokio::spawn(events::forward(events_rx, host.outbox.clone()));
+    if let Some(registry) = host.registry.get() {
+        load_configs(registry, host.configs.clone());
+    }
+    Ok(capabilities())
+}
+
+fn already_initialized() -> Error {
+    Error::new(
+        ErrorCode::AlreadyInitialized,
+        "`initialize` was already called",
+    )
+}
+
+fn check_version(version: &Value) -> Result<()> {
+    if *version == json!(PROTOCOL_VERSION) {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::VersionUnsupported,
+        format!("host protocol version {version} is not supported; this sidecar speaks {PROTOCOL_VERSION}"),
+    )
+    .with("supported", vec![PROTOCOL_VERSION]))
+}
+
+/// The registry's settings from `initialize`'s parameters; a bad name setting is INVALID_PARAMS
+/// naming the field at fault.
+fn settings(p: &params::Initialize, host: &Host) -> Result<Settings> {
+    let template = p
+        .name_template
+        .as_deref()
+        .unwrap_or(convert::DEFAULT_NAME_TEMPLATE);
+    let max_len = p
+        .max_name_length
+        .unwrap_or(convert::DEFAULT_MAX_NAME_LENGTH);
+    let names = NameTemplate::new(template, max_len).map_err(|why| {
+        let field =
+            if (convert::MIN_MAX_NAME_LENGTH..=convert::MAX_MAX_NAME_LENGTH).contains(&max_len) {
+                "nameTemplate"
+            } else {
+                "maxNameLength"
+            };
+        Error::invalid_params(format!("invalid {field}: {why}")).with("field", field)
+    })?;
+    Ok(Settings {
+        names,
+        format: p.tool_format.unwrap_or_default(),
+        strict: p.strict.unwrap_or(false),
+        cache: host.cache.clone(),
+        require_trust: p.require_trust,
+    })
+}
+
+/// Loads each `--config` file in the background (source `user`). Outcomes reach the host as
+/// `notifications/servers/changed`; problems go to the log.
+fn load_configs(registry: &Arc<Registry>, configs: Vec<PathBuf>) {
+    for path in configs {
+        let registry = Arc::clone(registry);
+        tokio::spawn(async move {
+            let p = params::LoadServers {
+                path: Some(path.clone()),
+                json: None,
+                text: None,
+                dialect: None,
+                inputs: Default::default(),
+                trust: Default::default(),
+                wait: false,
+            };
+            match super::load::run(&registry, p).await {
+                Ok(result) => {
+                    for d in result["diagnostics"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .chain(result["trustRequired"].as_array().into_iter().flatten())
+                    {
+                        tracing::warn!(file = %path.display(), "--config: {d}");
+                    }
+                }
+                Err(e) => tracing::warn!(file = %path.display(), "--config: {}", e.message),
+            }
+        });
+    }
+}
+
+fn capabilities() -> Value {
+    json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "serverInfo": {"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")},
+        "capabilities": {
+            "toolFormats": ToolFormat::ALL.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
+            "strict": true,
+            "resultPolicies": ["error", "truncate"],
+            "resultsRead": true,
+            "transports": ["stdio", "http", "sse"],
+            "cancellation": true,
+            "configDialects": ["claude-desktop", "claude-code", "claude-plugin", "vscode", "cursor", "codex", "epoch", "plugin-manifest"],
+            "trust": true,
+        },
+    })
+}
+
+/// Answers every request in flight with SHUTTING_DOWN, stops every server, and returns once
+/// every resulting notification is queued for the host.
+pub async fn stop_all(host: &Host) {
+    host.shutting_down.store(true, Ordering::SeqCst);
+    for (_, token) in host.inflight().drain() {
+        token.cancel();
+    }
+    host.requests.close();
+    host.requests.wait().await;
+    if let Some(registry) = host.registry.get() {
+        registry.shutdown().await;
+    }
+    host.events_flushed().await;
+}

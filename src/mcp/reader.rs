@@ -1,0 +1,158 @@
+//! The session's only reader: routes responses to their waiters, answers the server's requests,
+//! reports notifications, and on any fatal condition closes the pending table with the reason.
+//! Like `client`, it sees only the [`super::transport`] trait, never what carries the lines.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::transport::{Inbound, MessageSink, MessageSource, TransportError};
+use crate::error::{Error, ErrorCode};
+use crate::jsonrpc::{encode_response, Incoming, Pending, Reply, RequestId};
+use crate::trust::secrets::Secrets;
+
+/// Something the server did that its owner should know about.
+#[derive(Debug)]
+pub enum ClientEvent {
+    /// The session ended without being asked to: the error says why (exit, bad output, oversize line).
+    Closed { error: Error },
+    /// The server announced `notifications/tools/list_changed`.
+    ToolsListChanged,
+}
+
+/// What the reader needs of its session.
+pub struct Reader {
+    pub server: Arc<str>,
+    pub secrets: Secrets,
+    pub source: Box<dyn MessageSource>,
+    pub sink: Arc<dyn MessageSink>,
+    pub pending: Arc<Pending<Error>>,
+    pub events: mpsc::UnboundedSender<ClientEvent>,
+}
+
+/// Reads until the session ends, then fails every pending request with the reason and reports it.
+pub async fn read_loop(mut r: Reader) {
+    let error = loop {
+        let line = match r.source.recv().await {
+            Ok(Some(Inbound::Message(line))) => line,
+            Ok(Some(Inbound::Failed { id, error })) => {
+                r.request_failed(id, error);
+                continue;
+            }
+            Ok(None) => {
+                break Error::new(
+                    ErrorCode::ServerUnavailable,
+                    format!(
+                        "server `{}` closed its output (it exited or crashed)",
+                        r.server
+                    ),
+                )
+            }
+            Err(e) => break e.for_server(&r.server),
+        };
+        if let Err(error) = r.route(&line) {
+            break error;
+        }
+    };
+    let error = error.with("server", &*r.server);
+    r.pending.close(error.clone());
+    let _ = r.events.send(ClientEvent::Closed { error });
+}
+
+impl Reader {
+    /// One request failed in the transport (an HTTP status, say); the session goes on.
+    fn request_failed(&self, id: Value, error: TransportError) {
+        let error = error.for_server(&self.server);
+        let delivered = serde_json::from_value::<RequestId>(id)
+            .is_ok_and(|id| self.pending.fail(&id, error.clone()));
+        if !delivered {
+            tracing::debug!(
+                server = &*self.server,
+                "a request nobody waits for failed: {}",
+                error.message
+            );
+        }
+    }
+
+    /// Routes one message; `Err` when it ends the session (not JSON, not JSON-RPC).
+    fn route(&self, line: &[u8]) -> Result<(), Error> {
+        let server = &*self.server;
+        match Incoming::parse(line) {
+            Ok(Ok(Incoming::Response { id, result })) => {
+                let reply = Reply {
+                    outcome: result,
+                    bytes: line.len(),
+                };
+                if !self.pending.complete(&id, reply) {
+                    tracing::debug!(server, %id, "dropped a response nobody waits for (late or unknown id)");
+                }
+                Ok(())
+            }
+            Ok(Ok(Incoming::Request { id, method, .. })) => {
+                self.answer_request(&id, &method);
+                Ok(())
+            }
+            Ok(Ok(Incoming::Notification { method, params })) => {
+                self.notification(&method, params);
+                Ok(())
+            }
+            Ok(Err(not_rpc)) => Err(Error::new(
+                ErrorCode::ProtocolError,
+                format!(
+                    "server `{server}` wrote a JSON value that is not JSON-RPC 2.0 ({}): {}",
+                    not_rpc.reason,
+                    excerpt(line)
+                ),
+            )),
+            Err(_) => Err(Error::new(
+                ErrorCode::ProtocolError,
+                format!(
+                    "server `{server}` wrote non-JSON to stdout: {}",
+                    excerpt(line)
+                ),
+            )),
+        }
+    }
+
+    /// A request from the server: `ping` is answered, anything else is METHOD_NOT_FOUND.
+    fn answer_request(&self, id: &RequestId, method: &str) {
+        let line = if method == "ping" {
+            encode_response(Some(id), Ok(&json!({})))
+        } else {
+            let err = json!({"code": -32601, "message": format!("method not supported by this client: {method}")});
+            encode_response::<Value>(Some(id), Err(&err))
+        };
+        let sink = Arc::clone(&self.sink);
+        // Answer off the read loop so a server that is not reading its stdin cannot stall it.
+        tokio::spawn(async move {
+            let _ = sink.send(line).await;
+        });
+    }
+
+    fn notification(&self, method: &str, params: Option<Value>) {
+        let server = &*self.server;
+        match method {
+            "notifications/tools/list_changed" => {
+                let _ = self.events.send(ClientEvent::ToolsListChanged);
+            }
+            "notifications/message" => {
+                let mut message = params.unwrap_or_default();
+                self.secrets.mask_json(&mut message);
+                tracing::info!(server, %message, "server log");
+            }
+            _ => tracing::trace!(server, method, "ignored notification"),
+        }
+    }
+}
+
+/// The start of a line, for error messages.
+fn excerpt(line: &[u8]) -> String {
+    const MAX: usize = 120;
+    let text = String::from_utf8_lossy(&line[..line.len().min(MAX)]);
+    if line.len() > MAX {
+        format!("{text:?}…")
+    } else {
+        format!("{text:?}")
+    }
+}
