@@ -138,6 +138,11 @@ fn run_serve(runtime: tokio::runtime::Runtime, options: host::ServeOptions) -> E
         host::serve(host::stdio::input(), host::stdio::output(), options).await;
         tree::final_sweep().await;
     });
+    if signals::escalated() {
+        // A second signal killed everything: its thread exits 128 + n, without `bye` to the
+        // guardian (which then sweeps once more).
+        signals::await_escalated_exit();
+    }
     tree::farewell();
     // Do not wait for blocking reads of stdin that may still be parked in the runtime.
     runtime.shutdown_background();
