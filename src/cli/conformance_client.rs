@@ -8,14 +8,16 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use crate::config::RemoteKind;
+use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
 use crate::mcp::transport::{http, http_common::RemoteOptions};
 use crate::mcp::{Client, ClientOptions};
 
 /// Runs the scenario against `url`; the error is printed by the caller.
-pub async fn run(url: &str) -> Result<(), String> {
+pub async fn run(url: &str) -> Result<()> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    let url = reqwest::Url::parse(url).map_err(|e| format!("bad URL {url}: {e}"))?;
+    let url = reqwest::Url::parse(url)
+        .map_err(|e| Error::new(ErrorCode::InvalidParams, format!("bad URL {url}: {e}")))?;
     let options = RemoteOptions {
         server: "conformance".to_owned(),
         url,
@@ -23,7 +25,7 @@ pub async fn run(url: &str) -> Result<(), String> {
         max_message_bytes: limits::DEFAULT_MAX_MESSAGE_BYTES,
         connect_timeout: Duration::from_secs(10),
     };
-    let transport = http::transport(options, RemoteKind::Http).map_err(|e| e.to_string())?;
+    let transport = http::transport(options, RemoteKind::Http)?;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     let (events, _rx) = mpsc::unbounded_channel();
     let client = Client::connect(
@@ -35,9 +37,8 @@ pub async fn run(url: &str) -> Result<(), String> {
         deadline,
         events,
     )
-    .await
-    .map_err(|e| e.message)?;
-    let tools = client.list_tools(deadline).await.map_err(|e| e.message)?;
+    .await?;
+    let tools = client.list_tools(deadline).await?;
     let call = match scenario.as_str() {
         "tools_call" => Some(("add_numbers", json!({"a": 2, "b": 3}))),
         "sse-retry" => Some(("test_reconnection", json!({}))),
@@ -47,9 +48,8 @@ pub async fn run(url: &str) -> Result<(), String> {
         if tools.iter().any(|t| t["name"] == tool) {
             let reply = client
                 .call_tool(tool, arguments, Duration::from_secs(15))
-                .await
-                .map_err(|e| e.message)?;
-            client.reply_outcome(reply).map_err(|e| e.message)?;
+                .await?;
+            client.reply_outcome(reply)?;
         }
     }
     client.close().await;

@@ -103,17 +103,46 @@ struct Candidate {
     form: Form,
 }
 
+/// Why a name template (or its maximum length) was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameTemplateError {
+    #[error("max name length {max_len} is out of range; expected {MIN_MAX_NAME_LENGTH}..={MAX_MAX_NAME_LENGTH}")]
+    LengthOutOfRange { max_len: usize },
+    #[error("name template {template:?} has an unterminated '{{'")]
+    Unterminated { template: String },
+    #[error("name template {template:?} has unknown placeholder {{{placeholder}}}; expected {{server}} or {{tool}}")]
+    UnknownPlaceholder {
+        template: String,
+        placeholder: String,
+    },
+    #[error("name template {template:?} must contain {{tool}}")]
+    NoTool { template: String },
+    #[error("name template {template:?} has a '}}' without a matching '{{'")]
+    StrayClose { template: String },
+    #[error("name template {template:?} has character {bad:?} outside [A-Za-z0-9_-]")]
+    BadCharacter { template: String, bad: char },
+}
+
+impl NameTemplateError {
+    /// The `initialize` parameter at fault.
+    pub fn field(&self) -> &'static str {
+        match self {
+            NameTemplateError::LengthOutOfRange { .. } => "maxNameLength",
+            _ => "nameTemplate",
+        }
+    }
+}
+
 impl NameTemplate {
-    /// Err(String) when the template lacks `{tool}`, has an unknown `{placeholder}`, or max_len is out of range.
+    /// Refused when the template lacks `{tool}`, has an unknown `{placeholder}`, or max_len is out
+    /// of range.
     ///
     /// Also rejected: an unterminated `{`, a stray `}`, and literal text with
     /// characters outside `[A-Za-z0-9_-]` (every name would otherwise be
     /// hash-suffixed, which is never what the config author meant).
-    pub fn new(template: &str, max_len: usize) -> Result<Self, String> {
+    pub fn new(template: &str, max_len: usize) -> Result<Self, NameTemplateError> {
         if !(MIN_MAX_NAME_LENGTH..=MAX_MAX_NAME_LENGTH).contains(&max_len) {
-            return Err(format!(
-                "max name length {max_len} is out of range; expected {MIN_MAX_NAME_LENGTH}..={MAX_MAX_NAME_LENGTH}"
-            ));
+            return Err(NameTemplateError::LengthOutOfRange { max_len });
         }
         let mut segments = Vec::new();
         let mut rest = template;
@@ -122,25 +151,28 @@ impl NameTemplate {
             push_literal(&mut segments, literal, template)?;
             let inner = from_brace.get(1..).unwrap_or_default();
             let Some(close) = inner.find('}') else {
-                return Err(format!(
-                    "name template {template:?} has an unterminated '{{'"
-                ));
+                return Err(NameTemplateError::Unterminated {
+                    template: template.to_owned(),
+                });
             };
             let (placeholder, from_close) = inner.split_at(close);
             segments.push(match placeholder {
                 "server" => Segment::Server,
                 "tool" => Segment::Tool,
                 other => {
-                    return Err(format!(
-                        "name template {template:?} has unknown placeholder {{{other}}}; expected {{server}} or {{tool}}"
-                    ))
+                    return Err(NameTemplateError::UnknownPlaceholder {
+                        template: template.to_owned(),
+                        placeholder: other.to_owned(),
+                    })
                 }
             });
             rest = from_close.get(1..).unwrap_or_default();
         }
         push_literal(&mut segments, rest, template)?;
         if !segments.contains(&Segment::Tool) {
-            return Err(format!("name template {template:?} must contain {{tool}}"));
+            return Err(NameTemplateError::NoTool {
+                template: template.to_owned(),
+            });
         }
         Ok(NameTemplate {
             source: template.to_string(),
@@ -312,16 +344,21 @@ impl NameTemplate {
     }
 }
 
-fn push_literal(segments: &mut Vec<Segment>, literal: &str, template: &str) -> Result<(), String> {
+fn push_literal(
+    segments: &mut Vec<Segment>,
+    literal: &str,
+    template: &str,
+) -> Result<(), NameTemplateError> {
     if literal.contains('}') {
-        return Err(format!(
-            "name template {template:?} has a '}}' without a matching '{{'"
-        ));
+        return Err(NameTemplateError::StrayClose {
+            template: template.to_owned(),
+        });
     }
     if let Some(bad) = literal.chars().find(|c| !is_name_char(*c)) {
-        return Err(format!(
-            "name template {template:?} has character {bad:?} outside [A-Za-z0-9_-]"
-        ));
+        return Err(NameTemplateError::BadCharacter {
+            template: template.to_owned(),
+            bad,
+        });
     }
     if !literal.is_empty() {
         segments.push(Segment::Literal(literal.to_string()));

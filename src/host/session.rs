@@ -74,12 +74,7 @@ fn settings(p: &params::Initialize, host: &Host) -> Result<Settings> {
         .max_name_length
         .unwrap_or(convert::DEFAULT_MAX_NAME_LENGTH);
     let names = NameTemplate::new(template, max_len).map_err(|why| {
-        let field =
-            if (convert::MIN_MAX_NAME_LENGTH..=convert::MAX_MAX_NAME_LENGTH).contains(&max_len) {
-                "nameTemplate"
-            } else {
-                "maxNameLength"
-            };
+        let field = why.field();
         Error::invalid_params(format!("invalid {field}: {why}")).with("field", field)
     })?;
     Ok(Settings {

@@ -267,8 +267,11 @@ fn max_len_edges() {
     assert!(names[0].ends_with(&format!("_{}", &hash_hex("s", &tool)[..8])));
 
     assert_eq!(
-        NameTemplate::new(DEFAULT_NAME_TEMPLATE, 15),
-        Err("max name length 15 is out of range; expected 16..=256".to_string())
+        NameTemplate::new(DEFAULT_NAME_TEMPLATE, 15).map_err(|e| (e.to_string(), e.field())),
+        Err((
+            "max name length 15 is out of range; expected 16..=256".to_string(),
+            "maxNameLength"
+        ))
     );
     assert!(NameTemplate::new(DEFAULT_NAME_TEMPLATE, 257).is_err());
     assert!(NameTemplate::new(DEFAULT_NAME_TEMPLATE, 0).is_err());
@@ -276,7 +279,11 @@ fn max_len_edges() {
 
 #[test]
 fn template_errors() {
-    let err = |t: &str| NameTemplate::new(t, 64).unwrap_err();
+    let err = |t: &str| {
+        let e = NameTemplate::new(t, 64).unwrap_err();
+        assert_eq!(e.field(), "nameTemplate");
+        e.to_string()
+    };
     assert_eq!(
         err("mcp__{server}"),
         r#"name template "mcp__{server}" must contain {tool}"#
