@@ -21,5 +21,5 @@ pub use extras::Extras;
 pub use file::{load_servers_file, ServersFile};
 pub use raw::{field_names, RestartPolicy, ResultPolicy};
 pub use remote::{HeaderSpec, RemoteKind, RemoteSpec};
-pub use server::{validate_server_name, ServerSpec};
+pub use server::{shell_quote, validate_server_name, ServerSpec};
 pub use source::Source;

@@ -151,7 +151,7 @@ impl ServerSpec {
         }
         std::iter::once(&self.command)
             .chain(&self.args)
-            .map(|s| quote(s))
+            .map(|s| shell_quote(s))
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -245,7 +245,9 @@ fn message_limits(message: Option<u64>, result: Option<u64>) -> Result<(usize, u
     Ok((max_message_bytes, max_result_bytes))
 }
 
-fn quote(s: &str) -> String {
+/// `s` as a POSIX shell word: bare when it is plainly safe, else single-quoted. For showing a
+/// command line to a person (status, the trust request); nothing is ever run through a shell.
+pub fn shell_quote(s: &str) -> String {
     if !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@,+".contains(&b))

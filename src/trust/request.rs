@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use super::digest::{digest, Launch};
 use super::risk;
 use super::secrets::Secrets;
+use crate::config::shell_quote;
 use crate::config::source::Source;
 
 /// A launch config's trust-relevant parts, read from a canonical config.
@@ -88,7 +89,7 @@ impl<'a> Subject<'a> {
         let secrets = self.secrets();
         let line: Vec<String> = std::iter::once(self.command)
             .chain(self.args.iter().map(String::as_str))
-            .map(quote)
+            .map(shell_quote)
             .collect();
         let mut out = json!({
             "commandLine": secrets.mask(&line.join(" ")),
@@ -140,17 +141,6 @@ fn marked_headers(config: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-fn quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:@,+".contains(&b))
-    {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }
 
 #[cfg(test)]

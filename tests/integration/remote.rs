@@ -6,33 +6,10 @@
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
-use crate::support::{sidecar_bin, temp_dir, Sidecar};
-
-fn http_fixture_bin() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let status = Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "mcp-sidecar-fixtures",
-                    "--bin",
-                    "mcp-http-fixture",
-                ])
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .expect("run cargo build for the HTTP fixture");
-            assert!(status.success(), "building mcp-http-fixture failed");
-            sidecar_bin().parent().unwrap().join("mcp-http-fixture")
-        })
-        .clone()
-}
+use crate::support::{http_fixture_bin, temp_dir, Sidecar};
 
 /// A running HTTP fixture; killed on drop.
 pub struct HttpFixture {

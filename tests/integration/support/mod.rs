@@ -29,31 +29,40 @@ pub fn sidecar_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_mcp-sidecar"))
 }
 
-/// The fixture server, built once per test run. `cargo test` does not build binaries of another
-/// workspace member, so build it here (same profile, same target directory).
+/// The stdio fixture server, built once per test run.
 pub fn fixture_bin() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| build_fixture("mcp-fixture")).clone()
+}
+
+/// The HTTP fixture server (Streamable HTTP and legacy SSE), built once per test run.
+pub fn http_fixture_bin() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
-        .get_or_init(|| {
-            let bin_dir = sidecar_bin().parent().unwrap().to_path_buf();
-            let status = Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "mcp-sidecar-fixtures",
-                    "--bin",
-                    "mcp-fixture",
-                ])
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .expect("run cargo build for the fixture");
-            assert!(status.success(), "building mcp-fixture failed");
-            let path = bin_dir.join(format!("mcp-fixture{}", std::env::consts::EXE_SUFFIX));
-            assert!(path.exists(), "{} missing after build", path.display());
-            path
-        })
+        .get_or_init(|| build_fixture("mcp-http-fixture"))
         .clone()
+}
+
+/// Builds binary `name` of the fixtures crate. `cargo test` does not build binaries of another
+/// workspace member, so build it here (same profile, same target directory).
+fn build_fixture(name: &str) -> PathBuf {
+    let status = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "mcp-sidecar-fixtures",
+            "--bin",
+            name,
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .unwrap_or_else(|e| panic!("run cargo build for {name}: {e}"));
+    assert!(status.success(), "building {name} failed");
+    let bin_dir = sidecar_bin().parent().unwrap().to_path_buf();
+    let path = bin_dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "{} missing after build", path.display());
+    path
 }
 
 /// A server config that runs the fixture with `args`.
