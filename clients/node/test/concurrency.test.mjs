@@ -10,8 +10,12 @@ test('2000 calls in flight across two servers, slow and fast interleaved, each g
   requireBinaries();
   const client = await SidecarClient.start({ binaryPath: SIDECAR_BIN, stderr: 'ignore' });
   try {
-    await Promise.all([client.addServer('a', { command: FIXTURE_BIN }), client.addServer('b', { command: FIXTURE_BIN })]);
-    // 400 ms apart: the order survives a loaded machine delaying one call's start.
+    // Server a holds the three sleeps until all three are in flight (the fixture's barrier), so
+    // they start together: 400 ms apart, the shortest answers first however loaded the machine.
+    await Promise.all([
+      client.addServer('a', { command: FIXTURE_BIN, args: ['--barrier', '3'] }),
+      client.addServer('b', { command: FIXTURE_BIN }),
+    ]);
     const slow = [900, 500, 100].map((ms) => client.callTool('mcp__a__sleep', { ms }));
     const order = [];
     slow.forEach((p, i) => p.then(() => order.push(i)));
