@@ -6,6 +6,7 @@
 //! downstream request and sends the server its own `notifications/cancelled`; the host gets
 //! CANCELLED at once.
 
+use std::collections::hash_map::Entry;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -19,10 +20,28 @@ use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::RequestId;
 
 /// Runs request `id` in a task of its own and answers it: its outcome, or CANCELLED (SHUTTING_DOWN
-/// during a stop) when its token fires first.
+/// during a stop) when its token fires first. An id still in flight is refused at once
+/// (INVALID_REQUEST): taking it over would leave the first request impossible to cancel.
 pub fn spawn(host: Arc<Host>, id: RequestId, method: String, params: Option<Value>) {
     let token = CancellationToken::new();
-    host.inflight().insert(id.clone(), token.clone());
+    let fresh = match host.inflight().entry(id.clone()) {
+        Entry::Occupied(_) => false,
+        Entry::Vacant(slot) => {
+            slot.insert(token.clone());
+            true
+        }
+    };
+    if !fresh {
+        let refusal = Error::new(
+            ErrorCode::InvalidRequest,
+            format!("request id {id} is already in flight; use a new id for each request"),
+        )
+        .with("field", "id");
+        let task_host = Arc::clone(&host);
+        host.requests
+            .spawn(async move { task_host.answer(Some(&id), Err(refusal)).await });
+        return;
+    }
     let task_host = Arc::clone(&host);
     host.requests.spawn(async move {
         let host = task_host;

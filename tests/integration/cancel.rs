@@ -247,3 +247,25 @@ fn cancelling_a_waiting_add_answers_cancelled_and_the_start_still_completes() {
     );
     assert_eq!(r["text"], "late");
 }
+
+/// A second request reusing an id still in flight is refused, and the first keeps its cancel
+/// token: before the refusal, the second took the id over and the first could never be cancelled.
+#[test]
+fn a_reused_id_in_flight_is_refused_and_the_first_stays_cancellable() {
+    let mut s = Sidecar::initialized(json!({}));
+    let pid = with_fixture(&mut s);
+    let id = 9_000_001;
+    let sleep = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "mcp__fx__sleep", "arguments": {"ms": 600_000}}});
+    s.write_raw(format!("{sleep}\n").as_bytes());
+    wait_for_sleeps(pid, 1);
+    let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+    s.write_raw(format!("{ping}\n").as_bytes());
+    let refused = s.response(id);
+    let (code, error) = error_of_response(&refused);
+    assert_eq!(code, "INVALID_REQUEST", "{refused}");
+    assert_eq!(error["data"]["field"], "id", "{refused}");
+    s.notify("notifications/cancelled", json!({"requestId": id}));
+    let cancelled = s.response(id);
+    assert_eq!(error_of_response(&cancelled).0, "CANCELLED", "{cancelled}");
+}
