@@ -1,12 +1,13 @@
 //! The sidecar's own config fields beyond the launch spec — tools policy (`includeTools`,
 //! `excludeTools`, `expectTools`, `permissions`, `permissionMetaKey`) and secret marks (`secretEnv`,
-//! `secretHeaders`) — split off a canonical config before [`ServerSpec`](super::ServerSpec) reads
-//! the rest.
+//! `secretHeaders`), and the record of the env files a dialect merged (`envFiles`) — split off a
+//! canonical config before [`ServerSpec`](super::ServerSpec) reads the rest.
 
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
+use super::dialects::env_file::{self, EnvFile, ENV_FILES};
 use super::dialects::fields::EXTENSIONS;
 use super::invalid::invalid;
 use super::strict::snake;
@@ -26,6 +27,8 @@ pub struct Extras {
     pub permission_meta_key: Option<String>,
     /// Names of env variables and headers marked secret.
     pub secret_names: BTreeSet<String>,
+    /// The env files whose variables a dialect merged into `env` (provenance, for the trust gate).
+    pub env_files: Vec<EnvFile>,
 }
 
 /// `(config without the extras, extras)`; CONFIG_INVALID naming the field on a wrong type.
@@ -36,6 +39,10 @@ pub fn split(config: &Value) -> Result<(Value, Extras)> {
     let mut rest = Map::new();
     let mut extras = Extras::default();
     for (k, v) in map {
+        if k == ENV_FILES || *k == snake(ENV_FILES) {
+            extras.env_files = env_file::parse(v)?;
+            continue;
+        }
         // The names and types are the dialects' table of these fields: one list for both. snake_case
         // spellings are accepted, as for every other field.
         let Some(field) = EXTENSIONS
