@@ -101,6 +101,17 @@ type ServerConfig struct {
 	SecretEnv []string `json:"secretEnv,omitempty"`
 	// Names of `headers` whose values are secret, besides those marked inline or whose names look secret.
 	SecretHeaders []string `json:"secretHeaders,omitempty"`
+	// Provenance written by servers/load for a dialect's `envFile` (VS Code, Claude Code, Cursor): which file gave which variables, and a digest of its bytes. Never read again to launch; bound by the trust digest and shown in the trust request (PROTOCOL.md appendix).
+	EnvFiles []struct {
+		// The env file read: absolute, `..` and symlinks resolved where possible.
+		Path string `json:"path"`
+		// The folder of the config that named it (the workspace for a file in .vscode/.cursor); absent or null for an inline document.
+		ConfigDir string `json:"configDir,omitempty"`
+		// The variables it gave the server (their values are under `env`, marked secret).
+		Names []string `json:"names"`
+		// `sha256:<hex>` of the file's bytes.
+		Sha256 string `json:"sha256"`
+	} `json:"envFiles,omitempty"`
 
 	// Extra fields merged into the config object as given (they override
 	// the fields above): for config fields newer than this client. The
@@ -272,10 +283,23 @@ type TrustRequest struct {
 	Args        []string `json:"args"`
 	Cwd         *string  `json:"cwd"`
 	EnvNames    []string `json:"envNames"`
-	URL         string   `json:"url,omitempty"`
-	HeaderNames []string `json:"headerNames,omitempty"`
-	Source      string   `json:"source"`
-	Warnings    []string `json:"warnings"`
+	InheritEnv  []string `json:"inheritEnv"`
+	EnvFiles    []struct {
+		Path     string   `json:"path"`
+		Names    []string `json:"names"`
+		Contents string   `json:"contents"`
+	} `json:"envFiles"`
+	Transport         string   `json:"transport"`
+	SecretNames       []string `json:"secretNames"`
+	IncludeTools      []string `json:"includeTools"`
+	ExcludeTools      []string `json:"excludeTools"`
+	ExpectTools       []string `json:"expectTools"`
+	Permissions       []string `json:"permissions"`
+	PermissionMetaKey *string  `json:"permissionMetaKey"`
+	URL               string   `json:"url,omitempty"`
+	HeaderNames       []string `json:"headerNames,omitempty"`
+	Source            string   `json:"source"`
+	Warnings          []string `json:"warnings"`
 }
 
 // LoadResult: The servers/load result.

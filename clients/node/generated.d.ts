@@ -69,6 +69,8 @@ export interface ServerConfigFields {
   secretEnv?: Array<string>;
   /** Names of `headers` whose values are secret, besides those marked inline or whose names look secret. */
   secretHeaders?: Array<string>;
+  /** Provenance written by servers/load for a dialect's `envFile` (VS Code, Claude Code, Cursor): which file gave which variables, and a digest of its bytes. Never read again to launch; bound by the trust digest and shown in the trust request (PROTOCOL.md appendix). */
+  envFiles?: Array<{ path: string; configDir?: string | null; names: Array<string>; sha256: string; }>;
 }
 
 /** The initialize result. */
@@ -139,6 +141,24 @@ export interface ErrorDataFields {
   cwd?: string | null;
   /** TRUST_REQUIRED: names of the variables `env` sets (never their values). */
   envNames?: Array<string>;
+  /** TRUST_REQUIRED: names of the sidecar's variables passed through to the server (`inheritEnv`), sorted. */
+  inheritEnv?: Array<string>;
+  /** TRUST_REQUIRED: the env files whose variables the server receives: path, the names each gave, and its contents' digest under the sidecar's per-process key. */
+  envFiles?: Array<{ path: string; names: Array<string>; contents: string; [key: string]: unknown; }>;
+  /** TRUST_REQUIRED: how the server is reached; auto is Streamable HTTP falling back to legacy SSE. */
+  transport?: "stdio" | "http" | "sse" | "auto";
+  /** TRUST_REQUIRED: names of env variables and headers marked secret (sorted). */
+  secretNames?: Array<string>;
+  /** TRUST_REQUIRED: the tools policy's include filters (sorted; [] = every tool). */
+  includeTools?: Array<string>;
+  /** TRUST_REQUIRED: the tools policy's exclude filters (sorted). */
+  excludeTools?: Array<string>;
+  /** TRUST_REQUIRED: the exact tool set expected (null: not given). */
+  expectTools?: Array<string> | null;
+  /** TRUST_REQUIRED: the declared permissions (null: not given). */
+  permissions?: Array<string> | null;
+  /** TRUST_REQUIRED: the `_meta` key a tool's permission is read from (null: not given). */
+  permissionMetaKey?: string | null;
   /** TRUST_REQUIRED of a remote server: its URL. */
   url?: string;
   /** TRUST_REQUIRED of a remote server: names of its headers (never their values). */
@@ -287,6 +307,15 @@ export interface TrustRequest {
   args: Array<string>;
   cwd: string | null;
   envNames: Array<string>;
+  inheritEnv: Array<string>;
+  envFiles: Array<{ path: string; names: Array<string>; contents: string; [key: string]: unknown; }>;
+  transport: "stdio" | "http" | "sse" | "auto";
+  secretNames: Array<string>;
+  includeTools: Array<string>;
+  excludeTools: Array<string>;
+  expectTools: Array<string> | null;
+  permissions: Array<string> | null;
+  permissionMetaKey: string | null;
   url?: string;
   headerNames?: Array<string>;
   source: ServerSource;

@@ -101,6 +101,7 @@ class ServerConfig(TypedDict, total=False):
     permissionMetaKey: str
     secretEnv: List[str]
     secretHeaders: List[str]
+    envFiles: List[JsonObject]
 
 
 class _ServerInfoRequired(TypedDict):
@@ -275,6 +276,15 @@ class _TrustRequestRequired(TypedDict):
     args: List[str]
     cwd: Optional[str]
     envNames: List[str]
+    inheritEnv: List[str]
+    envFiles: List[JsonObject]
+    transport: Literal["stdio", "http", "sse", "auto"]
+    secretNames: List[str]
+    includeTools: List[str]
+    excludeTools: List[str]
+    expectTools: Optional[List[str]]
+    permissions: Optional[List[str]]
+    permissionMetaKey: Optional[str]
     source: ServerSource
     warnings: List[str]
 
