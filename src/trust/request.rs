@@ -55,7 +55,11 @@ impl<'a> Subject<'a> {
         let url = spec.remote.as_ref().map(|r| r.url.as_str());
         let mut warnings =
             risk::warnings(&spec.command, &spec.args, plugin_root, spec.cwd.as_deref());
-        warnings.extend(risk::address_warnings(url, &spec.args));
+        warnings.extend(risk::address_warnings(
+            url,
+            &spec.args,
+            spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        ));
         warnings.extend(risk::env_file_warnings(&extras.env_files));
         let env_files: Vec<Value> = extras
             .env_files

@@ -85,10 +85,15 @@ pub fn warnings(
     out
 }
 
-/// A sentence for `url` (the server's URL) and for every `http(s)://` URL inside an argument that
-/// points at a link-local or cloud-metadata address: such a server can read the machine's cloud
-/// credentials.
-pub fn address_warnings(url: Option<&str>, args: &[String]) -> Vec<String> {
+/// A sentence for `url` (the server's URL) and for every `http(s)://` URL inside an argument or an
+/// env value that points at a link-local or cloud-metadata address: such a server can read the
+/// machine's cloud credentials. A sentence names the argument's index or the variable, and the
+/// host, never a value.
+pub fn address_warnings<'a>(
+    url: Option<&str>,
+    args: &[String],
+    env: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Vec<String> {
     let mut out = Vec::new();
     let mut check = |what: &str, text: &str| {
         if let Some(host) = metadata_host(text) {
@@ -103,6 +108,11 @@ pub fn address_warnings(url: Option<&str>, args: &[String]) -> Vec<String> {
     for (i, arg) in args.iter().enumerate() {
         for url in embedded_urls(arg) {
             check(&format!("argument {i}"), url);
+        }
+    }
+    for (name, value) in env {
+        for url in embedded_urls(value) {
+            check(&format!("env `{name}`"), url);
         }
     }
     out
@@ -217,7 +227,7 @@ mod tests {
             "http://100.100.100.200/latest/meta-data/",
         ];
         for url in risky {
-            let w = address_warnings(Some(url), &[]);
+            let w = address_warnings(Some(url), &[], []);
             assert_eq!(w.len(), 1, "{url}: {w:?}");
             assert!(w[0].contains("the server URL"), "{w:?}");
         }
@@ -230,18 +240,31 @@ mod tests {
             "not a url",
         ];
         for url in fine {
-            assert!(address_warnings(Some(url), &[]).is_empty(), "{url}");
+            assert!(address_warnings(Some(url), &[], []).is_empty(), "{url}");
         }
         let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let w = address_warnings(
             None,
             &args(&["--x", "--endpoint=http://169.254.169.254/latest"]),
+            [],
         );
         assert_eq!(
             w,
             ["argument 1 points at a link-local or cloud-metadata address (169.254.169.254)"]
         );
-        assert!(address_warnings(None, &args(&["https://example.com"])).is_empty());
+        assert!(address_warnings(None, &args(&["https://example.com"]), []).is_empty());
+        let w = address_warnings(
+            None,
+            &[],
+            [
+                ("ENDPOINT", "http://[fd00:ec2::254]/"),
+                ("OK", "https://example.com"),
+            ],
+        );
+        assert_eq!(
+            w,
+            ["env `ENDPOINT` points at a link-local or cloud-metadata address ([fd00:ec2::254])"]
+        );
     }
 
     #[test]
