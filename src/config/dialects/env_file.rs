@@ -233,6 +233,39 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
     }
 
+    /// A symlink inside the workspace that leads out of it is recorded as where it leads.
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_resolved() {
+        let root = std::env::temp_dir().join(format!("mcp-sidecar-envlink-{}", std::process::id()));
+        let ws = root.join("ws");
+        std::fs::create_dir_all(ws.join(".vscode")).unwrap();
+        std::fs::write(root.join("elsewhere.env"), "K=v\n").unwrap();
+        let _ = std::fs::remove_file(ws.join("link.env"));
+        std::os::unix::fs::symlink(root.join("elsewhere.env"), ws.join("link.env")).unwrap();
+        let file = ws.join(".vscode").join("mcp.json");
+        let inputs = BTreeMap::new();
+        let ctx = Context {
+            file: Some(&file),
+            env: &|_| None,
+            inputs: &inputs,
+            source: crate::config::source::Source::User,
+        };
+        let mut out = Map::new();
+        merge_env_file("../link.env", "at", &ctx, &mut out, &mut Vec::new()).unwrap();
+        let record = &parse(&out[ENV_FILES]).unwrap()[0];
+        let real = std::fs::canonicalize(&root).unwrap();
+        assert_eq!(
+            record.path,
+            real.join("elsewhere.env").display().to_string()
+        );
+        assert_eq!(
+            record.config_dir.as_deref(),
+            Some(real.join("ws").display().to_string().as_str())
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
     #[test]
     fn lexical_resolution_when_the_file_is_gone() {
         let p = resolved(Path::new("/no/such/dir/../x/./y.env"));
