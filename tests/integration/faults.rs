@@ -408,3 +408,41 @@ fn wait_exit(child: &mut std::process::Child) -> std::process::ExitStatus {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
+
+#[test]
+#[allow(clippy::disallowed_methods)] // the test runs the benchmark driver
+fn the_quick_soak_with_crashes_answers_every_call_exactly_once() {
+    let output = Command::new(bench_bin())
+        .args([
+            "soak",
+            "--quick",
+            "--servers",
+            "3",
+            "--crash-rate",
+            "0.005",
+            "--json",
+        ])
+        .arg("--sidecar")
+        .arg(sidecar_bin())
+        .arg("--fixture")
+        .arg(fixture_bin())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "mcp-bench soak failed: {stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["exactlyOnce"], true, "{report}");
+    assert_eq!(report["answered"], report["calls"], "{report}");
+    assert!(report["ok"].as_u64().unwrap() > 0, "{report}");
+    assert!(
+        report["restarts"].as_u64().unwrap() > 0,
+        "no server crashed: {report}"
+    );
+    for code in report["failed"].as_object().unwrap().keys() {
+        assert!(
+            ["SERVER_UNAVAILABLE", "TOOL_NOT_FOUND"].contains(&code.as_str()),
+            "{report}"
+        );
+    }
+    assert_eq!(report["cleanExit"], true, "{report}");
+}
