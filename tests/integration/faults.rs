@@ -372,7 +372,6 @@ fn a_host_closing_stdout_stops_every_server_and_the_sidecar_exits_without_spinni
     };
     assert_eq!(status.code(), Some(0), "{status:?}");
     all_dead("every server tree", &pids);
-    drop(send);
 }
 
 /// Waits (bounded) for `child` to exit; its CPU time while stopping stays small (no busy loop).
