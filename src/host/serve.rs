@@ -3,7 +3,8 @@
 //! requests right behind them), every other request gets a task of its own (`requests`).
 //!
 //! Three ways to stop, one sequence (`session::stop_all`, then a flush of the outbox): `shutdown`
-//! (answered after the stop), end of input or a read error, and a signal (`ServeOptions::stop`).
+//! (answered after the stop), end of input or a read error, and a signal (`ServeOptions::stop`) or
+//! a broken stdout (the writer cancels the same token's child).
 
 use std::sync::Arc;
 
@@ -47,14 +48,16 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (outbox, writer) = writer::spawn(output);
+    // Cancelled by a signal (the parent token) or by the writer when stdout breaks.
+    let stop = options.stop.child_token();
+    let (outbox, writer) = writer::spawn(output, stop.clone());
     let host = Arc::new(Host::new(outbox, options.cache, options.configs));
     let mut lines = LineReader::new(
         BufReader::with_capacity(limits::HOST_READ_BUFFER_BYTES, input),
         options.max_line_bytes,
     );
     loop {
-        let line = match next_line(&host, &mut lines, &options.stop).await {
+        let line = match next_line(&host, &mut lines, &stop).await {
             Read::Line(line) => line,
             Read::Skipped => continue,
             Read::End => break,
@@ -93,7 +96,7 @@ where
         // A signal asked for a graceful stop. Reading is abandoned for good, so losing a
         // half-read line by dropping `next_line` loses nothing that would have been served.
         _ = stop.cancelled() => {
-            tracing::info!("stop requested by a signal; stopping every server");
+            tracing::info!("stop requested (a signal, or stdout broke); stopping every server");
             return Read::End;
         }
         next = lines.next_line() => next,

@@ -107,9 +107,25 @@ impl Incoming {
     }
 }
 
+/// The [`NotJsonRpc::reason`] of an error response with `"id": null`: valid JSON-RPC 2.0 (what a
+/// peer sends when it could not read a request's id), but it answers no request of ours. A client
+/// drops it; it is no reason to end a session.
+pub const NULL_ID_ERROR: &str = "an error response with a null id (it answers no request)";
+
 fn classify(raw: Raw) -> Result<Incoming, NotJsonRpc> {
     let id = match raw.id {
         None => None,
+        Some(Value::Null)
+            if raw.method.is_none()
+                && raw.result.is_none()
+                && raw.error.is_some()
+                && raw.jsonrpc.as_deref() == Some("2.0") =>
+        {
+            return Err(NotJsonRpc {
+                id: None,
+                reason: NULL_ID_ERROR,
+            })
+        }
         Some(Value::Number(n)) => match n.as_i64() {
             Some(n) => Some(RequestId::Number(n)),
             None => {
@@ -304,6 +320,10 @@ mod tests {
         let e = parse(r#"{"id":7,"method":"m"}"#).unwrap_err();
         assert_eq!(e.id, Some(RequestId::Number(7)));
         assert!(parse(r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#).is_err());
+        let null_id = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}"#;
+        assert_eq!(parse(null_id).unwrap_err().reason, NULL_ID_ERROR);
+        let null_result = r#"{"jsonrpc":"2.0","id":null,"result":{}}"#;
+        assert_ne!(parse(null_result).unwrap_err().reason, NULL_ID_ERROR);
         assert!(parse(r#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#).is_err());
         assert!(parse(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":3}"#).is_err());
         assert!(parse(r#"{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1}}"#).is_err());

@@ -19,6 +19,7 @@ mod convert_props;
 mod dormant;
 mod env;
 mod failures;
+mod faults;
 mod handshake;
 mod logs;
 mod probe;
