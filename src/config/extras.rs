@@ -1,7 +1,7 @@
 //! The sidecar's own config fields beyond the launch spec — tools policy (`includeTools`,
-//! `excludeTools`, `expectTools`, `permissions`, `permissionMetaKey`) and secret marks (`secretEnv`,
-//! `secretHeaders`) — split off a canonical config before [`ServerSpec`](super::ServerSpec) reads
-//! the rest.
+//! `excludeTools`, `expectTools`, `permissions`, `permissionMetaKey`), secret marks (`secretEnv`,
+//! `secretHeaders`, `secretValues`) and `maskSecretsInResults` — split off a canonical config before
+//! [`ServerSpec`](super::ServerSpec) reads the rest. Each in camelCase or snake_case.
 
 use std::collections::BTreeSet;
 
@@ -13,7 +13,9 @@ use super::strict::snake;
 use crate::error::Result;
 
 /// Tools policy and secret marks of one server.
-#[derive(Clone, Debug, Default, PartialEq)]
+///
+/// `Debug` names the secret values' count only: specs and extras are logged.
+#[derive(Clone, PartialEq)]
 pub struct Extras {
     /// Exact names or globs (`*`, `?`); empty: every tool.
     pub include_tools: Vec<String>,
@@ -26,6 +28,25 @@ pub struct Extras {
     pub permission_meta_key: Option<String>,
     /// Names of env variables and headers marked secret.
     pub secret_names: BTreeSet<String>,
+    /// Values masked wherever they appear (secret expansions that landed in args, url or cwd).
+    pub secret_values: Vec<String>,
+    /// Whether secret values are masked in tool results too (`maskSecretsInResults`, default true).
+    pub mask_secrets_in_results: bool,
+}
+
+impl Default for Extras {
+    fn default() -> Self {
+        Self {
+            include_tools: Vec::new(),
+            exclude_tools: Vec::new(),
+            expect_tools: None,
+            permissions: None,
+            permission_meta_key: None,
+            secret_names: BTreeSet::new(),
+            secret_values: Vec::new(),
+            mask_secrets_in_results: true,
+        }
+    }
 }
 
 /// `(config without the extras, extras)`; CONFIG_INVALID naming the field on a wrong type.
@@ -50,6 +71,10 @@ pub fn split(config: &Value) -> Result<(Value, Extras)> {
                 Value::String(s) if !s.is_empty() => extras.permission_meta_key = Some(s.clone()),
                 _ => return Err(invalid(field.name, "must be a non-empty string")),
             },
+            "maskSecretsInResults" => match v {
+                Value::Bool(b) => extras.mask_secrets_in_results = *b,
+                _ => return Err(invalid(field.name, "must be true or false")),
+            },
             name => {
                 let list =
                     strings(v).ok_or_else(|| invalid(name, "must be an array of strings"))?;
@@ -58,12 +83,28 @@ pub fn split(config: &Value) -> Result<(Value, Extras)> {
                     "excludeTools" => extras.exclude_tools = list,
                     "expectTools" => extras.expect_tools = Some(list),
                     "permissions" => extras.permissions = Some(list),
+                    "secretValues" => extras.secret_values.extend(list),
                     _ => extras.secret_names.extend(list),
                 }
             }
         }
     }
     Ok((Value::Object(rest), extras))
+}
+
+impl std::fmt::Debug for Extras {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Extras")
+            .field("include_tools", &self.include_tools)
+            .field("exclude_tools", &self.exclude_tools)
+            .field("expect_tools", &self.expect_tools)
+            .field("permissions", &self.permissions)
+            .field("permission_meta_key", &self.permission_meta_key)
+            .field("secret_names", &self.secret_names)
+            .field("secret_values", &self.secret_values.len())
+            .field("mask_secrets_in_results", &self.mask_secrets_in_results)
+            .finish()
+    }
 }
 
 fn strings(v: &Value) -> Option<Vec<String>> {

@@ -29,19 +29,20 @@ pub(super) fn admit(
     validate_server_name(name)?;
     let (rest, extras) = extras::split(config)?;
     let subject = Subject::from_config(config);
-    let secrets = subject.secrets();
-    let mut spec = ServerSpec::from_json(&rest).map_err(|mut e| {
-        e.message = secrets.mask(&e.message);
-        e
-    })?;
+    // Until the spec is parsed, its error can only be masked with what the raw config shows.
+    let spec = ServerSpec::from_json(&rest).map_err(|e| subject.secrets().mask_error(e));
+    let mut spec = spec?;
     if let Some(remote) = &mut spec.remote {
         // Headers named in `secretHeaders` are as secret as those marked inline.
         for h in &mut remote.headers {
             h.secret |= extras.secret_names.contains(&h.name);
         }
     }
+    // Every secret of the parsed config (both spellings of every mark, inherited variables, secret
+    // expansions, URL credentials): masked in everything below, the trust request included.
+    let secrets = Secrets::for_server(&spec, &extras, &crate::config::expand::process_env);
     if require_trust {
-        check_trust(name, &subject, options)?;
+        check_trust(name, &subject, options).map_err(|e| secrets.mask_error(e))?;
     }
     Ok(Admitted {
         spec,
