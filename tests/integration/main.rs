@@ -20,6 +20,7 @@ mod dormant;
 mod env;
 mod failures;
 mod handshake;
+mod leaks;
 mod logs;
 mod probe;
 mod procfs;
