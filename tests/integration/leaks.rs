@@ -190,7 +190,7 @@ fn no_secret_marker_leaves_by_any_channel() {
     )
     .unwrap();
 
-    let fx = HttpFixture::start(&["--call-status", "503"]);
+    let fx = HttpFixture::start(&["--call-status", "503", "--get-status", "500"]);
     let cache_arg = cache.to_string_lossy().into_owned();
     let s = Sidecar::spawn_logging_to(
         &log,
@@ -323,6 +323,10 @@ fn no_secret_marker_leaves_by_any_channel() {
     assert!(
         stderr.contains("API_TOKEN=***"),
         "the server's stderr (two halves) was logged, masked"
+    );
+    assert!(
+        stderr.contains("no stream for you (authorization: ***)"),
+        "an HTTP error body was logged (debug), masked"
     );
     assert!(
         stdout.iter().any(|l| l.contains("notifications/servers/changed")),
