@@ -119,6 +119,65 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// One value for every extension field: a table that must cover exactly [`EXTENSIONS`].
+    fn table() -> Vec<(&'static str, Value)> {
+        vec![
+            ("includeTools", json!(["a*"])),
+            ("excludeTools", json!(["b"])),
+            ("expectTools", json!(["a"])),
+            ("permissions", json!(["read"])),
+            ("permissionMetaKey", json!("k")),
+            ("secretEnv", json!(["T"])),
+            ("secretHeaders", json!(["X-H"])),
+            ("secretValues", json!(["v-12345678"])),
+            ("maskSecretsInResults", json!(false)),
+        ]
+    }
+
+    /// Every extension field, in camelCase and in snake_case, reads to the same non-default value:
+    /// through `servers/add`'s reader (`split`) and end to end through each JSON dialect's reader
+    /// into the canonical config and then `split` (what a loaded server is admitted with).
+    #[test]
+    fn every_extension_field_in_both_spellings() {
+        let listed: BTreeSet<&str> = table().iter().map(|(f, _)| *f).collect();
+        assert_eq!(listed, EXTENSIONS.iter().map(|f| f.name).collect());
+        let inputs = std::collections::BTreeMap::new();
+        let src = crate::config::load::Sources {
+            env: &|_| None,
+            inputs: &inputs,
+        };
+        for (field, value) in table() {
+            let direct = |key: &str| {
+                let (_, e) = split(&json!({"command": "x", key: value.clone()})).unwrap();
+                e
+            };
+            let camel = direct(field);
+            assert_ne!(camel, Extras::default(), "{field}");
+            assert_eq!(camel, direct(&snake(field)), "{field}");
+            for (dialect, top) in [
+                (crate::config::Dialect::ClaudeCode, "mcpServers"),
+                (crate::config::Dialect::Vscode, "servers"),
+                (crate::config::Dialect::Cursor, "mcpServers"),
+            ] {
+                let loaded = |key: &str| {
+                    let doc = json!({top: {"s": {"command": "x", key: value.clone()}}});
+                    let l = crate::config::load::load_document(&doc, Some(dialect), &src);
+                    let c = l
+                        .servers
+                        .first()
+                        .unwrap_or_else(|| panic!("{dialect:?} {key}: {:?}", l.diagnostics));
+                    split(&c.config).unwrap().1
+                };
+                assert_eq!(loaded(field), camel, "{dialect:?} {field}");
+                assert_eq!(
+                    loaded(&snake(field)),
+                    camel,
+                    "{dialect:?} {field} (snake_case)"
+                );
+            }
+        }
+    }
+
     #[test]
     fn splits() {
         let (rest, e) = split(&json!({"command": "x", "includeTools": ["a*"], "expect_tools": ["a"], "permissionMetaKey": "k", "secretEnv": ["T"]})).unwrap();

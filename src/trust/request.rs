@@ -56,9 +56,10 @@ impl<'a> Subject<'a> {
             cwd: config.get("cwd").and_then(Value::as_str).map(str::to_owned),
             url: config.get("url").and_then(Value::as_str),
             headers: headers(config),
-            secret_names: names("secretEnv")
+            // Both spellings, as every reader of the config accepts them.
+            secret_names: ["secretEnv", "secret_env", "secretHeaders", "secret_headers"]
                 .into_iter()
-                .chain(names("secretHeaders"))
+                .flat_map(names)
                 .chain(marked_headers(config))
                 .collect(),
         }

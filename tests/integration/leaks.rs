@@ -292,10 +292,7 @@ fn no_secret_marker_leaves_by_any_channel() {
     // Expansions into args, from config files: `${VAR}`, `${env:VAR}`, a password input.
     let (cc_trust, cc) = load_trusted(&mut s, &claude.join(".mcp.json"), json!({}));
     assert!(text(&cc_trust).contains("var=***"), "{cc_trust}");
-    assert!(
-        text(&cc["added"]).contains("--stderr-line var=***"),
-        "{cc}"
-    );
+    assert!(text(&cc["added"]).contains("--stderr-line var=***"), "{cc}");
     let (vs_trust, vs) = load_trusted(&mut s, &vscode.join("mcp.json"), json!({"pw": m.input}));
     assert!(text(&vs_trust).contains("input=***"), "{vs_trust}");
     let added = text(&vs["added"]);
@@ -329,7 +326,9 @@ fn no_secret_marker_leaves_by_any_channel() {
         "an HTTP error body was logged (debug), masked"
     );
     assert!(
-        stdout.iter().any(|l| l.contains("notifications/servers/changed")),
+        stdout
+            .iter()
+            .any(|l| l.contains("notifications/servers/changed")),
         "servers/changed was sent"
     );
     let mut leaks: Vec<String> = Vec::new();
@@ -351,7 +350,11 @@ fn no_secret_marker_leaves_by_any_channel() {
             leaks.push(format!("cache: {}", file.display()));
         }
     }
-    assert!(leaks.is_empty(), "secret markers leaked:\n{}", leaks.join("\n"));
+    assert!(
+        leaks.is_empty(),
+        "secret markers leaked:\n{}",
+        leaks.join("\n")
+    );
 }
 
 fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {

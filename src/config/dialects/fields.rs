@@ -112,9 +112,16 @@ pub fn read_entry(
     let all = fields.iter().chain(EXTENSIONS);
     for (key, value) in map {
         let at = join(path, key);
-        let Some(field) = all
-            .clone()
+        // The sidecar's own fields are read in both spellings in every dialect (as in
+        // `servers/add`); a dialect's own fields as the dialect spells them.
+        let Some(field) = fields
+            .iter()
             .find(|f| f.name == key || (case == Case::Both && snake(f.name) == *key))
+            .or_else(|| {
+                EXTENSIONS
+                    .iter()
+                    .find(|f| f.name == key || snake(f.name) == *key)
+            })
         else {
             let names: Vec<&str> = all.clone().map(|f| f.name).collect();
             match did_you_mean(key, &names) {
