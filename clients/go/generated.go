@@ -101,6 +101,10 @@ type ServerConfig struct {
 	SecretEnv []string `json:"secretEnv,omitempty"`
 	// Names of `headers` whose values are secret, besides those marked inline or whose names look secret.
 	SecretHeaders []string `json:"secretHeaders,omitempty"`
+	// Values that are secret wherever they appear (masked everywhere, like the values of secret env and headers). The config readers fill it with the values of secret `${…}` expansions that land in `args`, `url` or `cwd` (a `password` input, an input or variable whose name looks secret); a host may list its own.
+	SecretValues []string `json:"secretValues,omitempty"`
+	// Mask this server's secret values of 8 bytes or more in its tool results (text, structured content, resource text: every string) before they reach the host and the model provider. `false` opts out, for a server whose results must carry them.
+	MaskSecretsInResults *bool `json:"maskSecretsInResults,omitempty"`
 
 	// Extra fields merged into the config object as given (they override
 	// the fields above): for config fields newer than this client. The

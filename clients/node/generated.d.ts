@@ -69,6 +69,10 @@ export interface ServerConfigFields {
   secretEnv?: Array<string>;
   /** Names of `headers` whose values are secret, besides those marked inline or whose names look secret. */
   secretHeaders?: Array<string>;
+  /** Values that are secret wherever they appear (masked everywhere, like the values of secret env and headers). The config readers fill it with the values of secret `${…}` expansions that land in `args`, `url` or `cwd` (a `password` input, an input or variable whose name looks secret); a host may list its own. */
+  secretValues?: Array<string>;
+  /** Mask this server's secret values of 8 bytes or more in its tool results (text, structured content, resource text: every string) before they reach the host and the model provider. `false` opts out, for a server whose results must carry them. */
+  maskSecretsInResults?: boolean;
 }
 
 /** The initialize result. */

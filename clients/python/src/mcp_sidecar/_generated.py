@@ -101,6 +101,8 @@ class ServerConfig(TypedDict, total=False):
     permissionMetaKey: str
     secretEnv: List[str]
     secretHeaders: List[str]
+    secretValues: List[str]
+    maskSecretsInResults: bool
 
 
 class _ServerInfoRequired(TypedDict):
