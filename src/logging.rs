@@ -14,6 +14,7 @@
 //! level, an HTTP error body. With no secret registered the writer is a plain stderr write.
 
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
@@ -31,6 +32,9 @@ static REGISTRY: Registry = Registry {
     values: Mutex::new(Vec::new()),
     matcher: RwLock::new(None),
 };
+
+/// Whether any secret was ever registered: until then a log line costs one atomic load more.
+static ANY_SECRET: AtomicBool = AtomicBool::new(false);
 
 /// Adds secret values to the set masked in every log line. Append-only: a value stays masked for
 /// the life of the process (a removed server's secret is still a secret). Empty values are ignored.
@@ -53,6 +57,7 @@ pub fn register_secrets<'a>(values: impl IntoIterator<Item = &'a str>) {
         return;
     };
     *REGISTRY.matcher.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(matcher));
+    ANY_SECRET.store(true, Ordering::Release);
 }
 
 /// `text` with every registered secret replaced by `***` (borrowed when there is none in it).
@@ -64,6 +69,9 @@ pub fn mask_registered(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 fn current_matcher() -> Option<Arc<AhoCorasick>> {
+    if !ANY_SECRET.load(Ordering::Acquire) {
+        return None;
+    }
     REGISTRY
         .matcher
         .read()

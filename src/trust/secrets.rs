@@ -203,11 +203,7 @@ impl Secrets {
             return;
         };
         match value {
-            serde_json::Value::String(s) => {
-                if m.is_match(s.as_str()) {
-                    *s = self.mask(s);
-                }
-            }
+            serde_json::Value::String(s) if m.is_match(s.as_str()) => *s = self.mask(s),
             serde_json::Value::Array(items) => items.iter_mut().for_each(|v| self.mask_json(v)),
             serde_json::Value::Object(map) => {
                 if map.keys().any(|k| m.is_match(k.as_str())) {
