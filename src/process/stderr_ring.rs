@@ -64,9 +64,10 @@ impl StderrTail {
     }
 }
 
-/// Reads `stderr` to its end into `tail`, logging it at debug level line by line with the server's
-/// secret values masked. Lines, not reads: a secret a server writes in two halves (two writes, two
-/// reads here) is whole again in its line before it is masked. A line longer than
+/// Reads `stderr` to its end into `tail`, logging it at debug level in whole lines with the server's
+/// secret values masked: each read's completed lines are one event, an unfinished line waits for
+/// the next read. So a secret a server writes in two halves (two writes, two reads here) is whole
+/// again in its line before it is masked. A line longer than
 /// [`limits::STDERR_TAIL_BYTES`] is logged in pieces, each masked as an excerpt (a piece that
 /// starts or stops inside a secret loses that part too).
 pub async fn drain(
@@ -108,10 +109,9 @@ impl LineLog {
     /// Adds `bytes`; calls `emit` with every line they complete (and with a piece of an over-long one).
     fn push(&mut self, bytes: &[u8], mut emit: impl FnMut(&str)) {
         self.pending.extend_from_slice(bytes);
+        // Every line this read completed, as one event (one event per read, as a flood needs).
         if let Some(last) = memchr::memrchr(b'\n', &self.pending) {
-            for l in self.pending[..last].split(|b| *b == b'\n') {
-                emit(&String::from_utf8_lossy(l));
-            }
+            emit(&String::from_utf8_lossy(&self.pending[..last]));
             self.pending.drain(..=last);
         }
         if self.pending.len() > limits::STDERR_TAIL_BYTES {
@@ -149,9 +149,9 @@ mod tests {
         let mut log = LineLog::default();
         let mut lines = Vec::new();
         log.push(b"one\ntoken=HALF-", |l| lines.push(l.to_owned()));
-        log.push(b"AND-HALF\ntwo", |l| lines.push(l.to_owned()));
+        log.push(b"AND-HALF\nthree\nfour", |l| lines.push(l.to_owned()));
         log.finish(|l| lines.push(l.to_owned()));
-        assert_eq!(lines, ["one", "token=HALF-AND-HALF", "two"]);
+        assert_eq!(lines, ["one", "token=HALF-AND-HALF\nthree", "four"]);
         let secrets = crate::trust::secrets::Secrets::from_values(["HALF-AND-HALF".to_owned()]);
         assert_eq!(secrets.mask_excerpt(&lines[1]), "token=***");
     }
