@@ -153,6 +153,6 @@ mod tests {
         log.finish(|l| lines.push(l.to_owned()));
         assert_eq!(lines, ["one", "token=HALF-AND-HALF\nthree", "four"]);
         let secrets = crate::trust::secrets::Secrets::from_values(["HALF-AND-HALF".to_owned()]);
-        assert_eq!(secrets.mask_excerpt(&lines[1]), "token=***");
+        assert_eq!(secrets.mask_excerpt(&lines[1]), "token=***\nthree");
     }
 }
