@@ -175,6 +175,17 @@ impl Vars<'_> {
     }
 }
 
+/// `text` with each of `values` (4 bytes or more, longest first) replaced by `***`: for the few
+/// messages the config layer words itself about an expanded string (a command not on PATH), before
+/// the server's full set of secrets exists.
+pub fn mask_values(text: &str, values: &[String]) -> String {
+    let mut sorted: Vec<&String> = values.iter().filter(|v| v.len() >= 4).collect();
+    sorted.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    sorted
+        .into_iter()
+        .fold(text.to_owned(), |out, v| out.replace(v.as_str(), "***"))
+}
+
 /// The sidecar's own environment, as an expansion source.
 pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
@@ -194,6 +205,12 @@ mod tests {
     }
 
     type Case<'a> = (Syntax, &'a str, Result<(&'a str, bool), Unresolved>);
+
+    #[test]
+    fn masks_given_values_longest_first() {
+        let values = ["abcd".to_owned(), "abcdefgh".to_owned(), "ab".to_owned()];
+        assert_eq!(mask_values("x abcdefgh abcd ab", &values), "x *** *** ab");
+    }
 
     #[test]
     fn table() {

@@ -135,7 +135,8 @@ fn test_trusted(s: &mut Recorded, config: &Value) -> Value {
     s.request("servers/test", json!({"config": config, "trust": digest}))
 }
 
-/// `servers/load` of `path` under `requireTrust`: loads, approves every trust request, loads again.
+/// `servers/load` of `path` under `requireTrust`: loads (the first result, with its trust requests
+/// and diagnostics), approves every trust request, loads again (the second result).
 fn load_trusted(s: &mut Recorded, path: &Path, inputs: Value) -> (Value, Value) {
     let first = s.request("servers/load", json!({"path": path, "inputs": inputs}));
     let requests = first["result"]["trustRequired"].clone();
@@ -150,7 +151,7 @@ fn load_trusted(s: &mut Recorded, path: &Path, inputs: Value) -> (Value, Value) 
         "servers/load",
         json!({"path": path, "inputs": inputs, "trust": trust}),
     );
-    (requests, second["result"].clone())
+    (first["result"].clone(), second["result"].clone())
 }
 
 fn text(v: &Value) -> String {
@@ -181,10 +182,14 @@ fn no_secret_marker_leaves_by_any_channel() {
         vscode.join("mcp.json"),
         json!({
             "inputs": [{"id": "pw", "type": "promptString", "password": true}],
-            "servers": {"vs": {
-                "command": fixture_bin(),
-                "args": ["--stderr-line", "input=${input:pw}", "--stderr-line", "env=${env:LEAK_EDITOR_TOKEN}"],
-            }},
+            "servers": {
+                "vs": {
+                    "command": fixture_bin(),
+                    "args": ["--stderr-line", "input=${input:pw}", "--stderr-line", "env=${env:LEAK_EDITOR_TOKEN}"],
+                },
+                // Not on PATH: its diagnostic names the command, the expanded secret masked.
+                "missing": {"command": "no-such-bin-${input:pw}"},
+            },
         })
         .to_string(),
     )
@@ -295,6 +300,10 @@ fn no_secret_marker_leaves_by_any_channel() {
     assert!(text(&cc["added"]).contains("--stderr-line var=***"), "{cc}");
     let (vs_trust, vs) = load_trusted(&mut s, &vscode.join("mcp.json"), json!({"pw": m.input}));
     assert!(text(&vs_trust).contains("input=***"), "{vs_trust}");
+    assert!(
+        text(&vs_trust["diagnostics"]).contains("no-such-bin-***"),
+        "{vs_trust}"
+    );
     let added = text(&vs["added"]);
     assert!(
         added.contains("input=***") && added.contains("env=***"),
