@@ -112,6 +112,10 @@ type ServerConfig struct {
 		// `sha256:<hex>` of the file's bytes.
 		Sha256 string `json:"sha256"`
 	} `json:"envFiles,omitempty"`
+	// Values that are secret wherever they appear (masked everywhere, like the values of secret env and headers). The config readers fill it with the values of secret `${…}` expansions that land in `args`, `url` or `cwd` (a `password` input, an input or variable whose name looks secret); a host may list its own.
+	SecretValues []string `json:"secretValues,omitempty"`
+	// Mask this server's secret values of 8 bytes or more in its tool results (text, structured content, resource text: every string) before they reach the host and the model provider. `false` opts out, for a server whose results must carry them.
+	MaskSecretsInResults *bool `json:"maskSecretsInResults,omitempty"`
 
 	// Extra fields merged into the config object as given (they override
 	// the fields above): for config fields newer than this client. The

@@ -71,6 +71,10 @@ export interface ServerConfigFields {
   secretHeaders?: Array<string>;
   /** Provenance written by servers/load for a dialect's `envFile` (VS Code, Claude Code, Cursor): which file gave which variables, and a digest of its bytes. Never read again to launch; bound by the trust digest and shown in the trust request (PROTOCOL.md appendix). */
   envFiles?: Array<{ path: string; configDir?: string | null; names: Array<string>; sha256: string; }>;
+  /** Values that are secret wherever they appear (masked everywhere, like the values of secret env and headers). The config readers fill it with the values of secret `${…}` expansions that land in `args`, `url` or `cwd` (a `password` input, an input or variable whose name looks secret); a host may list its own. */
+  secretValues?: Array<string>;
+  /** Mask this server's secret values of 8 bytes or more in its tool results (text, structured content, resource text: every string) before they reach the host and the model provider. `false` opts out, for a server whose results must carry them. */
+  maskSecretsInResults?: boolean;
 }
 
 /** The initialize result. */

@@ -28,9 +28,10 @@ pub(super) fn admit(
 ) -> Result<Admitted> {
     validate_server_name(name)?;
     let (rest, extras) = extras::split(config)?;
-    let mut spec = ServerSpec::from_json(&rest).map_err(|mut e| {
-        e.message = raw_secrets(&rest, &extras.secret_names).mask(&e.message);
-        e
+    // Until the spec is parsed, its error can only be masked with what the raw config shows.
+    let mut spec = ServerSpec::from_json(&rest).map_err(|e| {
+        let e = raw_secrets(&rest, &extras.secret_names).mask_error(e);
+        Secrets::from_values(extras.secret_values.iter().cloned()).mask_error(e)
     })?;
     if let Some(remote) = &mut spec.remote {
         // Headers named in `secretHeaders` are as secret as those marked inline.
@@ -41,9 +42,11 @@ pub(super) fn admit(
     // The gate reads the parsed config, the one the server is built from: every spelling of a
     // field reaches the digest the same way, and nothing the server uses is left out of it.
     let subject = Subject::new(&spec, &extras);
-    let secrets = subject.secrets();
+    // Every secret of the parsed config (both spellings of every mark, inherited variables, secret
+    // expansions, URL credentials): masked in everything below, the trust request included.
+    let secrets = Secrets::for_server(&spec, &extras, &crate::config::expand::process_env);
     if require_trust {
-        check_trust(name, &subject, options)?;
+        check_trust(name, &subject, options).map_err(|e| secrets.mask_error(e))?;
     }
     Ok(Admitted {
         spec,

@@ -28,17 +28,9 @@ impl<'a> Subject<'a> {
         digest::digest(self.spec, self.extras)
     }
 
-    /// The config's secret values: env and headers marked secret or whose names look secret.
+    /// Every secret of the config (see [`Secrets::for_server`]): what the request masks.
     pub fn secrets(&self) -> Secrets {
-        let marked = digest::secret_names(self.spec, self.extras);
-        Secrets::collect(
-            self.spec
-                .env
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .chain(digest::headers(self.spec)),
-            &marked,
-        )
+        Secrets::for_server(self.spec, self.extras, &crate::config::expand::process_env)
     }
 
     /// `{commandLine, command, args, cwd, envNames, inheritEnv, envFiles, transport, url?,

@@ -21,6 +21,7 @@ mod env;
 mod failures;
 mod faults;
 mod handshake;
+mod leaks;
 mod logs;
 mod probe;
 mod procfs;

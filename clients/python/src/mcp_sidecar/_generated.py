@@ -102,6 +102,8 @@ class ServerConfig(TypedDict, total=False):
     secretEnv: List[str]
     secretHeaders: List[str]
     envFiles: List[JsonObject]
+    secretValues: List[str]
+    maskSecretsInResults: bool
 
 
 class _ServerInfoRequired(TypedDict):
