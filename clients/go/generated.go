@@ -293,17 +293,18 @@ type TrustRequest struct {
 		Names    []string `json:"names"`
 		Contents string   `json:"contents"`
 	} `json:"envFiles"`
-	Transport         string   `json:"transport"`
-	SecretNames       []string `json:"secretNames"`
-	IncludeTools      []string `json:"includeTools"`
-	ExcludeTools      []string `json:"excludeTools"`
-	ExpectTools       []string `json:"expectTools"`
-	Permissions       []string `json:"permissions"`
-	PermissionMetaKey *string  `json:"permissionMetaKey"`
-	URL               string   `json:"url,omitempty"`
-	HeaderNames       []string `json:"headerNames,omitempty"`
-	Source            string   `json:"source"`
-	Warnings          []string `json:"warnings"`
+	Transport            string   `json:"transport"`
+	SecretNames          []string `json:"secretNames"`
+	IncludeTools         []string `json:"includeTools"`
+	ExcludeTools         []string `json:"excludeTools"`
+	ExpectTools          []string `json:"expectTools"`
+	Permissions          []string `json:"permissions"`
+	PermissionMetaKey    *string  `json:"permissionMetaKey"`
+	MaskSecretsInResults bool     `json:"maskSecretsInResults,omitempty"`
+	URL                  string   `json:"url,omitempty"`
+	HeaderNames          []string `json:"headerNames,omitempty"`
+	Source               string   `json:"source"`
+	Warnings             []string `json:"warnings"`
 }
 
 // LoadResult: The servers/load result.

@@ -163,6 +163,8 @@ export interface ErrorDataFields {
   permissions?: Array<string> | null;
   /** TRUST_REQUIRED: the `_meta` key a tool's permission is read from (null: not given). */
   permissionMetaKey?: string | null;
+  /** TRUST_REQUIRED: whether secret values are masked in the tool results (false: the server opted out with `maskSecretsInResults: false`). */
+  maskSecretsInResults?: boolean;
   /** TRUST_REQUIRED of a remote server: its URL. */
   url?: string;
   /** TRUST_REQUIRED of a remote server: names of its headers (never their values). */
@@ -320,6 +322,7 @@ export interface TrustRequest {
   expectTools: Array<string> | null;
   permissions: Array<string> | null;
   permissionMetaKey: string | null;
+  maskSecretsInResults?: boolean;
   url?: string;
   headerNames?: Array<string>;
   source: ServerSource;

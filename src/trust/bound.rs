@@ -184,6 +184,16 @@ mod tests {
                 with(&stdio, "secretEnv", json!(["A"])),
             ),
             (
+                "secretValues",
+                stdio.clone(),
+                with(&stdio, "secretValues", json!(["a-masked-value"])),
+            ),
+            (
+                "maskSecretsInResults",
+                stdio.clone(),
+                with(&stdio, "maskSecretsInResults", json!(false)),
+            ),
+            (
                 "secretHeaders",
                 remote.clone(),
                 with(&remote, "secretHeaders", json!(["X-A"])),

@@ -114,6 +114,9 @@ pub fn digest_input(spec: &ServerSpec, extras: &Extras) -> Value {
         "expectTools": extras.expect_tools.as_deref().map(set),
         "permissions": extras.permissions.as_deref().map(set),
         "permissionMetaKey": extras.permission_meta_key,
+        // Which values are masked, and whether results are: what the model is shown.
+        "secretValues": extras.secret_values.iter().map(|v| keyed(v)).collect::<BTreeSet<_>>(),
+        "maskSecretsInResults": extras.mask_secrets_in_results,
     })
 }
 
@@ -207,11 +210,11 @@ mod tests {
         let text = canonical_json(&digest_input(&spec, &extras));
         assert_eq!(
             text,
-            r#"{"args":["-y","pkg"],"command":"npx","cwd":"/srv","env":{"LEVEL":"1"},"envFiles":[],"excludeTools":[],"expectTools":null,"headers":{},"includeTools":[],"inheritEnv":[],"permissionMetaKey":null,"permissions":null,"secretNames":[],"transport":"stdio","url":null,"v":2}"#
+            r#"{"args":["-y","pkg"],"command":"npx","cwd":"/srv","env":{"LEVEL":"1"},"envFiles":[],"excludeTools":[],"expectTools":null,"headers":{},"includeTools":[],"inheritEnv":[],"maskSecretsInResults":true,"permissionMetaKey":null,"permissions":null,"secretNames":[],"secretValues":[],"transport":"stdio","url":null,"v":2}"#
         );
         assert_eq!(
             digest(&spec, &extras),
-            "sha256:167381a7ad106e353718ee26d514fad0ac70221dc68c598acca6f2ee5c9e7a8a"
+            "sha256:743f09cfcd229fd0d340c8ee772f3f8e4d510527c8c348f788c074b84bcf422c"
         );
     }
 

@@ -88,6 +88,7 @@ impl<'a> Subject<'a> {
             "expectTools": extras.expect_tools.as_deref().map(sorted),
             "permissions": extras.permissions.as_deref().map(sorted),
             "permissionMetaKey": extras.permission_meta_key,
+            "maskSecretsInResults": extras.mask_secrets_in_results,
             "source": source.as_str(),
             "warnings": warnings,
             "digest": self.digest(),

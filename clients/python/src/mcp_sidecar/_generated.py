@@ -294,6 +294,7 @@ class _TrustRequestRequired(TypedDict):
 class TrustRequest(_TrustRequestRequired, total=False):
     """A server held back by requireTrust: the TRUST_REQUIRED data plus name."""
 
+    maskSecretsInResults: bool
     url: str
     headerNames: List[str]
 
