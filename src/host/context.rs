@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::flow::Flow;
 use super::writer::Outbox;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{encode_response, RequestId};
@@ -31,11 +32,18 @@ pub struct Host {
     pub inflight: Mutex<HashMap<RequestId, CancellationToken>>,
     /// Every spawned request, so a stop can wait until each one has been answered.
     pub requests: TaskTracker,
+    /// The budgets a request takes before it starts (`flow`): they push back into reading stdin.
+    pub flow: Flow,
     pub shutting_down: AtomicBool,
 }
 
 impl Host {
-    pub fn new(outbox: Outbox, cache: Option<SchemaCache>, configs: Vec<PathBuf>) -> Self {
+    pub fn new(
+        outbox: Outbox,
+        cache: Option<SchemaCache>,
+        configs: Vec<PathBuf>,
+        flow: Flow,
+    ) -> Self {
         Self {
             outbox,
             cache,
@@ -44,6 +52,7 @@ impl Host {
             registry: OnceLock::new(),
             inflight: Mutex::new(HashMap::new()),
             requests: TaskTracker::new(),
+            flow,
             shutting_down: AtomicBool::new(false),
         }
     }
