@@ -15,7 +15,8 @@
 //! 6. `admission.rs` (config and trust gate), `roster.rs` (the table of servers, the catalog built
 //!    from it, the events, the shutdown flag).
 //! 7. `server.rs` (one server and its slot), then `session.rs` (one generation), `restart.rs`,
-//!    `stats.rs`, `status.rs`, `settings.rs`; the process files below them.
+//!    `stats.rs`, `overload.rs` (the `maxInflight` cap), `status.rs`, `settings.rs`; the process
+//!    files below them.
 //!
 //! Processes themselves (spawning, groups, trees, the guardian) are [`crate::process`]'s.
 
@@ -24,6 +25,7 @@ mod call;
 mod launch;
 mod lazy;
 mod lifecycle;
+mod overload;
 mod policy;
 mod probe;
 mod registry;

@@ -13,7 +13,8 @@ use std::sync::{mpsc, Arc};
 
 use serde_json::{json, Value};
 
-use crate::support::{eventually, sidecar_bin, WAIT};
+use crate::procfs::wait_for_sleeps;
+use crate::support::{eventually, fixture, sidecar_bin, with_fields, Sidecar, WAIT};
 
 /// A sidecar whose stdout the test reads only when it chooses to: the raw lines, nothing parsed
 /// before the test looks (a parsed id would lose the exact text of a big number).
@@ -287,5 +288,79 @@ impl RawHost {
     fn read_line_after_ping(&mut self) -> String {
         self.write(r#"{"jsonrpc":"2.0","id":77,"method":"ping"}"#);
         self.read_line()
+    }
+}
+
+/// `maxInflight` of a server: past it a call is refused at once with OVERLOADED naming the
+/// server, the setting and the limit; the other servers are served meanwhile, and once a call
+/// ends the server takes calls again.
+#[test]
+fn a_server_past_max_inflight_refuses_with_overloaded_and_the_others_are_served() {
+    let mut s = Sidecar::initialized(json!({}));
+    let status = s.add("fx", with_fields(fixture(&[]), json!({"max_inflight": 2})));
+    let pid = status["pid"].as_u64().unwrap() as u32;
+    s.add("other", fixture(&[]));
+    let sleep = json!({"name": "mcp__fx__sleep", "arguments": {"ms": 600_000}});
+    let a = s.send("tools/call", sleep.clone());
+    let b = s.send("tools/call", sleep.clone());
+    wait_for_sleeps(pid, 2);
+    let (code, e) = s.error_of("tools/call", sleep.clone());
+    assert_eq!(code, "OVERLOADED", "{e}");
+    assert_eq!(e["code"], -32035);
+    assert_eq!(e["data"]["server"], "fx");
+    assert_eq!(e["data"]["setting"], "maxInflight");
+    assert_eq!(e["data"]["limit"], 2);
+    assert_eq!(e["data"]["name"], "mcp__fx__sleep");
+    let echo = s.call(
+        "tools/call",
+        json!({"name": "mcp__other__echo", "arguments": {"message": "hi"}}),
+    );
+    assert!(echo.to_string().contains("hi"), "{echo}");
+    s.notify("notifications/cancelled", json!({"requestId": a}));
+    assert_eq!(s.response(a)["error"]["data"]["code"], "CANCELLED");
+    let echo = s.call(
+        "tools/call",
+        json!({"name": "mcp__fx__echo", "arguments": {"message": "again"}}),
+    );
+    assert!(echo.to_string().contains("again"), "{echo}");
+    s.notify("notifications/cancelled", json!({"requestId": b}));
+    assert_eq!(s.response(b)["error"]["data"]["code"], "CANCELLED");
+}
+
+/// `maxInflight` out of range is CONFIG_INVALID naming the field, in either spelling.
+#[test]
+fn max_inflight_is_validated() {
+    let mut s = Sidecar::initialized(json!({}));
+    for bad in [
+        json!({"maxInflight": 0}),
+        json!({"max_inflight": 70_000}),
+        json!({"maxInflight": "8"}),
+    ] {
+        let (code, e) = s.error_of(
+            "servers/add",
+            json!({"name": "fx", "config": with_fields(fixture(&[]), bad.clone())}),
+        );
+        assert_eq!(code, "CONFIG_INVALID", "{bad}: {e}");
+        assert_eq!(e["data"]["field"], "maxInflight", "{bad}: {e}");
+    }
+}
+
+/// `--max-inflight` of the session pushes back instead of refusing: with one slot, a ping sent
+/// behind a call is read only once the call is answered, and is then served (no error).
+#[test]
+fn the_session_cap_holds_the_next_request_back_instead_of_refusing_it() {
+    let mut s = Sidecar::initialized_with(&["--max-inflight", "1"], json!({}));
+    s.add("fx", fixture(&[]));
+    let call = s.send(
+        "tools/call",
+        json!({"name": "mcp__fx__sleep", "arguments": {"ms": 1500}}),
+    );
+    let ping = s.send("ping", json!({}));
+    let first = s.wait_for(|m| m["id"] == json!(call) || m["id"] == json!(ping));
+    assert_eq!(first["id"], call, "the ping overtook the call: {first}");
+    assert!(first.get("result").is_some(), "{first}");
+    assert_eq!(s.response(ping)["result"], json!({}));
+    for _ in 0..3 {
+        s.call("ping", json!({}));
     }
 }
