@@ -11,7 +11,6 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -20,14 +19,14 @@ use super::writer::Outbox;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{encode_response, RequestId};
 use crate::store::SchemaCache;
-use crate::supervisor::{Event, Registry};
+use crate::supervisor::{Event, EventSender, Registry};
 
 pub struct Host {
     pub outbox: Outbox,
     pub cache: Option<SchemaCache>,
     pub configs: Vec<PathBuf>,
-    /// A sender into the registry's event channel, to queue a barrier behind pending events.
-    pub events: OnceLock<mpsc::UnboundedSender<Event>>,
+    /// A sender into the registry's event queue, to queue a barrier behind pending events.
+    pub events: OnceLock<EventSender>,
     pub registry: OnceLock<Arc<Registry>>,
     pub inflight: Mutex<HashMap<RequestId, CancellationToken>>,
     /// Every spawned request, so a stop can wait until each one has been answered.
@@ -79,9 +78,9 @@ impl Host {
     pub async fn events_flushed(&self) {
         if let Some(events) = self.events.get() {
             let (tx, rx) = tokio::sync::oneshot::channel();
-            if events.send(Event::Barrier(tx)).is_ok() {
-                let _ = rx.await;
-            }
+            events.send(Event::Barrier(tx));
+            // An error: the queue is gone, nothing is left to wait for.
+            let _ = rx.await;
         }
     }
 

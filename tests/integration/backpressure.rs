@@ -364,3 +364,127 @@ fn the_session_cap_holds_the_next_request_back_instead_of_refusing_it() {
         s.call("ping", json!({}));
     }
 }
+
+/// Bytes waiting in the pipe that `pid`'s descriptor `fd` is an end of (opened anew through /proc).
+fn pipe_backlog(pid: u32, fd: u32) -> usize {
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(file) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(format!("/proc/{pid}/fd/{fd}"))
+    else {
+        return usize::MAX;
+    };
+    unread_bytes(file.as_raw_fd())
+}
+
+/// Waits until the sidecar and its server are both idle with nothing between them: the server's
+/// stdin and stdout pipes empty and every thread of both asleep, twice in a row.
+fn wait_until_quiet(sidecar: u32, server: u32) {
+    let quiet_once = || {
+        pipe_backlog(server, 0) == 0
+            && pipe_backlog(server, 1) == 0
+            && all_threads_asleep(server)
+            && all_threads_asleep(sidecar)
+    };
+    // A bound, not a window: the chain of re-reads takes seconds on a busy debug build.
+    let deadline = std::time::Instant::now() + 6 * WAIT;
+    let mut before = false;
+    loop {
+        let now = quiet_once();
+        if now && before {
+            return;
+        }
+        before = now;
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the sidecar and its server never became quiet"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Adds server `name` over the raw pipe and reads up to its answer; returns its pid.
+fn add_raw(host: &mut RawHost, id: u64, name: &str, args: &[&str]) -> u32 {
+    let config = crate::support::fixture(args);
+    host.write(
+        &json!({"jsonrpc": "2.0", "id": id, "method": "servers/add",
+                "params": {"name": name, "config": config}})
+        .to_string(),
+    );
+    loop {
+        let v: Value = serde_json::from_str(&host.read_line()).unwrap();
+        if v["id"] == json!(id) {
+            assert_eq!(v["result"]["state"], "ready", "{v}");
+            return v["result"]["pid"].as_u64().unwrap() as u32;
+        }
+    }
+}
+
+/// Reads every line up to the answer of a `servers/list` sent now (whose answer follows every
+/// notification queued before it); returns the `notifications/servers/changed` statuses read on
+/// the way and the list's result.
+fn read_up_to_a_list(host: &mut RawHost) -> (Vec<Value>, Value) {
+    host.write(r#"{"jsonrpc":"2.0","id":"list","method":"servers/list"}"#);
+    let lines = host.lines();
+    let mut statuses = Vec::new();
+    loop {
+        let line = lines.recv_timeout(WAIT).expect("a line");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == "list" {
+            return (statuses, v["result"].clone());
+        }
+        if v["method"] == "notifications/servers/changed" {
+            statuses.push(v["params"]["status"].clone());
+        }
+    }
+}
+
+/// A server that announces `tools/list_changed` after every re-read makes 2,000 re-reads, one
+/// after the other, each a status change, while the host is not reading: what waits for the host
+/// is coalesced (one status per server), so fewer than 2,000 notifications (at most what the outbox and the pipe hold, plus one) reach it, and the
+/// last one it reads is the server's final state.
+#[test]
+fn status_changes_while_the_host_is_not_reading_are_coalesced() {
+    const ECHOES: &str = "2000";
+    let mut host = RawHost::spawn(&[], &[]);
+    let pid = add_raw(&mut host, 1, "fx", &["--list-changed-echo", ECHOES]);
+    wait_until_quiet(host.pid(), pid);
+    let (statuses, list) = read_up_to_a_list(&mut host);
+    eprintln!(
+        "{} status notifications for {ECHOES} re-reads",
+        statuses.len()
+    );
+    assert!(
+        statuses.len() < 1600,
+        "{} status notifications reached the host: not coalesced",
+        statuses.len()
+    );
+    let last = statuses.last().expect("at least one status");
+    let listed = &list["servers"][0];
+    assert_eq!(last["state"], "ready");
+    assert_eq!(last["toolsCount"], listed["toolsCount"]);
+    assert_eq!(last["generation"], listed["generation"]);
+}
+
+/// A server flooding 50,000 `tools/list_changed` at once costs a few re-reads, not 50,000: the
+/// announcements that arrive during a re-read make one more. Memory stays bounded and the server
+/// ends ready with its tools.
+#[test]
+fn a_flood_of_list_changed_costs_a_few_re_reads() {
+    let mut host = RawHost::spawn(&[], &[]);
+    let pid = add_raw(&mut host, 1, "fx", &["--list-changed-storm", "50000"]);
+    host.write(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mcp__fx__echo","arguments":{"message":"go"}}}"#,
+    );
+    wait_until_quiet(host.pid(), pid);
+    let peak = proc_status_bytes(host.pid(), "VmHWM");
+    let (statuses, list) = read_up_to_a_list(&mut host);
+    eprintln!(
+        "{} status notifications for 50000 announcements; VmHWM {peak}",
+        statuses.len()
+    );
+    assert!(statuses.len() < 1000, "{} re-reads", statuses.len());
+    assert!(peak < 64 * 1024 * 1024, "sidecar peak RSS {peak} bytes");
+    assert_eq!(list["servers"][0]["state"], "ready");
+}
