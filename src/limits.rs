@@ -70,6 +70,11 @@ pub const HOST_INFLIGHT_LINE_BYTES: usize = 64 * 1024 * 1024;
 /// refused with OVERLOADED, so that one stalled server cannot take every slot of the session.
 pub const DEFAULT_SERVER_MAX_INFLIGHT: usize = 256;
 
+/// Registry events (status and tools changes) kept one by one while they wait for the host; past
+/// this many waiting, a server's new status replaces its last one waiting and tools changes fold
+/// together (`supervisor::events`), so a host that does not read cannot make them pile up.
+pub const EVENTS_QUEUED_BEFORE_COALESCING: usize = 256;
+
 /// Lines of the host's stdin read ahead of dispatch (read buffer, bytes).
 pub const HOST_READ_BUFFER_BYTES: usize = 64 * 1024;
 

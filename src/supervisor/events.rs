@@ -1,22 +1,24 @@
 //! The registry's events on their way to its owner, coalesced so that a host that is not reading
-//! cannot make them pile up: at most one status per server waits (the latest: a newer status
-//! takes the place of the one still waiting), and at most one tools change (the latest
-//! fingerprint, with the net names added and removed since the last one taken). Whatever the
-//! storm, what waits is bounded by the number of servers, and the owner always ends with the
-//! final state.
+//! cannot make them pile up. While fewer than `limits::EVENTS_QUEUED_BEFORE_COALESCING` wait,
+//! every event is kept as is (a host that keeps up sees each one). Beyond that, a server's new
+//! status takes the place of its last one still waiting (latest wins), and a tools change folds
+//! into the last one waiting (the latest fingerprint, the net names added and removed). Whatever
+//! the storm, what waits is bounded by that threshold plus one status per server, one tools
+//! change and the barriers, and the owner always ends with the final state.
 //!
-//! Order: events are taken in the order their first still-waiting version was queued, so a
-//! barrier (`Event::Barrier`) is acknowledged only after every event queued before it, in its
-//! latest form, has been taken — what `Host::events_flushed` needs for "an answer to servers/*
-//! comes after its notifications".
+//! Order: events are taken in the order they were queued, a coalesced one in the place of the
+//! one it replaced, so a barrier (`Event::Barrier`) is acknowledged only after every event queued
+//! before it, in its latest form, has been taken — what `Host::events_flushed` needs for "an
+//! answer to servers/* comes after its notifications".
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::{oneshot, Notify};
 
 use super::status::ServerStatus;
+use crate::limits;
 
 /// What the registry tells its owner.
 #[derive(Debug)]
@@ -64,17 +66,15 @@ struct Shared {
 
 #[derive(Default)]
 struct Pending {
-    order: VecDeque<Slot>,
-    statuses: HashMap<String, Box<ServerStatus>>,
-    tools: Option<ToolsDelta>,
+    order: VecDeque<Waiting>,
     /// The receiver is gone (or never was): events are dropped.
     discarding: bool,
 }
 
-/// A place in the order; the status and tools slots refer to what waits in `Pending`.
-enum Slot {
-    Status(String),
-    Tools,
+/// One event waiting to be taken.
+enum Waiting {
+    Status(Box<ServerStatus>),
+    Tools(ToolsDelta),
     Barrier(oneshot::Sender<()>),
 }
 
@@ -101,6 +101,51 @@ impl ToolsDelta {
     }
 }
 
+impl Pending {
+    /// Queues `event`: as is while the queue is short (a reader keeping up sees every event),
+    /// folded into the last waiting event of its kind (and server) once it is not.
+    fn push(&mut self, event: Event) {
+        let backed_up = self.order.len() >= limits::EVENTS_QUEUED_BEFORE_COALESCING;
+        match event {
+            Event::ServerChanged(status) => {
+                if backed_up {
+                    let same = self.order.iter_mut().rev().find_map(|w| match w {
+                        Waiting::Status(s) if s.name == status.name => Some(s),
+                        _ => None,
+                    });
+                    if let Some(waiting) = same {
+                        *waiting = status;
+                        return;
+                    }
+                }
+                self.order.push_back(Waiting::Status(status));
+            }
+            Event::ToolsChanged {
+                fingerprint,
+                added,
+                removed,
+            } => {
+                if backed_up {
+                    let last = self.order.iter_mut().rev().find_map(|w| match w {
+                        Waiting::Tools(t) => Some(t),
+                        _ => None,
+                    });
+                    if let Some(waiting) = last {
+                        waiting.then(fingerprint, added, removed);
+                        return;
+                    }
+                }
+                self.order.push_back(Waiting::Tools(ToolsDelta {
+                    fingerprint,
+                    added: added.into_iter().collect(),
+                    removed: removed.into_iter().collect(),
+                }));
+            }
+            Event::Barrier(ack) => self.order.push_back(Waiting::Barrier(ack)),
+        }
+    }
+}
+
 impl Shared {
     fn pending(&self) -> MutexGuard<'_, Pending> {
         self.pending.lock().unwrap_or_else(|p| p.into_inner())
@@ -115,38 +160,15 @@ impl EventSender {
         sender
     }
 
-    /// Queues `event`, coalescing it with what waits (module doc). Never waits.
+    /// Queues `event`, coalescing it with what waits once the queue is backed up (module doc).
+    /// Never waits.
     pub fn send(&self, event: Event) {
         {
             let mut p = self.shared.pending();
             if p.discarding {
                 return; // a barrier's sender is dropped with it: its waiter goes on
             }
-            match event {
-                Event::ServerChanged(status) => match p.statuses.get_mut(&status.name) {
-                    Some(waiting) => *waiting = status,
-                    None => {
-                        p.order.push_back(Slot::Status(status.name.clone()));
-                        p.statuses.insert(status.name.clone(), status);
-                    }
-                },
-                Event::ToolsChanged {
-                    fingerprint,
-                    added,
-                    removed,
-                } => match &mut p.tools {
-                    Some(waiting) => waiting.then(fingerprint, added, removed),
-                    None => {
-                        p.tools = Some(ToolsDelta {
-                            fingerprint,
-                            added: added.into_iter().collect(),
-                            removed: removed.into_iter().collect(),
-                        });
-                        p.order.push_back(Slot::Tools);
-                    }
-                },
-                Event::Barrier(ack) => p.order.push_back(Slot::Barrier(ack)),
-            }
+            p.push(event);
         }
         self.shared.ready.notify_one();
     }
@@ -185,21 +207,13 @@ impl EventReceiver {
 
     /// The next event if one waits.
     pub fn try_recv(&mut self) -> Option<Event> {
-        let mut p = self.shared.pending();
-        let slot = p.order.pop_front()?;
-        Some(match slot {
-            Slot::Barrier(ack) => Event::Barrier(ack),
-            Slot::Status(name) => match p.statuses.remove(&name) {
-                Some(status) => Event::ServerChanged(status),
-                None => unreachable!("a status slot always has its status"),
-            },
-            Slot::Tools => match p.tools.take() {
-                Some(t) => Event::ToolsChanged {
-                    fingerprint: t.fingerprint,
-                    added: t.added.into_iter().collect(),
-                    removed: t.removed.into_iter().collect(),
-                },
-                None => unreachable!("a tools slot always has its change"),
+        Some(match self.shared.pending().order.pop_front()? {
+            Waiting::Barrier(ack) => Event::Barrier(ack),
+            Waiting::Status(status) => Event::ServerChanged(status),
+            Waiting::Tools(t) => Event::ToolsChanged {
+                fingerprint: t.fingerprint,
+                added: t.added.into_iter().collect(),
+                removed: t.removed.into_iter().collect(),
             },
         })
     }
@@ -210,8 +224,6 @@ impl Drop for EventReceiver {
         let mut p = self.shared.pending();
         p.discarding = true;
         p.order.clear();
-        p.statuses.clear();
-        p.tools = None;
     }
 }
 
@@ -259,10 +271,20 @@ mod tests {
     #[test]
     fn a_storm_coalesces_to_the_latest_per_server_in_first_queued_order() {
         let (tx, mut rx) = queue();
+        let kept = limits::EVENTS_QUEUED_BEFORE_COALESCING as u64;
+        for generation in 0..kept {
+            tx.send(status("early", generation));
+        }
         for generation in 0..10_000 {
             tx.send(status("a", generation));
             tx.send(status("b", generation));
             tx.send(tools(&format!("f{generation}"), &[], &[]));
+        }
+        for generation in 0..kept {
+            assert!(
+                matches!(rx.try_recv(), Some(Event::ServerChanged(s)) if s.generation == generation),
+                "kept as is"
+            );
         }
         let (ack, mut acked) = oneshot::channel();
         tx.send(Event::Barrier(ack));
@@ -294,8 +316,14 @@ mod tests {
     #[test]
     fn tools_changes_fold_into_their_net_change() {
         let (tx, mut rx) = queue();
+        for i in 0..limits::EVENTS_QUEUED_BEFORE_COALESCING {
+            tx.send(tools(&format!("early{i}"), &[], &[]));
+        }
         tx.send(tools("f1", &["x", "y"], &["old"]));
         tx.send(tools("f2", &["old", "z"], &["x"]));
+        for _ in 0..limits::EVENTS_QUEUED_BEFORE_COALESCING - 1 {
+            assert!(matches!(rx.try_recv(), Some(Event::ToolsChanged { .. })));
+        }
         match rx.try_recv() {
             Some(Event::ToolsChanged {
                 fingerprint,
