@@ -65,6 +65,8 @@ type ServerConfig struct {
 	MaxMessageBytes       int64             `json:"maxMessageBytes,omitempty"`
 	// Given explicitly, MUST NOT exceed maxMessageBytes (CONFIG_INVALID, field maxResultBytes).
 	MaxResultBytes int64 `json:"maxResultBytes,omitempty"`
+	// tools/call requests in flight at once on this server (also while it starts); one more is refused at once with OVERLOADED (data.setting maxInflight, data.limit).
+	MaxInflight int64 `json:"maxInflight,omitempty"`
 	// After a ready server fails (crash, bad output, missed keepalive): on-failure restarts it with backoff until it crash-loops (5 failures within 60 s: state error, lastError.data.crashLoop); never leaves it unhealthy until servers/restart. A failed first start is never retried.
 	Restart string `json:"restart,omitempty"`
 	// First restart delay; doubles per failure within 60 s, +-20 % jitter, capped at 30 s.
@@ -394,6 +396,7 @@ const (
 	CodeNetworkError       = "NETWORK_ERROR"
 	CodeShuttingDown       = "SHUTTING_DOWN"
 	CodeTrustRequired      = "TRUST_REQUIRED"
+	CodeOverloaded         = "OVERLOADED"
 )
 
 // rpcCodes maps each protocol code to its numeric JSON-RPC code.
@@ -423,6 +426,7 @@ var rpcCodes = map[string]int{
 	CodeNetworkError:       -32034,
 	CodeShuttingDown:       -32040,
 	CodeTrustRequired:      -32014,
+	CodeOverloaded:         -32035,
 }
 
 // protocolCodes lists the protocol codes in the schema's order: of two codes sharing
@@ -456,4 +460,5 @@ var protocolCodes = []struct {
 	{CodeNetworkError, -32034},
 	{CodeShuttingDown, -32040},
 	{CodeTrustRequired, -32014},
+	{CodeOverloaded, -32035},
 }

@@ -33,6 +33,8 @@ export interface ServerConfigFields {
   maxMessageBytes?: number | null;
   /** Given explicitly, MUST NOT exceed maxMessageBytes (CONFIG_INVALID, field maxResultBytes). */
   maxResultBytes?: number | null;
+  /** tools/call requests in flight at once on this server (also while it starts); one more is refused at once with OVERLOADED (data.setting maxInflight, data.limit). */
+  maxInflight?: number | null;
   /** After a ready server fails (crash, bad output, missed keepalive): on-failure restarts it with backoff until it crash-loops (5 failures within 60 s: state error, lastError.data.crashLoop); never leaves it unhealthy until servers/restart. A failed first start is never retried. */
   restart?: "on-failure" | "never" | null;
   /** First restart delay; doubles per failure within 60 s, +-20 % jitter, capped at 30 s. */
@@ -102,7 +104,7 @@ export interface RpcErrorObject {
 
 /** error.data: always code; the other fields depend on the code (PROTOCOL.md §12). */
 export interface ErrorDataFields {
-  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED";
+  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED" | "OVERLOADED";
   /** The exposed tool name the host used in tools/call. */
   name?: string;
   server?: string;
@@ -111,7 +113,7 @@ export interface ErrorDataFields {
   field?: string;
   method?: string;
   /** The bound that was hit; `timeoutMs` is a tools/call timeout (the host's timeoutMs or the server's toolTimeoutSeconds); `keepaliveSeconds` is a keepalive ping left unanswered. */
-  setting?: "--max-line-bytes" | "maxMessageBytes" | "maxResultBytes" | "startupTimeoutSeconds" | "timeoutMs" | "keepaliveSeconds";
+  setting?: "--max-line-bytes" | "maxMessageBytes" | "maxResultBytes" | "startupTimeoutSeconds" | "timeoutMs" | "keepaliveSeconds" | "maxInflight";
   /** The bound's value: bytes; seconds for startupTimeoutSeconds and keepaliveSeconds (for keepaliveSeconds, the time the ping was given: keepaliveSeconds clamped to [1, 10]); milliseconds for timeoutMs. */
   limit?: number;
   size?: number;
@@ -416,7 +418,8 @@ export type ProtocolErrorCode =
   | 'HTTP_ERROR'
   | 'NETWORK_ERROR'
   | 'SHUTTING_DOWN'
-  | 'TRUST_REQUIRED';
+  | 'TRUST_REQUIRED'
+  | 'OVERLOADED';
 
 /** Numeric JSON-RPC code of every protocol error code. */
 export declare const RPC_CODES: Readonly<Record<ProtocolErrorCode, number>>;

@@ -68,6 +68,10 @@ pub(super) async fn call(
     arguments: Value,
     timeout: Option<Duration>,
 ) -> Result<CallOutcome> {
+    let _counted = server
+        .calls
+        .enter(&server.name, server.spec.max_inflight)
+        .map_err(|e| e.with("tool", entry.tool.name.as_str()))?;
     let (session, _in_flight) = lifecycle::acquire(roster, server).await?;
     let tool = entry.tool.name.as_str();
     // A dormant server may have come back with a different tool list.

@@ -6,6 +6,7 @@ use std::time::SystemTime;
 
 use tokio::sync::watch;
 
+use super::overload::CallCount;
 use super::restart::{self, RestartTracker};
 use super::session::{ProcessControl, Session};
 use super::stats::CallStats;
@@ -32,6 +33,8 @@ pub(super) struct Server {
     /// Schema-cache key, for lazy servers (`autoStart: false`).
     pub cache_key: Option<String>,
     pub stats: CallStats,
+    /// Calls in flight, for `maxInflight`.
+    pub calls: CallCount,
     slot: Mutex<Slot>,
     /// Bumped after every state change; a call waiting for a start in progress watches it.
     changed: watch::Sender<u64>,
@@ -105,6 +108,7 @@ impl Server {
             result_secrets,
             cache_key,
             stats: CallStats::default(),
+            calls: CallCount::default(),
             slot: Mutex::new(Slot {
                 generation: 0,
                 state: ServerState::Stopped,

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod architecture;
+mod backpressure;
 mod calls;
 mod cancel;
 mod clients;

@@ -83,6 +83,7 @@ class ServerConfig(TypedDict, total=False):
     toolTimeoutSeconds: Optional[float]
     maxMessageBytes: Optional[int]
     maxResultBytes: Optional[int]
+    maxInflight: Optional[int]
     restart: Optional[Literal["on-failure", "never"]]
     restartBackoffMs: Optional[int]
     keepaliveSeconds: Optional[float]
@@ -388,6 +389,7 @@ class ProtocolErrorCode:
     NETWORK_ERROR = "NETWORK_ERROR"
     SHUTTING_DOWN = "SHUTTING_DOWN"
     TRUST_REQUIRED = "TRUST_REQUIRED"
+    OVERLOADED = "OVERLOADED"
 
 
 #: Numeric JSON-RPC code of every protocol error code (two codes may share a number).
@@ -417,4 +419,5 @@ RPC_CODES: Dict[str, int] = {
     "NETWORK_ERROR": -32034,
     "SHUTTING_DOWN": -32040,
     "TRUST_REQUIRED": -32014,
+    "OVERLOADED": -32035,
 }
