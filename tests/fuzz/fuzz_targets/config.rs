@@ -94,10 +94,21 @@ fuzz_target!(|data: &[u8]| {
     let loaded = load_document(&Value::String(text.to_owned()), forced, &src);
     let mut names = BTreeSet::new();
     for c in &loaded.servers {
-        assert!(names.insert(c.name.as_str()), "two servers named {}", c.name);
-        assert!(validate_server_name(&c.name).is_ok(), "kept a bad name {:?}", c.name);
+        assert!(
+            names.insert(c.name.as_str()),
+            "two servers named {}",
+            c.name
+        );
+        assert!(
+            validate_server_name(&c.name).is_ok(),
+            "kept a bad name {:?}",
+            c.name
+        );
         let (rest, _) = extras::split(&c.config).expect("kept config splits");
-        assert!(ServerSpec::from_json(&rest).is_ok(), "kept a config that does not validate");
+        assert!(
+            ServerSpec::from_json(&rest).is_ok(),
+            "kept a config that does not validate"
+        );
     }
     for d in &loaded.diagnostics {
         serde_json::to_value(d).expect("a diagnostic serialises");

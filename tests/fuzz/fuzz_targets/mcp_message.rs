@@ -69,7 +69,10 @@ async fn session(data: &[u8]) {
         if let Ok(tools) = validate_tools("fuzz", raw) {
             let mut names = BTreeSet::new();
             for tool in &tools {
-                assert!(names.insert(tool.name.clone()), "validated tools share a name");
+                assert!(
+                    names.insert(tool.name.clone()),
+                    "validated tools share a name"
+                );
                 for format in ToolFormat::ALL {
                     definition(format, Options { strict: true }, "mcp__fuzz__t", &tool.raw);
                 }
@@ -112,7 +115,11 @@ struct ServerStdin {
 }
 
 impl AsyncWrite for ServerStdin {
-    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         let mut gate = lock(&self.gate);
         gate.lines_written += buf.iter().filter(|b| **b == b'\n').count();
         if let Some(waker) = gate.reader.take() {

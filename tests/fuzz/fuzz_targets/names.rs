@@ -50,7 +50,10 @@ fuzz_target!(|data: &[u8]| {
     let mut by_pair: BTreeMap<(&str, &str), &str> = BTreeMap::new();
     let mut by_name: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
     for (pair, name) in pairs.iter().zip(&names) {
-        assert!(valid(name, max_len), "{name:?} from {pair:?} (max {max_len})");
+        assert!(
+            valid(name, max_len),
+            "{name:?} from {pair:?} (max {max_len})"
+        );
         assert!(template.is_valid_name(name));
         if max_len <= 64 {
             assert!(name.len() <= 64);
@@ -65,7 +68,11 @@ fuzz_target!(|data: &[u8]| {
 
     let reversed: Vec<(&str, &str)> = pairs.iter().rev().copied().collect();
     for (pair, name) in reversed.iter().zip(template.assign(&reversed)) {
-        assert_eq!(by_pair.get(pair).copied(), Some(name.as_str()), "order changed a name");
+        assert_eq!(
+            by_pair.get(pair).copied(),
+            Some(name.as_str()),
+            "order changed a name"
+        );
     }
 });
 

@@ -34,21 +34,42 @@ fn check(format: ToolFormat, strict_mode: bool, input: &Value) {
     let converted = schema::convert(format, strict_mode, Some(input));
     let text = serde_json::to_string(&converted.schema).expect("a converted schema serialises");
     let back: Value = serde_json::from_str(&text).expect("a converted schema is valid JSON");
-    assert_eq!(back, converted.schema, "{format}: JSON round trip changed the schema");
+    assert_eq!(
+        back, converted.schema,
+        "{format}: JSON round trip changed the schema"
+    );
     let again = schema::convert(format, strict_mode, Some(input));
-    assert_eq!(again.schema, converted.schema, "{format}: not deterministic");
+    assert_eq!(
+        again.schema, converted.schema,
+        "{format}: not deterministic"
+    );
     assert_eq!(again.strict, converted.strict);
 
     let tool = json!({"name": "tool", "description": "d", "inputSchema": input});
-    let def = definition(format, Options { strict: strict_mode }, EXPOSED, &tool).definition;
+    let def = definition(
+        format,
+        Options {
+            strict: strict_mode,
+        },
+        EXPOSED,
+        &tool,
+    )
+    .definition;
     let name = match format {
         ToolFormat::Openai => def.pointer("/function/name"),
         _ => def.get("name"),
     };
-    assert_eq!(name.and_then(Value::as_str), Some(EXPOSED), "{format}: {def}");
+    assert_eq!(
+        name.and_then(Value::as_str),
+        Some(EXPOSED),
+        "{format}: {def}"
+    );
 
     if format == ToolFormat::Mcp {
-        assert_eq!(&converted.schema, input, "mcp: the schema is the server's own");
+        assert_eq!(
+            &converted.schema, input,
+            "mcp: the schema is the server's own"
+        );
         return;
     }
     assert!(converted.notes.len() <= MAX_NOTES);
@@ -118,7 +139,10 @@ fn each_schema(schema: &Value, f: &mut dyn FnMut(&Map<String, Value>)) {
 
 fn check_strict(node: &Map<String, Value>, text: &str) {
     for key in node.keys() {
-        assert!(strict::KEYWORDS.contains(&key.as_str()), "strict: `{key}` kept: {text}");
+        assert!(
+            strict::KEYWORDS.contains(&key.as_str()),
+            "strict: `{key}` kept: {text}"
+        );
     }
     if let Some(Value::Object(props)) = node.get("properties") {
         assert_eq!(
@@ -133,13 +157,19 @@ fn check_strict(node: &Map<String, Value>, text: &str) {
             .unwrap_or_default();
         required.sort_unstable();
         let declared: Vec<&str> = props.keys().map(String::as_str).collect();
-        assert_eq!(required, declared, "strict: not every property required: {text}");
+        assert_eq!(
+            required, declared,
+            "strict: not every property required: {text}"
+        );
     }
 }
 
 fn check_gemini(node: &Map<String, Value>, text: &str) {
     for key in node.keys() {
-        assert!(gemini::FIELDS.contains(&key.as_str()), "gemini: `{key}` kept: {text}");
+        assert!(
+            gemini::FIELDS.contains(&key.as_str()),
+            "gemini: `{key}` kept: {text}"
+        );
     }
     if let Some(t) = node.get("type") {
         assert!(
