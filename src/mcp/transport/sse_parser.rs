@@ -144,12 +144,15 @@ impl SseParser {
         };
         match field {
             b"data" => {
+                // Checked on the decoded text, which is what is kept: each invalid byte becomes
+                // U+FFFD (three bytes), so the raw length could let the data grow to 3× the bound.
+                let value = String::from_utf8_lossy(value);
                 if self.data.len() + value.len() + 1 > self.max_bytes {
                     return Err(TransportError::TooLong {
                         limit: self.max_bytes,
                     });
                 }
-                self.data.push_str(&String::from_utf8_lossy(value));
+                self.data.push_str(&value);
                 self.data.push('\n');
             }
             b"event" => self.name = Some(String::from_utf8_lossy(value).into_owned()),
@@ -257,6 +260,17 @@ mod tests {
         p.feed(input, &mut Vec::new()).unwrap();
         assert_eq!(p.last_event_id(), Some("7"));
         assert_eq!(p.retry_ms(), Some(500));
+    }
+
+    #[test]
+    fn invalid_utf8_in_data_counts_as_decoded_against_the_bound() {
+        // 12 invalid bytes decode to 36: within the bound as raw bytes, over it as kept text.
+        let mut input = b"data: ".to_vec();
+        input.extend_from_slice(&[0xFF; 12]);
+        input.extend_from_slice(b"\n\n");
+        assert_eq!(parse_all(&input, 16), Err(16));
+        let out = parse_all(&input, 64).unwrap();
+        assert_eq!(out, vec![ev("message", &"\u{FFFD}".repeat(12))]);
     }
 
     #[test]
