@@ -121,6 +121,9 @@ pub const LATENCY_SAMPLES: usize = 256;
 /// Largest schema-cache file read back from disk; a bigger one is treated as a miss.
 pub const SCHEMA_CACHE_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
+/// Largest config file, plugin manifest or env file read (`servers/load`, `--config`, `inspect`).
+pub const CONFIG_FILE_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
 /// Bytes of a process's `/proc/PID/environ` read while looking for its origin marker.
 pub const PROC_ENVIRON_MAX_BYTES: u64 = 1024 * 1024;
 

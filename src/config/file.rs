@@ -1,10 +1,41 @@
-//! Reading a servers file in the widespread `{"mcpServers": {name: config}}` layout (also `servers`).
+//! Reading config files: every read through one bound ([`read_bounded`]), and a servers file in the
+//! widespread `{"mcpServers": {name: config}}` layout (also `servers`).
 
+use std::io::Read;
 use std::path::Path;
 
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::limits;
+
+/// A config file, plugin manifest or env file, whole, through [`limits::CONFIG_FILE_MAX_BYTES`]: a
+/// config naming `/dev/zero` or a huge file gets an error naming the bound instead of the
+/// sidecar's memory.
+pub fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
+    let limit = limits::CONFIG_FILE_MAX_BYTES;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than the {limit}-byte limit for config files"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`], as UTF-8 text.
+pub fn read_text_bounded(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read_bounded(path)?).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
 
 /// The servers named in a file, in file order, with their raw configs (validated later, one by one,
 /// so that one bad entry never hides the others).
@@ -14,7 +45,7 @@ pub struct ServersFile {
 }
 
 pub fn load_servers_file(path: &Path) -> Result<ServersFile> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = read_text_bounded(path).map_err(|e| {
         Error::new(
             ErrorCode::ConfigInvalid,
             format!("cannot read {}: {e}", path.display()),
@@ -49,4 +80,17 @@ pub fn load_servers_file(path: &Path) -> Result<ServersFile> {
     Ok(ServersFile {
         servers: table.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
     })
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// An endless file is refused at the bound, not read into memory.
+    #[test]
+    fn an_endless_file_is_refused_at_the_bound() {
+        let e = read_bounded(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        assert!(e.to_string().contains("limit for config files"), "{e}");
+    }
 }

@@ -136,7 +136,7 @@ fn load_file(
     seen: &mut BTreeSet<String>,
 ) {
     let name = file.display().to_string();
-    let text = match std::fs::read_to_string(file) {
+    let text = match super::file::read_text_bounded(file) {
         Ok(t) => t,
         Err(e) => {
             loaded.diagnostics.push(
@@ -176,7 +176,7 @@ fn load_file(
 
 /// A plugin's root `.mcp.json`, read as its manifest's `mcpServers`.
 fn plugin_servers_file(manifest: &Path, text: &str, src: &Sources<'_>, name: &str) -> Parsed {
-    let plugin = std::fs::read_to_string(manifest)
+    let plugin = super::file::read_text_bounded(manifest)
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
         .and_then(|m| m.get("name").cloned());

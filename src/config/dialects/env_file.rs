@@ -62,7 +62,7 @@ pub fn merge_env_file(
         Some(dir) => dir.join(file),
         None => Path::new(file).to_path_buf(),
     };
-    let bytes = match std::fs::read(&path) {
+    let bytes = match crate::config::file::read_bounded(&path) {
         Ok(b) => b,
         Err(e) => {
             diags.push(Diagnostic::error(

@@ -102,7 +102,7 @@ fn servers_file(
         ));
         return None;
     }
-    let text = match std::fs::read_to_string(&file) {
+    let text = match crate::config::file::read_text_bounded(&file) {
         Ok(t) => t,
         Err(e) => {
             diags.push(Diagnostic::error(
