@@ -57,9 +57,11 @@ pub struct NotJsonRpc {
 }
 
 // Every field is optional here so that classification, not serde, decides what is wrong.
+// `jsonrpc` is only compared: borrowed from the line, it costs no allocation.
 #[derive(Deserialize)]
-struct Raw {
-    jsonrpc: Option<String>,
+struct Raw<'a> {
+    #[serde(borrow)]
+    jsonrpc: Option<std::borrow::Cow<'a, str>>,
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
     method: Option<String>,
@@ -107,7 +109,7 @@ impl Incoming {
     }
 }
 
-fn classify(raw: Raw) -> Result<Incoming, NotJsonRpc> {
+fn classify(raw: Raw<'_>) -> Result<Incoming, NotJsonRpc> {
     let id = match raw.id {
         None => None,
         Some(Value::Number(n)) => match n.as_i64() {
@@ -200,9 +202,17 @@ struct OutResponse<'a, R: Serialize> {
     error: Option<&'a Value>,
 }
 
+/// Room reserved up front for an encoded line: most lines fit, so they are written without the
+/// repeated regrowth of an empty buffer.
+const LINE_CAPACITY: usize = 512;
+
 fn to_line<T: Serialize>(msg: &T) -> Vec<u8> {
+    let mut out = Vec::with_capacity(LINE_CAPACITY);
     // Serialising our own types and `Value`s cannot fail: all map keys are strings.
-    let mut out = serde_json::to_vec(msg).unwrap_or_else(|_| b"{}".to_vec());
+    if serde_json::to_writer(&mut out, msg).is_err() {
+        out.clear();
+        out.extend_from_slice(b"{}");
+    }
     out.push(b'\n');
     out
 }
