@@ -32,11 +32,12 @@ pub enum ErrorCode {
     NetworkError,
     ShuttingDown,
     TrustRequired,
+    Overloaded,
 }
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 25] = [
+    pub const ALL: [ErrorCode; 26] = [
         Self::ParseError,
         Self::InvalidRequest,
         Self::MethodNotFound,
@@ -62,6 +63,7 @@ impl ErrorCode {
         Self::NetworkError,
         Self::ShuttingDown,
         Self::TrustRequired,
+        Self::Overloaded,
     ];
 
     /// The stable string carried in `error.data.code`.
@@ -92,6 +94,7 @@ impl ErrorCode {
             Self::NetworkError => "NETWORK_ERROR",
             Self::ShuttingDown => "SHUTTING_DOWN",
             Self::TrustRequired => "TRUST_REQUIRED",
+            Self::Overloaded => "OVERLOADED",
         }
     }
 
@@ -123,6 +126,7 @@ impl ErrorCode {
             Self::UpstreamError => -32032,
             Self::HttpError => -32033,
             Self::NetworkError => -32034,
+            Self::Overloaded => -32035,
             Self::ShuttingDown => -32040,
             Self::TrustRequired => -32014,
             Self::Cancelled => -32800,

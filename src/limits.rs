@@ -58,6 +58,23 @@ pub const STOP_AFTER_SIGKILL: Duration = Duration::from_secs(2);
 /// Messages queued for the single stdout writer before producers wait (backpressure on the host).
 pub const HOST_OUTBOX_CAPACITY: usize = 1024;
 
+/// Requests from the host in flight at once (`--max-inflight` overrides it). Past it the sidecar
+/// reads no more of stdin until one is answered: the host's writes block (pushback, no error).
+pub const DEFAULT_HOST_MAX_INFLIGHT: usize = 4096;
+
+/// Bytes of request lines the host's requests in flight hold between them; past it, as past
+/// [`DEFAULT_HOST_MAX_INFLIGHT`], the reader waits. A line larger than this waits for all of it.
+pub const HOST_INFLIGHT_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+/// `tools/call`s in flight on one server at once (`maxInflight` overrides it); past it a call is
+/// refused with OVERLOADED, so that one stalled server cannot take every slot of the session.
+pub const DEFAULT_SERVER_MAX_INFLIGHT: usize = 1024;
+
+/// Registry events (status and tools changes) kept one by one while they wait for the host; past
+/// this many waiting, a server's new status replaces its last one waiting and tools changes fold
+/// together (`supervisor::events`), so a host that does not read cannot make them pile up.
+pub const EVENTS_QUEUED_BEFORE_COALESCING: usize = 256;
+
 /// Lines of the host's stdin read ahead of dispatch (read buffer, bytes).
 pub const HOST_READ_BUFFER_BYTES: usize = 64 * 1024;
 

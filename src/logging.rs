@@ -6,8 +6,116 @@
 //!   `NO_COLOR` is unset;
 //! - [`LogFormat::Json`], for log pipelines: one JSON object per line (`timestamp`, `level`,
 //!   `fields.message` and the event's other fields, `spans`), never coloured.
+//!
+//! Every line passes through [`MaskingStderr`] on its way out: the process-wide, append-only set of
+//! secret values ([`register_secrets`], fed whenever a server's secrets are collected) is replaced
+//! by `***` in each formatted event, at every level. Call sites mask too (they know their server's
+//! secrets); this is the net under all of them — a `Debug` of a spec, a server's stderr at debug
+//! level, an HTTP error body. With no secret registered the writer is a plain stderr write.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
+/// What a secret becomes in a log line (the same mask as everywhere else).
+const MASK: &str = "***";
+
+/// The values masked in every log line, and their matcher (`None` until one is registered).
+struct Registry {
+    values: Mutex<Vec<String>>,
+    matcher: RwLock<Option<Arc<AhoCorasick>>>,
+}
+
+static REGISTRY: Registry = Registry {
+    values: Mutex::new(Vec::new()),
+    matcher: RwLock::new(None),
+};
+
+/// Whether any secret was ever registered: until then a log line costs one atomic load more.
+static ANY_SECRET: AtomicBool = AtomicBool::new(false);
+
+/// Adds secret values to the set masked in every log line. Append-only: a value stays masked for
+/// the life of the process (a removed server's secret is still a secret). Empty values are ignored.
+pub fn register_secrets<'a>(values: impl IntoIterator<Item = &'a str>) {
+    let mut all = REGISTRY.values.lock().unwrap_or_else(|p| p.into_inner());
+    let before = all.len();
+    for v in values {
+        if !v.is_empty() && !all.iter().any(|known| known == v) {
+            all.push(v.to_owned());
+        }
+    }
+    if all.len() == before {
+        return;
+    }
+    // Leftmost-longest: a value that contains another is masked whole.
+    let Ok(matcher) = AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(all.iter())
+    else {
+        return;
+    };
+    *REGISTRY.matcher.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(matcher));
+    ANY_SECRET.store(true, Ordering::Release);
+}
+
+/// `text` with every registered secret replaced by `***` (borrowed when there is none in it).
+pub fn mask_registered(text: &str) -> std::borrow::Cow<'_, str> {
+    match current_matcher() {
+        Some(m) if m.is_match(text) => m.replace_all(text, &vec![MASK; m.patterns_len()]).into(),
+        _ => text.into(),
+    }
+}
+
+fn current_matcher() -> Option<Arc<AhoCorasick>> {
+    if !ANY_SECRET.load(Ordering::Acquire) {
+        return None;
+    }
+    REGISTRY
+        .matcher
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+}
+
+/// The log's `MakeWriter`: stderr, through the registered secrets' mask.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MaskingStderr;
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for MaskingStderr {
+    type Writer = MaskingWriter;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        MaskingWriter {
+            matcher: current_matcher(),
+        }
+    }
+}
+
+/// One event's writer. The formatter hands it each event whole, in one `write_all` (one `write`
+/// here, which consumes everything), so a secret is never split across two calls.
+pub struct MaskingWriter {
+    matcher: Option<Arc<AhoCorasick>>,
+}
+
+impl Write for MaskingWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut err = std::io::stderr().lock();
+        match &self.matcher {
+            Some(m) if m.is_match(buf) => {
+                let masked = m.replace_all_bytes(buf, &vec![MASK.as_bytes(); m.patterns_len()]);
+                err.write_all(&masked)?;
+            }
+            _ => err.write_all(buf)?,
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
 
 /// How log lines are written to stderr (`--log-format`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -32,7 +140,7 @@ pub fn init(filter: Option<&str>, format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_new(&filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_FILTER));
     let builder = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(MaskingStderr)
         .with_env_filter(filter)
         .with_target(false)
         // A host that closed our stderr must not turn a log line into a panic (and a panic into
@@ -48,4 +156,27 @@ pub fn init(filter: Option<&str>, format: LogFormat) {
 fn colour_wanted() -> bool {
     let opted_out = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     !opted_out && std::io::stderr().is_terminal()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+mod tests {
+    use super::*;
+    use tracing_subscriber::fmt::MakeWriter;
+
+    #[test]
+    fn registered_values_are_masked_longest_first() {
+        assert_eq!(
+            mask_registered("nothing-registered-here"),
+            "nothing-registered-here"
+        );
+        register_secrets(["log-secret-1234", "log-secret-1234-and-more", ""]);
+        register_secrets(["log-secret-1234"]);
+        assert_eq!(
+            mask_registered("a log-secret-1234-and-more b log-secret-1234 c"),
+            "a *** b *** c"
+        );
+        let mut w = MaskingStderr.make_writer();
+        assert_eq!(w.write(b"x log-secret-1234\n").unwrap(), 18);
+    }
 }

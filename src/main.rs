@@ -26,6 +26,10 @@ struct Cli {
     /// Longest request line accepted from the host, in bytes.
     #[arg(long, default_value_t = limits::DEFAULT_HOST_LINE_BYTES, global = true)]
     max_line_bytes: usize,
+    /// Requests from the host served at once; past it no more of stdin is read until one is
+    /// answered (the host's writes block).
+    #[arg(long, default_value_t = limits::DEFAULT_HOST_MAX_INFLIGHT as u32, value_parser = clap::value_parser!(u32).range(1..), global = true)]
+    max_inflight: u32,
     /// Log filter for stderr (e.g. `info`, `mcp_sidecar=debug`); also read from MCP_SIDECAR_LOG.
     #[arg(long, global = true)]
     log: Option<String>,
@@ -106,6 +110,7 @@ fn main() -> ExitCode {
                 cache,
                 stop: CancellationToken::new(),
                 configs: cli.configs,
+                max_inflight: cli.max_inflight as usize,
             };
             run_serve(runtime, options)
         }

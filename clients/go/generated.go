@@ -65,6 +65,8 @@ type ServerConfig struct {
 	MaxMessageBytes       int64             `json:"maxMessageBytes,omitempty"`
 	// Given explicitly, MUST NOT exceed maxMessageBytes (CONFIG_INVALID, field maxResultBytes).
 	MaxResultBytes int64 `json:"maxResultBytes,omitempty"`
+	// tools/call requests in flight at once on this server (also while it starts); one more is refused at once with OVERLOADED (data.setting maxInflight, data.limit).
+	MaxInflight int64 `json:"maxInflight,omitempty"`
 	// After a ready server fails (crash, bad output, missed keepalive): on-failure restarts it with backoff until it crash-loops (5 failures within 60 s: state error, lastError.data.crashLoop); never leaves it unhealthy until servers/restart. A failed first start is never retried.
 	Restart string `json:"restart,omitempty"`
 	// First restart delay; doubles per failure within 60 s, +-20 % jitter, capped at 30 s.
@@ -101,6 +103,21 @@ type ServerConfig struct {
 	SecretEnv []string `json:"secretEnv,omitempty"`
 	// Names of `headers` whose values are secret, besides those marked inline or whose names look secret.
 	SecretHeaders []string `json:"secretHeaders,omitempty"`
+	// Provenance written by servers/load for a dialect's `envFile` (VS Code, Claude Code, Cursor): which file gave which variables, and a digest of its bytes. Never read again to launch; bound by the trust digest and shown in the trust request (PROTOCOL.md appendix).
+	EnvFiles []struct {
+		// The env file read: absolute, `..` and symlinks resolved where possible.
+		Path string `json:"path"`
+		// The folder of the config that named it (the workspace for a file in .vscode/.cursor); absent or null for an inline document.
+		ConfigDir string `json:"configDir,omitempty"`
+		// The variables it gave the server (their values are under `env`, marked secret).
+		Names []string `json:"names"`
+		// `sha256:<hex>` of the file's bytes.
+		Sha256 string `json:"sha256"`
+	} `json:"envFiles,omitempty"`
+	// Values that are secret wherever they appear (masked everywhere, like the values of secret env and headers). The config readers fill it with the values of secret `${…}` expansions that land in `args`, `url` or `cwd` (a `password` input, an input or variable whose name looks secret); a host may list its own.
+	SecretValues []string `json:"secretValues,omitempty"`
+	// Mask this server's secret values of 8 bytes or more in its tool results (text, structured content, resource text: every string) before they reach the host and the model provider. `false` opts out, for a server whose results must carry them.
+	MaskSecretsInResults *bool `json:"maskSecretsInResults,omitempty"`
 
 	// Extra fields merged into the config object as given (they override
 	// the fields above): for config fields newer than this client. The
@@ -272,10 +289,24 @@ type TrustRequest struct {
 	Args        []string `json:"args"`
 	Cwd         *string  `json:"cwd"`
 	EnvNames    []string `json:"envNames"`
-	URL         string   `json:"url,omitempty"`
-	HeaderNames []string `json:"headerNames,omitempty"`
-	Source      string   `json:"source"`
-	Warnings    []string `json:"warnings"`
+	InheritEnv  []string `json:"inheritEnv"`
+	EnvFiles    []struct {
+		Path     string   `json:"path"`
+		Names    []string `json:"names"`
+		Contents string   `json:"contents"`
+	} `json:"envFiles"`
+	Transport            string   `json:"transport"`
+	SecretNames          []string `json:"secretNames"`
+	IncludeTools         []string `json:"includeTools"`
+	ExcludeTools         []string `json:"excludeTools"`
+	ExpectTools          []string `json:"expectTools"`
+	Permissions          []string `json:"permissions"`
+	PermissionMetaKey    *string  `json:"permissionMetaKey"`
+	MaskSecretsInResults bool     `json:"maskSecretsInResults,omitempty"`
+	URL                  string   `json:"url,omitempty"`
+	HeaderNames          []string `json:"headerNames,omitempty"`
+	Source               string   `json:"source"`
+	Warnings             []string `json:"warnings"`
 }
 
 // LoadResult: The servers/load result.
@@ -365,6 +396,7 @@ const (
 	CodeNetworkError       = "NETWORK_ERROR"
 	CodeShuttingDown       = "SHUTTING_DOWN"
 	CodeTrustRequired      = "TRUST_REQUIRED"
+	CodeOverloaded         = "OVERLOADED"
 )
 
 // rpcCodes maps each protocol code to its numeric JSON-RPC code.
@@ -394,6 +426,7 @@ var rpcCodes = map[string]int{
 	CodeNetworkError:       -32034,
 	CodeShuttingDown:       -32040,
 	CodeTrustRequired:      -32014,
+	CodeOverloaded:         -32035,
 }
 
 // protocolCodes lists the protocol codes in the schema's order: of two codes sharing
@@ -427,4 +460,5 @@ var protocolCodes = []struct {
 	{CodeNetworkError, -32034},
 	{CodeShuttingDown, -32040},
 	{CodeTrustRequired, -32014},
+	{CodeOverloaded, -32035},
 }

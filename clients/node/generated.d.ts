@@ -33,6 +33,8 @@ export interface ServerConfigFields {
   maxMessageBytes?: number | null;
   /** Given explicitly, MUST NOT exceed maxMessageBytes (CONFIG_INVALID, field maxResultBytes). */
   maxResultBytes?: number | null;
+  /** tools/call requests in flight at once on this server (also while it starts); one more is refused at once with OVERLOADED (data.setting maxInflight, data.limit). */
+  maxInflight?: number | null;
   /** After a ready server fails (crash, bad output, missed keepalive): on-failure restarts it with backoff until it crash-loops (5 failures within 60 s: state error, lastError.data.crashLoop); never leaves it unhealthy until servers/restart. A failed first start is never retried. */
   restart?: "on-failure" | "never" | null;
   /** First restart delay; doubles per failure within 60 s, +-20 % jitter, capped at 30 s. */
@@ -69,6 +71,12 @@ export interface ServerConfigFields {
   secretEnv?: Array<string>;
   /** Names of `headers` whose values are secret, besides those marked inline or whose names look secret. */
   secretHeaders?: Array<string>;
+  /** Provenance written by servers/load for a dialect's `envFile` (VS Code, Claude Code, Cursor): which file gave which variables, and a digest of its bytes. Never read again to launch; bound by the trust digest and shown in the trust request (PROTOCOL.md appendix). */
+  envFiles?: Array<{ path: string; configDir?: string | null; names: Array<string>; sha256: string; }>;
+  /** Values that are secret wherever they appear (masked everywhere, like the values of secret env and headers). The config readers fill it with the values of secret `${…}` expansions that land in `args`, `url` or `cwd` (a `password` input, an input or variable whose name looks secret); a host may list its own. */
+  secretValues?: Array<string>;
+  /** Mask this server's secret values of 8 bytes or more in its tool results (text, structured content, resource text: every string) before they reach the host and the model provider. `false` opts out, for a server whose results must carry them. */
+  maskSecretsInResults?: boolean;
 }
 
 /** The initialize result. */
@@ -96,7 +104,7 @@ export interface RpcErrorObject {
 
 /** error.data: always code; the other fields depend on the code (PROTOCOL.md §12). */
 export interface ErrorDataFields {
-  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED";
+  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED" | "OVERLOADED";
   /** The exposed tool name the host used in tools/call. */
   name?: string;
   server?: string;
@@ -105,7 +113,7 @@ export interface ErrorDataFields {
   field?: string;
   method?: string;
   /** The bound that was hit; `timeoutMs` is a tools/call timeout (the host's timeoutMs or the server's toolTimeoutSeconds); `keepaliveSeconds` is a keepalive ping left unanswered. */
-  setting?: "--max-line-bytes" | "maxMessageBytes" | "maxResultBytes" | "startupTimeoutSeconds" | "timeoutMs" | "keepaliveSeconds";
+  setting?: "--max-line-bytes" | "maxMessageBytes" | "maxResultBytes" | "startupTimeoutSeconds" | "timeoutMs" | "keepaliveSeconds" | "maxInflight";
   /** The bound's value: bytes; seconds for startupTimeoutSeconds and keepaliveSeconds (for keepaliveSeconds, the time the ping was given: keepaliveSeconds clamped to [1, 10]); milliseconds for timeoutMs. */
   limit?: number;
   size?: number;
@@ -139,6 +147,26 @@ export interface ErrorDataFields {
   cwd?: string | null;
   /** TRUST_REQUIRED: names of the variables `env` sets (never their values). */
   envNames?: Array<string>;
+  /** TRUST_REQUIRED: names of the sidecar's variables passed through to the server (`inheritEnv`), sorted. */
+  inheritEnv?: Array<string>;
+  /** TRUST_REQUIRED: the env files whose variables the server receives: path, the names each gave, and its contents' digest under the sidecar's per-process key. */
+  envFiles?: Array<{ path: string; names: Array<string>; contents: string; [key: string]: unknown; }>;
+  /** TRUST_REQUIRED: how the server is reached; auto is Streamable HTTP falling back to legacy SSE. */
+  transport?: "stdio" | "http" | "sse" | "auto";
+  /** TRUST_REQUIRED: names of env variables and headers marked secret (sorted). */
+  secretNames?: Array<string>;
+  /** TRUST_REQUIRED: the tools policy's include filters (sorted; [] = every tool). */
+  includeTools?: Array<string>;
+  /** TRUST_REQUIRED: the tools policy's exclude filters (sorted). */
+  excludeTools?: Array<string>;
+  /** TRUST_REQUIRED: the exact tool set expected (null: not given). */
+  expectTools?: Array<string> | null;
+  /** TRUST_REQUIRED: the declared permissions (null: not given). */
+  permissions?: Array<string> | null;
+  /** TRUST_REQUIRED: the `_meta` key a tool's permission is read from (null: not given). */
+  permissionMetaKey?: string | null;
+  /** TRUST_REQUIRED: whether secret values are masked in the tool results (false: the server opted out with `maskSecretsInResults: false`). */
+  maskSecretsInResults?: boolean;
   /** TRUST_REQUIRED of a remote server: its URL. */
   url?: string;
   /** TRUST_REQUIRED of a remote server: names of its headers (never their values). */
@@ -287,6 +315,16 @@ export interface TrustRequest {
   args: Array<string>;
   cwd: string | null;
   envNames: Array<string>;
+  inheritEnv: Array<string>;
+  envFiles: Array<{ path: string; names: Array<string>; contents: string; [key: string]: unknown; }>;
+  transport: "stdio" | "http" | "sse" | "auto";
+  secretNames: Array<string>;
+  includeTools: Array<string>;
+  excludeTools: Array<string>;
+  expectTools: Array<string> | null;
+  permissions: Array<string> | null;
+  permissionMetaKey: string | null;
+  maskSecretsInResults?: boolean;
   url?: string;
   headerNames?: Array<string>;
   source: ServerSource;
@@ -380,7 +418,8 @@ export type ProtocolErrorCode =
   | 'HTTP_ERROR'
   | 'NETWORK_ERROR'
   | 'SHUTTING_DOWN'
-  | 'TRUST_REQUIRED';
+  | 'TRUST_REQUIRED'
+  | 'OVERLOADED';
 
 /** Numeric JSON-RPC code of every protocol error code. */
 export declare const RPC_CODES: Readonly<Record<ProtocolErrorCode, number>>;

@@ -27,4 +27,5 @@ export const RPC_CODES = Object.freeze({
   NETWORK_ERROR: -32034,
   SHUTTING_DOWN: -32040,
   TRUST_REQUIRED: -32014,
+  OVERLOADED: -32035,
 });

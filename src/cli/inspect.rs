@@ -4,8 +4,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
-
 use crate::config::diagnostics::Diagnostic;
 use crate::config::expand::process_env;
 use crate::config::load::{load_path, Sources};
@@ -50,7 +48,6 @@ pub async fn inspect(
             inputs: &inputs,
         },
     );
-    let (events, _ignored) = mpsc::unbounded_channel();
     let registry = Registry::new(
         Settings {
             names: NameTemplate::default(),
@@ -59,7 +56,8 @@ pub async fn inspect(
             cache,
             require_trust: false,
         },
-        events,
+        // Nobody reads the events: the report reads the statuses once every start has ended.
+        crate::supervisor::EventSender::discarding(),
     );
     let mut tasks = Vec::new();
     for c in loaded.servers {

@@ -5,6 +5,10 @@
 //!
 //! Expansion never fails silently: a reference with no value and no default is reported (by name)
 //! and the string is not used.
+//!
+//! Expansion also says which substitutions were secret — a `password` input, an input or a variable
+//! whose name looks secret ([`looks_secret`]) — and their values, so that wherever the text lands
+//! (args, URL, cwd, env, headers) the value is masked in every output.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -38,8 +42,36 @@ pub struct Vars<'a> {
 #[derive(Debug, PartialEq, Eq)]
 pub struct Expanded {
     pub text: String,
-    /// It used a secret input.
+    /// It used a secret input or variable.
     pub secret: bool,
+    /// The values of those secret substitutions (non-empty ones), to be masked wherever `text` goes.
+    pub secret_values: Vec<String>,
+}
+
+/// Whether a variable, input or header name looks like it holds a secret (keys, tokens, passwords,
+/// authorization, cookies, credentials, signatures).
+pub fn looks_secret(name: &str) -> bool {
+    let n: String = name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    const WORDS: &[&str] = &[
+        "apikey",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "passphrase",
+        "auth",
+        "cookie",
+        "credential",
+        "privatekey",
+        "accesskey",
+        "sessionkey",
+        "signature",
+    ];
+    WORDS.iter().any(|w| n.contains(w)) || n.ends_with("key") || n.ends_with("pat")
 }
 
 /// Why a string could not be expanded.
@@ -64,19 +96,27 @@ impl Vars<'_> {
     pub fn expand(&self, s: &str) -> Result<Expanded, Unresolved> {
         let mut out = String::with_capacity(s.len());
         let mut secret = false;
+        let mut secret_values = Vec::new();
         let mut rest = s;
         while let Some(start) = rest.find("${") {
             out.push_str(&rest[..start]);
             let after = &rest[start + 2..];
             let Some(end) = after.find('}') else {
                 out.push_str(&rest[start..]);
-                return Ok(Expanded { text: out, secret });
+                return Ok(Expanded {
+                    text: out,
+                    secret,
+                    secret_values,
+                });
             };
             let inner = &after[..end];
             match self.resolve(inner)? {
                 Some((value, is_secret)) => {
                     out.push_str(&value);
                     secret |= is_secret;
+                    if is_secret && !value.is_empty() {
+                        secret_values.push(value);
+                    }
                 }
                 // Not a form this dialect expands: kept verbatim.
                 None => out.push_str(&rest[start..start + 3 + end]),
@@ -84,7 +124,11 @@ impl Vars<'_> {
             rest = &after[end + 1..];
         }
         out.push_str(rest);
-        Ok(Expanded { text: out, secret })
+        Ok(Expanded {
+            text: out,
+            secret,
+            secret_values,
+        })
     }
 
     fn resolve(&self, inner: &str) -> Result<Option<(String, bool)>, Unresolved> {
@@ -93,7 +137,10 @@ impl Vars<'_> {
                 return Ok(None);
             }
             return match self.inputs.get(id) {
-                Some(v) => Ok(Some((v.clone(), self.secret_inputs.contains(id)))),
+                Some(v) => Ok(Some((
+                    v.clone(),
+                    self.secret_inputs.contains(id) || looks_secret(id),
+                ))),
                 None => Err(Unresolved::Input(id.to_owned())),
             };
         }
@@ -102,7 +149,7 @@ impl Vars<'_> {
                 return Ok(None);
             }
             return (self.env)(name)
-                .map(|v| Some((v, false)))
+                .map(|v| Some((v, looks_secret(name))))
                 .ok_or_else(|| Unresolved::Variable(name.to_owned()));
         }
         if let Some(v) = self.extra.get(inner) {
@@ -121,11 +168,22 @@ impl Vars<'_> {
             return Ok(None);
         }
         match ((self.env)(name), default) {
-            (Some(v), _) => Ok(Some((v, false))),
+            (Some(v), _) => Ok(Some((v, looks_secret(name)))),
             (None, Some(d)) => Ok(Some((d.to_owned(), false))),
             (None, None) => Err(Unresolved::Variable(name.to_owned())),
         }
     }
+}
+
+/// `text` with each of `values` (4 bytes or more, longest first) replaced by `***`: for the few
+/// messages the config layer words itself about an expanded string (a command not on PATH), before
+/// the server's full set of secrets exists.
+pub fn mask_values(text: &str, values: &[String]) -> String {
+    let mut sorted: Vec<&String> = values.iter().filter(|v| v.len() >= 4).collect();
+    sorted.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    sorted
+        .into_iter()
+        .fold(text.to_owned(), |out, v| out.replace(v.as_str(), "***"))
 }
 
 /// The sidecar's own environment, as an expansion source.
@@ -141,11 +199,18 @@ mod tests {
         match name {
             "HOME" => Some("/home/u".into()),
             "EMPTY" => Some(String::new()),
+            "API_TOKEN" => Some("tok-env".into()),
             _ => None,
         }
     }
 
     type Case<'a> = (Syntax, &'a str, Result<(&'a str, bool), Unresolved>);
+
+    #[test]
+    fn masks_given_values_longest_first() {
+        let values = ["abcd".to_owned(), "abcdefgh".to_owned(), "ab".to_owned()];
+        assert_eq!(mask_values("x abcdefgh abcd ab", &values), "x *** *** ab");
+    }
 
     #[test]
     fn table() {
@@ -168,6 +233,8 @@ mod tests {
                 Err(Unresolved::Variable("MISSING".into())),
             ),
             (all, "${env:HOME}", Ok(("/home/u", false))),
+            (all, "--t=${API_TOKEN}", Ok(("--t=tok-env", true))),
+            (all, "${env:API_TOKEN}@h", Ok(("tok-env@h", true))),
             (all, "${env:NOPE}", Err(Unresolved::Variable("NOPE".into()))),
             (all, "Bearer ${input:key}", Ok(("Bearer s3cr3t", true))),
             (
@@ -204,6 +271,11 @@ mod tests {
             let want = want.as_ref().map(|(t, s)| Expanded {
                 text: (*t).to_owned(),
                 secret: *s,
+                secret_values: match (*s, input.contains("input:key")) {
+                    (false, _) => vec![],
+                    (true, true) => vec!["s3cr3t".to_owned()],
+                    (true, false) => vec!["tok-env".to_owned()],
+                },
             });
             match (&got, want) {
                 (Ok(g), Ok(w)) => assert_eq!(g, &w, "{input}"),

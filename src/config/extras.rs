@@ -1,19 +1,23 @@
 //! The sidecar's own config fields beyond the launch spec — tools policy (`includeTools`,
-//! `excludeTools`, `expectTools`, `permissions`, `permissionMetaKey`) and secret marks (`secretEnv`,
-//! `secretHeaders`) — split off a canonical config before [`ServerSpec`](super::ServerSpec) reads
-//! the rest.
+//! `excludeTools`, `expectTools`, `permissions`, `permissionMetaKey`), secret marks (`secretEnv`,
+//! `secretHeaders`, `secretValues`), `maskSecretsInResults`, and the record of the env files a
+//! dialect merged (`envFiles`) — split off a canonical config before
+//! [`ServerSpec`](super::ServerSpec) reads the rest. Each in camelCase or snake_case.
 
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
+use super::dialects::env_file::{self, EnvFile, ENV_FILES};
 use super::dialects::fields::EXTENSIONS;
 use super::invalid::invalid;
 use super::strict::snake;
 use crate::error::Result;
 
 /// Tools policy and secret marks of one server.
-#[derive(Clone, Debug, Default, PartialEq)]
+///
+/// `Debug` names the secret values' count only: specs and extras are logged.
+#[derive(Clone, PartialEq)]
 pub struct Extras {
     /// Exact names or globs (`*`, `?`); empty: every tool.
     pub include_tools: Vec<String>,
@@ -26,6 +30,28 @@ pub struct Extras {
     pub permission_meta_key: Option<String>,
     /// Names of env variables and headers marked secret.
     pub secret_names: BTreeSet<String>,
+    /// The env files whose variables a dialect merged into `env` (provenance, for the trust gate).
+    pub env_files: Vec<EnvFile>,
+    /// Values masked wherever they appear (secret expansions that landed in args, url or cwd).
+    pub secret_values: Vec<String>,
+    /// Whether secret values are masked in tool results too (`maskSecretsInResults`, default true).
+    pub mask_secrets_in_results: bool,
+}
+
+impl Default for Extras {
+    fn default() -> Self {
+        Self {
+            include_tools: Vec::new(),
+            exclude_tools: Vec::new(),
+            expect_tools: None,
+            permissions: None,
+            permission_meta_key: None,
+            secret_names: BTreeSet::new(),
+            secret_values: Vec::new(),
+            env_files: Vec::new(),
+            mask_secrets_in_results: true,
+        }
+    }
 }
 
 /// `(config without the extras, extras)`; CONFIG_INVALID naming the field on a wrong type.
@@ -36,6 +62,10 @@ pub fn split(config: &Value) -> Result<(Value, Extras)> {
     let mut rest = Map::new();
     let mut extras = Extras::default();
     for (k, v) in map {
+        if k == ENV_FILES || *k == snake(ENV_FILES) {
+            extras.env_files = env_file::parse(v)?;
+            continue;
+        }
         // The names and types are the dialects' table of these fields: one list for both. snake_case
         // spellings are accepted, as for every other field.
         let Some(field) = EXTENSIONS
@@ -50,6 +80,10 @@ pub fn split(config: &Value) -> Result<(Value, Extras)> {
                 Value::String(s) if !s.is_empty() => extras.permission_meta_key = Some(s.clone()),
                 _ => return Err(invalid(field.name, "must be a non-empty string")),
             },
+            "maskSecretsInResults" => match v {
+                Value::Bool(b) => extras.mask_secrets_in_results = *b,
+                _ => return Err(invalid(field.name, "must be true or false")),
+            },
             name => {
                 let list =
                     strings(v).ok_or_else(|| invalid(name, "must be an array of strings"))?;
@@ -58,12 +92,29 @@ pub fn split(config: &Value) -> Result<(Value, Extras)> {
                     "excludeTools" => extras.exclude_tools = list,
                     "expectTools" => extras.expect_tools = Some(list),
                     "permissions" => extras.permissions = Some(list),
+                    "secretValues" => extras.secret_values.extend(list),
                     _ => extras.secret_names.extend(list),
                 }
             }
         }
     }
     Ok((Value::Object(rest), extras))
+}
+
+impl std::fmt::Debug for Extras {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Extras")
+            .field("include_tools", &self.include_tools)
+            .field("exclude_tools", &self.exclude_tools)
+            .field("expect_tools", &self.expect_tools)
+            .field("permissions", &self.permissions)
+            .field("permission_meta_key", &self.permission_meta_key)
+            .field("secret_names", &self.secret_names)
+            .field("secret_values", &self.secret_values.len())
+            .field("env_files", &self.env_files)
+            .field("mask_secrets_in_results", &self.mask_secrets_in_results)
+            .finish()
+    }
 }
 
 fn strings(v: &Value) -> Option<Vec<String>> {
@@ -77,6 +128,65 @@ fn strings(v: &Value) -> Option<Vec<String>> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// One value for every extension field: a table that must cover exactly [`EXTENSIONS`].
+    fn table() -> Vec<(&'static str, Value)> {
+        vec![
+            ("includeTools", json!(["a*"])),
+            ("excludeTools", json!(["b"])),
+            ("expectTools", json!(["a"])),
+            ("permissions", json!(["read"])),
+            ("permissionMetaKey", json!("k")),
+            ("secretEnv", json!(["T"])),
+            ("secretHeaders", json!(["X-H"])),
+            ("secretValues", json!(["v-12345678"])),
+            ("maskSecretsInResults", json!(false)),
+        ]
+    }
+
+    /// Every extension field, in camelCase and in snake_case, reads to the same non-default value:
+    /// through `servers/add`'s reader (`split`) and end to end through each JSON dialect's reader
+    /// into the canonical config and then `split` (what a loaded server is admitted with).
+    #[test]
+    fn every_extension_field_in_both_spellings() {
+        let listed: BTreeSet<&str> = table().iter().map(|(f, _)| *f).collect();
+        assert_eq!(listed, EXTENSIONS.iter().map(|f| f.name).collect());
+        let inputs = std::collections::BTreeMap::new();
+        let src = crate::config::load::Sources {
+            env: &|_| None,
+            inputs: &inputs,
+        };
+        for (field, value) in table() {
+            let direct = |key: &str| {
+                let (_, e) = split(&json!({"command": "x", key: value.clone()})).unwrap();
+                e
+            };
+            let camel = direct(field);
+            assert_ne!(camel, Extras::default(), "{field}");
+            assert_eq!(camel, direct(&snake(field)), "{field}");
+            for (dialect, top) in [
+                (crate::config::Dialect::ClaudeCode, "mcpServers"),
+                (crate::config::Dialect::Vscode, "servers"),
+                (crate::config::Dialect::Cursor, "mcpServers"),
+            ] {
+                let loaded = |key: &str| {
+                    let doc = json!({top: {"s": {"command": "x", key: value.clone()}}});
+                    let l = crate::config::load::load_document(&doc, Some(dialect), &src);
+                    let c = l
+                        .servers
+                        .first()
+                        .unwrap_or_else(|| panic!("{dialect:?} {key}: {:?}", l.diagnostics));
+                    split(&c.config).unwrap().1
+                };
+                assert_eq!(loaded(field), camel, "{dialect:?} {field}");
+                assert_eq!(
+                    loaded(&snake(field)),
+                    camel,
+                    "{dialect:?} {field} (snake_case)"
+                );
+            }
+        }
+    }
 
     #[test]
     fn splits() {

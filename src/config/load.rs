@@ -15,6 +15,7 @@ use super::diagnostics::{join, Diagnostic, Kind};
 use super::dialects::{self, Candidate, Context, Dialect, Parsed};
 use super::source::Source;
 use super::{extras, validate_server_name, ServerSpec};
+use crate::config::expand::mask_values;
 use crate::config::paths;
 
 /// Deepest directory level a scan descends to, and most files it reads: a scan of a home directory
@@ -270,7 +271,7 @@ fn check(c: &Candidate, seen: &mut BTreeSet<String>) -> Vec<Diagnostic> {
         ));
         return d;
     }
-    let (rest, _extras) = match extras::split(&c.config) {
+    let (rest, extras) = match extras::split(&c.config) {
         Ok(ok) => ok,
         Err(e) => {
             d.push(Diagnostic::error(
@@ -310,7 +311,7 @@ fn check(c: &Candidate, seen: &mut BTreeSet<String>) -> Vec<Diagnostic> {
             d.push(Diagnostic::error(
                 Kind::PathEscape,
                 join(&c.path, "command"),
-                why,
+                mask_values(&why, &extras.secret_values),
             ));
             return d;
         }
@@ -323,6 +324,7 @@ fn check(c: &Candidate, seen: &mut BTreeSet<String>) -> Vec<Diagnostic> {
         .map(str::to_owned)
         .or_else(|| std::env::var("PATH").ok());
     if !paths::on_path(command, path_var.as_deref()) {
+        let command = mask_values(command, &extras.secret_values);
         d.push(Diagnostic::warning(Kind::CommandNotFound, join(&c.path, "command"), format!("command `{command}` was not found on PATH; the server will fail to start unless it is installed")));
     }
     d

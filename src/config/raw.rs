@@ -77,6 +77,8 @@ pub(super) struct RawSpec {
     pub auto_start: Option<bool>,
     #[serde(alias = "result_policy")]
     pub result_policy: Option<ResultPolicy>,
+    #[serde(alias = "max_inflight")]
+    pub max_inflight: Option<u64>,
     #[serde(default, deserialize_with = "strict::present")]
     pub transport: Option<String>,
     #[serde(default, deserialize_with = "strict::present", rename = "type")]
@@ -97,6 +99,8 @@ pub(super) const MIN_MESSAGE_BYTES: u64 = 1024;
 pub(super) const MIN_BACKOFF_MS: u64 = 1;
 pub(super) const MAX_BACKOFF_MS: u64 = limits::MAX_RESTART_BACKOFF.as_millis() as u64;
 pub(super) const MAX_MESSAGE_BYTES: u64 = 1024 * 1024 * 1024;
+/// `maxInflight` bound: far above any real concurrency, low enough to mean a bound.
+pub(super) const MAX_INFLIGHT: u64 = 65536;
 
 /// What a field must be: the message of a wrong type and of a value out of range alike. `item`:
 /// about one item of a list or map field (`args[1]`, `env.KEY`).
@@ -114,6 +118,9 @@ pub(super) fn expects(field: &str, item: bool) -> String {
         ("maxMessageBytes" | "maxResultBytes", _) => format!(
             "must be an integer number of bytes in [{MIN_MESSAGE_BYTES}, {MAX_MESSAGE_BYTES}]"
         ),
+        ("maxInflight", _) => {
+            format!("must be an integer number of calls in [1, {MAX_INFLIGHT}]")
+        }
         ("restartBackoffMs", _) => format!(
             "must be an integer number of milliseconds in [{MIN_BACKOFF_MS}, {MAX_BACKOFF_MS}]"
         ),
@@ -152,6 +159,7 @@ mod tests {
             ("idleTimeoutSeconds", json!(2)),
             ("maxLifetimeSeconds", json!(5)),
             ("autoStart", json!(false)),
+            ("maxInflight", json!(8)),
             ("resultPolicy", json!("truncate")),
             ("transport", json!("sse")),
             ("type", json!("sse")),

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::invalid::invalid;
 use super::raw::{
-    expects, RawSpec, RestartPolicy, ResultPolicy, MAX_BACKOFF_MS, MAX_MESSAGE_BYTES,
+    expects, RawSpec, RestartPolicy, ResultPolicy, MAX_BACKOFF_MS, MAX_INFLIGHT, MAX_MESSAGE_BYTES,
     MAX_TIMEOUT_SECONDS, MIN_BACKOFF_MS, MIN_MESSAGE_BYTES,
 };
 use super::remote::{self, RemoteKind, RemoteSpec};
@@ -46,6 +46,8 @@ pub struct ServerSpec {
     pub auto_start: bool,
     /// What a `tools/call` result over `max_result_bytes` becomes.
     pub result_policy: ResultPolicy,
+    /// `tools/call`s in flight at once on this server; past it a call is OVERLOADED.
+    pub max_inflight: usize,
     /// `Some` for a server reached over HTTP instead of spawned.
     pub remote: Option<RemoteSpec>,
 }
@@ -139,6 +141,7 @@ impl ServerSpec {
             max_lifetime: seconds(raw.max_lifetime_seconds, "maxLifetimeSeconds")?,
             auto_start: raw.auto_start.unwrap_or(true),
             result_policy: raw.result_policy.unwrap_or_default(),
+            max_inflight: max_inflight(raw.max_inflight)?,
             remote,
         })
     }
@@ -225,6 +228,15 @@ fn checked_env(env: BTreeMap<String, String>) -> Result<BTreeMap<String, String>
         }
     }
     Ok(env)
+}
+
+/// `maxInflight`, its default filled in.
+fn max_inflight(value: Option<u64>) -> Result<usize> {
+    match value {
+        None => Ok(limits::DEFAULT_SERVER_MAX_INFLIGHT),
+        Some(n) if (1..=MAX_INFLIGHT).contains(&n) => Ok(n as usize),
+        Some(_) => Err(invalid("maxInflight", expects("maxInflight", false))),
+    }
 }
 
 /// `(maxMessageBytes, maxResultBytes)`, defaults filled in.

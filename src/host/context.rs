@@ -11,31 +11,38 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::flow::Flow;
 use super::writer::Outbox;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{encode_response, RequestId};
 use crate::store::SchemaCache;
-use crate::supervisor::{Event, Registry};
+use crate::supervisor::{Event, EventSender, Registry};
 
 pub struct Host {
     pub outbox: Outbox,
     pub cache: Option<SchemaCache>,
     pub configs: Vec<PathBuf>,
-    /// A sender into the registry's event channel, to queue a barrier behind pending events.
-    pub events: OnceLock<mpsc::UnboundedSender<Event>>,
+    /// A sender into the registry's event queue, to queue a barrier behind pending events.
+    pub events: OnceLock<EventSender>,
     pub registry: OnceLock<Arc<Registry>>,
     pub inflight: Mutex<HashMap<RequestId, CancellationToken>>,
     /// Every spawned request, so a stop can wait until each one has been answered.
     pub requests: TaskTracker,
+    /// The budgets a request takes before it starts (`flow`): they push back into reading stdin.
+    pub flow: Flow,
     pub shutting_down: AtomicBool,
 }
 
 impl Host {
-    pub fn new(outbox: Outbox, cache: Option<SchemaCache>, configs: Vec<PathBuf>) -> Self {
+    pub fn new(
+        outbox: Outbox,
+        cache: Option<SchemaCache>,
+        configs: Vec<PathBuf>,
+        flow: Flow,
+    ) -> Self {
         Self {
             outbox,
             cache,
@@ -44,6 +51,7 @@ impl Host {
             registry: OnceLock::new(),
             inflight: Mutex::new(HashMap::new()),
             requests: TaskTracker::new(),
+            flow,
             shutting_down: AtomicBool::new(false),
         }
     }
@@ -70,9 +78,9 @@ impl Host {
     pub async fn events_flushed(&self) {
         if let Some(events) = self.events.get() {
             let (tx, rx) = tokio::sync::oneshot::channel();
-            if events.send(Event::Barrier(tx)).is_ok() {
-                let _ = rx.await;
-            }
+            events.send(Event::Barrier(tx));
+            // An error: the queue is gone, nothing is left to wait for.
+            let _ = rx.await;
         }
     }
 

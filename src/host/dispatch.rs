@@ -9,6 +9,10 @@ use super::params::{self, parse};
 use super::{servers, tools};
 use crate::error::{Error, ErrorCode, Result};
 
+/// Set (debug builds only) to make `test/panic` panic inside its handler.
+#[cfg(debug_assertions)]
+const TEST_PANIC_ENV: &str = "MCP_SIDECAR_TEST_PANIC";
+
 /// The outcome of one request: its result or its error.
 ///
 /// Every request's task holds this future, so its size is paid per call: the `servers/*`
@@ -32,6 +36,13 @@ pub async fn run(host: &Host, method: &str, params: Option<Value>) -> Result<Val
         "tools/list" => tools::list(registry, parse(method, params)?),
         "tools/call" => tools::call(registry, parse(method, params)?).await,
         "results/read" => tools::read_result(registry, parse(method, params)?),
+        // A fault on purpose, to prove that a panicking handler still answers (INTERNAL) and the
+        // sidecar goes on: only in debug builds, and only when the environment asks for it.
+        #[cfg(debug_assertions)]
+        "test/panic" if std::env::var_os(TEST_PANIC_ENV).is_some() => {
+            tokio::task::yield_now().await;
+            panic!("`test/panic` was called ({TEST_PANIC_ENV} is set)")
+        }
         _ => Err(Error::new(
             ErrorCode::MethodNotFound,
             format!("unknown method `{method}`"),

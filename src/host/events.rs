@@ -2,14 +2,14 @@
 //! `notifications/tools/changed`), acknowledging on the way the barriers `Host::events_flushed` queues.
 
 use serde_json::json;
-use tokio::sync::mpsc;
 
 use super::writer::Outbox;
 use crate::jsonrpc::encode_notification;
-use crate::supervisor::Event;
+use crate::supervisor::{Event, EventReceiver};
 
-/// Forwards every registry event to the host until the registry is gone.
-pub async fn forward(mut events: mpsc::UnboundedReceiver<Event>, outbox: Outbox) {
+/// Forwards every registry event to the host until the registry is gone. While the outbox is full
+/// (the host is not reading) events wait in the queue, coalesced (`supervisor::events`).
+pub async fn forward(mut events: EventReceiver, outbox: Outbox) {
     while let Some(event) = events.recv().await {
         let line = match event {
             Event::Barrier(ack) => {

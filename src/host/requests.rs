@@ -1,28 +1,41 @@
 //! Requests other than `initialize` and `shutdown`: each runs as its own task, so calls proceed
-//! concurrently, and each can be cancelled by the host.
+//! concurrently, and each can be cancelled by the host. A task holds its `flow` ticket until its
+//! answer is queued for the host, and a panic inside its handler still answers it (INTERNAL).
 //!
 //! Cancellation: every spawned request has a token in `Host::inflight`. `notifications/cancelled`
 //! from the host fires it; the request's future is dropped, which (for `tools/call`) removes the
 //! downstream request and sends the server its own `notifications/cancelled`; the host gets
 //! CANCELLED at once.
 
+use std::any::Any;
 use std::collections::hash_map::Entry;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::task::Poll;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::context::Host;
 use super::dispatch;
+use super::flow::Ticket;
 use super::params::{self, parse};
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::RequestId;
 
 /// Runs request `id` in a task of its own and answers it: its outcome, or CANCELLED (SHUTTING_DOWN
 /// during a stop) when its token fires first. An id still in flight is refused at once
-/// (INVALID_REQUEST): taking it over would leave the first request impossible to cancel.
-pub fn spawn(host: Arc<Host>, id: RequestId, method: String, params: Option<Value>) {
+/// (INVALID_REQUEST): taking it over would leave the first request impossible to cancel. The
+/// refusal is queued before this returns, so the reader reads on only once it is.
+pub async fn start(
+    host: &Arc<Host>,
+    id: RequestId,
+    method: String,
+    params: Option<Value>,
+    ticket: Ticket,
+) {
     let token = CancellationToken::new();
     let fresh = match host.inflight().entry(id.clone()) {
         Entry::Occupied(_) => false,
@@ -37,25 +50,55 @@ pub fn spawn(host: Arc<Host>, id: RequestId, method: String, params: Option<Valu
             format!("request id {id} is already in flight; use a new id for each request"),
         )
         .with("field", "id");
-        let task_host = Arc::clone(&host);
-        host.requests
-            .spawn(async move { task_host.answer(Some(&id), Err(refusal)).await });
+        host.answer(Some(&id), Err(refusal)).await;
         return;
     }
-    let task_host = Arc::clone(&host);
+    let task_host = Arc::clone(host);
     host.requests.spawn(async move {
         let host = task_host;
         let outcome = tokio::select! {
             // Dropping the method's future is what cancels it downstream (see module doc).
             _ = token.cancelled() => Err(cancelled_error(&host, &id)),
-            outcome = dispatch::run(&host, &method, params) => outcome,
+            outcome = unwinding(&method, dispatch::run(&host, &method, params)) => outcome,
         };
         host.inflight().remove(&id);
         if method.starts_with("servers/") {
             host.events_flushed().await;
         }
         host.answer(Some(&id), outcome).await;
+        drop(ticket);
     });
+}
+
+/// Runs `request`, turning a panic inside it into INTERNAL: the request is still answered, and
+/// only its own task's state is lost. Polled in place (no task, no allocation of its own); after a
+/// panic the future is dropped, never polled again.
+async fn unwinding<F>(method: &str, request: F) -> Result<Value, Error>
+where
+    F: Future<Output = Result<Value, Error>>,
+{
+    let mut request = std::pin::pin!(request);
+    std::future::poll_fn(|cx| {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| request.as_mut().poll(cx))) {
+            Ok(poll) => poll,
+            Err(panic) => Poll::Ready(Err(panicked(method, panic.as_ref()))),
+        }
+    })
+    .await
+}
+
+/// INTERNAL for a request whose handler panicked, with the panic's message when it has one.
+fn panicked(method: &str, panic: &(dyn Any + Send)) -> Error {
+    let what = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message");
+    tracing::error!(method, "a request handler panicked: {what}");
+    Error::internal(format!(
+        "internal error: the sidecar panicked while serving `{method}` ({what}); this request was abandoned, the sidecar goes on serving"
+    ))
+    .with("method", method)
 }
 
 fn cancelled_error(host: &Host, id: &RequestId) -> Error {

@@ -1,9 +1,13 @@
 //! The host session's read loop and its shutdown choreography: lines are read through a bound and
 //! parsed; `initialize` and `shutdown` are handled in order on the reader (the host may pipeline
-//! requests right behind them), every other request gets a task of its own (`requests`).
+//! requests right behind them), every other request gets a task of its own (`requests`) once it has
+//! a ticket (`flow`): while none is free the reader reads nothing more, so a host that does not
+//! read its answers is held back by its own blocked writes. Every answer the reader gives itself
+//! (malformed lines, refusals) is queued before the next line is read, for the same reason.
 //!
 //! Three ways to stop, one sequence (`session::stop_all`, then a flush of the outbox): `shutdown`
-//! (answered after the stop), end of input or a read error, and a signal (`ServeOptions::stop`).
+//! (answered after the stop), end of input or a read error, and a signal (`ServeOptions::stop`) or
+//! a broken stdout (the writer cancels the same token's child).
 
 use std::sync::Arc;
 
@@ -12,6 +16,7 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use super::context::Host;
+use super::flow::Flow;
 use super::params::{self, parse};
 use super::writer;
 use super::{requests, session};
@@ -28,6 +33,8 @@ pub struct ServeOptions {
     pub stop: CancellationToken,
     /// `--config` files, loaded (source `user`) once the host has initialized.
     pub configs: Vec<std::path::PathBuf>,
+    /// Requests in flight at once (`--max-inflight`); past it the reader waits.
+    pub max_inflight: usize,
 }
 
 impl Default for ServeOptions {
@@ -37,6 +44,7 @@ impl Default for ServeOptions {
             cache: None,
             stop: CancellationToken::new(),
             configs: Vec::new(),
+            max_inflight: limits::DEFAULT_HOST_MAX_INFLIGHT,
         }
     }
 }
@@ -47,25 +55,32 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (outbox, writer) = writer::spawn(output);
-    let host = Arc::new(Host::new(outbox, options.cache, options.configs));
+    // Cancelled by a signal (the parent token) or by the writer when stdout breaks.
+    let stop = options.stop.child_token();
+    let (outbox, writer) = writer::spawn(output, stop.clone());
+    let flow = Flow::new(options.max_inflight, limits::HOST_INFLIGHT_LINE_BYTES);
+    let host = Arc::new(Host::new(outbox, options.cache, options.configs, flow));
     let mut lines = LineReader::new(
         BufReader::with_capacity(limits::HOST_READ_BUFFER_BYTES, input),
         options.max_line_bytes,
     );
     loop {
-        let line = match next_line(&host, &mut lines, &options.stop).await {
+        let line = match next_line(&host, &mut lines, &stop).await {
             Read::Line(line) => line,
             Read::Skipped => continue,
             Read::End => break,
         };
-        if let Some(id) = handle_line(&host, line).await {
-            // `shutdown`: answered once every server is stopped, and flushed before returning.
-            session::stop_all(&host).await;
-            host.answer(Some(&id), Ok(json!({}))).await;
-            host.outbox.flush().await;
-            drop(writer);
-            return;
+        match handle_line(&host, line, &stop).await {
+            Next::Read => {}
+            Next::Stop => break,
+            Next::Shutdown(id) => {
+                // `shutdown`: answered once every server is stopped, and flushed before returning.
+                session::stop_all(&host).await;
+                host.answer(Some(&id), Ok(json!({}))).await;
+                host.outbox.flush().await;
+                drop(writer);
+                return;
+            }
         }
     }
     session::stop_all(&host).await;
@@ -93,7 +108,7 @@ where
         // A signal asked for a graceful stop. Reading is abandoned for good, so losing a
         // half-read line by dropping `next_line` loses nothing that would have been served.
         _ = stop.cancelled() => {
-            tracing::info!("stop requested by a signal; stopping every server");
+            tracing::info!("stop requested (a signal, or stdout broke); stopping every server");
             return Read::End;
         }
         next = lines.next_line() => next,
@@ -121,11 +136,21 @@ where
     }
 }
 
-/// Handles one line; returns the id of a valid `shutdown` request, which ends the session.
-async fn handle_line(host: &Arc<Host>, line: &[u8]) -> Option<RequestId> {
+/// What the reader does after one line.
+enum Next {
+    Read,
+    /// A valid `shutdown` request, which ends the session.
+    Shutdown(RequestId),
+    /// A signal came while the line waited for a ticket: stop as at end of input.
+    Stop,
+}
+
+/// Handles one line.
+async fn handle_line(host: &Arc<Host>, line: &[u8], stop: &CancellationToken) -> Next {
     if line.iter().all(u8::is_ascii_whitespace) {
-        return None;
+        return Next::Read;
     }
+    let line_bytes = line.len();
     match Incoming::parse(line) {
         Err(e) => {
             let e = Error::new(ErrorCode::ParseError, format!("invalid JSON: {e}"));
@@ -151,11 +176,26 @@ async fn handle_line(host: &Arc<Host>, line: &[u8]) -> Option<RequestId> {
                 host.answer(Some(&id), outcome).await;
             }
             "shutdown" => match parse::<params::Empty>("shutdown", params) {
-                Ok(_) => return Some(id),
+                Ok(_) => return Next::Shutdown(id),
                 Err(e) => host.answer(Some(&id), Err(e)).await,
             },
-            _ => requests::spawn(Arc::clone(host), id, method, params),
+            _ => {
+                let ticket = tokio::select! {
+                    ticket = host.flow.admit(line_bytes) => ticket,
+                    // The request was read, so it is answered, as every request in flight is.
+                    _ = stop.cancelled() => {
+                        tracing::info!("stop requested by a signal; stopping every server");
+                        let e = Error::new(
+                            ErrorCode::ShuttingDown,
+                            format!("request {id} was abandoned: the sidecar is shutting down"),
+                        );
+                        host.answer(Some(&id), Err(e)).await;
+                        return Next::Stop;
+                    }
+                };
+                requests::start(host, id, method, params, ticket).await;
+            }
         },
     }
-    None
+    Next::Read
 }

@@ -7,14 +7,13 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
 
 use super::context::Host;
 use super::events;
 use super::params::{self, parse, PROTOCOL_VERSION};
 use crate::convert::{self, NameTemplate, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
-use crate::supervisor::{Registry, Settings};
+use crate::supervisor::{event_queue, Registry, Settings};
 
 /// `initialize`: creates the registry with the host's settings and starts the session.
 pub fn initialize(host: &Host, params: Option<Value>) -> Result<Value> {
@@ -24,7 +23,7 @@ pub fn initialize(host: &Host, params: Option<Value>) -> Result<Value> {
     let p: params::Initialize = parse("initialize", params)?;
     check_version(&p.protocol_version)?;
     let settings = settings(&p, host)?;
-    let (events_tx, events_rx) = mpsc::unbounded_channel();
+    let (events_tx, events_rx) = event_queue();
     let registry = Registry::new(settings, events_tx.clone());
     let _ = host.events.set(events_tx);
     if host.registry.set(registry).is_err() {

@@ -1,9 +1,11 @@
 //! The one task that writes the sidecar's stdout. Everything the host receives passes through here,
-//! whole lines at a time, so messages never interleave.
+//! whole lines at a time, so messages never interleave. When stdout breaks (the host closed its
+//! read end: EPIPE), the task cancels `closed` and ends: the session stops as at end of input.
 
 use tokio::io::{AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use crate::limits;
 
@@ -35,13 +37,27 @@ impl Outbox {
     }
 }
 
-/// Starts the writer over `out`.
-pub fn spawn<W: AsyncWrite + Unpin + Send + 'static>(out: W) -> (Outbox, JoinHandle<()>) {
+/// Starts the writer over `out`; `closed` is cancelled if writing fails.
+pub fn spawn<W: AsyncWrite + Unpin + Send + 'static>(
+    out: W,
+    closed: CancellationToken,
+) -> (Outbox, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(limits::HOST_OUTBOX_CAPACITY);
-    (Outbox { tx }, tokio::spawn(run(rx, out)))
+    let task = async move {
+        if let Err(e) = run(rx, out).await {
+            // Nothing can reach the host any more: serving on would only keep servers running
+            // for nobody (and a host that closed stdout may never close stdin).
+            tracing::warn!("writing stdout failed: {e}; stopping every server");
+            closed.cancel();
+        }
+    };
+    (Outbox { tx }, tokio::spawn(task))
 }
 
-async fn run<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Message>, out: W) {
+async fn run<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::Receiver<Message>,
+    out: W,
+) -> std::io::Result<()> {
     let mut out = BufWriter::with_capacity(64 * 1024, out);
     while let Some(first) = rx.recv().await {
         let mut acks = Vec::new();
@@ -49,20 +65,15 @@ async fn run<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Message>, out: W) {
         // Write everything already queued, then flush once: one syscall per burst, not per message.
         while let Some(message) = next {
             match message {
-                Message::Line(line) => {
-                    if out.write_all(&line).await.is_err() {
-                        return;
-                    }
-                }
+                Message::Line(line) => out.write_all(&line).await?,
                 Message::Flush(ack) => acks.push(ack),
             }
             next = rx.try_recv().ok();
         }
-        if out.flush().await.is_err() {
-            return;
-        }
+        out.flush().await?;
         for ack in acks {
             let _ = ack.send(());
         }
     }
+    Ok(())
 }

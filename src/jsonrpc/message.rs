@@ -1,14 +1,102 @@
 //! JSON-RPC 2.0 wire types: classifying an incoming line, and encoding outgoing messages as one line.
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// A request id: JSON-RPC allows a string or a number (MCP forbids null).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RequestId {
     Number(i64),
     String(String),
+    /// Any other number (≥ 2^63, below -2^63, a fraction, an exponent): echoed as the peer wrote it.
+    Text(NumberText),
+}
+
+/// A numeric id that does not fit an `i64`, kept as its exact text so the answer carries the very
+/// id the peer sent (parsing it into a float would echo `18446744073709551616` as `1.8446744073709552e19`).
+/// Two ids are the same when they denote the same JSON number as serde reads it: a cancel that names
+/// `1e3` finds the request sent as `1e3` (the notification's params arrive already parsed, text lost).
+#[derive(Clone, Debug)]
+pub struct NumberText {
+    exact: Box<str>,
+    canonical: Box<str>,
+}
+
+impl NumberText {
+    /// `exact` must be the text of a JSON number (as the JSON parser accepted it).
+    fn new(exact: &str) -> Self {
+        let canonical = serde_json::from_str::<serde_json::Number>(exact)
+            .map(|n| n.to_string())
+            .unwrap_or_else(|_| exact.to_owned());
+        Self {
+            exact: exact.into(),
+            canonical: canonical.into(),
+        }
+    }
+
+    /// The exact text the peer wrote.
+    pub fn as_str(&self) -> &str {
+        &self.exact
+    }
+}
+
+impl PartialEq for NumberText {
+    fn eq(&self, other: &Self) -> bool {
+        self.canonical == other.canonical
+    }
+}
+
+impl Eq for NumberText {}
+
+impl std::hash::Hash for NumberText {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.canonical.hash(state);
+    }
+}
+
+impl RequestId {
+    /// The id a JSON number denotes: an `i64` when it is one, else its exact text.
+    fn from_number_text(text: &str) -> Self {
+        match text.parse::<i64>() {
+            Ok(n) => Self::Number(n),
+            Err(_) => Self::Text(NumberText::new(text)),
+        }
+    }
+
+    /// The id a parsed JSON value denotes (`None`: not a number or a string).
+    fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::Number(n) => Some(match n.as_i64() {
+                Some(n) => Self::Number(n),
+                None => Self::Text(NumberText::new(&n.to_string())),
+            }),
+            Value::String(s) => Some(Self::String(s.clone())),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Number(n) => s.serialize_i64(*n),
+            Self::String(text) => s.serialize_str(text),
+            Self::Text(text) => {
+                let raw = serde_json::value::RawValue::from_string(text.exact.to_string())
+                    .map_err(serde::ser::Error::custom)?;
+                raw.serialize(s)
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        Self::from_value(&value)
+            .ok_or_else(|| serde::de::Error::custom("an id must be a number or a string"))
+    }
 }
 
 impl std::fmt::Display for RequestId {
@@ -16,6 +104,7 @@ impl std::fmt::Display for RequestId {
         match self {
             Self::Number(n) => write!(f, "{n}"),
             Self::String(s) => write!(f, "{s:?}"),
+            Self::Text(t) => f.write_str(t.as_str()),
         }
     }
 }
@@ -56,24 +145,45 @@ pub struct NotJsonRpc {
     pub reason: &'static str,
 }
 
-// Every field is optional here so that classification, not serde, decides what is wrong.
-// `jsonrpc` is only compared: borrowed from the line, it costs no allocation.
+// Every field is optional here so that classification, not serde, decides what is wrong. The id
+// is kept as its text: a number beyond `i64` must be echoed exactly as written.
 #[derive(Deserialize)]
 struct Raw<'a> {
-    #[serde(borrow)]
-    jsonrpc: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
+    jsonrpc: Option<String>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
     method: Option<String>,
     params: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "present_value")]
     result: Option<Value>,
     error: Option<ErrorObject>,
 }
 
-/// Distinguishes `"id": null` (Some(Null)) from an absent id (None).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+/// Distinguishes `"id": null` (Some(null)) from an absent id (None).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// Distinguishes `"result": null` (Some(Null)) from an absent result (None).
+fn present_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
+}
+
+/// Only the id, to answer a message whose other members have the wrong type.
+#[derive(Deserialize)]
+struct IdOnly<'a> {
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+}
+
+/// The id an id member's text denotes (`None`: null, an object, an array, a boolean).
+fn id_of(raw: &RawValue) -> Option<RequestId> {
+    let text = raw.get();
+    match text.as_bytes().first() {
+        Some(b'"') => serde_json::from_str(text).ok().map(RequestId::String),
+        Some(b'-' | b'0'..=b'9') => Some(RequestId::from_number_text(text)),
+        _ => None,
+    }
 }
 
 impl Incoming {
@@ -94,12 +204,11 @@ impl Incoming {
             // Valid JSON with a member of the wrong type: an invalid request, answered to its id
             // when that can be read. Only text that is not JSON at all is a parse error.
             Err(e) => {
-                let value: Value = serde_json::from_slice(line).map_err(|_| e)?;
-                let id = match value.get("id") {
-                    Some(Value::Number(n)) => n.as_i64().map(RequestId::Number),
-                    Some(Value::String(s)) => Some(RequestId::String(s.clone())),
-                    _ => None,
-                };
+                serde_json::from_slice::<serde::de::IgnoredAny>(line).map_err(|_| e)?;
+                let id = serde_json::from_slice::<IdOnly>(line)
+                    .ok()
+                    .and_then(|m| m.id)
+                    .and_then(id_of);
                 Ok(Err(NotJsonRpc {
                     id,
                     reason: "a member has the wrong type (method: string, error: object)",
@@ -109,25 +218,35 @@ impl Incoming {
     }
 }
 
-fn classify(raw: Raw<'_>) -> Result<Incoming, NotJsonRpc> {
+/// The [`NotJsonRpc::reason`] of an error response with `"id": null`: valid JSON-RPC 2.0 (what a
+/// peer sends when it could not read a request's id), but it answers no request of ours. A client
+/// drops it; it is no reason to end a session.
+pub const NULL_ID_ERROR: &str = "an error response with a null id (it answers no request)";
+
+fn classify(raw: Raw) -> Result<Incoming, NotJsonRpc> {
     let id = match raw.id {
         None => None,
-        Some(Value::Number(n)) => match n.as_i64() {
-            Some(n) => Some(RequestId::Number(n)),
+        Some(raw_id)
+            if raw_id.get().trim() == "null"
+                && raw.method.is_none()
+                && raw.result.is_none()
+                && raw.error.is_some()
+                && raw.jsonrpc.as_deref() == Some("2.0") =>
+        {
+            return Err(NotJsonRpc {
+                id: None,
+                reason: NULL_ID_ERROR,
+            })
+        }
+        Some(raw_id) => match id_of(raw_id) {
+            Some(id) => Some(id),
             None => {
                 return Err(NotJsonRpc {
                     id: None,
-                    reason: "id must be an integer or a string",
+                    reason: "id must be a number or a string",
                 })
             }
         },
-        Some(Value::String(s)) => Some(RequestId::String(s)),
-        Some(_) => {
-            return Err(NotJsonRpc {
-                id: None,
-                reason: "id must be an integer or a string",
-            })
-        }
     };
     if raw.jsonrpc.as_deref() != Some("2.0") {
         return Err(NotJsonRpc {
@@ -314,7 +433,12 @@ mod tests {
         let e = parse(r#"{"id":7,"method":"m"}"#).unwrap_err();
         assert_eq!(e.id, Some(RequestId::Number(7)));
         assert!(parse(r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#).is_err());
-        assert!(parse(r#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#).is_err());
+        let null_id = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}"#;
+        assert_eq!(parse(null_id).unwrap_err().reason, NULL_ID_ERROR);
+        let null_result = r#"{"jsonrpc":"2.0","id":null,"result":{}}"#;
+        assert_ne!(parse(null_result).unwrap_err().reason, NULL_ID_ERROR);
+        assert!(parse(r#"{"jsonrpc":"2.0","id":true,"method":"m"}"#).is_err());
+        assert!(parse(r#"{"jsonrpc":"2.0","id":{},"method":"m"}"#).is_err());
         assert!(parse(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":3}"#).is_err());
         assert!(parse(r#"{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1}}"#).is_err());
         assert!(
@@ -329,5 +453,58 @@ mod tests {
             Some(RequestId::Number(8))
         );
         assert!(Incoming::parse(b"not json").is_err());
+    }
+
+    fn request_id(line: &str) -> RequestId {
+        match parse(line) {
+            Ok(Incoming::Request { id, .. }) => id,
+            other => panic!("not a request: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn numbers_beyond_i64_are_echoed_exactly() {
+        for text in [
+            "9223372036854775808",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775809",
+            "1.5",
+            "1e3",
+            "-0.0",
+            "123456789012345678901234567890",
+        ] {
+            let id = request_id(&format!(r#"{{"jsonrpc":"2.0","id":{text},"method":"m"}}"#));
+            assert!(matches!(id, RequestId::Text(_)), "{text}: {id:?}");
+            assert_eq!(
+                encode_response(Some(&id), Ok(&json!({}))),
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":{text},\"result\":{{}}}}\n").into_bytes(),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            request_id(r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"}"#),
+            RequestId::Number(i64::MIN)
+        );
+        assert_eq!(
+            request_id(r#"{"jsonrpc":"2.0","id":"1e3","method":"m"}"#),
+            RequestId::String("1e3".into())
+        );
+    }
+
+    #[test]
+    fn a_parsed_number_finds_the_id_sent_as_text() {
+        // What `notifications/cancelled` carries: its params are parsed, the text is gone.
+        for text in ["18446744073709551615", "18446744073709551616", "1e3", "1.5"] {
+            let sent = request_id(&format!(r#"{{"jsonrpc":"2.0","id":{text},"method":"m"}}"#));
+            let value: Value = serde_json::from_str(text).expect("a number");
+            let named: RequestId = serde_json::from_value(value).expect("an id");
+            assert_eq!(sent, named, "{text}");
+        }
+        let e = parse(r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":5}"#).unwrap_err();
+        assert_eq!(
+            e.id.map(|id| id.to_string()).as_deref(),
+            Some("18446744073709551616")
+        );
     }
 }

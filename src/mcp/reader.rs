@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 
 use super::transport::{Inbound, MessageSink, MessageSource, TransportError};
 use crate::error::{Error, ErrorCode};
-use crate::jsonrpc::{encode_response, Incoming, Pending, Reply, RequestId};
+use crate::jsonrpc::{encode_response, Incoming, Pending, Reply, RequestId, NULL_ID_ERROR};
 use crate::trust::secrets::Secrets;
 
 /// Something the server did that its owner should know about.
@@ -95,6 +95,14 @@ impl Reader {
             }
             Ok(Ok(Incoming::Notification { method, params })) => {
                 self.notification(&method, params);
+                Ok(())
+            }
+            Ok(Err(not_rpc)) if not_rpc.reason == NULL_ID_ERROR => {
+                tracing::debug!(
+                    server,
+                    "dropped an error response with a null id: {}",
+                    excerpt(line)
+                );
                 Ok(())
             }
             Ok(Err(not_rpc)) => Err(Error::new(

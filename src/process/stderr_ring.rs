@@ -1,6 +1,8 @@
 //! Each server's stderr: drained in fixed-size chunks into a ring buffer whose tail appears in status
 //! and in every error about that server. Never forwarded to stdout. (Masking secrets in the debug log
-//! of each chunk is the one use of `trust` here: the drain is handed the server's secrets.)
+//! of each line is the one use of `trust` here: the drain is handed the server's secrets. The tail
+//! may begin inside a secret when the ring wrapped with no newline in it: whoever shows it masks it
+//! as an excerpt, `Secrets::mask_excerpt`.)
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -62,8 +64,12 @@ impl StderrTail {
     }
 }
 
-/// Reads `stderr` to its end into `tail`, logging each chunk at debug level with the server's
-/// secret values masked.
+/// Reads `stderr` to its end into `tail`, logging it at debug level in whole lines with the server's
+/// secret values masked: each read's completed lines are one event, an unfinished line waits for
+/// the next read. So a secret a server writes in two halves (two writes, two reads here) is whole
+/// again in its line before it is masked. A line longer than
+/// [`limits::STDERR_TAIL_BYTES`] is logged in pieces, each masked as an excerpt (a piece that
+/// starts or stops inside a secret loses that part too).
 pub async fn drain(
     mut stderr: impl AsyncRead + Unpin,
     tail: std::sync::Arc<StderrTail>,
@@ -71,16 +77,54 @@ pub async fn drain(
     secrets: crate::trust::secrets::Secrets,
 ) {
     let mut chunk = vec![0u8; limits::STDERR_CHUNK_BYTES];
+    let mut line = LineLog::default();
     loop {
         match stderr.read(&mut chunk).await {
             Ok(0) | Err(_) => {
+                line.finish(|text| log(&server, &secrets, text));
                 tail.eof.send_replace(true);
                 return;
             }
             Ok(n) => {
                 tail.push(&chunk[..n]);
-                tracing::debug!(server = %server, "stderr: {}", secrets.mask(String::from_utf8_lossy(&chunk[..n]).trim_end()));
+                line.push(&chunk[..n], |text| log(&server, &secrets, text));
             }
+        }
+    }
+}
+
+fn log(server: &str, secrets: &crate::trust::secrets::Secrets, text: &str) {
+    if tracing::enabled!(tracing::Level::DEBUG) {
+        tracing::debug!(server = %server, "stderr: {}", secrets.mask_excerpt(text.trim_end()));
+    }
+}
+
+/// The unfinished line of a stream being logged line by line, bounded.
+#[derive(Default)]
+struct LineLog {
+    pending: Vec<u8>,
+}
+
+impl LineLog {
+    /// Adds `bytes`; calls `emit` with every line they complete (and with a piece of an over-long one).
+    fn push(&mut self, bytes: &[u8], mut emit: impl FnMut(&str)) {
+        self.pending.extend_from_slice(bytes);
+        // Every line this read completed, as one event (one event per read, as a flood needs).
+        if let Some(last) = memchr::memrchr(b'\n', &self.pending) {
+            emit(&String::from_utf8_lossy(&self.pending[..last]));
+            self.pending.drain(..=last);
+        }
+        if self.pending.len() > limits::STDERR_TAIL_BYTES {
+            emit(&String::from_utf8_lossy(&self.pending));
+            self.pending.clear();
+        }
+    }
+
+    /// The last line, unterminated.
+    fn finish(&mut self, mut emit: impl FnMut(&str)) {
+        if !self.pending.is_empty() {
+            emit(&String::from_utf8_lossy(&self.pending));
+            self.pending.clear();
         }
     }
 }
@@ -98,5 +142,17 @@ mod tests {
         t.push(&flood);
         t.push(b"\nlast words\n");
         assert_eq!(t.text(), "last words");
+    }
+
+    #[test]
+    fn a_secret_written_in_two_halves_is_logged_whole() {
+        let mut log = LineLog::default();
+        let mut lines = Vec::new();
+        log.push(b"one\ntoken=HALF-", |l| lines.push(l.to_owned()));
+        log.push(b"AND-HALF\nthree\nfour", |l| lines.push(l.to_owned()));
+        log.finish(|l| lines.push(l.to_owned()));
+        assert_eq!(lines, ["one", "token=HALF-AND-HALF\nthree", "four"]);
+        let secrets = crate::trust::secrets::Secrets::from_values(["HALF-AND-HALF".to_owned()]);
+        assert_eq!(secrets.mask_excerpt(&lines[1]), "token=***\nthree");
     }
 }

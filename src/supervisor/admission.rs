@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::settings::AddOptions;
 use crate::config::{extras, validate_server_name, Extras, ServerSpec};
 use crate::error::{Error, ErrorCode, Result};
-use crate::trust::request::Subject;
+use crate::trust::request::{raw_secrets, Subject};
 use crate::trust::secrets::Secrets;
 
 /// A config that passed every check: what a [`super::server::Server`] is built from.
@@ -28,11 +28,10 @@ pub(super) fn admit(
 ) -> Result<Admitted> {
     validate_server_name(name)?;
     let (rest, extras) = extras::split(config)?;
-    let subject = Subject::from_config(config);
-    let secrets = subject.secrets();
-    let mut spec = ServerSpec::from_json(&rest).map_err(|mut e| {
-        e.message = secrets.mask(&e.message);
-        e
+    // Until the spec is parsed, its error can only be masked with what the raw config shows.
+    let mut spec = ServerSpec::from_json(&rest).map_err(|e| {
+        let e = raw_secrets(&rest, &extras.secret_names).mask_error(e);
+        Secrets::from_values(extras.secret_values.iter().cloned()).mask_error(e)
     })?;
     if let Some(remote) = &mut spec.remote {
         // Headers named in `secretHeaders` are as secret as those marked inline.
@@ -40,8 +39,14 @@ pub(super) fn admit(
             h.secret |= extras.secret_names.contains(&h.name);
         }
     }
+    // The gate reads the parsed config, the one the server is built from: every spelling of a
+    // field reaches the digest the same way, and nothing the server uses is left out of it.
+    let subject = Subject::new(&spec, &extras);
+    // Every secret of the parsed config (both spellings of every mark, inherited variables, secret
+    // expansions, URL credentials): masked in everything below, the trust request included.
+    let secrets = Secrets::for_server(&spec, &extras, &crate::config::expand::process_env);
     if require_trust {
-        check_trust(name, &subject, options)?;
+        check_trust(name, &subject, options).map_err(|e| secrets.mask_error(e))?;
     }
     Ok(Admitted {
         spec,

@@ -68,6 +68,10 @@ pub(super) async fn call(
     arguments: Value,
     timeout: Option<Duration>,
 ) -> Result<CallOutcome> {
+    let _counted = server
+        .calls
+        .enter(&server.name, server.spec.max_inflight)
+        .map_err(|e| e.with("tool", entry.tool.name.as_str()))?;
     let (session, _in_flight) = lifecycle::acquire(roster, server).await?;
     let tool = entry.tool.name.as_str();
     // A dormant server may have come back with a different tool list.
@@ -96,7 +100,9 @@ pub(super) async fn call(
     if over && limits.result_policy == ResultPolicy::Error {
         return Err(too_large(entry, limits, original_bytes));
     }
-    let result = object_result(&session, entry, reply)?;
+    let mut result = object_result(&session, entry, reply)?;
+    // Before the budget: a kept full text (`results/read`) is masked too.
+    server.mask_result(&mut result);
     let (result, truncated) = if over {
         let (result, truncation) = results.fit(&result, original_bytes, limits.max_result_bytes);
         tracing::debug!(server = %entry.server, tool, original_bytes, "result truncated to fit maxResultBytes");

@@ -261,18 +261,39 @@ fn schedule_restart(roster: &Arc<Roster>, server: &Arc<Server>, failed: u64, del
 
 /// Follows one ready generation until it ends: a closed session fails it; a changed tool list is
 /// listed again (and a failure to do so fails it).
+///
+/// The session's events keep being taken while the list is re-read: announcements that arrive
+/// meanwhile make one more re-read, not one each, so a server flooding
+/// `notifications/tools/list_changed` costs a bounded queue and a re-read at a time.
 async fn watch_session(
     roster: Arc<Roster>,
     server: Arc<Server>,
     session: Arc<Session>,
     mut events: mpsc::UnboundedReceiver<ClientEvent>,
 ) {
+    let mut open = true;
     while let Some(event) = events.recv().await {
-        match event {
-            ClientEvent::Closed { error } => {
-                return fail_session(&roster, &server, session.generation, error).await;
-            }
-            ClientEvent::ToolsListChanged => match launch::relist(&server, &session.client).await {
+        if let ClientEvent::Closed { error } = event {
+            return fail_session(&roster, &server, session.generation, error).await;
+        }
+        let mut again = true;
+        while again {
+            again = false;
+            let relist = launch::relist(&server, &session.client);
+            tokio::pin!(relist);
+            let listed = loop {
+                tokio::select! {
+                    listed = &mut relist => break listed,
+                    event = events.recv(), if open => match event {
+                        Some(ClientEvent::ToolsListChanged) => again = true,
+                        Some(ClientEvent::Closed { error }) => {
+                            return fail_session(&roster, &server, session.generation, error).await;
+                        }
+                        None => open = false,
+                    },
+                }
+            };
+            match listed {
                 Ok(tools) => {
                     if server.slot().generation == session.generation {
                         session.replace_tools(tools);
@@ -282,7 +303,10 @@ async fn watch_session(
                     }
                 }
                 Err(e) => return fail_session(&roster, &server, session.generation, e).await,
-            },
+            }
+        }
+        if !open {
+            return;
         }
     }
 }

@@ -13,17 +13,20 @@
 //! 5. `launch.rs` (transport, handshake, discovery), `teardown.rs` (stop, park, reap, the restart
 //!    policy's verdict), `lazy.rs` (when the schema cache is read and written).
 //! 6. `admission.rs` (config and trust gate), `roster.rs` (the table of servers, the catalog built
-//!    from it, the events, the shutdown flag).
+//!    from it, the events, the shutdown flag), then `events.rs` (the coalescing event queue).
 //! 7. `server.rs` (one server and its slot), then `session.rs` (one generation), `restart.rs`,
-//!    `stats.rs`, `status.rs`, `settings.rs`; the process files below them.
+//!    `stats.rs`, `overload.rs` (the `maxInflight` cap), `status.rs`, `settings.rs`; the process
+//!    files below them.
 //!
 //! Processes themselves (spawning, groups, trees, the guardian) are [`crate::process`]'s.
 
 mod admission;
 mod call;
+mod events;
 mod launch;
 mod lazy;
 mod lifecycle;
+mod overload;
 mod policy;
 mod probe;
 mod registry;
@@ -38,7 +41,7 @@ mod teardown;
 mod upkeep;
 
 pub use call::CallOutcome;
+pub use events::{queue as event_queue, Event, EventReceiver, EventSender};
 pub use registry::Registry;
-pub use roster::Event;
 pub use settings::{AddOptions, Settings};
 pub use status::{ServerState, ServerStatus};

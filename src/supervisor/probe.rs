@@ -69,7 +69,7 @@ pub(super) fn report(status: ServerStatus, server: Option<&Server>, startup: Dur
 pub(super) async fn with_last_words(mut report: Value, server: &Arc<Server>) -> Value {
     let tail = Arc::clone(&server.slot().stderr);
     tail.drained_within(STDERR_EOF_GRACE).await;
-    report["stderrTail"] = Value::from(server.secrets.mask(&tail.text()));
+    report["stderrTail"] = Value::from(server.secrets.mask_excerpt(&tail.text()));
     report
 }
 

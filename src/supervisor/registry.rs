@@ -8,15 +8,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
 use super::admission::{self, Admitted};
 use super::call::{self, CallOutcome};
+use super::events::EventSender;
 use super::lazy;
 use super::lifecycle::{self, StartKind};
 use super::probe;
-use super::roster::{not_found, shutting_down, Event, Roster};
+use super::roster::{not_found, shutting_down, Roster};
 use super::server::Server;
 use super::settings::{AddOptions, Settings};
 use super::status::ServerStatus;
@@ -40,7 +40,7 @@ pub struct Registry {
 }
 
 impl Registry {
-    pub fn new(settings: Settings, events: mpsc::UnboundedSender<Event>) -> Arc<Self> {
+    pub fn new(settings: Settings, events: EventSender) -> Arc<Self> {
         Arc::new(Self {
             roster: Arc::new(Roster::new(settings, events)),
             operations: TaskTracker::new(),
@@ -207,8 +207,7 @@ impl Registry {
                 return Err(shutting_down());
             }
             // No one listens: the probe's servers never reach the host's notifications.
-            let (events, _) = mpsc::unbounded_channel();
-            let probe = Registry::new(self.settings().without_cache(), events);
+            let probe = Registry::new(self.settings().without_cache(), EventSender::discarding());
             probes.push(Arc::clone(&probe));
             probe
         };

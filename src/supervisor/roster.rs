@@ -9,28 +9,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
-use tokio::sync::mpsc;
-
+use super::events::{Event, EventSender};
 use super::server::Server;
 use super::settings::Settings;
-use super::status::ServerStatus;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::ToolDef;
 use crate::store::Catalog;
-
-/// What the registry tells its owner.
-#[derive(Debug)]
-pub enum Event {
-    ServerChanged(Box<ServerStatus>),
-    ToolsChanged {
-        fingerprint: String,
-        added: Vec<String>,
-        removed: Vec<String>,
-    },
-    /// Not from the registry: an owner sends it into its own event channel and is acknowledged once
-    /// every event queued before it has been handled (used to order the `shutdown` answer last).
-    Barrier(tokio::sync::oneshot::Sender<()>),
-}
 
 pub(super) struct Roster {
     pub settings: Settings,
@@ -38,13 +22,14 @@ pub(super) struct Roster {
     catalog: RwLock<Arc<Catalog>>,
     /// Serialises catalog rebuilds so that `ToolsChanged` events describe consecutive snapshots.
     rebuild: Mutex<()>,
-    events: mpsc::UnboundedSender<Event>,
+    /// Coalesced (`events`): a storm of changes while the host is not reading stays bounded.
+    events: EventSender,
     /// Set by `shutdown`: nothing starts any more.
     shutting_down: AtomicBool,
 }
 
 impl Roster {
-    pub fn new(settings: Settings, events: mpsc::UnboundedSender<Event>) -> Self {
+    pub fn new(settings: Settings, events: EventSender) -> Self {
         Self {
             settings,
             servers: Mutex::new(BTreeMap::new()),
@@ -140,7 +125,7 @@ impl Roster {
         }
         let before: BTreeSet<&str> = previous.names().collect();
         let after: BTreeSet<&str> = next.names().collect();
-        let _ = self.events.send(Event::ToolsChanged {
+        self.events.send(Event::ToolsChanged {
             fingerprint,
             added: after.difference(&before).map(|s| s.to_string()).collect(),
             removed: before.difference(&after).map(|s| s.to_string()).collect(),
@@ -150,8 +135,7 @@ impl Roster {
     /// Tells the host the server's new status and wakes callers waiting on its state.
     pub fn emit_status(&self, server: &Server) {
         server.bump();
-        let _ = self
-            .events
+        self.events
             .send(Event::ServerChanged(Box::new(server.status())));
     }
 }

@@ -6,6 +6,7 @@ use std::time::SystemTime;
 
 use tokio::sync::watch;
 
+use super::overload::CallCount;
 use super::restart::{self, RestartTracker};
 use super::session::{ProcessControl, Session};
 use super::stats::CallStats;
@@ -15,7 +16,7 @@ use crate::error::{Error, ErrorCode};
 use crate::mcp::ToolDef;
 use crate::process::{ExitInfo, StderrTail};
 use crate::time::rfc3339;
-use crate::trust::secrets::Secrets;
+use crate::trust::secrets::{Secrets, MIN_RESULT_MASKED_LEN};
 
 pub(super) struct Server {
     pub name: String,
@@ -26,9 +27,14 @@ pub(super) struct Server {
     pub extras: Extras,
     /// Secret values of its env and headers, masked in everything the host sees.
     pub secrets: Secrets,
+    /// The secrets masked in its tool results (those of 8 bytes or more); `None` when there is none
+    /// or the config opted out (`maskSecretsInResults: false`), so the result path skips at once.
+    result_secrets: Option<Secrets>,
     /// Schema-cache key, for lazy servers (`autoStart: false`).
     pub cache_key: Option<String>,
     pub stats: CallStats,
+    /// Calls in flight, for `maxInflight`.
+    pub calls: CallCount,
     slot: Mutex<Slot>,
     /// Bumped after every state change; a call waiting for a start in progress watches it.
     changed: watch::Sender<u64>,
@@ -89,14 +95,20 @@ impl Server {
         secrets: Secrets,
     ) -> Self {
         let tracker = RestartTracker::new(spec.restart_backoff, restart::seed(name));
+        let result_secrets = extras
+            .mask_secrets_in_results
+            .then(|| secrets.at_least(MIN_RESULT_MASKED_LEN))
+            .filter(|s| !s.is_empty());
         Self {
             name: name.to_owned(),
             spec,
             source,
             extras,
             secrets,
+            result_secrets,
             cache_key,
             stats: CallStats::default(),
+            calls: CallCount::default(),
             slot: Mutex::new(Slot {
                 generation: 0,
                 state: ServerState::Stopped,
@@ -154,9 +166,16 @@ impl Server {
         if let Some(exit) = slot.last_exit {
             e = e.with("exit", exit.to_json());
         }
-        let mut e = e.with_stderr_tail(&self.secrets.mask(&slot.stderr.text()));
-        e.message = self.secrets.mask(&e.message);
-        e
+        self.secrets
+            .mask_error(e.with_stderr_tail(&slot.stderr.text()))
+    }
+
+    /// A tool result on its way to the host (and a model provider): its secret values masked,
+    /// unless there is none or the config opted out — then this is one check.
+    pub fn mask_result(&self, result: &mut serde_json::Value) {
+        if let Some(secrets) = &self.result_secrets {
+            secrets.mask_json(result);
+        }
     }
 
     pub fn status(&self) -> ServerStatus {
@@ -179,7 +198,11 @@ impl Server {
                 .remote
                 .as_ref()
                 .map_or("stdio", |r| r.kind.as_str()),
-            url: self.spec.remote.as_ref().map(|r| r.url.to_string()),
+            url: self
+                .spec
+                .remote
+                .as_ref()
+                .map(|r| self.secrets.mask(r.url.as_str())),
             headers: self
                 .spec
                 .remote
@@ -193,7 +216,7 @@ impl Server {
             started_at: slot.started_at.map(rfc3339),
             last_exit: slot.last_exit.map(ExitInfo::to_json),
             last_error,
-            stderr_tail: self.secrets.mask(&slot.stderr.text()),
+            stderr_tail: self.secrets.mask_excerpt(&slot.stderr.text()),
             restarts: slot.restarts,
             next_restart_at: slot.next_restart_at.map(rfc3339),
             calls: stats.calls,

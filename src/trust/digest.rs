@@ -1,7 +1,11 @@
-//! The launch digest: sha256 over a canonical JSON of `{command, args, env, cwd, url, headers}`, in
-//! which secret values are replaced by an HMAC-SHA256 under a per-process random key. Any change to
-//! those fields changes the digest (a changed secret too), yet the digest input never holds a secret.
-//! A consequence: a digest over a launch with secrets is valid for this sidecar process only.
+//! The launch digest: sha256 over a canonical JSON (version 2) of everything that changes what is
+//! launched, what it receives and what the model is exposed to — transport, command, args, env,
+//! inherited variable names, env files (path, names, contents), cwd, URL, headers, secret marks and
+//! the tools policy — read from the *parsed* config ([`ServerSpec`] + [`Extras`]), so every spelling
+//! of a field gives the same digest. Secret values (and env files' contents) appear as an
+//! HMAC-SHA256 under a per-process random key: any change to them changes the digest, yet the
+//! digest input never holds one. A consequence: a digest over a launch with secrets is valid for
+//! this sidecar process only. Which config fields cannot matter, and why, is [`super::bound`].
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -12,49 +16,113 @@ use sha2::{Digest, Sha256};
 
 use super::secrets::looks_secret;
 use crate::canonical::{canonical_json, sha256_tagged};
+use crate::config::{Extras, RemoteKind, ServerSpec};
 
-/// The launch fields the digest covers, already normalised (absent lists and maps are empty).
-#[derive(Clone, Debug)]
-pub struct Launch<'a> {
-    pub command: &'a str,
-    pub args: &'a [String],
-    pub env: Vec<(&'a str, &'a str)>,
-    pub cwd: Option<String>,
-    pub url: Option<&'a str>,
-    pub headers: Vec<(&'a str, &'a str)>,
-    /// Names marked secret (env and headers) besides those that look secret.
-    pub secret_names: &'a BTreeSet<String>,
-}
+/// The version of the digest input (`v`); bumped whenever what it covers changes.
+pub const VERSION: u64 = 2;
 
 /// `sha256:<hex>` of the launch.
-pub fn digest(launch: &Launch<'_>) -> String {
-    sha256_tagged(canonical_json(&digest_input(launch)).as_bytes())
+pub fn digest(spec: &ServerSpec, extras: &Extras) -> String {
+    sha256_tagged(canonical_json(&digest_input(spec, extras)).as_bytes())
+}
+
+/// The transport as the digest and the trust request name it: `stdio`, `http`, `sse`, or `auto`
+/// (Streamable HTTP falling back to legacy SSE: a URL without a type).
+pub fn transport(spec: &ServerSpec) -> &'static str {
+    match spec.remote.as_ref().map(|r| r.kind) {
+        None => "stdio",
+        Some(RemoteKind::Http) => "http",
+        Some(RemoteKind::Sse) => "sse",
+        Some(RemoteKind::Auto) => "auto",
+    }
+}
+
+/// Names whose values are secret by mark: `secretEnv`, `secretHeaders`, env files' variables and
+/// headers given as `{value, secret: true}` (names that look secret are secret besides these).
+pub fn secret_names(spec: &ServerSpec, extras: &Extras) -> BTreeSet<String> {
+    let mut names = extras.secret_names.clone();
+    if let Some(remote) = &spec.remote {
+        names.extend(
+            remote
+                .headers
+                .iter()
+                .filter(|h| h.secret)
+                .map(|h| h.name.clone()),
+        );
+    }
+    names
+}
+
+/// `(name, value)` of every header of a remote server.
+pub fn headers(spec: &ServerSpec) -> Vec<(&str, &str)> {
+    spec.remote
+        .iter()
+        .flat_map(|r| &r.headers)
+        .map(|h| (h.name.as_str(), h.value.as_str()))
+        .collect()
+}
+
+/// The keyed form of a secret: `hmac-sha256:<hex>` under the per-process key.
+pub fn keyed(value: &str) -> String {
+    format!("hmac-sha256:{}", hex::encode(hmac(key(), value.as_bytes())))
 }
 
 /// The JSON the digest is taken over, in its canonical text (the one the tool fingerprint uses).
-/// Secret values appear as `hmac-sha256:<hex>`.
-pub fn digest_input(launch: &Launch<'_>) -> Value {
-    let keyed = |pairs: &[(&str, &str)]| -> Map<String, Value> {
+/// Secret values appear as `hmac-sha256:<hex>`. Lists whose order means nothing (names, filters,
+/// permissions) are sorted sets; `args` keeps its order.
+pub fn digest_input(spec: &ServerSpec, extras: &Extras) -> Value {
+    let marked = secret_names(spec, extras);
+    let pairs = |pairs: Vec<(&str, &str)>| -> Map<String, Value> {
         pairs
-            .iter()
+            .into_iter()
             .map(|(k, v)| {
-                let v = if launch.secret_names.contains(*k) || looks_secret(k) {
-                    format!("hmac-sha256:{}", hex::encode(hmac(key(), v.as_bytes())))
+                let v = if marked.contains(k) || looks_secret(k) {
+                    keyed(v)
                 } else {
-                    (*v).to_owned()
+                    v.to_owned()
                 };
-                ((*k).to_owned(), Value::from(v))
+                (k.to_owned(), Value::from(v))
             })
             .collect()
     };
+    let env_files: Vec<Value> = extras
+        .env_files
+        .iter()
+        .map(|f| {
+            json!({
+                "path": f.path,
+                "configDir": f.config_dir,
+                "names": set(&f.names),
+                "contents": keyed(&f.sha256),
+            })
+        })
+        .collect();
     json!({
-        "command": launch.command,
-        "args": launch.args,
-        "env": keyed(&launch.env),
-        "cwd": launch.cwd,
-        "url": launch.url,
-        "headers": keyed(&launch.headers),
+        "v": VERSION,
+        "transport": transport(spec),
+        "command": spec.command,
+        "args": spec.args,
+        "env": pairs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()),
+        "inheritEnv": set(&spec.inherit_env),
+        "envFiles": env_files,
+        "cwd": spec.cwd.as_ref().map(|p| p.to_string_lossy()),
+        "url": spec.remote.as_ref().map(|r| r.url.as_str()),
+        "headers": pairs(headers(spec)),
+        "secretNames": marked,
+        "includeTools": set(&extras.include_tools),
+        "excludeTools": set(&extras.exclude_tools),
+        "expectTools": extras.expect_tools.as_deref().map(set),
+        "permissions": extras.permissions.as_deref().map(set),
+        "permissionMetaKey": extras.permission_meta_key,
+        // Which values are masked, and whether results are: what the model is shown.
+        "secretValues": extras.secret_values.iter().map(|v| keyed(v)).collect::<BTreeSet<_>>(),
+        "maskSecretsInResults": extras.mask_secrets_in_results,
     })
+}
+
+/// A list as a sorted set.
+fn set(items: &[String]) -> BTreeSet<&str> {
+    items.iter().map(String::as_str).collect()
 }
 
 /// The per-process random key of the keyed hash.
@@ -87,8 +155,20 @@ pub fn hmac(key: &[u8], message: &[u8]) -> [u8; 32] {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
+    use crate::config::extras;
+
+    fn parsed(config: Value) -> (ServerSpec, Extras) {
+        let (rest, extras) = extras::split(&config).unwrap();
+        (ServerSpec::from_json(&rest).unwrap(), extras)
+    }
+
+    fn digest_of(config: Value) -> String {
+        let (spec, extras) = parsed(config);
+        digest(&spec, &extras)
+    }
 
     /// RFC 4231 test cases 1, 2, 3 and 6 (6: a key longer than the block, hashed first).
     #[test]
@@ -120,113 +200,64 @@ mod tests {
         }
     }
 
-    /// The digest's bytes are pinned: the canonical text and its sha256 (no secret in it, so the
-    /// per-process key plays no part).
+    /// The digest's bytes are pinned: the canonical text (version 2) and its sha256 (no secret in
+    /// it, so the per-process key plays no part).
     #[test]
     fn digest_value_is_pinned() {
-        let none = BTreeSet::new();
-        let args = vec!["-y".to_owned(), "pkg".to_owned()];
-        let launch = Launch {
-            command: "npx",
-            args: &args,
-            env: vec![("LEVEL", "1")],
-            cwd: Some("/srv".into()),
-            url: None,
-            headers: vec![],
-            secret_names: &none,
-        };
-        let text = canonical_json(&digest_input(&launch));
+        let (spec, extras) = parsed(
+            json!({"command": "npx", "args": ["-y", "pkg"], "env": {"LEVEL": "1"}, "cwd": "/srv"}),
+        );
+        let text = canonical_json(&digest_input(&spec, &extras));
         assert_eq!(
             text,
-            r#"{"args":["-y","pkg"],"command":"npx","cwd":"/srv","env":{"LEVEL":"1"},"headers":{},"url":null}"#
-        );
-        // Same bytes as serde_json's own compact output (what the digest was taken over before).
-        assert_eq!(
-            text,
-            serde_json::to_string(&digest_input(&launch)).unwrap_or_default()
+            r#"{"args":["-y","pkg"],"command":"npx","cwd":"/srv","env":{"LEVEL":"1"},"envFiles":[],"excludeTools":[],"expectTools":null,"headers":{},"includeTools":[],"inheritEnv":[],"maskSecretsInResults":true,"permissionMetaKey":null,"permissions":null,"secretNames":[],"secretValues":[],"transport":"stdio","url":null,"v":2}"#
         );
         assert_eq!(
-            digest(&launch),
-            "sha256:7654414dd63a5d4632e7716e338776f930456f2f605232323cda7ff048219a20"
+            digest(&spec, &extras),
+            "sha256:743f09cfcd229fd0d340c8ee772f3f8e4d510527c8c348f788c074b84bcf422c"
         );
     }
 
     #[test]
-    fn stable_and_sensitive() {
-        let none = BTreeSet::new();
-        let args = vec!["-y".to_owned(), "pkg".to_owned()];
-        let base = Launch {
-            command: "npx",
-            args: &args,
-            env: vec![("LEVEL", "1"), ("API_TOKEN", "t1")],
-            cwd: None,
-            url: None,
-            headers: vec![],
-            secret_names: &none,
-        };
-        let d = digest(&base);
+    fn stable_and_secret_free() {
+        let base = json!({"command": "npx", "args": ["-y", "pkg"], "env": {"LEVEL": "1", "API_TOKEN": "t1"}});
+        let d = digest_of(base.clone());
         assert!(d.starts_with("sha256:") && d.len() == 7 + 64);
-        // Stable: same launch, same digest; env order does not matter.
+        // Stable: same launch, same digest; the order of env, filters and names does not matter.
         assert_eq!(
-            digest(&Launch {
-                env: vec![("API_TOKEN", "t1"), ("LEVEL", "1")],
-                ..base.clone()
-            }),
+            digest_of(
+                json!({"env": {"API_TOKEN": "t1", "LEVEL": "1"}, "args": ["-y", "pkg"], "command": "npx"})
+            ),
             d
         );
-        let other_args = vec!["-y".to_owned(), "pkg2".to_owned()];
-        let marked: BTreeSet<String> = ["LEVEL".to_owned()].into();
-        let changes = [
-            Launch {
-                command: "npx2",
-                ..base.clone()
-            },
-            Launch {
-                args: &other_args,
-                ..base.clone()
-            },
-            Launch {
-                env: vec![("LEVEL", "2"), ("API_TOKEN", "t1")],
-                ..base.clone()
-            },
-            Launch {
-                env: vec![("LEVEL", "1"), ("API_TOKEN", "t2")],
-                ..base.clone()
-            },
-            Launch {
-                env: vec![("LEVEL", "1")],
-                ..base.clone()
-            },
-            Launch {
-                cwd: Some("/tmp".into()),
-                ..base.clone()
-            },
-            Launch {
-                url: Some("https://x"),
-                ..base.clone()
-            },
-            Launch {
-                headers: vec![("Authorization", "Bearer a")],
-                ..base.clone()
-            },
-            Launch {
-                secret_names: &marked,
-                ..base.clone()
-            },
-        ];
-        for (i, c) in changes.iter().enumerate() {
-            assert_ne!(digest(c), d, "change #{i} not detected");
-        }
+        assert_eq!(
+            digest_of(
+                json!({"command": "x", "inheritEnv": ["A", "B"], "includeTools": ["b", "a"]})
+            ),
+            digest_of(
+                json!({"command": "x", "inheritEnv": ["B", "A"], "includeTools": ["a", "b"]})
+            )
+        );
+        // A changed secret changes it too.
+        assert_ne!(
+            digest_of(
+                json!({"command": "npx", "args": ["-y", "pkg"], "env": {"LEVEL": "1", "API_TOKEN": "t2"}})
+            ),
+            d
+        );
         // The input never holds a secret value.
-        let input = digest_input(&Launch {
-            env: vec![("API_TOKEN", "t1-secret-value")],
-            headers: vec![("Authorization", "Bearer hdr-secret")],
-            ..base.clone()
-        })
-        .to_string();
+        let (spec, extras) = parsed(json!({
+            "url": "https://h/mcp",
+            "headers": {"Authorization": "Bearer hdr-secret", "X-Marked": {"value": "marked-value", "secret": true}},
+        }));
+        let input = digest_input(&spec, &extras).to_string();
         assert!(
-            !input.contains("t1-secret-value") && !input.contains("hdr-secret"),
+            !input.contains("hdr-secret") && !input.contains("marked-value"),
             "{input}"
         );
+        let (spec, extras) =
+            parsed(json!({"command": "x", "env": {"API_TOKEN": "t1-secret-value"}}));
+        let input = digest_input(&spec, &extras).to_string();
+        assert!(!input.contains("t1-secret-value"), "{input}");
     }
 }

@@ -1,7 +1,10 @@
-//! The trust gate: what a host is shown before a stdio server is spawned (exact command line, cwd,
-//! env names, source, warnings for risky patterns), the digest that binds its approval to exactly
-//! that launch config, and secrets kept out of every output channel. (Plugin path containment is `config::paths`.)
+//! The trust gate: what a host is shown before a server is started (exact command line, cwd, env
+//! names, inherited variables, env files, URL, headers, tools policy, source, warnings for risky
+//! patterns), the digest that binds its approval to exactly that launch config (and `bound`, the
+//! fields it leaves out and why), and secrets kept out of every output channel. (Plugin path
+//! containment is `config::paths`.)
 
+pub mod bound;
 pub mod digest;
 pub mod request;
 pub mod risk;

@@ -1,4 +1,5 @@
-//! A trust request: everything a host shows before approving a stdio server, and the digest its
+//! A trust request: everything a host shows before approving a server — every field the launch
+//! digest binds, secret values masked — with warnings for risky patterns, and the digest its
 //! approval must quote back (`servers/add {…, trust: digest}`).
 
 use std::collections::BTreeSet;
@@ -6,111 +7,119 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::digest::{digest, Launch};
+use super::digest::{self, keyed};
 use super::risk;
 use super::secrets::Secrets;
-use crate::config::shell_quote;
 use crate::config::source::Source;
+use crate::config::{shell_quote, Extras, ServerSpec};
 
-/// A launch config's trust-relevant parts, read from a canonical config.
+/// A parsed launch config (the spec and the extras the server is built from), as the gate sees it.
 pub struct Subject<'a> {
-    pub command: &'a str,
-    pub args: Vec<String>,
-    pub env: Vec<(&'a str, &'a str)>,
-    pub cwd: Option<String>,
-    pub url: Option<&'a str>,
-    pub headers: Vec<(&'a str, &'a str)>,
-    pub secret_names: BTreeSet<String>,
+    pub spec: &'a ServerSpec,
+    pub extras: &'a Extras,
 }
 
 impl<'a> Subject<'a> {
-    /// From a canonical config object (the `servers/add` `config`).
-    pub fn from_config(config: &'a Value) -> Self {
-        let pairs = |k: &str| -> Vec<(&'a str, &'a str)> {
-            config
-                .get(k)
-                .and_then(Value::as_object)
-                .map(|m| {
-                    m.iter()
-                        .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let names = |k: &str| -> Vec<String> {
-            config
-                .get(k)
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        Self {
-            command: config.get("command").and_then(Value::as_str).unwrap_or(""),
-            args: names("args"),
-            env: pairs("env"),
-            cwd: config.get("cwd").and_then(Value::as_str).map(str::to_owned),
-            url: config.get("url").and_then(Value::as_str),
-            headers: headers(config),
-            secret_names: names("secretEnv")
-                .into_iter()
-                .chain(names("secretHeaders"))
-                .chain(marked_headers(config))
-                .collect(),
-        }
+    pub fn new(spec: &'a ServerSpec, extras: &'a Extras) -> Self {
+        Self { spec, extras }
     }
 
     pub fn digest(&self) -> String {
-        digest(&Launch {
-            command: self.command,
-            args: &self.args,
-            env: self.env.clone(),
-            cwd: self.cwd.clone(),
-            url: self.url,
-            headers: self.headers.clone(),
-            secret_names: &self.secret_names,
-        })
+        digest::digest(self.spec, self.extras)
     }
 
+    /// Every secret of the config (see [`Secrets::for_server`]): what the request masks.
     pub fn secrets(&self) -> Secrets {
-        Secrets::collect(
-            self.env.iter().chain(&self.headers).copied(),
-            &self.secret_names,
-        )
+        Secrets::for_server(self.spec, self.extras, &crate::config::expand::process_env)
     }
 
-    /// `{commandLine, command, args, cwd, envNames, headerNames?, url?, source, warnings, digest}`;
-    /// secret values masked, nothing truncated.
+    /// `{commandLine, command, args, cwd, envNames, inheritEnv, envFiles, transport, url?,
+    /// headerNames?, secretNames, includeTools, excludeTools, expectTools, permissions,
+    /// permissionMetaKey, source, warnings, digest}`; secret values masked, nothing truncated.
     pub fn to_json(&self, source: Source, plugin_root: Option<&Path>) -> Value {
+        let (spec, extras) = (self.spec, self.extras);
         let secrets = self.secrets();
-        let line: Vec<String> = std::iter::once(self.command)
-            .chain(self.args.iter().map(String::as_str))
+        let line: Vec<String> = std::iter::once(spec.command.as_str())
+            .chain(spec.args.iter().map(String::as_str))
             .map(shell_quote)
             .collect();
+        let cwd = spec.cwd.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let url = spec.remote.as_ref().map(|r| r.url.as_str());
+        let mut warnings =
+            risk::warnings(&spec.command, &spec.args, plugin_root, spec.cwd.as_deref());
+        warnings.extend(risk::address_warnings(
+            url,
+            &spec.args,
+            spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        ));
+        warnings.extend(risk::env_file_warnings(&extras.env_files));
+        let env_files: Vec<Value> = extras
+            .env_files
+            .iter()
+            .map(|f| {
+                json!({
+                    "path": secrets.mask(&f.path),
+                    "names": f.names,
+                    // Keyed like any secret: a plain digest of a small file could be guessed.
+                    "contents": keyed(&f.sha256),
+                })
+            })
+            .collect();
+        let sorted = |items: &[String]| -> Vec<String> {
+            items
+                .iter()
+                .cloned()
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect()
+        };
         let mut out = json!({
             "commandLine": secrets.mask(&line.join(" ")),
-            "command": secrets.mask(self.command),
-            "args": self.args.iter().map(|a| secrets.mask(a)).collect::<Vec<_>>(),
-            "cwd": self.cwd,
-            "envNames": self.env.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+            "command": secrets.mask(&spec.command),
+            "args": spec.args.iter().map(|a| secrets.mask(a)).collect::<Vec<_>>(),
+            "cwd": cwd.map(|c| secrets.mask(&c)),
+            "envNames": spec.env.keys().collect::<Vec<_>>(),
+            "inheritEnv": sorted(&spec.inherit_env),
+            "envFiles": env_files,
+            "transport": digest::transport(spec),
+            "secretNames": digest::secret_names(spec, extras),
+            "includeTools": sorted(&extras.include_tools),
+            "excludeTools": sorted(&extras.exclude_tools),
+            "expectTools": extras.expect_tools.as_deref().map(sorted),
+            "permissions": extras.permissions.as_deref().map(sorted),
+            "permissionMetaKey": extras.permission_meta_key,
+            "maskSecretsInResults": extras.mask_secrets_in_results,
             "source": source.as_str(),
-            "warnings": risk::warnings(self.command, &self.args, plugin_root, self.cwd.as_deref().map(Path::new)),
+            "warnings": warnings,
             "digest": self.digest(),
         });
-        if let Some(url) = self.url {
+        if let Some(url) = url {
             out["url"] = Value::from(secrets.mask(url));
-            out["headerNames"] = json!(self.headers.iter().map(|(k, _)| *k).collect::<Vec<_>>());
+            out["headerNames"] = json!(digest::headers(spec)
+                .iter()
+                .map(|(k, _)| *k)
+                .collect::<Vec<_>>());
         }
         out
     }
 }
 
+/// The secret values of a config that has not been parsed (yet, or at all): to mask the message of
+/// the error that refuses it. `marked`: the names its extras mark secret.
+pub fn raw_secrets(config: &Value, marked: &BTreeSet<String>) -> Secrets {
+    let env = config
+        .get("env")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)));
+    let mut marked = marked.clone();
+    marked.extend(marked_headers(config));
+    Secrets::collect(env.chain(raw_headers(config)), &marked)
+}
+
 /// `(name, value)` of every header, given as a string or as `{value, secret}`.
-fn headers(config: &Value) -> Vec<(&str, &str)> {
+fn raw_headers(config: &Value) -> Vec<(&str, &str)> {
     config
         .get("headers")
         .and_then(Value::as_object)
@@ -147,6 +156,14 @@ fn marked_headers(config: &Value) -> Vec<String> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::config::extras;
+
+    fn request(config: Value) -> (Value, String) {
+        let (rest, extras) = extras::split(&config).unwrap();
+        let spec = ServerSpec::from_json(&rest).unwrap();
+        let subject = Subject::new(&spec, &extras);
+        (subject.to_json(Source::Host, None), subject.digest())
+    }
 
     #[test]
     fn headers_in_both_forms_are_read_and_masked() {
@@ -154,22 +171,83 @@ mod tests {
             "url": "https://h/mcp",
             "headers": {"X-Custom": {"value": "marked-secret-value", "secret": true}, "Authorization": "Bearer tok-abcdef", "X-Trace": "t1"}
         });
-        let subject = Subject::from_config(&config);
-        assert_eq!(subject.headers.len(), 3);
-        assert!(subject.secret_names.contains("X-Custom"));
+        let (rest, extras) = extras::split(&config).unwrap();
+        let spec = ServerSpec::from_json(&rest).unwrap();
+        let subject = Subject::new(&spec, &extras);
+        assert!(digest::secret_names(&spec, &extras).contains("X-Custom"));
         let secrets = subject.secrets();
         assert_eq!(
             secrets.mask("marked-secret-value tok-abcdef t1"),
             "*** *** t1"
         );
-        let request = subject.to_json(Source::Host, None).to_string();
-        assert!(
-            !request.contains("marked-secret-value") && !request.contains("tok-abcdef"),
-            "{request}"
+        assert_eq!(
+            raw_secrets(&rest, &extras.secret_names).mask("marked-secret-value tok-abcdef t1"),
+            "*** *** t1"
         );
+        let (request, digest) = request(config.clone());
+        let text = request.to_string();
+        assert!(
+            !text.contains("marked-secret-value") && !text.contains("tok-abcdef"),
+            "{text}"
+        );
+        assert_eq!(
+            request["headerNames"],
+            json!(["Authorization", "X-Custom", "X-Trace"])
+        );
+        assert_eq!(request["secretNames"], json!(["Authorization", "X-Custom"]));
+        assert_eq!(request["transport"], "auto");
         // The value of an object-form header is part of the digest.
         let mut changed = config.clone();
         changed["headers"]["X-Custom"]["value"] = json!("another-secret-value");
-        assert_ne!(Subject::from_config(&changed).digest(), subject.digest());
+        assert_ne!(self::request(changed).1, digest);
+    }
+
+    /// Every bound field is shown, in either spelling, and the digest is the same for both.
+    #[test]
+    fn lists_every_bound_field() {
+        let camel = json!({
+            "command": "srv", "args": ["--url=http://169.254.169.254/"], "env": {"TOKEN": "tok-123456"},
+            "inheritEnv": ["SOME_HOST_SECRET", "HOME"], "cwd": "/srv",
+            "includeTools": ["b*", "a"], "excludeTools": ["x"], "expectTools": ["a"],
+            "permissions": ["read"], "permissionMetaKey": "perm", "secretEnv": ["LEVEL"],
+            "envFiles": [{"path": "/elsewhere/.env", "configDir": "/ws", "names": ["K"], "sha256": "sha256:00"}],
+        });
+        let snake = json!({
+            "command": "srv", "args": ["--url=http://169.254.169.254/"], "env": {"TOKEN": "tok-123456"},
+            "inherit_env": ["SOME_HOST_SECRET", "HOME"], "cwd": "/srv",
+            "include_tools": ["b*", "a"], "exclude_tools": ["x"], "expect_tools": ["a"],
+            "permissions": ["read"], "permission_meta_key": "perm", "secret_env": ["LEVEL"],
+            "env_files": [{"path": "/elsewhere/.env", "configDir": "/ws", "names": ["K"], "sha256": "sha256:00"}],
+        });
+        let (r, d) = request(camel);
+        assert_eq!(request(snake), (r.clone(), d));
+        assert_eq!(r["inheritEnv"], json!(["HOME", "SOME_HOST_SECRET"]));
+        assert_eq!(r["includeTools"], json!(["a", "b*"]));
+        assert_eq!(r["excludeTools"], json!(["x"]));
+        assert_eq!(r["expectTools"], json!(["a"]));
+        assert_eq!(r["permissions"], json!(["read"]));
+        assert_eq!(r["permissionMetaKey"], "perm");
+        assert_eq!(r["secretNames"], json!(["LEVEL"]));
+        assert_eq!(r["transport"], "stdio");
+        assert_eq!(r["envFiles"][0]["path"], "/elsewhere/.env");
+        assert_eq!(r["envFiles"][0]["names"], json!(["K"]));
+        assert!(r["envFiles"][0]["contents"]
+            .as_str()
+            .unwrap()
+            .starts_with("hmac-sha256:"));
+        let warnings: Vec<&str> = r["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(
+            warnings.iter().any(|w| w.contains("cloud-metadata"))
+                && warnings
+                    .iter()
+                    .any(|w| w.contains("outside the config's folder")),
+            "{warnings:?}"
+        );
+        assert!(!r.to_string().contains("tok-123456"));
     }
 }

@@ -388,7 +388,8 @@ fn remote_entries_load_with_their_secret_headers_kept_but_masked() {
         assert!(h.secret, "{file} {name}: {header} is secret");
         // Masked: status shows `command` (the URL) and header names only; what masks its texts
         // (lastError, stderrTail) replaces the value and its credential part.
-        let subject = Subject::from_config(config);
+        let (_, extras) = extras::split(config).unwrap();
+        let subject = Subject::new(&spec, &extras);
         let secrets = subject.secrets();
         let credential = value.split_once(' ').unwrap().1;
         assert_eq!(

@@ -77,8 +77,44 @@ fn config_env_overrides_an_inherited_value() {
     let mut config = fixture(&[]);
     config["inheritEnv"] = json!(["SECRET_TOKEN"]);
     config["env"] = json!({"SECRET_TOKEN": "from-config"});
+    // The report is a tool result: the secret value is seen only with result masking turned off.
+    config["maskSecretsInResults"] = json!(false);
     let env = environment(&mut s, "fx", config)["env"].clone();
     assert_eq!(env["SECRET_TOKEN"], "from-config", "{env}");
+}
+
+/// Tool results go to a model provider: secret values of 8 bytes or more are masked in them by
+/// default (text and structured content alike), in both spellings of the opt-out.
+#[test]
+fn secret_values_are_masked_in_tool_results_unless_opted_out() {
+    let mut s = sidecar_with_secret();
+    let mut config = fixture(&[]);
+    config["env"] = json!({"API_TOKEN": "result-secret-12345", "SHORT_TOKEN": "s-1234", "PLAIN": "plain-value-1"});
+    let r = s.add("masked", config.clone());
+    assert_eq!(r["state"], "ready", "{r}");
+    let r = s.call("tools/call", json!({"name": "mcp__masked__environment"}));
+    let env = &r["structuredContent"]["env"];
+    assert_eq!(env["API_TOKEN"], "***", "{r}");
+    // Too short to mask inside ordinary text; not secret by its name.
+    assert_eq!(env["SHORT_TOKEN"], "s-1234", "{r}");
+    assert_eq!(env["PLAIN"], "plain-value-1", "{r}");
+    assert!(!r.to_string().contains("result-secret-12345"), "{r}");
+    for (name, key) in [
+        ("open", "maskSecretsInResults"),
+        ("open_snake", "mask_secrets_in_results"),
+    ] {
+        let mut config = config.clone();
+        config[key] = json!(false);
+        assert_eq!(s.add(name, config)["state"], "ready");
+        let r = s.call(
+            "tools/call",
+            json!({"name": format!("mcp__{name}__environment")}),
+        );
+        assert_eq!(
+            r["structuredContent"]["env"]["API_TOKEN"], "result-secret-12345",
+            "{key}: {r}"
+        );
+    }
 }
 
 #[test]

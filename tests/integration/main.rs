@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod architecture;
+mod backpressure;
 mod calls;
 mod cancel;
 mod clients;
@@ -19,7 +20,9 @@ mod convert_props;
 mod dormant;
 mod env;
 mod failures;
+mod faults;
 mod handshake;
+mod leaks;
 mod logs;
 mod probe;
 mod procfs;

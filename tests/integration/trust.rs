@@ -211,3 +211,127 @@ fn load_adds_remote_entries_and_never_reads_http_as_sse() {
         "{tools}"
     );
 }
+
+/// The example: approve a config, add `inheritEnv` naming a host variable, quote the old
+/// digest back — refused, and the new request shows the name. Every spelling binds the same way.
+#[test]
+fn inherit_env_added_after_approval_is_refused() {
+    let mut s = Sidecar::spawn_with(&[], &[("SOME_HOST_SECRET", "host-value-0123456789")]);
+    s.initialize(json!({"requireTrust": true}));
+    let approved = fixture(&[]);
+    let (code, e) = s.error_of("servers/add", json!({"name": "fx", "config": approved}));
+    assert_eq!(code, "TRUST_REQUIRED", "{e}");
+    assert_eq!(e["data"]["inheritEnv"], json!([]), "{e}");
+    let digest = e["data"]["digest"].clone();
+
+    let mut edited = approved.clone();
+    edited["inheritEnv"] = json!(["SOME_HOST_SECRET"]);
+    let (code, e) = s.error_of(
+        "servers/add",
+        json!({"name": "fx", "config": edited, "trust": digest}),
+    );
+    assert_eq!(
+        code, "TRUST_REQUIRED",
+        "the old digest started an edited config: {e}"
+    );
+    assert_eq!(e["data"]["inheritEnv"], json!(["SOME_HOST_SECRET"]), "{e}");
+    assert_ne!(e["data"]["digest"], digest);
+    assert_eq!(s.call("servers/list", json!({}))["servers"], json!([]));
+
+    // The snake_case spelling is the same field: the same request, the same digest.
+    let new_digest = e["data"]["digest"].clone();
+    let mut snake = approved.clone();
+    snake["inherit_env"] = json!(["SOME_HOST_SECRET"]);
+    let (_, e) = s.error_of("servers/add", json!({"name": "fx", "config": snake}));
+    assert_eq!(e["data"]["digest"], new_digest, "{e}");
+    let status = s.call(
+        "servers/add",
+        json!({"name": "fx", "config": snake, "trust": new_digest}),
+    );
+    assert_eq!(status["state"], "ready", "{status}");
+
+    // The tools policy binds too: a filter added after approval is a new launch config.
+    let mut filtered = edited.clone();
+    filtered["excludeTools"] = json!(["exit"]);
+    let (code, e) = s.error_of(
+        "servers/add",
+        json!({"name": "fy", "config": filtered, "trust": new_digest}),
+    );
+    assert_eq!(code, "TRUST_REQUIRED", "{e}");
+    assert_eq!(e["data"]["excludeTools"], json!(["exit"]), "{e}");
+}
+
+/// `servers/load` of a VS Code workspace: the env file is listed (path, names; never a value), an
+/// env file outside the workspace and a URL at a cloud-metadata address are warned about, and a
+/// change to the env file's contents makes the old approval void.
+#[test]
+fn load_binds_env_files_and_warns_about_risky_places() {
+    const VALUE: &str = "env-file-value-0123456789";
+    let root = crate::support::temp_dir("trust-envfile");
+    let ws = root.join("ws");
+    std::fs::create_dir_all(ws.join(".vscode")).unwrap();
+    std::fs::write(ws.join("app.env"), format!("APP_KEY={VALUE}\n")).unwrap();
+    std::fs::write(root.join("outside.env"), "OTHER=1\n").unwrap();
+    let command = fixture(&[])["command"].clone();
+    let doc = json!({"servers": {
+        "inside": {"type": "stdio", "command": command, "envFile": "${workspaceFolder}/app.env"},
+        "outside": {"type": "stdio", "command": command, "envFile": "../../outside.env"},
+        "meta": {"type": "http", "url": "http://169.254.169.254/latest/meta-data/"},
+    }});
+    let file = ws.join(".vscode").join("mcp.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let mut s = Sidecar::initialized(json!({"requireTrust": true}));
+    let load = |s: &mut Sidecar, trust: Value| {
+        s.call(
+            "servers/load",
+            json!({"path": file.display().to_string(), "trust": trust}),
+        )
+    };
+    let r = load(&mut s, json!({}));
+    assert_eq!(r["diagnostics"], json!([]), "{r}");
+    assert!(
+        !r.to_string().contains(VALUE),
+        "an env file value was shown: {r}"
+    );
+    let request = |r: &Value, name: &str| -> Value {
+        r["trustRequired"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name}: {r}"))
+    };
+    let warnings = |t: &Value| t["warnings"].to_string();
+    let inside = request(&r, "inside");
+    let real_ws = std::fs::canonicalize(&ws).unwrap();
+    assert_eq!(
+        inside["envFiles"][0]["path"],
+        real_ws.join("app.env").display().to_string(),
+        "{inside}"
+    );
+    assert_eq!(inside["envFiles"][0]["names"], json!(["APP_KEY"]));
+    assert_eq!(inside["envNames"], json!(["APP_KEY"]));
+    assert_eq!(inside["warnings"], json!([]), "{inside}");
+    let outside = request(&r, "outside");
+    assert!(
+        warnings(&outside).contains("outside the config's folder"),
+        "{outside}"
+    );
+    let meta = request(&r, "meta");
+    assert!(warnings(&meta).contains("cloud-metadata"), "{meta}");
+    assert_eq!(meta["transport"], "http");
+
+    // The env file changes after approval: the old digest no longer starts the server.
+    let approved = inside["digest"].clone();
+    std::fs::write(ws.join("app.env"), "APP_KEY=another-value-9876543210\n").unwrap();
+    let r = load(&mut s, json!({"inside": approved}));
+    assert_eq!(r["added"], json!([]), "{r}");
+    let again = request(&r, "inside");
+    assert_ne!(again["digest"], approved, "{again}");
+    // Approved as it is now, it starts.
+    let r = load(&mut s, json!({"inside": again["digest"]}));
+    assert_eq!(r["added"][0]["name"], "inside", "{r}");
+    assert_eq!(r["added"][0]["state"], "ready", "{r}");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -103,7 +103,13 @@ pub fn entries(
             out.insert("toolTimeoutSeconds".into(), Value::from(ms / 1000.0));
         }
         if let Some(env_file) = entry.str("envFile") {
-            super::vscode::merge_env_file(env_file, &join(path, "envFile"), ctx, &mut out, diags)?;
+            super::env_file::merge_env_file(
+                env_file,
+                &join(path, "envFile"),
+                ctx,
+                &mut out,
+                diags,
+            )?;
         }
         if let Some((_, root)) = plugin {
             // A plugin's server runs in the plugin's folder unless it says otherwise.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::config::diagnostics::{did_you_mean, index, join, Diagnostic, Kind};
-use crate::config::expand::Vars;
+use crate::config::expand::{Expanded, Vars};
 use crate::config::strict::snake;
 
 /// The JSON type a field must have.
@@ -58,6 +58,8 @@ pub const EXTENSIONS: &[Field] = &[
     f("permissionMetaKey", Ty::Str),
     f("secretEnv", Ty::StrList),
     f("secretHeaders", Ty::StrList),
+    f("secretValues", Ty::StrList),
+    f("maskSecretsInResults", Ty::Bool),
 ];
 
 /// A read entry: field name → value (expanded), plus the keys of maps whose value used a secret.
@@ -66,6 +68,8 @@ pub struct Entry {
     pub values: BTreeMap<&'static str, Value>,
     /// `(field, key)` of map values that used a secret input (e.g. `("env", "TOKEN")`).
     pub secret_keys: Vec<(&'static str, String)>,
+    /// Values of secret expansions that landed in a string or list field (args, url, cwd…).
+    pub secret_values: Vec<String>,
 }
 
 impl Entry {
@@ -108,9 +112,16 @@ pub fn read_entry(
     let all = fields.iter().chain(EXTENSIONS);
     for (key, value) in map {
         let at = join(path, key);
-        let Some(field) = all
-            .clone()
+        // The sidecar's own fields are read in both spellings in every dialect (as in
+        // `servers/add`); a dialect's own fields as the dialect spells them.
+        let Some(field) = fields
+            .iter()
             .find(|f| f.name == key || (case == Case::Both && snake(f.name) == *key))
+            .or_else(|| {
+                EXTENSIONS
+                    .iter()
+                    .find(|f| f.name == key || snake(f.name) == *key)
+            })
         else {
             let names: Vec<&str> = all.clone().map(|f| f.name).collect();
             match did_you_mean(key, &names) {
@@ -172,11 +183,12 @@ fn read_value(
             ));
             None
         }
-        (Ty::Str, Value::String(s)) => {
-            expand(field, vars, s, at, diags).map(|(s, _)| Value::from(s))
-        }
+        (Ty::Str, Value::String(s)) => expand(field, vars, s, at, diags).map(|e| {
+            entry.secret_values.extend(e.secret_values);
+            Value::from(e.text)
+        }),
         (Ty::Str, _) => wrong(diags, "a string"),
-        (Ty::StrList, Value::Array(items)) => string_list(field, vars, items, at, diags),
+        (Ty::StrList, Value::Array(items)) => string_list(field, vars, items, at, entry, diags),
         (Ty::StrList, _) => wrong(diags, "an array of strings"),
         (Ty::StrMap, Value::Object(m)) => string_map(field, vars, m, at, entry, diags),
         (Ty::StrMap, _) => wrong(diags, "an object of strings"),
@@ -189,19 +201,23 @@ fn read_value(
     }
 }
 
-/// `s` with its `${…}` expanded when the field takes expansion, and whether a secret was used.
+/// `s` with its `${…}` expanded when the field takes expansion, and the secrets it used.
 fn expand(
     field: &Field,
     vars: &Vars<'_>,
     s: &str,
     at: &str,
     diags: &mut Vec<Diagnostic>,
-) -> Option<(String, bool)> {
+) -> Option<Expanded> {
     if !field.expand {
-        return Some((s.to_owned(), false));
+        return Some(Expanded {
+            text: s.to_owned(),
+            secret: false,
+            secret_values: Vec::new(),
+        });
     }
     match vars.expand(s) {
-        Ok(e) => Some((e.text, e.secret)),
+        Ok(e) => Some(e),
         Err(why) => {
             diags.push(Diagnostic::error(
                 Kind::UnresolvedVariable,
@@ -213,12 +229,14 @@ fn expand(
     }
 }
 
-/// A list of strings, each expanded; `None` when any item is not a string or fails to expand.
+/// A list of strings, each expanded (the secrets used go to `entry`); `None` when any item is not
+/// a string or fails to expand.
 fn string_list(
     field: &Field,
     vars: &Vars<'_>,
     items: &[Value],
     at: &str,
+    entry: &mut Entry,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Value> {
     let mut out = Vec::with_capacity(items.len());
@@ -227,7 +245,10 @@ fn string_list(
         let at = index(at, i);
         match item {
             Value::String(s) => match expand(field, vars, s, &at, diags) {
-                Some((s, _)) => out.push(Value::from(s)),
+                Some(e) => {
+                    entry.secret_values.extend(e.secret_values);
+                    out.push(Value::from(e.text));
+                }
                 None => ok = false,
             },
             _ => {
@@ -255,11 +276,13 @@ fn string_map(
         match v {
             // Map values may be secrets: the diagnostic names the key, never the value.
             Value::String(s) => match expand(field, vars, s, &at, diags) {
-                Some((s, secret)) => {
-                    if secret {
+                Some(e) => {
+                    if e.secret {
                         entry.secret_keys.push((field.name, k.clone()));
                     }
-                    out.insert(k.clone(), Value::from(s));
+                    // The key marks the whole value; the substituted part alone may show elsewhere.
+                    entry.secret_values.extend(e.secret_values);
+                    out.insert(k.clone(), Value::from(e.text));
                 }
                 None => ok = false,
             },
@@ -287,7 +310,12 @@ pub fn copy_extensions(entry: &Entry, out: &mut Map<String, Value>) {
             _ => secret_headers.push(Value::from(key.as_str())),
         }
     }
-    for (name, add) in [("secretEnv", secret_env), ("secretHeaders", secret_headers)] {
+    let secret_values = entry.secret_values.iter().map(|v| Value::from(v.as_str()));
+    for (name, add) in [
+        ("secretEnv", secret_env),
+        ("secretHeaders", secret_headers),
+        ("secretValues", secret_values.collect()),
+    ] {
         if add.is_empty() {
             continue;
         }

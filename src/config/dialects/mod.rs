@@ -7,6 +7,7 @@
 mod claude;
 mod codex;
 mod common;
+pub mod env_file;
 mod epoch;
 pub mod fields;
 mod manifest;

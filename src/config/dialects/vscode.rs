@@ -2,9 +2,8 @@
 //! host provides through the protocol (`${input:ID}`; a `password` input makes what uses it secret).
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::common::{
     bad_transport, build, table, top_level, vars, workspace_vars, Context, Entries, Parsed, EDITOR,
@@ -61,7 +60,13 @@ pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
         };
         let mut out = build(entry, transport, path, diags, STANDARD)?;
         if let Some(env_file) = entry.str("envFile") {
-            merge_env_file(env_file, &join(path, "envFile"), ctx, &mut out, diags)?;
+            super::env_file::merge_env_file(
+                env_file,
+                &join(path, "envFile"),
+                ctx,
+                &mut out,
+                diags,
+            )?;
         }
         Some(out)
     });
@@ -96,74 +101,4 @@ fn inputs(root: &Value, diags: &mut Vec<Diagnostic>) -> BTreeSet<String> {
         )),
     }
     secret
-}
-
-/// Reads `KEY=VALUE` lines of an env file (relative to the config file) under `env` (which wins).
-/// Every value from an env file is treated as secret: such files exist to keep secrets out of configs.
-pub fn merge_env_file(
-    file: &str,
-    at: &str,
-    ctx: &Context<'_>,
-    out: &mut Map<String, Value>,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<()> {
-    let path = match ctx.dir() {
-        Some(dir) => dir.join(file),
-        None => Path::new(file).to_path_buf(),
-    };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) => {
-            diags.push(Diagnostic::error(
-                Kind::Unreadable,
-                at,
-                format!("cannot read env file {}: {e}", path.display()),
-            ));
-            return None;
-        }
-    };
-    let env = out
-        .entry("env")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let mut names = Vec::new();
-    if let Value::Object(env) = env {
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let line = line.strip_prefix("export ").unwrap_or(line);
-            let Some((k, v)) = line.split_once('=') else {
-                diags.push(Diagnostic::warning(
-                    Kind::Invalid,
-                    at,
-                    format!(
-                        "{}:{}: not a KEY=VALUE line; skipped",
-                        path.display(),
-                        n + 1
-                    ),
-                ));
-                continue;
-            };
-            let v = v.trim();
-            let v = v
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .unwrap_or(v);
-            let k = k.trim().to_owned();
-            if !env.contains_key(&k) {
-                env.insert(k.clone(), Value::from(v));
-                names.push(Value::from(k));
-            }
-        }
-    }
-    if !names.is_empty() {
-        let list = out
-            .entry("secretEnv")
-            .or_insert_with(|| Value::Array(Vec::new()));
-        if let Value::Array(items) = list {
-            items.extend(names);
-        }
-    }
-    Some(())
 }

@@ -43,6 +43,12 @@ pub fn http_fixture_bin() -> PathBuf {
         .clone()
 }
 
+/// The benchmark driver `mcp-bench`, built once per test run.
+pub fn bench_bin() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| build_fixture("mcp-bench")).clone()
+}
+
 /// Builds binary `name` of the fixtures crate. `cargo test` does not build binaries of another
 /// workspace member, so build it here (same profile, same target directory).
 fn build_fixture(name: &str) -> PathBuf {

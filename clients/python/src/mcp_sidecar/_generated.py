@@ -83,6 +83,7 @@ class ServerConfig(TypedDict, total=False):
     toolTimeoutSeconds: Optional[float]
     maxMessageBytes: Optional[int]
     maxResultBytes: Optional[int]
+    maxInflight: Optional[int]
     restart: Optional[Literal["on-failure", "never"]]
     restartBackoffMs: Optional[int]
     keepaliveSeconds: Optional[float]
@@ -101,6 +102,9 @@ class ServerConfig(TypedDict, total=False):
     permissionMetaKey: str
     secretEnv: List[str]
     secretHeaders: List[str]
+    envFiles: List[JsonObject]
+    secretValues: List[str]
+    maskSecretsInResults: bool
 
 
 class _ServerInfoRequired(TypedDict):
@@ -275,6 +279,15 @@ class _TrustRequestRequired(TypedDict):
     args: List[str]
     cwd: Optional[str]
     envNames: List[str]
+    inheritEnv: List[str]
+    envFiles: List[JsonObject]
+    transport: Literal["stdio", "http", "sse", "auto"]
+    secretNames: List[str]
+    includeTools: List[str]
+    excludeTools: List[str]
+    expectTools: Optional[List[str]]
+    permissions: Optional[List[str]]
+    permissionMetaKey: Optional[str]
     source: ServerSource
     warnings: List[str]
 
@@ -282,6 +295,7 @@ class _TrustRequestRequired(TypedDict):
 class TrustRequest(_TrustRequestRequired, total=False):
     """A server held back by requireTrust: the TRUST_REQUIRED data plus name."""
 
+    maskSecretsInResults: bool
     url: str
     headerNames: List[str]
 
@@ -375,6 +389,7 @@ class ProtocolErrorCode:
     NETWORK_ERROR = "NETWORK_ERROR"
     SHUTTING_DOWN = "SHUTTING_DOWN"
     TRUST_REQUIRED = "TRUST_REQUIRED"
+    OVERLOADED = "OVERLOADED"
 
 
 #: Numeric JSON-RPC code of every protocol error code (two codes may share a number).
@@ -404,4 +419,5 @@ RPC_CODES: Dict[str, int] = {
     "NETWORK_ERROR": -32034,
     "SHUTTING_DOWN": -32040,
     "TRUST_REQUIRED": -32014,
+    "OVERLOADED": -32035,
 }
