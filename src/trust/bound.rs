@@ -68,6 +68,11 @@ pub const UNBOUND: &[Unbound] = &[
         why: "when the sidecar recycles the server; the restart is the approved launch",
     },
     Unbound {
+        field: "maxInflight",
+        example: "8",
+        why: "how many calls the sidecar lets wait on the server; past it a call is refused",
+    },
+    Unbound {
         field: "autoStart",
         example: "false",
         why: "when the approved launch happens (at add or at the first call), not what it is",
