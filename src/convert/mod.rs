@@ -40,7 +40,7 @@ pub use names::{
     NameTemplate, DEFAULT_MAX_NAME_LENGTH, DEFAULT_NAME_TEMPLATE, MAX_MAX_NAME_LENGTH,
     MIN_MAX_NAME_LENGTH,
 };
-pub use results::{convert_result, CallOutput};
+pub use results::{convert_owned, convert_result, CallOutput};
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // a failed unwrap is a failed test

@@ -53,27 +53,72 @@ pub struct CallOutput {
 
 /// `result` is the MCP CallToolResult as the server sent it.
 pub fn convert_result(format: ToolFormat, result: &Value) -> CallOutput {
+    convert_owned(format, result.clone())
+}
+
+/// [`convert_result`] of a result the caller gives away: its `content` and `structuredContent`
+/// move into the [`CallOutput`] instead of being copied (the per-call path).
+pub fn convert_owned(format: ToolFormat, mut result: Value) -> CallOutput {
+    let (is_error, text, output) = converted_parts(format, &result);
+    let output = output.unwrap_or(Value::Null);
+    let (content, structured_content) = if format == ToolFormat::Mcp {
+        // `output` is the result itself: the common fields are copies of its members.
+        let content = match result.get("content") {
+            Some(Value::Array(blocks)) => Value::Array(blocks.clone()),
+            _ => Value::Array(Vec::new()),
+        };
+        let structured = result
+            .get("structuredContent")
+            .filter(|v| !v.is_null())
+            .cloned();
+        (content, structured)
+    } else {
+        match result.as_object_mut() {
+            Some(members) => (
+                members
+                    .remove("content")
+                    .filter(Value::is_array)
+                    .unwrap_or_else(|| Value::Array(Vec::new())),
+                members.remove("structuredContent").filter(|v| !v.is_null()),
+            ),
+            None => (Value::Array(Vec::new()), None),
+        }
+    };
+    let output = if format == ToolFormat::Mcp {
+        result
+    } else {
+        output
+    };
+    CallOutput {
+        is_error,
+        content,
+        structured_content,
+        text,
+        output,
+    }
+}
+
+/// `isError`, the joined text and — for every format but mcp, whose output is the result itself —
+/// the output, all read from the borrowed result.
+fn converted_parts(format: ToolFormat, result: &Value) -> (bool, String, Option<Value>) {
     let blocks: &[Value] = result
         .get("content")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
-    let structured_content = result
-        .get("structuredContent")
-        .filter(|v| !v.is_null())
-        .cloned();
+    let structured_content = result.get("structuredContent").filter(|v| !v.is_null());
     let texts: Vec<&str> = blocks.iter().filter_map(text_of).collect();
     let text = texts.join("\n");
 
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     let output = match format {
-        ToolFormat::Openai => Value::String(text_output(
+        ToolFormat::Openai => Some(Value::String(text_output(
             blocks,
             &texts,
-            structured_content.as_ref(),
+            structured_content,
             |_| false,
-        )),
-        ToolFormat::OpenaiResponses => {
+        ))),
+        ToolFormat::OpenaiResponses => Some({
             let images: Vec<Value> = blocks
                 .iter()
                 .filter_map(|b| media(b, OPENAI_IMAGE_TYPES))
@@ -88,14 +133,9 @@ pub fn convert_result(format: ToolFormat, result: &Value) -> CallOutput {
                 })
                 .collect();
             if images.is_empty() {
-                Value::String(text_output(
-                    blocks,
-                    &texts,
-                    structured_content.as_ref(),
-                    |_| false,
-                ))
+                Value::String(text_output(blocks, &texts, structured_content, |_| false))
             } else {
-                let text = text_output(blocks, &texts, structured_content.as_ref(), |b| {
+                let text = text_output(blocks, &texts, structured_content, |b| {
                     media(b, OPENAI_IMAGE_TYPES).is_some()
                 });
                 let mut parts = Vec::new();
@@ -108,27 +148,20 @@ pub fn convert_result(format: ToolFormat, result: &Value) -> CallOutput {
                 parts.extend(images);
                 Value::Array(parts)
             }
-        }
-        ToolFormat::Anthropic => {
+        }),
+        ToolFormat::Anthropic => Some({
             let mut out: Vec<Value> = blocks.iter().filter_map(anthropic_block).collect();
             if out.is_empty() {
-                if let Some(structured) = &structured_content {
+                if let Some(structured) = structured_content {
                     out.push(anthropic_text(compact(structured)));
                 }
             }
             Value::Array(out)
-        }
-        ToolFormat::Gemini => gemini_output(blocks, &texts, structured_content.as_ref(), is_error),
-        ToolFormat::Mcp => result.clone(),
+        }),
+        ToolFormat::Gemini => Some(gemini_output(blocks, &texts, structured_content, is_error)),
+        ToolFormat::Mcp => None,
     };
-
-    CallOutput {
-        is_error,
-        content: Value::Array(blocks.to_vec()),
-        structured_content,
-        text,
-        output,
-    }
+    (is_error, text, output)
 }
 
 /// The text form (openai; the text part of the others): every text block joined with `"\n"` (or

@@ -14,6 +14,9 @@ use crate::error::{Error, ErrorCode, Result};
 const TEST_PANIC_ENV: &str = "MCP_SIDECAR_TEST_PANIC";
 
 /// The outcome of one request: its result or its error.
+///
+/// Every request's task holds this future, so its size is paid per call: the `servers/*`
+/// handlers (large, rare) are boxed, and the future is about as large as `tools/call`'s.
 pub async fn run(host: &Host, method: &str, params: Option<Value>) -> Result<Value> {
     let registry = host.registry()?;
     match method {
@@ -21,11 +24,11 @@ pub async fn run(host: &Host, method: &str, params: Option<Value>) -> Result<Val
             parse::<params::Empty>(method, params)?;
             Ok(json!({}))
         }
-        "servers/add" => servers::add(registry, parse(method, params)?).await,
-        "servers/test" => servers::test(registry, parse(method, params)?).await,
-        "servers/load" => super::load::run(registry, parse(method, params)?).await,
-        "servers/remove" => servers::remove(registry, parse(method, params)?).await,
-        "servers/restart" => servers::restart(registry, parse(method, params)?).await,
+        "servers/add" => Box::pin(servers::add(registry, parse(method, params)?)).await,
+        "servers/test" => Box::pin(servers::test(registry, parse(method, params)?)).await,
+        "servers/load" => Box::pin(super::load::run(registry, parse(method, params)?)).await,
+        "servers/remove" => Box::pin(servers::remove(registry, parse(method, params)?)).await,
+        "servers/restart" => Box::pin(servers::restart(registry, parse(method, params)?)).await,
         "servers/list" => {
             parse::<params::Empty>(method, params)?;
             Ok(servers::list(registry))

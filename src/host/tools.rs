@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::params::{CallTool, ListTools, ReadResult};
 use crate::convert;
@@ -29,26 +29,27 @@ pub async fn call(registry: &Arc<Registry>, p: CallTool) -> Result<Value> {
         None => None,
     };
     let outcome = registry.call_tool(&p.name, p.arguments, timeout).await?;
-    let converted = convert::convert_result(
-        p.format.unwrap_or(registry.settings().format),
-        &outcome.result,
+    let format = p.format.unwrap_or(registry.settings().format);
+    // The server's result is given away: its content moves into the answer, nothing is copied.
+    let converted = convert::convert_owned(format, outcome.result);
+    let mut result = Map::new();
+    result.insert("isError".into(), Value::Bool(converted.is_error));
+    result.insert("content".into(), converted.content);
+    result.insert("text".into(), Value::String(converted.text));
+    result.insert("output".into(), converted.output);
+    result.insert("server".into(), Value::String(outcome.server));
+    result.insert("tool".into(), Value::String(outcome.tool));
+    result.insert(
+        "durationMs".into(),
+        json!(outcome.duration.as_secs_f64() * 1000.0),
     );
-    let mut result = json!({
-        "isError": converted.is_error,
-        "content": converted.content,
-        "text": converted.text,
-        "output": converted.output,
-        "server": outcome.server,
-        "tool": outcome.tool,
-        "durationMs": outcome.duration.as_secs_f64() * 1000.0,
-    });
     if let Some(structured) = converted.structured_content {
-        result["structuredContent"] = structured;
+        result.insert("structuredContent".into(), structured);
     }
     if let Some(truncated) = &outcome.truncated {
-        result["truncated"] = truncated.to_json();
+        result.insert("truncated".into(), truncated.to_json());
     }
-    Ok(result)
+    Ok(Value::Object(result))
 }
 
 /// `results/read`: a slice of a truncated result's full text.

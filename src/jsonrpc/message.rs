@@ -321,9 +321,17 @@ struct OutResponse<'a, R: Serialize> {
     error: Option<&'a Value>,
 }
 
+/// Room reserved up front for an encoded line: most lines fit, so they are written without the
+/// repeated regrowth of an empty buffer.
+const LINE_CAPACITY: usize = 512;
+
 fn to_line<T: Serialize>(msg: &T) -> Vec<u8> {
+    let mut out = Vec::with_capacity(LINE_CAPACITY);
     // Serialising our own types and `Value`s cannot fail: all map keys are strings.
-    let mut out = serde_json::to_vec(msg).unwrap_or_else(|_| b"{}".to_vec());
+    if serde_json::to_writer(&mut out, msg).is_err() {
+        out.clear();
+        out.extend_from_slice(b"{}");
+    }
     out.push(b'\n');
     out
 }

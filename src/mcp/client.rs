@@ -10,6 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -121,7 +122,7 @@ impl Client {
         let reply = client
             .request_until(
                 RequestKind::Initialize,
-                handshake::initialize_params(),
+                &handshake::initialize_params(),
                 deadline,
             )
             .await?;
@@ -148,7 +149,7 @@ impl Client {
                 None => json!({}),
             };
             let reply = self
-                .request_until(RequestKind::ListTools, params, deadline)
+                .request_until(RequestKind::ListTools, &params, deadline)
                 .await?;
             let mut page = self.outcome(reply)?;
             match page.get_mut("tools").map(Value::take) {
@@ -179,9 +180,12 @@ impl Client {
         arguments: Value,
         timeout: Duration,
     ) -> Result<Reply> {
-        let params = json!({ "name": tool, "arguments": arguments });
+        let params = CallParams {
+            arguments: &arguments,
+            name: tool,
+        };
         let deadline = tokio::time::Instant::now() + timeout;
-        self.request_until(RequestKind::CallTool, params, deadline)
+        self.request_until(RequestKind::CallTool, &params, deadline)
             .await
             .map_err(|e| {
                 if e.code == ErrorCode::ToolTimeout {
@@ -206,7 +210,7 @@ impl Client {
     /// `ping`, for keepalive checks.
     pub async fn ping(&self, timeout: Duration) -> Result<()> {
         let deadline = tokio::time::Instant::now() + timeout;
-        self.request_until(RequestKind::Ping, json!({}), deadline)
+        self.request_until(RequestKind::Ping, &json!({}), deadline)
             .await
             .map(|_| ())
     }
@@ -220,10 +224,10 @@ impl Client {
 
     /// Sends a request and waits for its reply until `deadline`. A timeout or a dropped future sends
     /// `notifications/cancelled`. The timeout error names the setting that bounded it.
-    async fn request_until(
+    async fn request_until<P: Serialize>(
         &self,
         kind: RequestKind,
-        params: Value,
+        params: &P,
         deadline: tokio::time::Instant,
     ) -> Result<Reply> {
         let method = kind.method();
@@ -234,7 +238,7 @@ impl Client {
             reason: "cancelled by the host",
             finished: false,
         };
-        let line = encode_request(&RequestId::Number(id), method, Some(&params));
+        let line = encode_request(&RequestId::Number(id), method, Some(params));
         if let Err(e) = self.sink.send(line).await {
             guard.finished = true;
             self.pending.forget(id);
@@ -315,6 +319,14 @@ impl Client {
         )
         .with("server", &*self.server)
     }
+}
+
+/// `tools/call` params, serialised straight from the checked arguments (no intermediate object).
+/// Members in sorted order, as a `serde_json` object would write them.
+#[derive(Serialize)]
+struct CallParams<'a> {
+    arguments: &'a Value,
+    name: &'a str,
 }
 
 /// Ends a request that stopped being waited for: removes its id and tells the server.

@@ -63,36 +63,50 @@ struct StdinSink {
     shared: Arc<Shared>,
 }
 
+impl StdinSink {
+    /// Appends `line` when there is room: `Some(Ok)` queued, `Some(Err)` the sink is closed or
+    /// broken, `None` the buffer is full (the server is not reading).
+    fn try_queue(&self, line: &[u8]) -> Option<std::io::Result<()>> {
+        let mut pending = self.shared.lock();
+        if let Some(why) = &pending.broken {
+            return Some(Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                why.clone(),
+            )));
+        }
+        if pending.closed {
+            return Some(Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "stdin already closed",
+            )));
+        }
+        let was_empty = pending.buf.is_empty();
+        if !was_empty && pending.buf.len() + line.len() > limits::SERVER_WRITE_BUFFER_BYTES {
+            return None;
+        }
+        pending.buf.extend_from_slice(line);
+        drop(pending);
+        // A non-empty buffer was not taken yet: the writer was woken for it and will see this too.
+        if was_empty {
+            self.shared.queued.notify_one();
+        }
+        Some(Ok(()))
+    }
+}
+
 impl MessageSink for StdinSink {
     fn send(&self, line: Vec<u8>) -> BoxFuture<'_, std::io::Result<()>> {
         Box::pin(async move {
             loop {
+                if let Some(queued) = self.try_queue(&line) {
+                    return queued;
+                }
                 let room = self.shared.drained.notified();
                 tokio::pin!(room);
-                // Register interest before checking, so a drain between check and await is not lost.
+                // Register interest, then look again, so a drain between the two is not lost.
                 room.as_mut().enable();
-                {
-                    let mut pending = self.shared.lock();
-                    if let Some(why) = &pending.broken {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::BrokenPipe,
-                            why.clone(),
-                        ));
-                    }
-                    if pending.closed {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::BrokenPipe,
-                            "stdin already closed",
-                        ));
-                    }
-                    if pending.buf.is_empty()
-                        || pending.buf.len() + line.len() <= limits::SERVER_WRITE_BUFFER_BYTES
-                    {
-                        pending.buf.extend_from_slice(&line);
-                        drop(pending);
-                        self.shared.queued.notify_one();
-                        return Ok(());
-                    }
+                if let Some(queued) = self.try_queue(&line) {
+                    return queued;
                 }
                 room.await;
             }
