@@ -102,15 +102,7 @@ pub fn entries(
             // Claude Code's per-server `timeout` is in milliseconds.
             out.insert("toolTimeoutSeconds".into(), Value::from(ms / 1000.0));
         }
-        if let Some(env_file) = entry.str("envFile") {
-            super::env_file::merge_env_file(
-                env_file,
-                &join(path, "envFile"),
-                ctx,
-                &mut out,
-                diags,
-            )?;
-        }
+        super::env_file::merge_entry_env_file(entry.str("envFile"), path, ctx, &mut out, diags)?;
         if let Some((_, root)) = plugin {
             // A plugin's server runs in the plugin's folder unless it says otherwise.
             out.entry("cwd")

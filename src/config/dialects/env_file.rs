@@ -48,6 +48,26 @@ pub fn parse(value: &Value) -> Result<Vec<EnvFile>> {
     })
 }
 
+/// A dialect entry's `envFile` (at `path.envFile`), when it names one: [`merge_env_file`].
+pub fn merge_entry_env_file(
+    env_file: Option<&str>,
+    path: &str,
+    ctx: &Context<'_>,
+    out: &mut Map<String, Value>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<()> {
+    match env_file {
+        Some(file) => merge_env_file(
+            file,
+            &crate::config::diagnostics::join(path, "envFile"),
+            ctx,
+            out,
+            diags,
+        ),
+        None => Some(()),
+    }
+}
+
 /// Reads `KEY=VALUE` lines of an env file (relative to the config file) under `env` (which wins),
 /// and records it under `envFiles`. Every value from an env file is treated as secret: such files
 /// exist to keep secrets out of configs.

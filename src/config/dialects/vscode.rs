@@ -59,15 +59,7 @@ pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
             None => "stdio",
         };
         let mut out = build(entry, transport, path, diags, STANDARD)?;
-        if let Some(env_file) = entry.str("envFile") {
-            super::env_file::merge_env_file(
-                env_file,
-                &join(path, "envFile"),
-                ctx,
-                &mut out,
-                diags,
-            )?;
-        }
+        super::env_file::merge_entry_env_file(entry.str("envFile"), path, ctx, &mut out, diags)?;
         Some(out)
     });
 }
