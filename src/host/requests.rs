@@ -9,12 +9,11 @@
 
 use std::any::Any;
 use std::collections::hash_map::Entry;
-use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::task::Poll;
 
+use futures_util::FutureExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -59,7 +58,11 @@ pub async fn start(
         let outcome = tokio::select! {
             // Dropping the method's future is what cancels it downstream (see module doc).
             _ = token.cancelled() => Err(cancelled_error(&host, &id)),
-            outcome = unwinding(&method, dispatch::run(&host, &method, params)) => outcome,
+            // A panic inside the handler becomes INTERNAL: the request is still answered, and
+            // only its own future's state is lost (polled in place, no task of its own).
+            outcome = AssertUnwindSafe(dispatch::run(&host, &method, params)).catch_unwind() => {
+                outcome.unwrap_or_else(|panic| Err(panicked(&method, panic.as_ref())))
+            }
         };
         host.inflight().remove(&id);
         if method.starts_with("servers/") {
@@ -68,23 +71,6 @@ pub async fn start(
         host.answer(Some(&id), outcome).await;
         drop(ticket);
     });
-}
-
-/// Runs `request`, turning a panic inside it into INTERNAL: the request is still answered, and
-/// only its own task's state is lost. Polled in place (no task, no allocation of its own); after a
-/// panic the future is dropped, never polled again.
-async fn unwinding<F>(method: &str, request: F) -> Result<Value, Error>
-where
-    F: Future<Output = Result<Value, Error>>,
-{
-    let mut request = std::pin::pin!(request);
-    std::future::poll_fn(|cx| {
-        match std::panic::catch_unwind(AssertUnwindSafe(|| request.as_mut().poll(cx))) {
-            Ok(poll) => poll,
-            Err(panic) => Poll::Ready(Err(panicked(method, panic.as_ref()))),
-        }
-    })
-    .await
 }
 
 /// INTERNAL for a request whose handler panicked, with the panic's message when it has one.
