@@ -13,23 +13,60 @@
 //! secrets); this is the net under all of them — a `Debug` of a spec, a server's stderr at debug
 //! level, an HTTP error body. With no secret registered the writer is a plain stderr write.
 
+use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
-/// What a secret becomes in a log line (the same mask as everywhere else).
-const MASK: &str = "***";
+/// What a secret becomes in any output (`trust::secrets` uses this same mask).
+pub const MASK: &str = "***";
+
+/// Most bytes of distinct secret values the log net holds. Hosts add servers (and their secrets)
+/// at will, so the append-only set needs a bound of its own; past it, new values are still masked
+/// by every call site that knows its server's secrets, only not by this last net (warned once).
+/// (Here rather than in `limits`: both stand on the lowest floor.)
+pub const LOG_SECRETS_MAX_BYTES: usize = 1024 * 1024;
 
 /// The values masked in every log line, and their matcher (`None` until one is registered).
 struct Registry {
-    values: Mutex<Vec<String>>,
+    values: Mutex<Known>,
     matcher: RwLock<Option<Arc<AhoCorasick>>>,
 }
 
+/// The distinct values registered, in order, and their total size.
+struct Known {
+    values: Vec<String>,
+    seen: Option<HashSet<String>>,
+    bytes: usize,
+    full: bool,
+}
+
+impl Known {
+    /// Adds `v` unless it is empty, known, or would take the set past `max_bytes` (then `full`).
+    fn add(&mut self, v: &str, max_bytes: usize) {
+        let seen = self.seen.get_or_insert_with(HashSet::new);
+        if v.is_empty() || seen.contains(v) {
+            return;
+        }
+        if self.bytes + v.len() > max_bytes {
+            self.full = true;
+            return;
+        }
+        seen.insert(v.to_owned());
+        self.bytes += v.len();
+        self.values.push(v.to_owned());
+    }
+}
+
 static REGISTRY: Registry = Registry {
-    values: Mutex::new(Vec::new()),
+    values: Mutex::new(Known {
+        values: Vec::new(),
+        seen: None,
+        bytes: 0,
+        full: false,
+    }),
     matcher: RwLock::new(None),
 };
 
@@ -39,25 +76,30 @@ static ANY_SECRET: AtomicBool = AtomicBool::new(false);
 /// Adds secret values to the set masked in every log line. Append-only: a value stays masked for
 /// the life of the process (a removed server's secret is still a secret). Empty values are ignored.
 pub fn register_secrets<'a>(values: impl IntoIterator<Item = &'a str>) {
-    let mut all = REGISTRY.values.lock().unwrap_or_else(|p| p.into_inner());
-    let before = all.len();
+    let mut guard = REGISTRY.values.lock().unwrap_or_else(|p| p.into_inner());
+    let known = &mut *guard;
+    let before = known.values.len();
+    let was_full = known.full;
     for v in values {
-        if !v.is_empty() && !all.iter().any(|known| known == v) {
-            all.push(v.to_owned());
+        known.add(v, LOG_SECRETS_MAX_BYTES);
+    }
+    let newly_full = known.full && !was_full;
+    if known.values.len() != before {
+        // Leftmost-longest: a value that contains another is masked whole.
+        if let Ok(matcher) = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(known.values.iter())
+        {
+            *REGISTRY.matcher.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(matcher));
+            ANY_SECRET.store(true, Ordering::Release);
         }
     }
-    if all.len() == before {
-        return;
+    drop(guard);
+    if newly_full {
+        tracing::warn!(
+            "the log's secret set is full ({LOG_SECRETS_MAX_BYTES} bytes); secrets of servers added from now on are masked where they are known, not by the log's last net"
+        );
     }
-    // Leftmost-longest: a value that contains another is masked whole.
-    let Ok(matcher) = AhoCorasick::builder()
-        .match_kind(MatchKind::LeftmostLongest)
-        .build(all.iter())
-    else {
-        return;
-    };
-    *REGISTRY.matcher.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(matcher));
-    ANY_SECRET.store(true, Ordering::Release);
 }
 
 /// `text` with every registered secret replaced by `***` (borrowed when there is none in it).
@@ -163,6 +205,23 @@ fn colour_wanted() -> bool {
 mod tests {
     use super::*;
     use tracing_subscriber::fmt::MakeWriter;
+
+    /// The set is bounded: distinct values only, and none past the byte bound.
+    #[test]
+    fn the_secret_set_is_bounded() {
+        let mut known = Known {
+            values: Vec::new(),
+            seen: None,
+            bytes: 0,
+            full: false,
+        };
+        for v in ["abcd", "abcd", "", "efgh", "ijkl"] {
+            known.add(v, 10);
+        }
+        assert_eq!(known.values, ["abcd", "efgh"]);
+        assert_eq!(known.bytes, 8);
+        assert!(known.full);
+    }
 
     #[test]
     fn registered_values_are_masked_longest_first() {

@@ -16,7 +16,7 @@ pub use crate::config::expand::looks_secret;
 use crate::config::{Extras, ServerSpec};
 
 /// What a secret becomes in any output.
-pub const MASK: &str = "***";
+pub use crate::logging::MASK;
 
 /// Values shorter than this are not masked inside other text (they would mask random substrings);
 /// they are still never printed on their own, since only names of env and headers are ever shown.
