@@ -29,10 +29,8 @@ pub(super) fn admit(
     validate_server_name(name)?;
     let (rest, extras) = extras::split(config)?;
     // Until the spec is parsed, its error can only be masked with what the raw config shows.
-    let mut spec = ServerSpec::from_json(&rest).map_err(|e| {
-        let e = raw_secrets(&rest, &extras.secret_names).mask_error(e);
-        Secrets::from_values(extras.secret_values.iter().cloned()).mask_error(e)
-    })?;
+    let mut spec =
+        ServerSpec::from_json(&rest).map_err(|e| raw_secrets(&rest, &extras).mask_error(e))?;
     if let Some(remote) = &mut spec.remote {
         // Headers named in `secretHeaders` are as secret as those marked inline.
         for h in &mut remote.headers {

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::digest::{self, keyed};
 use super::risk;
-use super::secrets::Secrets;
+use super::secrets::{looks_secret, Secrets};
 use crate::config::source::Source;
 use crate::config::{shell_quote, Extras, ServerSpec};
 
@@ -105,17 +105,22 @@ impl<'a> Subject<'a> {
 }
 
 /// The secret values of a config that has not been parsed (yet, or at all): to mask the message of
-/// the error that refuses it. `marked`: the names its extras mark secret.
-pub fn raw_secrets(config: &Value, marked: &BTreeSet<String>) -> Secrets {
+/// the error that refuses it. `extras`: its marks (names) and extra secret values.
+pub fn raw_secrets(config: &Value, extras: &Extras) -> Secrets {
     let env = config
         .get("env")
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
         .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)));
-    let mut marked = marked.clone();
+    let mut marked = extras.secret_names.clone();
     marked.extend(marked_headers(config));
-    Secrets::collect(env.chain(raw_headers(config)), &marked)
+    Secrets::from_values(
+        env.chain(raw_headers(config))
+            .filter(|(k, _)| marked.contains(*k) || looks_secret(k))
+            .map(|(_, v)| v.to_owned())
+            .chain(extras.secret_values.iter().cloned()),
+    )
 }
 
 /// `(name, value)` of every header, given as a string or as `{value, secret}`.
@@ -181,7 +186,7 @@ mod tests {
             "*** *** t1"
         );
         assert_eq!(
-            raw_secrets(&rest, &extras.secret_names).mask("marked-secret-value tok-abcdef t1"),
+            raw_secrets(&rest, &extras).mask("marked-secret-value tok-abcdef t1"),
             "*** *** t1"
         );
         let (request, digest) = request(config.clone());
