@@ -35,10 +35,10 @@ struct Registry {
     matcher: RwLock<Option<Arc<AhoCorasick>>>,
 }
 
-/// The distinct values registered, in order, and their total size.
+/// The distinct values registered (`None` until the first: a `HashSet` cannot be built in a
+/// `static`), and their total size.
 struct Known {
-    values: Vec<String>,
-    seen: Option<HashSet<String>>,
+    values: Option<HashSet<String>>,
     bytes: usize,
     full: bool,
 }
@@ -46,24 +46,22 @@ struct Known {
 impl Known {
     /// Adds `v` unless it is empty, known, or would take the set past `max_bytes` (then `full`).
     fn add(&mut self, v: &str, max_bytes: usize) {
-        let seen = self.seen.get_or_insert_with(HashSet::new);
-        if v.is_empty() || seen.contains(v) {
+        let values = self.values.get_or_insert_with(HashSet::new);
+        if v.is_empty() || values.contains(v) {
             return;
         }
         if self.bytes + v.len() > max_bytes {
             self.full = true;
             return;
         }
-        seen.insert(v.to_owned());
+        values.insert(v.to_owned());
         self.bytes += v.len();
-        self.values.push(v.to_owned());
     }
 }
 
 static REGISTRY: Registry = Registry {
     values: Mutex::new(Known {
-        values: Vec::new(),
-        seen: None,
+        values: None,
         bytes: 0,
         full: false,
     }),
@@ -78,17 +76,17 @@ static ANY_SECRET: AtomicBool = AtomicBool::new(false);
 pub fn register_secrets<'a>(values: impl IntoIterator<Item = &'a str>) {
     let mut guard = REGISTRY.values.lock().unwrap_or_else(|p| p.into_inner());
     let known = &mut *guard;
-    let before = known.values.len();
+    let before = known.bytes;
     let was_full = known.full;
     for v in values {
         known.add(v, LOG_SECRETS_MAX_BYTES);
     }
     let newly_full = known.full && !was_full;
-    if known.values.len() != before {
+    if known.bytes != before {
         // Leftmost-longest: a value that contains another is masked whole.
         if let Ok(matcher) = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
-            .build(known.values.iter())
+            .build(known.values.iter().flatten())
         {
             *REGISTRY.matcher.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(matcher));
             ANY_SECRET.store(true, Ordering::Release);
@@ -210,15 +208,16 @@ mod tests {
     #[test]
     fn the_secret_set_is_bounded() {
         let mut known = Known {
-            values: Vec::new(),
-            seen: None,
+            values: None,
             bytes: 0,
             full: false,
         };
         for v in ["abcd", "abcd", "", "efgh", "ijkl"] {
             known.add(v, 10);
         }
-        assert_eq!(known.values, ["abcd", "efgh"]);
+        let mut values: Vec<_> = known.values.iter().flatten().map(String::as_str).collect();
+        values.sort_unstable();
+        assert_eq!(values, ["abcd", "efgh"]);
         assert_eq!(known.bytes, 8);
         assert!(known.full);
     }
