@@ -33,11 +33,13 @@ pub enum ErrorCode {
     ShuttingDown,
     TrustRequired,
     Overloaded,
+    AuthRequired,
+    AuthFailed,
 }
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 26] = [
+    pub const ALL: [ErrorCode; 28] = [
         Self::ParseError,
         Self::InvalidRequest,
         Self::MethodNotFound,
@@ -64,6 +66,8 @@ impl ErrorCode {
         Self::ShuttingDown,
         Self::TrustRequired,
         Self::Overloaded,
+        Self::AuthRequired,
+        Self::AuthFailed,
     ];
 
     /// The stable string carried in `error.data.code`.
@@ -95,6 +99,8 @@ impl ErrorCode {
             Self::ShuttingDown => "SHUTTING_DOWN",
             Self::TrustRequired => "TRUST_REQUIRED",
             Self::Overloaded => "OVERLOADED",
+            Self::AuthRequired => "AUTH_REQUIRED",
+            Self::AuthFailed => "AUTH_FAILED",
         }
     }
 
@@ -127,6 +133,8 @@ impl ErrorCode {
             Self::HttpError => -32033,
             Self::NetworkError => -32034,
             Self::Overloaded => -32035,
+            Self::AuthRequired => -32036,
+            Self::AuthFailed => -32037,
             Self::ShuttingDown => -32040,
             Self::TrustRequired => -32014,
             Self::Cancelled => -32800,

@@ -14,6 +14,8 @@
 //! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions and their
 //!   schema transforms, results and their budgets).
 //! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
+//! - [`oauth`]: OAuth 2.1 for remote servers (discovery, client identity, PKCE, the browser step,
+//!   tokens kept, refreshed and masked).
 //! - [`trust`]: the trust gate (launch digests, risk warnings, secrets, plugin containment).
 //! - [`logging`]: the stderr log set-up (text for people, JSON lines for pipelines).
 //! - [`signals`]: termination signals in serve mode (graceful stop, then immediate kill).
@@ -41,6 +43,7 @@ pub mod jsonrpc;
 pub mod limits;
 pub mod logging;
 pub mod mcp;
+pub mod oauth;
 pub mod process;
 pub mod signals;
 pub mod store;

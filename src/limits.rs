@@ -165,3 +165,44 @@ pub const HTTP_MAX_REDIRECTS: usize = 5;
 
 /// Time allowed for `DELETE` of the session on stop (within the stop sequence's first step).
 pub const HTTP_DELETE_TIMEOUT: Duration = Duration::from_millis(900);
+
+// ----- OAuth for remote servers -----
+
+/// Longest answer read from an OAuth endpoint (metadata, registration, token): small JSON documents.
+pub const OAUTH_MAX_RESPONSE_BYTES: usize = 256 * 1024;
+
+/// Time allowed for one request to an OAuth endpoint (metadata, registration, token).
+pub const OAUTH_HTTP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An access token is refreshed this long before it expires (at most half its lifetime, so a
+/// short-lived token is not refreshed on every request).
+pub const OAUTH_REFRESH_SKEW: Duration = Duration::from_secs(60);
+
+/// How long a login waits for the browser step (the host's answer or the loopback callback).
+pub const OAUTH_LOGIN_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Authorizations (logins and scope step-ups) in a row without a request succeeding in between;
+/// then the server needs a login asked for by the host or a person (no authorization loop).
+pub const OAUTH_MAX_AUTHORIZATIONS: usize = 3;
+
+/// Step-up logins one request may go through (`403 insufficient_scope`, then a login, then the
+/// request again); then it fails.
+pub const OAUTH_STEP_UPS_PER_REQUEST: usize = 2;
+
+/// Longest access or refresh token accepted (one is sent in a header with every request).
+pub const OAUTH_MAX_TOKEN_BYTES: usize = 16 * 1024;
+
+/// Scopes kept for one server (its challenges accumulate over step-ups).
+pub const OAUTH_MAX_SCOPES: usize = 64;
+
+/// Largest token store file read.
+pub const OAUTH_STORE_MAX_BYTES: u64 = 1024 * 1024;
+
+/// Connections the loopback callback listener serves at once.
+pub const OAUTH_CALLBACK_MAX_CONNECTIONS: usize = 8;
+
+/// Time a connection to the loopback callback listener has to send its request.
+pub const OAUTH_CALLBACK_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Largest request head the loopback callback listener reads.
+pub const OAUTH_CALLBACK_MAX_HEAD_BYTES: usize = 16 * 1024;

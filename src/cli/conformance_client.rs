@@ -24,6 +24,7 @@ pub async fn run(url: &str) -> Result<()> {
         headers: Vec::new(),
         max_message_bytes: limits::DEFAULT_MAX_MESSAGE_BYTES,
         connect_timeout: Duration::from_secs(10),
+        auth: None,
     };
     let transport = http::transport(options, RemoteKind::Http)?;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);

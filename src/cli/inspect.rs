@@ -10,7 +10,7 @@ use crate::config::load::{load_path, Sources};
 use crate::convert::{NameTemplate, ToolFormat};
 use crate::error::{Error, Result};
 use crate::store::{Listing, SchemaCache};
-use crate::supervisor::{Registry, ServerState, ServerStatus, Settings};
+use crate::supervisor::{AuthSettings, Registry, ServerState, ServerStatus, Settings};
 
 pub struct Report {
     pub servers: Vec<ServerStatus>,
@@ -53,6 +53,8 @@ pub async fn inspect(
             names: NameTemplate::default(),
             format,
             strict,
+            // Tokens a `login` stored are used; nobody is asked to log in.
+            auth: AuthSettings::for_cache(cache.as_ref()),
             cache,
             require_trust: false,
         },

@@ -86,6 +86,9 @@ pub(super) struct RawSpec {
     #[serde(default, deserialize_with = "strict::present")]
     pub url: Option<String>,
     pub headers: Option<Map<String, Value>>,
+    /// A remote server's OAuth client identity (`config::oauth`), validated there.
+    #[serde(default, deserialize_with = "strict::present")]
+    pub oauth: Option<Value>,
 }
 
 /// The canonical (camelCase) names of a server config's launch fields.
@@ -112,6 +115,7 @@ pub(super) fn expects(field: &str, item: bool) -> String {
         ("inheritEnv", true) => "must be a variable name".into(),
         ("cwd", _) => "must be a non-empty string".into(),
         ("headers", _) => "must be an object of header names to values".into(),
+        ("oauth", _) => "must be an object (clientId, clientSecret, scopes, clientMetadataUrl, redirectUri, issuer)".into(),
         ("restart", _) => "must be \"on-failure\" or \"never\"".into(),
         ("resultPolicy", _) => "must be \"error\" or \"truncate\"".into(),
         ("autoStart", _) => "must be true or false".into(),
@@ -165,6 +169,7 @@ mod tests {
             ("type", json!("sse")),
             ("url", json!("http://h/mcp")),
             ("headers", json!({"X-A": "a"})),
+            ("oauth", json!({"clientId": "c"})),
         ];
         let listed: std::collections::BTreeSet<&str> = table.iter().map(|(f, _)| *f).collect();
         assert_eq!(listed, field_names().into_iter().collect());

@@ -8,6 +8,7 @@ use reqwest::Url;
 use serde_json::{Map, Value};
 
 use super::invalid::invalid;
+use super::oauth::OAuthSpec;
 use crate::error::Result;
 
 /// How a remote server is reached.
@@ -50,6 +51,20 @@ pub struct RemoteSpec {
     pub kind: RemoteKind,
     pub url: Url,
     pub headers: Vec<HeaderSpec>,
+    /// The `oauth` object as configured (`None`: the client registers itself when the server asks
+    /// for authorization).
+    pub oauth: Option<OAuthSpec>,
+}
+
+impl RemoteSpec {
+    /// Whether the sidecar runs OAuth for this server: unless the config sends an `Authorization`
+    /// header of its own (then the credentials are the config's business).
+    pub fn uses_oauth(&self) -> bool {
+        !self
+            .headers
+            .iter()
+            .any(|h| h.name.eq_ignore_ascii_case("authorization"))
+    }
 }
 
 /// Headers that the transports set themselves.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::invalid::invalid;
+use super::oauth::parse_oauth;
 use super::raw::{
     expects, RawSpec, RestartPolicy, ResultPolicy, MAX_BACKOFF_MS, MAX_INFLIGHT, MAX_MESSAGE_BYTES,
     MAX_TIMEOUT_SECONDS, MIN_BACKOFF_MS, MIN_MESSAGE_BYTES,
@@ -193,11 +194,10 @@ fn remote_spec(
     given: &BTreeSet<&'static str>,
 ) -> Result<Option<RemoteSpec>> {
     let Some(kind) = kind else {
-        if given.contains("headers") {
-            return Err(invalid(
-                "headers",
-                "is only used by remote (http/sse) servers",
-            ));
+        for field in ["headers", "oauth"] {
+            if given.contains(field) {
+                return Err(invalid(field, "is only used by remote (http/sse) servers"));
+            }
         }
         return Ok(None);
     };
@@ -213,7 +213,23 @@ fn remote_spec(
         None => Vec::new(),
         Some(map) => remote::parse_headers(map)?,
     };
-    Ok(Some(RemoteSpec { kind, url, headers }))
+    let oauth = raw.oauth.as_ref().map(parse_oauth).transpose()?;
+    if oauth.is_some()
+        && headers
+            .iter()
+            .any(|h| h.name.eq_ignore_ascii_case("authorization"))
+    {
+        return Err(invalid(
+            "oauth",
+            "cannot be used with an `Authorization` header: the header would replace the tokens",
+        ));
+    }
+    Ok(Some(RemoteSpec {
+        kind,
+        url,
+        headers,
+        oauth,
+    }))
 }
 
 /// `env` once every name and value is one a process can be given.

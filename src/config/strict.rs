@@ -36,11 +36,24 @@ pub enum Problem {
 /// Reads `value` into `T`. Keys are checked against `T`'s fields first, so that an unknown field is
 /// reported as such (with a "did you mean") whatever its value.
 pub fn read<T: DeserializeOwned>(value: &Value) -> Result<Read<T>, Problem> {
+    read_at(value, None)
+}
+
+/// [`read`] for an object nested in the config at field `within` (`oauth`): the fields its errors
+/// name are qualified (`oauth.clientId`). A `WrongType` path stays relative to the object.
+pub fn read_at<T: DeserializeOwned>(
+    value: &Value,
+    within: Option<&str>,
+) -> Result<Read<T>, Problem> {
+    let qualified = |key: &str| match within {
+        Some(w) => format!("{w}.{key}"),
+        None => key.to_owned(),
+    };
     let Value::Object(map) = value else {
-        return Err(Problem::Invalid(invalid(
-            "config",
-            "config must be an object",
-        )));
+        return Err(Problem::Invalid(match within {
+            Some(w) => invalid(w, "must be an object"),
+            None => invalid("config", "config must be an object"),
+        }));
     };
     let accepted = fields::<T>();
     let mut given = BTreeSet::new();
@@ -51,13 +64,13 @@ pub fn read<T: DeserializeOwned>(value: &Value) -> Result<Read<T>, Problem> {
                 .map(|s| format!(" (did you mean `{s}`?)"))
                 .unwrap_or_default();
             return Err(Problem::Invalid(invalid(
-                key,
+                &qualified(key),
                 format!("unknown field `{key}`{hint}"),
             )));
         };
         if !given.insert(canonical) {
             return Err(Problem::Invalid(invalid(
-                key,
+                &qualified(key),
                 format!("`{canonical}` is given twice (camelCase and snake_case)"),
             )));
         }

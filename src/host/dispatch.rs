@@ -29,6 +29,8 @@ pub async fn run(host: &Host, method: &str, params: Option<Value>) -> Result<Val
         "servers/load" => Box::pin(super::load::run(registry, parse(method, params)?)).await,
         "servers/remove" => Box::pin(servers::remove(registry, parse(method, params)?)).await,
         "servers/restart" => Box::pin(servers::restart(registry, parse(method, params)?)).await,
+        "servers/login" => Box::pin(servers::login(registry, parse(method, params)?)).await,
+        "servers/logout" => Box::pin(servers::logout(registry, parse(method, params)?)).await,
         "servers/list" => {
             parse::<params::Empty>(method, params)?;
             Ok(servers::list(registry))

@@ -29,6 +29,17 @@ pub struct Initialize {
     /// Every stdio server needs the host's approval (its launch digest) before it is spawned.
     #[serde(default)]
     pub require_trust: bool,
+    /// Where OAuth tokens are kept: `file` (0600 files under the cache directory) or `memory`.
+    #[serde(default)]
+    pub token_storage: Option<TokenStorage>,
+}
+
+/// `initialize`'s `tokenStorage`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenStorage {
+    File,
+    Memory,
 }
 
 #[derive(Deserialize)]
@@ -90,6 +101,16 @@ fn yes() -> bool {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ServerName {
     pub name: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LoginServer {
+    pub name: String,
+    /// Answer once the login (and the start after it) is done; `false`: as soon as the login
+    /// waits for the browser.
+    #[serde(default = "yes")]
+    pub wait: bool,
 }
 
 #[derive(Deserialize, Default)]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::params::{AddServer, ServerName, TestServer};
+use super::params::{AddServer, LoginServer, ServerName, TestServer};
 use crate::error::Result;
 use crate::supervisor::{AddOptions, Registry};
 
@@ -35,6 +35,19 @@ pub async fn remove(registry: &Arc<Registry>, p: ServerName) -> Result<Value> {
 /// `servers/restart`: the server's status after the restart.
 pub async fn restart(registry: &Arc<Registry>, p: ServerName) -> Result<Value> {
     let status = registry.restart(&p.name).await?;
+    Ok(serde_json::to_value(status).unwrap_or(Value::Null))
+}
+
+/// `servers/login`: the server's status after the login (and the start after it), or as soon as the
+/// login waits for the browser (`wait: false`).
+pub async fn login(registry: &Arc<Registry>, p: LoginServer) -> Result<Value> {
+    let status = registry.login(&p.name, p.wait).await?;
+    Ok(serde_json::to_value(status).unwrap_or(Value::Null))
+}
+
+/// `servers/logout`: the server's status, `needs_login`, its tokens gone.
+pub async fn logout(registry: &Arc<Registry>, p: ServerName) -> Result<Value> {
+    let status = registry.logout(&p.name).await?;
     Ok(serde_json::to_value(status).unwrap_or(Value::Null))
 }
 

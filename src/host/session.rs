@@ -13,7 +13,7 @@ use super::events;
 use super::params::{self, parse, PROTOCOL_VERSION};
 use crate::convert::{self, NameTemplate, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
-use crate::supervisor::{event_queue, Registry, Settings};
+use crate::supervisor::{event_queue, AuthSettings, Registry, Settings};
 
 /// `initialize`: creates the registry with the host's settings and starts the session.
 pub fn initialize(host: &Host, params: Option<Value>) -> Result<Value> {
@@ -82,6 +82,13 @@ fn settings(p: &params::Initialize, host: &Host) -> Result<Settings> {
         strict: p.strict.unwrap_or(false),
         cache: host.cache.clone(),
         require_trust: p.require_trust,
+        auth: AuthSettings {
+            loopback_logins: true,
+            ..AuthSettings::for_cache(match p.token_storage {
+                Some(params::TokenStorage::Memory) => None,
+                _ => host.cache.as_ref(),
+            })
+        },
     })
 }
 
@@ -130,6 +137,7 @@ fn capabilities() -> Value {
             "cancellation": true,
             "configDialects": ["claude-desktop", "claude-code", "claude-plugin", "vscode", "cursor", "codex", "epoch", "plugin-manifest"],
             "trust": true,
+            "oauth": {"login": true, "logout": true, "tokenStorage": ["file", "memory"]},
         },
     })
 }

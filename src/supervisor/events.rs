@@ -256,6 +256,7 @@ mod tests {
             calls: 0,
             errors: 0,
             p50_latency_ms: None,
+            authorization_url: None,
         }))
     }
 

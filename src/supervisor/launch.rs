@@ -40,6 +40,7 @@ pub(super) fn open(
             headers: remote.headers.clone(),
             max_message_bytes: spec.max_message_bytes,
             connect_timeout: spec.startup_timeout,
+            auth: server.auth.clone(),
         };
         return match transport::http::transport(options, remote.kind) {
             Ok(t) => Ok((t, None)),

@@ -26,13 +26,14 @@ use tokio::sync::mpsc;
 
 use super::launch::{self, Connected};
 use super::lazy;
+use super::login;
 use super::roster::{shutting_down, Roster};
 use super::server::{Server, Slot};
 use super::session::{CallGuard, CallLimits, ProcessControl, Session};
 use super::status::ServerState;
 use super::teardown::{self, ParkReason, Running};
 use super::upkeep::{Due, Upkeep};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
 use crate::mcp::ClientEvent;
 use crate::process::StderrTail;
@@ -116,24 +117,38 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
     if roster.is_shutting_down() {
         return fail_start(roster, server, generation, shutting_down(), None, kind).await;
     }
-    let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
-    let stderr_tail = Arc::clone(&server.slot().stderr);
-    let (transport, control) = match launch::open(server, &stderr_tail) {
-        Ok(opened) => opened,
-        Err(e) => return fail_start(roster, server, generation, e, None, kind).await,
-    };
-    if !adopt_process(server, generation, &control) {
-        if let Some(control) = control {
-            control.stop().await;
+    // A start that needs a login may ask the host's browser step once, then go on with a new
+    // deadline (a person's time is not the server's startup time).
+    let mut asked = false;
+    let (connected, control, stderr_tail, events_rx) = loop {
+        let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
+        let stderr_tail = Arc::clone(&server.slot().stderr);
+        let (transport, control) = match launch::open(server, &stderr_tail) {
+            Ok(opened) => opened,
+            Err(e) => return fail_start(roster, server, generation, e, None, kind).await,
+        };
+        if !adopt_process(server, generation, &control) {
+            if let Some(control) = control {
+                control.stop().await;
+            }
+            return;
         }
-        return;
-    }
-    roster.emit_status(server);
-
-    let (events_tx, events_rx) = mpsc::unbounded_channel();
-    let connected = match launch::connect(server, transport, deadline, events_tx).await {
-        Ok(connected) => connected,
-        Err(e) => return fail_start(roster, server, generation, e, control, kind).await,
+        roster.emit_status(server);
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        match launch::connect(server, transport, deadline, events_tx).await {
+            Ok(connected) => break (connected, control, stderr_tail, events_rx),
+            Err(e) if !asked && login::needs_login(&e) => {
+                asked = true;
+                match login::during_start(roster, server, generation, &e).await {
+                    Some(Ok(())) => continue,
+                    Some(Err(failed)) => {
+                        return fail_start(roster, server, generation, failed, control, kind).await
+                    }
+                    None => return fail_start(roster, server, generation, e, control, kind).await,
+                }
+            }
+            Err(e) => return fail_start(roster, server, generation, e, control, kind).await,
+        }
     };
     let session = new_session(server, generation, connected, stderr_tail);
     if !go_ready(server, generation, &session) {
@@ -214,6 +229,8 @@ async fn fail_start(
     kind: StartKind,
 ) {
     let exit = teardown::reap(server, control).await;
+    // Reconnecting never fixes an authorization: no restart, and `needs_login` when a login would.
+    let auth = auth_outcome(&error);
     let retry = {
         let mut slot = server.slot();
         if slot.generation != generation {
@@ -225,13 +242,45 @@ async fn fail_start(
         slot.dormant_tools = None;
         slot.last_exit = exit;
         slot.last_error = Some(error);
-        let restartable = kind == StartKind::Automatic && !roster.is_shutting_down();
-        teardown::after_failure(server, &mut slot, restartable, ServerState::Error)
+        let restartable =
+            kind == StartKind::Automatic && !roster.is_shutting_down() && auth.is_none();
+        teardown::after_failure(
+            server,
+            &mut slot,
+            restartable,
+            auth.unwrap_or(ServerState::Error),
+        )
     };
     roster.transitioned(server);
     if let Some(delay) = retry {
         schedule_restart(roster, server, generation, delay);
     }
+    // A host that can show a login was asked during the start already.
+    let asked = server.auth.as_ref().is_some_and(|a| a.can_ask());
+    if auth == Some(ServerState::NeedsLogin) && !asked {
+        login::in_background(roster, server, generation, restart_after_login);
+    }
+}
+
+/// The state an authorization failure leaves a server in (`None`: not one): `needs_login` when a
+/// login would help, `error` when the authorization cannot work as set up.
+fn auth_outcome(error: &Error) -> Option<ServerState> {
+    match error.code {
+        ErrorCode::AuthRequired => Some(ServerState::NeedsLogin),
+        ErrorCode::AuthFailed => Some(ServerState::Error),
+        _ => None,
+    }
+}
+
+/// The start after a login in the background brought a `needs_login` server back.
+fn restart_after_login(
+    roster: Arc<Roster>,
+    server: Arc<Server>,
+) -> crate::oauth::BoxFuture<'static, ()> {
+    Box::pin(async move {
+        tracing::info!(server = %server.name, "logged in; starting the server again");
+        start(&roster, &server, StartKind::Requested).await;
+    })
 }
 
 /// After `delay`, restarts the server — unless generation `failed` is no longer current (the
@@ -331,6 +380,7 @@ async fn run_upkeep(roster: Arc<Roster>, server: Arc<Server>, mut upkeep: Upkeep
 /// A ready generation broke: its tools leave, pending calls fail, the process tree is stopped,
 /// and the restart policy decides what comes next.
 async fn fail_session(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, error: Error) {
+    let auth = auth_outcome(&error);
     let (session, control) = {
         let mut slot = server.slot();
         if slot.generation != generation || slot.state != ServerState::Ready {
@@ -360,12 +410,20 @@ async fn fail_session(roster: &Arc<Roster>, server: &Arc<Server>, generation: u6
         tracing::warn!(server = %server.name, generation, "server unhealthy: {}", server.secrets.mask(&error.message));
         slot.last_exit = exit;
         slot.last_error = Some(error);
-        let restartable = !roster.is_shutting_down();
-        teardown::after_failure(server, &mut slot, restartable, ServerState::Unhealthy)
+        let restartable = !roster.is_shutting_down() && auth.is_none();
+        teardown::after_failure(
+            server,
+            &mut slot,
+            restartable,
+            auth.unwrap_or(ServerState::Unhealthy),
+        )
     };
     roster.emit_status(server);
     if let Some(delay) = retry {
         schedule_restart(roster, server, generation, delay);
+    }
+    if auth == Some(ServerState::NeedsLogin) {
+        login::in_background(roster, server, generation, restart_after_login);
     }
 }
 

@@ -10,8 +10,9 @@
 //! 3. `lifecycle.rs`: the state machine — starts, failures and restarts, the watch over a ready
 //!    generation, acquiring a session for a call.
 //! 4. `upkeep.rs`: a ready generation's timers; reports what is due instead of acting.
-//! 5. `launch.rs` (transport, handshake, discovery), `teardown.rs` (stop, park, reap, the restart
-//!    policy's verdict), `lazy.rs` (when the schema cache is read and written).
+//! 5. `login.rs` (the `needs_login` state: a login during a start or in the background, logout),
+//!    then `launch.rs` (transport, handshake, discovery), `teardown.rs` (stop, park, reap, the
+//!    restart policy's verdict), `lazy.rs` (when the schema cache is read and written).
 //! 6. `admission.rs` (config and trust gate), `roster.rs` (the table of servers, the catalog built
 //!    from it, the events, the shutdown flag), then `events.rs` (the coalescing event queue).
 //! 7. `server.rs` (one server and its slot), then `session.rs` (one generation), `restart.rs`,
@@ -26,6 +27,7 @@ mod events;
 mod launch;
 mod lazy;
 mod lifecycle;
+mod login;
 mod overload;
 mod policy;
 mod probe;
@@ -43,5 +45,5 @@ mod upkeep;
 pub use call::CallOutcome;
 pub use events::{queue as event_queue, Event, EventReceiver, EventSender};
 pub use registry::Registry;
-pub use settings::{AddOptions, Settings};
+pub use settings::{AddOptions, AuthSettings, Settings};
 pub use status::{ServerState, ServerStatus};

@@ -15,15 +15,19 @@ use super::call::{self, CallOutcome};
 use super::events::EventSender;
 use super::lazy;
 use super::lifecycle::{self, StartKind};
+use super::login;
 use super::probe;
 use super::roster::{not_found, shutting_down, Roster};
 use super::server::Server;
+use super::settings::AuthSettings;
 use super::settings::{AddOptions, Settings};
+use super::status::ServerState;
 use super::status::ServerStatus;
 use super::teardown;
-use crate::config::validate_server_name;
+use crate::config::{validate_server_name, ServerSpec};
 use crate::convert::{Options, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
+use crate::oauth::ServerAuth;
 use crate::store::{Catalog, Listing, ReadOutcome, ResultStore};
 
 pub struct Registry {
@@ -137,6 +141,7 @@ impl Registry {
             extras,
             secrets,
         } = admitted;
+        let auth = oauth_of(name, &spec, &self.settings().auth)?;
         let server = Arc::new(Server::new(
             name,
             spec,
@@ -144,18 +149,24 @@ impl Registry {
             options.source,
             extras,
             secrets,
+            auth,
         ));
         servers.insert(name.to_owned(), Arc::clone(&server));
+        login::forward_status(&self.roster, &server);
         Ok(server)
     }
 
     /// Stops a server (tools leave first) and forgets it; returns once its process tree is gone.
+    /// Its tokens stay in the store (`servers/logout` removes them).
     pub async fn remove(self: &Arc<Self>, name: &str) -> Result<()> {
         let server = self
             .roster
             .servers()
             .remove(name)
             .ok_or_else(|| not_found(name))?;
+        if let Some(auth) = &server.auth {
+            auth.cancel_login();
+        }
         let roster = Arc::clone(&self.roster);
         let _ = self
             .operations
@@ -176,6 +187,82 @@ impl Registry {
         let _ = self
             .operations
             .spawn(async move { lifecycle::start(&roster, &s, StartKind::Requested).await })
+            .await;
+        Ok(server.status())
+    }
+
+    /// A login for a server that uses OAuth (its browser step: the host's, or the loopback
+    /// listener with the URL in the status), then a start unless it is ready. With `wait`, returns
+    /// once that is done; without, as soon as the login waits for the browser (the status carries
+    /// `authorizationUrl`) or has ended.
+    pub async fn login(self: &Arc<Self>, name: &str, wait: bool) -> Result<ServerStatus> {
+        let server = self.roster.find(name)?;
+        let auth = server.auth.clone().ok_or_else(|| {
+            Error::invalid_params(format!(
+                "server `{name}` does not use OAuth (a stdio server, or its config sends its own Authorization header)"
+            ))
+            .with("field", "name")
+            .with("server", name)
+        })?;
+        if self.roster.is_shutting_down() {
+            return Err(shutting_down());
+        }
+        let mut pending = auth.status();
+        pending.mark_unchanged();
+        let (roster, s) = (Arc::clone(&self.roster), Arc::clone(&server));
+        let mut run = self.operations.spawn(async move {
+            if let Err(e) = auth.login(true).await {
+                let e = login::auth_error(&s, e);
+                let mut slot = s.slot();
+                if slot.state == ServerState::NeedsLogin {
+                    slot.last_error = Some(e.clone());
+                }
+                drop(slot);
+                roster.emit_status(&s);
+                return Err(e);
+            }
+            if s.slot().state != ServerState::Ready {
+                lifecycle::start(&roster, &s, StartKind::Requested).await;
+            }
+            Ok(())
+        });
+        let finished = |joined: std::result::Result<Result<()>, tokio::task::JoinError>| {
+            joined
+                .unwrap_or_else(|e| Err(Error::internal(format!("the login did not finish: {e}"))))
+        };
+        if wait {
+            finished((&mut run).await)?;
+        } else {
+            tokio::select! {
+                joined = &mut run => finished(joined)?,
+                _ = pending.wait_for(|s| s.pending_url.is_some()) => {}
+            }
+        }
+        Ok(server.status())
+    }
+
+    /// Forgets the server's tokens (memory and store), ends a login in progress, stops its session
+    /// and leaves it in `needs_login` until the next login.
+    pub async fn logout(self: &Arc<Self>, name: &str) -> Result<ServerStatus> {
+        let server = self.roster.find(name)?;
+        let Some(auth) = server.auth.clone() else {
+            return Err(Error::invalid_params(format!(
+                "server `{name}` does not use OAuth; there is nothing to log out of"
+            ))
+            .with("field", "name")
+            .with("server", name));
+        };
+        let (roster, s) = (Arc::clone(&self.roster), Arc::clone(&server));
+        let _ = self
+            .operations
+            .spawn(async move {
+                auth.logout().await;
+                let why = Error::new(
+                    ErrorCode::AuthRequired,
+                    format!("server `{}`: logged out; a login is needed", s.name),
+                );
+                login::require(&roster, &s, why).await;
+            })
             .await;
         Ok(server.status())
     }
@@ -244,6 +331,9 @@ impl Registry {
     /// after this (pending restarts are dropped).
     pub async fn shutdown(&self) {
         let servers = self.roster.close();
+        for auth in servers.iter().filter_map(|s| s.auth.as_ref()) {
+            auth.cancel_login();
+        }
         let probes = std::mem::take(&mut *self.probes());
         futures_util::future::join_all(servers.iter().map(|s| teardown::stop(&self.roster, s)))
             .await;
@@ -313,7 +403,7 @@ impl Registry {
             timeout,
         )
         .await
-        .map_err(|e| server.secrets.mask_error(e).with("name", name));
+        .map_err(|e| server.mask_error(e).with("name", name));
         server
             .stats
             .record(outcome.as_ref().ok().map(|o| o.duration));
@@ -330,4 +420,24 @@ impl Registry {
     ) -> Result<ReadOutcome> {
         self.results.read(handle, offset, length)
     }
+}
+
+/// The OAuth of a remote server that uses it (see [`crate::config::RemoteSpec::uses_oauth`]).
+fn oauth_of(
+    name: &str,
+    spec: &ServerSpec,
+    settings: &AuthSettings,
+) -> Result<Option<Arc<ServerAuth>>> {
+    let Some(remote) = spec.remote.as_ref().filter(|r| r.uses_oauth()) else {
+        return Ok(None);
+    };
+    let auth = ServerAuth::new(
+        name,
+        remote.url.clone(),
+        remote.oauth.clone(),
+        Arc::clone(&settings.store),
+        settings.browser.clone(),
+    )
+    .map_err(|e| Error::from(e).with("server", name))?;
+    Ok(Some(Arc::new(auth)))
 }

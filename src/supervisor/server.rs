@@ -14,6 +14,7 @@ use super::status::{ServerState, ServerStatus};
 use crate::config::{Extras, ServerSpec, Source};
 use crate::error::{Error, ErrorCode};
 use crate::mcp::ToolDef;
+use crate::oauth::ServerAuth;
 use crate::process::{ExitInfo, StderrTail};
 use crate::time::rfc3339;
 use crate::trust::secrets::{Secrets, MIN_RESULT_MASKED_LEN};
@@ -35,6 +36,10 @@ pub(super) struct Server {
     pub stats: CallStats,
     /// Calls in flight, for `maxInflight`.
     pub calls: CallCount,
+    /// OAuth of a remote server (not of one whose config sends its own `Authorization`).
+    pub auth: Option<Arc<ServerAuth>>,
+    /// The OAuth tokens as a mask, rebuilt when they change.
+    token_mask: Mutex<(Vec<String>, Option<Secrets>)>,
     slot: Mutex<Slot>,
     /// Bumped after every state change; a call waiting for a start in progress watches it.
     changed: watch::Sender<u64>,
@@ -93,6 +98,7 @@ impl Server {
         source: Source,
         extras: Extras,
         secrets: Secrets,
+        auth: Option<Arc<ServerAuth>>,
     ) -> Self {
         let tracker = RestartTracker::new(spec.restart_backoff, restart::seed(name));
         let result_secrets = extras
@@ -109,6 +115,8 @@ impl Server {
             cache_key,
             stats: CallStats::default(),
             calls: CallCount::default(),
+            auth,
+            token_mask: Mutex::default(),
             slot: Mutex::new(Slot {
                 generation: 0,
                 state: ServerState::Stopped,
@@ -142,8 +150,28 @@ impl Server {
     }
 
     /// SERVER_UNAVAILABLE for a call that cannot run now, naming the state, the last error, the next
-    /// restart and the stderr tail.
+    /// restart and the stderr tail; AUTH_REQUIRED for a server that waits for a login.
     pub fn unavailable(&self, slot: &Slot) -> Error {
+        if slot.state == ServerState::NeedsLogin {
+            let why = slot
+                .last_error
+                .as_ref()
+                .map(|e| format!(": {}", e.message))
+                .unwrap_or_default();
+            let mut e = Error::new(
+                ErrorCode::AuthRequired,
+                format!(
+                    "server `{}` needs a login (state needs_login; servers/login or `mcp-sidecar login {}`){why}",
+                    self.name, self.name
+                ),
+            )
+            .with("server", self.name.as_str())
+            .with("state", "needs_login");
+            if let Some(url) = self.auth.as_ref().and_then(|a| a.pending_url()) {
+                e = e.with("authorizationUrl", url);
+            }
+            return self.mask_error(e);
+        }
         let state = serde_json::to_value(slot.state)
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))
@@ -166,16 +194,40 @@ impl Server {
         if let Some(exit) = slot.last_exit {
             e = e.with("exit", exit.to_json());
         }
-        self.secrets
-            .mask_error(e.with_stderr_tail(&slot.stderr.text()))
+        self.mask_error(e.with_stderr_tail(&slot.stderr.text()))
     }
 
     /// A tool result on its way to the host (and a model provider): its secret values masked,
-    /// unless there is none or the config opted out — then this is one check.
+    /// unless there is none or the config opted out — then this is one check (two with OAuth).
     pub fn mask_result(&self, result: &mut serde_json::Value) {
         if let Some(secrets) = &self.result_secrets {
             secrets.mask_json(result);
         }
+        if self.extras.mask_secrets_in_results {
+            if let Some(tokens) = self.token_secrets() {
+                tokens.mask_json(result);
+            }
+        }
+    }
+
+    /// `e` with every secret of the server masked: its config's and its OAuth tokens.
+    pub fn mask_error(&self, e: Error) -> Error {
+        let e = self.secrets.mask_error(e);
+        match self.token_secrets() {
+            Some(tokens) => tokens.mask_error(e),
+            None => e,
+        }
+    }
+
+    /// The server's OAuth tokens as a mask, when it has any.
+    fn token_secrets(&self) -> Option<Secrets> {
+        let values = self.auth.as_ref()?.secret_values();
+        let mut cached = self.token_mask.lock().unwrap_or_else(|p| p.into_inner());
+        if cached.0 != values {
+            let mask = (!values.is_empty()).then(|| Secrets::from_values(values.iter().cloned()));
+            *cached = (values, mask);
+        }
+        cached.1.clone()
     }
 
     pub fn status(&self) -> ServerStatus {
@@ -186,6 +238,9 @@ impl Server {
         let mut last_error = slot.last_error.as_ref().map(Error::to_rpc_error);
         if let Some(e) = &mut last_error {
             self.secrets.mask_json(e);
+            if let Some(tokens) = self.token_secrets() {
+                tokens.mask_json(e);
+            }
         }
         ServerStatus {
             name: self.name.clone(),
@@ -222,6 +277,7 @@ impl Server {
             calls: stats.calls,
             errors: stats.errors,
             p50_latency_ms: stats.p50_ms,
+            authorization_url: self.auth.as_ref().and_then(|a| a.pending_url()),
         }
     }
 }

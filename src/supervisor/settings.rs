@@ -1,8 +1,11 @@
 //! How the host configures a registry (`initialize` and the command line) and how it adds one server
 //! (`servers/add`, `servers/load`, a plugin).
 
+use std::sync::Arc;
+
 use crate::config::Source;
 use crate::convert::{NameTemplate, Options, ToolFormat};
+use crate::oauth::{BrowserStep, TokenStore};
 use crate::store::SchemaCache;
 
 /// Session-wide settings fixed by the host's `initialize` (and the command line).
@@ -17,6 +20,35 @@ pub struct Settings {
     /// `initialize {requireTrust: true}`: a server (stdio or remote) is started only with the digest of its
     /// launch config (`servers/add`/`servers/test {…, trust}`).
     pub require_trust: bool,
+    /// OAuth for remote servers: where tokens are kept, and who can show a person a login.
+    pub auth: AuthSettings,
+}
+
+/// OAuth settings of a session.
+#[derive(Clone)]
+pub struct AuthSettings {
+    /// The token store: files under the cache directory, or memory only.
+    pub store: Arc<TokenStore>,
+    /// The browser step, when the host declared it (or the `login` command provides it); without
+    /// one, a login waits for the loopback listener only.
+    pub browser: Option<Arc<dyn BrowserStep>>,
+    /// Whether a server that needs a login (and has no browser step to ask) waits for one on the
+    /// loopback listener, its URL in the status: in serve mode; not in a test run or `inspect`.
+    pub loopback_logins: bool,
+}
+
+impl AuthSettings {
+    /// Tokens in files under the cache directory (in memory without one), no browser step.
+    pub fn for_cache(cache: Option<&SchemaCache>) -> Self {
+        Self {
+            store: Arc::new(match cache {
+                Some(cache) => TokenStore::in_cache_dir(cache.dir()),
+                None => TokenStore::memory(),
+            }),
+            browser: None,
+            loopback_logins: false,
+        }
+    }
 }
 
 impl Settings {
@@ -35,6 +67,12 @@ impl Settings {
             strict: self.strict,
             cache: None,
             require_trust: self.require_trust,
+            // A test run uses stored tokens but never asks a person.
+            auth: AuthSettings {
+                store: Arc::clone(&self.auth.store),
+                browser: None,
+                loopback_logins: false,
+            },
         }
     }
 }

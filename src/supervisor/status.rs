@@ -13,6 +13,10 @@ use serde_json::Value;
 /// - `unhealthy`: a running session broke (crash, bad output, missed keepalive); with the
 ///   `on-failure` policy a restart is scheduled (`nextRestartAt`), with `never` it stays down.
 /// - `error`: a start failed, or the server crash-looped; only `servers/restart` starts it again.
+/// - `needs_login`: a remote server refused the sidecar without a login (no token, a refresh
+///   refused, a scope lacking, a logout); reconnecting never fixes that, so no restart is scheduled.
+///   A login (the host's browser step, the loopback listener, `servers/login`, `mcp-sidecar login`)
+///   brings it back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ServerState {
@@ -21,6 +25,8 @@ pub enum ServerState {
     Ready,
     Unhealthy,
     Error,
+    #[serde(rename = "needs_login")]
+    NeedsLogin,
 }
 
 /// The `status` object of host protocol v1 (see proto/PROTOCOL.md).
@@ -74,6 +80,9 @@ pub struct ServerStatus {
     /// Median latency of the most recent successful calls, in milliseconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p50_latency_ms: Option<f64>,
+    /// While a login of this server waits for the browser: the URL a person opens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authorization_url: Option<String>,
 }
 
 #[cfg(test)]
@@ -85,6 +94,10 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&ServerState::Unhealthy).unwrap(),
             r#""unhealthy""#
+        );
+        assert_eq!(
+            serde_json::to_string(&ServerState::NeedsLogin).unwrap(),
+            r#""needs_login""#
         );
     }
 }

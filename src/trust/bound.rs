@@ -204,6 +204,11 @@ mod tests {
                 with(&remote, "secretHeaders", json!(["X-A"])),
             ),
             (
+                "oauth",
+                remote.clone(),
+                with(&remote, "oauth", json!({"clientId": "c"})),
+            ),
+            (
                 ENV_FILES,
                 stdio.clone(),
                 with(&stdio, ENV_FILES, record.clone()),

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 use super::secrets::looks_secret;
 use crate::canonical::{canonical_json, sha256_tagged};
-use crate::config::{Extras, RemoteKind, ServerSpec};
+use crate::config::{Extras, OAuthSpec, RemoteKind, ServerSpec};
 
 /// The version of the digest input (`v`); bumped whenever what it covers changes.
 pub const VERSION: u64 = 2;
@@ -97,7 +97,7 @@ pub fn digest_input(spec: &ServerSpec, extras: &Extras) -> Value {
             })
         })
         .collect();
-    json!({
+    let mut input = json!({
         "v": VERSION,
         "transport": transport(spec),
         "command": spec.command,
@@ -117,6 +117,24 @@ pub fn digest_input(spec: &ServerSpec, extras: &Extras) -> Value {
         // Which values are masked, and whether results are: what the model is shown.
         "secretValues": extras.secret_values.iter().map(|v| keyed(v)).collect::<BTreeSet<_>>(),
         "maskSecretsInResults": extras.mask_secrets_in_results,
+    });
+    // Present only when configured, so the digest of every config without it is unchanged.
+    if let Some(oauth) = spec.remote.as_ref().and_then(|r| r.oauth.as_ref()) {
+        input["oauth"] = oauth_input(oauth);
+    }
+    input
+}
+
+/// The `oauth` object as the digest binds it: who the client is, its secret keyed, the scopes as a
+/// set, where the browser comes back, which authorization server the client belongs to.
+pub fn oauth_input(oauth: &OAuthSpec) -> Value {
+    json!({
+        "clientId": oauth.client_id,
+        "clientSecret": oauth.client_secret.as_deref().map(keyed),
+        "scopes": oauth.scopes.as_deref().map(set),
+        "clientMetadataUrl": oauth.client_metadata_url.as_ref().map(|u| u.as_str()),
+        "redirectUri": oauth.redirect_uri.as_ref().map(|u| u.as_str()),
+        "issuer": oauth.issuer,
     })
 }
 
@@ -259,5 +277,47 @@ mod tests {
             parsed(json!({"command": "x", "env": {"API_TOKEN": "t1-secret-value"}}));
         let input = digest_input(&spec, &extras).to_string();
         assert!(!input.contains("t1-secret-value"), "{input}");
+    }
+
+    /// `oauth` is bound field by field, its secret keyed, in either spelling; a remote config
+    /// without it keeps the digest it had before `oauth` existed.
+    #[test]
+    fn oauth_is_bound() {
+        let remote = json!({"url": "https://h/mcp"});
+        let (spec, extras) = parsed(remote.clone());
+        assert!(digest_input(&spec, &extras).get("oauth").is_none());
+        let with = |oauth: Value| {
+            let mut c = remote.clone();
+            c["oauth"] = oauth;
+            digest_of(c)
+        };
+        let base = with(
+            json!({"clientId": "cid", "clientSecret": "oauth-secret-value", "scopes": ["a", "b"]}),
+        );
+        assert_ne!(base, digest_of(remote.clone()));
+        assert_eq!(
+            base,
+            with(
+                json!({"client_id": "cid", "client_secret": "oauth-secret-value", "scopes": ["b", "a"]})
+            )
+        );
+        for changed in [
+            json!({"clientId": "cid2", "clientSecret": "oauth-secret-value", "scopes": ["a", "b"]}),
+            json!({"clientId": "cid", "clientSecret": "oauth-secret-other", "scopes": ["a", "b"]}),
+            json!({"clientId": "cid", "clientSecret": "oauth-secret-value", "scopes": ["a"]}),
+            json!({"clientId": "cid", "clientSecret": "oauth-secret-value", "scopes": ["a", "b"], "issuer": "https://as"}),
+            json!({"clientId": "cid", "clientSecret": "oauth-secret-value", "scopes": ["a", "b"], "redirectUri": "http://127.0.0.1:1/cb"}),
+        ] {
+            assert_ne!(with(changed.clone()), base, "{changed}");
+        }
+        assert_ne!(
+            with(json!({"clientMetadataUrl": "https://app.example/a.json"})),
+            with(json!({"clientMetadataUrl": "https://app.example/b.json"}))
+        );
+        let mut c = remote.clone();
+        c["oauth"] = json!({"clientId": "cid", "clientSecret": "oauth-secret-value"});
+        let (spec, extras) = parsed(c);
+        let input = digest_input(&spec, &extras).to_string();
+        assert!(!input.contains("oauth-secret-value"), "{input}");
     }
 }

@@ -93,6 +93,13 @@ impl<'a> Subject<'a> {
             "warnings": warnings,
             "digest": self.digest(),
         });
+        if let Some(oauth) = spec.remote.as_ref().and_then(|r| r.oauth.as_ref()) {
+            let mut shown = digest::oauth_input(oauth);
+            if oauth.client_secret.is_some() {
+                shown["clientSecret"] = Value::from(crate::logging::MASK);
+            }
+            out["oauth"] = shown;
+        }
         if let Some(url) = url {
             out["url"] = Value::from(secrets.mask(url));
             out["headerNames"] = json!(digest::headers(spec)
@@ -115,11 +122,18 @@ pub fn raw_secrets(config: &Value, extras: &Extras) -> Secrets {
         .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)));
     let mut marked = extras.secret_names.clone();
     marked.extend(marked_headers(config));
+    // An `oauth` object's client secret, in either spelling.
+    let oauth_secret = config.get("oauth").and_then(|o| {
+        ["clientSecret", "client_secret"]
+            .iter()
+            .find_map(|k| o.get(*k).and_then(Value::as_str))
+    });
     Secrets::from_values(
         env.chain(raw_headers(config))
             .filter(|(k, _)| marked.contains(*k) || looks_secret(k))
             .map(|(_, v)| v.to_owned())
-            .chain(extras.secret_values.iter().cloned()),
+            .chain(extras.secret_values.iter().cloned())
+            .chain(oauth_secret.map(str::to_owned)),
     )
 }
 

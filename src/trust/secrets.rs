@@ -87,6 +87,7 @@ impl Secrets {
                     .map(|h| h.value.clone()),
             );
             values.extend(url_secrets(&remote.url));
+            values.extend(remote.oauth.iter().filter_map(|o| o.client_secret.clone()));
         }
         Self::from_values(values)
     }

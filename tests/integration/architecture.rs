@@ -15,7 +15,7 @@ const FLOORS: &[&[&str]] = &[
     &["limits", "error", "logging", "time", "canonical"],
     &["jsonrpc", "convert"],
     &["config"],
-    &["trust"],
+    &["trust", "oauth"],
     &["mcp", "process"],
     &["store"],
     &["supervisor", "signals"],

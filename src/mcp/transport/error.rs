@@ -8,6 +8,7 @@
 //! `UPSTREAM_ERROR` is never made here: it is reserved for a JSON-RPC error the server itself sent.
 
 use crate::error::{Error, ErrorCode};
+use crate::oauth::AuthError;
 
 /// Why a transport could not move a message. `during` names the step (`"POST initialize"`,
 /// `"GET event stream"`, …); messages never carry header values (they may be credentials).
@@ -60,6 +61,15 @@ pub enum TransportError {
     /// A configured header cannot be sent (config validation normally refuses it first).
     #[error("header `{name}` has an invalid {part}")]
     Header { name: String, part: &'static str },
+    /// OAuth: a login is needed (`AUTH_REQUIRED`), the authorization cannot work as the server set
+    /// it up (`AUTH_FAILED`), or an OAuth endpoint was unreachable. `request_only`: only this
+    /// request failed (a scope it lacks); otherwise the session cannot go on without a login.
+    #[error("{error}")]
+    Auth {
+        #[source]
+        error: AuthError,
+        request_only: bool,
+    },
     /// The HTTP client could not be built (TLS backend, system configuration).
     #[error("cannot build the HTTP client: {}", chain(source))]
     Client {
@@ -86,7 +96,19 @@ impl TransportError {
             Self::Closed { .. } | Self::Io { .. } => ErrorCode::ServerUnavailable,
             Self::Header { .. } => ErrorCode::ConfigInvalid,
             Self::Client { .. } => ErrorCode::Internal,
+            Self::Auth { error, .. } => error.code(),
         }
+    }
+
+    /// Whether only the request it came with failed (the session goes on).
+    pub fn is_request_only(&self) -> bool {
+        matches!(
+            self,
+            Self::Auth {
+                request_only: true,
+                ..
+            }
+        )
     }
 
     /// As a host error about `server`: its message names the server, `data.server` is set.
@@ -120,6 +142,10 @@ impl From<TransportError> for Error {
                 .with("setting", "maxMessageBytes")
                 .with("limit", limit as u64),
             TransportError::Header { name, .. } => error.with("field", format!("headers.{name}")),
+            TransportError::Auth {
+                error: AuthError::LoginRequired { url: Some(url), .. },
+                ..
+            } => error.with("authorizationUrl", url),
             _ => error,
         }
     }

@@ -9,16 +9,18 @@
 //! and otherwise honour `NO_PROXY`, and every read from a peer stops at `maxMessageBytes`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use reqwest::{RequestBuilder, Response, Url};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
+use reqwest::{RequestBuilder, Response, StatusCode, Url};
 use tokio::sync::mpsc;
 
 use super::sse_parser::{SseEvent, SseParser};
 use super::{BoxFuture, Inbound, MessageSource, TransportError};
 use crate::config::HeaderSpec;
 use crate::limits;
+use crate::oauth::{AuthError, Challenge, Recovery, ServerAuth};
 
 pub const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 pub const EVENT_STREAM: &str = "text/event-stream";
@@ -34,6 +36,8 @@ pub struct RemoteOptions {
     pub max_message_bytes: usize,
     /// Bounds connecting (the handshake as a whole is bounded by the session).
     pub connect_timeout: Duration,
+    /// The server's OAuth (every request carries its token); `None`: no OAuth for this server.
+    pub auth: Option<Arc<ServerAuth>>,
 }
 
 /// The HTTP client and configured headers of one server.
@@ -79,23 +83,100 @@ impl Http {
 }
 
 /// What every task of one remote transport shares, whatever the protocol: the client, the
-/// configured URL, and the session's inbound queue.
+/// configured URL, the server's OAuth, and the session's inbound queue.
 pub struct Link {
     pub http: Http,
     /// The configured URL: the MCP endpoint, or the legacy SSE URL.
     pub url: Url,
+    auth: Option<Arc<ServerAuth>>,
     inbound: InboundTx,
     /// Set once the transport closed: nothing is queued after that.
     closed: AtomicBool,
 }
 
 impl Link {
-    pub fn new(http: Http, url: Url, inbound: InboundTx) -> Self {
+    pub fn new(http: Http, url: Url, auth: Option<Arc<ServerAuth>>, inbound: InboundTx) -> Self {
         Self {
             http,
             url,
+            auth,
             inbound,
             closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Sends a request, with the server's access token when it uses OAuth. A 401 is recovered from
+    /// once (a token renewed meanwhile, or refreshed) and a `403 insufficient_scope` up to
+    /// [`limits::OAUTH_STEP_UPS_PER_REQUEST`] times (a step-up login, when the host can show one);
+    /// otherwise the request fails with the reason (`AUTH_REQUIRED`, `AUTH_FAILED`). Every other
+    /// answer is the caller's.
+    pub async fn send(
+        &self,
+        req: RequestBuilder,
+        during: &'static str,
+    ) -> Result<Response, TransportError> {
+        let Some(auth) = &self.auth else {
+            return send(req, during).await;
+        };
+        let fatal = |error| TransportError::Auth {
+            error,
+            request_only: false,
+        };
+        let mut recovered = false;
+        let mut step_ups = 0;
+        loop {
+            let token = auth.bearer().await.map_err(fatal)?;
+            // Bodies here are bytes, never streams: a request can always be repeated.
+            let Some(mut attempt) = req.try_clone() else {
+                return send(req, during).await;
+            };
+            if let Some(token) = &token {
+                attempt = attempt.header(AUTHORIZATION, bearer(token)?);
+            }
+            let resp = send(attempt, during).await?;
+            match resp.status() {
+                StatusCode::UNAUTHORIZED if !recovered => {
+                    recovered = true;
+                    let challenge = Challenge::from_headers(resp.headers());
+                    match auth.unauthorized(challenge, token.as_deref()).await {
+                        Ok(Recovery::Retry) => {}
+                        Ok(Recovery::NotOAuth) => return Ok(resp),
+                        Err(e) => return Err(fatal(e)),
+                    }
+                }
+                StatusCode::UNAUTHORIZED => {
+                    return Err(fatal(AuthError::login(
+                        "the server refused the renewed access token too (HTTP 401): a new login is needed",
+                    )));
+                }
+                StatusCode::FORBIDDEN => {
+                    let challenge = Challenge::from_headers(resp.headers());
+                    if !challenge.is_insufficient_scope() {
+                        return Ok(resp);
+                    }
+                    drop(resp);
+                    let request_only = |error| TransportError::Auth {
+                        error,
+                        request_only: true,
+                    };
+                    if step_ups >= limits::OAUTH_STEP_UPS_PER_REQUEST {
+                        return Err(request_only(AuthError::login(format!(
+                            "the server still refuses the request for lack of scope ({}) after {step_ups} step-up logins",
+                            challenge.scope.as_deref().unwrap_or("none named")
+                        ))));
+                    }
+                    step_ups += 1;
+                    auth.insufficient_scope(challenge)
+                        .await
+                        .map_err(request_only)?;
+                }
+                status => {
+                    if status.is_success() && token.is_some() {
+                        auth.note_success();
+                    }
+                    return Ok(resp);
+                }
+            }
         }
     }
 
@@ -147,6 +228,17 @@ fn header_map(headers: &[HeaderSpec]) -> Result<HeaderMap, TransportError> {
         map.append(name, value);
     }
     Ok(map)
+}
+
+/// `Bearer <token>`, marked sensitive (never printed by the HTTP client's own logs).
+fn bearer(token: &str) -> Result<HeaderValue, TransportError> {
+    let mut value =
+        HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| TransportError::Auth {
+            error: AuthError::failed("the access token cannot be sent in a header"),
+            request_only: false,
+        })?;
+    value.set_sensitive(true);
+    Ok(value)
 }
 
 /// Sends a request; a failure below HTTP (refused, DNS, TLS, reset) is [`TransportError::Network`].

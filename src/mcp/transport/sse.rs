@@ -49,7 +49,7 @@ async fn stream(
         .get(link.url.clone())
         .headers(link.http.headers.clone())
         .header(ACCEPT, EVENT_STREAM);
-    let resp = common::send(req, DURING).await?;
+    let resp = link.send(req, DURING).await?;
     if !resp.status().is_success() {
         return Err(common::status_error(resp, DURING).await);
     }

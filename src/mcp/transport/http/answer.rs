@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::shared::{open_get, Shared, RESUME};
 use crate::limits;
 use crate::mcp::transport::http_common::{
-    self as common, send, EventReader, EVENT_STREAM, LAST_EVENT_ID,
+    self as common, EventReader, EVENT_STREAM, LAST_EVENT_ID,
 };
 use crate::mcp::transport::sse_parser::SseParser;
 use crate::mcp::transport::{Inbound, TransportError};
@@ -102,7 +102,9 @@ async fn resume(
         })));
     }
     tokio::time::sleep(common::retry_delay(&parser)).await;
-    let resp = send(open_get(shared).header(LAST_EVENT_ID, last), RESUME).await?;
+    let resp = shared
+        .send(open_get(shared).header(LAST_EVENT_ID, last), RESUME)
+        .await?;
     if !resp.status().is_success() {
         return Ok(Err(Answer::Failed(
             common::status_error(resp, RESUME).await,

@@ -13,7 +13,7 @@ use super::answer::{read_answer, Answer};
 use super::shared::{session_id_of, Mode, Shared, POST_INITIALIZE};
 use crate::config::RemoteKind;
 use crate::limits;
-use crate::mcp::transport::http_common::{self as common, send, Outgoing};
+use crate::mcp::transport::http_common::{self as common, Outgoing};
 use crate::mcp::transport::{sse, Inbound, TransportError};
 
 /// The first message (`initialize`): picks the transport, per the configured kind.
@@ -27,7 +27,9 @@ pub async fn connect(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), Transpor
         return connect_legacy(shared, msg).await;
     }
     shared.lock().init_line = Some(msg.line.clone());
-    let resp = send(shared.post(shared.url(), msg.line.clone()), POST_INITIALIZE).await?;
+    let resp = shared
+        .send(shared.post(shared.url(), msg.line.clone()), POST_INITIALIZE)
+        .await?;
     let status = resp.status();
     if shared.kind == RemoteKind::Auto
         && matches!(
@@ -96,7 +98,7 @@ pub async fn post_legacy(
     line: Vec<u8>,
     during: &'static str,
 ) -> Result<Option<TransportError>, TransportError> {
-    let resp = send(shared.post(url, line), during).await?;
+    let resp = shared.send(shared.post(url, line), during).await?;
     if resp.status().is_success() {
         // "Accepted" or similar; read (bounded) so the connection can be reused.
         let _ = common::read_body(resp, limits::HTTP_ERROR_EXCERPT_BYTES).await;

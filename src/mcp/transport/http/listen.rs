@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 
 use super::shared::{open_get, Shared, LISTEN};
 use crate::limits;
-use crate::mcp::transport::http_common::{self as common, send, EVENT_STREAM, LAST_EVENT_ID};
+use crate::mcp::transport::http_common::{self as common, EVENT_STREAM, LAST_EVENT_ID};
 use crate::mcp::transport::sse_parser::SseParser;
 use crate::mcp::transport::{Inbound, TransportError};
 
@@ -31,7 +31,7 @@ async fn listen(shared: &Arc<Shared>) {
         if let Some(last) = parser.last_event_id() {
             req = req.header(LAST_EVENT_ID, last.to_owned());
         }
-        let resp = match send(req, LISTEN).await {
+        let resp = match shared.send(req, LISTEN).await {
             Ok(r) => r,
             Err(e) => {
                 tracing::debug!(server = %shared.http().server, "no GET stream: {e}");

@@ -7,7 +7,7 @@ use super::answer::{read_answer, Answer};
 use super::listen::start_listener;
 use super::shared::{session_id_of, Shared, REINIT};
 use crate::limits;
-use crate::mcp::transport::http_common::{self as common, send, Outgoing};
+use crate::mcp::transport::http_common::{self as common, Outgoing};
 use crate::mcp::transport::TransportError;
 
 /// A new session after the old one expired (404). Once per expired id: concurrent requests that saw
@@ -28,7 +28,9 @@ pub async fn reinitialize(shared: &Arc<Shared>, stale: Option<&str>) -> Result<(
         ));
     };
     tracing::info!(server = %shared.http().server, "MCP session expired (HTTP 404); re-initialising");
-    let resp = send(shared.post(shared.url(), init.clone()), REINIT).await?;
+    let resp = shared
+        .send(shared.post(shared.url(), init.clone()), REINIT)
+        .await?;
     if !resp.status().is_success() {
         return Err(common::status_error(resp, REINIT).await);
     }
@@ -45,7 +47,7 @@ pub async fn reinitialize(shared: &Arc<Shared>, stale: Option<&str>) -> Result<(
         }
     }
     let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec();
-    let resp = send(shared.post(shared.url(), note), REINIT).await?;
+    let resp = shared.send(shared.post(shared.url(), note), REINIT).await?;
     let _ = common::read_body(resp, limits::HTTP_ERROR_EXCERPT_BYTES).await;
     start_listener(shared);
     Ok(())

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::answer::{read_answer, Answer};
 use super::reinit::reinitialize;
 use super::shared::{post_step, Shared, POST};
-use crate::mcp::transport::http_common::{self as common, send, Outgoing};
+use crate::mcp::transport::http_common::{self as common, Outgoing};
 use crate::mcp::transport::{Inbound, TransportError};
 
 /// A notification or response: the server answers 202.
@@ -21,10 +21,17 @@ pub async fn post_oneway(
     line: Vec<u8>,
 ) -> Result<(), TransportError> {
     let sent_sid = shared.session_id();
-    let mut resp = send(shared.post(url, line.clone()), POST).await?;
+    let mut resp = match shared.send(shared.post(url, line.clone()), POST).await {
+        // A scope a notification lacks does not end the session.
+        Err(e) if e.is_request_only() => {
+            tracing::debug!(server = %shared.http().server, "notification refused: {e}");
+            return Ok(());
+        }
+        other => other?,
+    };
     if resp.status() == StatusCode::NOT_FOUND && sent_sid.is_some() {
         reinitialize(shared, sent_sid.as_deref()).await?;
-        resp = send(shared.post(url, line), POST).await?;
+        resp = shared.send(shared.post(url, line), POST).await?;
     }
     if !resp.status().is_success() {
         tracing::debug!(server = %shared.http().server, "notification refused: {}", common::status_error(resp, POST).await);
@@ -85,14 +92,27 @@ async fn run_request(
 ) -> Result<Answer, TransportError> {
     let sent_sid = shared.session_id();
     let during = post_step(msg.method.as_deref());
-    let resp = send(shared.post(shared.url(), msg.line.clone()), during).await?;
+    let post = |line| async move {
+        match shared.send(shared.post(shared.url(), line), during).await {
+            // A scope this request lacks fails it alone.
+            Err(e) if e.is_request_only() => Ok(Err(Answer::Failed(e))),
+            other => other.map(Ok),
+        }
+    };
+    let resp = match post(msg.line.clone()).await? {
+        Ok(resp) => resp,
+        Err(failed) => return Ok(failed),
+    };
     if resp.status() == StatusCode::NOT_FOUND && sent_sid.is_some() {
         reinitialize(shared, sent_sid.as_deref()).await?;
         // Only a tool call may have side effects; everything else the client sends is safe to repeat.
         if msg.method.as_deref() == Some("tools/call") {
             return Ok(Answer::Failed(TransportError::SessionExpired));
         }
-        let resp = send(shared.post(shared.url(), msg.line), during).await?;
+        let resp = match post(msg.line).await? {
+            Ok(resp) => resp,
+            Err(failed) => return Ok(failed),
+        };
         return read_answer(shared, resp, id, during).await;
     }
     read_answer(shared, resp, id, during).await

@@ -100,6 +100,15 @@ impl Shared {
         req
     }
 
+    /// Sends a request with the server's token (see [`Link::send`]).
+    pub async fn send(
+        &self,
+        req: RequestBuilder,
+        during: &'static str,
+    ) -> Result<Response, TransportError> {
+        self.link.send(req, during).await
+    }
+
     pub fn post(&self, url: &Url, body: Vec<u8>) -> RequestBuilder {
         self.with_headers(self.http().client.post(url.clone()))
             .header(ACCEPT, ACCEPT_BOTH)

@@ -22,7 +22,7 @@ pub fn transport(options: RemoteOptions, kind: RemoteKind) -> Result<Transport, 
     let (in_tx, in_rx) = mpsc::channel(limits::HTTP_INBOUND_QUEUE);
     let (out_tx, out_rx) = mpsc::channel(limits::HTTP_OUTBOUND_QUEUE);
     let shared = Arc::new(Shared {
-        link: Arc::new(Link::new(http, options.url, in_tx)),
+        link: Arc::new(Link::new(http, options.url, options.auth, in_tx)),
         kind,
         state: Mutex::new(State::default()),
         reinit: tokio::sync::Mutex::new(()),
@@ -74,7 +74,8 @@ impl MessageSink for HttpSink {
                 let req = self
                     .shared
                     .with_headers(self.shared.http().client.delete(self.shared.url().clone()));
-                let _ = tokio::time::timeout(limits::HTTP_DELETE_TIMEOUT, req.send()).await;
+                let delete = self.shared.send(req, "DELETE of the session");
+                let _ = tokio::time::timeout(limits::HTTP_DELETE_TIMEOUT, delete).await;
             }
         })
     }

@@ -1,0 +1,31 @@
+//! OAuth 2.1 for remote MCP servers (the MCP authorization specification, 2025-11-25 and
+//! 2026-07-28): discovery, client identity, PKCE, the browser step, tokens kept and refreshed.
+//! Used by the HTTP transports (every request carries the server's token; a 401 or a
+//! `403 insufficient_scope` comes here) and by the supervisor and host for logins and logouts.
+//!
+//! Files, lowest first, each importing only files listed before it: `error`, `http` (bounded JSON
+//! requests to OAuth endpoints), `challenge` (`WWW-Authenticate`), `discovery` (RFC 9728, RFC 8414,
+//! OpenID Connect), `pkce`, `token` (the token endpoint, the tokens kept), `store` (the 0600 files
+//! or memory), `callback` (the loopback listener), `authorize` (the request and the checks of its
+//! answer), `register` (client identity), `browser` (the step only a person can do), `login` (one
+//! login), `server_auth` (one server's tokens, refreshes, logins and logout).
+
+mod authorize;
+mod browser;
+mod callback;
+mod challenge;
+mod discovery;
+mod error;
+mod http;
+mod login;
+mod pkce;
+mod register;
+mod server_auth;
+mod store;
+mod token;
+
+pub use browser::{BoxFuture, BrowserOutcome, BrowserRequest, BrowserStep};
+pub use challenge::Challenge;
+pub use error::AuthError;
+pub use server_auth::{AuthStatus, Recovery, ServerAuth};
+pub use store::TokenStore;

@@ -1,0 +1,578 @@
+//! One remote server's OAuth: the token its requests carry, refreshed ahead of expiry once for
+//! every request waiting on it; what a 401 or a `403 insufficient_scope` leads to; logins (one at a
+//! time, bounded in a row) and logout; the status a host sees (a login waiting for the browser).
+//!
+//! What never happens here: asking a person without a [`BrowserStep`], or a loop. A 401 is
+//! answered by a token another request already renewed, one a `login` command stored meanwhile,
+//! or a refresh; beyond that the request fails with `AUTH_REQUIRED` and the server waits for a
+//! login. A scope step-up asks the browser step, at most [`limits::OAUTH_MAX_AUTHORIZATIONS`]
+//! times before a request succeeds.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use reqwest::Url;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use super::browser::BrowserStep;
+use super::challenge::Challenge;
+use super::discovery::{discover_resource, discover_server, Discovered, ServerMetadata};
+use super::error::AuthError;
+use super::http::OAuthHttp;
+use super::login::{login, LoggedIn, Login};
+use super::register::{configured_client, Identity};
+use super::store::{Record, TokenStore};
+use super::token::{now, Client, RefreshError, TokenRequest, Tokens};
+use crate::config::OAuthSpec;
+use crate::limits;
+
+/// What to do after a 401.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// Send the request again: the token changed, was renewed or refreshed.
+    Retry,
+    /// Nothing says OAuth applies (no Bearer challenge, no protected resource metadata): the 401
+    /// is the server's answer.
+    NotOAuth,
+}
+
+/// What a host sees of a server's authorization.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AuthStatus {
+    /// The authorization URL while a login waits for the browser.
+    pub pending_url: Option<String>,
+    /// Logins completed since the sidecar started; moves with each.
+    pub logins: u64,
+}
+
+/// One server's OAuth state; shared by its transports (every generation) and its supervisor.
+pub struct ServerAuth {
+    server: String,
+    url: Url,
+    spec: Option<OAuthSpec>,
+    store: Arc<TokenStore>,
+    http: OAuthHttp,
+    browser: Option<Arc<dyn BrowserStep>>,
+    state: Mutex<State>,
+    /// Authorizations since a request last succeeded with a token.
+    authorizations: AtomicUsize,
+    /// One refresh (or recovery after a 401) at a time: the requests that find the token due wait
+    /// for it and take its result.
+    refreshing: tokio::sync::Mutex<()>,
+    /// One login at a time; whoever waited for a login that succeeded takes its tokens.
+    logging_in: tokio::sync::Mutex<()>,
+    /// Ends the login in progress (logout).
+    cancel_login: Mutex<CancellationToken>,
+    status: watch::Sender<AuthStatus>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Whether `record` was read from the store yet.
+    loaded: bool,
+    record: Record,
+    /// The last challenge seen (its `resource_metadata` leads discovery).
+    challenge: Challenge,
+    /// Scopes the server's challenges asked for, and those asked for before: every login asks for
+    /// all of them (a step-up keeps what was granted).
+    wanted: Vec<String>,
+}
+
+impl ServerAuth {
+    pub fn new(
+        server: &str,
+        url: Url,
+        spec: Option<OAuthSpec>,
+        store: Arc<TokenStore>,
+        browser: Option<Arc<dyn BrowserStep>>,
+    ) -> Result<Self, AuthError> {
+        Ok(Self {
+            server: server.to_owned(),
+            url,
+            spec,
+            store,
+            http: OAuthHttp::new()?,
+            browser,
+            state: Mutex::new(State::default()),
+            authorizations: AtomicUsize::new(0),
+            refreshing: tokio::sync::Mutex::new(()),
+            logging_in: tokio::sync::Mutex::new(()),
+            cancel_login: Mutex::new(CancellationToken::new()),
+            status: watch::channel(AuthStatus::default()).0,
+        })
+    }
+
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// Whether a person can be asked right now (the host declared the browser step).
+    pub fn can_ask(&self) -> bool {
+        self.browser.is_some()
+    }
+
+    pub fn status(&self) -> watch::Receiver<AuthStatus> {
+        self.status.subscribe()
+    }
+
+    pub fn pending_url(&self) -> Option<String> {
+        self.status.borrow().pending_url.clone()
+    }
+
+    /// The values to mask wherever this server's output goes: its tokens and a registered client's
+    /// secret.
+    pub fn secret_values(&self) -> Vec<String> {
+        let s = self.lock();
+        let mut out = Vec::new();
+        for entry in s.record.issuers.values() {
+            if let Some(t) = &entry.tokens {
+                out.extend(t.secrets().map(str::to_owned));
+            }
+            if let Some(secret) = entry.client.as_ref().and_then(|c| c.client_secret.clone()) {
+                out.push(secret);
+            }
+        }
+        out
+    }
+
+    /// Whether tokens are kept for the server.
+    pub async fn has_tokens(&self) -> bool {
+        self.ensure_loaded().await;
+        self.tokens().is_some()
+    }
+
+    /// The access token for the next request: refreshed first when it is due (within the skew of
+    /// its expiry), by one request while the others wait for its result. `None`: no token yet.
+    pub async fn bearer(&self) -> Result<Option<String>, AuthError> {
+        self.ensure_loaded().await;
+        match self.tokens() {
+            Some(t) if !t.due(now()) => return Ok(Some(t.access_token)),
+            None => return Ok(None),
+            Some(_) => {}
+        }
+        let _one = self.refreshing.lock().await;
+        // Whoever held the lock before may have renewed it.
+        let Some(tokens) = self.tokens() else {
+            return Ok(None);
+        };
+        if !tokens.due(now()) {
+            return Ok(Some(tokens.access_token));
+        }
+        match self.refresh(&tokens).await {
+            Ok(fresh) => Ok(Some(fresh.access_token)),
+            Err(RefreshError::Refused(why)) => Err(self.refresh_refused(why).await),
+            // The refresh may work later: the old token serves until it expires.
+            Err(RefreshError::Other(e)) if !tokens.expired(now()) => {
+                tracing::warn!(server = %self.server, "refreshing the access token failed; using it until it expires: {e}");
+                Ok(Some(tokens.access_token))
+            }
+            Err(RefreshError::Other(e)) => Err(e),
+        }
+    }
+
+    /// The server answered 401 to a request that carried `sent`; see [`Recovery`].
+    /// `Err(LoginRequired)`: only a login helps.
+    pub async fn unauthorized(
+        &self,
+        challenge: Challenge,
+        sent: Option<&str>,
+    ) -> Result<Recovery, AuthError> {
+        self.ensure_loaded().await;
+        self.remember(&challenge);
+        let _one = self.refreshing.lock().await;
+        if self.access_token().as_deref() != sent {
+            return Ok(Recovery::Retry);
+        }
+        // A `login` command (another process) may have stored tokens meanwhile.
+        let stored = self.store.load(self.url.as_str()).await;
+        let stored_token = stored
+            .current()
+            .and_then(|(_, r)| r.tokens.as_ref())
+            .map(|t| t.access_token.clone());
+        if stored_token.is_some() && stored_token.as_deref() != sent {
+            register_secrets(&stored);
+            self.lock().record = stored;
+            return Ok(Recovery::Retry);
+        }
+        let discovered = match self.discover(&challenge).await {
+            Err(AuthError::NotProtected { .. }) if !challenge.bearer && sent.is_none() => {
+                return Ok(Recovery::NotOAuth)
+            }
+            other => other?,
+        };
+        if let Some(old) = self.current_issuer() {
+            if old != discovered.server.issuer {
+                return Err(self.issuer_changed(&old, &discovered.server.issuer).await);
+            }
+        }
+        let why = match self.tokens() {
+            Some(tokens) if tokens.refresh_token.is_some() => match self.refresh(&tokens).await {
+                Ok(_) => return Ok(Recovery::Retry),
+                Err(RefreshError::Refused(why)) => return Err(self.refresh_refused(why).await),
+                Err(RefreshError::Other(e)) => return Err(e),
+            },
+            Some(_) => "the server refused its access token (HTTP 401) and no refresh token was issued: a new login is needed".to_owned(),
+            None => "the server requires authorization: a login is needed".to_owned(),
+        };
+        Err(self.login_required(why))
+    }
+
+    /// The server answered `403 insufficient_scope`: with a browser step, a login asking for every
+    /// scope wanted so far plus the challenged ones (`Ok`: send the request again); without one, or
+    /// after too many authorizations in a row, the request fails.
+    pub async fn insufficient_scope(&self, challenge: Challenge) -> Result<(), AuthError> {
+        self.ensure_loaded().await;
+        let scopes = challenge.scope.clone().unwrap_or_default();
+        self.remember(&challenge);
+        if self.authorizations.load(Ordering::SeqCst) >= limits::OAUTH_MAX_AUTHORIZATIONS {
+            return Err(self.login_required(format!(
+                "the server still refuses the request for lack of scope ({scopes}) after {} authorizations in a row; not asking again until a request succeeds or a login is asked for",
+                limits::OAUTH_MAX_AUTHORIZATIONS
+            )));
+        }
+        if self.browser.is_none() {
+            return Err(self.login_required(format!(
+                "the request needs scope {scopes:?}: a new login is needed to grant it"
+            )));
+        }
+        self.login(false).await
+    }
+
+    /// A login: discovery, the client's identity, the browser step, the code exchanged, the tokens
+    /// kept. `explicit`: asked for by the host or a person (not counted against the bound on
+    /// authorizations in a row). Concurrent callers share one login.
+    pub async fn login(&self, explicit: bool) -> Result<(), AuthError> {
+        let seen = self.status.borrow().logins;
+        let _one = self.logging_in.lock().await;
+        if self.status.borrow().logins != seen {
+            return Ok(());
+        }
+        self.ensure_loaded().await;
+        if explicit {
+            self.authorizations.store(0, Ordering::SeqCst);
+        }
+        let attempts = self.authorizations.fetch_add(1, Ordering::SeqCst) + 1;
+        if attempts > limits::OAUTH_MAX_AUTHORIZATIONS {
+            return Err(self.login_required(format!(
+                "the server was authorized {} times in a row without a request succeeding; not asking again until a login is asked for",
+                limits::OAUTH_MAX_AUTHORIZATIONS
+            )));
+        }
+        let challenge = self.lock().challenge.clone();
+        let discovered = self.discover(&challenge).await?;
+        if let Some(old) = self.current_issuer() {
+            if old != discovered.server.issuer {
+                self.forget_tokens(&old).await;
+            }
+        }
+        let issuer = discovered.server.issuer.clone();
+        let scopes = self.scopes_for(&discovered);
+        let stored_client = self
+            .lock()
+            .record
+            .issuers
+            .get(&issuer)
+            .and_then(|r| r.client.clone());
+        let cancel = {
+            let mut c = self.cancel_login.lock().unwrap_or_else(|p| p.into_inner());
+            *c = CancellationToken::new();
+            c.clone()
+        };
+        let announce = |url: Option<&Url>| {
+            self.status
+                .send_modify(|s| s.pending_url = url.map(|u| u.to_string()));
+        };
+        let browser = self.browser.as_deref();
+        let run = login(Login {
+            server: &self.server,
+            http: &self.http,
+            spec: self.spec.as_ref(),
+            discovered: &discovered,
+            scope: (!scopes.is_empty()).then(|| scopes.join(" ")),
+            stored_client: stored_client.as_ref(),
+            browser,
+            announce: &announce,
+        });
+        let outcome = tokio::select! {
+            outcome = run => outcome,
+            () = cancel.cancelled() => Err(AuthError::login("the login was cancelled (logout)")),
+        };
+        announce(None);
+        let LoggedIn { identity, tokens } = outcome?;
+        let registered = match identity {
+            Identity::Registered(c) => Some(c),
+            Identity::Configured(_) => None,
+        };
+        self.keep(&discovered, tokens, registered, scopes).await;
+        self.status.send_modify(|s| s.logins += 1);
+        tracing::info!(server = %self.server, issuer = %issuer, "logged in");
+        Ok(())
+    }
+
+    /// Ends a login in progress (its listener closes; it fails with "cancelled").
+    pub fn cancel_login(&self) {
+        self.cancel_login
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .cancel();
+    }
+
+    /// Forgets every token and registration kept for the server (in memory and in the store) and
+    /// ends a login in progress.
+    pub async fn logout(&self) {
+        self.cancel_login();
+        self.ensure_loaded().await;
+        self.lock().record = Record::default();
+        self.authorizations.store(0, Ordering::SeqCst);
+        self.save().await;
+        tracing::info!(server = %self.server, "logged out");
+    }
+
+    /// A request carrying a token succeeded: the bound on authorizations in a row starts over.
+    pub fn note_success(&self) {
+        if self.authorizations.load(Ordering::Relaxed) != 0 {
+            self.authorizations.store(0, Ordering::SeqCst);
+        }
+    }
+
+    // ----- internals -----
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    async fn ensure_loaded(&self) {
+        if self.lock().loaded {
+            return;
+        }
+        let record = self.store.load(self.url.as_str()).await;
+        let mut s = self.lock();
+        if !s.loaded {
+            register_secrets(&record);
+            s.wanted = record
+                .current()
+                .map(|(_, r)| r.scopes.clone())
+                .unwrap_or_default();
+            s.record = record;
+            s.loaded = true;
+        }
+    }
+
+    fn tokens(&self) -> Option<Tokens> {
+        self.lock()
+            .record
+            .current()
+            .and_then(|(_, r)| r.tokens.clone())
+    }
+
+    fn access_token(&self) -> Option<String> {
+        self.tokens().map(|t| t.access_token)
+    }
+
+    fn current_issuer(&self) -> Option<String> {
+        self.lock().record.current.clone()
+    }
+
+    /// Keeps what a challenge says for the next login: its metadata location and its scopes.
+    fn remember(&self, challenge: &Challenge) {
+        let mut s = self.lock();
+        for scope in challenge.scopes() {
+            if !s.wanted.contains(&scope) && s.wanted.len() < limits::OAUTH_MAX_SCOPES {
+                s.wanted.push(scope);
+            }
+        }
+        if challenge.resource_metadata.is_some() || s.challenge.resource_metadata.is_none() {
+            s.challenge = challenge.clone();
+        }
+    }
+
+    /// The scopes a login asks for: the configured ones or, without them and without any the
+    /// server challenged for, the resource's `scopes_supported`; plus every challenged scope; plus
+    /// `offline_access` when the authorization server offers it (for a refresh token).
+    fn scopes_for(&self, discovered: &Discovered) -> Vec<String> {
+        let wanted = self.lock().wanted.clone();
+        let mut scopes: Vec<String> = match (
+            &self.spec.as_ref().and_then(|s| s.scopes.clone()),
+            wanted.is_empty(),
+        ) {
+            (Some(configured), _) => configured.clone(),
+            (None, true) => discovered
+                .resource
+                .scopes_supported
+                .clone()
+                .unwrap_or_default(),
+            (None, false) => Vec::new(),
+        };
+        for w in wanted {
+            if !scopes.contains(&w) {
+                scopes.push(w);
+            }
+        }
+        let offline = "offline_access";
+        if !scopes.is_empty()
+            && discovered.server.supports_scope(offline)
+            && !scopes.iter().any(|s| s == offline)
+        {
+            scopes.push(offline.to_owned());
+        }
+        scopes.truncate(limits::OAUTH_MAX_SCOPES);
+        scopes
+    }
+
+    /// Protected resource metadata, then its authorization server's (the one in use when it is
+    /// still listed, else the first).
+    async fn discover(&self, challenge: &Challenge) -> Result<Discovered, AuthError> {
+        let resource = discover_resource(&self.http, &self.url, challenge).await?;
+        let current = self.current_issuer();
+        let listed = &resource.authorization_servers;
+        let Some(issuer) = current
+            .filter(|c| listed.contains(c))
+            .or_else(|| listed.first().cloned())
+        else {
+            return Err(AuthError::failed(
+                "the protected resource metadata names no authorization server",
+            ));
+        };
+        let server = discover_server(&self.http, &issuer).await?;
+        Ok(Discovered { resource, server })
+    }
+
+    async fn refresh(&self, tokens: &Tokens) -> Result<Tokens, RefreshError> {
+        let Some(refresh_token) = tokens.refresh_token.clone() else {
+            return Err(RefreshError::Refused(
+                "the access token expired and the authorization server issued no refresh token"
+                    .to_owned(),
+            ));
+        };
+        let (issuer, resource, stored_client) = {
+            let s = self.lock();
+            let Some((issuer, entry)) = s.record.current() else {
+                return Err(RefreshError::Refused(
+                    "no authorization server is recorded".to_owned(),
+                ));
+            };
+            (
+                issuer.to_owned(),
+                entry
+                    .resource
+                    .clone()
+                    .unwrap_or_else(|| self.url.to_string()),
+                entry.client.clone(),
+            )
+        };
+        let server: ServerMetadata = discover_server(&self.http, &issuer)
+            .await
+            .map_err(RefreshError::Other)?;
+        let Some(client) = configured_client(self.spec.as_ref(), &server).or(stored_client) else {
+            return Err(RefreshError::Refused(format!(
+                "no client is known at {issuer} to refresh with"
+            )));
+        };
+        let fresh = TokenRequest {
+            http: &self.http,
+            server: &server,
+            client: &client,
+            resource: &resource,
+        }
+        .refresh(&refresh_token)
+        .await?;
+        crate::logging::register_secrets(fresh.secrets());
+        {
+            let mut s = self.lock();
+            if let Some(entry) = s.record.issuers.get_mut(&issuer) {
+                entry.tokens = Some(fresh.clone());
+            }
+        }
+        self.save().await;
+        tracing::info!(server = %self.server, "access token refreshed");
+        Ok(fresh)
+    }
+
+    /// Keeps the tokens of a login under its issuer, which becomes the one in use.
+    async fn keep(
+        &self,
+        discovered: &Discovered,
+        tokens: Tokens,
+        registered: Option<Client>,
+        scopes: Vec<String>,
+    ) {
+        crate::logging::register_secrets(tokens.secrets());
+        if let Some(secret) = registered.as_ref().and_then(|c| c.client_secret.as_deref()) {
+            crate::logging::register_secrets([secret]);
+        }
+        {
+            let mut s = self.lock();
+            let issuer = discovered.server.issuer.clone();
+            let entry = s.record.issuers.entry(issuer.clone()).or_default();
+            entry.tokens = Some(tokens);
+            if registered.is_some() {
+                entry.client = registered;
+            }
+            entry.resource = Some(discovered.resource.resource.clone());
+            entry.scopes = scopes;
+            s.record.current = Some(issuer);
+        }
+        self.save().await;
+    }
+
+    /// The refresh token was refused: the tokens are dropped (a refused refresh token is never
+    /// sent again) and a login is required.
+    async fn refresh_refused(&self, why: String) -> AuthError {
+        if let Some(issuer) = self.current_issuer() {
+            self.forget_tokens(&issuer).await;
+        }
+        tracing::warn!(server = %self.server, "{why}; the server needs a login");
+        self.login_required(format!("a new login is needed: {why}"))
+    }
+
+    /// The server names another authorization server: the old one's tokens are dropped and its
+    /// client is never presented to the new one (SEP-2352).
+    async fn issuer_changed(&self, old: &str, new: &str) -> AuthError {
+        self.forget_tokens(old).await;
+        self.lock().record.current = None;
+        self.save().await;
+        self.login_required(format!(
+            "the server now uses authorization server {new} instead of {old}: a new login is needed"
+        ))
+    }
+
+    async fn forget_tokens(&self, issuer: &str) {
+        {
+            let mut s = self.lock();
+            if let Some(entry) = s.record.issuers.get_mut(issuer) {
+                entry.tokens = None;
+            }
+        }
+        self.save().await;
+    }
+
+    async fn save(&self) {
+        let record = self.lock().record.clone();
+        if let Err(e) = self.store.save(self.url.as_str(), &record).await {
+            tracing::warn!(server = %self.server, "cannot write the token store: {e}; the tokens stay in memory");
+        }
+    }
+
+    fn login_required(&self, why: String) -> AuthError {
+        AuthError::LoginRequired {
+            why,
+            url: self.pending_url(),
+        }
+    }
+}
+
+fn register_secrets(record: &Record) {
+    for entry in record.issuers.values() {
+        if let Some(t) = &entry.tokens {
+            crate::logging::register_secrets(t.secrets());
+        }
+        if let Some(secret) = entry
+            .client
+            .as_ref()
+            .and_then(|c| c.client_secret.as_deref())
+        {
+            crate::logging::register_secrets([secret]);
+        }
+    }
+}
