@@ -64,6 +64,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Log in to a remote server that uses OAuth: prints the authorization URL, waits for the
+    /// browser's redirect, keeps the tokens under the cache directory for every sidecar using it.
+    Login {
+        /// The server's name in the config files.
+        server: String,
+        /// A config file or directory (any dialect) that names the server. Repeatable.
+        #[arg(long = "config", value_name = "FILE", required = true)]
+        configs: Vec<PathBuf>,
+    },
     /// Internal: a one-shot MCP client for the official conformance suite (README "Conformance").
     #[command(hide = true)]
     ConformanceClient {
@@ -130,6 +139,16 @@ fn main() -> ExitCode {
             strict,
             json,
         } => run_inspect(&runtime, &file, format, strict, json, cache),
+        Command::Login { server, configs } => {
+            let dir = cache.as_ref().map(|c| c.dir().to_path_buf());
+            match runtime.block_on(mcp_sidecar::cli::login::login(&server, &configs, dir)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("mcp-sidecar login: {}", e.message);
+                    ExitCode::FAILURE
+                }
+            }
+        }
     }
 }
 

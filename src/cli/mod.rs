@@ -1,7 +1,8 @@
 //! Subcommands of the `mcp-sidecar` binary that are not the sidecar itself (`inspect` and its
-//! `report`, the conformance client): tools built from the library's parts, kept apart from its core
-//! (nothing in the library imports them).
+//! `report`, `login`, the conformance client): tools built from the library's parts, kept apart from
+//! its core (nothing in the library imports them).
 
 pub mod conformance_client;
 pub mod inspect;
+pub mod login;
 pub mod report;

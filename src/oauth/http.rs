@@ -66,6 +66,22 @@ impl OAuthHttp {
         send(req, during).await
     }
 
+    /// The server's challenge to an unauthenticated MCP request (`initialize`), if it answers 401.
+    pub async fn challenge(&self, mcp_url: &Url) -> Option<super::challenge::Challenge> {
+        let body = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp-sidecar","version":"0"}}}"#;
+        let resp = self
+            .client(mcp_url)
+            .post(mcp_url.clone())
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json")
+            .body(body)
+            .send()
+            .await
+            .ok()?;
+        (resp.status() == StatusCode::UNAUTHORIZED)
+            .then(|| super::challenge::Challenge::from_headers(resp.headers()))
+    }
+
     /// `POST url` with a form body; `basic`: HTTP Basic credentials (already form-encoded parts).
     pub async fn post_form(
         &self,

@@ -3,8 +3,8 @@
 //! Used by the HTTP transports (every request carries the server's token; a 401 or a
 //! `403 insufficient_scope` comes here) and by the supervisor and host for logins and logouts.
 //!
-//! Files, lowest first, each importing only files listed before it: `error`, `http` (bounded JSON
-//! requests to OAuth endpoints), `challenge` (`WWW-Authenticate`), `discovery` (RFC 9728, RFC 8414,
+//! Files, lowest first, each importing only files listed before it: `error`, `challenge`
+//! (`WWW-Authenticate`), `http` (bounded JSON requests to OAuth endpoints), `discovery` (RFC 9728, RFC 8414,
 //! OpenID Connect), `pkce`, `token` (the token endpoint, the tokens kept), `store` (the 0600 files
 //! or memory), `callback` (the loopback listener), `authorize` (the request and the checks of its
 //! answer), `register` (client identity), `browser` (the step only a person can do), `login` (one

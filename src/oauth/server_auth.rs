@@ -259,7 +259,13 @@ impl ServerAuth {
                 limits::OAUTH_MAX_AUTHORIZATIONS
             )));
         }
-        let challenge = self.lock().challenge.clone();
+        let mut challenge = self.lock().challenge.clone();
+        if !challenge.bearer {
+            // No request met a challenge yet (a login asked for up front): ask the server for one,
+            // it may name its metadata only there.
+            challenge = self.http.challenge(&self.url).await.unwrap_or_default();
+            self.remember(&challenge);
+        }
         let discovered = self.discover(&challenge).await?;
         if let Some(old) = self.current_issuer() {
             if old != discovered.server.issuer {
@@ -510,8 +516,14 @@ impl ServerAuth {
                 entry.client = registered;
             }
             entry.resource = Some(discovered.resource.resource.clone());
-            entry.scopes = scopes;
+            entry.scopes = scopes.clone();
             s.record.current = Some(issuer);
+            // What was granted stays asked for: a later step-up adds to it (SEP-2350).
+            for scope in scopes {
+                if !s.wanted.contains(&scope) && s.wanted.len() < limits::OAUTH_MAX_SCOPES {
+                    s.wanted.push(scope);
+                }
+            }
         }
         self.save().await;
     }

@@ -386,7 +386,8 @@ async fn fail_session(roster: &Arc<Roster>, server: &Arc<Server>, generation: u6
         if slot.generation != generation || slot.state != ServerState::Ready {
             return;
         }
-        slot.state = ServerState::Unhealthy;
+        // An authorization failure is never shown as `unhealthy`: no restart will follow it.
+        slot.state = auth.unwrap_or(ServerState::Unhealthy);
         // The status never shows `unhealthy` without a reason; refined below with the exit.
         slot.last_error = Some(
             error

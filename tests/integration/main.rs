@@ -24,6 +24,7 @@ mod faults;
 mod handshake;
 mod leaks;
 mod logs;
+mod oauth;
 mod probe;
 mod procfs;
 mod remote;
