@@ -3,7 +3,8 @@
 //! `url`), `notifications/servers/changed`, errors (the sidecar's, a server's own JSON-RPC error
 //! data, an HTTP error body, a crash with its stderr tail), `servers/test`, a tool result that
 //! echoes the server's environment, the log at trace level (a server's stderr written in two
-//! halves included) — then scans the sidecar's stdout, its stderr and its cache directory: no marker
+//! halves included), OAuth tokens (sent with every request, quoted back by an HTTP error body,
+//! refreshed) — then scans the sidecar's stdout, its stderr and its cache directory: no marker
 //! may be found. Each channel is checked to have really carried the masked value (`***` where the
 //! marker would have been), so a channel that went silent cannot pass for a masked one.
 
@@ -41,6 +42,9 @@ struct Markers {
     env_var: String,
     /// `${input:pw}` of a `password` input expanded into args (a `.vscode/mcp.json`).
     input: String,
+    /// The prefix of every OAuth token the fixture's authorization server issues (access and
+    /// refresh tokens, before and after a refresh).
+    token: String,
 }
 
 impl Markers {
@@ -66,6 +70,7 @@ impl Markers {
             var: m("var"),
             env_var: m("envvar"),
             input: m("input"),
+            token: m("token"),
         }
     }
 }
@@ -317,6 +322,45 @@ fn no_secret_marker_leaves_by_any_channel() {
     let list = s.request("servers/list", json!({}));
     assert!(text(&list).contains("api_key=***"), "{list}");
     s.request("servers/restart", json!({"name": "web"}));
+
+    // OAuth tokens: a login, requests carrying the token, an HTTP error body and a refused event
+    // stream quoting it back (logged at debug), a refresh after the server refused the token.
+    let token_prefix = format!("{}-", m.token);
+    let oauth_fx = HttpFixture::start(&[
+        "--oauth",
+        "--oauth-token-prefix",
+        &token_prefix,
+        "--call-status",
+        "503",
+        "--get-status",
+        "500",
+    ]);
+    let oauth_config = json!({"url": format!("{}/mcp", oauth_fx.base), "restart": "never"});
+    let (_, needs) = add_trusted(&mut s, "authed", &oauth_config);
+    assert_eq!(needs["state"], "needs_login", "{needs}");
+    let url = s.server_changed("authed", |st| st["authorizationUrl"].is_string())
+        ["authorizationUrl"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(crate::oauth::browse(&url).status, 200);
+    s.server_changed("authed", |st| st["state"] == "ready");
+    s.request("tools/list", json!({}));
+    for round in 0..2 {
+        let refused = s.request(
+            "tools/call",
+            json!({"name": "mcp__authed__echo", "arguments": {"text": "x"}}),
+        );
+        assert!(
+            text(&refused["error"]).contains("authorization: Bearer ***)"),
+            "round {round}: {refused}"
+        );
+        // The server forgets its tokens: the next call refreshes first.
+        let expired =
+            crate::oauth::http("POST", &format!("{}/_oauth/expire-access", oauth_fx.base));
+        assert_eq!(expired.status, 200);
+    }
+    s.request("servers/list", json!({}));
     s.request("shutdown", json!({}));
     assert_eq!(s.s.wait_exit(), Some(0));
 
@@ -353,7 +397,18 @@ fn no_secret_marker_leaves_by_any_channel() {
             .filter(|l| l.contains(LEAK))
             .map(|l| format!("stderr: {l}")),
     );
-    for file in files_under(&cache) {
+    // The token store is where tokens belong (0600 files under `oauth/`): present, and skipped.
+    let store = cache.join("oauth");
+    assert!(
+        files_under(&store)
+            .iter()
+            .any(|f| std::fs::read_to_string(f).unwrap().contains(&m.token)),
+        "the tokens were kept in the token store"
+    );
+    for file in files_under(&cache)
+        .into_iter()
+        .filter(|f| !f.starts_with(&store))
+    {
         let bytes = std::fs::read(&file).unwrap();
         if String::from_utf8_lossy(&bytes).contains(LEAK) {
             leaks.push(format!("cache: {}", file.display()));
