@@ -30,10 +30,7 @@ pub async fn run(url: &str) -> Result<()> {
     let (events, _rx) = mpsc::unbounded_channel();
     let client = Client::connect(
         transport,
-        ClientOptions {
-            server: "conformance".to_owned(),
-            secrets: Default::default(),
-        },
+        ClientOptions::new("conformance", Default::default()),
         deadline,
         events,
     )
