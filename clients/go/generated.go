@@ -26,11 +26,12 @@ type ServerState string
 
 // A server's lifecycle state (PROTOCOL.md §8.2).
 const (
-	StateStopped   ServerState = "stopped"
-	StateStarting  ServerState = "starting"
-	StateReady     ServerState = "ready"
-	StateUnhealthy ServerState = "unhealthy"
-	StateError     ServerState = "error"
+	StateStopped    ServerState = "stopped"
+	StateStarting   ServerState = "starting"
+	StateReady      ServerState = "ready"
+	StateUnhealthy  ServerState = "unhealthy"
+	StateError      ServerState = "error"
+	StateNeedsLogin ServerState = "needs_login"
 )
 
 // How a server arrived: user (a config file), host (servers/add), plugin.
@@ -89,6 +90,21 @@ type ServerConfig struct {
 	URL string `json:"url,omitempty"`
 	// Headers sent with every request of a remote server. A value is a string or {value, secret}; values are never shown (status lists the names), and those marked secret, named in secretHeaders, or whose names look like credentials (authorization, cookie, token, key, secret, password, auth) are masked wherever text is shown. Headers the transport owns (Host, Content-Type, Content-Length, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Transfer-Encoding, Connection) are CONFIG_INVALID.
 	Headers map[string]any `json:"headers,omitempty"`
+	// A remote server's OAuth client identity (PROTOCOL.md §7.2). Every field optional; without the object the client registers itself when the server asks for authorization. Not with an Authorization header.
+	Oauth struct {
+		// A client registered beforehand with the server's authorization server (pre-registration).
+		ClientID string `json:"clientId,omitempty"`
+		// That client's secret (masked everywhere; client_secret_basic or client_secret_post as the authorization server offers). Needs clientId.
+		ClientSecret string `json:"clientSecret,omitempty"`
+		// Scopes asked for at the first login, instead of the server's challenge or its scopes_supported.
+		Scopes []string `json:"scopes,omitempty"`
+		// A Client ID Metadata Document (https with a path), used as client_id where the authorization server supports them; not with clientId.
+		ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+		// Where the browser comes back: http on a loopback address (the sidecar listens there; its port and path), or https (only the host's auth/authorize can receive it). Default: 127.0.0.1, a random port, /callback.
+		RedirectUri string `json:"redirectUri,omitempty"`
+		// The authorization server a pre-registered client belongs to: a server naming another is refused rather than sent the client's credentials.
+		Issuer string `json:"issuer,omitempty"`
+	} `json:"oauth,omitempty"`
 	// Only these tools are exposed: exact names or globs (`*`, `?`). Absent or empty: every tool.
 	IncludeTools []string `json:"includeTools,omitempty"`
 	// Tools never exposed (names or globs); applied after includeTools.
@@ -147,6 +163,14 @@ type InitializeResult struct {
 		Cancellation   bool     `json:"cancellation"`
 		ConfigDialects []string `json:"configDialects,omitempty"`
 		Trust          bool     `json:"trust,omitempty"`
+		// The capabilities a host may declare in initialize `capabilities`: the requests the sidecar can forward to it (PROTOCOL.md §15).
+		HostCapabilities []string `json:"hostCapabilities,omitempty"`
+		// OAuth 2.1 for remote servers (PROTOCOL.md §7.2): servers/login and servers/logout exist, the needs_login state, the token storages initialize accepts.
+		Oauth struct {
+			Login        bool     `json:"login,omitempty"`
+			Logout       bool     `json:"logout,omitempty"`
+			TokenStorage []string `json:"tokenStorage,omitempty"`
+		} `json:"oauth,omitempty"`
 	} `json:"capabilities"`
 }
 
@@ -197,6 +221,8 @@ type ServerStatus struct {
 	P50LatencyMs *float64 `json:"p50LatencyMs,omitempty"`
 	// How the server arrived: `user` (a config file: servers/load, --config), `host` (servers/add), `plugin` (a plugin's files; named `<plugin>__<server>`). Never read from the config.
 	Source string `json:"source"`
+	// While a login of this server waits for the browser (the host's browser step or the sidecar's loopback listener): the authorization URL a person opens.
+	AuthorizationURL string `json:"authorizationUrl,omitempty"`
 }
 
 // ConversionNote: What the conversion of a tool to the requested format changed (PROTOCOL.md §9.2).
@@ -397,6 +423,8 @@ const (
 	CodeShuttingDown       = "SHUTTING_DOWN"
 	CodeTrustRequired      = "TRUST_REQUIRED"
 	CodeOverloaded         = "OVERLOADED"
+	CodeAuthRequired       = "AUTH_REQUIRED"
+	CodeAuthFailed         = "AUTH_FAILED"
 )
 
 // rpcCodes maps each protocol code to its numeric JSON-RPC code.
@@ -427,6 +455,8 @@ var rpcCodes = map[string]int{
 	CodeShuttingDown:       -32040,
 	CodeTrustRequired:      -32014,
 	CodeOverloaded:         -32035,
+	CodeAuthRequired:       -32036,
+	CodeAuthFailed:         -32037,
 }
 
 // protocolCodes lists the protocol codes in the schema's order: of two codes sharing
@@ -461,4 +491,6 @@ var protocolCodes = []struct {
 	{CodeShuttingDown, -32040},
 	{CodeTrustRequired, -32014},
 	{CodeOverloaded, -32035},
+	{CodeAuthRequired, -32036},
+	{CodeAuthFailed, -32037},
 }

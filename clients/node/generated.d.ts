@@ -6,7 +6,7 @@
 export type ToolFormat = "openai" | "openai-responses" | "anthropic" | "gemini" | "mcp";
 
 /** A server's lifecycle state (PROTOCOL.md §8.2). */
-export type ServerState = "stopped" | "starting" | "ready" | "unhealthy" | "error";
+export type ServerState = "stopped" | "starting" | "ready" | "unhealthy" | "error" | "needs_login";
 
 /** How a server arrived: user (a config file), host (servers/add), plugin. */
 export type ServerSource = "user" | "host" | "plugin";
@@ -57,6 +57,8 @@ export interface ServerConfigFields {
   url?: string;
   /** Headers sent with every request of a remote server. A value is a string or {value, secret}; values are never shown (status lists the names), and those marked secret, named in secretHeaders, or whose names look like credentials (authorization, cookie, token, key, secret, password, auth) are masked wherever text is shown. Headers the transport owns (Host, Content-Type, Content-Length, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Transfer-Encoding, Connection) are CONFIG_INVALID. */
   headers?: Record<string, string | { value: string; secret?: boolean | null; }> | null;
+  /** A remote server's OAuth client identity (PROTOCOL.md §7.2). Every field optional; without the object the client registers itself when the server asks for authorization. Not with an Authorization header. */
+  oauth?: { clientId?: string; clientSecret?: string; scopes?: Array<string>; clientMetadataUrl?: string; redirectUri?: string; issuer?: string; };
   /** Only these tools are exposed: exact names or globs (`*`, `?`). Absent or empty: every tool. */
   includeTools?: Array<string>;
   /** Tools never exposed (names or globs); applied after includeTools. */
@@ -83,7 +85,7 @@ export interface ServerConfigFields {
 export interface InitializeResult {
   protocolVersion: 1;
   serverInfo: { name: "mcp-sidecar"; version: string; [key: string]: unknown; };
-  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; [key: string]: unknown; };
+  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; hostCapabilities?: Array<"sampling" | "elicitation" | "roots" | "auth">; oauth?: { login?: true; logout?: true; tokenStorage?: Array<"file" | "memory">; [key: string]: unknown; }; [key: string]: unknown; };
   [key: string]: unknown;
 }
 
@@ -104,7 +106,7 @@ export interface RpcErrorObject {
 
 /** error.data: always code; the other fields depend on the code (PROTOCOL.md §12). */
 export interface ErrorDataFields {
-  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED" | "OVERLOADED";
+  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED" | "OVERLOADED" | "AUTH_REQUIRED" | "AUTH_FAILED";
   /** The exposed tool name the host used in tools/call. */
   name?: string;
   server?: string;
@@ -179,6 +181,8 @@ export interface ErrorDataFields {
   missing?: Array<string>;
   /** CONFIG_INVALID of an expectTools mismatch (in lastError): listed tools that were not expected. */
   unexpected?: Array<string>;
+  /** AUTH_REQUIRED: the authorization URL of a login waiting for the browser, when there is one. */
+  authorizationUrl?: string;
 }
 
 /** A server's status (PROTOCOL.md §8.1). */
@@ -222,6 +226,8 @@ export interface ServerStatus {
   p50LatencyMs?: number;
   /** How the server arrived: `user` (a config file: servers/load, --config), `host` (servers/add), `plugin` (a plugin's files; named `<plugin>__<server>`). Never read from the config. */
   source: ServerSource;
+  /** While a login of this server waits for the browser (the host's browser step or the sidecar's loopback listener): the authorization URL a person opens. */
+  authorizationUrl?: string;
   [key: string]: unknown;
 }
 
@@ -419,7 +425,9 @@ export type ProtocolErrorCode =
   | 'NETWORK_ERROR'
   | 'SHUTTING_DOWN'
   | 'TRUST_REQUIRED'
-  | 'OVERLOADED';
+  | 'OVERLOADED'
+  | 'AUTH_REQUIRED'
+  | 'AUTH_FAILED';
 
 /** Numeric JSON-RPC code of every protocol error code. */
 export declare const RPC_CODES: Readonly<Record<ProtocolErrorCode, number>>;

@@ -57,6 +57,8 @@ pub async fn inspect(
             auth: AuthSettings::for_cache(cache.as_ref()),
             cache,
             require_trust: false,
+            // Nobody answers a server's own requests here: each is refused (-32601).
+            asker: crate::ask::nobody(),
         },
         // Nobody reads the events: the report reads the statuses once every start has ended.
         crate::supervisor::EventSender::discarding(),

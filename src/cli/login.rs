@@ -10,9 +10,11 @@ use crate::config::expand::process_env;
 use crate::config::load::{load_path, Sources};
 use crate::config::{extras, ServerSpec};
 use crate::error::{Error, ErrorCode, Result};
-use crate::oauth::{
-    BoxFuture, BrowserOutcome, BrowserRequest, BrowserStep, ServerAuth, TokenStore,
-};
+use futures_util::future::BoxFuture;
+use serde_json::{json, Value};
+
+use crate::ask::{AskError, Asker, Capabilities, Question};
+use crate::oauth::{ServerAuth, TokenStore};
 
 /// Logs in to `server` of the `configs`, keeping the tokens under `cache_dir` (`None`: memory only,
 /// which a login for later use cannot be).
@@ -42,7 +44,7 @@ pub async fn login(server: &str, configs: &[PathBuf], cache_dir: Option<PathBuf>
         remote.url.clone(),
         remote.oauth.clone(),
         Arc::clone(&store),
-        Some(Arc::new(PrintUrl)),
+        Some(Arc::new(PrintUrl::default())),
     )
     .map_err(|e| named(server, e.into()))?;
     auth.login(true)
@@ -95,24 +97,43 @@ fn named(server: &str, mut e: Error) -> Error {
 }
 
 /// The browser step of a person at a terminal: the URL on stdout; the redirect comes to the
-/// loopback listener.
-struct PrintUrl;
+/// loopback listener. The one question this owner answers is `auth/authorize`.
+struct PrintUrl {
+    capabilities: Capabilities,
+}
 
-impl BrowserStep for PrintUrl {
-    fn authorize<'a>(&'a self, request: &'a BrowserRequest) -> BoxFuture<'a, BrowserOutcome> {
+impl Default for PrintUrl {
+    fn default() -> Self {
+        Self {
+            capabilities: Capabilities {
+                auth: Some(Default::default()),
+                ..Default::default()
+            },
+        }
+    }
+}
+
+impl Asker for PrintUrl {
+    fn capabilities(&self) -> &Capabilities {
+        &self.capabilities
+    }
+
+    fn ask(&self, question: Question) -> BoxFuture<'static, Result<Value, AskError>> {
+        let admitted = self.capabilities.admit(&question.method, &question.params);
         Box::pin(async move {
-            print_url(request);
-            BrowserOutcome::Opened
+            admitted?;
+            let text = |k: &str| question.params.get(k).and_then(Value::as_str).unwrap_or("");
+            print_url(&question.server, text("url"), text("redirectUri"));
+            Ok(json!({"action": "opened"}))
         })
     }
 }
 
 // The one output of this command on stdout: the URL a person opens (a script may read it).
 #[allow(clippy::print_stdout)]
-fn print_url(request: &BrowserRequest) {
+fn print_url(server: &str, url: &str, redirect_uri: &str) {
     eprintln!(
-        "Open this URL in a browser to log in to server `{}` (the sidecar waits for the redirect to {}):",
-        request.server, request.redirect_uri
+        "Open this URL in a browser to log in to server `{server}` (the sidecar waits for the redirect to {redirect_uri}):"
     );
-    println!("{}", request.url);
+    println!("{url}");
 }

@@ -14,6 +14,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::asks::HostAsks;
 use super::flow::Flow;
 use super::writer::Outbox;
 use crate::error::{Error, ErrorCode, Result};
@@ -28,6 +29,8 @@ pub struct Host {
     /// A sender into the registry's event queue, to queue a barrier behind pending events.
     pub events: OnceLock<EventSender>,
     pub registry: OnceLock<Arc<Registry>>,
+    /// The sidecar's own requests to the host, set up by `initialize` with what the host declared.
+    pub asks: OnceLock<Arc<HostAsks>>,
     pub inflight: Mutex<HashMap<RequestId, CancellationToken>>,
     /// Every spawned request, so a stop can wait until each one has been answered.
     pub requests: TaskTracker,
@@ -49,6 +52,7 @@ impl Host {
             configs,
             events: OnceLock::new(),
             registry: OnceLock::new(),
+            asks: OnceLock::new(),
             inflight: Mutex::new(HashMap::new()),
             requests: TaskTracker::new(),
             flow,

@@ -8,12 +8,14 @@
 //! events, `context` is the state they share. The protocol itself is specified in
 //! proto/PROTOCOL.md.
 
+mod asks;
 mod context;
 mod dispatch;
 mod events;
 mod flow;
 mod load;
 mod params;
+mod reading;
 mod requests;
 mod serve;
 mod servers;

@@ -6,13 +6,14 @@
 use reqwest::Url;
 
 use super::authorize::{self, Pending, Request};
-use super::browser::{BrowserOutcome, BrowserRequest, BrowserStep};
+use super::browser::{self, BrowserOutcome};
 use super::callback::Callback;
 use super::discovery::Discovered;
 use super::error::AuthError;
 use super::http::OAuthHttp;
 use super::register::{identify, Identify, Identity};
 use super::token::{Client, TokenRequest, Tokens};
+use crate::ask::Asker;
 use crate::config::OAuthSpec;
 use crate::limits;
 
@@ -27,7 +28,8 @@ pub struct Login<'a> {
     pub scope: Option<String>,
     /// A client registered with this issuer before.
     pub stored_client: Option<&'a Client>,
-    pub browser: Option<&'a dyn BrowserStep>,
+    /// Who can show a person the login (it declared `auth`); `None`: the loopback listener only.
+    pub asker: Option<&'a dyn Asker>,
     /// Told the authorization URL once the request is ready (`Some`) and when it is over (`None`).
     pub announce: &'a (dyn Fn(Option<&Url>) + Send + Sync),
 }
@@ -52,7 +54,7 @@ pub async fn login(l: Login<'_>) -> Result<LoggedIn, AuthError> {
             ))
         }
     };
-    if callback.is_none() && l.browser.is_none() {
+    if callback.is_none() && l.asker.is_none() {
         return Err(AuthError::login(format!(
             "a login is needed whose redirect ({redirect_uri}) only the host can receive, and the host did not declare the browser step"
         )));
@@ -115,29 +117,22 @@ async fn browser_step(
             None => std::future::pending().await,
         }
     };
-    let Some(browser) = l.browser else {
+    let Some(asker) = l.asker else {
         return Ok(listen.await);
-    };
-    let request = BrowserRequest {
-        server: l.server.to_owned(),
-        url: pending.url.clone(),
-        redirect_uri: redirect_uri.clone(),
     };
     tokio::pin!(listen);
     // Either end may finish first; the listener keeps running while the host has only opened the
     // URL, and stops (dropped) as soon as the host hands the redirect back itself.
     tokio::select! {
         caught = &mut listen => Ok(caught),
-        outcome = browser.authorize(&request) => match outcome {
+        outcome = browser::ask(asker, l.server, &pending.url, redirect_uri) => match outcome {
             BrowserOutcome::Redirected(url) => Ok(url),
             BrowserOutcome::Opened if listening => Ok(listen.await),
             BrowserOutcome::Opened => Err(AuthError::login(format!(
                 "the host opened the login but did not hand back the redirect to {redirect_uri}, which only the host receives"
             ))),
             BrowserOutcome::Declined(why) => Err(AuthError::login(format!(
-                "the login was declined{}",
-                why.map(|w| format!(": {}", w.chars().take(200).collect::<String>()))
-                    .unwrap_or_default()
+                "the login was declined: {why}"
             ))),
         },
     }

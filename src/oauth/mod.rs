@@ -7,7 +7,8 @@
 //! (`WWW-Authenticate`), `http` (bounded JSON requests to OAuth endpoints), `discovery` (RFC 9728, RFC 8414,
 //! OpenID Connect), `pkce`, `token` (the token endpoint, the tokens kept), `store` (the 0600 files
 //! or memory), `callback` (the loopback listener), `authorize` (the request and the checks of its
-//! answer), `register` (client identity), `browser` (the step only a person can do), `login` (one
+//! answer), `register` (client identity), `browser` (the step only a person can do, asked through the
+//! `ask` seam), `login` (one
 //! login), `server_auth` (one server's tokens, refreshes, logins and logout).
 
 mod authorize;
@@ -24,7 +25,7 @@ mod server_auth;
 mod store;
 mod token;
 
-pub use browser::{BoxFuture, BrowserOutcome, BrowserRequest, BrowserStep};
+pub use browser::AUTHORIZE;
 pub use challenge::Challenge;
 pub use error::AuthError;
 pub use server_auth::{AuthStatus, Recovery, ServerAuth};

@@ -15,7 +15,7 @@ use reqwest::Url;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::browser::BrowserStep;
+use super::browser;
 use super::challenge::Challenge;
 use super::discovery::{discover_resource, discover_server, Discovered, ServerMetadata};
 use super::error::AuthError;
@@ -24,6 +24,7 @@ use super::login::{login, LoggedIn, Login};
 use super::register::{configured_client, Identity};
 use super::store::{Record, TokenStore};
 use super::token::{now, Client, RefreshError, TokenRequest, Tokens};
+use crate::ask::Asker;
 use crate::config::OAuthSpec;
 use crate::limits;
 
@@ -53,7 +54,8 @@ pub struct ServerAuth {
     spec: Option<OAuthSpec>,
     store: Arc<TokenStore>,
     http: OAuthHttp,
-    browser: Option<Arc<dyn BrowserStep>>,
+    /// Who can show a person a login, when it declared it can (`auth`).
+    asker: Option<Arc<dyn Asker>>,
     state: Mutex<State>,
     /// Authorizations since a request last succeeded with a token.
     authorizations: AtomicUsize,
@@ -85,7 +87,7 @@ impl ServerAuth {
         url: Url,
         spec: Option<OAuthSpec>,
         store: Arc<TokenStore>,
-        browser: Option<Arc<dyn BrowserStep>>,
+        asker: Option<Arc<dyn Asker>>,
     ) -> Result<Self, AuthError> {
         Ok(Self {
             server: server.to_owned(),
@@ -93,7 +95,7 @@ impl ServerAuth {
             spec,
             store,
             http: OAuthHttp::new()?,
-            browser,
+            asker: asker.filter(|a| browser::can_ask(a.as_ref())),
             state: Mutex::new(State::default()),
             authorizations: AtomicUsize::new(0),
             refreshing: tokio::sync::Mutex::new(()),
@@ -107,9 +109,9 @@ impl ServerAuth {
         &self.server
     }
 
-    /// Whether a person can be asked right now (the host declared the browser step).
+    /// Whether a person can be asked (the session's owner declared `auth`).
     pub fn can_ask(&self) -> bool {
-        self.browser.is_some()
+        self.asker.is_some()
     }
 
     pub fn status(&self) -> watch::Receiver<AuthStatus> {
@@ -231,7 +233,7 @@ impl ServerAuth {
                 limits::OAUTH_MAX_AUTHORIZATIONS
             )));
         }
-        if self.browser.is_none() {
+        if self.asker.is_none() {
             return Err(self.login_required(format!(
                 "the request needs scope {scopes:?}: a new login is needed to grant it"
             )));
@@ -289,7 +291,7 @@ impl ServerAuth {
             self.status
                 .send_modify(|s| s.pending_url = url.map(|u| u.to_string()));
         };
-        let browser = self.browser.as_deref();
+        let asker = self.asker.as_deref();
         let run = login(Login {
             server: &self.server,
             http: &self.http,
@@ -297,7 +299,7 @@ impl ServerAuth {
             discovered: &discovered,
             scope: (!scopes.is_empty()).then(|| scopes.join(" ")),
             stored_client: stored_client.as_ref(),
-            browser,
+            asker,
             announce: &announce,
         });
         let outcome = tokio::select! {

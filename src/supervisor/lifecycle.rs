@@ -135,7 +135,8 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
         }
         roster.emit_status(server);
         let (events_tx, events_rx) = mpsc::unbounded_channel();
-        match launch::connect(server, transport, deadline, events_tx).await {
+        let asker = &roster.settings.asker;
+        match launch::connect(server, asker, transport, deadline, events_tx).await {
             Ok(connected) => break (connected, control, stderr_tail, events_rx),
             Err(e) if !asked && login::needs_login(&e) => {
                 asked = true;
@@ -276,7 +277,7 @@ fn auth_outcome(error: &Error) -> Option<ServerState> {
 fn restart_after_login(
     roster: Arc<Roster>,
     server: Arc<Server>,
-) -> crate::oauth::BoxFuture<'static, ()> {
+) -> futures_util::future::BoxFuture<'static, ()> {
     Box::pin(async move {
         tracing::info!(server = %server.name, "logged in; starting the server again");
         start(&roster, &server, StartKind::Requested).await;

@@ -10,12 +10,14 @@
 
 use std::sync::{Arc, Weak};
 
+use futures_util::future::BoxFuture;
+
 use super::roster::Roster;
 use super::server::Server;
 use super::status::ServerState;
 use super::teardown;
 use crate::error::{Error, ErrorCode};
-use crate::oauth::{AuthError, BoxFuture};
+use crate::oauth::AuthError;
 
 /// Starts a server again (the lifecycle's `start`), handed down so this file needs no import of it.
 pub(super) type Restart = fn(Arc<Roster>, Arc<Server>) -> BoxFuture<'static, ()>;

@@ -19,7 +19,6 @@ use super::login;
 use super::probe;
 use super::roster::{not_found, shutting_down, Roster};
 use super::server::Server;
-use super::settings::AuthSettings;
 use super::settings::{AddOptions, Settings};
 use super::status::ServerState;
 use super::status::ServerStatus;
@@ -141,7 +140,7 @@ impl Registry {
             extras,
             secrets,
         } = admitted;
-        let auth = oauth_of(name, &spec, &self.settings().auth)?;
+        let auth = oauth_of(name, &spec, self.settings())?;
         let server = Arc::new(Server::new(
             name,
             spec,
@@ -423,11 +422,7 @@ impl Registry {
 }
 
 /// The OAuth of a remote server that uses it (see [`crate::config::RemoteSpec::uses_oauth`]).
-fn oauth_of(
-    name: &str,
-    spec: &ServerSpec,
-    settings: &AuthSettings,
-) -> Result<Option<Arc<ServerAuth>>> {
+fn oauth_of(name: &str, spec: &ServerSpec, settings: &Settings) -> Result<Option<Arc<ServerAuth>>> {
     let Some(remote) = spec.remote.as_ref().filter(|r| r.uses_oauth()) else {
         return Ok(None);
     };
@@ -435,8 +430,11 @@ fn oauth_of(
         name,
         remote.url.clone(),
         remote.oauth.clone(),
-        Arc::clone(&settings.store),
-        settings.browser.clone(),
+        Arc::clone(&settings.auth.store),
+        settings
+            .auth
+            .interactive
+            .then(|| Arc::clone(&settings.asker)),
     )
     .map_err(|e| Error::from(e).with("server", name))?;
     Ok(Some(Arc::new(auth)))

@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
+use crate::ask::Asker;
 use crate::config::Source;
 use crate::convert::{NameTemplate, Options, ToolFormat};
-use crate::oauth::{BrowserStep, TokenStore};
+use crate::oauth::TokenStore;
 use crate::store::SchemaCache;
 
 /// Session-wide settings fixed by the host's `initialize` (and the command line).
@@ -20,6 +21,8 @@ pub struct Settings {
     /// `initialize {requireTrust: true}`: a server (stdio or remote) is started only with the digest of its
     /// launch config (`servers/add`/`servers/test {…, trust}`).
     pub require_trust: bool,
+    /// Who answers the servers' own requests (sampling, elicitation, roots): the host, usually.
+    pub asker: Arc<dyn Asker>,
     /// OAuth for remote servers: where tokens are kept, and who can show a person a login.
     pub auth: AuthSettings,
 }
@@ -29,9 +32,9 @@ pub struct Settings {
 pub struct AuthSettings {
     /// The token store: files under the cache directory, or memory only.
     pub store: Arc<TokenStore>,
-    /// The browser step, when the host declared it (or the `login` command provides it); without
-    /// one, a login waits for the loopback listener only.
-    pub browser: Option<Arc<dyn BrowserStep>>,
+    /// Whether a login may ask the session's owner (the `asker`, when it declared `auth`) to show
+    /// the authorization URL to a person: in serve mode; not in a test run or `inspect`.
+    pub interactive: bool,
     /// Whether a server that needs a login (and has no browser step to ask) waits for one on the
     /// loopback listener, its URL in the status: in serve mode; not in a test run or `inspect`.
     pub loopback_logins: bool,
@@ -45,7 +48,7 @@ impl AuthSettings {
                 Some(cache) => TokenStore::in_cache_dir(cache.dir()),
                 None => TokenStore::memory(),
             }),
-            browser: None,
+            interactive: false,
             loopback_logins: false,
         }
     }
@@ -67,10 +70,11 @@ impl Settings {
             strict: self.strict,
             cache: None,
             require_trust: self.require_trust,
+            asker: Arc::clone(&self.asker),
             // A test run uses stored tokens but never asks a person.
             auth: AuthSettings {
                 store: Arc::clone(&self.auth.store),
-                browser: None,
+                interactive: false,
                 loopback_logins: false,
             },
         }

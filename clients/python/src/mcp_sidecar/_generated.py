@@ -49,7 +49,7 @@ JsonObject = Dict[str, Any]
 ToolFormat = Literal["openai", "openai-responses", "anthropic", "gemini", "mcp"]
 
 #: A server's lifecycle state (PROTOCOL.md §8.2).
-ServerState = Literal["stopped", "starting", "ready", "unhealthy", "error"]
+ServerState = Literal["stopped", "starting", "ready", "unhealthy", "error", "needs_login"]
 
 #: How a server arrived: user (a config file), host (servers/add), plugin.
 ServerSource = Literal["user", "host", "plugin"]
@@ -95,6 +95,7 @@ class ServerConfig(TypedDict, total=False):
     type: Literal["stdio", "http", "sse", "streamable-http", "streamableHttp", "streamable_http"]
     url: str
     headers: Optional[Dict[str, Union[str, JsonObject]]]
+    oauth: JsonObject
     includeTools: List[str]
     excludeTools: List[str]
     expectTools: List[str]
@@ -131,6 +132,8 @@ class Capabilities(_CapabilitiesRequired, total=False):
 
     configDialects: List[str]
     trust: bool
+    hostCapabilities: List[Literal["sampling", "elicitation", "roots", "auth"]]
+    oauth: JsonObject
 
 
 class InitializeResult(TypedDict):
@@ -184,6 +187,7 @@ class ServerStatus(_ServerStatusRequired, total=False):
     lastError: ErrorObject
     nextRestartAt: str
     p50LatencyMs: float
+    authorizationUrl: str
 
 
 class ServersListResult(TypedDict):
@@ -390,6 +394,8 @@ class ProtocolErrorCode:
     SHUTTING_DOWN = "SHUTTING_DOWN"
     TRUST_REQUIRED = "TRUST_REQUIRED"
     OVERLOADED = "OVERLOADED"
+    AUTH_REQUIRED = "AUTH_REQUIRED"
+    AUTH_FAILED = "AUTH_FAILED"
 
 
 #: Numeric JSON-RPC code of every protocol error code (two codes may share a number).
@@ -420,4 +426,6 @@ RPC_CODES: Dict[str, int] = {
     "SHUTTING_DOWN": -32040,
     "TRUST_REQUIRED": -32014,
     "OVERLOADED": -32035,
+    "AUTH_REQUIRED": -32036,
+    "AUTH_FAILED": -32037,
 }
