@@ -1,14 +1,17 @@
 //! `mcp-sidecar conformance-client <url>`: a host for the official MCP conformance suite. It
 //! spawns the sidecar and drives it through host protocol v1 only, as any host would:
-//! `initialize` (declaring sampling, elicitation and roots), `servers/add` with the scenario's
-//! URL, `tools/list`, the `tools/call` the scenario expects, answering the sidecar's requests
-//! (an elicitation is accepted with the form's defaults), then `shutdown`. Everything
+//! `initialize` (declaring sampling, elicitation, roots and auth), `servers/add` with the
+//! scenario's URL (and the OAuth client the scenario gives, or this host's client metadata
+//! document), `tools/list`, the `tools/call` the scenario expects, answering the sidecar's requests
+//! (an elicitation is accepted with the form's defaults; a login is done headlessly: the
+//! authorization URL is fetched, and where it redirects is handed back), then `shutdown`. Everything
 //! scenario-specific is here; the sidecar does what it does for every host. The suite names the
 //! scenario in `MCP_CONFORMANCE_SCENARIO`; see README "Conformance".
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 
 use super::host_peer::{HostPeer, PeerError};
@@ -37,11 +40,15 @@ async fn drive(peer: &HostPeer, scenario: &str, url: &str) -> Result<(), PeerErr
             "sampling": {},
             "elicitation": {"form": {}},
             "roots": {"listChanged": true},
+            "auth": {},
         },
+        // Every scenario is a new authorization server: nothing is worth keeping.
+        "tokenStorage": "memory",
     });
     peer.request("initialize", initialize, ANSWER_WITHIN)
         .await?;
-    let added = json!({"name": SERVER, "config": {"type": "http", "url": url}});
+    let added =
+        json!({"name": SERVER, "config": {"type": "http", "url": url, "oauth": oauth_client()}});
     let status = peer.request("servers/add", added, ANSWER_WITHIN).await?;
     if status["state"] != "ready" {
         return Err(failed("servers/add", &status["lastError"]));
@@ -71,6 +78,8 @@ fn call_for(scenario: &str, tools: &[Value]) -> Option<(&'static str, Value)> {
             Some(("test_client_elicitation_defaults", json!({})))
         }
         // Echo a tool's input schema back exactly as the sidecar listed it (`mcp` format).
+        // Every authorization scenario serves one tool behind its authorization.
+        s if s.starts_with("auth/") => Some(("test-tool", json!({}))),
         "json-schema-2020-12-preservation" => {
             let focal = tools
                 .iter()
@@ -82,8 +91,79 @@ fn call_for(scenario: &str, tools: &[Value]) -> Option<(&'static str, Value)> {
     }
 }
 
+/// The client metadata document this host uses as its OAuth client id where an authorization
+/// server supports them (the suite's own URL for it).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The `oauth` config: the pre-registered client the scenario names in `MCP_CONFORMANCE_CONTEXT`,
+/// else this host's client metadata document (the sidecar registers dynamically where the
+/// authorization server supports neither).
+fn oauth_client() -> Value {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    match context["client_id"].as_str() {
+        Some(id) => {
+            let mut client = json!({"clientId": id});
+            if let Some(secret) = context["client_secret"].as_str() {
+                client["clientSecret"] = json!(secret);
+            }
+            client
+        }
+        None => json!({"clientMetadataUrl": CLIENT_METADATA_URL}),
+    }
+}
+
 /// The host's answer to one of the sidecar's requests.
-fn answer(method: &str, params: &Value) -> Result<Value, Value> {
+fn answer(method: String, params: Value) -> BoxFuture<'static, Result<Value, Value>> {
+    if method == "auth/authorize" {
+        return Box::pin(authorize(params));
+    }
+    Box::pin(std::future::ready(answer_now(&method, &params)))
+}
+
+/// `auth/authorize`, headlessly: the authorization URL is fetched without following its redirect
+/// (the suite's authorization server approves at once), and where it redirects is the answer.
+async fn authorize(params: Value) -> Result<Value, Value> {
+    let declined = |why: String| Ok(json!({"action": "declined", "reason": why}));
+    let Some(url) = params["url"]
+        .as_str()
+        .and_then(|u| reqwest::Url::parse(u).ok())
+    else {
+        return declined("no authorization URL".into());
+    };
+    let client = match reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .timeout(ANSWER_WITHIN)
+        .build()
+    {
+        Ok(c) => c,
+        Err(e) => return declined(format!("no HTTP client: {e}")),
+    };
+    let resp = match client.get(url.clone()).send().await {
+        Ok(r) => r,
+        Err(e) => return declined(format!("the authorization URL could not be fetched: {e}")),
+    };
+    let location = resp
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|l| l.to_str().ok())
+        .and_then(|l| url.join(l).ok());
+    match location {
+        Some(redirect) if resp.status().is_redirection() => {
+            Ok(json!({"action": "redirected", "redirectUrl": redirect.as_str()}))
+        }
+        _ => declined(format!(
+            "the authorization server answered HTTP {} without a redirect",
+            resp.status().as_u16()
+        )),
+    }
+}
+
+/// The answers that need no waiting.
+fn answer_now(method: &str, params: &Value) -> Result<Value, Value> {
     match method {
         "elicitation/create" if params["mode"].as_str().unwrap_or("form") == "form" => {
             Ok(json!({"action": "accept", "content": defaults(&params["requestedSchema"])}))
@@ -129,7 +209,7 @@ mod tests {
             "age": {"type": "integer", "default": 30},
             "free": {"type": "string"},
         }});
-        let answer = answer(
+        let answer = answer_now(
             "elicitation/create",
             &json!({"message": "m", "requestedSchema": schema}),
         );
@@ -141,6 +221,6 @@ mod tests {
     }
 
     fn answer_code(method: &str) -> Option<i64> {
-        answer(method, &json!({})).err()?["code"].as_i64()
+        answer_now(method, &json!({})).err()?["code"].as_i64()
     }
 }

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
@@ -32,8 +33,9 @@ pub enum PeerError {
     TimedOut { method: String, after: Duration },
 }
 
-/// How the host answers one of the sidecar's requests: its result, or a JSON-RPC error object.
-pub type Answerer = dyn Fn(&str, &Value) -> Result<Value, Value> + Send + Sync;
+/// How the host answers one of the sidecar's requests (`method`, `params`): its result, or a
+/// JSON-RPC error object. Each answer runs as its own task (one may take a network round trip).
+pub type Answerer = dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, Value>> + Send + Sync;
 
 /// The sidecar as a child, and the host's end of its protocol.
 pub struct HostPeer {
@@ -141,13 +143,17 @@ async fn read(
             }
             Ok(Ok(Incoming::Request { id, method, params })) => {
                 let params = params.unwrap_or_else(|| json!({}));
-                let line = match answer(&method, &params) {
-                    Ok(result) => encode_response(Some(&id), Ok(&result)),
-                    Err(error) => encode_response::<Value>(Some(&id), Err(&error)),
-                };
-                if let Err(e) = write(&stdin, line).await {
-                    break e.to_string();
-                }
+                let (answering, stdin) = (answer(method, params), Arc::clone(&stdin));
+                // Its own task: the reader goes on reading while the host works on the answer.
+                tokio::spawn(async move {
+                    let line = match answering.await {
+                        Ok(result) => encode_response(Some(&id), Ok(&result)),
+                        Err(error) => encode_response::<Value>(Some(&id), Err(&error)),
+                    };
+                    if let Err(e) = write(&stdin, line).await {
+                        tracing::debug!("answering the sidecar failed: {e}");
+                    }
+                });
             }
             Ok(Ok(Incoming::Notification { method, .. })) => {
                 tracing::debug!(method, "notification from the sidecar");
