@@ -142,8 +142,14 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
                 asked = true;
                 match login::during_start(roster, server, generation, &e).await {
                     Some(Ok(())) => continue,
+                    // A login that failed (declined, a refused answer…) leaves the server waiting
+                    // for the next one, whatever the reason.
                     Some(Err(failed)) => {
-                        return fail_start(roster, server, generation, failed, control, kind).await
+                        let needs = Some(ServerState::NeedsLogin);
+                        return fail_start_as(
+                            roster, server, generation, failed, control, kind, needs,
+                        )
+                        .await;
                     }
                     None => return fail_start(roster, server, generation, e, control, kind).await,
                 }
@@ -229,9 +235,22 @@ async fn fail_start(
     control: Option<Arc<ProcessControl>>,
     kind: StartKind,
 ) {
-    let exit = teardown::reap(server, control).await;
     // Reconnecting never fixes an authorization: no restart, and `needs_login` when a login would.
     let auth = auth_outcome(&error);
+    fail_start_as(roster, server, generation, error, control, kind, auth).await;
+}
+
+/// [`fail_start`] with the state an authorization failure leads to given (`None`: not one).
+async fn fail_start_as(
+    roster: &Arc<Roster>,
+    server: &Arc<Server>,
+    generation: u64,
+    error: Error,
+    control: Option<Arc<ProcessControl>>,
+    kind: StartKind,
+    auth: Option<ServerState>,
+) {
+    let exit = teardown::reap(server, control).await;
     let retry = {
         let mut slot = server.slot();
         if slot.generation != generation {
