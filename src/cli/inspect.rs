@@ -55,6 +55,7 @@ pub async fn inspect(
             strict,
             cache,
             require_trust: false,
+            defer: Default::default(),
         },
         // Nobody reads the events: the report reads the statuses once every start has ended.
         crate::supervisor::EventSender::discarding(),
