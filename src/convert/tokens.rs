@@ -2,9 +2,10 @@
 //!
 //! The estimate is the definition's bytes (compact JSON, as sent) divided by
 //! [`BYTES_PER_TOKEN`], rounded up. That ratio was measured with OpenAI's `o200k_base` tokenizer
-//! (the GPT-4o / GPT-5 family's) over the converted definitions of this repository's realistic
-//! schemas in every format: 4.28 bytes per token, worst single definition within 14 % of the
-//! estimate. `mcp-bench tokens` measures it again, against a real tokenizer, on any tool set. No
+//! (the GPT-4o / GPT-5 family's) over the converted definitions of this repository's saved real-
+//! world schemas in every format: 4.28 bytes per token. `mcp-bench tokens --features tokenizer`
+//! checks it against that tokenizer on real servers' tools (README): totals within 5 % (a slight
+//! over-estimate, the safe side for a budget), single small definitions within about 30 %. No
 //! tokenizer is built in: the exact one depends on the model (Anthropic publishes none), a real
 //! one would add megabytes of vocabulary to a sidecar that otherwise needs about 10 MiB, and a
 //! byte count is free once the definition is serialised.
