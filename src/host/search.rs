@@ -73,8 +73,9 @@ pub fn call_search_tools(
         format!("No tool matches {query:?}. Try other words, or a tool's exact name.")
     } else {
         let names: Vec<&str> = found.iter().map(|hit| hit.entry.name.as_str()).collect();
+        let plural = if names.len() == 1 { "" } else { "s" };
         format!(
-            "Loaded {} tools: {}. They can be called now. Definitions: {}",
+            "Loaded {} tool{plural}: {}. They can be called now. Definitions: {}",
             names.len(),
             names.join(", "),
             Value::from(definitions.clone())
