@@ -10,6 +10,7 @@
 //! The fingerprint is over the definitions (as always) when nothing is deferred, and over
 //! `providerTools` when something is: equal fingerprints mean byte-identical arrays to send.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -78,8 +79,7 @@ pub fn render(source: &Source<'_>, variant: Variant, defer: Option<bool>) -> Ren
     let mut tokens = json!({"total": total, "servers": per_server});
     if deferred.is_empty() {
         let fingerprint = fingerprint_canonical(plain.iter().map(|p| &*p.definition));
-        let entries = plain.iter().map(|p| &*p.entry);
-        return assemble(fingerprint, None, &tokens, entries);
+        return assemble(fingerprint, None, &tokens, &plain);
     }
     let pieces: Vec<&Piece> = source
         .tools
@@ -100,9 +100,8 @@ pub fn render(source: &Source<'_>, variant: Variant, defer: Option<bool>) -> Ren
             .sum::<u64>(),
     );
     tokens["upfront"] = Value::from(tokens::estimate(provider.upfront_bytes));
-    let fingerprint = fingerprint_canonical(provider.items.iter().map(String::as_str));
-    let entries = pieces.iter().map(|p| &*p.entry);
-    assemble(fingerprint, Some(&provider.items), &tokens, entries)
+    let fingerprint = fingerprint_canonical(provider.items.iter().map(|t| &**t));
+    assemble(fingerprint, Some(&provider.items), &tokens, &pieces)
 }
 
 /// The servers whose tools this listing defers.
@@ -132,40 +131,49 @@ fn deferred_servers<'a>(
         .collect()
 }
 
-/// `providerTools` as canonical JSON texts, and the bytes a model sees of them up front.
-struct ProviderTools {
-    items: Vec<String>,
+/// `providerTools` as canonical JSON texts (definitions borrowed from their pieces), and the bytes
+/// a model sees of them up front.
+#[derive(Default)]
+struct ProviderTools<'a> {
+    items: Vec<Cow<'a, str>>,
     upfront_bytes: usize,
 }
 
-fn provider_tools(
+impl<'a> ProviderTools<'a> {
+    /// Adds one item, of which the model sees `seen` bytes before any search.
+    fn push(&mut self, text: Cow<'a, str>, seen: usize) {
+        self.upfront_bytes += seen + 1;
+        self.items.push(text);
+    }
+
+    /// A definition, loaded (seen whole) or deferred (not seen).
+    fn definition(&mut self, piece: &'a Piece, loaded: bool) {
+        let seen = if loaded { piece.definition.len() } else { 0 };
+        self.push(Cow::Borrowed(&piece.definition), seen);
+    }
+}
+
+fn provider_tools<'a>(
     source: &Source<'_>,
     variant: Variant,
     deferred: &BTreeSet<&str>,
-    pieces: &[&Piece],
-) -> ProviderTools {
-    let is_deferred = |i: usize| deferred.contains(source.tools[i].entry.server.as_str());
-    let mut items = Vec::new();
-    let mut upfront_bytes = 0;
-    let mut add = |items: &mut Vec<String>, text: String, seen: usize| {
-        upfront_bytes += seen + 1;
-        items.push(text);
-    };
+    pieces: &[&'a Piece],
+) -> ProviderTools<'a> {
+    let server_of = |i: usize| source.tools[i].entry.server.as_str();
+    let mut out = ProviderTools::default();
+    for (i, piece) in pieces.iter().enumerate() {
+        let loaded = !deferred.contains(server_of(i));
+        // Anthropic takes deferred definitions in the list itself; the others do not.
+        if loaded || variant.format == ToolFormat::Anthropic {
+            out.definition(piece, loaded);
+        }
+    }
     match variant.format {
         ToolFormat::OpenaiResponses => {
-            for (_, piece) in pieces.iter().enumerate().filter(|(i, _)| !is_deferred(*i)) {
-                add(
-                    &mut items,
-                    piece.definition.to_string(),
-                    piece.definition.len(),
-                );
-            }
             for server in deferred {
-                let tools: Vec<&str> = pieces
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| source.tools[*i].entry.server == *server)
-                    .map(|(_, p)| &*p.definition)
+                let tools: Vec<&str> = (0..pieces.len())
+                    .filter(|i| server_of(*i) == *server)
+                    .map(|i| &*pieces[i].definition)
                     .collect();
                 let instructions = source
                     .servers
@@ -173,36 +181,19 @@ fn provider_tools(
                     .and_then(|s| s.instructions.as_deref());
                 let description = defer::namespace_description(server, instructions);
                 let header = defer::namespace_json(server, &description, &[]).len();
-                add(
-                    &mut items,
-                    defer::namespace_json(server, &description, &tools),
-                    header,
-                );
+                let namespace = defer::namespace_json(server, &description, &tools);
+                out.push(Cow::Owned(namespace), header);
             }
         }
-        ToolFormat::Anthropic => {
-            for (i, piece) in pieces.iter().enumerate() {
-                let seen = if is_deferred(i) {
-                    0
-                } else {
-                    piece.definition.len()
-                };
-                add(&mut items, piece.definition.to_string(), seen);
-            }
-        }
+        ToolFormat::Anthropic => {}
         _ => {
-            for (_, piece) in pieces.iter().enumerate().filter(|(i, _)| !is_deferred(*i)) {
-                add(
-                    &mut items,
-                    piece.definition.to_string(),
-                    piece.definition.len(),
-                );
-            }
             let counts: Vec<(&str, usize)> = deferred
                 .iter()
                 .map(|s| {
-                    let n = source.tools.iter().filter(|t| t.entry.server == *s).count();
-                    (*s, n)
+                    (
+                        *s,
+                        (0..pieces.len()).filter(|i| server_of(*i) == *s).count(),
+                    )
                 })
                 .collect();
             let meta = convert::definition(
@@ -210,48 +201,55 @@ fn provider_tools(
                 variant.options(),
                 source.search_tools_name,
                 &defer::search_tools_tool(&counts),
-            )
-            .definition;
-            let text = canonical_json(&meta);
+            );
+            let text = canonical_json(&meta.definition);
             let len = text.len();
-            add(&mut items, text, len);
+            out.push(Cow::Owned(text), len);
         }
     }
     if let Some(search) = defer::native_search_tool(variant.format) {
         let text = canonical_json(&search);
         let len = text.len();
-        add(&mut items, text, len);
+        out.push(Cow::Owned(text), len);
     }
-    ProviderTools {
-        items,
-        upfront_bytes,
-    }
+    out
 }
 
 /// `{"fingerprint", "providerTools"?, "tokens", "tools"}` (sorted keys) as one JSON text.
-fn assemble<'a>(
+fn assemble(
     fingerprint: String,
-    provider: Option<&[String]>,
+    provider: Option<&[Cow<'_, str>]>,
     tokens: &Value,
-    entries: impl Iterator<Item = &'a str>,
+    entries: &[&Piece],
 ) -> Rendered {
-    let mut out = String::with_capacity(64 * 1024);
+    let tokens = canonical_json(tokens);
+    let size = entries.iter().map(|p| p.entry.len() + 1).sum::<usize>()
+        + provider.map_or(0, |items| items.iter().map(|t| t.len() + 1).sum())
+        + tokens.len()
+        + fingerprint.len()
+        + 64;
+    let mut out = String::with_capacity(size);
     out.push_str("{\"fingerprint\":\"");
     out.push_str(&fingerprint);
     out.push('"');
     if let Some(items) = provider {
         out.push_str(",\"providerTools\":[");
-        out.push_str(&items.join(","));
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(item);
+        }
         out.push(']');
     }
     out.push_str(",\"tokens\":");
-    out.push_str(&canonical_json(tokens));
+    out.push_str(&tokens);
     out.push_str(",\"tools\":[");
-    for (i, entry) in entries.enumerate() {
+    for (i, piece) in entries.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        out.push_str(entry);
+        out.push_str(&piece.entry);
     }
     out.push_str("]}");
     Rendered {
