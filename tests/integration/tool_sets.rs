@@ -233,6 +233,29 @@ fn search_finds_exact_names_first_in_a_thousand_tools() {
 }
 
 #[test]
+fn an_exact_name_beats_tools_that_bm25_ranks_higher() {
+    // `list` has a long description; its neighbours repeat the word in short ones, so BM25 alone
+    // ranks them above it (its length is penalised, their term counts are not).
+    let dir = temp_dir("exact");
+    let file = dir.join("tools.json");
+    let long = "Shows what the workspace holds: every folder, file and link below the root, \
+        with sizes, owners and modification times, sorted by path, paged by cursor, \
+        following the options given for hidden files and symbolic links.";
+    let tools = json!([
+        {"name": "list", "description": long, "inputSchema": {"type": "object"}},
+        {"name": "list_items", "description": "List items: list every list item.", "inputSchema": {"type": "object"}},
+        {"name": "list_users", "description": "List users of a list.", "inputSchema": {"type": "object"}},
+    ]);
+    std::fs::write(&file, tools.to_string()).unwrap();
+    let mut s = Sidecar::initialized(json!({}));
+    s.add("t", fixture(&["--tools-file", file.to_str().unwrap()]));
+    let found = s.call("tools/search", json!({"query": "list"}));
+    assert_eq!(found["tools"][0]["name"], "mcp__t__list", "{found}");
+    assert_eq!(found["tools"][0]["exact"], true);
+    assert_eq!(found["total"], 3);
+}
+
+#[test]
 fn search_ranks_realistic_queries_sensibly() {
     let mut s = Sidecar::initialized(json!({}));
     s.add("tools", realistic(12));
