@@ -34,6 +34,7 @@ mod secrets;
 mod servers;
 mod shutdown;
 mod support;
+mod tool_search;
 mod tool_sets;
 mod transcripts;
 mod trees;
