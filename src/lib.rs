@@ -15,6 +15,8 @@
 //!   server's sampling, elicitation and roots requests through it).
 //! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions and their
 //!   schema transforms, results and their budgets).
+//! - [`search`]: ranked tool search (BM25 over names, titles, descriptions and parameter names;
+//!   exact names first), pure.
 //! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
 //! - [`oauth`]: OAuth 2.1 for remote servers (discovery, client identity, PKCE, the browser step,
 //!   tokens kept, refreshed and masked).
@@ -48,6 +50,7 @@ pub mod logging;
 pub mod mcp;
 pub mod oauth;
 pub mod process;
+pub mod search;
 pub mod signals;
 pub mod store;
 pub mod supervisor;

@@ -490,9 +490,9 @@ def go_type(schema: Json, file: str, where: str, owner: Named, key: str, optiona
             return "[]any", omit
         inner, _ = go_type(items, file, where + "/items", owner, key + "[]", False, indent)
         return "[]" + inner.lstrip("*"), omit
-    if schema.get("properties"):  # an inline struct
+    if schema.get("properties"):  # an inline struct; omitempty never omits a struct, omitzero does
         inner_fields = go_fields(owner, indent + "\t", [(schema, file, where)])
-        return "struct {\n" + inner_fields + indent + "}", omit
+        return "struct {\n" + inner_fields + indent + "}", (",omitzero" if optional else "")
     extra = schema.get("additionalProperties")
     if isinstance(extra, dict) and types_of(extra)[0] == ["string"]:
         return "map[string]string", omit

@@ -17,6 +17,7 @@ use crate::ask;
 use crate::convert::{self, NameTemplate, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
+use crate::store::DeferRule;
 use crate::supervisor::{event_queue, AuthSettings, Registry, Settings};
 
 /// `initialize`: creates the registry with the host's settings and starts the session.
@@ -115,6 +116,10 @@ fn settings(p: &params::Initialize, host: &Host, asker: Arc<dyn ask::Asker>) -> 
                 _ => host.cache.as_ref(),
             })
         },
+        defer: DeferRule {
+            all: p.defer.unwrap_or(false),
+            above_tokens: p.defer_above_tokens,
+        },
     })
 }
 
@@ -165,6 +170,9 @@ fn capabilities() -> Value {
             "trust": true,
             "hostCapabilities": ask::DECLARABLE,
             "oauth": {"login": true, "logout": true, "tokenStorage": ["file", "memory"]},
+            "tokenEstimates": true,
+            "toolSearch": true,
+            "defer": true,
         },
     })
 }

@@ -7,7 +7,7 @@ use crate::ask::Asker;
 use crate::config::Source;
 use crate::convert::{NameTemplate, Options, ToolFormat};
 use crate::oauth::TokenStore;
-use crate::store::SchemaCache;
+use crate::store::{DeferRule, SchemaCache};
 
 /// Session-wide settings fixed by the host's `initialize` (and the command line).
 pub struct Settings {
@@ -25,6 +25,8 @@ pub struct Settings {
     pub asker: Arc<dyn Asker>,
     /// OAuth for remote servers: where tokens are kept, and who can show a person a login.
     pub auth: AuthSettings,
+    /// Which servers' tools listings defer (`initialize {defer, deferAboveTokens}`).
+    pub defer: DeferRule,
 }
 
 /// OAuth settings of a session.
@@ -77,6 +79,7 @@ impl Settings {
                 interactive: false,
                 loopback_logins: false,
             },
+            defer: self.defer,
         }
     }
 }

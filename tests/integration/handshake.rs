@@ -67,14 +67,22 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
         "{result}"
     );
     assert_eq!(caps["trust"], true, "{result}");
+    assert_eq!(caps["tokenEstimates"], true, "{result}");
+    assert_eq!(caps["toolSearch"], true, "{result}");
+    assert_eq!(caps["defer"], true, "{result}");
     assert_eq!(
         caps["hostCapabilities"],
-        json!(["sampling", "elicitation", "roots"]),
+        json!(["sampling", "elicitation", "roots", "auth"]),
+        "{result}"
+    );
+    assert_eq!(
+        caps["oauth"],
+        json!({"login": true, "logout": true, "tokenStorage": ["file", "memory"]}),
         "{result}"
     );
     assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(9),
+        Some(13),
         "no capability goes unchecked: {result}"
     );
 }

@@ -37,7 +37,7 @@ export async function newer(client: SidecarClient): Promise<number> {
 export async function example(): Promise<string> {
   const client: SidecarClient = await start({ toolFormat: 'anthropic', stderr: (line: string) => void line });
   const status: ServerStatus = await client.addServer('fx', { command: 'mcp-fixture', args: [] }, { wait: true });
-  const state: 'stopped' | 'starting' | 'ready' | 'unhealthy' | 'error' = status.state;
+  const state: 'stopped' | 'starting' | 'ready' | 'unhealthy' | 'error' | 'needs_login' = status.state;
   const openai = await client.listTools({ format: 'openai' });
   const fn: OpenAIDefinition = openai.tools[0].definition;
   const anthropic: ToolsListResult<AnthropicDefinition> = await client.listTools({ format: 'anthropic', servers: ['fx'] });

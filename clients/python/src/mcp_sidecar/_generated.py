@@ -106,6 +106,7 @@ class ServerConfig(TypedDict, total=False):
     envFiles: List[JsonObject]
     secretValues: List[str]
     maskSecretsInResults: bool
+    defer: Optional[bool]
 
 
 class _ServerInfoRequired(TypedDict):
@@ -134,6 +135,9 @@ class Capabilities(_CapabilitiesRequired, total=False):
     trust: bool
     hostCapabilities: List[Literal["sampling", "elicitation", "roots", "auth"]]
     oauth: JsonObject
+    tokenEstimates: bool
+    toolSearch: bool
+    defer: bool
 
 
 class InitializeResult(TypedDict):
@@ -211,6 +215,7 @@ class _ToolEntryRequired(TypedDict):
     readOnly: bool
     definition: JsonObject
     conversionNotes: List[ConversionNote]
+    tokens: int
 
 
 class ToolEntry(_ToolEntryRequired, total=False):
@@ -219,13 +224,19 @@ class ToolEntry(_ToolEntryRequired, total=False):
     title: str
     annotations: JsonObject
     permission: str
+    deferred: bool
 
 
-class ToolsListResult(TypedDict):
-    """The tools/list result."""
-
+class _ToolsListResultRequired(TypedDict):
     tools: List[ToolEntry]
     fingerprint: str
+    tokens: JsonObject
+
+
+class ToolsListResult(_ToolsListResultRequired, total=False):
+    """The tools/list result."""
+
+    providerTools: List[JsonObject]
 
 
 class _TruncatedInfoRequired(TypedDict):
