@@ -5,7 +5,7 @@
 //! nothing, so a local process guessing at the port cannot end or hijack the login.
 
 use std::convert::Infallible;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 use http_body_util::Full;
@@ -67,13 +67,20 @@ impl Callback {
     }
 
     async fn listen(port: u16, path: &str, host: &str) -> std::io::Result<Self> {
-        // Always the IPv4 loopback, whatever name the redirect URI uses (`localhost` resolves there).
-        let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
-        let port = listener.local_addr()?.port();
-        let host = if host == "localhost" {
-            "localhost"
+        // A loopback address only: `[::1]` when the redirect URI names it, else 127.0.0.1 (where
+        // `localhost` resolves first).
+        let v6 = host == "[::1]";
+        let ip: std::net::IpAddr = if v6 {
+            Ipv6Addr::LOCALHOST.into()
         } else {
-            "127.0.0.1"
+            Ipv4Addr::LOCALHOST.into()
+        };
+        let listener = TcpListener::bind(SocketAddr::from((ip, port))).await?;
+        let port = listener.local_addr()?.port();
+        let host = match host {
+            "localhost" => "localhost",
+            _ if v6 => "[::1]",
+            _ => "127.0.0.1",
         };
         let redirect_uri =
             Url::parse(&format!("http://{host}:{port}{path}")).map_err(std::io::Error::other)?;
