@@ -4,12 +4,12 @@
 //! `403 insufficient_scope` comes here) and by the supervisor and host for logins and logouts.
 //!
 //! Files, lowest first, each importing only files listed before it: `error`, `challenge`
-//! (`WWW-Authenticate`), `http` (bounded JSON requests to OAuth endpoints), `discovery` (RFC 9728, RFC 8414,
-//! OpenID Connect), `pkce`, `token` (the token endpoint, the tokens kept), `store` (the 0600 files
-//! or memory), `callback` (the loopback listener), `authorize` (the request and the checks of its
-//! answer), `register` (client identity), `browser` (the step only a person can do, asked through the
-//! `ask` seam), `login` (one
-//! login), `server_auth` (one server's tokens, refreshes, logins and logout).
+//! (`WWW-Authenticate`), `http` (bounded JSON requests to OAuth endpoints), `discovery` (RFC 9728,
+//! RFC 8414, OpenID Connect), `pkce`, `token` (the token endpoint, the tokens kept), `store` (the
+//! 0600 files or memory), `callback` (the loopback listener), `authorize` (the request and the
+//! checks of its answer), `register` (client identity), `renew` (a refresh), `scopes` (which a
+//! login asks for), `browser` (the step only a person can do, asked through the `ask` seam),
+//! `login` (one login), `server_auth` (one server's tokens, refreshes, logins and logout).
 
 mod authorize;
 mod browser;
@@ -21,6 +21,8 @@ mod http;
 mod login;
 mod pkce;
 mod register;
+mod renew;
+mod scopes;
 mod server_auth;
 mod store;
 mod token;

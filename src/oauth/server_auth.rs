@@ -17,13 +17,15 @@ use tokio_util::sync::CancellationToken;
 
 use super::browser;
 use super::challenge::Challenge;
-use super::discovery::{discover_resource, discover_server, Discovered, ServerMetadata};
+use super::discovery::{discover_resource, discover_server, Discovered};
 use super::error::AuthError;
 use super::http::OAuthHttp;
 use super::login::{login, LoggedIn, Login};
-use super::register::{configured_client, Identity};
+use super::register::Identity;
+use super::renew;
+use super::scopes;
 use super::store::{Record, TokenStore};
-use super::token::{now, Client, RefreshError, TokenRequest, Tokens};
+use super::token::{now, Client, RefreshError, Tokens};
 use crate::ask::Asker;
 use crate::config::OAuthSpec;
 use crate::limits;
@@ -125,17 +127,7 @@ impl ServerAuth {
     /// The values to mask wherever this server's output goes: its tokens and a registered client's
     /// secret.
     pub fn secret_values(&self) -> Vec<String> {
-        let s = self.lock();
-        let mut out = Vec::new();
-        for entry in s.record.issuers.values() {
-            if let Some(t) = &entry.tokens {
-                out.extend(t.secrets().map(str::to_owned));
-            }
-            if let Some(secret) = entry.client.as_ref().and_then(|c| c.client_secret.clone()) {
-                out.push(secret);
-            }
-        }
-        out
+        self.lock().record.secrets().map(str::to_owned).collect()
     }
 
     /// Whether tokens are kept for the server.
@@ -385,47 +377,17 @@ impl ServerAuth {
     /// Keeps what a challenge says for the next login: its metadata location and its scopes.
     fn remember(&self, challenge: &Challenge) {
         let mut s = self.lock();
-        for scope in challenge.scopes() {
-            if !s.wanted.contains(&scope) && s.wanted.len() < limits::OAUTH_MAX_SCOPES {
-                s.wanted.push(scope);
-            }
-        }
+        scopes::add(&mut s.wanted, challenge.scopes());
         if challenge.resource_metadata.is_some() || s.challenge.resource_metadata.is_none() {
             s.challenge = challenge.clone();
         }
     }
 
-    /// The scopes a login asks for: the configured ones or, without them and without any the
-    /// server challenged for, the resource's `scopes_supported`; plus every challenged scope; plus
-    /// `offline_access` when the authorization server offers it (for a refresh token).
+    /// The scopes a login asks for (see [`scopes::for_login`]).
     fn scopes_for(&self, discovered: &Discovered) -> Vec<String> {
         let wanted = self.lock().wanted.clone();
-        let mut scopes: Vec<String> = match (
-            &self.spec.as_ref().and_then(|s| s.scopes.clone()),
-            wanted.is_empty(),
-        ) {
-            (Some(configured), _) => configured.clone(),
-            (None, true) => discovered
-                .resource
-                .scopes_supported
-                .clone()
-                .unwrap_or_default(),
-            (None, false) => Vec::new(),
-        };
-        for w in wanted {
-            if !scopes.contains(&w) {
-                scopes.push(w);
-            }
-        }
-        let offline = "offline_access";
-        if !scopes.is_empty()
-            && discovered.server.supports_scope(offline)
-            && !scopes.iter().any(|s| s == offline)
-        {
-            scopes.push(offline.to_owned());
-        }
-        scopes.truncate(limits::OAUTH_MAX_SCOPES);
-        scopes
+        let configured = self.spec.as_ref().and_then(|s| s.scopes.as_deref());
+        scopes::for_login(configured, &wanted, discovered)
     }
 
     /// Protected resource metadata, then its authorization server's (the one in use when it is
@@ -447,50 +409,24 @@ impl ServerAuth {
     }
 
     async fn refresh(&self, tokens: &Tokens) -> Result<Tokens, RefreshError> {
-        let Some(refresh_token) = tokens.refresh_token.clone() else {
+        let Some(refresh_token) = tokens.refresh_token.as_deref() else {
             return Err(RefreshError::Refused(
                 "the access token expired and the authorization server issued no refresh token"
                     .to_owned(),
             ));
         };
-        let (issuer, resource, stored_client) = {
-            let s = self.lock();
-            let Some((issuer, entry)) = s.record.current() else {
-                return Err(RefreshError::Refused(
-                    "no authorization server is recorded".to_owned(),
-                ));
-            };
-            (
-                issuer.to_owned(),
-                entry
-                    .resource
-                    .clone()
-                    .unwrap_or_else(|| self.url.to_string()),
-                entry.client.clone(),
-            )
-        };
-        let server: ServerMetadata = discover_server(&self.http, &issuer)
-            .await
-            .map_err(RefreshError::Other)?;
-        let Some(client) = configured_client(self.spec.as_ref(), &server).or(stored_client) else {
-            return Err(RefreshError::Refused(format!(
-                "no client is known at {issuer} to refresh with"
-            )));
-        };
-        let fresh = TokenRequest {
-            http: &self.http,
-            server: &server,
-            client: &client,
-            resource: &resource,
-        }
-        .refresh(&refresh_token)
+        let record = self.lock().record.clone();
+        let (issuer, fresh) = renew::refresh(
+            &self.http,
+            self.spec.as_ref(),
+            &record,
+            &self.url,
+            refresh_token,
+        )
         .await?;
         crate::logging::register_secrets(fresh.secrets());
-        {
-            let mut s = self.lock();
-            if let Some(entry) = s.record.issuers.get_mut(&issuer) {
-                entry.tokens = Some(fresh.clone());
-            }
+        if let Some(entry) = self.lock().record.issuers.get_mut(&issuer) {
+            entry.tokens = Some(fresh.clone());
         }
         self.save().await;
         tracing::info!(server = %self.server, "access token refreshed");
@@ -505,10 +441,6 @@ impl ServerAuth {
         registered: Option<Client>,
         scopes: Vec<String>,
     ) {
-        crate::logging::register_secrets(tokens.secrets());
-        if let Some(secret) = registered.as_ref().and_then(|c| c.client_secret.as_deref()) {
-            crate::logging::register_secrets([secret]);
-        }
         {
             let mut s = self.lock();
             let issuer = discovered.server.issuer.clone();
@@ -521,11 +453,8 @@ impl ServerAuth {
             entry.scopes = scopes.clone();
             s.record.current = Some(issuer);
             // What was granted stays asked for: a later step-up adds to it (SEP-2350).
-            for scope in scopes {
-                if !s.wanted.contains(&scope) && s.wanted.len() < limits::OAUTH_MAX_SCOPES {
-                    s.wanted.push(scope);
-                }
-            }
+            scopes::add(&mut s.wanted, scopes);
+            register_secrets(&s.record);
         }
         self.save().await;
     }
@@ -576,17 +505,7 @@ impl ServerAuth {
     }
 }
 
+/// Every secret of `record` joins the set every log line is masked with.
 fn register_secrets(record: &Record) {
-    for entry in record.issuers.values() {
-        if let Some(t) = &entry.tokens {
-            crate::logging::register_secrets(t.secrets());
-        }
-        if let Some(secret) = entry
-            .client
-            .as_ref()
-            .and_then(|c| c.client_secret.as_deref())
-        {
-            crate::logging::register_secrets([secret]);
-        }
-    }
+    crate::logging::register_secrets(record.secrets());
 }

@@ -48,6 +48,18 @@ impl Record {
         let issuer = self.current.as_deref()?;
         self.issuers.get(issuer).map(|r| (issuer, r))
     }
+
+    /// Every value kept that must never be shown: tokens, a registered client's secret.
+    pub fn secrets(&self) -> impl Iterator<Item = &str> {
+        self.issuers.values().flat_map(|entry| {
+            let tokens = entry.tokens.iter().flat_map(Tokens::secrets);
+            let client = entry
+                .client
+                .iter()
+                .filter_map(|c| c.client_secret.as_deref());
+            tokens.chain(client)
+        })
+    }
 }
 
 /// The token store of a sidecar process.

@@ -26,6 +26,7 @@ mod handshake;
 mod leaks;
 mod logs;
 mod oauth;
+mod oauth_host;
 mod probe;
 mod procfs;
 mod remote;

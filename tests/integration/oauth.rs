@@ -3,7 +3,8 @@
 //! status names and follows the redirect by hand), tokens refreshed ahead of expiry once for many
 //! calls, a refused refresh token leaving the server in `needs_login` without a loop, the token
 //! file's place and mode, logout, refused `state` and `iss`, a server without PKCE S256, memory-only
-//! tokens, the step-up after `403 insufficient_scope`, and `mcp-sidecar login`.
+//! tokens, the step-up after `403 insufficient_scope`, and `mcp-sidecar login`. The host's own
+//! browser step (`auth/authorize`) is `oauth_host`'s.
 
 #![allow(clippy::disallowed_methods)] // the tests spawn the sidecar's `login` command
 
@@ -70,11 +71,11 @@ pub fn browse(authorization_url: &str) -> Answer {
 }
 
 /// The fixture's counters (`/_oauth/stats`).
-fn stats(fx: &HttpFixture) -> Value {
+pub fn stats(fx: &HttpFixture) -> Value {
     serde_json::from_str(&http("GET", &format!("{}/_oauth/stats", fx.base)).body).unwrap()
 }
 
-fn count(fx: &HttpFixture, what: &str) -> u64 {
+pub fn count(fx: &HttpFixture, what: &str) -> u64 {
     stats(fx)[what].as_u64().unwrap_or(0)
 }
 
@@ -82,7 +83,7 @@ fn post(fx: &HttpFixture, path: &str) {
     assert_eq!(http("POST", &format!("{}{path}", fx.base)).status, 200);
 }
 
-fn config(fx: &HttpFixture) -> Value {
+pub fn config(fx: &HttpFixture) -> Value {
     json!({"url": format!("{}/mcp", fx.base), "restart": "never"})
 }
 
@@ -104,7 +105,7 @@ fn logged_in(s: &mut Sidecar, fx: &HttpFixture) -> Value {
     s.server_changed("o", |st| st["state"] == "ready")
 }
 
-fn echo(s: &mut Sidecar, text: &str) -> Value {
+pub fn echo(s: &mut Sidecar, text: &str) -> Value {
     s.request(
         "tools/call",
         json!({"name": "mcp__o__echo", "arguments": {"text": text}}),
@@ -458,121 +459,4 @@ fn the_login_command_prints_the_url_and_keeps_the_tokens_for_the_sidecar() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no server `nope`"));
-}
-
-/// A host that declared `auth`, as the sidecar's `auth/authorize` finds it: the request, and the
-/// answer written back.
-fn authorize_request(s: &mut Sidecar) -> Value {
-    let asked = s.wait_for(|m| m["method"] == "auth/authorize");
-    assert!(
-        asked["id"].as_str().unwrap().starts_with("sidecar-"),
-        "{asked}"
-    );
-    asked
-}
-
-fn answer(s: &mut Sidecar, request: &Value, result: Value) {
-    let line = json!({"jsonrpc": "2.0", "id": request["id"], "result": result}).to_string();
-    s.write_raw(format!("{line}\n").as_bytes());
-}
-
-fn host_with_browser() -> Sidecar {
-    Sidecar::initialized(json!({"capabilities": {"auth": {}}, "tokenStorage": "memory"}))
-}
-
-/// The host does the browser step: asked `auth/authorize {server, url, redirectUri}` while
-/// `servers/add` waits, it opens the URL (here: fetches it, without following the redirect) and
-/// hands back where the browser was sent. The start then goes on to `ready`.
-#[test]
-fn a_host_that_declared_auth_does_the_browser_step_and_the_start_goes_on() {
-    let fx = HttpFixture::start(&["--oauth"]);
-    let mut s = host_with_browser();
-    let add = s.send("servers/add", json!({"name": "o", "config": config(&fx)}));
-    let asked = authorize_request(&mut s);
-    let params = &asked["params"];
-    assert_eq!(params["server"], "o");
-    let url = params["url"].as_str().unwrap();
-    assert!(
-        url.starts_with(&format!("{}/authorize?", fx.base)),
-        "{asked}"
-    );
-    assert!(params["redirectUri"]
-        .as_str()
-        .unwrap()
-        .starts_with("http://127.0.0.1:"));
-    let waiting = s.server_changed("o", |st| st["authorizationUrl"].is_string());
-    assert_eq!(waiting["state"], "needs_login", "{waiting}");
-    assert_eq!(waiting["authorizationUrl"], params["url"], "{waiting}");
-    let redirect = http("GET", url).headers["location"].clone();
-    answer(
-        &mut s,
-        &asked,
-        json!({"action": "redirected", "redirectUrl": redirect}),
-    );
-    let status = s.response(add);
-    assert_eq!(status["result"]["state"], "ready", "{status}");
-    assert_eq!(echo(&mut s, "via host")["result"]["text"], "via host");
-    assert_eq!(count(&fx, "token_code"), 1);
-}
-
-/// A redirect the host hands back with another `state` is refused: its code never reaches the
-/// token endpoint, and the server waits for a login.
-#[test]
-fn a_redirect_from_the_host_with_another_state_is_refused() {
-    let fx = HttpFixture::start(&["--oauth"]);
-    let mut s = host_with_browser();
-    let add = s.send("servers/add", json!({"name": "o", "config": config(&fx)}));
-    let asked = authorize_request(&mut s);
-    let redirect =
-        http("GET", asked["params"]["url"].as_str().unwrap()).headers["location"].clone();
-    let forged = redirect.replace("state=", "state=forged-");
-    answer(
-        &mut s,
-        &asked,
-        json!({"action": "redirected", "redirectUrl": forged}),
-    );
-    let status = s.response(add)["result"].clone();
-    assert_eq!(status["state"], "needs_login", "{status}");
-    assert_eq!(
-        status["lastError"]["data"]["code"], "AUTH_FAILED",
-        "{status}"
-    );
-    assert!(
-        status["lastError"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("state"),
-        "{status}"
-    );
-    assert_eq!(count(&fx, "token_code"), 0);
-}
-
-/// A host that declines: the server waits in `needs_login` saying so, and nothing asks again
-/// until `servers/login`, which asks the host once more.
-#[test]
-fn a_declined_login_leaves_the_server_needing_one_until_asked_again() {
-    let fx = HttpFixture::start(&["--oauth"]);
-    let mut s = host_with_browser();
-    let add = s.send("servers/add", json!({"name": "o", "config": config(&fx)}));
-    let asked = authorize_request(&mut s);
-    answer(
-        &mut s,
-        &asked,
-        json!({"action": "declined", "reason": "not now"}),
-    );
-    let status = s.response(add)["result"].clone();
-    assert_eq!(status["state"], "needs_login", "{status}");
-    let message = status["lastError"]["message"].as_str().unwrap();
-    assert!(message.contains("declined: not now"), "{message}");
-    assert_eq!(count(&fx, "authorize"), 0, "nobody opened the URL");
-    let login = s.send("servers/login", json!({"name": "o"}));
-    let asked = authorize_request(&mut s);
-    let redirect =
-        http("GET", asked["params"]["url"].as_str().unwrap()).headers["location"].clone();
-    answer(
-        &mut s,
-        &asked,
-        json!({"action": "redirected", "redirectUrl": redirect}),
-    );
-    assert_eq!(s.response(login)["result"]["state"], "ready");
 }
