@@ -130,6 +130,8 @@ fn capabilities() -> Value {
             "cancellation": true,
             "configDialects": ["claude-desktop", "claude-code", "claude-plugin", "vscode", "cursor", "codex", "epoch", "plugin-manifest"],
             "trust": true,
+            "stats": true,
+            "progressiveLoad": true,
         },
     })
 }

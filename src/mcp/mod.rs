@@ -12,9 +12,11 @@ pub mod client;
 pub mod handshake;
 mod reader;
 pub mod tools;
+pub mod traffic;
 pub mod transport;
 
 pub use client::{Client, ClientOptions};
 pub use handshake::{Era, Handshake, SUPPORTED_PROTOCOL_VERSIONS};
 pub use reader::ClientEvent;
 pub use tools::{validate_tools, ToolDef};
+pub use traffic::Traffic;

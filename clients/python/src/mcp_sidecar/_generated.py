@@ -131,6 +131,8 @@ class Capabilities(_CapabilitiesRequired, total=False):
 
     configDialects: List[str]
     trust: bool
+    stats: bool
+    progressiveLoad: bool
 
 
 class InitializeResult(TypedDict):
@@ -315,6 +317,8 @@ class _ServerTestTimingsRequired(TypedDict):
 class ServerTestTimings(_ServerTestTimingsRequired, total=False):
     """How long the test start took."""
 
+    spawnMs: float
+    initializeMs: float
     listMs: float
 
 
