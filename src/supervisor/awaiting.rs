@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::roster::Roster;
 use super::server::Server;
 use super::status::ServerState;
+use crate::error::Error;
 use crate::limits;
 use crate::store::Catalog;
 
@@ -18,24 +19,38 @@ const SLACK: Duration = limits::STOP_AFTER_STDIN_CLOSE
     .saturating_add(limits::STOP_AFTER_SIGTERM)
     .saturating_add(limits::STOP_AFTER_SIGKILL);
 
-/// The catalog once `name` is in it, after waiting for the first start of each server that may
-/// own it (one after the other, in name order); `None` when no such server is starting, or when
-/// none of them turned out to have it.
-pub(super) async fn catalog_with(roster: &Roster, name: &str) -> Option<Arc<Catalog>> {
+/// What waiting for the servers that may have a name came to.
+pub(super) enum Waited {
+    /// The name is in this catalog now.
+    Found(Arc<Catalog>),
+    /// The only server that could have it failed to start: why (SERVER_UNAVAILABLE).
+    Failed(Error),
+    /// No server that may have it was starting, or none turned out to have it.
+    Nothing,
+}
+
+/// Waits for the first start of each server that may own `name` (one after the other, in name
+/// order) until the name is in the catalog.
+pub(super) async fn catalog_with(roster: &Roster, name: &str) -> Waited {
     let candidates: Vec<Arc<Server>> = roster
         .all()
         .into_iter()
         .filter(|s| first_start_in_progress(s) && roster.settings.names.may_name(&s.name, name))
         .collect();
+    let only_one = candidates.len() == 1;
     for server in candidates {
         tracing::debug!(server = %server.name, name, "a call waits for the start of the server that may have its tool");
         started(&server).await;
         let catalog = roster.catalog();
         if catalog.get(name).is_some() {
-            return Some(catalog);
+            return Waited::Found(catalog);
+        }
+        let slot = server.slot();
+        if only_one && matches!(slot.state, ServerState::Error | ServerState::Unhealthy) {
+            return Waited::Failed(server.unavailable(&slot));
         }
     }
-    None
+    Waited::Nothing
 }
 
 /// Starting, with no tools listed yet (a restart by the host keeps the old ones listed, and then

@@ -11,7 +11,7 @@ use serde_json::Value;
 use tokio_util::task::TaskTracker;
 
 use super::admission::{self, Admitted};
-use super::awaiting;
+use super::awaiting::{self, Waited};
 use super::call::{self, CallOutcome};
 use super::events::EventSender;
 use super::lazy;
@@ -310,8 +310,10 @@ impl Registry {
     ) -> Result<CallOutcome> {
         let mut catalog = self.catalog();
         if catalog.get(name).is_none() {
-            if let Some(updated) = awaiting::catalog_with(&self.roster, name).await {
-                catalog = updated;
+            match awaiting::catalog_with(&self.roster, name).await {
+                Waited::Found(updated) => catalog = updated,
+                Waited::Failed(e) => return Err(e.with("name", name)),
+                Waited::Nothing => {}
             }
         }
         let Some(entry) = catalog.get(name) else {
