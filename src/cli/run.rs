@@ -45,6 +45,7 @@ pub fn registry(context: &Context, format: ToolFormat, strict: bool) -> Arc<Regi
             strict,
             cache: context.cache.clone(),
             require_trust: false,
+            defer: Default::default(),
         },
         // Nobody reads the events: each command reads statuses when the starts have ended.
         EventSender::discarding(),

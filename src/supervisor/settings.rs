@@ -3,7 +3,7 @@
 
 use crate::config::Source;
 use crate::convert::{NameTemplate, Options, ToolFormat};
-use crate::store::SchemaCache;
+use crate::store::{DeferRule, SchemaCache};
 
 /// Session-wide settings fixed by the host's `initialize` (and the command line).
 pub struct Settings {
@@ -17,6 +17,8 @@ pub struct Settings {
     /// `initialize {requireTrust: true}`: a server (stdio or remote) is started only with the digest of its
     /// launch config (`servers/add`/`servers/test {…, trust}`).
     pub require_trust: bool,
+    /// Which servers' tools listings defer (`initialize {defer, deferAboveTokens}`).
+    pub defer: DeferRule,
 }
 
 impl Settings {
@@ -35,6 +37,7 @@ impl Settings {
             strict: self.strict,
             cache: None,
             require_trust: self.require_trust,
+            defer: self.defer,
         }
     }
 }

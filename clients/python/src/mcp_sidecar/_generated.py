@@ -105,6 +105,7 @@ class ServerConfig(TypedDict, total=False):
     envFiles: List[JsonObject]
     secretValues: List[str]
     maskSecretsInResults: bool
+    defer: Optional[bool]
 
 
 class _ServerInfoRequired(TypedDict):
@@ -131,6 +132,9 @@ class Capabilities(_CapabilitiesRequired, total=False):
 
     configDialects: List[str]
     trust: bool
+    tokenEstimates: bool
+    toolSearch: bool
+    defer: bool
     stats: bool
     progressiveLoad: bool
 
@@ -209,6 +213,7 @@ class _ToolEntryRequired(TypedDict):
     readOnly: bool
     definition: JsonObject
     conversionNotes: List[ConversionNote]
+    tokens: int
 
 
 class ToolEntry(_ToolEntryRequired, total=False):
@@ -217,13 +222,19 @@ class ToolEntry(_ToolEntryRequired, total=False):
     title: str
     annotations: JsonObject
     permission: str
+    deferred: bool
 
 
-class ToolsListResult(TypedDict):
-    """The tools/list result."""
-
+class _ToolsListResultRequired(TypedDict):
     tools: List[ToolEntry]
     fingerprint: str
+    tokens: JsonObject
+
+
+class ToolsListResult(_ToolsListResultRequired, total=False):
+    """The tools/list result."""
+
+    providerTools: List[JsonObject]
 
 
 class _TruncatedInfoRequired(TypedDict):
