@@ -118,7 +118,13 @@ fn human(
                 .as_deref()
                 .map(|v| format!(" (MCP {v})"))
                 .unwrap_or_default();
-            let _ = writeln!(out, "{}: {info}{protocol}, {} tools", s.name, s.tools_count);
+            let _ = writeln!(
+                out,
+                "{}: {info}{protocol}, {} tools, ~{} tokens of definitions",
+                s.name,
+                s.tools_count,
+                tokens_of(&s.name, tools)
+            );
             out.push_str(&tools_of(&s.name, tools));
         } else {
             let _ = writeln!(out, "{}: not started: {}", s.name, run::status_problem(s));
@@ -174,6 +180,16 @@ fn stats_table(statuses: &[ServerStatus], stats: &[ServerStats]) -> String {
         ]);
     }
     t.render()
+}
+
+/// The estimated tokens of a server's tool definitions (each entry's `tokens`, in the listing's
+/// format).
+fn tokens_of(server: &str, tools: &[Value]) -> u64 {
+    tools
+        .iter()
+        .filter(|t| t["server"] == server)
+        .filter_map(|t| t["tokens"].as_u64())
+        .sum()
 }
 
 /// A server's tools: the tool's name on the server, then the first line of its description.
