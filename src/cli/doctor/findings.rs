@@ -158,8 +158,16 @@ fn spawn_failed(report: &Value) -> bool {
 }
 
 fn spawn(e: &Evidence<'_>, message: &str) -> Finding {
+    let cannot_spawn = || {
+        let mut f = finding("spawn-failed", Severity::Error, message.to_owned());
+        f.fix.push(format!(
+            "run the command by hand to see why it cannot start: {}",
+            e.command_line
+        ));
+        f
+    };
     let Some(c) = &e.command else {
-        return finding("spawn-failed", Severity::Error, message.to_owned());
+        return cannot_spawn();
     };
     if let Some(cwd) = c.cwd.filter(|d| !d.is_dir()) {
         let mut f = finding(
@@ -201,7 +209,7 @@ fn spawn(e: &Evidence<'_>, message: &str) -> Finding {
             ));
             f
         }
-        Resolution::Found { .. } => finding("spawn-failed", Severity::Error, message.to_owned()),
+        Resolution::Found { .. } => cannot_spawn(),
     }
 }
 
