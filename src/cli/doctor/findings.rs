@@ -129,6 +129,8 @@ fn failed_start(e: &Evidence<'_>, report: &Value) -> Finding {
         "PROTOCOL_ERROR" if data.get("excerpt").is_some() => not_json(e, data),
         "PROTOCOL_ERROR" if data.get("tool").is_some() => bad_schema(data, message),
         "HTTP_ERROR" if matches!(data["status"].as_u64(), Some(401 | 403)) => needs_login(data),
+        // The code of a server that wants an OAuth sign-in, in builds that have OAuth.
+        "AUTH_REQUIRED" => needs_login(data),
         "HTTP_ERROR" => http(data, message),
         "NETWORK_ERROR" => unreachable(message),
         "UPSTREAM_ERROR" => upstream(data, message),
@@ -387,21 +389,25 @@ fn bad_schema(data: &Value, message: &str) -> Finding {
     f
 }
 
-/// A server that wants credentials. OAuth sign-in is not part of this build: when it is, its
-/// `needs_login` state belongs here too, with the sign-in command as the fix.
+/// A server that wants credentials: HTTP 401/403 at connect, or `AUTH_REQUIRED` (the code of a
+/// server left waiting for an OAuth sign-in, with its `authorizationUrl`, in builds with OAuth).
 fn needs_login(data: &Value) -> Finding {
-    let status = data["status"].as_u64().unwrap_or(401);
-    let mut f = finding(
-        "needs-login",
-        Severity::Error,
-        format!("the server refused the connection with HTTP {status}: it needs credentials"),
-    );
+    let summary = match data["status"].as_u64() {
+        Some(status) => {
+            format!("the server refused the connection with HTTP {status}: it needs credentials")
+        }
+        None => "the server needs a sign-in before it can be used".to_owned(),
+    };
+    let mut f = finding("needs-login", Severity::Error, summary);
     if let Some(body) = data["body"].as_str() {
         f.evidence.push(format!("its answer: {body}"));
     }
+    if let Some(url) = data["authorizationUrl"].as_str() {
+        f.evidence.push(format!("sign-in page: {url}"));
+        f.fix
+            .push("sign in (a host does it with servers/login), then try again".into());
+    }
     f.fix.push("give the credential it expects as a header, e.g. \"headers\": {\"Authorization\": \"Bearer …\"} (marked secret automatically)".into());
-    f.fix
-        .push("servers that only offer an OAuth sign-in cannot be used by this build yet".into());
     f
 }
 
