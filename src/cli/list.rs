@@ -97,7 +97,9 @@ fn human(
     rejected: &[(String, crate::error::Error)],
 ) -> String {
     let mut out = String::new();
-    if !statuses.is_empty() {
+    if statuses.is_empty() {
+        out.push_str("no servers to list\n");
+    } else {
         out.push_str(&stats_table(statuses, stats));
     }
     for s in statuses {

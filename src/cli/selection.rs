@@ -92,6 +92,7 @@ pub async fn select(sources: &Sources, wanted: &[String]) -> Result<Selection, S
                             file.display()
                         ),
                     )
+                    .in_file(Some(&file.display().to_string()))
                     .for_server(&c.name),
                 );
             } else {

@@ -13,6 +13,7 @@ mod cancel;
 mod catalog_props;
 mod cli;
 mod cli_doctor;
+mod cli_terminal;
 mod clients;
 mod codegen;
 mod concurrency;

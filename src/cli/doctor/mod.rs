@@ -1,9 +1,12 @@
 //! `mcp-sidecar doctor`: trial starts, then a diagnosis of each server from what they left.
-//! `run` is the command; `findings` turns evidence into diagnoses; `command` looks a program up
+//! `run` is the command; `diagnose` turns evidence into findings (`failures` for a start that
+//! failed, one diagnosis per cause; `finding` the shapes they share); `command` looks a program up
 //! as its spawn would; `render` writes the report.
 
 mod command;
-mod findings;
+mod diagnose;
+mod failures;
+mod finding;
 mod render;
 mod run;
 

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::findings::{Finding, Severity};
+use super::finding::{Finding, Severity};
 use crate::cli::output::Paint;
 
 /// One server's verdict.

@@ -9,7 +9,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::command::{self, Resolution};
-use super::findings::{self, CommandFacts, Evidence, Finding, Severity};
+use super::diagnose::diagnose;
+use super::finding::{CommandFacts, Evidence, Finding, Severity};
 use super::render::{self, Verdict};
 use crate::cli::exit::Exit;
 use crate::cli::output::{pretty, stdout, usage, Paint};
@@ -115,7 +116,7 @@ async fn verdict(
         startup_timeout: timeout,
         slow,
     };
-    let mut found = findings::diagnose(&evidence);
+    let mut found = diagnose(&evidence);
     if let Some((_, secrets)) = &parsed {
         mask(&mut found, secrets);
     }
@@ -158,7 +159,7 @@ fn rejected_entries(selection: &Selection, slow: Duration) -> Vec<Verdict> {
                 state: "rejected".into(),
                 timings: None,
                 tools: None,
-                findings: findings::diagnose(&evidence),
+                findings: diagnose(&evidence),
             }
         })
         .collect()
