@@ -52,12 +52,13 @@ struct Inner {
 struct Histograms {
     total: Histogram,
     /// A ring of one-minute slots; a slot is reused once its minute is past the window.
-    recent: [Slot; RECENT_SLOTS],
+    recent: [Minute; RECENT_SLOTS],
 }
 
+/// One slot of the recent window: the calls that ended in one minute.
 #[derive(Default, Clone)]
-struct Slot {
-    /// The minute (counted from `origin`) this slot holds.
+struct Minute {
+    /// Which minute (counted from `origin`) the slot holds.
     minute: u64,
     counts: Counts,
     latencies: Histogram,
@@ -113,9 +114,9 @@ impl CallStats {
         });
         let slot = &mut histograms.recent[(minute % RECENT_SLOTS as u64) as usize];
         if slot.minute != minute || slot.counts.calls == 0 {
-            *slot = Slot {
+            *slot = Minute {
                 minute,
-                ..Slot::default()
+                ..Minute::default()
             };
         }
         slot.counts.calls += 1;
