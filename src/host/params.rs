@@ -126,6 +126,14 @@ pub struct LoginServer {
     pub wait: bool,
 }
 
+/// `servers/stats`: every server's statistics, or those of the servers named.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerStats {
+    #[serde(default)]
+    pub servers: Option<Vec<String>>,
+}
+
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListTools {

@@ -173,6 +173,8 @@ fn capabilities() -> Value {
             "tokenEstimates": true,
             "toolSearch": true,
             "defer": true,
+            "stats": true,
+            "progressiveLoad": true,
         },
     })
 }

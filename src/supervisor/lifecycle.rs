@@ -20,7 +20,7 @@
 //! process can never stop or corrupt its replacement.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::mpsc;
 
@@ -32,6 +32,7 @@ use super::server::{Server, Slot};
 use super::session::{CallGuard, CallLimits, ProcessControl, Session};
 use super::status::ServerState;
 use super::teardown::{self, ParkReason, Running};
+use super::timings::StartTimings;
 use super::upkeep::{Due, Upkeep};
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
@@ -114,18 +115,33 @@ pub(super) async fn finish_start(
 }
 
 async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, kind: StartKind) {
+    let mut timings = StartTimings::default();
+    let mut begun = Instant::now();
     if roster.is_shutting_down() {
-        return fail_start(roster, server, generation, shutting_down(), None, kind).await;
+        return fail_start(
+            roster,
+            server,
+            (generation, kind),
+            shutting_down(),
+            None,
+            timings,
+        )
+        .await;
     }
     // A start that needs a login may ask the host's browser step once, then go on with a new
-    // deadline (a person's time is not the server's startup time).
+    // deadline (a person's time is not the server's startup time, nor in its timings).
     let mut asked = false;
     let (connected, control, stderr_tail, events_rx) = loop {
         let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
         let stderr_tail = Arc::clone(&server.slot().stderr);
-        let (transport, control) = match launch::open(server, &stderr_tail) {
+        let opened = launch::open(server, &stderr_tail);
+        timings.spawn = opened.is_ok().then(|| begun.elapsed());
+        let (transport, control) = match opened {
             Ok(opened) => opened,
-            Err(e) => return fail_start(roster, server, generation, e, None, kind).await,
+            Err(e) => {
+                timings.total = begun.elapsed();
+                return fail_start(roster, server, (generation, kind), e, None, timings).await;
+            }
         };
         if !adopt_process(server, generation, &control) {
             if let Some(control) = control {
@@ -136,29 +152,39 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
         roster.emit_status(server);
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let asker = &roster.settings.asker;
-        match launch::connect(server, asker, transport, deadline, events_tx).await {
+        let connected =
+            launch::connect(server, asker, transport, deadline, events_tx, &mut timings).await;
+        timings.total = begun.elapsed();
+        match connected {
             Ok(connected) => break (connected, control, stderr_tail, events_rx),
             Err(e) if !asked && login::needs_login(&e) => {
                 asked = true;
                 match login::during_start(roster, server, generation, &e).await {
-                    Some(Ok(())) => continue,
+                    Some(Ok(())) => {
+                        (timings, begun) = (StartTimings::default(), Instant::now());
+                        continue;
+                    }
                     // A login that failed (declined, a refused answer…) leaves the server waiting
                     // for the next one, whatever the reason.
                     Some(Err(failed)) => {
                         let needs = Some(ServerState::NeedsLogin);
-                        return fail_start_as(
-                            roster, server, generation, failed, control, kind, needs,
-                        )
-                        .await;
+                        let at = (generation, kind);
+                        return fail_start_as(roster, server, at, failed, control, timings, needs)
+                            .await;
                     }
-                    None => return fail_start(roster, server, generation, e, control, kind).await,
+                    None => {
+                        return fail_start(roster, server, (generation, kind), e, control, timings)
+                            .await
+                    }
                 }
             }
-            Err(e) => return fail_start(roster, server, generation, e, control, kind).await,
+            Err(e) => {
+                return fail_start(roster, server, (generation, kind), e, control, timings).await
+            }
         }
     };
     let session = new_session(server, generation, connected, stderr_tail);
-    if !go_ready(server, generation, &session) {
+    if !go_ready(server, generation, &session, timings) {
         teardown::close_session(&session).await;
         if let Some(control) = control {
             control.stop().await;
@@ -216,38 +242,54 @@ fn new_session(
 }
 
 /// Moves the slot to `ready` with `session`; false when the generation moved on meanwhile.
-fn go_ready(server: &Server, generation: u64, session: &Arc<Session>) -> bool {
+fn go_ready(
+    server: &Server,
+    generation: u64,
+    session: &Arc<Session>,
+    timings: StartTimings,
+) -> bool {
     let mut slot = server.slot();
     let current = slot.generation == generation;
     if current {
         slot.state = ServerState::Ready;
         slot.session = Some(Arc::clone(session));
         slot.dormant_tools = None;
+        slot.startup = Some(timings);
     }
     current
 }
 
+/// A start of generation `generation` (begun for `kind`) failed with `error`.
 async fn fail_start(
     roster: &Arc<Roster>,
     server: &Arc<Server>,
-    generation: u64,
+    (generation, kind): (u64, StartKind),
     error: Error,
     control: Option<Arc<ProcessControl>>,
-    kind: StartKind,
+    timings: StartTimings,
 ) {
     // Reconnecting never fixes an authorization: no restart, and `needs_login` when a login would.
     let auth = auth_outcome(&error);
-    fail_start_as(roster, server, generation, error, control, kind, auth).await;
+    fail_start_as(
+        roster,
+        server,
+        (generation, kind),
+        error,
+        control,
+        timings,
+        auth,
+    )
+    .await;
 }
 
 /// [`fail_start`] with the state an authorization failure leads to given (`None`: not one).
 async fn fail_start_as(
     roster: &Arc<Roster>,
     server: &Arc<Server>,
-    generation: u64,
+    (generation, kind): (u64, StartKind),
     error: Error,
     control: Option<Arc<ProcessControl>>,
-    kind: StartKind,
+    timings: StartTimings,
     auth: Option<ServerState>,
 ) {
     let exit = teardown::reap(server, control).await;
@@ -256,6 +298,7 @@ async fn fail_start_as(
         if slot.generation != generation {
             return;
         }
+        slot.startup = Some(timings);
         let error = teardown::final_error(server, &slot, error, exit);
         tracing::warn!(server = %server.name, generation, ?kind, "start failed: {}", server.secrets.mask(&error.message));
         slot.process = None;

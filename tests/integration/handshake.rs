@@ -70,6 +70,8 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     assert_eq!(caps["tokenEstimates"], true, "{result}");
     assert_eq!(caps["toolSearch"], true, "{result}");
     assert_eq!(caps["defer"], true, "{result}");
+    assert_eq!(caps["stats"], true, "{result}");
+    assert_eq!(caps["progressiveLoad"], true, "{result}");
     assert_eq!(
         caps["hostCapabilities"],
         json!(["sampling", "elicitation", "roots", "auth"]),
@@ -82,7 +84,7 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     );
     assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(13),
+        Some(15),
         "no capability goes unchecked: {result}"
     );
 }

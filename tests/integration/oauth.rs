@@ -416,6 +416,19 @@ fn the_login_command_prints_the_url_and_keeps_the_tokens_for_the_sidecar() {
             .to_string(),
     )
     .unwrap();
+    let doctor = || {
+        Command::new(sidecar_bin())
+            .args(["doctor", "--config", file.to_str().unwrap(), "--cache-dir"])
+            .arg(&cache)
+            .output()
+            .unwrap()
+    };
+    // Before the login, the commands for people say how to log in (they never open one).
+    let before = doctor();
+    let report = String::from_utf8_lossy(&before.stdout);
+    assert_eq!(before.status.code(), Some(1), "{report}");
+    assert!(report.contains("needs an OAuth login"), "{report}");
+    assert!(report.contains("mcp-sidecar login SERVER"), "{report}");
     let mut child = Command::new(sidecar_bin())
         .args([
             "login",
@@ -439,6 +452,13 @@ fn the_login_command_prints_the_url_and_keeps_the_tokens_for_the_sidecar() {
     );
     assert_eq!(browse(line.trim()).status, 200);
     assert!(child.wait().unwrap().success());
+    let after = doctor();
+    let report = String::from_utf8_lossy(&after.stdout);
+    assert_eq!(
+        after.status.code(),
+        Some(0),
+        "the commands use the tokens: {report}"
+    );
     let mut s = cached_sidecar(&cache);
     let status = s.add("o", config(&fx));
     assert_eq!(
@@ -457,6 +477,7 @@ fn the_login_command_prints_the_url_and_keeps_the_tokens_for_the_sidecar() {
         ])
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no server `nope`"));
+    assert_eq!(out.status.code(), Some(3), "configuration: no such server");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no server named `nope`"), "{stderr}");
 }
