@@ -55,6 +55,9 @@ pub async fn inspect(
             strict,
             cache,
             require_trust: false,
+            resources_as_tools: false,
+            pin_tools: false,
+            server_logs: None,
         },
         // Nobody reads the events: the report reads the statuses once every start has ended.
         crate::supervisor::EventSender::discarding(),

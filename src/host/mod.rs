@@ -4,7 +4,7 @@
 //! (`writer`), and every request other than `initialize` and `shutdown` runs as its own task
 //! (`requests`) so calls proceed concurrently, once it has a ticket of `flow` (the bound on requests
 //! in flight, which pushes back into reading stdin); `dispatch` routes it to its handler (`servers`,
-//! `load`, `tools`). `session` starts and stops the session, `events` forwards the registry's
+//! `load`, `tools`, `surface`). `session` starts and stops the session, `events` forwards the registry's
 //! events, `context` is the state they share. The protocol itself is specified in
 //! proto/PROTOCOL.md.
 
@@ -19,6 +19,7 @@ mod serve;
 mod servers;
 mod session;
 pub mod stdio;
+mod surface;
 mod tools;
 mod writer;
 

@@ -82,6 +82,9 @@ fn settings(p: &params::Initialize, host: &Host) -> Result<Settings> {
         strict: p.strict.unwrap_or(false),
         cache: host.cache.clone(),
         require_trust: p.require_trust,
+        resources_as_tools: p.resources_as_tools,
+        pin_tools: p.pin_tools,
+        server_logs: p.server_logs,
     })
 }
 
@@ -130,6 +133,13 @@ fn capabilities() -> Value {
             "cancellation": true,
             "configDialects": ["claude-desktop", "claude-code", "claude-plugin", "vscode", "cursor", "codex", "epoch", "plugin-manifest"],
             "trust": true,
+            "resources": true,
+            "prompts": true,
+            "completion": true,
+            "serverLogs": true,
+            "serverInstructions": true,
+            "toolPins": true,
+            "resourcesAsTools": true,
         },
     })
 }

@@ -1,20 +1,41 @@
-//! `tools/list`, `tools/call` and `results/read`: the exposed tools, a call converted for the
-//! provider, and the full text of a truncated result.
+//! `tools/list`, `tools/call`, `tools/accept` and `results/read`: the exposed tools, a call
+//! converted for the provider, held definitions accepted, and the full text of a truncated result.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::params::{CallTool, ListTools, ReadResult};
+use super::params::{AcceptTools, CallTool, ListTools, ReadResult};
 use crate::convert;
 use crate::error::{Error, Result};
 use crate::supervisor::Registry;
 
-/// `tools/list`: the tools in the requested format, with the listing's fingerprint.
+/// `tools/list`: the tools in the requested format, with the listing's fingerprint, the
+/// instructions of their servers, and (when there are some) the tools held by `pinTools`.
 pub fn list(registry: &Arc<Registry>, p: ListTools) -> Result<Value> {
     let listing = registry.tools(p.format, p.strict, p.servers.as_deref())?;
-    Ok(json!({ "tools": *listing.tools, "fingerprint": listing.fingerprint }))
+    let servers = registry.server_notes(
+        listing
+            .tools
+            .iter()
+            .filter_map(|t| t.get("server").and_then(Value::as_str)),
+    );
+    let mut result = json!({
+        "tools": *listing.tools,
+        "fingerprint": listing.fingerprint,
+        "servers": servers,
+    });
+    let withheld = registry.withheld(p.servers.as_deref());
+    if !withheld.is_empty() {
+        result["withheld"] = Value::Array(withheld);
+    }
+    Ok(result)
+}
+
+/// `tools/accept`: held definitions let back into the tool set, by hash.
+pub fn accept(registry: &Arc<Registry>, p: AcceptTools) -> Result<Value> {
+    Ok(registry.accept(&p.tools))
 }
 
 /// `tools/call`: the server's result converted to the format (the session's by default).

@@ -84,6 +84,11 @@ impl Catalog {
         self.entries.keys().map(String::as_str)
     }
 
+    /// The entries of one server's tools.
+    pub fn entries_of<'a>(&'a self, server: &'a str) -> impl Iterator<Item = &'a Entry> + 'a {
+        self.entries.values().filter(move |e| e.server == server)
+    }
+
     /// Exposed names of one server's tools.
     pub fn names_of<'a>(&'a self, server: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.entries
@@ -92,7 +97,8 @@ impl Catalog {
             .map(|e| e.name.as_str())
     }
 
-    /// Tool entries (`{name, server, tool, title?, annotations?, readOnly, definition, conversionNotes}`)
+    /// Tool entries (`{name, server, tool, title?, annotations?, readOnly, hash, definition,
+    /// conversionNotes}`)
     /// in `format`, optionally only of some servers, with the fingerprint of exactly those definitions
     /// (notes are not part of it: a fingerprint changes only when a definition does).
     pub fn listing(
@@ -125,6 +131,7 @@ impl Catalog {
                 "server": entry.server,
                 "tool": entry.tool.name,
                 "readOnly": annotations.and_then(|a| a.get("readOnlyHint")).and_then(Value::as_bool).unwrap_or(false),
+                "hash": entry.tool.hash,
                 "definition": definition,
                 "conversionNotes": notes,
             });

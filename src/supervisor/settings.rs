@@ -1,9 +1,12 @@
 //! How the host configures a registry (`initialize` and the command line) and how it adds one server
 //! (`servers/add`, `servers/load`, a plugin).
 
-use crate::config::Source;
+use crate::config::{Extras, Source};
 use crate::convert::{NameTemplate, Options, ToolFormat};
+use crate::mcp::LogLevel;
 use crate::store::SchemaCache;
+
+use super::server::Exposure;
 
 /// Session-wide settings fixed by the host's `initialize` (and the command line).
 pub struct Settings {
@@ -17,6 +20,15 @@ pub struct Settings {
     /// `initialize {requireTrust: true}`: a server (stdio or remote) is started only with the digest of its
     /// launch config (`servers/add`/`servers/test {…, trust}`).
     pub require_trust: bool,
+    /// `initialize {resourcesAsTools}`: servers whose config does not say offer their resources
+    /// as two tools.
+    pub resources_as_tools: bool,
+    /// `initialize {pinTools}`: for servers whose config does not say, a tool whose definition
+    /// changes is held until the host accepts it.
+    pub pin_tools: bool,
+    /// `initialize {serverLogs}`: servers' log messages at or above this level reach the host;
+    /// `None`: none do until `logging/setLevel`.
+    pub server_logs: Option<LogLevel>,
 }
 
 impl Settings {
@@ -35,6 +47,17 @@ impl Settings {
             strict: self.strict,
             cache: None,
             require_trust: self.require_trust,
+            resources_as_tools: self.resources_as_tools,
+            pin_tools: self.pin_tools,
+            server_logs: self.server_logs,
+        }
+    }
+
+    /// A server's exposure: its config's choices, the session's where it makes none.
+    pub(super) fn exposure(&self, extras: &Extras) -> Exposure {
+        Exposure {
+            resources_as_tools: extras.resources_as_tools.unwrap_or(self.resources_as_tools),
+            pin_tools: extras.pin_tools.unwrap_or(self.pin_tools),
         }
     }
 }

@@ -105,6 +105,9 @@ class ServerConfig(TypedDict, total=False):
     envFiles: List[JsonObject]
     secretValues: List[str]
     maskSecretsInResults: bool
+    resourcesAsTools: bool
+    pinTools: bool
+    supportsParallel: bool
 
 
 class _ServerInfoRequired(TypedDict):
@@ -131,6 +134,13 @@ class Capabilities(_CapabilitiesRequired, total=False):
 
     configDialects: List[str]
     trust: bool
+    resources: bool
+    prompts: bool
+    completion: bool
+    serverLogs: bool
+    serverInstructions: bool
+    toolPins: bool
+    resourcesAsTools: bool
 
 
 class InitializeResult(TypedDict):
@@ -179,6 +189,7 @@ class ServerStatus(_ServerStatusRequired, total=False):
     protocolVersion: str
     serverInfo: ServerInfo
     instructions: str
+    capabilities: JsonObject
     startedAt: str
     lastExit: ExitStatus
     lastError: ErrorObject
@@ -205,6 +216,7 @@ class _ToolEntryRequired(TypedDict):
     server: str
     tool: str
     readOnly: bool
+    hash: str
     definition: JsonObject
     conversionNotes: List[ConversionNote]
 
@@ -217,11 +229,16 @@ class ToolEntry(_ToolEntryRequired, total=False):
     permission: str
 
 
-class ToolsListResult(TypedDict):
-    """The tools/list result."""
-
+class _ToolsListResultRequired(TypedDict):
     tools: List[ToolEntry]
     fingerprint: str
+
+
+class ToolsListResult(_ToolsListResultRequired, total=False):
+    """The tools/list result."""
+
+    servers: Dict[str, JsonObject]
+    withheld: List[JsonObject]
 
 
 class _TruncatedInfoRequired(TypedDict):
@@ -353,12 +370,17 @@ class ServersChangedParams(TypedDict):
     status: ServerStatus
 
 
-class ToolsChangedParams(TypedDict):
-    """Params of notifications/tools/changed: re-list on every one."""
-
+class _ToolsChangedParamsRequired(TypedDict):
     fingerprint: str
     added: List[str]
     removed: List[str]
+    changed: List[str]
+
+
+class ToolsChangedParams(_ToolsChangedParamsRequired, total=False):
+    """Params of notifications/tools/changed: re-list on every one."""
+
+    withheld: List[JsonObject]
 
 
 class ProtocolErrorCode:
@@ -390,6 +412,7 @@ class ProtocolErrorCode:
     SHUTTING_DOWN = "SHUTTING_DOWN"
     TRUST_REQUIRED = "TRUST_REQUIRED"
     OVERLOADED = "OVERLOADED"
+    NOT_SUPPORTED = "NOT_SUPPORTED"
 
 
 #: Numeric JSON-RPC code of every protocol error code (two codes may share a number).
@@ -420,4 +443,5 @@ RPC_CODES: Dict[str, int] = {
     "SHUTTING_DOWN": -32040,
     "TRUST_REQUIRED": -32014,
     "OVERLOADED": -32035,
+    "NOT_SUPPORTED": -32015,
 }
