@@ -13,6 +13,8 @@
 //! - [`jsonrpc`]: wire types, the bounded line reader, the pending-request table.
 //! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions and their
 //!   schema transforms, results and their budgets).
+//! - [`search`]: ranked tool search (BM25 over names, titles, descriptions and parameter names;
+//!   exact names first), pure.
 //! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
 //! - [`trust`]: the trust gate (launch digests, risk warnings, secrets, plugin containment).
 //! - [`logging`]: the stderr log set-up (text for people, JSON lines for pipelines).
@@ -42,6 +44,7 @@ pub mod limits;
 pub mod logging;
 pub mod mcp;
 pub mod process;
+pub mod search;
 pub mod signals;
 pub mod store;
 pub mod supervisor;

@@ -124,6 +124,8 @@ type ServerConfig struct {
 	PinTools *bool `json:"pinTools,omitempty"`
 	// false: one tools/call at a time; the others wait in a fair queue within their timeout.
 	SupportsParallel *bool `json:"supportsParallel,omitempty"`
+	// true: this server's tools are always deferred (found through tool search); false: never; absent or null: the session's rule.
+	Defer *bool `json:"defer,omitempty"`
 
 	// Extra fields merged into the config object as given (they override
 	// the fields above): for config fields newer than this client. The
@@ -153,6 +155,12 @@ type InitializeResult struct {
 		Cancellation   bool     `json:"cancellation"`
 		ConfigDialects []string `json:"configDialects,omitempty"`
 		Trust          bool     `json:"trust,omitempty"`
+		// Tool entries and listings carry token estimates.
+		TokenEstimates bool `json:"tokenEstimates,omitempty"`
+		// tools/search and the search_tools meta-tool exist.
+		ToolSearch bool `json:"toolSearch,omitempty"`
+		// Deferral is understood: initialize `defer`/`deferAboveTokens`, the `defer` config field, tools/list `defer`.
+		Defer bool `json:"defer,omitempty"`
 		// resources/* methods and notifications.
 		Resources bool `json:"resources,omitempty"`
 		// prompts/* methods and notifications/prompts/changed.
@@ -244,15 +252,32 @@ type Tool struct {
 	ConversionNotes []ConversionNote `json:"conversionNotes"`
 	// The tool's permission, from its `_meta[permissionMetaKey]`.
 	Permission string `json:"permission,omitempty"`
+	// Estimated tokens of `definition` (compact JSON bytes / 4.28, rounded up).
+	Tokens int64 `json:"tokens"`
+	// Present only in a listing that defers this tool's server: the definition is found through tool search, not loaded up front.
+	Deferred bool `json:"deferred,omitempty"`
 }
 
 // ToolList: The tools/list result.
 type ToolList struct {
 	// Sorted by exposed name.
-	Tools       []Tool `json:"tools"`
+	Tools []Tool `json:"tools"`
+	// sha256 of the canonical JSON of the definitions in listing order; of `providerTools` when the listing defers tools.
 	Fingerprint string `json:"fingerprint"`
-	// One member per server with a tool in `tools`: its instructions (of its last handshake), when it sent some.
-	Servers map[string]any `json:"servers,omitempty"`
+	Tokens      struct {
+		// Sum of the entries' token estimates (every definition, as if nothing were deferred).
+		Total int64 `json:"total"`
+		// `total` per server.
+		Servers map[string]any `json:"servers"`
+		// Only when tools are deferred: the part of `total` that is deferred.
+		Deferred int64 `json:"deferred,omitempty"`
+		// Only when tools are deferred: the estimate of what the model sees before any search (loaded definitions, namespaces' names and descriptions, the search tool).
+		Upfront int64 `json:"upfront,omitempty"`
+	} `json:"tokens"`
+	// Only when the listing defers tools: the array to send as the provider request's `tools` (loaded definitions, deferred ones in the provider's shape, a search tool; PROTOCOL.md §9.7).
+	ProviderTools []map[string]any `json:"providerTools,omitempty"`
+	// One member per server with a tool in `tools`: its instructions (of its last handshake, kept while it is stopped), when it sent some.
+	Servers map[string]any `json:"servers"`
 	// Tools held by pinTools until tools/accept; absent when none.
 	Withheld []struct {
 		Server       string  `json:"server"`

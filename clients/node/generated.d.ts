@@ -83,13 +83,15 @@ export interface ServerConfigFields {
   pinTools?: boolean;
   /** false: one tools/call at a time; the others wait in a fair queue within their timeout. */
   supportsParallel?: boolean;
+  /** true: this server's tools are always deferred (found through tool search); false: never; absent or null: the session's rule. */
+  defer?: boolean | null;
 }
 
 /** The initialize result. */
 export interface InitializeResult {
   protocolVersion: 1;
   serverInfo: { name: "mcp-sidecar"; version: string; [key: string]: unknown; };
-  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; resources?: true; prompts?: true; completion?: true; serverLogs?: true; serverInstructions?: true; toolPins?: true; resourcesAsTools?: true; [key: string]: unknown; };
+  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; tokenEstimates?: boolean; toolSearch?: boolean; defer?: boolean; resources?: true; prompts?: true; completion?: true; serverLogs?: true; serverInstructions?: true; toolPins?: true; resourcesAsTools?: true; [key: string]: unknown; };
   [key: string]: unknown;
 }
 
@@ -266,11 +268,15 @@ export interface ToolEntryFields {
   readOnly: boolean;
   /** sha256 of the canonical JSON of the tool as the server lists it: changes exactly when its definition does. */
   hash: string;
-  definition: { type: "function"; function: { name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict?: boolean; }; } | { type: "function"; name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict: boolean; } | { name: string; description?: string; input_schema: { properties: Record<string, unknown>; [key: string]: unknown; }; } | { name: string; description?: string; parameters?: { type: "OBJECT"; properties: Record<string, unknown>; required?: Array<string>; [key: string]: unknown; }; } | { name: string; inputSchema: Record<string, unknown>; [key: string]: unknown; };
+  definition: { type: "function"; function: { name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict?: boolean; }; } | { type: "function"; name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict: boolean; defer_loading?: true; } | { name: string; description?: string; input_schema: { properties: Record<string, unknown>; [key: string]: unknown; }; defer_loading?: true; } | { name: string; description?: string; parameters?: { type: "OBJECT"; properties: Record<string, unknown>; required?: Array<string>; [key: string]: unknown; }; } | { name: string; inputSchema: Record<string, unknown>; [key: string]: unknown; };
   /** What the conversion to this format changed, in order; [] when nothing (always for mcp). At most 200 notes, then one that counts the rest. */
   conversionNotes: Array<ConversionNote>;
   /** The tool's permission, from its `_meta[permissionMetaKey]`. */
   permission?: string;
+  /** Estimated tokens of `definition` (compact JSON bytes / 4.28, rounded up). */
+  tokens: number;
+  /** Present only in a listing that defers this tool's server: the definition is found through tool search, not loaded up front. */
+  deferred?: true;
 }
 
 /** truncated of a call result cut to fit maxResultBytes (PROTOCOL.md §10.1). */

@@ -58,6 +58,7 @@ pub async fn inspect(
             resources_as_tools: false,
             pin_tools: false,
             server_logs: None,
+            defer: Default::default(),
         },
         // Nobody reads the events: the report reads the statuses once every start has ended.
         crate::supervisor::EventSender::discarding(),

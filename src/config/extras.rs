@@ -1,8 +1,9 @@
 //! The sidecar's own config fields beyond the launch spec — tools policy (`includeTools`,
 //! `excludeTools`, `expectTools`, `permissions`, `permissionMetaKey`), secret marks (`secretEnv`,
-//! `secretHeaders`, `secretValues`), `maskSecretsInResults`, what the model is shown of the server
-//! (`resourcesAsTools`, `pinTools`), how its calls run (`supportsParallel`), and the record of the
-//! env files a dialect merged (`envFiles`) — split off a canonical config before
+//! `secretHeaders`, `secretValues`), `maskSecretsInResults`, `defer` (how the server's tools are
+//! presented to a model), what else the model is shown of the server (`resourcesAsTools`,
+//! `pinTools`), how its calls run (`supportsParallel`), and the record of the env files a dialect
+//! merged (`envFiles`) — split off a canonical config before
 //! [`ServerSpec`](super::ServerSpec) reads the rest. Each in camelCase or snake_case.
 
 use std::collections::BTreeSet;
@@ -45,6 +46,9 @@ pub struct Extras {
     pub pin_tools: Option<bool>,
     /// `supportsParallel` (default true): `false` serialises the server's calls in a fair queue.
     pub supports_parallel: bool,
+    /// `defer`: `Some(true)`: the server's tools are always deferred (found through tool search);
+    /// `Some(false)`: never; `None`: as the session's deferral rule says.
+    pub defer: Option<bool>,
 }
 
 impl Default for Extras {
@@ -62,6 +66,7 @@ impl Default for Extras {
             resources_as_tools: None,
             pin_tools: None,
             supports_parallel: true,
+            defer: None,
         }
     }
 }
@@ -91,6 +96,11 @@ pub fn split(config: &Value) -> Result<(Value, Extras)> {
             "permissionMetaKey" => match v {
                 Value::String(s) if !s.is_empty() => extras.permission_meta_key = Some(s.clone()),
                 _ => return Err(invalid(field.name, "must be a non-empty string")),
+            },
+            "defer" => match v {
+                Value::Bool(b) => extras.defer = Some(*b),
+                Value::Null => extras.defer = None,
+                _ => return Err(invalid(field.name, "must be true or false")),
             },
             flag @ ("maskSecretsInResults"
             | "resourcesAsTools"
@@ -138,6 +148,7 @@ impl std::fmt::Debug for Extras {
             .field("resources_as_tools", &self.resources_as_tools)
             .field("pin_tools", &self.pin_tools)
             .field("supports_parallel", &self.supports_parallel)
+            .field("defer", &self.defer)
             .finish()
     }
 }
@@ -169,6 +180,7 @@ mod tests {
             ("resourcesAsTools", json!(true)),
             ("pinTools", json!(true)),
             ("supportsParallel", json!(false)),
+            ("defer", json!(true)),
         ]
     }
 

@@ -13,6 +13,7 @@ use super::events;
 use super::params::{self, parse, PROTOCOL_VERSION};
 use crate::convert::{self, NameTemplate, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
+use crate::store::DeferRule;
 use crate::supervisor::{event_queue, Registry, Settings};
 
 /// `initialize`: creates the registry with the host's settings and starts the session.
@@ -82,6 +83,10 @@ fn settings(p: &params::Initialize, host: &Host) -> Result<Settings> {
         strict: p.strict.unwrap_or(false),
         cache: host.cache.clone(),
         require_trust: p.require_trust,
+        defer: DeferRule {
+            all: p.defer.unwrap_or(false),
+            above_tokens: p.defer_above_tokens,
+        },
         resources_as_tools: p.resources_as_tools,
         pin_tools: p.pin_tools,
         server_logs: p.server_logs,
@@ -133,6 +138,9 @@ fn capabilities() -> Value {
             "cancellation": true,
             "configDialects": ["claude-desktop", "claude-code", "claude-plugin", "vscode", "cursor", "codex", "epoch", "plugin-manifest"],
             "trust": true,
+            "tokenEstimates": true,
+            "toolSearch": true,
+            "defer": true,
             "resources": true,
             "prompts": true,
             "completion": true,

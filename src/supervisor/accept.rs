@@ -1,7 +1,6 @@
-//! The host's side of `pinTools`: the tools held out of the tool set because their definition
-//! changed (listed as `withheld` by `tools/list`, so the host can review them), and `tools/accept`,
-//! which lets in exactly the definition the host reviewed — by its hash, so a definition that
-//! changed again meanwhile is not accepted by mistake.
+//! The host's side of `pinTools`: `tools/accept`, which lets a held tool (listed as `withheld` by
+//! `tools/list`, see `Server::withheld`) back into the tool set — exactly the definition the host
+//! reviewed, by its hash, so a definition that changed again meanwhile is not accepted by mistake.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -18,32 +17,6 @@ pub struct Acceptance {
     pub server: String,
     pub tool: String,
     pub hash: String,
-}
-
-/// Every held tool (of `only`'s servers): `{server, tool, hash, acceptedHash, definition}`, the
-/// definition as the server lists it (secret values masked), sorted by server and tool.
-pub(super) fn withheld(roster: &Roster, only: Option<&[String]>) -> Vec<Value> {
-    let mut out = Vec::new();
-    for server in roster.all() {
-        if only.is_some_and(|only| !only.contains(&server.name)) {
-            continue;
-        }
-        let slot = server.slot();
-        let mut held = slot.held_tools();
-        held.sort_by(|a, b| a.name.cmp(&b.name));
-        for tool in held {
-            let mut definition = tool.raw.clone();
-            server.mask_result(&mut definition);
-            out.push(json!({
-                "server": server.name,
-                "tool": tool.name,
-                "hash": tool.hash,
-                "acceptedHash": slot.pins.accepted(&tool.name),
-                "definition": definition,
-            }));
-        }
-    }
-    out
 }
 
 /// `tools/accept`: `{accepted: [...], rejected: [{server, tool, hash, reason}]}`. Each server whose

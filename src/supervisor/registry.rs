@@ -29,7 +29,7 @@ use crate::config::validate_server_name;
 use crate::convert::{Options, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::{LogLevel, SurfaceList};
-use crate::store::{Catalog, Listing, ReadOutcome, ResultStore};
+use crate::store::{Catalog, Listing, ListingRequest, ReadOutcome, Rendered, ResultStore};
 
 pub struct Registry {
     /// The servers, the catalog and the events, shared with every server's lifecycle tasks.
@@ -267,26 +267,59 @@ impl Registry {
 
     // ----- tools -----
 
-    /// Tool entries in `format` (the session's default when `None`).
+    /// Tool entries in `format` (the session's default when `None`), as values.
     pub fn tools(
         &self,
         format: Option<ToolFormat>,
         strict: Option<bool>,
         servers: Option<&[String]>,
     ) -> Result<Listing> {
+        self.check_servers(servers)?;
+        let (format, options) = self.format_options(format, strict);
+        Ok(self.catalog().listing(format, options, servers))
+    }
+
+    /// The `tools/list` result as JSON text: cached per format and options until the tool set
+    /// changes (filtered by `servers`: rendered from the cached pieces each time).
+    pub fn tools_answer(
+        &self,
+        format: Option<ToolFormat>,
+        strict: Option<bool>,
+        defer: Option<bool>,
+        servers: Option<&[String]>,
+    ) -> Result<Arc<Rendered>> {
+        self.check_servers(servers)?;
+        let (format, options) = self.format_options(format, strict);
+        Ok(self.catalog().answer(&ListingRequest {
+            format,
+            options,
+            defer,
+            servers,
+        }))
+    }
+
+    /// SERVER_NOT_FOUND for the first of `servers` that is not registered.
+    pub fn check_servers(&self, servers: Option<&[String]>) -> Result<()> {
         if let Some(only) = servers {
             let known = self.roster.servers();
             if let Some(missing) = only.iter().find(|s| !known.contains_key(s.as_str())) {
                 return Err(not_found(missing));
             }
         }
+        Ok(())
+    }
+
+    /// A request's format and options, the session's where it gives none.
+    pub fn format_options(
+        &self,
+        format: Option<ToolFormat>,
+        strict: Option<bool>,
+    ) -> (ToolFormat, Options) {
         let settings = self.settings();
         let options = Options {
             strict: strict.unwrap_or(settings.strict),
         };
-        Ok(self
-            .catalog()
-            .listing(format.unwrap_or(settings.format), options, servers))
+        (format.unwrap_or(settings.format), options)
     }
 
     /// Validates the arguments against the tool's own schema, starts the server if it is dormant,
@@ -338,30 +371,6 @@ impl Registry {
         length: Option<usize>,
     ) -> Result<ReadOutcome> {
         self.results.read(handle, offset, length)
-    }
-
-    /// `{name: {instructions?}}` of `servers`: what a host puts in its system prompt next to
-    /// their tools (the instructions of each server's last handshake).
-    pub fn server_notes<'a>(&self, servers: impl Iterator<Item = &'a str>) -> Map<String, Value> {
-        let mut notes = Map::new();
-        for name in servers {
-            if notes.contains_key(name) {
-                continue;
-            }
-            let mut note = Map::new();
-            if let Some(server) = self.roster.server(name) {
-                if let Some(instructions) = &server.slot().instructions {
-                    note.insert("instructions".into(), Value::from(instructions.as_str()));
-                }
-            }
-            notes.insert(name.to_owned(), Value::Object(note));
-        }
-        notes
-    }
-
-    /// Tools held out of the tool set by `pinTools` (of `servers`, or all).
-    pub fn withheld(&self, servers: Option<&[String]>) -> Vec<Value> {
-        accept::withheld(&self.roster, servers)
     }
 
     /// `tools/accept`: lets each held definition whose hash the host gives back into the tool set.

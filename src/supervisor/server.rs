@@ -229,6 +229,27 @@ impl Server {
             .mask_error(e.with_stderr_tail(&slot.stderr.text()))
     }
 
+    /// The tools held by `pinTools`, as `tools/list` lists them: `{server, tool, hash,
+    /// acceptedHash, definition}` (the definition as the server lists it, secrets masked), sorted
+    /// by tool.
+    pub fn withheld(&self, slot: &Slot) -> Vec<serde_json::Value> {
+        let mut held = slot.held_tools();
+        held.sort_by(|a, b| a.name.cmp(&b.name));
+        held.into_iter()
+            .map(|tool| {
+                let mut definition = tool.raw.clone();
+                self.mask_result(&mut definition);
+                serde_json::json!({
+                    "server": self.name,
+                    "tool": tool.name,
+                    "hash": tool.hash,
+                    "acceptedHash": slot.pins.accepted(&tool.name),
+                    "definition": definition,
+                })
+            })
+            .collect()
+    }
+
     /// A tool result on its way to the host (and a model provider): its secret values masked,
     /// unless there is none or the config opted out — then this is one check.
     pub fn mask_result(&self, result: &mut serde_json::Value) {

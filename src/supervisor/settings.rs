@@ -4,7 +4,7 @@
 use crate::config::{Extras, Source};
 use crate::convert::{NameTemplate, Options, ToolFormat};
 use crate::mcp::LogLevel;
-use crate::store::SchemaCache;
+use crate::store::{DeferRule, SchemaCache};
 
 use super::server::Exposure;
 
@@ -20,6 +20,8 @@ pub struct Settings {
     /// `initialize {requireTrust: true}`: a server (stdio or remote) is started only with the digest of its
     /// launch config (`servers/add`/`servers/test {…, trust}`).
     pub require_trust: bool,
+    /// Which servers' tools listings defer (`initialize {defer, deferAboveTokens}`).
+    pub defer: DeferRule,
     /// `initialize {resourcesAsTools}`: servers whose config does not say offer their resources
     /// as two tools.
     pub resources_as_tools: bool,
@@ -47,6 +49,7 @@ impl Settings {
             strict: self.strict,
             cache: None,
             require_trust: self.require_trust,
+            defer: self.defer,
             resources_as_tools: self.resources_as_tools,
             pin_tools: self.pin_tools,
             server_logs: self.server_logs,

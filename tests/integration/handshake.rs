@@ -67,9 +67,12 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
         "{result}"
     );
     assert_eq!(caps["trust"], true, "{result}");
+    assert_eq!(caps["tokenEstimates"], true, "{result}");
+    assert_eq!(caps["toolSearch"], true, "{result}");
+    assert_eq!(caps["defer"], true, "{result}");
     assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(8),
+        Some(11),
         "no capability goes unchecked: {result}"
     );
 }

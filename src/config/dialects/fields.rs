@@ -48,8 +48,8 @@ pub const fn fx(name: &'static str, ty: Ty) -> Field {
     }
 }
 
-/// The sidecar's own fields, accepted in every dialect (tools policy, secrets, resources as tools,
-/// tool pins, serial calls): the one table of them, which
+/// The sidecar's own fields, accepted in every dialect (tools policy, secrets, deferral, resources
+/// as tools, tool pins, serial calls): the one table of them, which
 /// [`extras::split`](crate::config::extras::split) reads them by too.
 pub const EXTENSIONS: &[Field] = &[
     f("includeTools", Ty::StrList),
@@ -64,6 +64,7 @@ pub const EXTENSIONS: &[Field] = &[
     f("resourcesAsTools", Ty::Bool),
     f("pinTools", Ty::Bool),
     f("supportsParallel", Ty::Bool),
+    f("defer", Ty::Bool),
 ];
 
 /// A read entry: field name → value (expanded), plus the keys of maps whose value used a secret.

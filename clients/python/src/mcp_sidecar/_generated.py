@@ -108,6 +108,7 @@ class ServerConfig(TypedDict, total=False):
     resourcesAsTools: bool
     pinTools: bool
     supportsParallel: bool
+    defer: Optional[bool]
 
 
 class _ServerInfoRequired(TypedDict):
@@ -134,6 +135,9 @@ class Capabilities(_CapabilitiesRequired, total=False):
 
     configDialects: List[str]
     trust: bool
+    tokenEstimates: bool
+    toolSearch: bool
+    defer: bool
     resources: bool
     prompts: bool
     completion: bool
@@ -219,6 +223,7 @@ class _ToolEntryRequired(TypedDict):
     hash: str
     definition: JsonObject
     conversionNotes: List[ConversionNote]
+    tokens: int
 
 
 class ToolEntry(_ToolEntryRequired, total=False):
@@ -227,17 +232,20 @@ class ToolEntry(_ToolEntryRequired, total=False):
     title: str
     annotations: JsonObject
     permission: str
+    deferred: bool
 
 
 class _ToolsListResultRequired(TypedDict):
     tools: List[ToolEntry]
     fingerprint: str
+    tokens: JsonObject
+    servers: Dict[str, JsonObject]
 
 
 class ToolsListResult(_ToolsListResultRequired, total=False):
     """The tools/list result."""
 
-    servers: Dict[str, JsonObject]
+    providerTools: List[JsonObject]
     withheld: List[JsonObject]
 
 
