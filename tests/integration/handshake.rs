@@ -70,9 +70,20 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     assert_eq!(caps["tokenEstimates"], true, "{result}");
     assert_eq!(caps["toolSearch"], true, "{result}");
     assert_eq!(caps["defer"], true, "{result}");
+    for surface in [
+        "resources",
+        "prompts",
+        "completion",
+        "serverLogs",
+        "serverInstructions",
+        "toolPins",
+        "resourcesAsTools",
+    ] {
+        assert_eq!(caps[surface], true, "{surface}: {result}");
+    }
     assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(11),
+        Some(18),
         "no capability goes unchecked: {result}"
     );
 }
