@@ -406,7 +406,11 @@ impl Registry {
 
     /// `resources/subscribe` (`on`) or `resources/unsubscribe`.
     pub async fn subscribe(&self, server: &str, uri: &str, on: bool) -> Result<()> {
-        surface::subscribe(&self.roster, server, uri, on).await
+        if on {
+            surface::subscribe(&self.roster, server, uri).await
+        } else {
+            surface::unsubscribe(&self.roster, server, uri).await
+        }
     }
 
     pub async fn get_prompt(

@@ -102,12 +102,12 @@ pub(super) async fn read_resource(
     })
 }
 
-/// `resources/subscribe` (`on`) or `resources/unsubscribe`: the server is asked (if it declared
-/// subscriptions) and the URI is kept — or forgotten — for its restarts.
-pub(super) async fn subscribe(roster: &Arc<Roster>, name: &str, uri: &str, on: bool) -> Result<()> {
+/// `resources/subscribe`: the server is asked (a stopped server with tools listed is started; one
+/// that did not declare subscriptions is NOT_SUPPORTED) and the URI is kept for its restarts.
+pub(super) async fn subscribe(roster: &Arc<Roster>, name: &str, uri: &str) -> Result<()> {
     check_uri(uri)?;
     let server = roster.find(name)?;
-    if on {
+    {
         let slot = server.slot();
         if slot.subscriptions.len() >= limits::RESOURCE_SUBSCRIPTIONS_MAX
             && !slot.subscriptions.contains(uri)
@@ -123,35 +123,47 @@ pub(super) async fn subscribe(roster: &Arc<Roster>, name: &str, uri: &str, on: b
     }
     let run = async {
         let (session, _busy) = lifecycle::acquire(roster, &server).await?;
-        let declared = session
-            .client
-            .handshake()
-            .declares(Capability::ResourceSubscriptions);
-        if on {
-            require(
-                &server,
-                &session,
-                Capability::ResourceSubscriptions,
-                "resources/subscribe",
-            )?;
-        }
-        if declared {
-            session
-                .client
-                .subscribe(uri, on, server.spec.tool_timeout)
-                .await
-                .map_err(|e| e.with("uri", uri).with_stderr_tail(&session.stderr.text()))?;
-        }
-        Ok(())
+        require(
+            &server,
+            &session,
+            Capability::ResourceSubscriptions,
+            "resources/subscribe",
+        )?;
+        send_subscription(&server, &session, uri, true).await
     };
     run.await.map_err(|e| server.secrets.mask_error(e))?;
-    let mut slot = server.slot();
-    if on {
-        slot.subscriptions.insert(uri.to_owned());
-    } else {
-        slot.subscriptions.remove(uri);
-    }
+    server.slot().subscriptions.insert(uri.to_owned());
     Ok(())
+}
+
+/// `resources/unsubscribe`: the URI is forgotten at once (no restart subscribes to it again); a
+/// ready server that supports subscriptions is told. A server that is not running is not started
+/// for it: a new process has no subscription to end.
+pub(super) async fn unsubscribe(roster: &Arc<Roster>, name: &str, uri: &str) -> Result<()> {
+    check_uri(uri)?;
+    let server = roster.find(name)?;
+    server.slot().subscriptions.remove(uri);
+    let Some((session, _busy)) = lifecycle::ready_session(&server) else {
+        return Ok(());
+    };
+    if !session
+        .client
+        .handshake()
+        .declares(Capability::ResourceSubscriptions)
+    {
+        return Ok(());
+    }
+    send_subscription(&server, &session, uri, false)
+        .await
+        .map_err(|e| server.secrets.mask_error(e))
+}
+
+async fn send_subscription(server: &Server, session: &Session, uri: &str, on: bool) -> Result<()> {
+    session
+        .client
+        .subscribe(uri, on, server.spec.tool_timeout)
+        .await
+        .map_err(|e| e.with("uri", uri).with_stderr_tail(&session.stderr.text()))
 }
 
 /// `prompts/get {server, name, arguments}`. A prompt over `maxResultBytes` is RESULT_TOO_LARGE

@@ -278,6 +278,37 @@ fn subscriptions_reach_the_server_and_survive_a_restart() {
         json!({})
     );
     assert_eq!(state(&mut s, "fx")["subscriptions"], json!([]));
+    // Unsubscribing from a server that is down forgets the URI without starting anything: its
+    // next start does not subscribe to it again.
+    s.add("once", surface(&[], json!({"restart": "never"})));
+    assert_eq!(
+        s.call("resources/subscribe", json!({"server": "once", "uri": uri})),
+        json!({})
+    );
+    let (code, _) = s.error_of(
+        "tools/call",
+        json!({"name": "mcp__once__exit", "arguments": {}}),
+    );
+    assert_eq!(code, "SERVER_UNAVAILABLE");
+    s.server_changed("once", |st| {
+        st["state"] == "unhealthy" && st.get("lastExit").is_some()
+    });
+    assert_eq!(
+        s.call(
+            "resources/unsubscribe",
+            json!({"server": "once", "uri": uri})
+        ),
+        json!({})
+    );
+    assert_eq!(
+        s.call("servers/restart", json!({"name": "once"}))["state"],
+        "ready"
+    );
+    assert_eq!(
+        state(&mut s, "once")["subscriptions"],
+        json!([]),
+        "not subscribed again"
+    );
     let (code, e) = s.error_of(
         "resources/subscribe",
         json!({"server": "plain", "uri": uri}),
