@@ -363,10 +363,14 @@ type TrustRequest struct {
 	Permissions          []string `json:"permissions"`
 	PermissionMetaKey    *string  `json:"permissionMetaKey"`
 	MaskSecretsInResults bool     `json:"maskSecretsInResults,omitempty"`
-	URL                  string   `json:"url,omitempty"`
-	HeaderNames          []string `json:"headerNames,omitempty"`
-	Source               string   `json:"source"`
-	Warnings             []string `json:"warnings"`
+	// TRUST_REQUIRED: the config's resourcesAsTools, when it gives one (bound by the digest).
+	ResourcesAsTools bool `json:"resourcesAsTools,omitempty"`
+	// TRUST_REQUIRED: the config's pinTools, when it gives one (bound by the digest).
+	PinTools    bool     `json:"pinTools,omitempty"`
+	URL         string   `json:"url,omitempty"`
+	HeaderNames []string `json:"headerNames,omitempty"`
+	Source      string   `json:"source"`
+	Warnings    []string `json:"warnings"`
 }
 
 // LoadResult: The servers/load result.

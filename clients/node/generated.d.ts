@@ -183,6 +183,10 @@ export interface ErrorDataFields {
   permissionMetaKey?: string | null;
   /** TRUST_REQUIRED: whether secret values are masked in the tool results (false: the server opted out with `maskSecretsInResults: false`). */
   maskSecretsInResults?: boolean;
+  /** TRUST_REQUIRED: the config's resourcesAsTools, when it gives one (bound by the digest). */
+  resourcesAsTools?: boolean;
+  /** TRUST_REQUIRED: the config's pinTools, when it gives one (bound by the digest). */
+  pinTools?: boolean;
   /** TRUST_REQUIRED of a remote server: its URL. */
   url?: string;
   /** TRUST_REQUIRED of a remote server: names of its headers (never their values). */
@@ -349,6 +353,10 @@ export interface TrustRequest {
   permissions: Array<string> | null;
   permissionMetaKey: string | null;
   maskSecretsInResults?: boolean;
+  /** TRUST_REQUIRED: the config's resourcesAsTools, when it gives one (bound by the digest). */
+  resourcesAsTools?: boolean;
+  /** TRUST_REQUIRED: the config's pinTools, when it gives one (bound by the digest). */
+  pinTools?: boolean;
   url?: string;
   headerNames?: Array<string>;
   source: ServerSource;

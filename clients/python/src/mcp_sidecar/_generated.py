@@ -321,6 +321,8 @@ class TrustRequest(_TrustRequestRequired, total=False):
     """A server held back by requireTrust: the TRUST_REQUIRED data plus name."""
 
     maskSecretsInResults: bool
+    resourcesAsTools: bool
+    pinTools: bool
     url: str
     headerNames: List[str]
 
