@@ -137,6 +137,7 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
         Err(e) => return fail_start(roster, server, generation, e, control, kind).await,
     };
     let session = new_session(server, generation, connected, stderr_tail);
+    super::resume::log_level(roster, server, &session, deadline).await;
     if !go_ready(server, generation, &session) {
         teardown::close_session(&session).await;
         if let Some(control) = control {
@@ -146,7 +147,7 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
     }
     tracing::info!(server = %server.name, generation, tools = session.tools().len(), ?kind, "server ready");
     roster.transitioned(server);
-    tokio::spawn(super::resume::after_ready(
+    tokio::spawn(super::resume::subscriptions(
         Arc::clone(roster),
         Arc::clone(server),
         Arc::clone(&session),

@@ -13,7 +13,7 @@
 //! 3. `lifecycle.rs`: the state machine — starts, failures and restarts, the watch over a ready
 //!    generation (and the server's announcements it forwards), acquiring a session for a call.
 //! 4. `upkeep.rs`: a ready generation's timers; reports what is due instead of acting.
-//!    `resume.rs`: what a server is told again after each start (log level, subscriptions).
+//!    `resume.rs`: what a server is told again at each start (log level, subscriptions).
 //! 5. `launch.rs` (transport, handshake, discovery), `teardown.rs` (stop, park, reap, the restart
 //!    policy's verdict), `lazy.rs` (when the schema cache is read and written),
 //!    `resource_tools.rs` (`list_resources` / `read_resource` under `resourcesAsTools`).

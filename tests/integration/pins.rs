@@ -199,6 +199,9 @@ fn pins_per_server_override_the_session() {
     std::fs::write(&a, r#"{"description": "changed a"}"#).unwrap();
     std::fs::write(&b, r#"{"description": "changed b"}"#).unwrap();
     relist(&mut s);
+    s.notification("notifications/tools/changed", |p| {
+        p["withheld"][0]["server"] == "fx"
+    });
     s.call(
         "tools/call",
         json!({"name": "mcp__free__emit", "arguments": {"kind": "tools-changed"}}),
