@@ -32,7 +32,7 @@ pub async fn run(url: &str) -> Result<()> {
         transport,
         ClientOptions {
             server: "conformance".to_owned(),
-            secrets: Default::default(),
+            ..Default::default()
         },
         deadline,
         events,

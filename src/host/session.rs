@@ -141,6 +141,8 @@ fn capabilities() -> Value {
             "tokenEstimates": true,
             "toolSearch": true,
             "defer": true,
+            "stats": true,
+            "progressiveLoad": true,
             "resources": true,
             "prompts": true,
             "completion": true,

@@ -17,6 +17,7 @@ use tokio::task::JoinHandle;
 
 use super::handshake::{self, Handshake};
 use super::reader::{read_loop, ClientEvent, Reader};
+use super::traffic::{CountingSink, Traffic};
 use super::transport::{MessageSink, Transport};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{encode_notification, encode_request, Pending, Reply, RequestId};
@@ -82,12 +83,14 @@ impl RequestKind {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ClientOptions {
     /// The server's name, used in every error message.
     pub server: String,
     /// Secret values of the server's config, masked in what the client logs.
     pub secrets: Secrets,
+    /// Where the bytes of every message read and written are counted.
+    pub traffic: Arc<Traffic>,
 }
 
 pub struct Client {
@@ -117,17 +120,23 @@ impl Client {
     ) -> Result<Client> {
         let server: Arc<str> = Arc::from(options.server.as_str());
         let pending = Arc::new(Pending::new());
+        // Everything the session writes goes through this sink, the reader's answers included.
+        let sink: Arc<dyn MessageSink> = Arc::new(CountingSink {
+            inner: transport.sink,
+            traffic: Arc::clone(&options.traffic),
+        });
         let reader = tokio::spawn(read_loop(Reader {
             server: Arc::clone(&server),
             secrets: options.secrets,
             source: transport.source,
-            sink: Arc::clone(&transport.sink),
+            sink: Arc::clone(&sink),
             pending: Arc::clone(&pending),
             events,
+            traffic: options.traffic,
         }));
         let mut client = Client {
             server,
-            sink: transport.sink,
+            sink,
             pending,
             // Replaced below once the server answered; nothing can use the client before that.
             handshake: Handshake {

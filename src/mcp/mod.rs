@@ -18,6 +18,7 @@ pub mod log_level;
 mod reader;
 pub mod surface;
 pub mod tools;
+pub mod traffic;
 pub mod transport;
 
 pub use client::{Client, ClientOptions};
@@ -26,3 +27,4 @@ pub use log_level::LogLevel;
 pub use reader::ClientEvent;
 pub use surface::{ListPage, SurfaceList};
 pub use tools::{validate_tools, ToolDef, ToolKind};
+pub use traffic::Traffic;

@@ -7,7 +7,8 @@
 //! Layering inside: a file imports only files listed after it (no circles).
 //! 1. `registry.rs`: [`Registry`], the public API; admits, looks up, hands over.
 //! 2. `call.rs` (one tool call, its turn in a serial queue, its result budget), `probe.rs` (the
-//!    `servers/test` report), `listing.rs` (the lists of many servers, the sidecar's cursor),
+//!    `servers/test` report), `awaiting.rs` (a call to a tool of a server still on its first
+//!    start waits for it alone), `listing.rs` (the lists of many servers, the sidecar's cursor),
 //!    `surface.rs` (resources, prompts, completion, log levels of one server), `accept.rs` (held
 //!    tool definitions and `tools/accept`).
 //! 3. `lifecycle.rs`: the state machine — starts, failures and restarts, the watch over a ready
@@ -21,15 +22,18 @@
 //!    from it, the events, the shutdown flag, the session's log level), then `events.rs` (the
 //!    coalescing event queue).
 //! 7. `server.rs` (one server and its slot), then `session.rs` (one generation), `pins.rs` (the
-//!    ledger of tool definitions, `pinTools`), `restart.rs`, `stats.rs`, `overload.rs` (the
-//!    `maxInflight` cap), `status.rs`, `settings.rs`; the process files below them.
+//!    ledger of tool definitions, `pinTools`), `restart.rs`, `stats.rs` (over `latency.rs`, the
+//!    histograms), `timings.rs` (where a start's time went), `overload.rs` (the `maxInflight`
+//!    cap), `status.rs`, `settings.rs`; the process files below them.
 //!
 //! Processes themselves (spawning, groups, trees, the guardian) are [`crate::process`]'s.
 
 mod accept;
 mod admission;
+mod awaiting;
 mod call;
 mod events;
+mod latency;
 mod launch;
 mod lazy;
 mod lifecycle;
@@ -50,6 +54,7 @@ pub mod stats;
 pub mod status;
 mod surface;
 mod teardown;
+pub mod timings;
 mod upkeep;
 
 /// The level of `logging/setLevel` and of servers' log messages: part of this API (settings,
@@ -62,5 +67,6 @@ pub use events::{
 };
 pub use registry::Registry;
 pub use settings::{AddOptions, Settings};
-pub use status::{ServerState, ServerStatus};
+pub use status::{ServerState, ServerStats, ServerStatus};
 pub use surface::{PromptGot, ResourceRead};
+pub use timings::{Phase, StartTimings};

@@ -13,6 +13,7 @@ use tokio_util::task::TaskTracker;
 
 use super::accept::{self, Acceptance};
 use super::admission::{self, Admitted};
+use super::awaiting::{self, Waited};
 use super::call::{self, CallOutcome};
 use super::events::EventSender;
 use super::lazy;
@@ -22,7 +23,7 @@ use super::probe;
 use super::roster::{not_found, shutting_down, Roster};
 use super::server::Server;
 use super::settings::{AddOptions, Settings};
-use super::status::ServerStatus;
+use super::status::{ServerStats, ServerStatus};
 use super::surface::{self, PromptGot, ResourceRead};
 use super::teardown;
 use crate::config::validate_server_name;
@@ -197,6 +198,23 @@ impl Registry {
         Ok(self.roster.find(name)?.status())
     }
 
+    /// Statistics of every server (sorted by name), or of those named (SERVER_NOT_FOUND for a
+    /// name that is not registered).
+    pub fn stats(&self, servers: Option<&[String]>) -> Result<Vec<ServerStats>> {
+        match servers {
+            None => Ok(self.roster.all().iter().map(|s| s.stats()).collect()),
+            Some(names) => {
+                let mut found = names
+                    .iter()
+                    .map(|n| self.roster.find(n))
+                    .collect::<Result<Vec<_>>>()?;
+                found.sort_by(|a, b| a.name.cmp(&b.name));
+                found.dedup_by(|a, b| a.name == b.name);
+                Ok(found.iter().map(|s| s.stats()).collect())
+            }
+        }
+    }
+
     /// Starts `config` as server `name` in a throwaway registry, reports what the start found (see
     /// [`probe::report`]), and returns once its process tree is gone. Nothing is registered here.
     ///
@@ -324,13 +342,22 @@ impl Registry {
 
     /// Validates the arguments against the tool's own schema, starts the server if it is dormant,
     /// calls the tool, and checks the result's size. Counts the call in the server's statistics.
+    /// A name not listed yet waits for the first start of the server that may have it (only
+    /// that one), then is looked up again.
     pub async fn call_tool(
         self: &Arc<Self>,
         name: &str,
         arguments: Option<Value>,
         timeout: Option<Duration>,
     ) -> Result<CallOutcome> {
-        let catalog = self.catalog();
+        let mut catalog = self.catalog();
+        if catalog.get(name).is_none() {
+            match awaiting::catalog_with(&self.roster, name).await {
+                Waited::Found(updated) => catalog = updated,
+                Waited::Failed(e) => return Err(e.with("name", name)),
+                Waited::Nothing => {}
+            }
+        }
         let Some(entry) = catalog.get(name) else {
             return Err(
                 call::withdrawn(&self.roster.all(), name).unwrap_or_else(|| {

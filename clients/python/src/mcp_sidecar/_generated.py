@@ -138,6 +138,8 @@ class Capabilities(_CapabilitiesRequired, total=False):
     tokenEstimates: bool
     toolSearch: bool
     defer: bool
+    stats: bool
+    progressiveLoad: bool
     resources: bool
     prompts: bool
     completion: bool
@@ -342,6 +344,8 @@ class _ServerTestTimingsRequired(TypedDict):
 class ServerTestTimings(_ServerTestTimingsRequired, total=False):
     """How long the test start took."""
 
+    spawnMs: float
+    initializeMs: float
     listMs: float
 
 
