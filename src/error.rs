@@ -35,11 +35,12 @@ pub enum ErrorCode {
     Overloaded,
     AuthRequired,
     AuthFailed,
+    NotSupported,
 }
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 28] = [
+    pub const ALL: [ErrorCode; 29] = [
         Self::ParseError,
         Self::InvalidRequest,
         Self::MethodNotFound,
@@ -68,6 +69,7 @@ impl ErrorCode {
         Self::Overloaded,
         Self::AuthRequired,
         Self::AuthFailed,
+        Self::NotSupported,
     ];
 
     /// The stable string carried in `error.data.code`.
@@ -101,6 +103,7 @@ impl ErrorCode {
             Self::Overloaded => "OVERLOADED",
             Self::AuthRequired => "AUTH_REQUIRED",
             Self::AuthFailed => "AUTH_FAILED",
+            Self::NotSupported => "NOT_SUPPORTED",
         }
     }
 
@@ -137,6 +140,7 @@ impl ErrorCode {
             Self::AuthFailed => -32037,
             Self::ShuttingDown => -32040,
             Self::TrustRequired => -32014,
+            Self::NotSupported => -32015,
             Self::Cancelled => -32800,
         }
     }

@@ -30,4 +30,5 @@ export const RPC_CODES = Object.freeze({
   OVERLOADED: -32035,
   AUTH_REQUIRED: -32036,
   AUTH_FAILED: -32037,
+  NOT_SUPPORTED: -32015,
 });

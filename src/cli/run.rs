@@ -52,6 +52,9 @@ pub fn registry(context: &Context, format: ToolFormat, strict: bool) -> Arc<Regi
             asker: crate::ask::nobody(),
             // Tokens a `login` kept are used; nobody is asked to log in (that is `login`'s job).
             auth: AuthSettings::for_cache(context.cache.as_ref()),
+            resources_as_tools: false,
+            pin_tools: false,
+            server_logs: None,
         },
         // Nobody reads the events: each command reads statuses when the starts have ended.
         EventSender::discarding(),

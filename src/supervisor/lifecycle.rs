@@ -24,6 +24,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::mpsc;
 
+use super::events::{Event, ServerLog};
 use super::launch::{self, Connected};
 use super::lazy;
 use super::login;
@@ -67,7 +68,7 @@ pub(super) type Begun = (u64, Running);
 fn begin_start_locked(slot: &mut Slot, kind: StartKind) -> Begun {
     // Tools stay listed through a host's restart and an on-demand start; after a failure they left.
     let keep = match kind {
-        StartKind::Requested | StartKind::OnDemand => slot.exposed_tools(),
+        StartKind::Requested | StartKind::OnDemand => slot.served_tools(),
         StartKind::Discover | StartKind::Automatic => None,
     };
     let old = slot.take_running();
@@ -131,7 +132,7 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
     // A start that needs a login may ask the host's browser step once, then go on with a new
     // deadline (a person's time is not the server's startup time, nor in its timings).
     let mut asked = false;
-    let (connected, control, stderr_tail, events_rx) = loop {
+    let (connected, control, stderr_tail, events_rx, deadline) = loop {
         let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
         let stderr_tail = Arc::clone(&server.slot().stderr);
         let opened = launch::open(server, &stderr_tail);
@@ -156,7 +157,7 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
             launch::connect(server, asker, transport, deadline, events_tx, &mut timings).await;
         timings.total = begun.elapsed();
         match connected {
-            Ok(connected) => break (connected, control, stderr_tail, events_rx),
+            Ok(connected) => break (connected, control, stderr_tail, events_rx, deadline),
             Err(e) if !asked && login::needs_login(&e) => {
                 asked = true;
                 match login::during_start(roster, server, generation, &e).await {
@@ -184,6 +185,7 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
         }
     };
     let session = new_session(server, generation, connected, stderr_tail);
+    super::resume::log_level(roster, server, &session, deadline).await;
     if !go_ready(server, generation, &session, timings) {
         teardown::close_session(&session).await;
         if let Some(control) = control {
@@ -193,6 +195,11 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
     }
     tracing::info!(server = %server.name, generation, tools = session.tools().len(), ?kind, "server ready");
     roster.transitioned(server);
+    tokio::spawn(super::resume::subscriptions(
+        Arc::clone(roster),
+        Arc::clone(server),
+        Arc::clone(&session),
+    ));
     lazy::remember(roster.settings.cache.as_ref(), server, &session.tools()).await;
     tokio::spawn(watch_session(
         Arc::clone(roster),
@@ -241,7 +248,8 @@ fn new_session(
     ))
 }
 
-/// Moves the slot to `ready` with `session`; false when the generation moved on meanwhile.
+/// Moves the slot to `ready` with `session` (its tools recorded in the pin ledger, its
+/// instructions kept); false when the generation moved on meanwhile.
 fn go_ready(
     server: &Server,
     generation: u64,
@@ -251,6 +259,8 @@ fn go_ready(
     let mut slot = server.slot();
     let current = slot.generation == generation;
     if current {
+        slot.pins.observe(&session.tools());
+        slot.instructions = session.client.handshake().instructions.clone();
         slot.state = ServerState::Ready;
         slot.session = Some(Arc::clone(session));
         slot.dormant_tools = None;
@@ -372,7 +382,8 @@ fn schedule_restart(roster: &Arc<Roster>, server: &Arc<Server>, failed: u64, del
 }
 
 /// Follows one ready generation until it ends: a closed session fails it; a changed tool list is
-/// listed again (and a failure to do so fails it).
+/// listed again (and a failure to do so fails it); the server's other announcements go on to the
+/// host ([`forward`]).
 ///
 /// The session's events keep being taken while the list is re-read: announcements that arrive
 /// meanwhile make one more re-read, not one each, so a server flooding
@@ -385,8 +396,15 @@ async fn watch_session(
 ) {
     let mut open = true;
     while let Some(event) = events.recv().await {
-        if let ClientEvent::Closed { error } = event {
-            return fail_session(&roster, &server, session.generation, error).await;
+        match event {
+            ClientEvent::Closed { error } => {
+                return fail_session(&roster, &server, session.generation, error).await;
+            }
+            ClientEvent::ToolsListChanged => {}
+            other => {
+                forward(&roster, &server, other);
+                continue;
+            }
         }
         let mut again = true;
         while again {
@@ -401,14 +419,25 @@ async fn watch_session(
                         Some(ClientEvent::Closed { error }) => {
                             return fail_session(&roster, &server, session.generation, error).await;
                         }
+                        Some(other) => forward(&roster, &server, other),
                         None => open = false,
                     },
                 }
             };
             match listed {
                 Ok(tools) => {
-                    if server.slot().generation == session.generation {
-                        session.replace_tools(tools);
+                    let current = {
+                        let mut slot = server.slot();
+                        let current = slot.generation == session.generation;
+                        if current {
+                            // Under the slot lock, so the next rebuild sees the news and the tools
+                            // together.
+                            slot.pins.observe(&tools);
+                            session.replace_tools(tools);
+                        }
+                        current
+                    };
+                    if current {
                         roster.transitioned(&server);
                         lazy::remember(roster.settings.cache.as_ref(), &server, &session.tools())
                             .await;
@@ -421,6 +450,37 @@ async fn watch_session(
             return;
         }
     }
+}
+
+/// A server's announcement on its way to the host: a resources or prompts list change, a
+/// resource update, or a log message at or above the server's log level (none without one).
+fn forward(roster: &Roster, server: &Server, event: ClientEvent) {
+    let name = server.name.clone();
+    let event = match event {
+        ClientEvent::ResourcesListChanged => Event::ResourcesChanged { server: name },
+        ClientEvent::PromptsListChanged => Event::PromptsChanged { server: name },
+        ClientEvent::ResourceUpdated { uri } => Event::ResourceUpdated {
+            server: name,
+            uri: Some(uri),
+        },
+        ClientEvent::Log {
+            level,
+            logger,
+            data,
+        } => {
+            if roster.log_level(server).is_none_or(|min| level < min) {
+                return;
+            }
+            Event::ServerLog(Box::new(ServerLog {
+                server: name,
+                level,
+                logger,
+                data,
+            }))
+        }
+        ClientEvent::Closed { .. } | ClientEvent::ToolsListChanged => return,
+    };
+    roster.send(event);
 }
 
 /// Drives one generation's timers: parks it when idle or too old, fails it on a missed ping.
@@ -488,6 +548,16 @@ async fn fail_session(roster: &Arc<Roster>, server: &Arc<Server>, generation: u6
     }
     if auth == Some(ServerState::NeedsLogin) {
         login::in_background(roster, server, generation, restart_after_login);
+    }
+}
+
+/// The session of a ready server, with one use counted in flight; `None` when it is not ready
+/// (nothing is started).
+pub(super) fn ready_session(server: &Server) -> Option<(Arc<Session>, CallGuard)> {
+    let slot = server.slot();
+    match (slot.state, &slot.session) {
+        (ServerState::Ready, Some(session)) => Some((Arc::clone(session), session.begin_call())),
+        _ => None,
     }
 }
 
