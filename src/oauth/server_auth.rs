@@ -2,11 +2,12 @@
 //! every request waiting on it; what a 401 or a `403 insufficient_scope` leads to; logins (one at a
 //! time, bounded in a row) and logout; the status a host sees (a login waiting for the browser).
 //!
-//! What never happens here: asking a person without a [`BrowserStep`], or a loop. A 401 is
+//! What never happens here: asking a person when the session's owner did not declare `auth`, or a loop. A 401 is
 //! answered by a token another request already renewed, one a `login` command stored meanwhile,
 //! or a refresh; beyond that the request fails with `AUTH_REQUIRED` and the server waits for a
-//! login. A scope step-up asks the browser step, at most [`limits::OAUTH_MAX_AUTHORIZATIONS`]
-//! times before a request succeeds.
+//! login. Two cases ask the browser step on the request's way, at most
+//! [`limits::OAUTH_MAX_AUTHORIZATIONS`] times before a request succeeds: a scope step-up, and a
+//! server that moved to another authorization server (its old tokens and client are no use there).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -197,7 +198,16 @@ impl ServerAuth {
         };
         if let Some(old) = self.current_issuer() {
             if old != discovered.server.issuer {
-                return Err(self.issuer_changed(&old, &discovered.server.issuer).await);
+                let changed = self.issuer_changed(&old, &discovered.server.issuer).await;
+                if self.asker.is_none() {
+                    return Err(changed);
+                }
+                // The host can show a login: one with the new authorization server (registering
+                // there anew), bounded like every authorization in a row, then the request again.
+                // The lock stays held: the requests meeting a 401 meanwhile wait for this login
+                // and take its token.
+                self.login(false).await?;
+                return Ok(Recovery::Retry);
             }
         }
         let why = match self.tokens() {

@@ -1,7 +1,8 @@
 //! The browser step done by the host (`capabilities: {auth: {}}`): the sidecar asks
 //! `auth/authorize {server, url, redirectUri}` while `servers/add` waits, and the test, as the host,
 //! fetches the URL from the HTTP fixture's authorization server and answers with where it
-//! redirects — or with a forged redirect, or declines.
+//! redirects — or with a forged redirect, or declines; and again when the resource moves to another
+//! authorization server.
 
 use serde_json::{json, Value};
 
@@ -124,4 +125,57 @@ fn a_declined_login_leaves_the_server_needing_one_until_asked_again() {
         json!({"action": "redirected", "redirectUrl": redirect}),
     );
     assert_eq!(s.response(login)["result"]["state"], "ready");
+}
+
+/// The host's browser step, answered with where the fixture's authorization endpoint redirects.
+fn approve(s: &mut Sidecar) -> Value {
+    let asked = authorize_request(s);
+    let url = asked["params"]["url"].as_str().unwrap().to_owned();
+    let redirect = http("GET", &url).headers["location"].clone();
+    answer(
+        s,
+        &asked,
+        json!({"action": "redirected", "redirectUrl": redirect}),
+    );
+    asked
+}
+
+/// The resource moves to another authorization server (SEP-2352): the call that meets the 401
+/// asks the host for a login with the new server — registered there anew, the old client never
+/// shown to it — and then succeeds; the server stays ready.
+#[test]
+fn a_move_to_another_authorization_server_registers_there_and_the_call_goes_on() {
+    let fx = HttpFixture::start(&["--oauth"]);
+    let mut s = host_with_browser();
+    let add = s.send("servers/add", json!({"name": "o", "config": config(&fx)}));
+    approve(&mut s);
+    assert_eq!(s.response(add)["result"]["state"], "ready");
+    assert_eq!(echo(&mut s, "before")["result"]["text"], "before");
+    let migrated = http("POST", &format!("{}/_oauth/migrate", fx.base));
+    assert_eq!(migrated.status, 200);
+    let call = s.send(
+        "tools/call",
+        json!({"name": "mcp__o__echo", "arguments": {"text": "after"}}),
+    );
+    let asked = approve(&mut s);
+    let url = asked["params"]["url"].as_str().unwrap();
+    assert!(
+        url.starts_with(&format!("{}/as2/authorize?", fx.base)),
+        "{url}"
+    );
+    assert!(url.contains("client_id=as2-client-"), "{url}");
+    let answered = s.response(call);
+    assert_eq!(answered["result"]["text"], "after", "{answered}");
+    assert_eq!(
+        count(&fx, "register_as2"),
+        1,
+        "registered with the new server"
+    );
+    assert_eq!(
+        count(&fx, "foreign_client"),
+        0,
+        "the old client never shown"
+    );
+    let status = s.request("servers/list", json!({}))["result"]["servers"][0].clone();
+    assert_eq!(status["state"], "ready", "{status}");
 }

@@ -207,8 +207,9 @@ const REQUIRED_2025_11_25: &[(&str, Expect)] = &[
 
 /// Every client scenario `--requirements 2026-07-28` runs. The authorization scenarios are this
 /// test's; the rest need the 2026-07-28 wire downstream (`server/discover`, `_meta`, the standard
-/// headers), as do the three authorization scenarios whose server answers only that wire once
-/// authorized (the others are judged on the authorization alone).
+/// headers), as do the three authorization scenarios whose server refuses an `initialize` without
+/// that wire's headers, before any authorization (`scope-step-up` and `scope-retry-limit` pass in
+/// the 2025-11-25 set; `authorization-server-migration` is run on that wire below).
 const REQUIRED_2026_07_28: &[(&str, Expect)] = &[
     ("auth/metadata-default", Expect::Pass),
     ("auth/metadata-var1", Expect::Pass),
@@ -372,6 +373,54 @@ fn conformance_suite_2025_11_25_every_required_scenario_passes() {
 fn conformance_suite_2026_07_28_authorization_scenarios_pass() {
     let report = conformance("2026-07-28", REQUIRED_2026_07_28);
     let _ = writeln!(std::io::stderr(), "{report}");
+}
+
+/// `auth/authorization-server-migration` (SEP-2352: re-register with a new authorization server,
+/// never show it the old one's client) is a 2026-07-28 scenario whose server refuses an
+/// `initialize` without that revision's headers, before any authorization. Forced onto the
+/// 2025-11-25 wire this build speaks, every one of its checks must pass.
+#[test]
+fn conformance_authorization_server_migration_passes_on_the_2025_11_25_wire() {
+    let suite = remote_dir().join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    let command = format!("{} conformance-client", support::sidecar_bin().display());
+    let out = Command::new(node22())
+        .arg(&suite)
+        .args([
+            "client",
+            "--command",
+            &command,
+            "--spec-version",
+            "2025-11-25",
+        ])
+        .args([
+            "--force",
+            "--scenario",
+            "auth/authorization-server-migration",
+        ])
+        .output()
+        .expect("run the conformance suite");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // `Passed: 28/28, 0 failed, 0 warnings`
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("Passed: "))
+        .unwrap_or_else(|| panic!("no result line:\n{text}"));
+    let (passed, rest) = line["Passed: ".len()..]
+        .split_once('/')
+        .expect("passed/total");
+    let total = rest.split(',').next().unwrap_or_default();
+    assert!(
+        passed == total && passed != "0" && line.contains(" 0 failed, 0 warnings"),
+        "{line}\n\n{text}"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "conformance auth/authorization-server-migration on the 2025-11-25 wire: {passed} of {total} checks passed"
+    );
 }
 
 /// The surface beyond tools of `@modelcontextprotocol/server-everything`, through the sidecar:
