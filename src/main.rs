@@ -11,7 +11,7 @@ use mcp_sidecar::cli::{inspect, report};
 use mcp_sidecar::convert::ToolFormat;
 use mcp_sidecar::process::{self as tree, guardian};
 use mcp_sidecar::store::SchemaCache;
-use mcp_sidecar::{host, limits, logging, signals};
+use mcp_sidecar::{host, limits, logging, serving, signals};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
@@ -135,13 +135,29 @@ fn main() -> ExitCode {
 
 /// Serve mode: the host protocol on stdio until `shutdown`, end of input or a termination signal.
 fn run_serve(runtime: tokio::runtime::Runtime, options: host::ServeOptions) -> ExitCode {
-    if let Err(e) = signals::install(options.stop.clone()) {
+    let stop = options.stop.clone();
+    supervised(runtime, stop, async {
+        host::serve(serving::stdio::input(), serving::stdio::output(), options).await;
+    });
+    ExitCode::SUCCESS
+}
+
+/// Runs a serving mode the way every one ends: termination signals handled (the first cancels
+/// `stop`), every process the sidecar started swept once `serve` returns, a second signal's exit
+/// left to the signal thread.
+fn supervised<T>(
+    runtime: tokio::runtime::Runtime,
+    stop: CancellationToken,
+    serve: impl std::future::Future<Output = T>,
+) -> T {
+    if let Err(e) = signals::install(stop) {
         tracing::warn!("cannot handle termination signals: {e}");
     }
-    runtime.block_on(async {
+    let outcome = runtime.block_on(async {
         tree::install();
-        host::serve(host::stdio::input(), host::stdio::output(), options).await;
+        let outcome = serve.await;
         tree::final_sweep().await;
+        outcome
     });
     if signals::escalated() {
         // A second signal killed everything: its thread exits 128 + n, without `bye` to the
@@ -151,7 +167,7 @@ fn run_serve(runtime: tokio::runtime::Runtime, options: host::ServeOptions) -> E
     tree::farewell();
     // Do not wait for blocking reads of stdin that may still be parked in the runtime.
     runtime.shutdown_background();
-    ExitCode::SUCCESS
+    outcome
 }
 
 /// Inspect mode: start, report, stop. Exit 0 when every server is ready, 1 when one is not, 2 when

@@ -7,43 +7,20 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::params::LoadServers;
-use crate::config::diagnostics::{Diagnostic, Kind};
 use crate::config::expand::process_env;
 use crate::config::load::{load, Loaded, Request};
-use crate::error::{Error, ErrorCode, Result};
-use crate::supervisor::{AddOptions, Registry};
+use crate::error::{Error, Result};
+use crate::supervisor::Registry;
 
 /// `{added: [status], diagnostics: [diagnostic], trustRequired: [trust request]}`.
 pub async fn run(registry: &Arc<Registry>, p: LoadServers) -> Result<Value> {
     let loaded = read(&p).await?;
-    let mut diagnostics = loaded.diagnostics;
-    let mut added = Vec::new();
-    let mut trust_required = Vec::new();
-    for c in loaded.servers {
-        let options = AddOptions {
-            source: c.source,
-            trust: p.trust.get(&c.name).cloned(),
-            plugin_root: c.plugin_root.clone(),
-        };
-        match registry.add_with(&c.name, &c.config, p.wait, options).await {
-            Ok(status) => added.push(status),
-            Err(e) if e.code == ErrorCode::TrustRequired => {
-                let mut request = Value::Object(e.details.clone());
-                request["name"] = Value::from(c.name.as_str());
-                trust_required.push(request);
-            }
-            Err(e) => {
-                let kind = if e.code == ErrorCode::ServerExists {
-                    Kind::Duplicate
-                } else {
-                    Kind::Invalid
-                };
-                diagnostics
-                    .push(Diagnostic::error(kind, c.path.clone(), e.message).for_server(&c.name));
-            }
-        }
-    }
-    Ok(json!({"added": added, "diagnostics": diagnostics, "trustRequired": trust_required}))
+    let outcome = registry.add_loaded(loaded, &p.trust, p.wait).await;
+    Ok(json!({
+        "added": outcome.added,
+        "diagnostics": outcome.diagnostics,
+        "trustRequired": outcome.trust_required,
+    }))
 }
 
 /// Reads the configuration; the file-system work runs on the blocking pool.

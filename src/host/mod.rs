@@ -1,27 +1,23 @@
 //! The upstream side: host protocol v1 on the sidecar's own stdin and stdout.
 //!
 //! One reader task reads the host's lines through a bound (`serve`), one writer task owns stdout
-//! (`writer`), and every request other than `initialize` and `shutdown` runs as its own task
-//! (`requests`) so calls proceed concurrently, once it has a ticket of `flow` (the bound on requests
-//! in flight, which pushes back into reading stdin); `dispatch` routes it to its handler (`servers`,
-//! `load`, `tools`). `session` starts and stops the session, `events` forwards the registry's
+//! (`serving::writer`), and every request other than `initialize` and `shutdown` runs as its own
+//! task (`requests`) so calls proceed concurrently, once it has a ticket of `serving::flow` (the
+//! bound on requests in flight, which pushes back into reading stdin); `dispatch` routes it to its
+//! handler (`servers`, `load`, `tools`). `session` starts and stops the session, `events` forwards the registry's
 //! events, `context` is the state they share. The protocol itself is specified in
 //! proto/PROTOCOL.md.
 
 mod context;
 mod dispatch;
 mod events;
-mod flow;
 mod load;
 mod params;
 mod requests;
 mod serve;
 mod servers;
 mod session;
-pub mod stdio;
 mod tools;
-mod writer;
 
 pub use params::PROTOCOL_VERSION;
 pub use serve::{serve, ServeOptions};
-pub use writer::Outbox;

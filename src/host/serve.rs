@@ -16,13 +16,12 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use super::context::Host;
-use super::flow::Flow;
 use super::params::{self, parse};
-use super::writer;
 use super::{requests, session};
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::{Incoming, LineError, LineReader, RequestId};
 use crate::limits;
+use crate::serving::{writer, Flow};
 
 pub struct ServeOptions {
     /// Longest line accepted from the host.

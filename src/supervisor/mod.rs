@@ -42,6 +42,6 @@ mod upkeep;
 
 pub use call::CallOutcome;
 pub use events::{queue as event_queue, Event, EventReceiver, EventSender};
-pub use registry::Registry;
+pub use registry::{LoadOutcome, Registry};
 pub use settings::{AddOptions, Settings};
 pub use status::{ServerState, ServerStatus};

@@ -18,7 +18,7 @@ const FLOORS: &[&[&str]] = &[
     &["trust"],
     &["mcp", "process"],
     &["store"],
-    &["supervisor", "signals"],
+    &["supervisor", "signals", "serving"],
     &["host"],
     &["cli"],
 ];
