@@ -48,5 +48,6 @@ pub mod store;
 pub mod supervisor;
 pub mod time;
 pub mod trust;
+pub mod upstream;
 
 pub use error::{Error, ErrorCode};

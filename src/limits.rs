@@ -165,3 +165,29 @@ pub const HTTP_MAX_REDIRECTS: usize = 5;
 
 /// Time allowed for `DELETE` of the session on stop (within the stop sequence's first step).
 pub const HTTP_DELETE_TIMEOUT: Duration = Duration::from_millis(900);
+
+// ----- the aggregate as one MCP server (`mcp-sidecar mcp`) -----
+
+/// Changes of the aggregate (its tool list) waiting for each listening client; one that falls
+/// further behind is told once that the list changed, which is all it needs to know.
+pub const UPSTREAM_NOTICES_QUEUE: usize = 64;
+
+/// Longest `instructions` the aggregate gives a client: every server's own, each under its name,
+/// cut at this many bytes (they go into a model's system prompt).
+pub const UPSTREAM_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
+
+/// Connections the HTTP endpoint serves at once; past it new ones wait in the listen queue.
+pub const UPSTREAM_HTTP_MAX_CONNECTIONS: usize = 256;
+
+/// Legacy (2025-era) sessions kept at once; past it the least recently used idle one is ended.
+pub const UPSTREAM_HTTP_MAX_SESSIONS: usize = 1024;
+
+/// Time a client has to send a request's headers (a connection that trickles them is dropped).
+pub const UPSTREAM_HTTP_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Bytes of a request's head (request line and headers) read before it is refused.
+pub const UPSTREAM_HTTP_MAX_HEAD_BYTES: usize = 64 * 1024;
+
+/// Messages queued on one response stream (SSE) before the request producing them waits: a client
+/// that does not read holds back only its own request.
+pub const UPSTREAM_HTTP_STREAM_QUEUE: usize = 64;

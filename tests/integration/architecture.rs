@@ -19,7 +19,7 @@ const FLOORS: &[&[&str]] = &[
     &["mcp", "process"],
     &["store"],
     &["supervisor", "signals", "serving"],
-    &["host"],
+    &["host", "upstream"],
     &["cli"],
 ];
 

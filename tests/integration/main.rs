@@ -36,4 +36,5 @@ mod support;
 mod transcripts;
 mod trees;
 mod trust;
+mod upstream;
 mod versions;

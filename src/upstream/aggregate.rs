@@ -1,0 +1,169 @@
+//! The aggregate: one registry of servers, loaded once from the config files, that every client of
+//! `mcp-sidecar mcp` shares (one over stdio, any number over HTTP). It owns what each client is
+//! served from it: the tools as MCP tool objects (converted once per tool set), the servers'
+//! instructions, the identity it answers with, and the changes every listening client is told of.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, watch};
+
+use crate::convert::{self, ToolFormat};
+use crate::limits;
+use crate::store::Catalog;
+use crate::supervisor::{event_queue, Event, EventReceiver, Registry, ServerState, Settings};
+
+/// A change a listening client is told of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notice {
+    ToolsChanged,
+}
+
+/// A catalog and its tools as MCP tool objects.
+type Converted = (Arc<Catalog>, Arc<Vec<Value>>);
+
+pub struct Aggregate {
+    registry: Arc<Registry>,
+    format: ToolFormat,
+    notices: broadcast::Sender<Notice>,
+    /// `true` once the config files' servers are each ready or failed.
+    settled: watch::Sender<bool>,
+    /// The catalog last converted, and its tools as MCP tool objects.
+    listing: Mutex<Option<Converted>>,
+    server_info: Value,
+}
+
+impl Aggregate {
+    /// A new aggregate with no server yet (see [`Aggregate::load`]); must run inside the runtime.
+    pub fn new(settings: Settings) -> Arc<Aggregate> {
+        let format = settings.format;
+        let (events_tx, events_rx) = event_queue();
+        let (notices, _) = broadcast::channel(limits::UPSTREAM_NOTICES_QUEUE);
+        let aggregate = Arc::new(Aggregate {
+            registry: Registry::new(settings, events_tx),
+            format,
+            notices: notices.clone(),
+            settled: watch::Sender::new(false),
+            listing: Mutex::new(None),
+            server_info: json!({"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")}),
+        });
+        tokio::spawn(forward(events_rx, notices, aggregate.settled.subscribe()));
+        aggregate
+    }
+
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// Adds every server of the config files and waits until each is ready or has failed; lists
+    /// wait for this (see [`Aggregate::settled`]).
+    pub async fn load(&self, configs: Vec<PathBuf>) {
+        self.registry.load_files(configs, true).await;
+        self.settled.send_replace(true);
+        let servers = self.registry.list();
+        let ready = servers
+            .iter()
+            .filter(|s| s.state == ServerState::Ready)
+            .count();
+        let tools = self.registry.catalog().len();
+        tracing::info!(
+            servers = servers.len(),
+            ready,
+            tools,
+            "the aggregate is loaded"
+        );
+    }
+
+    /// Returns once the config files' servers have each started or failed, so that a client's
+    /// first `tools/list` sees every tool (a client that ignores `list_changed` would miss the late
+    /// ones). Bounded: every start is bounded by its server's `startupTimeoutSeconds`.
+    pub async fn settled(&self) {
+        let mut settled = self.settled.subscribe();
+        // An error: the sender is gone with the aggregate, nothing is left to wait for.
+        let _ = settled.wait_for(|done| *done).await;
+    }
+
+    /// Every exposed tool as an MCP tool object, converted once per tool set.
+    pub fn tools(&self) -> Arc<Vec<Value>> {
+        let catalog = self.registry.catalog();
+        let mut listing = self.listing.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, tools)) = listing.as_ref() {
+            if Arc::ptr_eq(seen, &catalog) {
+                return Arc::clone(tools);
+            }
+        }
+        let options = self.registry.settings().options();
+        let tools: Arc<Vec<Value>> = Arc::new(
+            catalog
+                .entries()
+                .map(|e| convert::mcp_tool(self.format, options, &e.name, &e.tool.raw).definition)
+                .collect(),
+        );
+        *listing = Some((catalog, Arc::clone(&tools)));
+        tools
+    }
+
+    /// Each server's `instructions` under a heading with its name, cut to
+    /// [`limits::UPSTREAM_INSTRUCTIONS_MAX_BYTES`]; `None` when no server gave any.
+    pub fn instructions(&self) -> Option<String> {
+        let mut text = String::new();
+        for status in self.registry.list() {
+            if let Some(theirs) = status
+                .instructions
+                .as_deref()
+                .filter(|t| !t.trim().is_empty())
+            {
+                if !text.is_empty() {
+                    text.push_str("\n\n");
+                }
+                text.push_str(&format!("## {}\n{}", status.name, theirs.trim()));
+            }
+        }
+        if text.len() > limits::UPSTREAM_INSTRUCTIONS_MAX_BYTES {
+            let mut end = limits::UPSTREAM_INSTRUCTIONS_MAX_BYTES;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+        }
+        (!text.is_empty()).then_some(text)
+    }
+
+    /// `{name, version}` of the sidecar, as `initialize` and every modern result name it.
+    pub fn server_info(&self) -> &Value {
+        &self.server_info
+    }
+
+    /// The changes from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Notice> {
+        self.notices.subscribe()
+    }
+
+    /// Stops every server; returns once every process tree is gone.
+    pub async fn shutdown(&self) {
+        self.registry.shutdown().await;
+    }
+}
+
+/// Registry events → notices: a change of the exposed tools is one `ToolsChanged`, from the moment
+/// the config's servers are loaded (before it, every list waits for the load and sees them all).
+async fn forward(
+    mut events: EventReceiver,
+    notices: broadcast::Sender<Notice>,
+    settled: watch::Receiver<bool>,
+) {
+    while let Some(event) = events.recv().await {
+        match event {
+            Event::ToolsChanged { .. } if *settled.borrow() => {
+                // An error only means nobody listens right now.
+                let _ = notices.send(Notice::ToolsChanged);
+            }
+            Event::ToolsChanged { .. } => {}
+            Event::Barrier(ack) => {
+                let _ = ack.send(());
+            }
+            Event::ServerChanged(_) => {}
+        }
+    }
+}
