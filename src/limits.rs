@@ -176,6 +176,11 @@ pub const UPSTREAM_NOTICES_QUEUE: usize = 64;
 /// cut at this many bytes (they go into a model's system prompt).
 pub const UPSTREAM_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
 
+/// Longest `initialize` (or `server/discover`) waits for the config's servers to start, so that its
+/// `instructions` carry theirs; past it, it answers with those ready (hosts give a connection a few
+/// seconds). Lists always wait for every server (each bounded by its `startupTimeoutSeconds`).
+pub const UPSTREAM_INITIALIZE_WAIT: Duration = Duration::from_secs(3);
+
 /// Connections the HTTP endpoint serves at once; past it new ones wait in the listen queue.
 pub const UPSTREAM_HTTP_MAX_CONNECTIONS: usize = 256;
 

@@ -84,6 +84,11 @@ impl Aggregate {
         let _ = settled.wait_for(|done| *done).await;
     }
 
+    /// [`Aggregate::settled`], but for at most `wait`.
+    pub async fn settled_within(&self, wait: std::time::Duration) {
+        let _ = tokio::time::timeout(wait, self.settled()).await;
+    }
+
     /// Every exposed tool as an MCP tool object, converted once per tool set.
     pub fn tools(&self) -> Arc<Vec<Value>> {
         let catalog = self.registry.catalog();

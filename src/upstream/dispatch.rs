@@ -62,7 +62,7 @@ pub async fn request(
 
 async fn legacy(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<Value, WireError> {
     match method {
-        "initialize" => lifecycle::initialize(r.aggregate, r.session, params.as_ref()),
+        "initialize" => lifecycle::initialize(r.aggregate, r.session, params.as_ref()).await,
         "ping" => Ok(json!({})),
         _ if r.session.version().is_none() => Err(WireError::invalid_request(format!(
             "`{method}` before `initialize`: this session is not initialized"
@@ -74,7 +74,7 @@ async fn legacy(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<
 
 async fn modern(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<Value, WireError> {
     match method {
-        "server/discover" => Ok(lifecycle::discover(r.aggregate)),
+        "server/discover" => Ok(lifecycle::discover(r.aggregate).await),
         "subscriptions/listen" => {
             listen::subscribe(r.aggregate, r.id, params.as_ref(), r.sink).await
         }

@@ -7,6 +7,7 @@ use super::aggregate::Aggregate;
 use super::era::MODERN_VERSIONS;
 use super::session::Session;
 use super::wire::WireError;
+use crate::limits;
 
 /// The log levels of MCP (RFC 5424), least severe first.
 pub const LOG_LEVELS: [&str; 8] = [
@@ -28,13 +29,17 @@ pub fn capabilities() -> Value {
     })
 }
 
-/// `initialize`: negotiates the session's revision and describes the aggregate.
-pub fn initialize(
+/// `initialize`: negotiates the session's revision and describes the aggregate (waiting a little
+/// for the config's servers, whose instructions it carries).
+pub async fn initialize(
     aggregate: &Aggregate,
     session: &Session,
     params: Option<&Value>,
 ) -> Result<Value, WireError> {
     let version = session.initialize(params)?;
+    aggregate
+        .settled_within(limits::UPSTREAM_INITIALIZE_WAIT)
+        .await;
     let mut result = json!({
         "protocolVersion": version,
         "capabilities": capabilities(),
@@ -48,7 +53,10 @@ pub fn initialize(
 
 /// `server/discover`: the revisions served statelessly and what the aggregate serves (the caller
 /// adds `resultType`, the server's identity and cache hints).
-pub fn discover(aggregate: &Aggregate) -> Value {
+pub async fn discover(aggregate: &Aggregate) -> Value {
+    aggregate
+        .settled_within(limits::UPSTREAM_INITIALIZE_WAIT)
+        .await;
     let mut result = json!({
         "supportedVersions": MODERN_VERSIONS,
         "capabilities": capabilities(),
