@@ -37,30 +37,27 @@ pub async fn initialize(
     params: Option<&Value>,
 ) -> Result<Value, WireError> {
     let version = session.initialize(params)?;
-    aggregate
-        .settled_within(limits::UPSTREAM_INITIALIZE_WAIT)
-        .await;
-    let mut result = json!({
-        "protocolVersion": version,
-        "capabilities": capabilities(),
-        "serverInfo": aggregate.server_info(),
-    });
-    if let Some(instructions) = aggregate.instructions() {
-        result["instructions"] = Value::from(instructions);
-    }
+    let mut result = describe(aggregate).await;
+    result["protocolVersion"] = Value::from(version);
+    result["serverInfo"] = aggregate.server_info().clone();
     Ok(result)
 }
 
 /// `server/discover`: the revisions served statelessly and what the aggregate serves (the caller
 /// adds `resultType`, the server's identity and cache hints).
 pub async fn discover(aggregate: &Aggregate) -> Value {
+    let mut result = describe(aggregate).await;
+    result["supportedVersions"] = json!(MODERN_VERSIONS);
+    result
+}
+
+/// What both eras' descriptions share: the capabilities and the servers' instructions, once the
+/// servers had a moment to start ([`limits::UPSTREAM_INITIALIZE_WAIT`]).
+async fn describe(aggregate: &Aggregate) -> Value {
     aggregate
         .settled_within(limits::UPSTREAM_INITIALIZE_WAIT)
         .await;
-    let mut result = json!({
-        "supportedVersions": MODERN_VERSIONS,
-        "capabilities": capabilities(),
-    });
+    let mut result = json!({ "capabilities": capabilities() });
     if let Some(instructions) = aggregate.instructions() {
         result["instructions"] = Value::from(instructions);
     }

@@ -115,13 +115,7 @@ fn is_port(colon_port: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (k, v) in pairs {
-            h.insert(*k, HeaderValue::from_str(v).unwrap());
-        }
-        h
-    }
+    use crate::upstream::http::state::header_map as headers;
 
     fn status(guard: &Guard, pairs: &[(&'static str, &str)]) -> u16 {
         match guard.check(&headers(pairs)) {

@@ -135,16 +135,9 @@ fn mismatch(message: String) -> WireError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hyper::header::HeaderValue;
     use serde_json::json;
 
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (k, v) in pairs {
-            h.insert(*k, HeaderValue::from_str(v).unwrap());
-        }
-        h
-    }
+    use crate::upstream::http::state::header_map as headers;
 
     fn code(
         pairs: &[(&'static str, &str)],

@@ -63,3 +63,14 @@ pub fn accepts(headers: &HeaderMap, media: &str) -> bool {
         .map(|item| item.split(';').next().unwrap_or("").trim())
         .any(|item| item == media || item == "*/*" || item == format!("{kind}/*"))
 }
+
+/// A header map from pairs (tests of the checks).
+#[cfg(test)]
+pub fn header_map(pairs: &[(&'static str, &str)]) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    for (name, value) in pairs {
+        let value = hyper::header::HeaderValue::from_str(value).expect("a valid header value");
+        headers.insert(*name, value);
+    }
+    headers
+}

@@ -114,14 +114,7 @@ impl HttpSidecar {
 
     /// Waits (bounded) for the process to exit; its exit code.
     pub fn wait_exit(&mut self) -> Option<i32> {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code();
-            }
-            assert!(Instant::now() < deadline, "the sidecar did not exit");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        crate::support::exit_code(&mut self.child)
     }
 
     /// A POST of JSON-RPC `body` with the usual headers plus `extra`.

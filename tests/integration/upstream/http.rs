@@ -11,7 +11,7 @@ use super::harness::{
     connect, http, modern, read_events_until, read_head, send_request, wait_for_log, HttpSidecar,
 };
 use crate::procfs::wait_for_sleeps;
-use crate::support::{fixture, pid_alive, read_pid_file, signal, temp_dir, with_fields};
+use crate::support::{fixture, pid_alive, pids_in, read_pid_file, signal, temp_dir, with_fields};
 
 fn initialize_body(id: i64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "initialize",
@@ -359,16 +359,7 @@ fn tree(tag: &str) -> (Value, std::path::PathBuf) {
 }
 
 fn tree_pids(pid_file: &std::path::Path) -> Vec<u32> {
-    let record = read_pid_file(pid_file);
-    let mut pids = vec![record["pid"].as_u64().unwrap() as u32];
-    pids.extend(
-        record["grandchildren"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p.as_u64().unwrap() as u32),
-    );
-    pids
+    pids_in(&read_pid_file(pid_file))
 }
 
 #[test]

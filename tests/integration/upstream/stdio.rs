@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::harness::{initialize, mcp_stdio, modern, wait_for_log};
 use crate::procfs::wait_for_sleeps;
-use crate::support::{fixture, pid_alive, read_pid_file, signal, temp_dir, with_fields};
+use crate::support::{fixture, pid_alive, pids_in, read_pid_file, signal, temp_dir, with_fields};
 
 fn tool_names(list: &Value) -> Vec<&str> {
     list["tools"]
@@ -340,15 +340,7 @@ fn end_of_input_stops_every_server_tree_before_the_sidecar_exits() {
         json!({"t": fixture(&["--grandchild", "--pid-file", pid_file.to_str().unwrap()])});
     let (mut s, _) = mcp_stdio(servers, &[]);
     initialize(&mut s, "2025-11-25");
-    let record = read_pid_file(&pid_file);
-    let mut pids = vec![record["pid"].as_u64().unwrap() as u32];
-    pids.extend(
-        record["grandchildren"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p.as_u64().unwrap() as u32),
-    );
+    let pids = pids_in(&read_pid_file(&pid_file));
     assert!(pids.iter().all(|p| pid_alive(*p)));
     s.close_stdin();
     assert_eq!(s.wait_exit(), Some(0));
