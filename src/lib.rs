@@ -11,6 +11,8 @@
 //!   the full texts of truncated results. Never imports the supervisor.
 //! - [`mcp`]: the MCP client session, written once over a transport that moves lines.
 //! - [`jsonrpc`]: wire types, the bounded line reader, the pending-request table.
+//! - [`ask`]: the seam through which lower layers ask whoever owns the session (the host answers a
+//!   server's sampling, elicitation and roots requests through it).
 //! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions and their
 //!   schema transforms, results and their budgets).
 //! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
@@ -31,6 +33,7 @@
 //!    their origin marker; the guardian kills what is left if the sidecar is SIGKILLed
 //!    (see [`process`] and `process::guardian`).
 
+pub mod ask;
 pub mod canonical;
 pub mod cli;
 pub mod config;

@@ -75,6 +75,25 @@ pub const DEFAULT_SERVER_MAX_INFLIGHT: usize = 1024;
 /// together (`supervisor::events`), so a host that does not read cannot make them pile up.
 pub const EVENTS_QUEUED_BEFORE_COALESCING: usize = 256;
 
+/// Requests the sidecar has sent the host and waits on (a server's sampling, elicitation or roots
+/// request, asked of the host). Past it a new one is not sent: the server is answered -32000 at
+/// once, so servers cannot pile questions up on a host that does not answer.
+pub const HOST_REQUESTS_MAX_OUTSTANDING: usize = 256;
+
+/// How long the sidecar waits for the host to answer one of its requests unless the host says
+/// otherwise (`initialize` `answerTimeoutMs`): long enough for a person to answer an elicitation,
+/// bounded so that nothing waits forever. The server is then answered -32001 and the host gets
+/// `notifications/cancelled`.
+pub const DEFAULT_HOST_ANSWER_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// Longest `answerTimeoutMs` a host may set.
+pub const MAX_HOST_ANSWER_TIMEOUT: Duration = Duration::from_secs(60 * 60);
+
+/// Requests from one server session waiting for their answer at once (sampling, elicitation,
+/// roots); past it the server is answered -32000 at once, so one server cannot take every slot of
+/// [`HOST_REQUESTS_MAX_OUTSTANDING`].
+pub const SERVER_REQUESTS_MAX_INFLIGHT: usize = 32;
+
 /// Lines of the host's stdin read ahead of dispatch (read buffer, bytes).
 pub const HOST_READ_BUFFER_BYTES: usize = 64 * 1024;
 

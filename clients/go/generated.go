@@ -147,6 +147,8 @@ type InitializeResult struct {
 		Cancellation   bool     `json:"cancellation"`
 		ConfigDialects []string `json:"configDialects,omitempty"`
 		Trust          bool     `json:"trust,omitempty"`
+		// The capabilities a host may declare in initialize `capabilities`: the requests the sidecar can forward to it (PROTOCOL.md §15).
+		HostCapabilities []string `json:"hostCapabilities,omitempty"`
 	} `json:"capabilities"`
 }
 

@@ -55,6 +55,8 @@ pub async fn inspect(
             strict,
             cache,
             require_trust: false,
+            // Nobody answers a server's own requests here: each is refused (-32601).
+            asker: crate::ask::nobody(),
         },
         // Nobody reads the events: the report reads the statuses once every start has ended.
         crate::supervisor::EventSender::discarding(),

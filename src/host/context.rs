@@ -11,6 +11,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+use super::asks::HostAsks;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{encode_response, RequestId};
 use crate::serving::{Flow, Outbox, Requests};
@@ -24,6 +25,8 @@ pub struct Host {
     /// A sender into the registry's event queue, to queue a barrier behind pending events.
     pub events: OnceLock<EventSender>,
     pub registry: OnceLock<Arc<Registry>>,
+    /// The sidecar's own requests to the host, set up by `initialize` with what the host declared.
+    pub asks: OnceLock<Arc<HostAsks>>,
     /// The requests in flight with their cancel tokens, so a stop can wait until each one has
     /// been answered.
     pub requests: Requests,
@@ -45,6 +48,7 @@ impl Host {
             configs,
             events: OnceLock::new(),
             registry: OnceLock::new(),
+            asks: OnceLock::new(),
             requests: Requests::default(),
             flow,
             shutting_down: AtomicBool::new(false),

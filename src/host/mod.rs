@@ -8,11 +8,13 @@
 //! events, `context` is the state they share. The protocol itself is specified in
 //! proto/PROTOCOL.md.
 
+mod asks;
 mod context;
 mod dispatch;
 mod events;
 mod load;
 mod params;
+mod reading;
 mod requests;
 mod serve;
 mod servers;

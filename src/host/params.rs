@@ -29,6 +29,13 @@ pub struct Initialize {
     /// Every stdio server needs the host's approval (its launch digest) before it is spawned.
     #[serde(default)]
     pub require_trust: bool,
+    /// What the host can answer when a server asks (sampling, elicitation, roots); declared to
+    /// every server as the MCP client capabilities.
+    #[serde(default)]
+    pub capabilities: crate::ask::Capabilities,
+    /// How long the sidecar waits for the host's answer to one of its requests.
+    #[serde(default)]
+    pub answer_timeout_ms: Option<u64>,
 }
 
 #[derive(Deserialize)]

@@ -1,9 +1,10 @@
 //! The host session's read loop and its shutdown choreography: lines are read through a bound and
 //! parsed; `initialize` and `shutdown` are handled in order on the reader (the host may pipeline
 //! requests right behind them), every other request gets a task of its own (`requests`) once it has
-//! a ticket (`flow`): while none is free the reader reads nothing more, so a host that does not
-//! read its answers is held back by its own blocked writes. Every answer the reader gives itself
-//! (malformed lines, refusals) is queued before the next line is read, for the same reason.
+//! a ticket (`flow`): while none is free the reader reads nothing more but the host's answers to
+//! the sidecar's own requests (`reading`), so a host that does not read its answers is held back
+//! by its own blocked writes. Every answer the reader gives itself (malformed lines, refusals) is
+//! queued before the next line is read, for the same reason.
 //!
 //! Three ways to stop, one sequence (`session::stop_all`, then a flush of the outbox): `shutdown`
 //! (answered after the stop), end of input or a read error, and a signal (`ServeOptions::stop`) or
@@ -12,14 +13,15 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use super::context::Host;
 use super::params::{self, parse};
+use super::reading::{self, Line, Parsed};
 use super::{requests, session};
 use crate::error::{Error, ErrorCode};
-use crate::jsonrpc::{Incoming, LineError, LineReader, RequestId};
+use crate::jsonrpc::{Incoming, LineReader, RequestId};
 use crate::limits;
 use crate::serving::{writer, Flow};
 
@@ -63,13 +65,24 @@ where
         BufReader::with_capacity(limits::HOST_READ_BUFFER_BYTES, input),
         options.max_line_bytes,
     );
+    // A line read while a request waited for its ticket, handled next.
+    let mut held = None;
     loop {
-        let line = match next_line(&host, &mut lines, &stop).await {
-            Read::Line(line) => line,
-            Read::Skipped => continue,
-            Read::End => break,
+        let line = match held.take() {
+            Some(line) => line,
+            None => reading::read(&host, &mut lines, &stop).await,
         };
-        match handle_line(&host, line, &stop).await {
+        let (parsed, bytes) = match line {
+            Line::Message { parsed, bytes } => (parsed, bytes),
+            Line::Nothing => continue,
+            Line::End => break,
+        };
+        let mut reader = Reader {
+            lines: &mut lines,
+            held: &mut held,
+            stop: &stop,
+        };
+        match handle(&host, parsed, bytes, &mut reader).await {
             Next::Read => {}
             Next::Stop => break,
             Next::Shutdown(id) => {
@@ -86,53 +99,11 @@ where
     host.outbox.flush().await;
 }
 
-/// What one read from the host gave.
-enum Read<'a> {
-    Line(&'a [u8]),
-    /// An over-long line, answered with MESSAGE_TOO_LARGE.
-    Skipped,
-    /// Reading ends: a signal, end of input, or a read error.
-    End,
-}
-
-async fn next_line<'a, R>(
-    host: &Host,
+/// What handling a request may need of the reader: reading on while it waits for a ticket.
+struct Reader<'a, R> {
     lines: &'a mut LineReader<R>,
-    stop: &CancellationToken,
-) -> Read<'a>
-where
-    R: tokio::io::AsyncBufRead + Unpin,
-{
-    let next = tokio::select! {
-        // A signal asked for a graceful stop. Reading is abandoned for good, so losing a
-        // half-read line by dropping `next_line` loses nothing that would have been served.
-        _ = stop.cancelled() => {
-            tracing::info!("stop requested (a signal, or stdout broke); stopping every server");
-            return Read::End;
-        }
-        next = lines.next_line() => next,
-    };
-    match next {
-        Ok(Some(line)) => Read::Line(line),
-        Ok(None) => {
-            tracing::info!("host closed stdin; stopping every server");
-            Read::End
-        }
-        Err(LineError::TooLong { limit }) => {
-            let e = Error::new(
-                ErrorCode::MessageTooLarge,
-                format!("request line longer than the {limit}-byte limit (--max-line-bytes); it was skipped"),
-            )
-            .with("setting", "--max-line-bytes")
-            .with("limit", limit as u64);
-            host.answer(None, Err(e)).await;
-            Read::Skipped
-        }
-        Err(LineError::Io(e)) => {
-            tracing::warn!("reading stdin failed: {e}; stopping every server");
-            Read::End
-        }
-    }
+    held: &'a mut Option<Line>,
+    stop: &'a CancellationToken,
 }
 
 /// What the reader does after one line.
@@ -144,13 +115,14 @@ enum Next {
     Stop,
 }
 
-/// Handles one line.
-async fn handle_line(host: &Arc<Host>, line: &[u8], stop: &CancellationToken) -> Next {
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return Next::Read;
-    }
-    let line_bytes = line.len();
-    match Incoming::parse(line) {
+/// Handles one message.
+async fn handle<R: AsyncBufRead + Unpin>(
+    host: &Arc<Host>,
+    parsed: Parsed,
+    bytes: usize,
+    reader: &mut Reader<'_, R>,
+) -> Next {
+    match parsed {
         Err(e) => {
             let e = Error::new(ErrorCode::ParseError, format!("invalid JSON: {e}"));
             host.answer(None, Err(e)).await;
@@ -165,8 +137,8 @@ async fn handle_line(host: &Arc<Host>, line: &[u8], stop: &CancellationToken) ->
         Ok(Ok(Incoming::Notification { method, params })) => {
             requests::notification(host, &method, params)
         }
-        Ok(Ok(Incoming::Response { id, .. })) => {
-            tracing::debug!(%id, "ignored a response from the host: the sidecar sends no requests");
+        Ok(Ok(Incoming::Response { id, result })) => {
+            reading::route_answer(host, &id, result, bytes)
         }
         Ok(Ok(Incoming::Request { id, method, params })) => match method.as_str() {
             // Handled in order, on the reader: the host may pipeline requests right behind them.
@@ -179,18 +151,17 @@ async fn handle_line(host: &Arc<Host>, line: &[u8], stop: &CancellationToken) ->
                 Err(e) => host.answer(Some(&id), Err(e)).await,
             },
             _ => {
-                let ticket = tokio::select! {
-                    ticket = host.flow.admit(line_bytes) => ticket,
+                let admitted =
+                    reading::admit(host, bytes, reader.lines, reader.held, reader.stop).await;
+                let Some(ticket) = admitted else {
                     // The request was read, so it is answered, as every request in flight is.
-                    _ = stop.cancelled() => {
-                        tracing::info!("stop requested by a signal; stopping every server");
-                        let e = Error::new(
-                            ErrorCode::ShuttingDown,
-                            format!("request {id} was abandoned: the sidecar is shutting down"),
-                        );
-                        host.answer(Some(&id), Err(e)).await;
-                        return Next::Stop;
-                    }
+                    tracing::info!("stop requested by a signal; stopping every server");
+                    let e = Error::new(
+                        ErrorCode::ShuttingDown,
+                        format!("request {id} was abandoned: the sidecar is shutting down"),
+                    );
+                    host.answer(Some(&id), Err(e)).await;
+                    return Next::Stop;
                 };
                 requests::start(host, id, method, params, ticket).await;
             }

@@ -5,14 +5,18 @@
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::asks::HostAsks;
 use super::context::Host;
 use super::events;
 use super::params::{self, parse, PROTOCOL_VERSION};
+use crate::ask;
 use crate::convert::{self, NameTemplate, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
+use crate::limits;
 use crate::supervisor::{event_queue, Registry, Settings};
 
 /// `initialize`: creates the registry with the host's settings and starts the session.
@@ -22,10 +26,16 @@ pub fn initialize(host: &Host, params: Option<Value>) -> Result<Value> {
     }
     let p: params::Initialize = parse("initialize", params)?;
     check_version(&p.protocol_version)?;
-    let settings = settings(&p, host)?;
+    let asks = Arc::new(HostAsks::new(
+        p.capabilities.clone(),
+        answer_timeout(p.answer_timeout_ms)?,
+        host.outbox.clone(),
+    ));
+    let settings = settings(&p, host, Arc::clone(&asks) as Arc<dyn ask::Asker>)?;
     let (events_tx, events_rx) = event_queue();
     let registry = Registry::new(settings, events_tx.clone());
     let _ = host.events.set(events_tx);
+    let _ = host.asks.set(asks);
     if host.registry.set(registry).is_err() {
         return Err(already_initialized());
     }
@@ -62,9 +72,23 @@ fn check_version(version: &Value) -> Result<()> {
     .with("supported", vec![PROTOCOL_VERSION]))
 }
 
+/// `answerTimeoutMs`: 1 ms up to [`limits::MAX_HOST_ANSWER_TIMEOUT`]; the default when absent.
+fn answer_timeout(ms: Option<u64>) -> Result<Duration> {
+    let max = limits::MAX_HOST_ANSWER_TIMEOUT.as_millis() as u64;
+    match ms {
+        None => Ok(limits::DEFAULT_HOST_ANSWER_TIMEOUT),
+        Some(ms) if (1..=max).contains(&ms) => Ok(Duration::from_millis(ms)),
+        Some(ms) => Err(Error::invalid_params(format!(
+            "answerTimeoutMs must be between 1 and {max}, not {ms}"
+        ))
+        .with("field", "answerTimeoutMs")
+        .with("limit", max)),
+    }
+}
+
 /// The registry's settings from `initialize`'s parameters; a bad name setting is INVALID_PARAMS
 /// naming the field at fault.
-fn settings(p: &params::Initialize, host: &Host) -> Result<Settings> {
+fn settings(p: &params::Initialize, host: &Host, asker: Arc<dyn ask::Asker>) -> Result<Settings> {
     let template = p
         .name_template
         .as_deref()
@@ -82,6 +106,7 @@ fn settings(p: &params::Initialize, host: &Host) -> Result<Settings> {
         strict: p.strict.unwrap_or(false),
         cache: host.cache.clone(),
         require_trust: p.require_trust,
+        asker,
     })
 }
 
@@ -108,6 +133,7 @@ fn capabilities() -> Value {
             "cancellation": true,
             "configDialects": ["claude-desktop", "claude-code", "claude-plugin", "vscode", "cursor", "codex", "epoch", "plugin-manifest"],
             "trust": true,
+            "hostCapabilities": ask::DECLARABLE,
         },
     })
 }
@@ -116,6 +142,10 @@ fn capabilities() -> Value {
 /// every resulting notification is queued for the host.
 pub async fn stop_all(host: &Host) {
     host.shutting_down.store(true, Ordering::SeqCst);
+    // Servers waiting for the host's answers get an error now, and nothing more is asked.
+    if let Some(asks) = host.asks.get() {
+        asks.close("the sidecar is shutting down");
+    }
     host.requests.stop_all().await;
     if let Some(registry) = host.registry.get() {
         registry.shutdown().await;

@@ -15,9 +15,13 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use tokio_util::sync::CancellationToken;
+
 use super::handshake::{self, Handshake};
 use super::reader::{read_loop, ClientEvent, Reader};
+use super::server_requests::ServerRequests;
 use super::transport::{MessageSink, Transport};
+use crate::ask::Asker;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{encode_notification, encode_request, Pending, Reply, RequestId};
 use crate::limits;
@@ -62,12 +66,26 @@ impl RequestKind {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ClientOptions {
     /// The server's name, used in every error message.
     pub server: String,
-    /// Secret values of the server's config, masked in what the client logs.
+    /// Secret values of the server's config, masked in what the client logs and asks.
     pub secrets: Secrets,
+    /// Who answers the server's requests (sampling, elicitation, roots); its capabilities are the
+    /// ones the client declares in `initialize`.
+    pub asker: Arc<dyn Asker>,
+}
+
+impl ClientOptions {
+    /// Options for a session whose server's requests nobody answers (every one is -32601).
+    pub fn new(server: impl Into<String>, secrets: Secrets) -> Self {
+        Self {
+            server: server.into(),
+            secrets,
+            asker: crate::ask::nobody(),
+        }
+    }
 }
 
 pub struct Client {
@@ -76,11 +94,14 @@ pub struct Client {
     pending: Arc<Pending<Error>>,
     handshake: Handshake,
     reader: JoinHandle<()>,
+    /// Cancelled when the session ends: the server's requests still open are dropped.
+    ended: CancellationToken,
 }
 
 impl Drop for Client {
     fn drop(&mut self) {
         self.reader.abort();
+        self.ended.cancel();
         self.pending
             .close(self.unavailable("the session was closed"));
     }
@@ -97,12 +118,21 @@ impl Client {
     ) -> Result<Client> {
         let server: Arc<str> = Arc::from(options.server.as_str());
         let pending = Arc::new(Pending::new());
+        let ended = CancellationToken::new();
+        let capabilities = options.asker.capabilities().to_mcp();
+        let requests = ServerRequests::new(
+            Arc::clone(&server),
+            options.secrets.clone(),
+            options.asker,
+            Arc::clone(&transport.sink),
+            ended.clone(),
+        );
         let reader = tokio::spawn(read_loop(Reader {
             server: Arc::clone(&server),
             secrets: options.secrets,
             source: transport.source,
-            sink: Arc::clone(&transport.sink),
             pending: Arc::clone(&pending),
+            requests,
             events,
         }));
         let mut client = Client {
@@ -118,11 +148,12 @@ impl Client {
                 instructions: None,
             },
             reader,
+            ended,
         };
         let reply = client
             .request_until(
                 RequestKind::Initialize,
-                &handshake::initialize_params(),
+                &handshake::initialize_params(capabilities),
                 deadline,
             )
             .await?;

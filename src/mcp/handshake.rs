@@ -35,11 +35,12 @@ impl Handshake {
     }
 }
 
-/// The `initialize` params we send.
-pub fn initialize_params() -> Value {
+/// The `initialize` params we send, declaring `capabilities` (what the session's owner can
+/// answer, see `crate::ask`).
+pub fn initialize_params(capabilities: Value) -> Value {
     json!({
         "protocolVersion": OFFERED_PROTOCOL_VERSION,
-        "capabilities": {},
+        "capabilities": capabilities,
         "clientInfo": {"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")},
     })
 }

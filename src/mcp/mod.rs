@@ -11,6 +11,7 @@
 pub mod client;
 pub mod handshake;
 mod reader;
+mod server_requests;
 pub mod tools;
 pub mod transport;
 

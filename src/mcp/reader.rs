@@ -4,12 +4,13 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::transport::{Inbound, MessageSink, MessageSource, TransportError};
+use super::server_requests::ServerRequests;
+use super::transport::{Inbound, MessageSource, TransportError};
 use crate::error::{Error, ErrorCode};
-use crate::jsonrpc::{encode_response, Incoming, Pending, Reply, RequestId, NULL_ID_ERROR};
+use crate::jsonrpc::{Incoming, Pending, Reply, RequestId, NULL_ID_ERROR};
 use crate::trust::secrets::Secrets;
 
 /// Something the server did that its owner should know about.
@@ -26,8 +27,9 @@ pub struct Reader {
     pub server: Arc<str>,
     pub secrets: Secrets,
     pub source: Box<dyn MessageSource>,
-    pub sink: Arc<dyn MessageSink>,
     pub pending: Arc<Pending<Error>>,
+    /// The server's own requests (answered here, or asked of the session's owner).
+    pub requests: ServerRequests,
     pub events: mpsc::UnboundedSender<ClientEvent>,
 }
 
@@ -56,6 +58,7 @@ pub async fn read_loop(mut r: Reader) {
         }
     };
     let error = error.with("server", &*r.server);
+    r.requests.end();
     r.pending.close(error.clone());
     let _ = r.events.send(ClientEvent::Closed { error });
 }
@@ -89,8 +92,8 @@ impl Reader {
                 }
                 Ok(())
             }
-            Ok(Ok(Incoming::Request { id, method, .. })) => {
-                self.answer_request(&id, &method);
+            Ok(Ok(Incoming::Request { id, method, params })) => {
+                self.requests.handle(id, method, params);
                 Ok(())
             }
             Ok(Ok(Incoming::Notification { method, params })) => {
@@ -123,27 +126,13 @@ impl Reader {
         }
     }
 
-    /// A request from the server: `ping` is answered, anything else is METHOD_NOT_FOUND.
-    fn answer_request(&self, id: &RequestId, method: &str) {
-        let line = if method == "ping" {
-            encode_response(Some(id), Ok(&json!({})))
-        } else {
-            let err = json!({"code": -32601, "message": format!("method not supported by this client: {method}")});
-            encode_response::<Value>(Some(id), Err(&err))
-        };
-        let sink = Arc::clone(&self.sink);
-        // Answer off the read loop so a server that is not reading its stdin cannot stall it.
-        tokio::spawn(async move {
-            let _ = sink.send(line).await;
-        });
-    }
-
     fn notification(&self, method: &str, params: Option<Value>) {
         let server = &*self.server;
         match method {
             "notifications/tools/list_changed" => {
                 let _ = self.events.send(ClientEvent::ToolsListChanged);
             }
+            "notifications/cancelled" => self.requests.cancelled(params.as_ref()),
             "notifications/message" => {
                 let mut message = params.unwrap_or_default();
                 self.secrets.mask_json(&mut message);

@@ -1,5 +1,5 @@
-//! The only place that spawns processes (clippy's `disallowed-methods` enforces it): servers, and the
-//! guardian.
+//! The only place that spawns processes (clippy's `disallowed-methods` enforces it): servers, the
+//! guardian, and the sidecar itself under `conformance-client` (which drives it as a host).
 //!
 //! A server runs as the leader of its own process group (Unix) or in a Job Object that kills every
 //! member when its last handle closes (Windows), with no shell, a short allowlisted environment plus
@@ -207,6 +207,20 @@ pub fn guardian(
             "guardian spawned without a stdin pipe",
         )),
     }
+}
+
+/// Starts this binary in serve mode as a child with piped stdin and stdout and the caller's stderr,
+/// for a subcommand that drives the sidecar as a host does (`conformance-client`). The child is
+/// killed if the handle is dropped; a graceful end is the caller's `shutdown`.
+#[allow(clippy::disallowed_methods)] // The sidecar as a host's child is spawned here too.
+pub fn sidecar(args: &[&str]) -> std::io::Result<tokio::process::Child> {
+    tokio::process::Command::new(std::env::current_exe()?)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
 }
 
 fn spawn_error(

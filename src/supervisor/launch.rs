@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 
 use super::server::Server;
 use super::session::ProcessControl;
+use crate::ask::Asker;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::transport::http_common::RemoteOptions;
 use crate::mcp::transport::{self, Transport};
@@ -68,6 +69,7 @@ pub(super) fn open(
 /// (closed, tools changed) go to `events`.
 pub(super) async fn connect(
     server: &Server,
+    asker: &Arc<dyn Asker>,
     transport: Transport,
     deadline: tokio::time::Instant,
     events: mpsc::UnboundedSender<ClientEvent>,
@@ -77,6 +79,7 @@ pub(super) async fn connect(
         let options = ClientOptions {
             server: server.name.clone(),
             secrets: server.secrets.clone(),
+            asker: Arc::clone(asker),
         };
         let client = Client::connect(transport, options, deadline, events).await?;
         let listing = Instant::now();

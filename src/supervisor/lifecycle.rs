@@ -131,7 +131,8 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
     roster.emit_status(server);
 
     let (events_tx, events_rx) = mpsc::unbounded_channel();
-    let connected = match launch::connect(server, transport, deadline, events_tx).await {
+    let asker = &roster.settings.asker;
+    let connected = match launch::connect(server, asker, transport, deadline, events_tx).await {
         Ok(connected) => connected,
         Err(e) => return fail_start(roster, server, generation, e, control, kind).await,
     };

@@ -1,6 +1,9 @@
 //! How the host configures a registry (`initialize` and the command line) and how it adds one server
 //! (`servers/add`, `servers/load`, a plugin).
 
+use std::sync::Arc;
+
+use crate::ask::Asker;
 use crate::config::Source;
 use crate::convert::{NameTemplate, Options, ToolFormat};
 use crate::store::SchemaCache;
@@ -17,6 +20,8 @@ pub struct Settings {
     /// `initialize {requireTrust: true}`: a server (stdio or remote) is started only with the digest of its
     /// launch config (`servers/add`/`servers/test {…, trust}`).
     pub require_trust: bool,
+    /// Who answers the servers' own requests (sampling, elicitation, roots): the host, usually.
+    pub asker: Arc<dyn Asker>,
 }
 
 impl Settings {
@@ -35,6 +40,7 @@ impl Settings {
             strict: self.strict,
             cache: None,
             require_trust: self.require_trust,
+            asker: Arc::clone(&self.asker),
         }
     }
 }

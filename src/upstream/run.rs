@@ -26,6 +26,7 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         strict: options.strict,
         cache: options.cache,
         require_trust: false,
+        asker: crate::ask::nobody(),
     };
     let aggregate = Aggregate::new(settings);
     let loading = {

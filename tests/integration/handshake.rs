@@ -68,8 +68,13 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     );
     assert_eq!(caps["trust"], true, "{result}");
     assert_eq!(
+        caps["hostCapabilities"],
+        json!(["sampling", "elicitation", "roots"]),
+        "{result}"
+    );
+    assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(8),
+        Some(9),
         "no capability goes unchecked: {result}"
     );
 }

@@ -30,6 +30,7 @@ mod remote;
 mod remote_servers;
 mod restarts;
 mod secrets;
+mod server_requests;
 mod servers;
 mod shutdown;
 mod support;

@@ -180,6 +180,8 @@ struct Replay<'a> {
     fixture: String,
     /// Method of every request sent, by id (as JSON text), to pick the schema of its response.
     methods: HashMap<String, String>,
+    /// Method of every request the sidecar sent the host, by id, for the host's answer's schema.
+    asked: HashMap<String, String>,
     /// Schema violations and unexpected responses; reported together at the end.
     problems: Vec<String>,
     /// Values taken from received messages by `capture`, for later `"<captured:NAME>"`.
@@ -194,6 +196,18 @@ impl Replay<'_> {
             .and_then(Value::as_str)
             .unwrap_or_default();
         let file = match message.get("id") {
+            // The host's answer to one of the sidecar's own requests.
+            Some(id) if message.get("method").is_none() => {
+                match (self.asked.get(&id.to_string()), message.get("error")) {
+                    (_, Some(_)) => "answer-error.json".to_owned(),
+                    (Some(method), None) => format!("{}.result.json", slug(method)),
+                    (None, None) => {
+                        return self.problems.push(format!(
+                            "{where_}: sent an answer to id {id}, which the sidecar never asked"
+                        ))
+                    }
+                }
+            }
             Some(id) => {
                 self.methods.insert(id.to_string(), method.to_owned());
                 format!("{}.request.json", slug(method))
@@ -216,7 +230,12 @@ impl Replay<'_> {
 
     /// Validates a message the sidecar sent.
     fn check_received(&mut self, where_: &str, message: &Value) {
-        let file = if let Some(method) = message.get("method").and_then(Value::as_str) {
+        let method = message.get("method").and_then(Value::as_str);
+        let file = if let (Some(method), Some(id)) = (method, message.get("id")) {
+            // A request of the sidecar's own.
+            self.asked.insert(id.to_string(), method.to_owned());
+            format!("{}.request.json", slug(method))
+        } else if let Some(method) = method {
             format!("{}.json", slug(method))
         } else if message.get("error").is_some() {
             "error.json".to_owned()
@@ -359,6 +378,7 @@ fn replay(path: &Path, schemas: &Schemas, fixture: &str) -> Result<(), String> {
         sidecar: Sidecar::spawn_with(&args, &[]),
         fixture: fixture.to_owned(),
         methods: HashMap::new(),
+        asked: HashMap::new(),
         problems: Vec::new(),
         captured: HashMap::new(),
     };

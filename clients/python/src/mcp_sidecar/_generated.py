@@ -131,6 +131,7 @@ class Capabilities(_CapabilitiesRequired, total=False):
 
     configDialects: List[str]
     trust: bool
+    hostCapabilities: List[Literal["sampling", "elicitation", "roots"]]
 
 
 class InitializeResult(TypedDict):
