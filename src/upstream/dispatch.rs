@@ -9,10 +9,10 @@ use serde_json::{json, Value};
 use super::aggregate::Aggregate;
 use super::era::{self, Era};
 use super::session::Session;
-use super::sink::Sink;
 use super::wire::WireError;
 use super::{lifecycle, listen, tools};
 use crate::jsonrpc::RequestId;
+use crate::serving::Sink;
 
 /// Methods 2026-07-28 removed: in a modern envelope they are unknown (-32601).
 const REMOVED_IN_2026: [&str; 5] = [

@@ -9,9 +9,9 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::aggregate::{Aggregate, Notice};
 use super::era::META_SUBSCRIPTION_ID;
-use super::sink::Sink;
 use super::wire::WireError;
 use crate::jsonrpc::{encode_notification, RequestId};
+use crate::serving::Sink;
 
 /// The `list_changed` notification of a notice (a lagged listener is told the tools changed: it
 /// missed something, and a re-list is all it takes).

@@ -10,9 +10,8 @@
 //! 3. The handlers: `lifecycle` (`initialize`, `server/discover`, `logging/setLevel`), `tools`,
 //!    `listen` (list changes to legacy sessions and `subscriptions/listen`).
 //! 4. What they stand on: `aggregate` (the shared registry, its tools as MCP tools, its
-//!    instructions, its change notices), `session` (a legacy session's state), `sink` (where a
-//!    request's own messages go), `era` (versions, envelopes, modern results), `wire` (MCP's
-//!    error codes), `options`.
+//!    instructions, its change notices), `session` (a legacy session's state), `era` (versions,
+//!    envelopes, modern results), `wire` (MCP's error codes), `options`.
 
 mod aggregate;
 mod dispatch;
@@ -23,7 +22,6 @@ mod listen;
 pub mod options;
 mod run;
 mod session;
-mod sink;
 mod stdio;
 mod tools;
 mod wire;

@@ -20,10 +20,10 @@ use super::dispatch::{self, Request};
 use super::era::{self, Carrier, Era};
 use super::listen;
 use super::session::Session;
-use super::sink::Sink;
 use super::wire::{WireError, INTERNAL_ERROR, PARSE_ERROR};
 use crate::jsonrpc::{encode_response, Incoming, LineError, LineReader, RequestId};
 use crate::limits;
+use crate::serving::Sink;
 use crate::serving::{guarded, writer, Flow, Outbox, Stopped, Ticket};
 
 /// Bounds of one stdio session.

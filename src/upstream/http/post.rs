@@ -29,11 +29,11 @@ use super::state::{accepts, header, State, SESSION_HEADER, VERSION_HEADER};
 use crate::error::ErrorCode;
 use crate::jsonrpc::{encode_response, Incoming as Message, RequestId};
 use crate::limits;
+use crate::serving::Sink;
 use crate::serving::{guarded, Stopped, Ticket};
 use crate::upstream::dispatch::{self, Request};
 use crate::upstream::era::{self, Carrier, Era, LEGACY_VERSIONS};
 use crate::upstream::session::Session;
-use crate::upstream::sink::Sink;
 use crate::upstream::wire::{WireError, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 
 pub async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<Out> {

@@ -10,9 +10,9 @@ use tokio::sync::mpsc;
 use super::body::{self, events, refusal, Feed, Out};
 use super::state::{accepts, header, State, VERSION_HEADER};
 use crate::limits;
+use crate::serving::Sink;
 use crate::upstream::era;
 use crate::upstream::listen;
-use crate::upstream::sink::Sink;
 use crate::upstream::wire::INVALID_REQUEST;
 
 /// `GET`: the session's stream of change notifications.

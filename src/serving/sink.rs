@@ -1,10 +1,10 @@
-//! Where the messages that belong to one request go before its answer (a list change on a
-//! `subscriptions/listen`, progress and log messages of a call): the stdio outbox, or the request's
-//! own SSE stream on HTTP.
+//! Where lines for a peer go: the one stdout writer, or one response stream of an HTTP request (in
+//! `mcp --http`: the messages of a request that come before its answer, and the sidecar's own
+//! requests about it).
 
 use tokio::sync::mpsc;
 
-use crate::serving::Outbox;
+use super::writer::Outbox;
 
 #[derive(Clone)]
 pub enum Sink {
