@@ -200,6 +200,18 @@ pub const UPSTREAM_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
 /// seconds). Lists always wait for every server (each bounded by its `startupTimeoutSeconds`).
 pub const UPSTREAM_INITIALIZE_WAIT: Duration = Duration::from_secs(3);
 
+/// Longest a server's question waits for the upstream client's answer (a person may be answering
+/// an elicitation); then the server gets -32001.
+pub const UPSTREAM_ANSWER_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// The sidecar's requests one upstream client may have to answer at once; past it a server's
+/// question is refused at once (-32000).
+pub const UPSTREAM_REQUESTS_MAX_OUTSTANDING: usize = 256;
+
+/// 2026-07-28 calls parked at once while their clients answer a server's questions
+/// (`input_required`); past it a question is refused at once.
+pub const UPSTREAM_PARKED_MAX: usize = 256;
+
 /// Connections the HTTP endpoint serves at once; past it new ones wait in the listen queue.
 pub const UPSTREAM_HTTP_MAX_CONNECTIONS: usize = 256;
 

@@ -9,6 +9,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 
+use super::asks::UpstreamAsks;
+use super::input::ParkedCalls;
 use crate::convert::{self, ToolFormat};
 use crate::limits;
 use crate::store::Catalog;
@@ -32,12 +34,19 @@ pub struct Aggregate {
     /// The catalog last converted, and its tools as MCP tool objects.
     listing: Mutex<Option<Converted>>,
     server_info: Value,
+    /// Who answers the servers' questions (each client, in turn).
+    asks: Arc<UpstreamAsks>,
+    /// 2026-07-28 calls waiting for their clients' answers.
+    parked: ParkedCalls,
 }
 
 impl Aggregate {
     /// A new aggregate with no server yet (see [`Aggregate::load`]); must run inside the runtime.
-    pub fn new(settings: Settings) -> Arc<Aggregate> {
+    /// Its servers' questions are asked of its clients (`settings.asker` is replaced).
+    pub fn new(mut settings: Settings) -> Arc<Aggregate> {
         let format = settings.format;
+        let asks = Arc::new(UpstreamAsks::default());
+        settings.asker = Arc::clone(&asks) as Arc<dyn crate::ask::Asker>;
         let (events_tx, events_rx) = event_queue();
         let (notices, _) = broadcast::channel(limits::UPSTREAM_NOTICES_QUEUE);
         let aggregate = Arc::new(Aggregate {
@@ -47,6 +56,8 @@ impl Aggregate {
             settled: watch::Sender::new(false),
             listing: Mutex::new(None),
             server_info: json!({"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")}),
+            asks,
+            parked: ParkedCalls::default(),
         });
         tokio::spawn(forward(events_rx, notices, aggregate.settled.subscribe()));
         aggregate
@@ -133,6 +144,16 @@ impl Aggregate {
             text.truncate(end);
         }
         (!text.is_empty()).then_some(text)
+    }
+
+    /// Who answers the servers' questions.
+    pub fn asks(&self) -> &Arc<UpstreamAsks> {
+        &self.asks
+    }
+
+    /// The 2026-07-28 calls waiting for their clients' answers.
+    pub fn parked(&self) -> &ParkedCalls {
+        &self.parked
     }
 
     /// `{name, version}` of the sidecar, as `initialize` and every modern result name it.

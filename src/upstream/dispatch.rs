@@ -6,13 +6,12 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::aggregate::Aggregate;
 use super::era::{self, Era};
+use super::request::Request;
 use super::session::Session;
 use super::wire::WireError;
 use super::{lifecycle, listen, tools};
 use crate::jsonrpc::RequestId;
-use crate::serving::Sink;
 
 /// Methods 2026-07-28 removed: in a modern envelope they are unknown (-32601).
 const REMOVED_IN_2026: [&str; 5] = [
@@ -32,17 +31,6 @@ const CACHEABLE: [&str; 6] = [
     "resources/templates/list",
     "resources/read",
 ];
-
-/// One request being served.
-pub struct Request<'a> {
-    pub aggregate: &'a Aggregate,
-    /// The client's legacy session (a throwaway one for a modern HTTP request).
-    pub session: &'a Session,
-    pub id: &'a RequestId,
-    pub era: &'a Era,
-    /// Where the request's own messages go before its answer.
-    pub sink: &'a Sink,
-}
 
 /// Serves a request: its result (decorated for its era) or its error.
 pub async fn request(
@@ -86,7 +74,7 @@ async fn modern(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<
 async fn shared(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<Value, WireError> {
     match method {
         "tools/list" => tools::list(r.aggregate, params.as_ref()).await,
-        "tools/call" => tools::call(r.aggregate, params).await,
+        "tools/call" => tools::call(r, params).await,
         _ => Err(WireError::method_not_found(method)),
     }
 }

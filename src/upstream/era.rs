@@ -151,7 +151,10 @@ pub fn complete(result: Value, server_info: &Value, cacheable: bool) -> Value {
         Value::Object(map) => map,
         _ => Map::new(),
     };
-    result.insert("resultType".into(), Value::from("complete"));
+    // An `input_required` result says so itself; every other is complete.
+    result
+        .entry("resultType")
+        .or_insert_with(|| Value::from("complete"));
     let meta = result
         .entry("_meta")
         .or_insert_with(|| Value::Object(Map::new()));

@@ -14,12 +14,16 @@
 //!    envelopes, modern results), `wire` (MCP's error codes), `options`.
 
 mod aggregate;
+mod asks;
 mod dispatch;
 mod era;
 mod http;
+mod ids;
+mod input;
 mod lifecycle;
 mod listen;
 pub mod options;
+mod request;
 mod run;
 mod session;
 mod stdio;

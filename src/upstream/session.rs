@@ -1,28 +1,48 @@
 //! One client's legacy session (2024-11-05 … 2025-11-25): what its `initialize` negotiated and
-//! declared, the log level it asked for, and its requests in flight (for `notifications/cancelled`
-//! and for ending them with the session). Over stdio there is one; over HTTP one per
-//! `Mcp-Session-Id`. Modern (2026-07-28) requests need none of it: each carries its own.
+//! declared, the log level it asked for, its requests in flight (for `notifications/cancelled`
+//! and for ending them with the session), and the sidecar's own requests to it (a server's
+//! question, asked of this client). Over stdio there is one; over HTTP one per `Mcp-Session-Id`.
+//! Modern (2026-07-28) requests need none of it: each carries its own.
 
 use std::sync::{Mutex, MutexGuard};
 
-use serde_json::Value;
+use futures_util::future::BoxFuture;
+use serde_json::{Map, Value};
 
 use super::era;
 use super::wire::WireError;
-use crate::serving::Requests;
+use crate::ask::{AskError, Capabilities, Question};
+use crate::jsonrpc::{ErrorObject, RequestId};
+use crate::limits;
+use crate::serving::{PeerRequests, Requests, Sink};
 
-#[derive(Default)]
 pub struct Session {
     state: Mutex<State>,
     pub requests: Requests,
+    /// The sidecar's requests to this client.
+    asked: PeerRequests,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self {
+            state: Mutex::default(),
+            requests: Requests::default(),
+            asked: PeerRequests::new(
+                limits::UPSTREAM_ANSWER_TIMEOUT,
+                "the client did not answer in time",
+                limits::UPSTREAM_REQUESTS_MAX_OUTSTANDING,
+            ),
+        }
+    }
 }
 
 #[derive(Default)]
 struct State {
     /// The negotiated revision; `None` until `initialize`.
     version: Option<&'static str>,
-    /// The client's `initialize` capabilities.
-    capabilities: Value,
+    /// What the client's `initialize` declared it can answer.
+    capabilities: Capabilities,
     /// `logging/setLevel`'s level.
     log_level: Option<String>,
 }
@@ -47,11 +67,8 @@ impl Session {
         }
         let version = era::negotiate(Some(requested));
         state.version = Some(version);
-        state.capabilities = params
-            .and_then(|p| p.get("capabilities"))
-            .filter(|c| c.is_object())
-            .cloned()
-            .unwrap_or_default();
+        let declared = params.and_then(|p| p.get("capabilities"));
+        state.capabilities = client_capabilities(declared.unwrap_or(&Value::Null));
         if let Some(client) = params
             .and_then(|p| p.pointer("/clientInfo/name"))
             .and_then(Value::as_str)
@@ -66,6 +83,43 @@ impl Session {
         self.state().version
     }
 
+    /// Asks this client `question` over `sink` (a server's request; the server named in `_meta`),
+    /// unless the client did not declare what it needs.
+    pub fn ask(
+        &self,
+        sink: Sink,
+        question: Question,
+    ) -> BoxFuture<'static, Result<Value, AskError>> {
+        let admitted = self
+            .state()
+            .capabilities
+            .admit(&question.method, &question.params);
+        if let Err(refused) = admitted {
+            return Box::pin(async move { Err(refused) });
+        }
+        let Question {
+            server,
+            method,
+            params,
+        } = question;
+        self.asked.request(sink, method, naming(params, server))
+    }
+
+    /// The client's answer to one of the sidecar's requests; false when nobody waits for it.
+    pub fn answered(
+        &self,
+        id: &RequestId,
+        result: Result<Value, ErrorObject>,
+        bytes: usize,
+    ) -> bool {
+        self.asked.answered(id, result, bytes)
+    }
+
+    /// The session ends: requests to the client still waiting fail, no new one is sent.
+    pub fn close(&self, why: &str) {
+        self.asked.close(why);
+    }
+
     pub fn set_log_level(&self, level: &str) {
         self.state().log_level = Some(level.to_owned());
     }
@@ -73,6 +127,39 @@ impl Session {
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// The capabilities a client declared (its `initialize` capabilities, or a 2026-07-28 request's
+/// `clientCapabilities`), read for the three the seam knows; a part this build cannot read is
+/// taken as declared with nothing more.
+pub fn client_capabilities(declared: &Value) -> Capabilities {
+    fn part<T: serde::de::DeserializeOwned + Default>(declared: &Value, key: &str) -> Option<T> {
+        declared
+            .get(key)
+            .filter(|v| v.is_object())
+            .map(|v| serde_json::from_value(v.clone()).unwrap_or_default())
+    }
+    Capabilities {
+        sampling: part(declared, "sampling"),
+        elicitation: part(declared, "elicitation"),
+        roots: part(declared, "roots"),
+    }
+}
+
+/// A server's params with the server named in `_meta` (`mcp-sidecar/server`), so the client can
+/// show who is asking.
+pub fn naming(params: Value, server: String) -> Value {
+    let mut params = match params {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert("mcp-sidecar/server".into(), Value::String(server));
+    }
+    Value::Object(params)
 }
 
 #[cfg(test)]
@@ -86,8 +173,28 @@ mod tests {
         assert_eq!(s.version(), None);
         let p = json!({"protocolVersion": "2025-06-18", "capabilities": {"roots": {}}});
         assert_eq!(s.initialize(Some(&p)), Ok("2025-06-18"));
+        assert!(s.state().capabilities.roots.is_some());
         assert_eq!(s.initialize(Some(&p)).unwrap_err().code, -32600);
         let fresh = Session::default();
         assert_eq!(fresh.initialize(Some(&json!({}))).unwrap_err().code, -32602);
+    }
+}
+
+#[cfg(test)]
+mod reading {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_clients_declaration_is_read_leniently() {
+        let caps = client_capabilities(&json!({
+            "sampling": {"someday": {}}, "roots": {"listChanged": true}, "experimental": {}
+        }));
+        assert!(caps.sampling.is_some() && caps.roots_list_changed() && caps.elicitation.is_none());
+        assert!(caps.admit("sampling/createMessage", &json!({})).is_ok());
+        assert_eq!(
+            naming(json!({"maxTokens": 5}), "fx".into()),
+            json!({"maxTokens": 5, "_meta": {"mcp-sidecar/server": "fx"}})
+        );
     }
 }

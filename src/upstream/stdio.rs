@@ -16,9 +16,10 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use super::aggregate::Aggregate;
-use super::dispatch::{self, Request};
+use super::dispatch;
 use super::era::{self, Carrier, Era};
 use super::listen;
+use super::request::Request;
 use super::session::Session;
 use super::wire::{WireError, INTERNAL_ERROR, PARSE_ERROR};
 use crate::jsonrpc::{encode_response, Incoming, LineError, LineReader, RequestId};
@@ -35,7 +36,7 @@ pub struct Bounds {
 /// What one session's tasks share.
 struct Stdio {
     aggregate: Arc<Aggregate>,
-    session: Session,
+    session: Arc<Session>,
     outbox: Outbox,
     /// Set when the sidecar stops the session (not the client): requests cut short are answered.
     stopping: AtomicBool,
@@ -57,7 +58,7 @@ pub async fn serve<R, W>(
     let (outbox, writer) = writer::spawn(output, stop.clone());
     let stdio = Arc::new(Stdio {
         aggregate,
-        session: Session::default(),
+        session: Arc::new(Session::default()),
         outbox,
         stopping: AtomicBool::new(false),
     });
@@ -119,6 +120,7 @@ pub async fn serve<R, W>(
     }
     stdio.stopping.store(true, Ordering::SeqCst);
     stop.cancel();
+    stdio.session.close("the session ended");
     stdio.session.requests.stop_all().await;
     stdio.outbox.flush().await;
     drop(writer);
@@ -146,8 +148,10 @@ impl Stdio {
                 dispatch::notification(&self.session, &method, params);
                 None
             }
-            Ok(Ok(Incoming::Response { id, .. })) => {
-                tracing::debug!(%id, "ignored a response from the MCP client: no request of ours waits");
+            Ok(Ok(Incoming::Response { id, result })) => {
+                if !self.session.answered(&id, result, line.len()) {
+                    tracing::debug!(%id, "ignored a response from the MCP client: no request of ours waits for it");
+                }
                 None
             }
             Ok(Ok(Incoming::Request { id, method, params })) => Some((id, method, params)),
@@ -174,6 +178,8 @@ impl Stdio {
         let initialized = outcome.is_ok();
         self.answer(Some(&id), outcome).await;
         if initialized {
+            // Its servers' questions outside a call come to this client.
+            self.aggregate.asks().stand_by(&self.session, sink.clone());
             let (stdio, stop) = (Arc::clone(self), stop.clone());
             tokio::spawn(async move {
                 tokio::select! {

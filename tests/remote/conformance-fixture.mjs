@@ -91,7 +91,25 @@ const tools = [
     },
   },
   { name: "json_schema_2020_12_tool", description: "Tool with JSON Schema 2020-12 features", inputSchema: JSON_SCHEMA_2020_12 },
+  // Tools that ask their client while they run. A 2026-07-28 client of the sidecar gets each
+  // question as an input_required result (the sidecar's keys and state, not a server's own).
+  { name: "test_input_required_result_elicitation", description: "Asks a name", inputSchema: empty },
+  { name: "test_input_required_result_sampling", description: "Asks the model", inputSchema: empty },
+  { name: "test_input_required_result_list_roots", description: "Asks the roots", inputSchema: empty },
+  { name: "test_input_required_result_request_state", description: "Asks a confirmation", inputSchema: empty },
+  { name: "test_input_required_result_multiple_inputs", description: "Asks three things at once", inputSchema: empty },
+  { name: "test_input_required_result_multi_round", description: "Asks twice in a row", inputSchema: empty },
+  { name: "test_input_required_result_tampered_state", description: "Asks a name", inputSchema: empty },
+  { name: "test_input_required_result_capabilities", description: "Asks the model", inputSchema: empty },
 ];
+
+const askName = (message) =>
+  server.elicitInput({
+    message,
+    requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+  });
+const askModel = (text, maxTokens = 100) =>
+  server.createMessage({ messages: [{ role: "user", content: { type: "text", text } }], maxTokens });
 
 const resources = [
   { uri: "test://static-text", name: "static-text", description: "A static text resource", mimeType: "text/plain" },
@@ -269,6 +287,44 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       extraTool = { name: `test_added_${Date.now()}`, description: "Added at runtime", inputSchema: empty };
       await server.sendToolListChanged();
       return text("tool list changed");
+    case "test_input_required_result_elicitation":
+    case "test_input_required_result_tampered_state": {
+      const result = await askName("What is your name?");
+      return text(`Hello, ${result.content?.name ?? "stranger"}!`);
+    }
+    case "test_input_required_result_sampling":
+    case "test_input_required_result_capabilities": {
+      const result = await askModel("What is the capital of France?");
+      return text(`The model said: ${result.content?.text ?? JSON.stringify(result.content)}`);
+    }
+    case "test_input_required_result_list_roots": {
+      const result = await server.listRoots();
+      return text(`Roots: ${result.roots.map((r) => r.uri).join(", ")}`);
+    }
+    case "test_input_required_result_request_state": {
+      const result = await server.elicitInput({
+        message: "Please confirm",
+        requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+      });
+      // The sidecar kept and checked the request's state; the answer reaching here proves it.
+      return text(`state-ok: confirmed=${result.content?.ok}`);
+    }
+    case "test_input_required_result_multiple_inputs": {
+      const [name, greeting, roots] = await Promise.all([
+        askName("What is your name?"),
+        askModel("Generate a greeting", 50),
+        server.listRoots(),
+      ]);
+      return text(`name=${name.content?.name}, greeting=${greeting.content?.text}, roots=${roots.roots.length}`);
+    }
+    case "test_input_required_result_multi_round": {
+      const first = await askName("Step 1: What is your name?");
+      const second = await server.elicitInput({
+        message: "Step 2: What is your favorite color?",
+        requestedSchema: { type: "object", properties: { color: { type: "string" } }, required: ["color"] },
+      });
+      return text(`name=${first.content?.name}, color=${second.content?.color}`);
+    }
     case "test_header_param":
       return text(`region=${args.region}`);
     case "json_schema_2020_12_tool":

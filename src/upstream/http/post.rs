@@ -31,8 +31,9 @@ use crate::jsonrpc::{encode_response, Incoming as Message, RequestId};
 use crate::limits;
 use crate::serving::Sink;
 use crate::serving::{guarded, Stopped, Ticket};
-use crate::upstream::dispatch::{self, Request};
+use crate::upstream::dispatch;
 use crate::upstream::era::{self, Carrier, Era, LEGACY_VERSIONS};
+use crate::upstream::request::Request;
 use crate::upstream::session::Session;
 use crate::upstream::wire::{WireError, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 
@@ -74,10 +75,15 @@ pub async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<
         Ok(Ok(Message::Notification { method, params })) => {
             notification(&state, &headers, &method, params)
         }
-        Ok(Ok(Message::Response { id, .. })) => {
-            tracing::debug!(%id, "ignored a response from the MCP client: no request of ours waits");
-            body::empty(StatusCode::ACCEPTED)
-        }
+        Ok(Ok(Message::Response { id, result })) => match state.session_of(&headers) {
+            Ok(http) => {
+                if !http.session.answered(&id, result, bytes.len()) {
+                    tracing::debug!(%id, "ignored a response from the MCP client: no request of ours waits for it");
+                }
+                body::empty(StatusCode::ACCEPTED)
+            }
+            Err(refused) => refused.response(),
+        },
         Ok(Ok(Message::Request { id, method, params })) => {
             request(state, &headers, id, method, params, ticket).await
         }
@@ -170,7 +176,7 @@ async fn request(
                 let status = status_of(&e);
                 return answer_json(Some(&job.id), Err(e), status);
             }
-            job.run(Client::Stateless(Session::default()), ticket).await
+            job.run(Client::Stateless(Box::default()), ticket).await
         }
         Era::Legacy => {
             if let Some(v) = header(headers, VERSION_HEADER).map(str::trim) {
@@ -208,7 +214,7 @@ enum Client {
     /// with it.
     Session(Arc<HttpSession>),
     /// A modern request's own throwaway state: cancelled when its stream closes.
-    Stateless(Session),
+    Stateless(Box<Session>),
 }
 
 impl Client {

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio_util::sync::CancellationToken;
 
 use crate::limits;
+use crate::upstream::ids::random_id;
 use crate::upstream::session::Session;
 
 pub struct HttpSession {
@@ -41,6 +42,7 @@ impl HttpSession {
     /// Ends the session: its stream stops and its requests are cancelled; returns once they ended.
     pub async fn end(&self) {
         self.ended.cancel();
+        self.session.close("the session ended");
         self.session.requests.stop_all().await;
     }
 }
@@ -68,7 +70,7 @@ impl Sessions {
             }
         }
         let session = Arc::new(HttpSession {
-            id: new_id(),
+            id: random_id(),
             session: Session::default(),
             ended: CancellationToken::new(),
             streaming: Mutex::new(false),
@@ -102,19 +104,6 @@ impl Sessions {
     fn table(&self) -> MutexGuard<'_, HashMap<String, Arc<HttpSession>>> {
         self.table.lock().unwrap_or_else(|p| p.into_inner())
     }
-}
-
-/// 128 random bits as 32 hex digits (visible ASCII, as MCP requires of a session id).
-fn new_id() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No system randomness: unpredictable enough from the time and the address of a stack
-        // variable mixed through sha256; a session id is no credential (the token is).
-        use sha2::Digest;
-        let seed = format!("{:?}{:p}", std::time::SystemTime::now(), &bytes);
-        bytes.copy_from_slice(&sha2::Sha256::digest(seed.as_bytes())[..16]);
-    }
-    hex::encode(bytes)
 }
 
 #[cfg(test)]

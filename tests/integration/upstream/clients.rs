@@ -163,3 +163,39 @@ fn the_typescript_sdk_v2_client_lists_and_calls_over_stdio_and_http_in_both_eras
         );
     }
 }
+
+#[test]
+fn the_python_sdk_client_answers_a_servers_questions_in_both_eras_over_stdio_and_http() {
+    let servers = json!({"fx": fixture(&["--client-requests"])});
+    let config = config_file(servers.clone());
+    let server = HttpSidecar::start(servers, &[]);
+    let url = server.url();
+    for target in [Target::Stdio(&config), Target::Http(&url)] {
+        for mode in ["legacy", "auto"] {
+            let mut command = Command::new("python3");
+            command
+                .arg(scripts().join("sdk_asks.py"))
+                .arg(mode)
+                .args(target_args(&target));
+            let seen = run(command);
+            let got = &seen["got"];
+            assert_eq!(
+                got["sampling"]["result"]["content"]["text"], "echo: hi",
+                "{mode}: {seen}"
+            );
+            assert_eq!(
+                got["elicitation"]["result"]["content"]["name"], "Ada",
+                "{mode}: {seen}"
+            );
+            assert_eq!(
+                got["roots"]["result"]["roots"][0]["uri"], "file:///work",
+                "{mode}: {seen}"
+            );
+            assert_eq!(
+                seen["asked"],
+                json!(["fx", "fx", "roots"]),
+                "{mode}: the client saw who asked"
+            );
+        }
+    }
+}
