@@ -15,6 +15,8 @@
 //!   server's sampling, elicitation and roots requests through it).
 //! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions and their
 //!   schema transforms, results and their budgets).
+//! - [`search`]: ranked tool search (BM25 over names, titles, descriptions and parameter names;
+//!   exact names first), pure.
 //! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
 //! - [`trust`]: the trust gate (launch digests, risk warnings, secrets, plugin containment).
 //! - [`logging`]: the stderr log set-up (text for people, JSON lines for pipelines).
@@ -45,6 +47,7 @@ pub mod limits;
 pub mod logging;
 pub mod mcp;
 pub mod process;
+pub mod search;
 pub mod serving;
 pub mod signals;
 pub mod store;

@@ -118,6 +118,8 @@ type ServerConfig struct {
 	SecretValues []string `json:"secretValues,omitempty"`
 	// Mask this server's secret values of 8 bytes or more in its tool results (text, structured content, resource text: every string) before they reach the host and the model provider. `false` opts out, for a server whose results must carry them.
 	MaskSecretsInResults *bool `json:"maskSecretsInResults,omitempty"`
+	// true: this server's tools are always deferred (found through tool search); false: never; absent or null: the session's rule.
+	Defer *bool `json:"defer,omitempty"`
 
 	// Extra fields merged into the config object as given (they override
 	// the fields above): for config fields newer than this client. The
@@ -149,6 +151,12 @@ type InitializeResult struct {
 		Trust          bool     `json:"trust,omitempty"`
 		// The capabilities a host may declare in initialize `capabilities`: the requests the sidecar can forward to it (PROTOCOL.md §15).
 		HostCapabilities []string `json:"hostCapabilities,omitempty"`
+		// Tool entries and listings carry token estimates.
+		TokenEstimates bool `json:"tokenEstimates,omitempty"`
+		// tools/search and the search_tools meta-tool exist.
+		ToolSearch bool `json:"toolSearch,omitempty"`
+		// Deferral is understood: initialize `defer`/`deferAboveTokens`, the `defer` config field, tools/list `defer`.
+		Defer bool `json:"defer,omitempty"`
 	} `json:"capabilities"`
 }
 
@@ -222,13 +230,30 @@ type Tool struct {
 	ConversionNotes []ConversionNote `json:"conversionNotes"`
 	// The tool's permission, from its `_meta[permissionMetaKey]`.
 	Permission string `json:"permission,omitempty"`
+	// Estimated tokens of `definition` (compact JSON bytes / 4.28, rounded up).
+	Tokens int64 `json:"tokens"`
+	// Present only in a listing that defers this tool's server: the definition is found through tool search, not loaded up front.
+	Deferred bool `json:"deferred,omitempty"`
 }
 
 // ToolList: The tools/list result.
 type ToolList struct {
 	// Sorted by exposed name.
-	Tools       []Tool `json:"tools"`
+	Tools []Tool `json:"tools"`
+	// sha256 of the canonical JSON of the definitions in listing order; of `providerTools` when the listing defers tools.
 	Fingerprint string `json:"fingerprint"`
+	Tokens      struct {
+		// Sum of the entries' token estimates (every definition, as if nothing were deferred).
+		Total int64 `json:"total"`
+		// `total` per server.
+		Servers map[string]any `json:"servers"`
+		// Only when tools are deferred: the part of `total` that is deferred.
+		Deferred int64 `json:"deferred,omitempty"`
+		// Only when tools are deferred: the estimate of what the model sees before any search (loaded definitions, namespaces' names and descriptions, the search tool).
+		Upfront int64 `json:"upfront,omitempty"`
+	} `json:"tokens"`
+	// Only when the listing defers tools: the array to send as the provider request's `tools` (loaded definitions, deferred ones in the provider's shape, a search tool; PROTOCOL.md §9.7).
+	ProviderTools []map[string]any `json:"providerTools,omitempty"`
 }
 
 // Truncation: truncated of a call result cut to fit maxResultBytes (PROTOCOL.md §10.1).

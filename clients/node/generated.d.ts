@@ -77,13 +77,15 @@ export interface ServerConfigFields {
   secretValues?: Array<string>;
   /** Mask this server's secret values of 8 bytes or more in its tool results (text, structured content, resource text: every string) before they reach the host and the model provider. `false` opts out, for a server whose results must carry them. */
   maskSecretsInResults?: boolean;
+  /** true: this server's tools are always deferred (found through tool search); false: never; absent or null: the session's rule. */
+  defer?: boolean | null;
 }
 
 /** The initialize result. */
 export interface InitializeResult {
   protocolVersion: 1;
   serverInfo: { name: "mcp-sidecar"; version: string; [key: string]: unknown; };
-  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; hostCapabilities?: Array<"sampling" | "elicitation" | "roots">; [key: string]: unknown; };
+  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; hostCapabilities?: Array<"sampling" | "elicitation" | "roots">; tokenEstimates?: boolean; toolSearch?: boolean; defer?: boolean; [key: string]: unknown; };
   [key: string]: unknown;
 }
 
@@ -248,11 +250,15 @@ export interface ToolEntryFields {
   title?: string;
   annotations?: Record<string, unknown>;
   readOnly: boolean;
-  definition: { type: "function"; function: { name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict?: boolean; }; } | { type: "function"; name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict: boolean; } | { name: string; description?: string; input_schema: { properties: Record<string, unknown>; [key: string]: unknown; }; } | { name: string; description?: string; parameters?: { type: "OBJECT"; properties: Record<string, unknown>; required?: Array<string>; [key: string]: unknown; }; } | { name: string; inputSchema: Record<string, unknown>; [key: string]: unknown; };
+  definition: { type: "function"; function: { name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict?: boolean; }; } | { type: "function"; name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict: boolean; defer_loading?: true; } | { name: string; description?: string; input_schema: { properties: Record<string, unknown>; [key: string]: unknown; }; defer_loading?: true; } | { name: string; description?: string; parameters?: { type: "OBJECT"; properties: Record<string, unknown>; required?: Array<string>; [key: string]: unknown; }; } | { name: string; inputSchema: Record<string, unknown>; [key: string]: unknown; };
   /** What the conversion to this format changed, in order; [] when nothing (always for mcp). At most 200 notes, then one that counts the rest. */
   conversionNotes: Array<ConversionNote>;
   /** The tool's permission, from its `_meta[permissionMetaKey]`. */
   permission?: string;
+  /** Estimated tokens of `definition` (compact JSON bytes / 4.28, rounded up). */
+  tokens: number;
+  /** Present only in a listing that defers this tool's server: the definition is found through tool search, not loaded up front. */
+  deferred?: true;
 }
 
 /** truncated of a call result cut to fit maxResultBytes (PROTOCOL.md §10.1). */

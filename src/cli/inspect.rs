@@ -57,6 +57,7 @@ pub async fn inspect(
             require_trust: false,
             // Nobody answers a server's own requests here: each is refused (-32601).
             asker: crate::ask::nobody(),
+            defer: Default::default(),
         },
         // Nobody reads the events: the report reads the statuses once every start has ended.
         crate::supervisor::EventSender::discarding(),

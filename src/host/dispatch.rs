@@ -6,12 +6,25 @@ use serde_json::{json, Value};
 
 use super::context::Host;
 use super::params::{self, parse};
+use super::reply::Reply;
 use super::{servers, tools};
 use crate::error::{Error, ErrorCode, Result};
 
 /// Set (debug builds only) to make `test/panic` panic inside its handler.
 #[cfg(debug_assertions)]
 const TEST_PANIC_ENV: &str = "MCP_SIDECAR_TEST_PANIC";
+
+/// The outcome of one request, where the answer may be JSON text the sidecar holds already
+/// (`tools/list`, `tools/search`); every other method's value comes from [`run`].
+pub async fn reply(host: &Host, method: &str, params: Option<Value>) -> Result<Reply> {
+    match method {
+        "tools/list" => tools::list(host.registry()?, parse(method, params)?).map(Reply::Json),
+        "tools/search" => {
+            super::search::search(host.registry()?, parse(method, params)?).map(Reply::Json)
+        }
+        _ => run(host, method, params).await.map(Reply::Value),
+    }
+}
 
 /// The outcome of one request: its result or its error.
 ///
@@ -33,7 +46,6 @@ pub async fn run(host: &Host, method: &str, params: Option<Value>) -> Result<Val
             parse::<params::Empty>(method, params)?;
             Ok(servers::list(registry))
         }
-        "tools/list" => tools::list(registry, parse(method, params)?),
         "tools/call" => tools::call(registry, parse(method, params)?).await,
         "results/read" => tools::read_result(registry, parse(method, params)?),
         // A fault on purpose, to prove that a panicking handler still answers (INTERNAL) and the

@@ -42,7 +42,7 @@ pub async fn start(
     let task_host = Arc::clone(host);
     host.requests.spawn(async move {
         let host = task_host;
-        let outcome = match guarded(&token, dispatch::run(&host, &method, params)).await {
+        let outcome = match guarded(&token, dispatch::reply(&host, &method, params)).await {
             Ok(outcome) => outcome,
             Err(Stopped::Cancelled) => Err(cancelled_error(&host, &id)),
             Err(Stopped::Panicked(what)) => Err(panicked(&method, &what)),
@@ -51,7 +51,7 @@ pub async fn start(
         if method.starts_with("servers/") {
             host.events_flushed().await;
         }
-        host.answer(Some(&id), outcome).await;
+        host.reply(Some(&id), outcome).await;
         drop(ticket);
     });
 }

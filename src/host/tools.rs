@@ -4,20 +4,24 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
+use super::call_result::call_result;
 use super::params::{CallTool, ListTools, ReadResult};
+use super::search;
 use crate::convert;
 use crate::error::{Error, Result};
 use crate::supervisor::Registry;
 
-/// `tools/list`: the tools in the requested format, with the listing's fingerprint.
-pub fn list(registry: &Arc<Registry>, p: ListTools) -> Result<Value> {
-    let listing = registry.tools(p.format, p.strict, p.servers.as_deref())?;
-    Ok(json!({ "tools": *listing.tools, "fingerprint": listing.fingerprint }))
+/// `tools/list`: the tools in the requested format, with the listing's fingerprint and token
+/// totals, as the JSON text cached for this tool set.
+pub fn list(registry: &Arc<Registry>, p: ListTools) -> Result<Arc<str>> {
+    let rendered = registry.tools_answer(p.format, p.strict, p.defer, p.servers.as_deref())?;
+    Ok(Arc::clone(&rendered.json))
 }
 
-/// `tools/call`: the server's result converted to the format (the session's by default).
+/// `tools/call`: the server's result converted to the format (the session's by default). The
+/// `search_tools` meta-tool is answered here, by the sidecar itself.
 pub async fn call(registry: &Arc<Registry>, p: CallTool) -> Result<Value> {
     let timeout = match p.timeout_ms {
         Some(0) => {
@@ -28,24 +32,14 @@ pub async fn call(registry: &Arc<Registry>, p: CallTool) -> Result<Value> {
         Some(ms) => Some(Duration::from_millis(ms)),
         None => None,
     };
-    let outcome = registry.call_tool(&p.name, p.arguments, timeout).await?;
     let format = p.format.unwrap_or(registry.settings().format);
+    if p.name == registry.catalog().search_tools_name() {
+        return search::call_search_tools(registry, &p.name, p.arguments, format);
+    }
+    let outcome = registry.call_tool(&p.name, p.arguments, timeout).await?;
     // The server's result is given away: its content moves into the answer, nothing is copied.
     let converted = convert::convert_owned(format, outcome.result);
-    let mut result = Map::new();
-    result.insert("isError".into(), Value::Bool(converted.is_error));
-    result.insert("content".into(), converted.content);
-    result.insert("text".into(), Value::String(converted.text));
-    result.insert("output".into(), converted.output);
-    result.insert("server".into(), Value::String(outcome.server));
-    result.insert("tool".into(), Value::String(outcome.tool));
-    result.insert(
-        "durationMs".into(),
-        json!(outcome.duration.as_secs_f64() * 1000.0),
-    );
-    if let Some(structured) = converted.structured_content {
-        result.insert("structuredContent".into(), structured);
-    }
+    let mut result = call_result(converted, outcome.server, outcome.tool, outcome.duration);
     if let Some(truncated) = &outcome.truncated {
         result.insert("truncated".into(), truncated.to_json());
     }

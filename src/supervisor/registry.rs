@@ -29,7 +29,7 @@ use crate::config::load::{load, Loaded, Request};
 use crate::config::validate_server_name;
 use crate::convert::{Options, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::{Catalog, Listing, ReadOutcome, ResultStore};
+use crate::store::{Catalog, Listing, ListingRequest, ReadOutcome, Rendered, ResultStore};
 
 /// What [`Registry::add_loaded`] did with each server of a configuration.
 #[derive(Default)]
@@ -336,26 +336,59 @@ impl Registry {
 
     // ----- tools -----
 
-    /// Tool entries in `format` (the session's default when `None`).
+    /// Tool entries in `format` (the session's default when `None`), as values.
     pub fn tools(
         &self,
         format: Option<ToolFormat>,
         strict: Option<bool>,
         servers: Option<&[String]>,
     ) -> Result<Listing> {
+        self.check_servers(servers)?;
+        let (format, options) = self.format_options(format, strict);
+        Ok(self.catalog().listing(format, options, servers))
+    }
+
+    /// The `tools/list` result as JSON text: cached per format and options until the tool set
+    /// changes (filtered by `servers`: rendered from the cached pieces each time).
+    pub fn tools_answer(
+        &self,
+        format: Option<ToolFormat>,
+        strict: Option<bool>,
+        defer: Option<bool>,
+        servers: Option<&[String]>,
+    ) -> Result<Arc<Rendered>> {
+        self.check_servers(servers)?;
+        let (format, options) = self.format_options(format, strict);
+        Ok(self.catalog().answer(&ListingRequest {
+            format,
+            options,
+            defer,
+            servers,
+        }))
+    }
+
+    /// SERVER_NOT_FOUND for the first of `servers` that is not registered.
+    pub fn check_servers(&self, servers: Option<&[String]>) -> Result<()> {
         if let Some(only) = servers {
             let known = self.roster.servers();
             if let Some(missing) = only.iter().find(|s| !known.contains_key(s.as_str())) {
                 return Err(not_found(missing));
             }
         }
+        Ok(())
+    }
+
+    /// A request's format and options, the session's where it gives none.
+    pub fn format_options(
+        &self,
+        format: Option<ToolFormat>,
+        strict: Option<bool>,
+    ) -> (ToolFormat, Options) {
         let settings = self.settings();
         let options = Options {
             strict: strict.unwrap_or(settings.strict),
         };
-        Ok(self
-            .catalog()
-            .listing(format.unwrap_or(settings.format), options, servers))
+        (format.unwrap_or(settings.format), options)
     }
 
     /// Validates the arguments against the tool's own schema, starts the server if it is dormant,

@@ -27,6 +27,8 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         cache: options.cache,
         require_trust: false,
         asker: crate::ask::nobody(),
+        // Deferral shapes provider listings; an MCP client gets every tool in full.
+        defer: Default::default(),
     };
     let aggregate = Aggregate::new(settings);
     let loading = {

@@ -67,6 +67,9 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
         "{result}"
     );
     assert_eq!(caps["trust"], true, "{result}");
+    assert_eq!(caps["tokenEstimates"], true, "{result}");
+    assert_eq!(caps["toolSearch"], true, "{result}");
+    assert_eq!(caps["defer"], true, "{result}");
     assert_eq!(
         caps["hostCapabilities"],
         json!(["sampling", "elicitation", "roots"]),
@@ -74,7 +77,7 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     );
     assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(9),
+        Some(12),
         "no capability goes unchecked: {result}"
     );
 }

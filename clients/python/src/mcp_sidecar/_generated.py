@@ -105,6 +105,7 @@ class ServerConfig(TypedDict, total=False):
     envFiles: List[JsonObject]
     secretValues: List[str]
     maskSecretsInResults: bool
+    defer: Optional[bool]
 
 
 class _ServerInfoRequired(TypedDict):
@@ -132,6 +133,9 @@ class Capabilities(_CapabilitiesRequired, total=False):
     configDialects: List[str]
     trust: bool
     hostCapabilities: List[Literal["sampling", "elicitation", "roots"]]
+    tokenEstimates: bool
+    toolSearch: bool
+    defer: bool
 
 
 class InitializeResult(TypedDict):
@@ -208,6 +212,7 @@ class _ToolEntryRequired(TypedDict):
     readOnly: bool
     definition: JsonObject
     conversionNotes: List[ConversionNote]
+    tokens: int
 
 
 class ToolEntry(_ToolEntryRequired, total=False):
@@ -216,13 +221,19 @@ class ToolEntry(_ToolEntryRequired, total=False):
     title: str
     annotations: JsonObject
     permission: str
+    deferred: bool
 
 
-class ToolsListResult(TypedDict):
-    """The tools/list result."""
-
+class _ToolsListResultRequired(TypedDict):
     tools: List[ToolEntry]
     fingerprint: str
+    tokens: JsonObject
+
+
+class ToolsListResult(_ToolsListResultRequired, total=False):
+    """The tools/list result."""
+
+    providerTools: List[JsonObject]
 
 
 class _TruncatedInfoRequired(TypedDict):
