@@ -15,5 +15,5 @@ pub mod writer;
 pub use flow::{Flow, Ticket};
 pub use peer_requests::PeerRequests;
 pub use requests::{guarded, Requests, Stopped};
-pub use sink::Sink;
+pub use sink::{Sink, WeakSink};
 pub use writer::Outbox;

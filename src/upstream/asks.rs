@@ -10,7 +10,8 @@
 //!   server may not ask on a client's stream there; the call fails with -32021 when the client did
 //!   not declare the capability).
 //! - A question with no call in flight (a server asking on its own, say `roots/list` after
-//!   starting) goes to the most recent legacy session that can be reached outside a call (stdio).
+//!   starting) goes to the most recent legacy session that can be reached outside a call: the
+//!   initialized stdio session, or an HTTP session with its GET stream open.
 //! - Otherwise the question is refused (-32601), as a client that declared nothing would.
 
 use std::collections::HashMap;
@@ -22,7 +23,7 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::ask::{AskError, Asker, Capabilities, Elicitation, Question, Roots, Sampling};
-use crate::serving::Sink;
+use crate::serving::{Sink, WeakSink};
 use crate::upstream::session::Session;
 
 /// Questions one call can have waiting for its handler (a server asks one at a time, in practice).
@@ -42,7 +43,7 @@ pub struct UpstreamAsks {
     /// Calls in flight by server, oldest first.
     calls: Mutex<Calls>,
     /// Legacy sessions reachable outside a call, with the sink to reach each; newest last.
-    standing: Mutex<Vec<(Weak<Session>, Sink)>>,
+    standing: Mutex<Vec<(Weak<Session>, WeakSink)>>,
     next: AtomicU64,
 }
 
@@ -106,18 +107,19 @@ impl UpstreamAsks {
         }
     }
 
-    /// `session` can be asked outside any call, over `sink`, for as long as it lives.
-    pub fn stand_by(&self, session: &Arc<Session>, sink: Sink) {
+    /// `session` can be asked outside any call, over `sink`, for as long as both last (the stream
+    /// is not kept open for it).
+    pub fn stand_by(&self, session: &Arc<Session>, sink: &Sink) {
         let mut standing = self.standing();
-        standing.retain(|(s, _)| s.strong_count() > 0);
-        standing.push((Arc::downgrade(session), sink));
+        standing.retain(|(s, sink)| s.strong_count() > 0 && sink.upgrade().is_some());
+        standing.push((Arc::downgrade(session), sink.downgrade()));
     }
 
     fn calls(&self) -> MutexGuard<'_, Calls> {
         self.calls.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn standing(&self) -> MutexGuard<'_, Vec<(Weak<Session>, Sink)>> {
+    fn standing(&self) -> MutexGuard<'_, Vec<(Weak<Session>, WeakSink)>> {
         self.standing.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -149,7 +151,7 @@ impl Asker for UpstreamAsks {
             .standing()
             .iter()
             .rev()
-            .find_map(|(s, sink)| s.upgrade().map(|s| (s, sink.clone())));
+            .find_map(|(s, sink)| Some((s.upgrade()?, sink.upgrade()?)));
         match standing {
             Some((session, sink)) => session.ask(sink, question),
             None => Box::pin(async move {
@@ -220,7 +222,8 @@ mod tests {
         let declared = json!({"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}});
         session.initialize(Some(&declared)).unwrap();
         let (tx, mut lines) = mpsc::channel(4);
-        asks.stand_by(&session, Sink::Stream(tx));
+        let sink = Sink::Stream(tx);
+        asks.stand_by(&session, &sink);
         let asked = tokio::spawn(asks.ask(question("a")));
         let request: Value = serde_json::from_slice(&lines.recv().await.unwrap()).unwrap();
         assert_eq!(request["method"], "roots/list");

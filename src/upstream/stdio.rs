@@ -179,7 +179,7 @@ impl Stdio {
         self.answer(Some(&id), outcome).await;
         if initialized {
             // Its servers' questions outside a call come to this client.
-            self.aggregate.asks().stand_by(&self.session, sink.clone());
+            self.aggregate.asks().stand_by(&self.session, &sink);
             let (stdio, stop) = (Arc::clone(self), stop.clone());
             tokio::spawn(async move {
                 tokio::select! {

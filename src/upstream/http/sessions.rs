@@ -15,7 +15,7 @@ use crate::upstream::session::Session;
 
 pub struct HttpSession {
     pub id: String,
-    pub session: Session,
+    pub session: Arc<Session>,
     /// Cancelled when the session ends (`DELETE`, eviction, stop): its stream ends with it.
     pub ended: CancellationToken,
     /// Whether its GET stream is open (one at a time).
@@ -71,7 +71,7 @@ impl Sessions {
         }
         let session = Arc::new(HttpSession {
             id: random_id(),
-            session: Session::default(),
+            session: Arc::default(),
             ended: CancellationToken::new(),
             streaming: Mutex::new(false),
             last_used: AtomicU64::new(self.tick()),

@@ -39,9 +39,11 @@ pub fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
         );
     }
     let (tx, lines) = mpsc::channel(limits::UPSTREAM_HTTP_STREAM_QUEUE);
+    // Its servers' questions outside a call come to this session, on this stream.
+    let sink = Sink::Stream(tx);
+    state.aggregate.asks().stand_by(&http.session, &sink);
     let (aggregate, closing) = (Arc::clone(&state.aggregate), state.closing.clone());
     state.tasks.spawn(async move {
-        let sink = Sink::Stream(tx);
         tokio::select! {
             _ = listen::forward_legacy(&aggregate, &sink) => {}
             _ = http.ended.cancelled() => {}
