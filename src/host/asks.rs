@@ -64,17 +64,9 @@ impl Asker for HostAsks {
     }
 
     fn ask(&self, question: Question) -> BoxFuture<'static, Result<Value, AskError>> {
-        if let Err(refused) = self.capabilities.admit(&question.method, &question.params) {
-            return Box::pin(async move { Err(refused) });
-        }
-        let Question {
-            server,
-            method,
-            params,
-        } = question;
         let sink = Sink::Outbox(self.outbox.clone());
         self.requests
-            .request(sink, method, host_params(params, server))
+            .ask(&self.capabilities, sink, question, host_params)
     }
 }
 

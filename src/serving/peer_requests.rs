@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 
 use super::sink::Sink;
-use crate::ask::AskError;
+use crate::ask::{AskError, Capabilities, Question};
 use crate::jsonrpc::{encode_notification, encode_request, ErrorObject, Pending, Reply, RequestId};
 
 /// The prefix of every id the sidecar gives its own requests.
@@ -73,6 +73,27 @@ impl PeerRequests {
         self.pending.close(AskError::Gone {
             reason: why.to_owned(),
         });
+    }
+
+    /// Asks the peer `question` unless `declared` (what the peer said it can answer) lacks what it
+    /// needs — then it is refused without asking. `params_for` makes the params the peer gets from
+    /// the question's server and params.
+    pub fn ask(
+        &self,
+        declared: &Capabilities,
+        sink: Sink,
+        question: Question,
+        params_for: fn(Value, String) -> Value,
+    ) -> BoxFuture<'static, Result<Value, AskError>> {
+        if let Err(refused) = declared.admit(&question.method, &question.params) {
+            return Box::pin(async move { Err(refused) });
+        }
+        let Question {
+            server,
+            method,
+            params,
+        } = question;
+        self.request(sink, method, params_for(params, server))
     }
 
     /// Sends `method` with `params` to the peer over `sink` and waits for its answer (an object,

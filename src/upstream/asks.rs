@@ -229,7 +229,7 @@ mod tests {
         assert_eq!(request["method"], "roots/list");
         assert_eq!(request["params"]["_meta"]["mcp-sidecar/server"], "a");
         let id = serde_json::from_value(request["id"].clone()).unwrap();
-        assert!(session.answered(&id, Ok(json!({"roots": []})), 20));
+        assert!(session.asked.answered(&id, Ok(json!({"roots": []})), 20));
         assert_eq!(asked.await.unwrap(), Ok(json!({"roots": []})));
         drop(session);
         let gone = asks.ask(question("a")).await;

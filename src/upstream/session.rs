@@ -12,15 +12,15 @@ use serde_json::{Map, Value};
 use super::era;
 use super::wire::WireError;
 use crate::ask::{AskError, Capabilities, Question};
-use crate::jsonrpc::{ErrorObject, RequestId};
 use crate::limits;
 use crate::serving::{PeerRequests, Requests, Sink};
 
 pub struct Session {
     state: Mutex<State>,
     pub requests: Requests,
-    /// The sidecar's requests to this client.
-    asked: PeerRequests,
+    /// The sidecar's requests to this client (its answers are routed here; the session's end
+    /// closes it).
+    pub asked: PeerRequests,
 }
 
 impl Default for Session {
@@ -90,34 +90,8 @@ impl Session {
         sink: Sink,
         question: Question,
     ) -> BoxFuture<'static, Result<Value, AskError>> {
-        let admitted = self
-            .state()
-            .capabilities
-            .admit(&question.method, &question.params);
-        if let Err(refused) = admitted {
-            return Box::pin(async move { Err(refused) });
-        }
-        let Question {
-            server,
-            method,
-            params,
-        } = question;
-        self.asked.request(sink, method, naming(params, server))
-    }
-
-    /// The client's answer to one of the sidecar's requests; false when nobody waits for it.
-    pub fn answered(
-        &self,
-        id: &RequestId,
-        result: Result<Value, ErrorObject>,
-        bytes: usize,
-    ) -> bool {
-        self.asked.answered(id, result, bytes)
-    }
-
-    /// The session ends: requests to the client still waiting fail, no new one is sent.
-    pub fn close(&self, why: &str) {
-        self.asked.close(why);
+        let declared = self.state().capabilities.clone();
+        self.asked.ask(&declared, sink, question, naming)
     }
 
     pub fn set_log_level(&self, level: &str) {

@@ -120,7 +120,7 @@ pub async fn serve<R, W>(
     }
     stdio.stopping.store(true, Ordering::SeqCst);
     stop.cancel();
-    stdio.session.close("the session ended");
+    stdio.session.asked.close("the session ended");
     stdio.session.requests.stop_all().await;
     stdio.outbox.flush().await;
     drop(writer);
@@ -149,7 +149,7 @@ impl Stdio {
                 None
             }
             Ok(Ok(Incoming::Response { id, result })) => {
-                if !self.session.answered(&id, result, line.len()) {
+                if !self.session.asked.answered(&id, result, line.len()) {
                     tracing::debug!(%id, "ignored a response from the MCP client: no request of ours waits for it");
                 }
                 None

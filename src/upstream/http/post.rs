@@ -77,7 +77,7 @@ pub async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<
         }
         Ok(Ok(Message::Response { id, result })) => match state.session_of(&headers) {
             Ok(http) => {
-                if !http.session.answered(&id, result, bytes.len()) {
+                if !http.session.asked.answered(&id, result, bytes.len()) {
                     tracing::debug!(%id, "ignored a response from the MCP client: no request of ours waits for it");
                 }
                 body::empty(StatusCode::ACCEPTED)

@@ -42,7 +42,7 @@ impl HttpSession {
     /// Ends the session: its stream stops and its requests are cancelled; returns once they ended.
     pub async fn end(&self) {
         self.ended.cancel();
-        self.session.close("the session ended");
+        self.session.asked.close("the session ended");
         self.session.requests.stop_all().await;
     }
 }
