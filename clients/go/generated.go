@@ -157,6 +157,10 @@ type InitializeResult struct {
 		ToolSearch bool `json:"toolSearch,omitempty"`
 		// Deferral is understood: initialize `defer`/`deferAboveTokens`, the `defer` config field, tools/list `defer`.
 		Defer bool `json:"defer,omitempty"`
+		// servers/stats is available.
+		Stats bool `json:"stats,omitempty"`
+		// servers/load starts every server at once; with wait: false each server's tools are announced as it becomes ready, and a tools/call of a tool whose server is still on its first start waits for that server alone.
+		ProgressiveLoad bool `json:"progressiveLoad,omitempty"`
 	} `json:"capabilities"`
 }
 
@@ -361,7 +365,11 @@ type TestReport struct {
 	Timings    struct {
 		// Spawn or connect, handshake and discovery (until ready or failed).
 		StartupMs float64 `json:"startupMs"`
-		// The tool discovery alone (every tools/list page); only when it succeeded.
+		// Spawning the process (stdio) or building the HTTP transport (remote); present when it succeeded.
+		SpawnMs *float64 `json:"spawnMs,omitempty"`
+		// From sending initialize until its answer and notifications/initialized (a remote server's connection included); present when the handshake succeeded.
+		InitializeMs *float64 `json:"initializeMs,omitempty"`
+		// The tool discovery alone (every tools/list page); present when the listing finished (also when its tools were then rejected).
 		ListMs *float64 `json:"listMs,omitempty"`
 	} `json:"timings"`
 	// The server's stderr tail up to its exit (secret values as `***`).

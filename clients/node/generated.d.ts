@@ -85,7 +85,7 @@ export interface ServerConfigFields {
 export interface InitializeResult {
   protocolVersion: 1;
   serverInfo: { name: "mcp-sidecar"; version: string; [key: string]: unknown; };
-  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; hostCapabilities?: Array<"sampling" | "elicitation" | "roots">; tokenEstimates?: boolean; toolSearch?: boolean; defer?: boolean; [key: string]: unknown; };
+  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; hostCapabilities?: Array<"sampling" | "elicitation" | "roots">; tokenEstimates?: boolean; toolSearch?: boolean; defer?: boolean; stats?: boolean; progressiveLoad?: boolean; [key: string]: unknown; };
   [key: string]: unknown;
 }
 
@@ -181,6 +181,8 @@ export interface ErrorDataFields {
   missing?: Array<string>;
   /** CONFIG_INVALID of an expectTools mismatch (in lastError): listed tools that were not expected. */
   unexpected?: Array<string>;
+  /** PROTOCOL_ERROR for output that is not JSON-RPC: the start of the offending line (at most 120 bytes), printable text as is and every other byte (control characters, a byte-order mark, invalid UTF-8) as \xNN; … when cut. */
+  excerpt?: string;
 }
 
 /** A server's status (PROTOCOL.md §8.1). */
@@ -361,7 +363,7 @@ export interface ServerTestReport {
   /** The tools' names on the server, after includeTools/excludeTools, in listing order. */
   tools: Array<string>;
   toolsCount: number;
-  timings: { startupMs: number; listMs?: number; [key: string]: unknown; };
+  timings: { startupMs: number; spawnMs?: number; initializeMs?: number; listMs?: number; [key: string]: unknown; };
   /** The server's stderr tail up to its exit (secret values as `***`). */
   stderrTail: string;
   /** The process that was tested (stdio); it has exited when the answer is sent. */

@@ -46,6 +46,7 @@ pub async fn run(host: &Host, method: &str, params: Option<Value>) -> Result<Val
             parse::<params::Empty>(method, params)?;
             Ok(servers::list(registry))
         }
+        "servers/stats" => servers::stats(registry, parse(method, params)?),
         "tools/call" => tools::call(registry, parse(method, params)?).await,
         "results/read" => tools::read_result(registry, parse(method, params)?),
         // A fault on purpose, to prove that a panicking handler still answers (INTERNAL) and the

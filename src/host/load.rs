@@ -13,6 +13,10 @@ use crate::error::{Error, Result};
 use crate::supervisor::Registry;
 
 /// `{added: [status], diagnostics: [diagnostic], trustRequired: [trust request]}`.
+///
+/// Every server starts at once (`Registry::add_loaded`): a slow one never holds up the others,
+/// each one's tools are announced (`notifications/tools/changed`) as soon as it is ready, and with
+/// `wait` the answer comes once the last has ended. Results keep the file's order.
 pub async fn run(registry: &Arc<Registry>, p: LoadServers) -> Result<Value> {
     let loaded = read(&p).await?;
     let outcome = registry.add_loaded(loaded, &p.trust, p.wait).await;

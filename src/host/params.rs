@@ -105,6 +105,14 @@ pub struct ServerName {
     pub name: String,
 }
 
+/// `servers/stats`: every server's statistics, or those of the servers named.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerStats {
+    #[serde(default)]
+    pub servers: Option<Vec<String>>,
+}
+
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListTools {

@@ -142,6 +142,8 @@ fn capabilities() -> Value {
             "tokenEstimates": true,
             "toolSearch": true,
             "defer": true,
+            "stats": true,
+            "progressiveLoad": true,
         },
     })
 }

@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::handshake::{self, Handshake};
 use super::reader::{read_loop, ClientEvent, Reader};
 use super::server_requests::ServerRequests;
+use super::traffic::{CountingSink, Traffic};
 use super::transport::{MessageSink, Transport};
 use crate::ask::Asker;
 use crate::error::{Error, ErrorCode, Result};
@@ -75,6 +76,8 @@ pub struct ClientOptions {
     /// Who answers the server's requests (sampling, elicitation, roots); its capabilities are the
     /// ones the client declares in `initialize`.
     pub asker: Arc<dyn Asker>,
+    /// Where the bytes of every message read and written are counted.
+    pub traffic: Arc<Traffic>,
 }
 
 impl ClientOptions {
@@ -84,7 +87,24 @@ impl ClientOptions {
             server: server.into(),
             secrets,
             asker: crate::ask::nobody(),
+            traffic: Arc::default(),
         }
+    }
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self::new(String::new(), Secrets::default())
+    }
+}
+
+impl std::fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("server", &self.server)
+            .field("secrets", &self.secrets)
+            .field("declared", &self.asker.capabilities())
+            .finish_non_exhaustive()
     }
 }
 
@@ -120,11 +140,17 @@ impl Client {
         let pending = Arc::new(Pending::new());
         let ended = CancellationToken::new();
         let capabilities = options.asker.capabilities().to_mcp();
+        // Everything the session writes goes through this sink, the answers to the server's own
+        // requests included.
+        let sink: Arc<dyn MessageSink> = Arc::new(CountingSink {
+            inner: transport.sink,
+            traffic: Arc::clone(&options.traffic),
+        });
         let requests = ServerRequests::new(
             Arc::clone(&server),
             options.secrets.clone(),
             options.asker,
-            Arc::clone(&transport.sink),
+            Arc::clone(&sink),
             ended.clone(),
         );
         let reader = tokio::spawn(read_loop(Reader {
@@ -134,10 +160,11 @@ impl Client {
             pending: Arc::clone(&pending),
             requests,
             events,
+            traffic: options.traffic,
         }));
         let mut client = Client {
             server,
-            sink: transport.sink,
+            sink,
             pending,
             // Replaced below once the server answered; nothing can use the client before that.
             handshake: Handshake {

@@ -13,9 +13,11 @@ pub mod handshake;
 mod reader;
 mod server_requests;
 pub mod tools;
+pub mod traffic;
 pub mod transport;
 
 pub use client::{Client, ClientOptions};
 pub use handshake::{Era, Handshake, SUPPORTED_PROTOCOL_VERSIONS};
 pub use reader::ClientEvent;
 pub use tools::{validate_tools, ToolDef};
+pub use traffic::Traffic;

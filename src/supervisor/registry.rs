@@ -13,6 +13,7 @@ use serde_json::Value;
 use tokio_util::task::TaskTracker;
 
 use super::admission::{self, Admitted};
+use super::awaiting::{self, Waited};
 use super::call::{self, CallOutcome};
 use super::events::EventSender;
 use super::lazy;
@@ -21,7 +22,7 @@ use super::probe;
 use super::roster::{not_found, shutting_down, Roster};
 use super::server::Server;
 use super::settings::{AddOptions, Settings};
-use super::status::ServerStatus;
+use super::status::{ServerStats, ServerStatus};
 use super::teardown;
 use crate::config::diagnostics::{Diagnostic, Kind};
 use crate::config::expand::process_env;
@@ -127,9 +128,11 @@ impl Registry {
         Ok(server.status())
     }
 
-    /// Adds every server of a loaded configuration, each on its own: a server that cannot be added
-    /// becomes a diagnostic, one the trust gate holds back a trust request (`trust` holds the
-    /// approved digests by name), so one bad server never stops the others.
+    /// Adds every server of a loaded configuration, all at once and each on its own: a slow one
+    /// never holds up the others; a server that cannot be added becomes a diagnostic, one the trust
+    /// gate holds back a trust request (`trust` holds the approved digests by name), so one bad
+    /// server never stops the others. With `wait`, returns once the last has ended. Results keep
+    /// the file's order.
     pub async fn add_loaded(
         self: &Arc<Self>,
         loaded: Loaded,
@@ -140,13 +143,17 @@ impl Registry {
             diagnostics: loaded.diagnostics,
             ..Default::default()
         };
-        for c in loaded.servers {
+        let adds = loaded.servers.iter().map(|c| {
             let options = AddOptions {
                 source: c.source,
                 trust: trust.get(&c.name).cloned(),
                 plugin_root: c.plugin_root.clone(),
             };
-            match self.add_with(&c.name, &c.config, wait, options).await {
+            self.add_with(&c.name, &c.config, wait, options)
+        });
+        let added = futures_util::future::join_all(adds).await;
+        for (c, added) in loaded.servers.iter().zip(added) {
+            match added {
                 Ok(status) => outcome.added.push(status),
                 Err(e) if e.code == ErrorCode::TrustRequired => {
                     let mut request = Value::Object(e.details.clone());
@@ -264,6 +271,23 @@ impl Registry {
 
     pub fn status(&self, name: &str) -> Result<ServerStatus> {
         Ok(self.roster.find(name)?.status())
+    }
+
+    /// Statistics of every server (sorted by name), or of those named (SERVER_NOT_FOUND for a
+    /// name that is not registered).
+    pub fn stats(&self, servers: Option<&[String]>) -> Result<Vec<ServerStats>> {
+        match servers {
+            None => Ok(self.roster.all().iter().map(|s| s.stats()).collect()),
+            Some(names) => {
+                let mut found = names
+                    .iter()
+                    .map(|n| self.roster.find(n))
+                    .collect::<Result<Vec<_>>>()?;
+                found.sort_by(|a, b| a.name.cmp(&b.name));
+                found.dedup_by(|a, b| a.name == b.name);
+                Ok(found.iter().map(|s| s.stats()).collect())
+            }
+        }
     }
 
     /// Starts `config` as server `name` in a throwaway registry, reports what the start found (see
@@ -393,13 +417,22 @@ impl Registry {
 
     /// Validates the arguments against the tool's own schema, starts the server if it is dormant,
     /// calls the tool, and checks the result's size. Counts the call in the server's statistics.
+    /// A name not listed yet waits for the first start of the server that may have it (only
+    /// that one), then is looked up again.
     pub async fn call_tool(
         self: &Arc<Self>,
         name: &str,
         arguments: Option<Value>,
         timeout: Option<Duration>,
     ) -> Result<CallOutcome> {
-        let catalog = self.catalog();
+        let mut catalog = self.catalog();
+        if catalog.get(name).is_none() {
+            match awaiting::catalog_with(&self.roster, name).await {
+                Waited::Found(updated) => catalog = updated,
+                Waited::Failed(e) => return Err(e.with("name", name)),
+                Waited::Nothing => {}
+            }
+        }
         let Some(entry) = catalog.get(name) else {
             return Err(
                 call::withdrawn(&self.roster.all(), name).unwrap_or_else(|| {

@@ -70,6 +70,8 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     assert_eq!(caps["tokenEstimates"], true, "{result}");
     assert_eq!(caps["toolSearch"], true, "{result}");
     assert_eq!(caps["defer"], true, "{result}");
+    assert_eq!(caps["stats"], true, "{result}");
+    assert_eq!(caps["progressiveLoad"], true, "{result}");
     assert_eq!(
         caps["hostCapabilities"],
         json!(["sampling", "elicitation", "roots"]),
@@ -77,7 +79,7 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     );
     assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(12),
+        Some(14),
         "no capability goes unchecked: {result}"
     );
 }

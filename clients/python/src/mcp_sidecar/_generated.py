@@ -136,6 +136,8 @@ class Capabilities(_CapabilitiesRequired, total=False):
     tokenEstimates: bool
     toolSearch: bool
     defer: bool
+    stats: bool
+    progressiveLoad: bool
 
 
 class InitializeResult(TypedDict):
@@ -327,6 +329,8 @@ class _ServerTestTimingsRequired(TypedDict):
 class ServerTestTimings(_ServerTestTimingsRequired, total=False):
     """How long the test start took."""
 
+    spawnMs: float
+    initializeMs: float
     listMs: float
 
 
