@@ -23,6 +23,10 @@ pub struct McpArgs {
     /// OpenAI strict mode (openai and openai-responses formats).
     #[arg(long)]
     pub strict: bool,
+    /// Make a list wait until every configured server started or failed, for a host that ignores
+    /// `notifications/tools/list_changed` (by default each server's tools come as it is ready).
+    #[arg(long)]
+    pub wait_for_servers: bool,
     /// How exposed tool names are made from `{server}` and `{tool}`.
     #[arg(long, default_value = upstream::DEFAULT_NAME_TEMPLATE)]
     pub name_template: String,
@@ -70,6 +74,7 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
         configs: globals.configs,
         format: args.format,
         strict: args.strict,
+        wait_for_servers: args.wait_for_servers,
         names,
         cache: globals.cache,
         max_message_bytes: globals.max_line_bytes,

@@ -31,6 +31,9 @@ pub struct Aggregate {
     notices: broadcast::Sender<Notice>,
     /// `true` once the config files' servers are each ready or failed.
     settled: watch::Sender<bool>,
+    /// Lists wait for [`Aggregate::settled`] (`--wait-for-servers`); otherwise they answer with the
+    /// servers ready and each later one is announced (`list_changed`).
+    wait_for_servers: bool,
     /// The catalog last converted, and its tools as MCP tool objects.
     listing: Mutex<Option<Converted>>,
     server_info: Value,
@@ -43,7 +46,7 @@ pub struct Aggregate {
 impl Aggregate {
     /// A new aggregate with no server yet (see [`Aggregate::load`]); must run inside the runtime.
     /// Its servers' questions are asked of its clients (`settings.asker` is replaced).
-    pub fn new(mut settings: Settings) -> Arc<Aggregate> {
+    pub fn new(mut settings: Settings, wait_for_servers: bool) -> Arc<Aggregate> {
         let format = settings.format;
         let asks = Arc::new(UpstreamAsks::default());
         settings.asker = Arc::clone(&asks) as Arc<dyn crate::ask::Asker>;
@@ -54,12 +57,14 @@ impl Aggregate {
             format,
             notices: notices.clone(),
             settled: watch::Sender::new(false),
+            wait_for_servers,
             listing: Mutex::new(None),
             server_info: json!({"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")}),
             asks,
             parked: ParkedCalls::default(),
         });
-        tokio::spawn(forward(events_rx, notices, aggregate.settled.subscribe()));
+        let quiet_until_settled = wait_for_servers.then(|| aggregate.settled.subscribe());
+        tokio::spawn(forward(events_rx, notices, quiet_until_settled));
         aggregate
     }
 
@@ -67,8 +72,8 @@ impl Aggregate {
         &self.registry
     }
 
-    /// Adds every server of the config files and waits until each is ready or has failed; lists
-    /// wait for this (see [`Aggregate::settled`]).
+    /// Adds every server of the config files, all at once, and waits until each is ready or has
+    /// failed (see [`Aggregate::settled`]).
     pub async fn load(&self, configs: Vec<PathBuf>) {
         self.registry.load_files(configs, true).await;
         self.settled.send_replace(true);
@@ -86,13 +91,21 @@ impl Aggregate {
         );
     }
 
-    /// Returns once the config files' servers have each started or failed, so that a client's
-    /// first `tools/list` sees every tool (a client that ignores `list_changed` would miss the late
-    /// ones). Bounded: every start is bounded by its server's `startupTimeoutSeconds`.
+    /// Returns once the config files' servers have each started or failed. Bounded: every start
+    /// is bounded by its server's `startupTimeoutSeconds`.
     pub async fn settled(&self) {
         let mut settled = self.settled.subscribe();
         // An error: the sender is gone with the aggregate, nothing is left to wait for.
         let _ = settled.wait_for(|done| *done).await;
+    }
+
+    /// Before a list: with `--wait-for-servers`, until every server started or failed, so that a
+    /// client that ignores `list_changed` still sees every tool; else at once (a call to a tool of
+    /// a server still starting waits for that server alone: the registry sees to it).
+    pub async fn before_listing(&self) {
+        if self.wait_for_servers {
+            self.settled().await;
+        }
     }
 
     /// [`Aggregate::settled`], but for at most `wait`.
@@ -172,20 +185,23 @@ impl Aggregate {
     }
 }
 
-/// Registry events → notices: a change of the exposed tools is one `ToolsChanged`, from the moment
-/// the config's servers are loaded (before it, every list waits for the load and sees them all).
+/// Registry events → notices: a change of the exposed tools is one `ToolsChanged` — each server
+/// that becomes ready is one — except, with `--wait-for-servers`, before the config's servers are
+/// loaded (every list waits for them then, and sees them all).
 async fn forward(
     mut events: EventReceiver,
     notices: broadcast::Sender<Notice>,
-    settled: watch::Receiver<bool>,
+    quiet_until_settled: Option<watch::Receiver<bool>>,
 ) {
     while let Some(event) = events.recv().await {
         match event {
-            Event::ToolsChanged { .. } if *settled.borrow() => {
+            Event::ToolsChanged { .. } => {
+                if quiet_until_settled.as_ref().is_some_and(|s| !*s.borrow()) {
+                    continue;
+                }
                 // An error only means nobody listens right now.
                 let _ = notices.send(Notice::ToolsChanged);
             }
-            Event::ToolsChanged { .. } => {}
             Event::Barrier(ack) => {
                 let _ = ack.send(());
             }

@@ -20,6 +20,9 @@ pub struct Options {
     pub format: ToolFormat,
     /// OpenAI strict mode for the OpenAI formats.
     pub strict: bool,
+    /// A list waits until every configured server started or failed (for a client that ignores
+    /// `list_changed`).
+    pub wait_for_servers: bool,
     pub names: NameTemplate,
     pub cache: Option<SchemaCache>,
     /// Longest message accepted from the client (a stdio line, an HTTP body).

@@ -30,7 +30,7 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         // Deferral shapes provider listings; an MCP client gets every tool in full.
         defer: Default::default(),
     };
-    let aggregate = Aggregate::new(settings);
+    let aggregate = Aggregate::new(settings, options.wait_for_servers);
     let loading = {
         let (aggregate, configs) = (Arc::clone(&aggregate), options.configs);
         tokio::spawn(async move { aggregate.load(configs).await })

@@ -36,7 +36,8 @@ pub const ERROR_META: &str = "mcp-sidecar/error";
 /// The `_meta` key of a truncated result's details (original size, handle…).
 pub const TRUNCATED_META: &str = "mcp-sidecar/truncated";
 
-/// `tools/list`: every tool, in one page (the first list waits for the config's servers).
+/// `tools/list`: every tool, in one page (with `--wait-for-servers`, once every configured server
+/// started or failed).
 pub async fn list(aggregate: &Aggregate, params: Option<&Value>) -> Result<Value, WireError> {
     if let Some(cursor) = params
         .and_then(|p| p.get("cursor"))
@@ -46,7 +47,7 @@ pub async fn list(aggregate: &Aggregate, params: Option<&Value>) -> Result<Value
             "unknown cursor {cursor}: the tool list is one page"
         )));
     }
-    aggregate.settled().await;
+    aggregate.before_listing().await;
     Ok(json!({ "tools": *aggregate.tools() }))
 }
 
@@ -70,7 +71,6 @@ struct CallParams {
 pub async fn call(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireError> {
     let p: CallParams = serde_json::from_value(params.unwrap_or_default())
         .map_err(|e| WireError::invalid_params(format!("invalid tools/call params: {e}")))?;
-    r.aggregate.settled().await;
     let running = match (&p.request_state, r.era) {
         (Some(state), Era::Modern(_)) => {
             r.aggregate
@@ -91,7 +91,16 @@ pub async fn call(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireE
 /// answers), registered for its server's questions.
 fn start(aggregate: &Aggregate, tool: String, arguments: Option<Value>) -> Running {
     let registry = Arc::clone(aggregate.registry());
-    let server = registry.catalog().get(&tool).map(|e| e.server.clone());
+    // A tool of a server still on its first start is not listed yet: the call waits for that
+    // server (the registry sees to it), and its questions come from the server that may name it.
+    let server = match registry.catalog().get(&tool) {
+        Some(entry) => Some(entry.server.clone()),
+        None => registry
+            .list()
+            .into_iter()
+            .map(|s| s.name)
+            .find(|s| registry.settings().names.may_name(s, &tool)),
+    };
     let questions = server.map(|s| aggregate.asks().call_on(&s));
     let name = tool.clone();
     let call = tokio::spawn(async move { registry.call_tool(&name, arguments, None).await });

@@ -353,3 +353,61 @@ fn a_bad_flag_value_is_refused_before_anything_starts() {
     let (mut s, _) = mcp_stdio(json!({}), &["--name-template", "{server}"]);
     assert_eq!(s.wait_exit(), Some(2));
 }
+
+#[test]
+fn a_slow_server_never_holds_up_the_others_and_is_announced_when_ready() {
+    let gate = temp_dir("mcp-gate").join("open");
+    let servers = json!({
+        "fast": fixture(&[]),
+        "slow": fixture(&["--start-gate", gate.to_str().unwrap()]),
+    });
+    let (mut s, _) = mcp_stdio(servers, &[]);
+    initialize(&mut s, "2025-11-25");
+    let names = s.call("tools/list", json!({}));
+    assert!(tool_names(&names).contains(&"fast__echo"), "{names}");
+    assert!(
+        !tool_names(&names).iter().any(|n| n.starts_with("slow__")),
+        "{names}"
+    );
+    let call = s.send(
+        "tools/call",
+        json!({"name": "slow__echo", "arguments": {"message": "waited"}}),
+    );
+    assert_eq!(
+        s.call("ping", json!({})),
+        json!({}),
+        "the session goes on meanwhile"
+    );
+    std::fs::write(&gate, "").unwrap();
+    assert_eq!(
+        text(&s.response(call)["result"]),
+        "waited",
+        "the call waited for its server alone"
+    );
+    s.notification("notifications/tools/list_changed", |_| true);
+    assert!(tool_names(&s.call("tools/list", json!({}))).contains(&"slow__echo"));
+}
+
+#[test]
+fn with_wait_for_servers_a_list_waits_for_every_server() {
+    let gate = temp_dir("mcp-gate-wait").join("open");
+    let servers = json!({
+        "fast": fixture(&[]),
+        "slow": fixture(&["--start-gate", gate.to_str().unwrap()]),
+    });
+    let (mut s, _) = mcp_stdio(servers, &["--wait-for-servers"]);
+    initialize(&mut s, "2025-11-25");
+    let list = s.send("tools/list", json!({}));
+    assert_eq!(s.call("ping", json!({})), json!({}));
+    assert!(
+        !s.held().iter().any(|m| m.get("id") == Some(&json!(list))),
+        "no list before every server started"
+    );
+    std::fs::write(&gate, "").unwrap();
+    let answer = s.response(list);
+    let names = tool_names(&answer["result"]);
+    assert!(
+        names.contains(&"fast__echo") && names.contains(&"slow__echo"),
+        "{names:?}"
+    );
+}
