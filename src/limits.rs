@@ -203,9 +203,10 @@ pub const UPSTREAM_NOTICES_QUEUE: usize = 64;
 /// cut at this many bytes (they go into a model's system prompt).
 pub const UPSTREAM_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
 
-/// Longest `initialize` (or `server/discover`) waits for the config's servers to start, so that its
-/// `instructions` carry theirs; past it, it answers with those ready (hosts give a connection a few
-/// seconds). Lists always wait for every server (each bounded by its `startupTimeoutSeconds`).
+/// Longest `initialize`, `server/discover` or a list waits for the config's servers to start while
+/// they load, so that the instructions and tools of those quick to start are in it; past it, it
+/// answers with those ready (hosts give a connection a few seconds) and the slow ones are
+/// announced as they become ready (`mcp --wait-for-servers`: lists wait for every server).
 pub const UPSTREAM_INITIALIZE_WAIT: Duration = Duration::from_secs(3);
 
 /// Longest a server's question waits for the upstream client's answer (a person may be answering

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{broadcast, watch, Notify};
 
 use super::asks::UpstreamAsks;
 use super::input::ParkedCalls;
@@ -29,8 +29,12 @@ pub struct Aggregate {
     registry: Arc<Registry>,
     format: ToolFormat,
     notices: broadcast::Sender<Notice>,
+    /// `true` once the config files are read and each of their servers registered (starting).
+    registered: watch::Sender<bool>,
     /// `true` once the config files' servers are each ready or failed.
     settled: watch::Sender<bool>,
+    /// Pinged on every server state change (while loading, to see when none is starting).
+    changed: Arc<Notify>,
     /// Lists wait for [`Aggregate::settled`] (`--wait-for-servers`); otherwise they answer with the
     /// servers ready and each later one is announced (`list_changed`).
     wait_for_servers: bool,
@@ -56,7 +60,9 @@ impl Aggregate {
             registry: Registry::new(settings, events_tx),
             format,
             notices: notices.clone(),
+            registered: watch::Sender::new(false),
             settled: watch::Sender::new(false),
+            changed: Arc::new(Notify::new()),
             wait_for_servers,
             listing: Mutex::new(None),
             server_info: json!({"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")}),
@@ -64,7 +70,8 @@ impl Aggregate {
             parked: ParkedCalls::default(),
         });
         let quiet_until_settled = wait_for_servers.then(|| aggregate.settled.subscribe());
-        tokio::spawn(forward(events_rx, notices, quiet_until_settled));
+        let changed = Arc::clone(&aggregate.changed);
+        tokio::spawn(forward(events_rx, notices, quiet_until_settled, changed));
         aggregate
     }
 
@@ -75,7 +82,23 @@ impl Aggregate {
     /// Adds every server of the config files, all at once, and waits until each is ready or has
     /// failed (see [`Aggregate::settled`]).
     pub async fn load(&self, configs: Vec<PathBuf>) {
-        self.registry.load_files(configs, true).await;
+        self.registry.load_files(configs, false).await;
+        self.registered.send_replace(true);
+        loop {
+            // Enabled before the look, so a change between the two is not missed.
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            let starting = self
+                .registry
+                .list()
+                .iter()
+                .any(|s| s.state == ServerState::Starting);
+            if !starting {
+                break;
+            }
+            changed.await;
+        }
         self.settled.send_replace(true);
         let servers = self.registry.list();
         let ready = servers
@@ -99,12 +122,24 @@ impl Aggregate {
         let _ = settled.wait_for(|done| *done).await;
     }
 
+    /// Returns once the config files are read and their servers registered (each starting, ready,
+    /// failed or dormant): from then on a call to any of their tools finds its server.
+    pub async fn registered(&self) {
+        let mut registered = self.registered.subscribe();
+        let _ = registered.wait_for(|done| *done).await;
+    }
+
     /// Before a list: with `--wait-for-servers`, until every server started or failed, so that a
-    /// client that ignores `list_changed` still sees every tool; else at once (a call to a tool of
-    /// a server still starting waits for that server alone: the registry sees to it).
+    /// client that ignores `list_changed` still sees every tool; else for the first moments of
+    /// the load only ([`limits::UPSTREAM_INITIALIZE_WAIT`]), so a client that lists at once (a
+    /// 2026-07-28 client has no `initialize` to wait in) still sees the servers quick to start,
+    /// and the slow ones are announced as they become ready.
     pub async fn before_listing(&self) {
         if self.wait_for_servers {
             self.settled().await;
+        } else {
+            self.registered().await;
+            self.settled_within(limits::UPSTREAM_INITIALIZE_WAIT).await;
         }
     }
 
@@ -192,9 +227,11 @@ async fn forward(
     mut events: EventReceiver,
     notices: broadcast::Sender<Notice>,
     quiet_until_settled: Option<watch::Receiver<bool>>,
+    changed: Arc<Notify>,
 ) {
     while let Some(event) = events.recv().await {
         match event {
+            Event::ServerChanged(_) => changed.notify_waiters(),
             Event::ToolsChanged { .. } => {
                 if quiet_until_settled.as_ref().is_some_and(|s| !*s.borrow()) {
                     continue;
@@ -205,7 +242,6 @@ async fn forward(
             Event::Barrier(ack) => {
                 let _ = ack.send(());
             }
-            Event::ServerChanged(_) => {}
         }
     }
 }

@@ -71,6 +71,7 @@ struct CallParams {
 pub async fn call(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireError> {
     let p: CallParams = serde_json::from_value(params.unwrap_or_default())
         .map_err(|e| WireError::invalid_params(format!("invalid tools/call params: {e}")))?;
+    r.aggregate.registered().await;
     let running = match (&p.request_state, r.era) {
         (Some(state), Era::Modern(_)) => {
             r.aggregate
