@@ -48,6 +48,9 @@ pub fn registry(context: &Context, format: ToolFormat, strict: bool) -> Arc<Regi
             // Nobody answers a server's own requests here: each is refused (-32601).
             asker: crate::ask::nobody(),
             defer: Default::default(),
+            resources_as_tools: false,
+            pin_tools: false,
+            server_logs: None,
         },
         // Nobody reads the events: each command reads statuses when the starts have ended.
         EventSender::discarding(),

@@ -4,10 +4,11 @@
 //! (`serving::writer`), and every request other than `initialize` and `shutdown` runs as its own
 //! task (`requests`) so calls proceed concurrently, once it has a ticket of `serving::flow` (the
 //! bound on requests in flight, which pushes back into reading stdin); `dispatch` routes it to its
-//! handler (`servers`, `load`, `tools`; `search` for `tools/search` and the `search_tools`
-//! meta-tool), its answer a value or JSON text held already (`reply`). `session` starts and stops
-//! the session, `events` forwards the registry's events, `context` is the state they share. The
-//! protocol itself is specified in proto/PROTOCOL.md.
+//! handler (`servers`, `load`, `tools`, `surface` for resources, prompts, completion and log
+//! levels; `search` for `tools/search` and the `search_tools` meta-tool), its answer a value or
+//! JSON text held already (`reply`). `session` starts and stops the session, `events` forwards the
+//! registry's events, `context` is the state they share. The protocol itself is specified in
+//! proto/PROTOCOL.md.
 
 mod asks;
 mod call_result;
@@ -23,6 +24,7 @@ mod search;
 mod serve;
 mod servers;
 mod session;
+mod surface;
 mod tools;
 
 pub use params::PROTOCOL_VERSION;

@@ -152,6 +152,14 @@ impl Catalog {
         self.entries.keys().map(String::as_str)
     }
 
+    /// The entries of one server's tools.
+    pub fn entries_of<'a>(&'a self, server: &'a str) -> impl Iterator<Item = &'a Entry> + 'a {
+        self.entries
+            .values()
+            .filter(move |s| s.entry.server == server)
+            .map(|s| &s.entry)
+    }
+
     /// Exposed names of one server's tools.
     pub fn names_of<'a>(&'a self, server: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.entries
@@ -259,7 +267,7 @@ impl Catalog {
         (found, total)
     }
 
-    fn source<'a>(&'a self, only: Option<&[String]>) -> Source<'a> {
+    fn source<'a>(&'a self, only: Option<&'a [String]>) -> Source<'a> {
         Source {
             tools: self
                 .entries
@@ -271,6 +279,7 @@ impl Catalog {
                 })
                 .collect(),
             servers: &self.servers,
+            only,
             rule: self.rule,
             search_tools_name: &self.search_tools_name,
         }

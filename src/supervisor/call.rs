@@ -1,20 +1,25 @@
 //! One tool call on its server: the arguments checked against the tool's own schema, a session
-//! acquired (starting a dormant server), the call bounded by its timeout, and the answer held to
-//! `maxResultBytes` (an error, or a cut result whose full text the results store keeps).
+//! acquired (starting a dormant server), its turn taken in the server's queue when it does not
+//! support parallel calls, the call bounded by its timeout, and the answer held to
+//! `maxResultBytes` (an error, or a cut result whose full text the results store keeps). A call of
+//! one of the resource tools (`resourcesAsTools`) takes the same path to the server's resources.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use tokio::sync::{Semaphore, SemaphorePermit};
 
 use super::lifecycle;
+use super::resource_tools;
 use super::roster::Roster;
 use super::server::Server;
 use super::session::{CallLimits, Session};
 use crate::config::ResultPolicy;
 use crate::convert;
 use crate::error::{Error, ErrorCode, Result};
-use crate::mcp;
+use crate::jsonrpc::Reply;
+use crate::mcp::{self, ToolKind};
 use crate::store::{Entry, ResultStore, Truncation};
 
 /// A successful tool call.
@@ -83,24 +88,57 @@ pub(super) async fn call(
         .with("server", entry.server.as_str())
         .with("tool", tool));
     }
-    let started = Instant::now();
     let timeout = timeout.unwrap_or(session.limits.tool_timeout);
-    let reply = session
-        .client
-        .call_tool(tool, arguments, timeout)
-        .await
-        .map_err(|e| {
-            e.with("tool", tool)
-                .with_stderr_tail(&session.stderr.text())
-        })?;
+    // `supportsParallel: false`: the call waits for its turn within its own time. Dropping the
+    // wait (a host cancel) or running out of time leaves the queue; the turn ends with the call.
+    let (_turn, budget) = match &server.serial {
+        None => (None, timeout),
+        Some(queue) => {
+            let deadline = tokio::time::Instant::now() + timeout;
+            let turn = take_turn(queue, entry, timeout, deadline).await?;
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            (Some(turn), left)
+        }
+    };
+    let started = Instant::now();
+    let failed = |e: Error| {
+        // A timeout names the call's whole time, queue included.
+        let e = if e.code == ErrorCode::ToolTimeout
+            && (budget != timeout || entry.tool.kind != ToolKind::Server)
+        {
+            timed_out(entry, timeout)
+        } else {
+            e
+        };
+        e.with("tool", tool)
+            .with_stderr_tail(&session.stderr.text())
+    };
+    let answer = match entry.tool.kind {
+        ToolKind::Server => Answer::Reply(
+            session
+                .client
+                .call_tool(tool, arguments, budget)
+                .await
+                .map_err(failed)?,
+        ),
+        kind => {
+            let (value, bytes) = resource_tools::call(&session, kind, &arguments, budget)
+                .await
+                .map_err(failed)?;
+            Answer::Built(value, bytes)
+        }
+    };
     let duration = started.elapsed();
-    let original_bytes = reply.bytes;
+    let original_bytes = answer.bytes();
     let limits = session.limits;
     let over = original_bytes > limits.max_result_bytes;
     if over && limits.result_policy == ResultPolicy::Error {
         return Err(too_large(entry, limits, original_bytes));
     }
-    let mut result = object_result(&session, entry, reply)?;
+    let mut result = match answer {
+        Answer::Reply(reply) => object_result(&session, entry, reply)?,
+        Answer::Built(value, _) => value,
+    };
     // Before the budget: a kept full text (`results/read`) is masked too.
     server.mask_result(&mut result);
     let (result, truncated) = if over {
@@ -117,6 +155,58 @@ pub(super) async fn call(
         duration,
         truncated,
     })
+}
+
+/// What a call got: the server's reply to `tools/call`, or a resource tool's result built from
+/// the server's answers (with their bytes).
+enum Answer {
+    Reply(Reply),
+    Built(Value, usize),
+}
+
+impl Answer {
+    /// Bytes of the server's answer(s): what `maxResultBytes` holds.
+    fn bytes(&self) -> usize {
+        match self {
+            Self::Reply(reply) => reply.bytes,
+            Self::Built(_, bytes) => *bytes,
+        }
+    }
+}
+
+/// Waits for the call's turn in a server's fair queue (`supportsParallel: false`) until
+/// `deadline`; TOOL_TIMEOUT when the turn does not come in time.
+async fn take_turn<'a>(
+    queue: &'a Semaphore,
+    entry: &Entry,
+    timeout: Duration,
+    deadline: tokio::time::Instant,
+) -> Result<SemaphorePermit<'a>> {
+    match tokio::time::timeout_at(deadline, queue.acquire()).await {
+        Ok(Ok(turn)) => Ok(turn),
+        // The queue is never closed; a closed one cannot serve either.
+        Ok(Err(_)) | Err(_) => Err(timed_out(entry, timeout).with(
+            "queued",
+            "the call waited for its turn: the server takes one call at a time (supportsParallel: false)",
+        )),
+    }
+}
+
+/// TOOL_TIMEOUT of a call given `timeout` in all.
+fn timed_out(entry: &Entry, timeout: Duration) -> Error {
+    let tool = entry.tool.name.as_str();
+    Error::new(
+        ErrorCode::ToolTimeout,
+        format!(
+            "tool `{tool}` on server `{}` did not answer within {} ms",
+            entry.server,
+            timeout.as_millis()
+        ),
+    )
+    .with("server", entry.server.as_str())
+    .with("tool", tool)
+    .with("setting", "timeoutMs")
+    .with("limit", timeout.as_millis() as u64)
 }
 
 /// The reply's result, which must be an object (a JSON-RPC error is UPSTREAM_ERROR).

@@ -73,6 +73,11 @@ pub const UNBOUND: &[Unbound] = &[
         why: "how many calls the sidecar lets wait on the server; past it a call is refused",
     },
     Unbound {
+        field: "supportsParallel",
+        example: "false",
+        why: "whether the sidecar sends the server one call at a time; the same calls either way",
+    },
+    Unbound {
         field: "autoStart",
         example: "false",
         why: "when the approved launch happens (at add or at the first call), not what it is",
@@ -202,6 +207,16 @@ mod tests {
                 "maskSecretsInResults",
                 stdio.clone(),
                 with(&stdio, "maskSecretsInResults", json!(false)),
+            ),
+            (
+                "resourcesAsTools",
+                stdio.clone(),
+                with(&stdio, "resourcesAsTools", json!(true)),
+            ),
+            (
+                "pinTools",
+                stdio.clone(),
+                with(&stdio, "pinTools", json!(false)),
             ),
             (
                 "secretHeaders",

@@ -242,6 +242,7 @@ async fn forward(
             Event::Barrier(ack) => {
                 let _ = ack.send(());
             }
+            _ => {}
         }
     }
 }

@@ -29,6 +29,9 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         asker: crate::ask::nobody(),
         // Deferral shapes provider listings; an MCP client gets every tool in full.
         defer: Default::default(),
+        resources_as_tools: false,
+        pin_tools: false,
+        server_logs: None,
     };
     let aggregate = Aggregate::new(settings, options.wait_for_servers);
     let loading = {

@@ -72,6 +72,17 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     assert_eq!(caps["defer"], true, "{result}");
     assert_eq!(caps["stats"], true, "{result}");
     assert_eq!(caps["progressiveLoad"], true, "{result}");
+    for surface in [
+        "resources",
+        "prompts",
+        "completion",
+        "serverLogs",
+        "serverInstructions",
+        "toolPins",
+        "resourcesAsTools",
+    ] {
+        assert_eq!(caps[surface], true, "{surface}: {result}");
+    }
     assert_eq!(
         caps["hostCapabilities"],
         json!(["sampling", "elicitation", "roots"]),
@@ -79,7 +90,7 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     );
     assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(14),
+        Some(21),
         "no capability goes unchecked: {result}"
     );
 }
