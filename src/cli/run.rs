@@ -47,9 +47,9 @@ pub fn registry(context: &Context, format: ToolFormat, strict: bool) -> Arc<Regi
             strict,
             cache: context.cache.clone(),
             require_trust: false,
-            defer: Default::default(),
             // Nobody answers a server's own requests here: each is refused (-32601).
             asker: crate::ask::nobody(),
+            defer: Default::default(),
             // Tokens a `login` kept are used; nobody is asked to log in (that is `login`'s job).
             auth: AuthSettings::for_cache(context.cache.as_ref()),
             resources_as_tools: false,

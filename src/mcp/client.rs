@@ -123,6 +123,7 @@ impl std::fmt::Debug for ClientOptions {
         f.debug_struct("ClientOptions")
             .field("server", &self.server)
             .field("secrets", &self.secrets)
+            .field("declared", &self.asker.capabilities())
             .finish_non_exhaustive()
     }
 }
@@ -157,13 +158,14 @@ impl Client {
     ) -> Result<Client> {
         let server: Arc<str> = Arc::from(options.server.as_str());
         let pending = Arc::new(Pending::new());
-        // Everything the session writes goes through this sink, the reader's answers included.
+        let ended = CancellationToken::new();
+        let capabilities = options.asker.capabilities().to_mcp();
+        // Everything the session writes goes through this sink, the answers to the server's own
+        // requests included.
         let sink: Arc<dyn MessageSink> = Arc::new(CountingSink {
             inner: transport.sink,
             traffic: Arc::clone(&options.traffic),
         });
-        let ended = CancellationToken::new();
-        let capabilities = options.asker.capabilities().to_mcp();
         let requests = ServerRequests::new(
             Arc::clone(&server),
             options.secrets.clone(),

@@ -18,8 +18,8 @@ const FLOORS: &[&[&str]] = &[
     &["trust", "oauth"],
     &["mcp", "process"],
     &["store"],
-    &["supervisor", "signals"],
-    &["host"],
+    &["supervisor", "signals", "serving"],
+    &["host", "upstream"],
     &["cli"],
 ];
 
