@@ -8,6 +8,7 @@ use super::context::Host;
 use super::params::{self, parse};
 use super::{servers, tools};
 use crate::error::{Error, ErrorCode, Result};
+use crate::jsonrpc::RequestId;
 
 /// Set (debug builds only) to make `test/panic` panic inside its handler.
 #[cfg(debug_assertions)]
@@ -17,7 +18,12 @@ const TEST_PANIC_ENV: &str = "MCP_SIDECAR_TEST_PANIC";
 ///
 /// Every request's task holds this future, so its size is paid per call: the `servers/*`
 /// handlers (large, rare) are boxed, and the future is about as large as `tools/call`'s.
-pub async fn run(host: &Host, method: &str, params: Option<Value>) -> Result<Value> {
+pub async fn run(
+    host: &Host,
+    id: &RequestId,
+    method: &str,
+    params: Option<Value>,
+) -> Result<Value> {
     let registry = host.registry()?;
     match method {
         "ping" => {
@@ -34,7 +40,7 @@ pub async fn run(host: &Host, method: &str, params: Option<Value>) -> Result<Val
             Ok(servers::list(registry))
         }
         "tools/list" => tools::list(registry, parse(method, params)?),
-        "tools/call" => tools::call(registry, parse(method, params)?).await,
+        "tools/call" => tools::call(registry, parse(method, params)?, (&host.outbox, id)).await,
         "results/read" => tools::read_result(registry, parse(method, params)?),
         // A fault on purpose, to prove that a panicking handler still answers (INTERNAL) and the
         // sidecar goes on: only in debug builds, and only when the environment asks for it.

@@ -21,6 +21,7 @@ use super::context::Host;
 use super::dispatch;
 use super::flow::Ticket;
 use super::params::{self, parse};
+use crate::ask::Asker;
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::RequestId;
 
@@ -60,7 +61,7 @@ pub async fn start(
             _ = token.cancelled() => Err(cancelled_error(&host, &id)),
             // A panic inside the handler becomes INTERNAL: the request is still answered, and
             // only its own future's state is lost (polled in place, no task of its own).
-            outcome = AssertUnwindSafe(dispatch::run(&host, &method, params)).catch_unwind() => {
+            outcome = AssertUnwindSafe(dispatch::run(&host, &id, &method, params)).catch_unwind() => {
                 outcome.unwrap_or_else(|panic| Err(panicked(&method, panic.as_ref())))
             }
         };
@@ -85,6 +86,23 @@ fn panicked(method: &str, panic: &(dyn Any + Send)) -> Error {
         "internal error: the sidecar panicked while serving `{method}` ({what}); this request was abandoned, the sidecar goes on serving"
     ))
     .with("method", method)
+}
+
+/// The host's roots changed: every running server is told, if the host declared that it would
+/// say so (`roots.listChanged`); off the reader, which never waits for a server.
+fn roots_changed(host: &Host) {
+    let declared = host
+        .asks
+        .get()
+        .is_some_and(|asks| asks.capabilities().roots_list_changed());
+    let Some(registry) = host.registry.get().filter(|_| declared) else {
+        tracing::debug!(
+            "ignored notifications/roots/list_changed: the host did not declare roots.listChanged"
+        );
+        return;
+    };
+    let registry = Arc::clone(registry);
+    tokio::spawn(async move { registry.roots_changed().await });
 }
 
 fn cancelled_error(host: &Host, id: &RequestId) -> Error {
@@ -122,6 +140,7 @@ pub fn notification(host: &Host, method: &str, params: Option<Value>) {
                 tracing::warn!("ignored malformed notifications/cancelled: {}", e.message)
             }
         },
+        "notifications/roots/list_changed" => roots_changed(host),
         _ => tracing::debug!(method, "ignored notification from the host"),
     }
 }

@@ -156,6 +156,7 @@ fn capabilities() -> Value {
             "configDialects": ["claude-desktop", "claude-code", "claude-plugin", "vscode", "cursor", "codex", "epoch", "plugin-manifest"],
             "trust": true,
             "hostCapabilities": ask::DECLARABLE,
+            "progress": true,
         },
     })
 }

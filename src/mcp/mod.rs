@@ -8,8 +8,10 @@
 //! request) slots in behind [`handshake`]: the negotiated [`Era`] decides how a session starts and
 //! what each request carries, and nothing above this module changes.
 
+mod call;
 pub mod client;
 pub mod handshake;
+pub mod progress;
 mod reader;
 mod server_requests;
 pub mod tools;
@@ -17,5 +19,6 @@ pub mod transport;
 
 pub use client::{Client, ClientOptions};
 pub use handshake::{Era, Handshake, SUPPORTED_PROTOCOL_VERSIONS};
+pub use progress::{Progress, ProgressPolicy};
 pub use reader::ClientEvent;
 pub use tools::{validate_tools, ToolDef};

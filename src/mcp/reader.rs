@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::progress::ProgressTable;
 use super::server_requests::ServerRequests;
 use super::transport::{Inbound, MessageSource, TransportError};
 use crate::error::{Error, ErrorCode};
@@ -30,6 +31,8 @@ pub struct Reader {
     pub pending: Arc<Pending<Error>>,
     /// The server's own requests (answered here, or asked of the session's owner).
     pub requests: ServerRequests,
+    /// Where the server's progress goes, by token.
+    pub progress: Arc<ProgressTable>,
     pub events: mpsc::UnboundedSender<ClientEvent>,
 }
 
@@ -133,6 +136,11 @@ impl Reader {
                 let _ = self.events.send(ClientEvent::ToolsListChanged);
             }
             "notifications/cancelled" => self.requests.cancelled(params.as_ref()),
+            "notifications/progress" => {
+                if !self.progress.route(params, &self.secrets) {
+                    tracing::trace!(server, "dropped progress nobody waits for");
+                }
+            }
             "notifications/message" => {
                 let mut message = params.unwrap_or_default();
                 self.secrets.mask_json(&mut message);

@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use tokio::sync::watch;
+
 use super::lifecycle;
 use super::roster::Roster;
 use super::server::Server;
@@ -14,8 +16,23 @@ use super::session::{CallLimits, Session};
 use crate::config::ResultPolicy;
 use crate::convert;
 use crate::error::{Error, ErrorCode, Result};
-use crate::mcp;
+use crate::limits;
+use crate::mcp::{self, Progress, ProgressPolicy};
 use crate::store::{Entry, ResultStore, Truncation};
+
+/// How the host wants one call run, beyond its arguments; every field defaults to the server's
+/// config.
+#[derive(Debug, Default)]
+pub struct CallOptions {
+    /// The call's timeout (`timeoutMs`), else `toolTimeoutSeconds`.
+    pub timeout: Option<Duration>,
+    /// Where the server's progress goes (latest wins), when the host wants it.
+    pub progress: Option<watch::Sender<Progress>>,
+    /// `resetTimeoutOnProgress`, else the config's.
+    pub reset_timeout_on_progress: Option<bool>,
+    /// `maxTotalTimeoutMs`, else the config's `maxTotalTimeoutSeconds`.
+    pub max_total: Option<Duration>,
+}
 
 /// A successful tool call.
 pub struct CallOutcome {
@@ -58,15 +75,15 @@ pub(super) fn arguments(name: &str, entry: &Entry, arguments: Option<Value>) -> 
     }
 }
 
-/// Calls `entry`'s tool on `server` with checked `arguments`; `timeout` overrides the server's
-/// `toolTimeoutSeconds`. A cut result's full text goes to `results`.
+/// Calls `entry`'s tool on `server` with checked `arguments` as `options` say (over the server's
+/// config). A cut result's full text goes to `results`.
 pub(super) async fn call(
     roster: &Arc<Roster>,
     results: &ResultStore,
     server: &Arc<Server>,
     entry: &Entry,
     arguments: Value,
-    timeout: Option<Duration>,
+    options: CallOptions,
 ) -> Result<CallOutcome> {
     let _counted = server
         .calls
@@ -84,15 +101,20 @@ pub(super) async fn call(
         .with("tool", tool));
     }
     let started = Instant::now();
-    let timeout = timeout.unwrap_or(session.limits.tool_timeout);
-    let reply = session
-        .client
-        .call_tool(tool, arguments, timeout)
-        .await
-        .map_err(|e| {
-            e.with("tool", tool)
-                .with_stderr_tail(&session.stderr.text())
-        })?;
+    let reply = match policy(&session.limits, options) {
+        // The plain call: no progress token, one deadline.
+        Err(timeout) => session.client.call_tool(tool, arguments, timeout).await,
+        Ok(policy) => {
+            session
+                .client
+                .call_tool_with(tool, arguments, &policy)
+                .await
+        }
+    };
+    let reply = reply.map_err(|e| {
+        e.with("tool", tool)
+            .with_stderr_tail(&session.stderr.text())
+    })?;
     let duration = started.elapsed();
     let original_bytes = reply.bytes;
     let limits = session.limits;
@@ -116,6 +138,29 @@ pub(super) async fn call(
         tool: tool.to_owned(),
         duration,
         truncated,
+    })
+}
+
+/// The progress policy of a call, or (`Err`) just its timeout when neither progress nor a total
+/// bound is wanted. Resetting on progress always has a total bound (a default, at least the
+/// call's timeout).
+fn policy(limits: &CallLimits, options: CallOptions) -> Result<ProgressPolicy, Duration> {
+    let timeout = options.timeout.unwrap_or(limits.tool_timeout);
+    let reset = options
+        .reset_timeout_on_progress
+        .unwrap_or(limits.reset_on_progress);
+    let max_total = options
+        .max_total
+        .or(limits.max_total)
+        .or_else(|| reset.then(|| limits::DEFAULT_MAX_TOTAL_TOOL_TIMEOUT.max(timeout)));
+    if options.progress.is_none() && max_total.is_none() {
+        return Err(timeout);
+    }
+    Ok(ProgressPolicy {
+        timeout,
+        reset,
+        max_total,
+        sink: options.progress,
     })
 }
 

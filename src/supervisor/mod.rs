@@ -40,7 +40,9 @@ pub mod status;
 mod teardown;
 mod upkeep;
 
-pub use call::CallOutcome;
+/// The latest progress of a call (see [`CallOptions::progress`]).
+pub use crate::mcp::Progress;
+pub use call::{CallOptions, CallOutcome};
 pub use events::{queue as event_queue, Event, EventReceiver, EventSender};
 pub use registry::Registry;
 pub use settings::{AddOptions, Settings};

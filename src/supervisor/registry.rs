@@ -11,7 +11,7 @@ use serde_json::Value;
 use tokio_util::task::TaskTracker;
 
 use super::admission::{self, Admitted};
-use super::call::{self, CallOutcome};
+use super::call::{self, CallOptions, CallOutcome};
 use super::events::EventSender;
 use super::lazy;
 use super::lifecycle::{self, StartKind};
@@ -288,6 +288,20 @@ impl Registry {
         arguments: Option<Value>,
         timeout: Option<Duration>,
     ) -> Result<CallOutcome> {
+        let options = CallOptions {
+            timeout,
+            ..CallOptions::default()
+        };
+        self.call_tool_with(name, arguments, options).await
+    }
+
+    /// [`Registry::call_tool`] with the host's options: progress, and how it bounds the call.
+    pub async fn call_tool_with(
+        self: &Arc<Self>,
+        name: &str,
+        arguments: Option<Value>,
+        options: CallOptions,
+    ) -> Result<CallOutcome> {
         let catalog = self.catalog();
         let Some(entry) = catalog.get(name) else {
             return Err(
@@ -310,7 +324,7 @@ impl Registry {
             &server,
             entry,
             arguments,
-            timeout,
+            options,
         )
         .await
         .map_err(|e| server.secrets.mask_error(e).with("name", name));
@@ -318,6 +332,20 @@ impl Registry {
             .stats
             .record(outcome.as_ref().ok().map(|o| o.duration));
         outcome
+    }
+
+    /// Tells every running server that the host's roots changed
+    /// (`notifications/roots/list_changed`); a server that cannot be written to is skipped.
+    pub async fn roots_changed(&self) {
+        let sessions: Vec<_> = self
+            .roster
+            .all()
+            .iter()
+            .filter_map(|s| s.slot().session.clone())
+            .collect();
+        for session in sessions {
+            session.client.roots_list_changed().await;
+        }
     }
 
     /// Part of a truncated result's full text: `length` bytes (at most, and by default,

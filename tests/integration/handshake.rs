@@ -72,9 +72,10 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
         json!(["sampling", "elicitation", "roots"]),
         "{result}"
     );
+    assert_eq!(caps["progress"], true, "{result}");
     assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(9),
+        Some(10),
         "no capability goes unchecked: {result}"
     );
 }

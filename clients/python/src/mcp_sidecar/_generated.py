@@ -84,6 +84,8 @@ class ServerConfig(TypedDict, total=False):
     maxMessageBytes: Optional[int]
     maxResultBytes: Optional[int]
     maxInflight: Optional[int]
+    resetTimeoutOnProgress: Optional[bool]
+    maxTotalTimeoutSeconds: Optional[float]
     restart: Optional[Literal["on-failure", "never"]]
     restartBackoffMs: Optional[int]
     keepaliveSeconds: Optional[float]
@@ -132,6 +134,7 @@ class Capabilities(_CapabilitiesRequired, total=False):
     configDialects: List[str]
     trust: bool
     hostCapabilities: List[Literal["sampling", "elicitation", "roots"]]
+    progress: bool
 
 
 class InitializeResult(TypedDict):
