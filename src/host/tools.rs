@@ -39,11 +39,15 @@ pub async fn call(
         let (sink, watched) = watch::channel(None);
         options.progress = Some(sink);
         // Both in this one future: a cancelled call stops its progress with it, and the answer
-        // waits until the last progress is queued (the sink drops when the call ends).
-        let (outcome, ()) = tokio::join!(
-            registry.call_tool_with(&p.name, p.arguments, options),
-            forward_progress(watched, to.0, to.1)
-        );
+        // waits until the last progress is queued (the sink drops when the call ends). Boxed,
+        // so that a plain call's future does not grow by it.
+        let (outcome, ()) = Box::pin(async {
+            tokio::join!(
+                registry.call_tool_with(&p.name, p.arguments, options),
+                forward_progress(watched, to.0, to.1)
+            )
+        })
+        .await;
         outcome?
     } else {
         registry
