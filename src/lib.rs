@@ -15,11 +15,14 @@
 //!   server's sampling, elicitation and roots requests through it).
 //! - [`convert`]: pure functions from MCP shapes to provider shapes (names, definitions and their
 //!   schema transforms, results and their budgets).
+//! - [`search`]: ranked tool search (BM25 over names, titles, descriptions and parameter names;
+//!   exact names first), pure.
 //! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
 //! - [`trust`]: the trust gate (launch digests, risk warnings, secrets, plugin containment).
 //! - [`logging`]: the stderr log set-up (text for people, JSON lines for pipelines).
-//! - [`signals`]: termination signals in serve mode (graceful stop, then immediate kill).
-//! - [`cli`]: subcommands of the binary that are not the sidecar itself (the conformance client).
+//! - [`signals`]: termination signals (graceful stop, then immediate kill).
+//! - [`cli`]: subcommands of the binary that are not the sidecar itself (the commands for people:
+//!   `list`, `call`, `test`, `doctor`, `inspect`; the conformance client).
 //!
 //! Architecture invariants (see also the README):
 //! 1. `jsonrpc` knows nothing of MCP or of the host protocol; `mcp` and `host` never import each other.
@@ -45,6 +48,7 @@ pub mod limits;
 pub mod logging;
 pub mod mcp;
 pub mod process;
+pub mod search;
 pub mod signals;
 pub mod store;
 pub mod supervisor;

@@ -49,6 +49,14 @@ pub const STDERR_CHUNK_BYTES: usize = 8 * 1024;
 /// Pages of `tools/list` followed before a server is declared broken (a cursor loop must end).
 pub const TOOLS_LIST_MAX_PAGES: usize = 64;
 
+/// Longest `tools/search` query (and `search_tools` meta-tool query), in bytes: a query is cut
+/// into terms and looked up once each, so this bounds a search's work.
+pub const SEARCH_QUERY_MAX_BYTES: usize = 4096;
+
+/// Matches `tools/search` returns without a `limit`, and the most it returns with one.
+pub const SEARCH_DEFAULT_LIMIT: usize = 10;
+pub const SEARCH_MAX_LIMIT: usize = 100;
+
 /// Tools accepted from one server; beyond this the server is rejected rather than trusted.
 pub const MAX_TOOLS_PER_SERVER: usize = 4096;
 

@@ -1,14 +1,13 @@
-//! The `mcp-sidecar` binary: command-line parsing, logging to stderr, and the two modes (serve the
-//! host protocol on stdio; inspect a servers file), plus the hidden `guardian` mode the sidecar runs
-//! itself in (see `process::guardian`). Everything else lives in the library (the inspect report:
-//! `cli::report`).
+//! The `mcp-sidecar` binary: command-line parsing, logging to stderr, and the modes — serve the
+//! host protocol on stdio (the default), the commands for people (`list`, `call`, `test`,
+//! `doctor`, `inspect`: `cli::command`) — plus the hidden `guardian` mode the sidecar runs itself
+//! in (see `process::guardian`) and the conformance client. Everything else lives in the library.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use mcp_sidecar::cli::{inspect, report};
-use mcp_sidecar::convert::ToolFormat;
+use mcp_sidecar::cli::command::{self as people, People};
 use mcp_sidecar::process::{self as tree, guardian};
 use mcp_sidecar::store::SchemaCache;
 use mcp_sidecar::{host, limits, logging, signals};
@@ -41,8 +40,9 @@ struct Cli {
     #[arg(long, global = true)]
     cache_dir: Option<PathBuf>,
     /// A config file or directory (any dialect: Claude Desktop/Code/plugins, VS Code, Cursor, Codex,
-    /// epoch, plugin manifest) whose servers are added once the host has initialized. Repeatable.
-    #[arg(long = "config", value_name = "FILE")]
+    /// epoch, plugin manifest). Serving: its servers are added once the host has initialized.
+    /// The other commands: the servers they run. Repeatable.
+    #[arg(long = "config", value_name = "FILE", global = true)]
     configs: Vec<PathBuf>,
 }
 
@@ -50,20 +50,8 @@ struct Cli {
 enum Command {
     /// Serve host protocol v1 on stdin/stdout (the default).
     Serve,
-    /// Start every server in a servers file, print states and converted tools, stop them, exit.
-    Inspect {
-        /// A config file or directory in any supported dialect (see `--config`).
-        file: PathBuf,
-        /// Tool definition format.
-        #[arg(long, default_value = "openai")]
-        format: ToolFormat,
-        /// OpenAI strict mode (openai and openai-responses formats).
-        #[arg(long)]
-        strict: bool,
-        /// Print one JSON document instead of the human report.
-        #[arg(long)]
-        json: bool,
-    },
+    #[command(flatten)]
+    People(People),
     /// Internal: a one-shot MCP client for the official conformance suite (README "Conformance").
     #[command(hide = true)]
     ConformanceClient {
@@ -78,13 +66,23 @@ enum Command {
     },
 }
 
+/// The log filter of the commands for people when none is given: their report says what went
+/// wrong, so only the sidecar's own errors are logged.
+const PEOPLE_LOG_FILTER: &str = "error";
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(Command::Guardian { sidecar_pid }) = cli.command {
         // No logging set-up and no runtime: the guardian stays as small as possible.
         return ExitCode::from(u8::try_from(guardian::run(sidecar_pid)).unwrap_or(1));
     }
-    logging::init(cli.log.as_deref(), cli.log_format);
+    let quiet_logs = matches!(cli.command, Some(Command::People(_)))
+        && std::env::var_os("MCP_SIDECAR_LOG").is_none();
+    let filter = cli
+        .log
+        .as_deref()
+        .or(quiet_logs.then_some(PEOPLE_LOG_FILTER));
+    logging::init(filter, cli.log_format);
     let cache = cli
         .cache_dir
         .or_else(SchemaCache::default_dir)
@@ -124,12 +122,14 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Inspect {
-            file,
-            format,
-            strict,
-            json,
-        } => run_inspect(&runtime, &file, format, strict, json, cache),
+        Command::People(command) => {
+            let globals = people::Globals {
+                configs: cli.configs,
+                cache,
+                stop: CancellationToken::new(),
+            };
+            run_people(runtime, command, globals)
+        }
     }
 }
 
@@ -154,35 +154,26 @@ fn run_serve(runtime: tokio::runtime::Runtime, options: host::ServeOptions) -> E
     ExitCode::SUCCESS
 }
 
-/// Inspect mode: start, report, stop. Exit 0 when every server is ready, 1 when one is not, 2 when
-/// the inspection itself failed.
-fn run_inspect(
-    runtime: &tokio::runtime::Runtime,
-    file: &std::path::Path,
-    format: ToolFormat,
-    strict: bool,
-    json: bool,
-    cache: Option<SchemaCache>,
+/// A command for people: start what it needs, report, stop everything, exit with its status.
+fn run_people(
+    runtime: tokio::runtime::Runtime,
+    command: People,
+    globals: people::Globals,
 ) -> ExitCode {
-    let report = runtime.block_on(async {
-        tree::install();
-        let report = inspect::inspect(file, format, strict, cache).await;
-        tree::final_sweep().await;
-        report
-    });
-    tree::farewell();
-    match report {
-        Ok(report) => {
-            report::print(&report, format, json);
-            if report.all_ready() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        Err(e) => {
-            eprintln!("mcp-sidecar: {}", e.message);
-            ExitCode::from(2)
-        }
+    if let Err(e) = signals::install(globals.stop.clone()) {
+        tracing::warn!("cannot handle termination signals: {e}");
     }
+    let exit = runtime.block_on(async {
+        tree::install();
+        let exit = people::run(command, globals).await;
+        tree::final_sweep().await;
+        exit
+    });
+    if signals::escalated() {
+        signals::await_escalated_exit();
+    }
+    tree::farewell();
+    // Do not wait for a read of stdin (`call --json -`) that may still be parked in the runtime.
+    runtime.shutdown_background();
+    ExitCode::from(exit.code())
 }

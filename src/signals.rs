@@ -1,8 +1,9 @@
-//! Termination signals in serve mode (SIGTERM, SIGINT, SIGHUP), through signal-hook on a dedicated
-//! thread that only forwards them.
+//! Termination signals (SIGTERM, SIGINT, SIGHUP), through signal-hook on a dedicated thread that
+//! only forwards them; in serve mode and in the commands for people.
 //!
 //! - The first one asks for a graceful stop: the host session ends as if stdin had closed (every
-//!   server is stopped with the full stop sequence), and the sidecar exits 0.
+//!   server is stopped with the full stop sequence), and the sidecar exits 0 (a command for people
+//!   stops its servers the same way and exits 130).
 //! - A second one, while that stop is still running, escalates: SIGKILL to every process group and
 //!   every descendant at once, then exit with 128 + the signal number — without telling the guardian
 //!   `bye`, so it sweeps once more for anything that forked in between.

@@ -122,6 +122,8 @@ type ServerConfig struct {
 	SecretValues []string `json:"secretValues,omitempty"`
 	// Mask this server's secret values of 8 bytes or more in its tool results (text, structured content, resource text: every string) before they reach the host and the model provider. `false` opts out, for a server whose results must carry them.
 	MaskSecretsInResults *bool `json:"maskSecretsInResults,omitempty"`
+	// true: this server's tools are always deferred (found through tool search); false: never; absent or null: the session's rule.
+	Defer *bool `json:"defer,omitempty"`
 
 	// Extra fields merged into the config object as given (they override
 	// the fields above): for config fields newer than this client. The
@@ -151,6 +153,16 @@ type InitializeResult struct {
 		Cancellation   bool     `json:"cancellation"`
 		ConfigDialects []string `json:"configDialects,omitempty"`
 		Trust          bool     `json:"trust,omitempty"`
+		// Tool entries and listings carry token estimates.
+		TokenEstimates bool `json:"tokenEstimates,omitempty"`
+		// tools/search and the search_tools meta-tool exist.
+		ToolSearch bool `json:"toolSearch,omitempty"`
+		// Deferral is understood: initialize `defer`/`deferAboveTokens`, the `defer` config field, tools/list `defer`.
+		Defer bool `json:"defer,omitempty"`
+		// servers/stats is available.
+		Stats bool `json:"stats,omitempty"`
+		// servers/load starts every server at once; with wait: false each server's tools are announced as it becomes ready, and a tools/call of a tool whose server is still on its first start waits for that server alone.
+		ProgressiveLoad bool `json:"progressiveLoad,omitempty"`
 		// The capabilities a host may declare in initialize `capabilities`: the requests the sidecar can forward to it (PROTOCOL.md §15).
 		HostCapabilities []string `json:"hostCapabilities,omitempty"`
 		// tools/call takes progress, resetTimeoutOnProgress and maxTotalTimeoutMs; notifications/progress is sent.
@@ -228,13 +240,30 @@ type Tool struct {
 	ConversionNotes []ConversionNote `json:"conversionNotes"`
 	// The tool's permission, from its `_meta[permissionMetaKey]`.
 	Permission string `json:"permission,omitempty"`
+	// Estimated tokens of `definition` (compact JSON bytes / 4.28, rounded up).
+	Tokens int64 `json:"tokens"`
+	// Present only in a listing that defers this tool's server: the definition is found through tool search, not loaded up front.
+	Deferred bool `json:"deferred,omitempty"`
 }
 
 // ToolList: The tools/list result.
 type ToolList struct {
 	// Sorted by exposed name.
-	Tools       []Tool `json:"tools"`
+	Tools []Tool `json:"tools"`
+	// sha256 of the canonical JSON of the definitions in listing order; of `providerTools` when the listing defers tools.
 	Fingerprint string `json:"fingerprint"`
+	Tokens      struct {
+		// Sum of the entries' token estimates (every definition, as if nothing were deferred).
+		Total int64 `json:"total"`
+		// `total` per server.
+		Servers map[string]any `json:"servers"`
+		// Only when tools are deferred: the part of `total` that is deferred.
+		Deferred int64 `json:"deferred,omitempty"`
+		// Only when tools are deferred: the estimate of what the model sees before any search (loaded definitions, namespaces' names and descriptions, the search tool).
+		Upfront int64 `json:"upfront,omitempty"`
+	} `json:"tokens"`
+	// Only when the listing defers tools: the array to send as the provider request's `tools` (loaded definitions, deferred ones in the provider's shape, a search tool; PROTOCOL.md §9.7).
+	ProviderTools []map[string]any `json:"providerTools,omitempty"`
 }
 
 // Truncation: truncated of a call result cut to fit maxResultBytes (PROTOCOL.md §10.1).
@@ -342,7 +371,11 @@ type TestReport struct {
 	Timings    struct {
 		// Spawn or connect, handshake and discovery (until ready or failed).
 		StartupMs float64 `json:"startupMs"`
-		// The tool discovery alone (every tools/list page); only when it succeeded.
+		// Spawning the process (stdio) or building the HTTP transport (remote); present when it succeeded.
+		SpawnMs *float64 `json:"spawnMs,omitempty"`
+		// From sending initialize until its answer and notifications/initialized (a remote server's connection included); present when the handshake succeeded.
+		InitializeMs *float64 `json:"initializeMs,omitempty"`
+		// The tool discovery alone (every tools/list page); present when the listing finished (also when its tools were then rejected).
 		ListMs *float64 `json:"listMs,omitempty"`
 	} `json:"timings"`
 	// The server's stderr tail up to its exit (secret values as `***`).

@@ -81,13 +81,15 @@ export interface ServerConfigFields {
   secretValues?: Array<string>;
   /** Mask this server's secret values of 8 bytes or more in its tool results (text, structured content, resource text: every string) before they reach the host and the model provider. `false` opts out, for a server whose results must carry them. */
   maskSecretsInResults?: boolean;
+  /** true: this server's tools are always deferred (found through tool search); false: never; absent or null: the session's rule. */
+  defer?: boolean | null;
 }
 
 /** The initialize result. */
 export interface InitializeResult {
   protocolVersion: 1;
   serverInfo: { name: "mcp-sidecar"; version: string; [key: string]: unknown; };
-  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; hostCapabilities?: Array<"sampling" | "elicitation" | "roots">; progress?: true; [key: string]: unknown; };
+  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; tokenEstimates?: boolean; toolSearch?: boolean; defer?: boolean; stats?: boolean; progressiveLoad?: boolean; hostCapabilities?: Array<"sampling" | "elicitation" | "roots">; progress?: true; [key: string]: unknown; };
   [key: string]: unknown;
 }
 
@@ -183,6 +185,8 @@ export interface ErrorDataFields {
   missing?: Array<string>;
   /** CONFIG_INVALID of an expectTools mismatch (in lastError): listed tools that were not expected. */
   unexpected?: Array<string>;
+  /** PROTOCOL_ERROR for output that is not JSON-RPC: the start of the offending line (at most 120 bytes), printable text as is and every other byte (control characters, a byte-order mark, invalid UTF-8) as \xNN; … when cut. */
+  excerpt?: string;
 }
 
 /** A server's status (PROTOCOL.md §8.1). */
@@ -252,11 +256,15 @@ export interface ToolEntryFields {
   title?: string;
   annotations?: Record<string, unknown>;
   readOnly: boolean;
-  definition: { type: "function"; function: { name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict?: boolean; }; } | { type: "function"; name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict: boolean; } | { name: string; description?: string; input_schema: { properties: Record<string, unknown>; [key: string]: unknown; }; } | { name: string; description?: string; parameters?: { type: "OBJECT"; properties: Record<string, unknown>; required?: Array<string>; [key: string]: unknown; }; } | { name: string; inputSchema: Record<string, unknown>; [key: string]: unknown; };
+  definition: { type: "function"; function: { name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict?: boolean; }; } | { type: "function"; name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict: boolean; defer_loading?: true; } | { name: string; description?: string; input_schema: { properties: Record<string, unknown>; [key: string]: unknown; }; defer_loading?: true; } | { name: string; description?: string; parameters?: { type: "OBJECT"; properties: Record<string, unknown>; required?: Array<string>; [key: string]: unknown; }; } | { name: string; inputSchema: Record<string, unknown>; [key: string]: unknown; };
   /** What the conversion to this format changed, in order; [] when nothing (always for mcp). At most 200 notes, then one that counts the rest. */
   conversionNotes: Array<ConversionNote>;
   /** The tool's permission, from its `_meta[permissionMetaKey]`. */
   permission?: string;
+  /** Estimated tokens of `definition` (compact JSON bytes / 4.28, rounded up). */
+  tokens: number;
+  /** Present only in a listing that defers this tool's server: the definition is found through tool search, not loaded up front. */
+  deferred?: true;
 }
 
 /** truncated of a call result cut to fit maxResultBytes (PROTOCOL.md §10.1). */
@@ -359,7 +367,7 @@ export interface ServerTestReport {
   /** The tools' names on the server, after includeTools/excludeTools, in listing order. */
   tools: Array<string>;
   toolsCount: number;
-  timings: { startupMs: number; listMs?: number; [key: string]: unknown; };
+  timings: { startupMs: number; spawnMs?: number; initializeMs?: number; listMs?: number; [key: string]: unknown; };
   /** The server's stderr tail up to its exit (secret values as `***`). */
   stderrTail: string;
   /** The process that was tested (stdio); it has exited when the answer is sent. */

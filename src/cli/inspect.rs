@@ -1,93 +1,81 @@
-//! `mcp-sidecar inspect FILE`: start every server of a servers file, report each one's status and the
-//! converted tool list, then stop them all. Useful as a health check and as a demo.
+//! `mcp-sidecar inspect [FILE]`: start every selected server of the files, report each one's
+//! status and the converted tool list ([`super::report`]), then stop them all. Useful as a health
+//! check and as a demo.
 
-use std::path::Path;
-use std::sync::Arc;
+use std::path::PathBuf;
 
-use crate::config::diagnostics::Diagnostic;
-use crate::config::expand::process_env;
-use crate::config::load::{load_path, Sources};
-use crate::convert::{NameTemplate, ToolFormat};
-use crate::error::{Error, Result};
-use crate::store::{Listing, SchemaCache};
-use crate::supervisor::{Registry, ServerState, ServerStatus, Settings};
+use super::exit::Exit;
+use super::output::{stderr_line, usage};
+use super::progress::Progress;
+use super::report::{self, Report};
+use super::run::{self, Context};
+use super::selection::select;
+use crate::convert::ToolFormat;
+use crate::error::Error;
 
-pub struct Report {
-    pub servers: Vec<ServerStatus>,
-    /// Servers whose config was rejected before anything was started.
-    pub rejected: Vec<(String, Error)>,
-    /// Every problem found in the files (any dialect; see `config::load`).
-    pub diagnostics: Vec<Diagnostic>,
-    pub listing: Listing,
+pub struct InspectArgs {
+    /// A file or directory given without `--config` (as the command has always taken it).
+    pub file: Option<PathBuf>,
+    pub servers: Vec<String>,
+    pub format: ToolFormat,
+    pub strict: bool,
+    pub json: bool,
 }
 
-impl Report {
-    /// True when every server in the file reached `ready` (or, lazy, has its tools listed).
-    pub fn all_ready(&self) -> bool {
-        self.rejected.is_empty()
-            && !self.diagnostics.iter().any(Diagnostic::is_error)
-            && self.servers.iter().all(|s| {
-                s.state == ServerState::Ready
-                    || (s.state == ServerState::Stopped && s.tools_count > 0)
-            })
+pub async fn run(context: &Context, args: InspectArgs) -> Exit {
+    let mut sources = context.sources.clone();
+    if let Some(file) = args.file {
+        sources.files.insert(0, file);
     }
-}
-
-pub async fn inspect(
-    path: &Path,
-    format: ToolFormat,
-    strict: bool,
-    cache: Option<SchemaCache>,
-) -> Result<Report> {
-    let inputs = Default::default();
-    let loaded = load_path(
-        path,
-        None,
-        &Sources {
-            env: &process_env,
-            inputs: &inputs,
-        },
+    let selection = match select(&sources, &args.servers).await {
+        Ok(s) => s,
+        Err(e) => return usage(&e.to_string()),
+    };
+    let registry = run::registry(context, args.format, args.strict);
+    let mut progress = Progress::new(
+        selection.servers.iter().map(|c| c.name.as_str()),
+        context.quiet,
     );
-    let registry = Registry::new(
-        Settings {
-            names: NameTemplate::default(),
-            format,
-            strict,
-            cache,
-            require_trust: false,
-            // Nobody answers a server's own requests here: each is refused (-32601).
-            asker: crate::ask::nobody(),
-        },
-        // Nobody reads the events: the report reads the statuses once every start has ended.
-        crate::supervisor::EventSender::discarding(),
-    );
-    let mut tasks = Vec::new();
-    for c in loaded.servers {
-        let registry = Arc::clone(&registry);
-        tasks.push(tokio::spawn(async move {
-            let name = c.name;
-            let options = crate::supervisor::AddOptions {
-                source: c.source,
-                trust: None,
-                plugin_root: c.plugin_root,
-            };
-            let outcome = registry.add_with(&name, &c.config, true, options).await;
-            (name, outcome)
-        }));
-    }
-    let mut rejected = Vec::new();
-    for task in tasks {
-        if let Ok((name, Err(e))) = task.await {
-            rejected.push((name, e));
-        }
-    }
+    let started = run::until_stopped(
+        &context.stop,
+        run::start_all(&registry, &selection.servers, &mut progress),
+    )
+    .await;
     let servers = registry.list();
-    let listing = registry.tools(Some(format), Some(strict), None)?;
+    let listing = registry.tools(Some(args.format), Some(args.strict), None);
     registry.shutdown().await;
-    Ok(Report {
+    let Some(outcomes) = started else {
+        return Exit::Interrupted;
+    };
+    let rejected: Vec<(String, Error)> = selection
+        .servers
+        .iter()
+        .zip(outcomes)
+        .filter_map(|(c, o)| o.err().map(|e| (c.name.clone(), e)))
+        .collect();
+    let listing = match listing {
+        Ok(l) => l,
+        Err(e) => {
+            stderr_line(&format!("mcp-sidecar: {}", e.message));
+            return Exit::ServerFailed;
+        }
+    };
+    for u in &selection.unknown {
+        stderr_line(&format!("mcp-sidecar: {u}"));
+    }
+    let mut exit = selection.exit();
+    if !rejected.is_empty() {
+        exit = exit.and(Exit::ConfigInvalid);
+    }
+    let report = Report {
         servers,
         rejected,
-        diagnostics: loaded.diagnostics,
+        diagnostics: selection.diagnostics,
         listing,
-    })
+    };
+    if !report.all_ready() {
+        exit = exit.and(Exit::ServerFailed);
+    }
+    report::print(&report, args.format, args.json);
+    exit
 }

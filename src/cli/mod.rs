@@ -1,9 +1,28 @@
-//! Subcommands of the `mcp-sidecar` binary that are not the sidecar itself (`inspect` and its
-//! `report`, the conformance client with `host_peer`, the small host it drives the sidecar
-//! through): tools built from the library's parts, kept apart from its core (nothing in the
-//! library imports them).
+//! Subcommands of the `mcp-sidecar` binary that are not the sidecar itself: the commands for
+//! people (`list`, `call`, `test`, `doctor`, `inspect`) and the conformance client (a host, which
+//! drives the sidecar through `host_peer`) — tools built from the library's parts, kept apart
+//! from its core (nothing in the library imports them).
+//!
+//! Files, lowest first (each imports only files listed before it): `exit` (the exit statuses),
+//! `output` (the one stdout writer of these commands, colours), `table`, `arguments` (`call`'s
+//! `--arg` typing), `selection` (config files and the servers asked for), `progress`, `run`
+//! (what the commands share: the registry, concurrent starts, signals), then the commands —
+//! `list`, `call`, `trial` (`test`), `doctor/`, `report` and `inspect` — and `command` (the
+//! command line's spelling of them, and the one entry that runs them).
 
+pub mod arguments;
+pub mod call;
+pub mod command;
 pub mod conformance_client;
+pub mod doctor;
+pub mod exit;
 pub mod host_peer;
 pub mod inspect;
+pub mod list;
+pub mod output;
+pub mod progress;
 pub mod report;
+pub mod run;
+pub mod selection;
+pub mod table;
+pub mod trial;

@@ -1,25 +1,47 @@
 //! The `inspect` subcommand's report on stdout: a human table (states, stderr tails, diagnostics,
-//! the converted tools) or one JSON document. Formatting builds text; [`print`] is the one place
-//! that writes it.
+//! the converted tools) or one JSON document. Formatting builds text; [`print`] hands it to the
+//! commands' one stdout writer.
 
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::inspect::Report;
+use crate::config::diagnostics::Diagnostic;
 use crate::convert::ToolFormat;
-use crate::supervisor::ServerStatus;
+use crate::error::Error;
+use crate::store::Listing;
+use crate::supervisor::{ServerState, ServerStatus};
+
+/// What `inspect` found.
+pub struct Report {
+    pub servers: Vec<ServerStatus>,
+    /// Servers whose config was rejected before anything was started.
+    pub rejected: Vec<(String, Error)>,
+    /// Every problem found in the files (any dialect; see `config::load`).
+    pub diagnostics: Vec<Diagnostic>,
+    pub listing: Listing,
+}
+
+impl Report {
+    /// True when every server in the file reached `ready` (or, lazy, has its tools listed).
+    pub fn all_ready(&self) -> bool {
+        self.rejected.is_empty()
+            && !self.diagnostics.iter().any(Diagnostic::is_error)
+            && self.servers.iter().all(|s| {
+                s.state == ServerState::Ready
+                    || (s.state == ServerState::Stopped && s.tools_count > 0)
+            })
+    }
+}
 
 /// Prints the report: one JSON document with `json`, else the human table.
-// stdout is the report here; in serve mode it is protocol-only (the writer task owns it).
-#[allow(clippy::print_stdout)]
 pub fn print(report: &Report, format: ToolFormat, json: bool) {
     let text = if json {
         json_document(report)
     } else {
         human(report, format)
     };
-    print!("{text}");
+    super::output::stdout(&text);
 }
 
 /// The human report: one line per server, diagnostic and rejected server, then the tools.

@@ -1,6 +1,7 @@
 //! The sidecar's own config fields beyond the launch spec — tools policy (`includeTools`,
 //! `excludeTools`, `expectTools`, `permissions`, `permissionMetaKey`), secret marks (`secretEnv`,
-//! `secretHeaders`, `secretValues`), `maskSecretsInResults`, and the record of the env files a
+//! `secretHeaders`, `secretValues`), `maskSecretsInResults`, `defer` (how the server's tools are
+//! presented to a model), and the record of the env files a
 //! dialect merged (`envFiles`) — split off a canonical config before
 //! [`ServerSpec`](super::ServerSpec) reads the rest. Each in camelCase or snake_case.
 
@@ -36,6 +37,9 @@ pub struct Extras {
     pub secret_values: Vec<String>,
     /// Whether secret values are masked in tool results too (`maskSecretsInResults`, default true).
     pub mask_secrets_in_results: bool,
+    /// `defer`: `Some(true)`: the server's tools are always deferred (found through tool search);
+    /// `Some(false)`: never; `None`: as the session's deferral rule says.
+    pub defer: Option<bool>,
 }
 
 impl Default for Extras {
@@ -50,6 +54,7 @@ impl Default for Extras {
             secret_values: Vec::new(),
             env_files: Vec::new(),
             mask_secrets_in_results: true,
+            defer: None,
         }
     }
 }
@@ -84,6 +89,11 @@ pub fn split(config: &Value) -> Result<(Value, Extras)> {
                 Value::Bool(b) => extras.mask_secrets_in_results = *b,
                 _ => return Err(invalid(field.name, "must be true or false")),
             },
+            "defer" => match v {
+                Value::Bool(b) => extras.defer = Some(*b),
+                Value::Null => extras.defer = None,
+                _ => return Err(invalid(field.name, "must be true or false")),
+            },
             name => {
                 let list =
                     strings(v).ok_or_else(|| invalid(name, "must be an array of strings"))?;
@@ -113,6 +123,7 @@ impl std::fmt::Debug for Extras {
             .field("secret_values", &self.secret_values.len())
             .field("env_files", &self.env_files)
             .field("mask_secrets_in_results", &self.mask_secrets_in_results)
+            .field("defer", &self.defer)
             .finish()
     }
 }
@@ -141,6 +152,7 @@ mod tests {
             ("secretHeaders", json!(["X-H"])),
             ("secretValues", json!(["v-12345678"])),
             ("maskSecretsInResults", json!(false)),
+            ("defer", json!(true)),
         ]
     }
 

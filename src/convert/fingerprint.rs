@@ -11,6 +11,7 @@
 //! unification.
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use crate::canonical::{sha256_tagged, write_canonical};
 
@@ -28,11 +29,38 @@ pub fn fingerprint(definitions: &[Value]) -> String {
     sha256_tagged(canonical.as_bytes())
 }
 
+/// [`fingerprint`] of definitions already in canonical JSON text (each as [`write_canonical`]
+/// writes it), hashed as they are, without building the array: the same value for the same
+/// definitions.
+pub fn fingerprint_canonical<'a>(definitions: impl IntoIterator<Item = &'a str>) -> String {
+    let mut hash = Sha256::new();
+    hash.update(b"[");
+    for (i, definition) in definitions.into_iter().enumerate() {
+        if i > 0 {
+            hash.update(b",");
+        }
+        hash.update(definition.as_bytes());
+    }
+    hash.update(b"]");
+    format!("sha256:{}", hex::encode(hash.finalize()))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::canonical::canonical_json;
+
+    #[test]
+    fn canonical_texts_hash_like_values() {
+        let defs = [json!({"b": 1, "a": [2]}), json!("x"), json!({"n": null})];
+        let texts: Vec<String> = defs.iter().map(canonical_json).collect();
+        assert_eq!(
+            fingerprint_canonical(texts.iter().map(String::as_str)),
+            fingerprint(&defs)
+        );
+        assert_eq!(fingerprint_canonical([]), fingerprint(&[]));
+    }
     use serde_json::json;
 
     #[test]

@@ -11,6 +11,8 @@
 //! - [`budget`]: a result over its size budget → head + tail + a marker.
 //! - [`ansi`]: terminal escape codes stripped from text.
 //! - [`fingerprint`](mod@fingerprint): a stable hash over a list of definitions.
+//! - [`tokens`]: what a definition costs in a model's context (an estimate).
+//! - [`defer`]: the shapes of deferred tools per provider (`defer_loading`, namespaces, tool search).
 //!
 //! Everything here is a pure function from `serde_json::Value` to
 //! `serde_json::Value` (or plain Rust data). Nothing here touches the rest of
@@ -26,15 +28,17 @@
 pub mod ansi;
 pub mod arguments;
 pub mod budget;
+pub mod defer;
 pub mod definitions;
 pub mod fingerprint;
 pub mod format;
 pub mod names;
 pub mod results;
 pub mod schema;
+pub mod tokens;
 
 pub use definitions::{definition, Converted, Options};
-pub use fingerprint::fingerprint;
+pub use fingerprint::{fingerprint, fingerprint_canonical};
 pub use format::ToolFormat;
 pub use names::{
     NameTemplate, DEFAULT_MAX_NAME_LENGTH, DEFAULT_NAME_TEMPLATE, MAX_MAX_NAME_LENGTH,

@@ -212,6 +212,36 @@ impl NameTemplate {
             && name.chars().next().is_some_and(is_first_char)
     }
 
+    /// Whether `exposed` can be the name of one of `server`'s tools, before its tools are known:
+    /// every form of such a name (plain, hashed, cut to fit) begins with the sanitised rendering
+    /// of what the template puts before `{tool}`, as far as a hashed name keeps it. Always true
+    /// when `{server}` does not come before `{tool}`: then the name alone cannot tell the server.
+    pub fn may_name(&self, server: &str, exposed: &str) -> bool {
+        let tool_at = self
+            .segments
+            .iter()
+            .position(|s| *s == Segment::Tool)
+            .unwrap_or(0);
+        let before = &self.segments[..tool_at];
+        if !before.contains(&Segment::Server) {
+            return true;
+        }
+        let rendered: String = before
+            .iter()
+            .map(|s| match s {
+                Segment::Literal(text) => text.as_str(),
+                Segment::Server => server,
+                Segment::Tool => "",
+            })
+            .collect();
+        // ASCII: slicing by bytes is slicing by characters.
+        let prefix = sanitise(&rendered);
+        let kept = prefix
+            .len()
+            .min(self.max_len.saturating_sub(LONG_HASH_HEX + 1));
+        exposed.starts_with(&prefix[..kept])
+    }
+
     /// Assign exposed names for a set of (server, tool) pairs. Returns names in the same order as the input.
     ///
     /// See the module doc for the rules; the result depends only on the set

@@ -16,9 +16,10 @@ use tokio_util::task::TaskTracker;
 
 use super::asks::HostAsks;
 use super::flow::Flow;
+use super::reply::{self, Reply};
 use super::writer::Outbox;
 use crate::error::{Error, ErrorCode, Result};
-use crate::jsonrpc::{encode_response, RequestId};
+use crate::jsonrpc::RequestId;
 use crate::store::SchemaCache;
 use crate::supervisor::{Event, EventSender, Registry};
 
@@ -70,11 +71,12 @@ impl Host {
     }
 
     pub async fn answer(&self, id: Option<&RequestId>, outcome: Result<Value>) {
-        let line = match &outcome {
-            Ok(result) => encode_response(id, Ok(result)),
-            Err(e) => encode_response::<Value>(id, Err(&e.to_rpc_error())),
-        };
-        self.outbox.send(line).await;
+        self.reply(id, outcome.map(Reply::Value)).await;
+    }
+
+    /// [`Host::answer`] with a reply that may be JSON text already.
+    pub async fn reply(&self, id: Option<&RequestId>, outcome: Result<Reply>) {
+        self.outbox.send(reply::encode(id, &outcome)).await;
     }
 
     /// Returns once every registry event queued so far has been queued for the host, so an answer

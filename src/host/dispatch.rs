@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use super::context::Host;
 use super::params::{self, parse};
+use super::reply::Reply;
 use super::{servers, tools};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::RequestId;
@@ -13,6 +14,23 @@ use crate::jsonrpc::RequestId;
 /// Set (debug builds only) to make `test/panic` panic inside its handler.
 #[cfg(debug_assertions)]
 const TEST_PANIC_ENV: &str = "MCP_SIDECAR_TEST_PANIC";
+
+/// The outcome of one request, where the answer may be JSON text the sidecar holds already
+/// (`tools/list`, `tools/search`); every other method's value comes from [`run`].
+pub async fn reply(
+    host: &Host,
+    id: &RequestId,
+    method: &str,
+    params: Option<Value>,
+) -> Result<Reply> {
+    match method {
+        "tools/list" => tools::list(host.registry()?, parse(method, params)?).map(Reply::Json),
+        "tools/search" => {
+            super::search::search(host.registry()?, parse(method, params)?).map(Reply::Json)
+        }
+        _ => run(host, id, method, params).await.map(Reply::Value),
+    }
+}
 
 /// The outcome of one request: its result or its error.
 ///
@@ -39,7 +57,7 @@ pub async fn run(
             parse::<params::Empty>(method, params)?;
             Ok(servers::list(registry))
         }
-        "tools/list" => tools::list(registry, parse(method, params)?),
+        "servers/stats" => servers::stats(registry, parse(method, params)?),
         "tools/call" => tools::call(registry, parse(method, params)?, (&host.outbox, id)).await,
         "results/read" => tools::read_result(registry, parse(method, params)?),
         // A fault on purpose, to prove that a panicking handler still answers (INTERNAL) and the

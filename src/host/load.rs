@@ -14,18 +14,26 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::supervisor::{AddOptions, Registry};
 
 /// `{added: [status], diagnostics: [diagnostic], trustRequired: [trust request]}`.
+///
+/// Every server starts at once: a slow one never holds up the others, each one's tools are
+/// announced (`notifications/tools/changed`) as soon as it is ready, and with `wait` the answer
+/// comes once the last has ended. Results keep the file's order.
 pub async fn run(registry: &Arc<Registry>, p: LoadServers) -> Result<Value> {
     let loaded = read(&p).await?;
     let mut diagnostics = loaded.diagnostics;
-    let mut added = Vec::new();
-    let mut trust_required = Vec::new();
-    for c in loaded.servers {
+    let adds = loaded.servers.iter().map(|c| {
         let options = AddOptions {
             source: c.source,
             trust: p.trust.get(&c.name).cloned(),
             plugin_root: c.plugin_root.clone(),
         };
-        match registry.add_with(&c.name, &c.config, p.wait, options).await {
+        registry.add_with(&c.name, &c.config, p.wait, options)
+    });
+    let outcomes = futures_util::future::join_all(adds).await;
+    let mut added = Vec::new();
+    let mut trust_required = Vec::new();
+    for (c, outcome) in loaded.servers.iter().zip(outcomes) {
+        match outcome {
             Ok(status) => added.push(status),
             Err(e) if e.code == ErrorCode::TrustRequired => {
                 let mut request = Value::Object(e.details.clone());

@@ -4,11 +4,13 @@
 //! (`writer`), and every request other than `initialize` and `shutdown` runs as its own task
 //! (`requests`) so calls proceed concurrently, once it has a ticket of `flow` (the bound on requests
 //! in flight, which pushes back into reading stdin); `dispatch` routes it to its handler (`servers`,
-//! `load`, `tools`). `session` starts and stops the session, `events` forwards the registry's
+//! `load`, `tools`; `search` for `tools/search` and the `search_tools` meta-tool), its answer a
+//! value or JSON text held already (`reply`). `session` starts and stops the session, `events` forwards the registry's
 //! events, `context` is the state they share. The protocol itself is specified in
 //! proto/PROTOCOL.md.
 
 mod asks;
+mod call_result;
 mod context;
 mod dispatch;
 mod events;
@@ -16,7 +18,9 @@ mod flow;
 mod load;
 mod params;
 mod reading;
+mod reply;
 mod requests;
+mod search;
 mod serve;
 mod servers;
 mod session;

@@ -36,6 +36,12 @@ pub struct Initialize {
     /// How long the sidecar waits for the host's answer to one of its requests.
     #[serde(default)]
     pub answer_timeout_ms: Option<u64>,
+    /// Listings defer every server's tools (but those configured `defer: false`).
+    #[serde(default)]
+    pub defer: Option<bool>,
+    /// Listings defer as `defer: true` once their tools are estimated above this many tokens.
+    #[serde(default)]
+    pub defer_above_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -99,6 +105,14 @@ pub struct ServerName {
     pub name: String,
 }
 
+/// `servers/stats`: every server's statistics, or those of the servers named.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerStats {
+    #[serde(default)]
+    pub servers: Option<Vec<String>>,
+}
+
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListTools {
@@ -106,6 +120,25 @@ pub struct ListTools {
     pub format: Option<ToolFormat>,
     #[serde(default)]
     pub servers: Option<Vec<String>>,
+    #[serde(default)]
+    pub strict: Option<bool>,
+    /// This listing's deferral: `false` nothing, `true` every server but `defer: false` ones;
+    /// absent: the session's rule.
+    #[serde(default)]
+    pub defer: Option<bool>,
+}
+
+/// `tools/search`: ranked search over the exposed tools.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchTools {
+    pub query: String,
+    #[serde(default)]
+    pub limit: Option<usize>,
+    #[serde(default)]
+    pub servers: Option<Vec<String>>,
+    #[serde(default)]
+    pub format: Option<ToolFormat>,
     #[serde(default)]
     pub strict: Option<bool>,
 }

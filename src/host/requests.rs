@@ -61,7 +61,7 @@ pub async fn start(
             _ = token.cancelled() => Err(cancelled_error(&host, &id)),
             // A panic inside the handler becomes INTERNAL: the request is still answered, and
             // only its own future's state is lost (polled in place, no task of its own).
-            outcome = AssertUnwindSafe(dispatch::run(&host, &id, &method, params)).catch_unwind() => {
+            outcome = AssertUnwindSafe(dispatch::reply(&host, &id, &method, params)).catch_unwind() => {
                 outcome.unwrap_or_else(|panic| Err(panicked(&method, panic.as_ref())))
             }
         };
@@ -69,7 +69,7 @@ pub async fn start(
         if method.starts_with("servers/") {
             host.events_flushed().await;
         }
-        host.answer(Some(&id), outcome).await;
+        host.reply(Some(&id), outcome).await;
         drop(ticket);
     });
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::params::{AddServer, ServerName, TestServer};
+use super::params::{AddServer, ServerName, ServerStats, TestServer};
 use crate::error::Result;
 use crate::supervisor::{AddOptions, Registry};
 
@@ -41,4 +41,11 @@ pub async fn restart(registry: &Arc<Registry>, p: ServerName) -> Result<Value> {
 /// `servers/list`: every server's status.
 pub fn list(registry: &Arc<Registry>) -> Value {
     json!({ "servers": registry.list() })
+}
+
+/// `servers/stats`: each server's statistics (calls, errors, latency percentiles over two
+/// windows, bytes in and out, restarts, uptime, where its last start's time went).
+pub fn stats(registry: &Arc<Registry>, p: ServerStats) -> Result<Value> {
+    let stats = registry.stats(p.servers.as_deref())?;
+    Ok(json!({ "servers": stats }))
 }

@@ -17,6 +17,7 @@ use crate::ask;
 use crate::convert::{self, NameTemplate, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
+use crate::store::DeferRule;
 use crate::supervisor::{event_queue, Registry, Settings};
 
 /// `initialize`: creates the registry with the host's settings and starts the session.
@@ -107,6 +108,10 @@ fn settings(p: &params::Initialize, host: &Host, asker: Arc<dyn ask::Asker>) -> 
         cache: host.cache.clone(),
         require_trust: p.require_trust,
         asker,
+        defer: DeferRule {
+            all: p.defer.unwrap_or(false),
+            above_tokens: p.defer_above_tokens,
+        },
     })
 }
 
@@ -155,6 +160,11 @@ fn capabilities() -> Value {
             "cancellation": true,
             "configDialects": ["claude-desktop", "claude-code", "claude-plugin", "vscode", "cursor", "codex", "epoch", "plugin-manifest"],
             "trust": true,
+            "tokenEstimates": true,
+            "toolSearch": true,
+            "defer": true,
+            "stats": true,
+            "progressiveLoad": true,
             "hostCapabilities": ask::DECLARABLE,
             "progress": true,
         },

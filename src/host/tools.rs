@@ -4,26 +4,30 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use tokio::sync::watch;
 
+use super::call_result::call_result;
 use super::params::{CallTool, ListTools, ReadResult};
+use super::search;
 use super::writer::Outbox;
 use crate::convert;
 use crate::error::{Error, Result};
 use crate::jsonrpc::{encode_notification, RequestId};
 use crate::supervisor::{CallOptions, Progress, Registry};
 
-/// `tools/list`: the tools in the requested format, with the listing's fingerprint.
-pub fn list(registry: &Arc<Registry>, p: ListTools) -> Result<Value> {
-    let listing = registry.tools(p.format, p.strict, p.servers.as_deref())?;
-    Ok(json!({ "tools": *listing.tools, "fingerprint": listing.fingerprint }))
+/// `tools/list`: the tools in the requested format, with the listing's fingerprint and token
+/// totals, as the JSON text cached for this tool set.
+pub fn list(registry: &Arc<Registry>, p: ListTools) -> Result<Arc<str>> {
+    let rendered = registry.tools_answer(p.format, p.strict, p.defer, p.servers.as_deref())?;
+    Ok(Arc::clone(&rendered.json))
 }
 
-/// `tools/call`: the server's result converted to the format (the session's by default). With
-/// `progress`, the server's progress reaches the host as `notifications/progress` tagged with the
-/// call's id `to.1`, each before the answer.
+/// `tools/call`: the server's result converted to the format (the session's by default). The
+/// `search_tools` meta-tool is answered here, by the sidecar itself. With `progress`, the
+/// server's progress reaches the host as `notifications/progress` tagged with the call's id
+/// `to.1`, each before the answer.
 pub async fn call(
     registry: &Arc<Registry>,
     p: CallTool,
@@ -35,6 +39,10 @@ pub async fn call(
         max_total: milliseconds(p.max_total_timeout_ms, "maxTotalTimeoutMs")?,
         progress: None,
     };
+    let format = p.format.unwrap_or(registry.settings().format);
+    if p.name == registry.catalog().search_tools_name() {
+        return search::call_search_tools(registry, &p.name, p.arguments, format);
+    }
     let outcome = if p.progress {
         let (sink, watched) = watch::channel(None);
         options.progress = Some(sink);
@@ -54,23 +62,9 @@ pub async fn call(
             .call_tool_with(&p.name, p.arguments, options)
             .await?
     };
-    let format = p.format.unwrap_or(registry.settings().format);
     // The server's result is given away: its content moves into the answer, nothing is copied.
     let converted = convert::convert_owned(format, outcome.result);
-    let mut result = Map::new();
-    result.insert("isError".into(), Value::Bool(converted.is_error));
-    result.insert("content".into(), converted.content);
-    result.insert("text".into(), Value::String(converted.text));
-    result.insert("output".into(), converted.output);
-    result.insert("server".into(), Value::String(outcome.server));
-    result.insert("tool".into(), Value::String(outcome.tool));
-    result.insert(
-        "durationMs".into(),
-        json!(outcome.duration.as_secs_f64() * 1000.0),
-    );
-    if let Some(structured) = converted.structured_content {
-        result.insert("structuredContent".into(), structured);
-    }
+    let mut result = call_result(converted, outcome.server, outcome.tool, outcome.duration);
     if let Some(truncated) = &outcome.truncated {
         result.insert("truncated".into(), truncated.to_json());
     }

@@ -372,10 +372,41 @@ pub fn encode_response<R: Serialize>(
     })
 }
 
+/// Encodes a success response whose result is JSON text already (`result` must be one valid JSON
+/// value, which this does not check): the text is copied into the line as it is, never parsed or
+/// re-serialised, so a large cached answer costs one copy.
+pub fn encode_raw_response(id: Option<&RequestId>, result: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result.len() + 64);
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    // Serialising an id cannot fail (an id of exact text was valid JSON when it was read).
+    if serde_json::to_writer(&mut out, &id).is_err() {
+        out.extend_from_slice(b"null");
+    }
+    out.extend_from_slice(b",\"result\":");
+    out.extend_from_slice(result.as_bytes());
+    out.extend_from_slice(b"}\n");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn raw_responses_match_encoded_ones() {
+        for id in [
+            Some(RequestId::Number(3)),
+            Some(RequestId::String("a\"b".into())),
+            None,
+        ] {
+            let value = json!({"tools": [{"name": "x"}], "fingerprint": "f"});
+            assert_eq!(
+                encode_raw_response(id.as_ref(), &value.to_string()),
+                encode_response(id.as_ref(), Ok(&value))
+            );
+        }
+    }
 
     fn parse(s: &str) -> Result<Incoming, NotJsonRpc> {
         Incoming::parse(s.as_bytes()).expect("valid JSON")

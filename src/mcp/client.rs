@@ -21,6 +21,7 @@ use super::handshake::{self, Handshake};
 use super::progress::{Bound, ProgressPolicy, ProgressTable, Watching};
 use super::reader::{read_loop, ClientEvent, Reader};
 use super::server_requests::ServerRequests;
+use super::traffic::{CountingSink, Traffic};
 use super::transport::{MessageSink, Transport};
 use crate::ask::Asker;
 use crate::error::{Error, ErrorCode, Result};
@@ -91,19 +92,31 @@ pub struct ClientOptions {
     pub server: String,
     /// Secret values of the server's config, masked in what the client logs and asks.
     pub secrets: Secrets,
+    /// Where the bytes of every message read and written are counted.
+    pub traffic: Arc<Traffic>,
     /// Who answers the server's requests (sampling, elicitation, roots); its capabilities are the
-    /// ones the client declares in `initialize`.
+    /// ones the client declares in `initialize`. Nobody by default (every request is -32601).
     pub asker: Arc<dyn Asker>,
 }
 
-impl ClientOptions {
-    /// Options for a session whose server's requests nobody answers (every one is -32601).
-    pub fn new(server: impl Into<String>, secrets: Secrets) -> Self {
+impl Default for ClientOptions {
+    fn default() -> Self {
         Self {
-            server: server.into(),
-            secrets,
+            server: String::new(),
+            secrets: Secrets::default(),
+            traffic: Arc::default(),
             asker: crate::ask::nobody(),
         }
+    }
+}
+
+impl std::fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("server", &self.server)
+            .field("secrets", &self.secrets)
+            .field("capabilities", self.asker.capabilities())
+            .finish_non_exhaustive()
     }
 }
 
@@ -139,6 +152,11 @@ impl Client {
     ) -> Result<Client> {
         let server: Arc<str> = Arc::from(options.server.as_str());
         let pending = Arc::new(Pending::new());
+        // Everything the session writes goes through this sink, the reader's answers included.
+        let sink: Arc<dyn MessageSink> = Arc::new(CountingSink {
+            inner: transport.sink,
+            traffic: Arc::clone(&options.traffic),
+        });
         let ended = CancellationToken::new();
         let progress = Arc::new(ProgressTable::default());
         let capabilities = options.asker.capabilities().to_mcp();
@@ -146,7 +164,7 @@ impl Client {
             Arc::clone(&server),
             options.secrets.clone(),
             options.asker,
-            Arc::clone(&transport.sink),
+            Arc::clone(&sink),
             ended.clone(),
         );
         let reader = tokio::spawn(read_loop(Reader {
@@ -157,10 +175,11 @@ impl Client {
             requests,
             progress: Arc::clone(&progress),
             events,
+            traffic: options.traffic,
         }));
         let mut client = Client {
             server,
-            sink: transport.sink,
+            sink,
             pending,
             // Replaced below once the server answered; nothing can use the client before that.
             handshake: Handshake {

@@ -15,6 +15,7 @@ pub mod progress;
 mod reader;
 mod server_requests;
 pub mod tools;
+pub mod traffic;
 pub mod transport;
 
 pub use client::{Client, ClientOptions};
@@ -22,3 +23,4 @@ pub use handshake::{Era, Handshake, SUPPORTED_PROTOCOL_VERSIONS};
 pub use progress::{Progress, ProgressPolicy};
 pub use reader::ClientEvent;
 pub use tools::{validate_tools, ToolDef};
+pub use traffic::Traffic;

@@ -9,6 +9,7 @@ use tokio::sync::mpsc;
 
 use super::progress::ProgressTable;
 use super::server_requests::ServerRequests;
+use super::traffic::Traffic;
 use super::transport::{Inbound, MessageSource, TransportError};
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::{Incoming, Pending, Reply, RequestId, NULL_ID_ERROR};
@@ -34,13 +35,18 @@ pub struct Reader {
     /// Where the server's progress goes, by token.
     pub progress: Arc<ProgressTable>,
     pub events: mpsc::UnboundedSender<ClientEvent>,
+    /// Where the bytes of every message read are counted.
+    pub traffic: Arc<Traffic>,
 }
 
 /// Reads until the session ends, then fails every pending request with the reason and reports it.
 pub async fn read_loop(mut r: Reader) {
     let error = loop {
         let line = match r.source.recv().await {
-            Ok(Some(Inbound::Message(line))) => line,
+            Ok(Some(Inbound::Message(line))) => {
+                r.traffic.received(&line);
+                line
+            }
             Ok(Some(Inbound::Failed { id, error })) => {
                 r.request_failed(id, error);
                 continue;
@@ -118,14 +124,16 @@ impl Reader {
                     not_rpc.reason,
                     excerpt(line)
                 ),
-            )),
+            )
+            .with("excerpt", escaped_start(line))),
             Err(_) => Err(Error::new(
                 ErrorCode::ProtocolError,
                 format!(
                     "server `{server}` wrote non-JSON to stdout: {}",
                     excerpt(line)
                 ),
-            )),
+            )
+            .with("excerpt", escaped_start(line))),
         }
     }
 
@@ -151,13 +159,63 @@ impl Reader {
     }
 }
 
+/// Most bytes of an offending line quoted in an error.
+const EXCERPT_BYTES: usize = 120;
+
+/// The start of an offending line, byte for byte (`data.excerpt`): printable text as is, every
+/// other byte — control characters, a byte-order mark, invalid UTF-8 — as `\xNN`, so what a
+/// launcher printed can be read exactly.
+fn escaped_start(line: &[u8]) -> String {
+    let cut = &line[..line.len().min(EXCERPT_BYTES)];
+    let mut out = String::new();
+    for chunk in cut.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\u{feff}' => out.push_str("\\xef\\xbb\\xbf"),
+                c if c.is_control() => {
+                    let mut buf = [0u8; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        out.push_str(&format!("\\x{b:02x}"));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    if line.len() > EXCERPT_BYTES {
+        out.push('…');
+    }
+    out
+}
+
 /// The start of a line, for error messages.
 fn excerpt(line: &[u8]) -> String {
-    const MAX: usize = 120;
+    const MAX: usize = EXCERPT_BYTES;
     let text = String::from_utf8_lossy(&line[..line.len().min(MAX)]);
     if line.len() > MAX {
         format!("{text:?}…")
     } else {
         format!("{text:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_excerpt_shows_every_byte() {
+        assert_eq!(escaped_start(b"npm WARN exec"), "npm WARN exec");
+        assert_eq!(
+            escaped_start(b"\xef\xbb\xbf{\"a\":1}\t\x01\xff"),
+            "\\xef\\xbb\\xbf{\"a\":1}\\x09\\x01\\xff"
+        );
+        assert_eq!(escaped_start("caf\u{e9} \\".as_bytes()), "caf\u{e9} \\\\");
+        let long = vec![b'x'; 200];
+        assert_eq!(escaped_start(&long), format!("{}…", "x".repeat(120)));
     }
 }

@@ -1,13 +1,19 @@
-//! What the sidecar keeps, below the supervisor that fills it: the exposed tool catalog, the on-disk
-//! schema cache behind lazy start, and the full texts of truncated results for `results/read`.
+//! What the sidecar keeps, below the supervisor that fills it: the exposed tool catalog (with its
+//! rendered listings and search index), the on-disk schema cache behind lazy start, and the full
+//! texts of truncated results for `results/read`.
 //!
 //! A store knows nothing of servers' processes or states: it never imports [`crate::supervisor`];
 //! what it needs (a server's search path, a timestamp) is passed in or comes from a lower module.
 
 pub mod catalog;
+pub mod entry;
+pub mod listing;
+pub mod pieces;
 pub mod results;
 pub mod schema_cache;
 
-pub use catalog::{Catalog, Entry, Listing};
+pub use catalog::{Catalog, Found, Listing, ListingRequest, ServerTools};
+pub use entry::Entry;
+pub use listing::{DeferRule, Rendered, ServerInfo};
 pub use results::{ReadOutcome, ResultStore, Truncation};
 pub use schema_cache::SchemaCache;

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 
 use super::server::Server;
 use super::session::ProcessControl;
+use super::timings::StartTimings;
 use crate::ask::Asker;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::transport::http_common::RemoteOptions;
@@ -66,13 +67,15 @@ pub(super) fn open(
 }
 
 /// The handshake and the first tool discovery, all within `deadline`. The session's later events
-/// (closed, tools changed) go to `events`.
+/// (closed, tools changed) go to `events`. Each phase that finishes is recorded in `timings`, so
+/// a start that fails or runs out of time still says how far it got.
 pub(super) async fn connect(
     server: &Server,
     asker: &Arc<dyn Asker>,
     transport: Transport,
     deadline: tokio::time::Instant,
     events: mpsc::UnboundedSender<ClientEvent>,
+    timings: &mut StartTimings,
 ) -> Result<Connected> {
     let startup_timeout = server.spec.startup_timeout;
     let connected = tokio::time::timeout_at(deadline, async {
@@ -80,11 +83,15 @@ pub(super) async fn connect(
             server: server.name.clone(),
             secrets: server.secrets.clone(),
             asker: Arc::clone(asker),
+            traffic: Arc::clone(&server.traffic),
         };
+        let handshake = Instant::now();
         let client = Client::connect(transport, options, deadline, events).await?;
+        timings.initialize = Some(handshake.elapsed());
         let listing = Instant::now();
         let raw_tools = client.list_tools(deadline).await?;
         let discovery = listing.elapsed();
+        timings.list = Some(discovery);
         let tools = accepted_tools(server, raw_tools)?;
         Ok::<_, Error>(Connected {
             client,

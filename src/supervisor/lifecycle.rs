@@ -20,7 +20,7 @@
 //! process can never stop or corrupt its replacement.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::mpsc;
 
@@ -31,6 +31,7 @@ use super::server::{Server, Slot};
 use super::session::{CallGuard, CallLimits, ProcessControl, Session};
 use super::status::ServerState;
 use super::teardown::{self, ParkReason, Running};
+use super::timings::StartTimings;
 use super::upkeep::{Due, Upkeep};
 use crate::error::{Error, Result};
 use crate::limits;
@@ -113,14 +114,29 @@ pub(super) async fn finish_start(
 }
 
 async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, kind: StartKind) {
+    let mut timings = StartTimings::default();
+    let begun = Instant::now();
     if roster.is_shutting_down() {
-        return fail_start(roster, server, generation, shutting_down(), None, kind).await;
+        return fail_start(
+            roster,
+            server,
+            (generation, kind),
+            shutting_down(),
+            None,
+            timings,
+        )
+        .await;
     }
     let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
     let stderr_tail = Arc::clone(&server.slot().stderr);
-    let (transport, control) = match launch::open(server, &stderr_tail) {
+    let opened = launch::open(server, &stderr_tail);
+    timings.spawn = opened.is_ok().then(|| begun.elapsed());
+    let (transport, control) = match opened {
         Ok(opened) => opened,
-        Err(e) => return fail_start(roster, server, generation, e, None, kind).await,
+        Err(e) => {
+            timings.total = begun.elapsed();
+            return fail_start(roster, server, (generation, kind), e, None, timings).await;
+        }
     };
     if !adopt_process(server, generation, &control) {
         if let Some(control) = control {
@@ -132,12 +148,15 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
 
     let (events_tx, events_rx) = mpsc::unbounded_channel();
     let asker = &roster.settings.asker;
-    let connected = match launch::connect(server, asker, transport, deadline, events_tx).await {
+    let connected =
+        launch::connect(server, asker, transport, deadline, events_tx, &mut timings).await;
+    timings.total = begun.elapsed();
+    let connected = match connected {
         Ok(connected) => connected,
-        Err(e) => return fail_start(roster, server, generation, e, control, kind).await,
+        Err(e) => return fail_start(roster, server, (generation, kind), e, control, timings).await,
     };
     let session = new_session(server, generation, connected, stderr_tail);
-    if !go_ready(server, generation, &session) {
+    if !go_ready(server, generation, &session, timings) {
         teardown::close_session(&session).await;
         if let Some(control) = control {
             control.stop().await;
@@ -197,24 +216,31 @@ fn new_session(
 }
 
 /// Moves the slot to `ready` with `session`; false when the generation moved on meanwhile.
-fn go_ready(server: &Server, generation: u64, session: &Arc<Session>) -> bool {
+fn go_ready(
+    server: &Server,
+    generation: u64,
+    session: &Arc<Session>,
+    timings: StartTimings,
+) -> bool {
     let mut slot = server.slot();
     let current = slot.generation == generation;
     if current {
         slot.state = ServerState::Ready;
         slot.session = Some(Arc::clone(session));
         slot.dormant_tools = None;
+        slot.startup = Some(timings);
     }
     current
 }
 
+/// A start of generation `generation` (begun for `kind`) failed with `error`.
 async fn fail_start(
     roster: &Arc<Roster>,
     server: &Arc<Server>,
-    generation: u64,
+    (generation, kind): (u64, StartKind),
     error: Error,
     control: Option<Arc<ProcessControl>>,
-    kind: StartKind,
+    timings: StartTimings,
 ) {
     let exit = teardown::reap(server, control).await;
     let retry = {
@@ -222,6 +248,7 @@ async fn fail_start(
         if slot.generation != generation {
             return;
         }
+        slot.startup = Some(timings);
         let error = teardown::final_error(server, &slot, error, exit);
         tracing::warn!(server = %server.name, generation, ?kind, "start failed: {}", server.secrets.mask(&error.message));
         slot.process = None;

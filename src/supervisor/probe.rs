@@ -24,10 +24,11 @@ pub(super) fn config(config: &Value) -> Value {
 }
 
 /// `{state, transport, serverInfo?, protocolVersion?, instructions?, tools, toolsCount,
-/// timings: {startupMs, listMs?}, stderrTail, pid?, error?}` of the started `server`, whose add
-/// returned `status` after `startup`.
+/// timings: {startupMs, spawnMs?, initializeMs?, listMs?}, stderrTail, pid?, error?}` of the
+/// started `server`, whose add returned `status` after `startup`.
 pub(super) fn report(status: ServerStatus, server: Option<&Server>, startup: Duration) -> Value {
     let session = server.and_then(|s| s.slot().session.clone());
+    let phases = server.and_then(|s| s.slot().startup);
     let (tools, discovery) = match session {
         Some(session) => (
             session
@@ -42,6 +43,22 @@ pub(super) fn report(status: ServerStatus, server: Option<&Server>, startup: Dur
     let mut timings = json!({ "startupMs": millis(startup) });
     if let Some(d) = discovery {
         timings["listMs"] = json!(millis(d));
+    }
+    // The phases of the start (those it finished): where the time went, or where it stopped.
+    for (key, phase) in phases
+        .map(|p| {
+            [
+                ("spawnMs", p.spawn),
+                ("initializeMs", p.initialize),
+                ("listMs", p.list),
+            ]
+        })
+        .into_iter()
+        .flatten()
+    {
+        if let Some(d) = phase {
+            timings[key] = json!(millis(d));
+        }
     }
     let mut out = json!({
         "state": status.state,

@@ -11,6 +11,7 @@ use serde_json::Value;
 use tokio_util::task::TaskTracker;
 
 use super::admission::{self, Admitted};
+use super::awaiting::{self, Waited};
 use super::call::{self, CallOptions, CallOutcome};
 use super::events::EventSender;
 use super::lazy;
@@ -19,12 +20,12 @@ use super::probe;
 use super::roster::{not_found, shutting_down, Roster};
 use super::server::Server;
 use super::settings::{AddOptions, Settings};
-use super::status::ServerStatus;
+use super::status::{ServerStats, ServerStatus};
 use super::teardown;
 use crate::config::validate_server_name;
 use crate::convert::{Options, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::{Catalog, Listing, ReadOutcome, ResultStore};
+use crate::store::{Catalog, Listing, ListingRequest, ReadOutcome, Rendered, ResultStore};
 
 pub struct Registry {
     /// The servers, the catalog and the events, shared with every server's lifecycle tasks.
@@ -188,6 +189,23 @@ impl Registry {
         Ok(self.roster.find(name)?.status())
     }
 
+    /// Statistics of every server (sorted by name), or of those named (SERVER_NOT_FOUND for a
+    /// name that is not registered).
+    pub fn stats(&self, servers: Option<&[String]>) -> Result<Vec<ServerStats>> {
+        match servers {
+            None => Ok(self.roster.all().iter().map(|s| s.stats()).collect()),
+            Some(names) => {
+                let mut found = names
+                    .iter()
+                    .map(|n| self.roster.find(n))
+                    .collect::<Result<Vec<_>>>()?;
+                found.sort_by(|a, b| a.name.cmp(&b.name));
+                found.dedup_by(|a, b| a.name == b.name);
+                Ok(found.iter().map(|s| s.stats()).collect())
+            }
+        }
+    }
+
     /// Starts `config` as server `name` in a throwaway registry, reports what the start found (see
     /// [`probe::report`]), and returns once its process tree is gone. Nothing is registered here.
     ///
@@ -258,30 +276,65 @@ impl Registry {
 
     // ----- tools -----
 
-    /// Tool entries in `format` (the session's default when `None`).
+    /// Tool entries in `format` (the session's default when `None`), as values.
     pub fn tools(
         &self,
         format: Option<ToolFormat>,
         strict: Option<bool>,
         servers: Option<&[String]>,
     ) -> Result<Listing> {
+        self.check_servers(servers)?;
+        let (format, options) = self.format_options(format, strict);
+        Ok(self.catalog().listing(format, options, servers))
+    }
+
+    /// The `tools/list` result as JSON text: cached per format and options until the tool set
+    /// changes (filtered by `servers`: rendered from the cached pieces each time).
+    pub fn tools_answer(
+        &self,
+        format: Option<ToolFormat>,
+        strict: Option<bool>,
+        defer: Option<bool>,
+        servers: Option<&[String]>,
+    ) -> Result<Arc<Rendered>> {
+        self.check_servers(servers)?;
+        let (format, options) = self.format_options(format, strict);
+        Ok(self.catalog().answer(&ListingRequest {
+            format,
+            options,
+            defer,
+            servers,
+        }))
+    }
+
+    /// SERVER_NOT_FOUND for the first of `servers` that is not registered.
+    pub fn check_servers(&self, servers: Option<&[String]>) -> Result<()> {
         if let Some(only) = servers {
             let known = self.roster.servers();
             if let Some(missing) = only.iter().find(|s| !known.contains_key(s.as_str())) {
                 return Err(not_found(missing));
             }
         }
+        Ok(())
+    }
+
+    /// A request's format and options, the session's where it gives none.
+    pub fn format_options(
+        &self,
+        format: Option<ToolFormat>,
+        strict: Option<bool>,
+    ) -> (ToolFormat, Options) {
         let settings = self.settings();
         let options = Options {
             strict: strict.unwrap_or(settings.strict),
         };
-        Ok(self
-            .catalog()
-            .listing(format.unwrap_or(settings.format), options, servers))
+        (format.unwrap_or(settings.format), options)
     }
 
     /// Validates the arguments against the tool's own schema, starts the server if it is dormant,
     /// calls the tool, and checks the result's size. Counts the call in the server's statistics.
+    /// A name not listed yet waits for the first start of the server that may have it (only
+    /// that one), then is looked up again.
     pub async fn call_tool(
         self: &Arc<Self>,
         name: &str,
@@ -302,7 +355,14 @@ impl Registry {
         arguments: Option<Value>,
         options: CallOptions,
     ) -> Result<CallOutcome> {
-        let catalog = self.catalog();
+        let mut catalog = self.catalog();
+        if catalog.get(name).is_none() {
+            match awaiting::catalog_with(&self.roster, name).await {
+                Waited::Found(updated) => catalog = updated,
+                Waited::Failed(e) => return Err(e.with("name", name)),
+                Waited::Nothing => {}
+            }
+        }
         let Some(entry) = catalog.get(name) else {
             return Err(
                 call::withdrawn(&self.roster.all(), name).unwrap_or_else(|| {

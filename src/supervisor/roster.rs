@@ -13,8 +13,7 @@ use super::events::{Event, EventSender};
 use super::server::Server;
 use super::settings::Settings;
 use crate::error::{Error, ErrorCode, Result};
-use crate::mcp::ToolDef;
-use crate::store::Catalog;
+use crate::store::{Catalog, ServerInfo, ServerTools};
 
 pub(super) struct Roster {
     pub settings: Settings,
@@ -98,14 +97,35 @@ impl Roster {
     pub fn rebuild_catalog(&self) {
         let _serial = self.rebuild.lock().unwrap_or_else(|p| p.into_inner());
         let servers = self.all();
-        let exposed: Vec<(String, Arc<Vec<ToolDef>>)> = servers
+        let exposed: Vec<ServerTools> = servers
             .iter()
-            .filter_map(|s| s.slot().exposed_tools().map(|t| (s.name.clone(), t)))
+            .filter_map(|s| {
+                let slot = s.slot();
+                let tools = slot.exposed_tools()?;
+                let instructions = slot
+                    .session
+                    .as_ref()
+                    .and_then(|session| session.client.handshake().instructions.clone());
+                Some(ServerTools {
+                    name: s.name.clone(),
+                    tools,
+                    info: ServerInfo {
+                        defer: s.extras.defer,
+                        instructions,
+                    },
+                })
+            })
             .collect();
-        let next = Arc::new(Catalog::build(&self.settings.names, &exposed));
-        for (name, _) in &exposed {
-            if let Some(s) = servers.iter().find(|s| &s.name == name) {
-                s.slot().last_names = next.names_of(name).map(str::to_owned).collect();
+        // Tools that did not change keep their renderings from the current catalog.
+        let next = Arc::new(Catalog::build(
+            &self.settings.names,
+            self.settings.defer,
+            &exposed,
+            Some(&self.catalog()),
+        ));
+        for server in &exposed {
+            if let Some(s) = servers.iter().find(|s| s.name == server.name) {
+                s.slot().last_names = next.names_of(&server.name).map(str::to_owned).collect();
             }
         }
         let previous = {
@@ -118,8 +138,8 @@ impl Roster {
     /// `ToolsChanged`, when the default listing's fingerprint moved from `previous` to `next`.
     fn announce_tools(&self, previous: &Catalog, next: &Catalog) {
         let (format, options) = (self.settings.format, self.settings.options());
-        let old_fingerprint = previous.listing(format, options, None).fingerprint;
-        let fingerprint = next.listing(format, options, None).fingerprint;
+        let old_fingerprint = previous.fingerprint(format, options);
+        let fingerprint = next.fingerprint(format, options);
         if fingerprint == old_fingerprint {
             return;
         }

@@ -10,12 +10,15 @@ use super::overload::CallCount;
 use super::restart::{self, RestartTracker};
 use super::session::{ProcessControl, Session};
 use super::stats::CallStats;
-use super::status::{ServerState, ServerStatus};
+use super::status::{ServerState, ServerStats, ServerStatus};
+use super::timings::StartTimings;
 use crate::config::{Extras, ServerSpec, Source};
 use crate::error::{Error, ErrorCode};
-use crate::mcp::ToolDef;
+use crate::mcp::{ToolDef, Traffic};
 use crate::process::{ExitInfo, StderrTail};
 use crate::time::rfc3339;
+
+use super::timings::millis;
 use crate::trust::secrets::{Secrets, MIN_RESULT_MASKED_LEN};
 
 pub(super) struct Server {
@@ -33,6 +36,8 @@ pub(super) struct Server {
     /// Schema-cache key, for lazy servers (`autoStart: false`).
     pub cache_key: Option<String>,
     pub stats: CallStats,
+    /// Bytes of every message exchanged with the server, over every generation.
+    pub traffic: Arc<Traffic>,
     /// Calls in flight, for `maxInflight`.
     pub calls: CallCount,
     slot: Mutex<Slot>,
@@ -47,6 +52,8 @@ pub(super) struct Slot {
     pub session: Option<Arc<Session>>,
     pub stderr: Arc<StderrTail>,
     pub started_at: Option<SystemTime>,
+    /// Where the time of the last start (finished or failed) went.
+    pub startup: Option<StartTimings>,
     pub last_exit: Option<ExitInfo>,
     pub last_error: Option<Error>,
     /// Tools exposed while no session serves them (`stopped` or `starting` on demand): from the
@@ -108,6 +115,7 @@ impl Server {
             result_secrets,
             cache_key,
             stats: CallStats::default(),
+            traffic: Arc::default(),
             calls: CallCount::default(),
             slot: Mutex::new(Slot {
                 generation: 0,
@@ -116,6 +124,7 @@ impl Server {
                 session: None,
                 stderr: Arc::new(StderrTail::default()),
                 started_at: None,
+                startup: None,
                 last_exit: None,
                 last_error: None,
                 dormant_tools: None,
@@ -222,6 +231,30 @@ impl Server {
             calls: stats.calls,
             errors: stats.errors,
             p50_latency_ms: stats.p50_ms,
+        }
+    }
+
+    /// The server's entry of `servers/stats`.
+    pub fn stats(&self) -> ServerStats {
+        let (total, recent) = self.stats.windows();
+        let (bytes_in, bytes_out) = self.traffic.totals();
+        let slot = self.slot();
+        let uptime = match (slot.state, &slot.session) {
+            (ServerState::Ready, Some(session)) => Some(millis(session.started.elapsed())),
+            _ => None,
+        };
+        ServerStats {
+            name: self.name.clone(),
+            state: slot.state,
+            generation: slot.generation,
+            started_at: slot.started_at.map(rfc3339),
+            uptime_ms: uptime,
+            restarts: slot.restarts,
+            bytes_in,
+            bytes_out,
+            startup: slot.startup.map(|t| t.to_json()),
+            total,
+            recent,
         }
     }
 }

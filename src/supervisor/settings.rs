@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::ask::Asker;
 use crate::config::Source;
 use crate::convert::{NameTemplate, Options, ToolFormat};
-use crate::store::SchemaCache;
+use crate::store::{DeferRule, SchemaCache};
 
 /// Session-wide settings fixed by the host's `initialize` (and the command line).
 pub struct Settings {
@@ -22,6 +22,8 @@ pub struct Settings {
     pub require_trust: bool,
     /// Who answers the servers' own requests (sampling, elicitation, roots): the host, usually.
     pub asker: Arc<dyn Asker>,
+    /// Which servers' tools listings defer (`initialize {defer, deferAboveTokens}`).
+    pub defer: DeferRule,
 }
 
 impl Settings {
@@ -41,6 +43,7 @@ impl Settings {
             cache: None,
             require_trust: self.require_trust,
             asker: Arc::clone(&self.asker),
+            defer: self.defer,
         }
     }
 }

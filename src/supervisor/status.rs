@@ -1,4 +1,4 @@
-//! What the host sees of a server: its state and a status snapshot.
+//! What the host sees of a server: its state, a status snapshot, and its statistics.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -74,6 +74,33 @@ pub struct ServerStatus {
     /// Median latency of the most recent successful calls, in milliseconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p50_latency_ms: Option<f64>,
+}
+
+/// One server's entry of `servers/stats` (see proto/PROTOCOL.md).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerStats {
+    pub name: String,
+    pub state: ServerState,
+    pub generation: u64,
+    /// RFC 3339, UTC, when the current or last generation started.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    /// Milliseconds since the current session became ready (while `ready`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uptime_ms: Option<f64>,
+    /// Automatic restarts after failures, over the server's life.
+    pub restarts: u64,
+    /// Bytes of the JSON-RPC messages read from and written to the server, over its life.
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    /// Where the time of the last start went: `{spawnMs?, initializeMs?, listMs?, totalMs}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub startup: Option<Value>,
+    /// Every call since the server was added.
+    pub total: super::stats::Window,
+    /// The calls of the last minutes (`windowSeconds`).
+    pub recent: super::stats::Window,
 }
 
 #[cfg(test)]

@@ -87,6 +87,11 @@ pub const UNBOUND: &[Unbound] = &[
         example: "false",
         why: "when the approved launch happens (at add or at the first call), not what it is",
     },
+    Unbound {
+        field: "defer",
+        example: "true",
+        why: "whether the server's tool definitions reach the model up front or through tool search; the same tools are exposed and callable either way",
+    },
 ];
 
 /// Dialect-level fields that are not canonical config fields, with the canonical fields they become.

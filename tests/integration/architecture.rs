@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// floor's neighbours, never upwards). `main.rs` stands above all of them.
 const FLOORS: &[&[&str]] = &[
     &["limits", "error", "logging", "time", "canonical"],
-    &["jsonrpc", "convert", "ask"],
+    &["jsonrpc", "convert", "search", "ask"],
     &["config"],
     &["trust"],
     &["mcp", "process"],

@@ -67,6 +67,11 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
         "{result}"
     );
     assert_eq!(caps["trust"], true, "{result}");
+    assert_eq!(caps["tokenEstimates"], true, "{result}");
+    assert_eq!(caps["toolSearch"], true, "{result}");
+    assert_eq!(caps["defer"], true, "{result}");
+    assert_eq!(caps["stats"], true, "{result}");
+    assert_eq!(caps["progressiveLoad"], true, "{result}");
     assert_eq!(
         caps["hostCapabilities"],
         json!(["sampling", "elicitation", "roots"]),
@@ -75,7 +80,7 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     assert_eq!(caps["progress"], true, "{result}");
     assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(10),
+        Some(15),
         "no capability goes unchecked: {result}"
     );
 }

@@ -48,7 +48,7 @@ pub const fn fx(name: &'static str, ty: Ty) -> Field {
     }
 }
 
-/// The sidecar's own fields, accepted in every dialect (tools policy and secrets): the one table of
+/// The sidecar's own fields, accepted in every dialect (tools policy, secrets, deferral): the one table of
 /// them, which [`extras::split`](crate::config::extras::split) reads them by too.
 pub const EXTENSIONS: &[Field] = &[
     f("includeTools", Ty::StrList),
@@ -60,6 +60,7 @@ pub const EXTENSIONS: &[Field] = &[
     f("secretHeaders", Ty::StrList),
     f("secretValues", Ty::StrList),
     f("maskSecretsInResults", Ty::Bool),
+    f("defer", Ty::Bool),
 ];
 
 /// A read entry: field name → value (expanded), plus the keys of maps whose value used a secret.

@@ -368,3 +368,26 @@ fn for_each_permutation<'a>(
         items.swap(start, i);
     }
 }
+
+#[test]
+fn a_name_may_belong_to_a_server_before_its_tools_are_known() {
+    let t = default_template();
+    assert!(t.may_name("alpha", "mcp__alpha__echo"));
+    assert!(!t.may_name("alpha", "mcp__beta__echo"));
+    assert!(!t.may_name("alp", "mcp__alpha__echo"));
+    // Every name the template gives the server's tools passes, hashed and cut ones included.
+    let long = "s".repeat(70);
+    for (server, tool) in [
+        ("alpha", "create.issue"),
+        ("my.server", "x"),
+        (long.as_str(), "t"),
+    ] {
+        let name = &assign_checked(&t, &[(server, tool)])[0];
+        assert!(t.may_name(server, name), "{server} {name}");
+    }
+    // Without `{server}` before `{tool}` the name cannot tell: any server may own it.
+    let bare = NameTemplate::new("{tool}", 64).unwrap();
+    assert!(bare.may_name("alpha", "echo"));
+    let after = NameTemplate::new("{tool}_{server}", 64).unwrap();
+    assert!(after.may_name("alpha", "echo_beta"));
+}

@@ -76,6 +76,18 @@ pub fn fixture(args: &[&str]) -> Value {
     json!({ "command": fixture_bin(), "args": args })
 }
 
+/// A server config that runs the fixture serving the saved schemas (`tests/data/schemas`),
+/// cycled to `count` tools (repeats named `<name>_<k>`).
+pub fn realistic_tools(count: usize) -> Value {
+    let schemas = data_path("schemas");
+    fixture(&[
+        "--tools-file",
+        schemas.to_str().unwrap(),
+        "--tools-count",
+        &count.to_string(),
+    ])
+}
+
 /// `config` with the fields of `extra` added (or replaced).
 pub fn with_fields(mut config: Value, extra: Value) -> Value {
     if let (Some(c), Some(e)) = (config.as_object_mut(), extra.as_object()) {

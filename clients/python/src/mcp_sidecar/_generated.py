@@ -107,6 +107,7 @@ class ServerConfig(TypedDict, total=False):
     envFiles: List[JsonObject]
     secretValues: List[str]
     maskSecretsInResults: bool
+    defer: Optional[bool]
 
 
 class _ServerInfoRequired(TypedDict):
@@ -133,6 +134,11 @@ class Capabilities(_CapabilitiesRequired, total=False):
 
     configDialects: List[str]
     trust: bool
+    tokenEstimates: bool
+    toolSearch: bool
+    defer: bool
+    stats: bool
+    progressiveLoad: bool
     hostCapabilities: List[Literal["sampling", "elicitation", "roots"]]
     progress: bool
 
@@ -211,6 +217,7 @@ class _ToolEntryRequired(TypedDict):
     readOnly: bool
     definition: JsonObject
     conversionNotes: List[ConversionNote]
+    tokens: int
 
 
 class ToolEntry(_ToolEntryRequired, total=False):
@@ -219,13 +226,19 @@ class ToolEntry(_ToolEntryRequired, total=False):
     title: str
     annotations: JsonObject
     permission: str
+    deferred: bool
 
 
-class ToolsListResult(TypedDict):
-    """The tools/list result."""
-
+class _ToolsListResultRequired(TypedDict):
     tools: List[ToolEntry]
     fingerprint: str
+    tokens: JsonObject
+
+
+class ToolsListResult(_ToolsListResultRequired, total=False):
+    """The tools/list result."""
+
+    providerTools: List[JsonObject]
 
 
 class _TruncatedInfoRequired(TypedDict):
@@ -319,6 +332,8 @@ class _ServerTestTimingsRequired(TypedDict):
 class ServerTestTimings(_ServerTestTimingsRequired, total=False):
     """How long the test start took."""
 
+    spawnMs: float
+    initializeMs: float
     listMs: float
 
 

@@ -1,0 +1,252 @@
+//! `mcp-sidecar call SERVER TOOL`: start one server, call one of its tools with arguments given
+//! as JSON (`--json '{…}'`) and/or `--arg KEY=VALUE` pairs typed by the tool's schema
+//! ([`super::arguments`]), print the result converted for a provider (`--format`, the text form
+//! of `openai` by default) — and the server's own MCP result with `--raw` — then stop it.
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tokio::io::AsyncReadExt;
+
+use super::arguments;
+use super::exit::Exit;
+use super::output::{pretty, stderr_line, stdout, usage, Paint};
+use super::progress::Progress;
+use super::run::{self, Context};
+use super::selection::select;
+use crate::config::diagnostics::did_you_mean;
+use crate::convert::{self, ToolFormat};
+use crate::error::Error;
+use crate::limits;
+use crate::supervisor::{CallOutcome, Registry};
+
+pub struct CallArgs {
+    pub server: String,
+    pub tool: String,
+    /// `--arg` pairs, applied in order over `arguments`.
+    pub pairs: Vec<String>,
+    /// The arguments object as JSON text (`-`: read it from stdin).
+    pub arguments: Option<String>,
+    pub raw: bool,
+    pub format: ToolFormat,
+    pub timeout: Option<Duration>,
+    /// The whole call result as one JSON document.
+    pub json: bool,
+}
+
+/// What the call came to, before the server is stopped.
+enum Outcome {
+    Done(Box<CallOutcome>),
+    Failed(Error),
+    /// A problem found before calling: the status to exit with, the line to print.
+    Refused(Exit, String),
+}
+
+pub async fn run(context: &Context, mut args: CallArgs) -> Exit {
+    if args.arguments.as_deref() == Some("-") {
+        match read_stdin().await {
+            Ok(text) => args.arguments = Some(text),
+            Err(why) => return usage(&why),
+        }
+    }
+    let selection = match select(&context.sources, std::slice::from_ref(&args.server)).await {
+        Ok(s) => s,
+        Err(e) => return usage(&e.to_string()),
+    };
+    if selection.servers.is_empty() {
+        stderr_line(run::diagnostics_text(&selection).trim_end());
+        return Exit::ConfigInvalid;
+    }
+    for d in selection.diagnostics.iter().filter(|d| !d.is_error()) {
+        stderr_line(&run::diagnostic_line(d));
+    }
+    let registry = run::registry(context, args.format, false);
+    let outcome = run::until_stopped(
+        &context.stop,
+        call(context, &registry, &selection.servers, &args),
+    )
+    .await;
+    registry.shutdown().await;
+    match outcome {
+        None => Exit::Interrupted,
+        Some(Outcome::Refused(exit, why)) => {
+            stderr_line(&format!("mcp-sidecar: {why}"));
+            exit
+        }
+        Some(Outcome::Failed(e)) => {
+            report_failure(&e, args.json);
+            Exit::CallFailed
+        }
+        Some(Outcome::Done(done)) => report_success(context, *done, &args),
+    }
+}
+
+/// Starts the server, finds the tool, builds the arguments, calls.
+async fn call(
+    context: &Context,
+    registry: &std::sync::Arc<Registry>,
+    servers: &[crate::config::dialects::Candidate],
+    args: &CallArgs,
+) -> Outcome {
+    let mut progress = Progress::new(servers.iter().map(|c| c.name.as_str()), context.quiet);
+    let status = match run::start_all(registry, servers, &mut progress).await.pop() {
+        Some(Ok(status)) => status,
+        Some(Err(e)) => return Outcome::Refused(Exit::ConfigInvalid, e.message),
+        None => return Outcome::Refused(Exit::ConfigInvalid, "nothing to start".into()),
+    };
+    if !run::started(&status) {
+        let mut why = format!(
+            "server `{}` did not start: {}",
+            status.name,
+            run::status_problem(&status)
+        );
+        why.push('\n');
+        why.push_str(&run::tail_lines(&status.stderr_tail, 10, "  "));
+        return Outcome::Refused(Exit::ServerFailed, why.trim_end().to_owned());
+    }
+    let only = [args.server.clone()];
+    let entries = match registry.tools(Some(ToolFormat::Mcp), Some(false), Some(&only)) {
+        Ok(listing) => listing.tools,
+        Err(e) => return Outcome::Failed(e),
+    };
+    let Some(entry) = entries.iter().find(|e| e["tool"] == args.tool.as_str()) else {
+        return Outcome::Refused(
+            Exit::CallFailed,
+            no_such_tool(&args.server, &args.tool, &entries),
+        );
+    };
+    let schema = &entry["definition"]["inputSchema"];
+    let arguments = match arguments::build(args.arguments.as_deref(), &args.pairs, schema) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Refused(Exit::Usage, e.to_string()),
+    };
+    let name = entry["name"].as_str().unwrap_or_default();
+    match registry
+        .call_tool(name, Some(arguments), args.timeout)
+        .await
+    {
+        Ok(done) => Outcome::Done(Box::new(done)),
+        Err(e) => Outcome::Failed(e),
+    }
+}
+
+/// TOOL_NOT_FOUND for people: the nearest name, and every tool the server has.
+fn no_such_tool(server: &str, tool: &str, entries: &[Value]) -> String {
+    let names: Vec<&str> = entries.iter().filter_map(|e| e["tool"].as_str()).collect();
+    let hint = did_you_mean(tool, &names)
+        .map(|n| format!(" (did you mean `{n}`?)"))
+        .unwrap_or_default();
+    format!(
+        "server `{server}` has no tool `{tool}`{hint}; its tools: {}",
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    )
+}
+
+/// Prints the converted result (and the raw one); the tool's own `isError` exits 5.
+fn report_success(context: &Context, done: CallOutcome, args: &CallArgs) -> Exit {
+    let raw = args.raw.then(|| done.result.clone());
+    let converted = convert::convert_owned(args.format, done.result);
+    let is_error = converted.is_error;
+    if args.json {
+        let mut doc = Map::new();
+        doc.insert("isError".into(), Value::Bool(is_error));
+        doc.insert("content".into(), converted.content);
+        if let Some(structured) = converted.structured_content {
+            doc.insert("structuredContent".into(), structured);
+        }
+        doc.insert("text".into(), Value::String(converted.text));
+        doc.insert("output".into(), converted.output);
+        doc.insert("server".into(), Value::String(done.server.clone()));
+        doc.insert("tool".into(), Value::String(done.tool.clone()));
+        doc.insert(
+            "durationMs".into(),
+            json!(done.duration.as_secs_f64() * 1000.0),
+        );
+        if let Some(t) = &done.truncated {
+            doc.insert("truncated".into(), t.to_json());
+        }
+        if let Some(raw) = raw {
+            doc.insert("raw".into(), raw);
+        }
+        stdout(&format!("{}\n", pretty(&Value::Object(doc))));
+    } else {
+        let mut text = match converted.output {
+            Value::String(s) => s,
+            other => pretty(&other),
+        };
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        if let Some(raw) = raw {
+            text.push_str("\n--- raw MCP result ---\n");
+            text.push_str(&pretty(&raw));
+            text.push('\n');
+        }
+        stdout(&text);
+    }
+    if !context.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        let paint = Paint::for_stderr();
+        let verdict = if is_error {
+            paint.warn("the tool reported an error (isError)")
+        } else {
+            paint.good("ok")
+        };
+        stderr_line(&format!(
+            "{}/{}: {verdict} in {}",
+            done.server,
+            done.tool,
+            super::table::duration(done.duration)
+        ));
+    }
+    if is_error {
+        Exit::ToolError
+    } else {
+        Exit::Ok
+    }
+}
+
+/// A failed call: its message, its argument violations and the server's stderr tail on stderr;
+/// with `--json`, the error object on stdout as well.
+fn report_failure(e: &Error, json: bool) {
+    if json {
+        stdout(&format!(
+            "{}\n",
+            pretty(&json!({ "error": e.to_rpc_error() }))
+        ));
+    }
+    stderr_line(&format!(
+        "mcp-sidecar: call failed ({}): {}",
+        e.code, e.message
+    ));
+    if let Some(violations) = e.details.get("violations").and_then(Value::as_array) {
+        for v in violations {
+            stderr_line(&format!(
+                "  {}: {}",
+                v["path"].as_str().unwrap_or("/"),
+                v["message"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    if let Some(tail) = e.details.get("stderrTail").and_then(Value::as_str) {
+        stderr_line(run::tail_lines(tail, 10, "  ").trim_end());
+    }
+}
+
+/// `--json -`: the arguments from stdin, within the host line bound.
+async fn read_stdin() -> Result<String, String> {
+    let mut text = String::new();
+    let limit = limits::DEFAULT_HOST_LINE_BYTES as u64;
+    tokio::io::stdin()
+        .take(limit + 1)
+        .read_to_string(&mut text)
+        .await
+        .map_err(|e| format!("cannot read the arguments from stdin: {e}"))?;
+    if text.len() as u64 > limit {
+        return Err(format!("the arguments on stdin are over {limit} bytes"));
+    }
+    Ok(text)
+}

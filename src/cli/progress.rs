@@ -1,0 +1,57 @@
+//! Progress while servers start: one line per server on stderr as its start ends (ready or
+//! failed, with how long it took), so a person waiting on a slow server sees which one it is.
+//! Only when stderr is a terminal (a script or a log file gets nothing) and not `--quiet`; never on
+//! stdout, which carries the report alone.
+
+use std::io::IsTerminal;
+use std::time::Instant;
+
+use super::output::{stderr_line, Paint};
+use super::table;
+
+pub struct Progress {
+    enabled: bool,
+    paint: Paint,
+    started: Instant,
+    total: usize,
+    done: usize,
+    /// Width of the longest server name, so the lines align.
+    width: usize,
+}
+
+impl Progress {
+    /// Progress for `names`, shown when stderr is a terminal and `quiet` is not asked for.
+    pub fn new<'a>(names: impl Iterator<Item = &'a str>, quiet: bool) -> Self {
+        let names: Vec<&str> = names.collect();
+        Self {
+            enabled: !quiet && std::io::stderr().is_terminal(),
+            paint: Paint::for_stderr(),
+            started: Instant::now(),
+            total: names.len(),
+            done: 0,
+            width: names.iter().map(|n| n.chars().count()).max().unwrap_or(0),
+        }
+    }
+
+    /// One server's start ended: `Ok(detail)` ready, `Err(why)` failed.
+    pub fn finished(&mut self, name: &str, outcome: Result<&str, &str>) {
+        self.done += 1;
+        if !self.enabled {
+            return;
+        }
+        let after = table::duration(self.started.elapsed());
+        let (mark, text) = match outcome {
+            Ok(detail) => (
+                self.paint.good("ready "),
+                format!("after {after}  {detail}"),
+            ),
+            Err(why) => (self.paint.bad("failed"), format!("after {after}  {why}")),
+        };
+        let counter = format!("[{}/{}]", self.done, self.total);
+        stderr_line(&format!(
+            "{}  {name:<width$}  {mark}  {text}",
+            self.paint.dim(&counter),
+            width = self.width
+        ));
+    }
+}

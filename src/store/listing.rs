@@ -1,0 +1,259 @@
+//! A whole `tools/list` answer, spliced from the tools' rendered pieces: the entries, the token
+//! totals, the fingerprint and — when some tools are deferred — the array a host hands its
+//! provider (`providerTools`: loaded definitions, deferred ones in the provider's own shape, and a
+//! search tool).
+//!
+//! Which servers are deferred: a listing's `defer: false` defers nothing; `defer: true` defers every
+//! server but those configured `defer: false`; otherwise a server's own `defer` decides, and for the
+//! rest the session's rule (`defer: true`, or a token budget the listing's total exceeds).
+//!
+//! The fingerprint is over the definitions (as always) when nothing is deferred, and over
+//! `providerTools` when something is: equal fingerprints mean byte-identical arrays to send.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::entry::Entry;
+use super::pieces::{Piece, Pieces, Variant};
+use crate::canonical::canonical_json;
+use crate::convert::{self, defer, fingerprint_canonical, tokens, ToolFormat};
+
+/// The session's deferral rule (`initialize`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeferRule {
+    /// `defer: true`: every server's tools are deferred unless its config says `defer: false`.
+    pub all: bool,
+    /// `deferAboveTokens`: as `all`, once a listing's tools are estimated above this many tokens.
+    pub above_tokens: Option<u64>,
+}
+
+/// What one server brings to a listing beyond its tools.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServerInfo {
+    /// The server's `defer` config field.
+    pub defer: Option<bool>,
+    /// Its `instructions` (the description of its namespace).
+    pub instructions: Option<String>,
+}
+
+/// One tool as a listing sees it.
+pub struct Tool<'a> {
+    pub entry: &'a Entry,
+    pub pieces: &'a Pieces,
+}
+
+/// Everything a listing is rendered from.
+pub struct Source<'a> {
+    /// In listing order (exposed name).
+    pub tools: Vec<Tool<'a>>,
+    pub servers: &'a BTreeMap<String, ServerInfo>,
+    pub rule: DeferRule,
+    /// The exposed name of the `search_tools` meta-tool.
+    pub search_tools_name: &'a str,
+}
+
+/// A rendered `tools/list` result.
+#[derive(Debug)]
+pub struct Rendered {
+    /// The whole result object, compact JSON (serde_json's own texts, spliced).
+    pub json: Arc<str>,
+    pub fingerprint: String,
+}
+
+/// Renders the result of `tools/list` in `variant`; `defer` is the listing's own override.
+pub fn render(source: &Source<'_>, variant: Variant, defer: Option<bool>) -> Rendered {
+    let plain: Vec<&Piece> = source
+        .tools
+        .iter()
+        .map(|t| t.pieces.get(t.entry, variant, false))
+        .collect();
+    let mut per_server: BTreeMap<&str, u64> = BTreeMap::new();
+    for (tool, piece) in source.tools.iter().zip(&plain) {
+        *per_server.entry(tool.entry.server.as_str()).or_default() += piece.tokens;
+    }
+    let total: u64 = plain.iter().map(|p| p.tokens).sum();
+    let deferred = deferred_servers(source, &per_server, total, defer);
+    let mut tokens = json!({"total": total, "servers": per_server});
+    if deferred.is_empty() {
+        let fingerprint = fingerprint_canonical(plain.iter().map(|p| &*p.definition));
+        return assemble(fingerprint, None, &tokens, &plain);
+    }
+    let pieces: Vec<&Piece> = source
+        .tools
+        .iter()
+        .map(|t| {
+            let is_deferred = deferred.contains(t.entry.server.as_str());
+            t.pieces.get(t.entry, variant, is_deferred)
+        })
+        .collect();
+    let provider = provider_tools(source, variant, &deferred, &pieces);
+    tokens["deferred"] = Value::from(
+        source
+            .tools
+            .iter()
+            .zip(&plain)
+            .filter(|(t, _)| deferred.contains(t.entry.server.as_str()))
+            .map(|(_, p)| p.tokens)
+            .sum::<u64>(),
+    );
+    tokens["upfront"] = Value::from(tokens::estimate(provider.upfront_bytes));
+    let fingerprint = fingerprint_canonical(provider.items.iter().map(|t| &**t));
+    assemble(fingerprint, Some(&provider.items), &tokens, &pieces)
+}
+
+/// The servers whose tools this listing defers.
+fn deferred_servers<'a>(
+    source: &'a Source<'_>,
+    present: &BTreeMap<&'a str, u64>,
+    total: u64,
+    defer: Option<bool>,
+) -> BTreeSet<&'a str> {
+    let session = source.rule.all
+        || source
+            .rule
+            .above_tokens
+            .is_some_and(|budget| total > budget);
+    present
+        .keys()
+        .copied()
+        .filter(|server| {
+            let own = source.servers.get(*server).and_then(|s| s.defer);
+            match (defer, own) {
+                (Some(false), _) => false,
+                (Some(true), own) => own != Some(false),
+                (None, Some(own)) => own,
+                (None, None) => session,
+            }
+        })
+        .collect()
+}
+
+/// `providerTools` as canonical JSON texts (definitions borrowed from their pieces), and the bytes
+/// a model sees of them up front.
+#[derive(Default)]
+struct ProviderTools<'a> {
+    items: Vec<Cow<'a, str>>,
+    upfront_bytes: usize,
+}
+
+impl<'a> ProviderTools<'a> {
+    /// Adds one item, of which the model sees `seen` bytes before any search.
+    fn push(&mut self, text: Cow<'a, str>, seen: usize) {
+        self.upfront_bytes += seen + 1;
+        self.items.push(text);
+    }
+
+    /// A definition, loaded (seen whole) or deferred (not seen).
+    fn definition(&mut self, piece: &'a Piece, loaded: bool) {
+        let seen = if loaded { piece.definition.len() } else { 0 };
+        self.push(Cow::Borrowed(&piece.definition), seen);
+    }
+}
+
+fn provider_tools<'a>(
+    source: &Source<'_>,
+    variant: Variant,
+    deferred: &BTreeSet<&str>,
+    pieces: &[&'a Piece],
+) -> ProviderTools<'a> {
+    let server_of = |i: usize| source.tools[i].entry.server.as_str();
+    let mut out = ProviderTools::default();
+    for (i, piece) in pieces.iter().enumerate() {
+        let loaded = !deferred.contains(server_of(i));
+        // Anthropic takes deferred definitions in the list itself; the others do not.
+        if loaded || variant.format == ToolFormat::Anthropic {
+            out.definition(piece, loaded);
+        }
+    }
+    match variant.format {
+        ToolFormat::OpenaiResponses => {
+            for server in deferred {
+                let tools: Vec<&str> = (0..pieces.len())
+                    .filter(|i| server_of(*i) == *server)
+                    .map(|i| &*pieces[i].definition)
+                    .collect();
+                let instructions = source
+                    .servers
+                    .get(*server)
+                    .and_then(|s| s.instructions.as_deref());
+                let description = defer::namespace_description(server, instructions);
+                let header = defer::namespace_json(server, &description, &[]).len();
+                let namespace = defer::namespace_json(server, &description, &tools);
+                out.push(Cow::Owned(namespace), header);
+            }
+        }
+        ToolFormat::Anthropic => {}
+        _ => {
+            let counts: Vec<(&str, usize)> = deferred
+                .iter()
+                .map(|s| {
+                    (
+                        *s,
+                        (0..pieces.len()).filter(|i| server_of(*i) == *s).count(),
+                    )
+                })
+                .collect();
+            let meta = convert::definition(
+                variant.format,
+                variant.options(),
+                source.search_tools_name,
+                &defer::search_tools_tool(&counts),
+            );
+            let text = canonical_json(&meta.definition);
+            let len = text.len();
+            out.push(Cow::Owned(text), len);
+        }
+    }
+    if let Some(search) = defer::native_search_tool(variant.format) {
+        let text = canonical_json(&search);
+        let len = text.len();
+        out.push(Cow::Owned(text), len);
+    }
+    out
+}
+
+/// `{"fingerprint", "providerTools"?, "tokens", "tools"}` (sorted keys) as one JSON text.
+fn assemble(
+    fingerprint: String,
+    provider: Option<&[Cow<'_, str>]>,
+    tokens: &Value,
+    entries: &[&Piece],
+) -> Rendered {
+    let tokens = canonical_json(tokens);
+    let size = entries.iter().map(|p| p.entry.len() + 1).sum::<usize>()
+        + provider.map_or(0, |items| items.iter().map(|t| t.len() + 1).sum())
+        + tokens.len()
+        + fingerprint.len()
+        + 64;
+    let mut out = String::with_capacity(size);
+    out.push_str("{\"fingerprint\":\"");
+    out.push_str(&fingerprint);
+    out.push('"');
+    if let Some(items) = provider {
+        out.push_str(",\"providerTools\":[");
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(item);
+        }
+        out.push(']');
+    }
+    out.push_str(",\"tokens\":");
+    out.push_str(&tokens);
+    out.push_str(",\"tools\":[");
+    for (i, piece) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&piece.entry);
+    }
+    out.push_str("]}");
+    Rendered {
+        json: Arc::from(out),
+        fingerprint,
+    }
+}
