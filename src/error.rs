@@ -33,11 +33,12 @@ pub enum ErrorCode {
     ShuttingDown,
     TrustRequired,
     Overloaded,
+    NotSupported,
 }
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 26] = [
+    pub const ALL: [ErrorCode; 27] = [
         Self::ParseError,
         Self::InvalidRequest,
         Self::MethodNotFound,
@@ -64,6 +65,7 @@ impl ErrorCode {
         Self::ShuttingDown,
         Self::TrustRequired,
         Self::Overloaded,
+        Self::NotSupported,
     ];
 
     /// The stable string carried in `error.data.code`.
@@ -95,6 +97,7 @@ impl ErrorCode {
             Self::ShuttingDown => "SHUTTING_DOWN",
             Self::TrustRequired => "TRUST_REQUIRED",
             Self::Overloaded => "OVERLOADED",
+            Self::NotSupported => "NOT_SUPPORTED",
         }
     }
 
@@ -129,6 +132,7 @@ impl ErrorCode {
             Self::Overloaded => -32035,
             Self::ShuttingDown => -32040,
             Self::TrustRequired => -32014,
+            Self::NotSupported => -32015,
             Self::Cancelled => -32800,
         }
     }

@@ -198,3 +198,43 @@ pub const HTTP_MAX_REDIRECTS: usize = 5;
 
 /// Time allowed for `DELETE` of the session on stop (within the stop sequence's first step).
 pub const HTTP_DELETE_TIMEOUT: Duration = Duration::from_millis(900);
+
+// ----- resources, prompts, completion, server logs -----
+
+/// Pages of `resources/list`, `resources/templates/list` or `prompts/list` followed on one server
+/// within one listing (seed 003 caps it too); past it that server's listing ends with an error
+/// entry rather than following a cursor loop forever.
+pub const SURFACE_LIST_MAX_PAGES: usize = 64;
+
+/// Items after which a host page of a listing ends (at the next downstream page boundary); the
+/// rest follows through the sidecar's `nextCursor`.
+pub const SURFACE_PAGE_ITEMS: usize = 500;
+
+/// Bytes of downstream answers after which a host page of a listing ends (at a page boundary), so
+/// a page of huge items from many servers cannot grow one answer without bound.
+pub const SURFACE_PAGE_BYTES: usize = 4 * 1024 * 1024;
+
+/// Longest resource URI accepted from the host (`resources/read`, `subscribe`) or forwarded from a
+/// server (`notifications/resources/updated`).
+pub const RESOURCE_URI_MAX_BYTES: usize = 8 * 1024;
+
+/// Resource subscriptions kept per server (re-subscribed after each restart).
+pub const RESOURCE_SUBSCRIPTIONS_MAX: usize = 1024;
+
+/// Values of one `completion/complete` answer passed on (the MCP limit); more are cut and
+/// `hasMore` is set.
+pub const COMPLETION_MAX_VALUES: usize = 100;
+
+/// Bytes of one server log message's `data` (as compact JSON) passed to the host; a longer one is
+/// cut to a string of this many bytes, so a log storm cannot hold large messages in the queue.
+pub const SERVER_LOG_MAX_BYTES: usize = 16 * 1024;
+
+/// While the host is not reading, distinct `notifications/resources/updated` kept waiting per
+/// server; past it they fold into one without a `uri` ("re-read your subscriptions").
+pub const RESOURCE_UPDATES_WAITING_PER_SERVER: usize = 16;
+
+/// Distinct tool names whose definitions one server's ledger remembers (to report a definition
+/// that changed, and under `pinTools` the accepted one). Past it, without pinning, names no longer
+/// listed are forgotten; under pinning, a tool never seen before is held for the host's acceptance
+/// like a changed one, so churning names cannot push accepted definitions out.
+pub const PINNED_TOOL_NAMES_MAX: usize = 4 * MAX_TOOLS_PER_SERVER;

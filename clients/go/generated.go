@@ -122,6 +122,12 @@ type ServerConfig struct {
 	SecretValues []string `json:"secretValues,omitempty"`
 	// Mask this server's secret values of 8 bytes or more in its tool results (text, structured content, resource text: every string) before they reach the host and the model provider. `false` opts out, for a server whose results must carry them.
 	MaskSecretsInResults *bool `json:"maskSecretsInResults,omitempty"`
+	// Offer the server's resources as two tools, list_resources and read_resource (default: the session's, initialize resourcesAsTools).
+	ResourcesAsTools *bool `json:"resourcesAsTools,omitempty"`
+	// Hold a tool whose definition changed until tools/accept (default: the session's, initialize pinTools).
+	PinTools *bool `json:"pinTools,omitempty"`
+	// false: one tools/call at a time; the others wait in a fair queue within their timeout.
+	SupportsParallel *bool `json:"supportsParallel,omitempty"`
 	// true: this server's tools are always deferred (found through tool search); false: never; absent or null: the session's rule.
 	Defer *bool `json:"defer,omitempty"`
 
@@ -163,7 +169,21 @@ type InitializeResult struct {
 		Stats bool `json:"stats,omitempty"`
 		// servers/load starts every server at once; with wait: false each server's tools are announced as it becomes ready, and a tools/call of a tool whose server is still on its first start waits for that server alone.
 		ProgressiveLoad bool `json:"progressiveLoad,omitempty"`
-		// The capabilities a host may declare in initialize `capabilities`: the requests the sidecar can forward to it (PROTOCOL.md §15).
+		// resources/* methods and notifications.
+		Resources bool `json:"resources,omitempty"`
+		// prompts/* methods and notifications/prompts/changed.
+		Prompts bool `json:"prompts,omitempty"`
+		// completion/complete.
+		Completion bool `json:"completion,omitempty"`
+		// serverLogs, logging/setLevel, notifications/server/log.
+		ServerLogs bool `json:"serverLogs,omitempty"`
+		// tools/list `servers` (instructions per server).
+		ServerInstructions bool `json:"serverInstructions,omitempty"`
+		// Tool entry `hash`, tools/changed `changed`/`withheld`, pinTools, tools/list `withheld`, tools/accept.
+		ToolPins bool `json:"toolPins,omitempty"`
+		// resourcesAsTools (initialize and server config).
+		ResourcesAsTools bool `json:"resourcesAsTools,omitempty"`
+		// The capabilities a host may declare in initialize `capabilities`: the requests the sidecar can forward to it (PROTOCOL.md §17).
 		HostCapabilities []string `json:"hostCapabilities,omitempty"`
 		// tools/call takes progress, resetTimeoutOnProgress and maxTotalTimeoutMs; notifications/progress is sent.
 		Progress bool `json:"progress,omitempty"`
@@ -197,6 +217,8 @@ type ServerStatus struct {
 	ProtocolVersion string      `json:"protocolVersion,omitempty"`
 	ServerInfo      *ServerInfo `json:"serverInfo,omitempty"`
 	Instructions    string      `json:"instructions,omitempty"`
+	// The capabilities the server declared in its handshake (ready).
+	Capabilities map[string]any `json:"capabilities,omitempty"`
 	// Tools this server contributes to the catalog now: those of the ready session, or, while stopped or starting with its tools still listed (lazy, idle-stopped, recycled, restarted by the host), the cached ones; 0 when unhealthy or error.
 	ToolsCount int       `json:"toolsCount"`
 	StartedAt  time.Time `json:"startedAt,omitzero"`
@@ -229,13 +251,15 @@ type ConversionNote struct {
 
 // Tool: One tool of tools/list (PROTOCOL.md §9.2).
 type Tool struct {
-	Name        string          `json:"name"`
-	Server      string          `json:"server"`
-	Tool        string          `json:"tool"`
-	Title       string          `json:"title,omitempty"`
-	Annotations map[string]any  `json:"annotations,omitempty"`
-	ReadOnly    bool            `json:"readOnly"`
-	Definition  json.RawMessage `json:"definition"`
+	Name        string         `json:"name"`
+	Server      string         `json:"server"`
+	Tool        string         `json:"tool"`
+	Title       string         `json:"title,omitempty"`
+	Annotations map[string]any `json:"annotations,omitempty"`
+	ReadOnly    bool           `json:"readOnly"`
+	// sha256 of the canonical JSON of the tool as the server lists it: changes exactly when its definition does.
+	Hash       string          `json:"hash"`
+	Definition json.RawMessage `json:"definition"`
 	// What the conversion to this format changed, in order; [] when nothing (always for mcp). At most 200 notes, then one that counts the rest.
 	ConversionNotes []ConversionNote `json:"conversionNotes"`
 	// The tool's permission, from its `_meta[permissionMetaKey]`.
@@ -264,6 +288,17 @@ type ToolList struct {
 	} `json:"tokens"`
 	// Only when the listing defers tools: the array to send as the provider request's `tools` (loaded definitions, deferred ones in the provider's shape, a search tool; PROTOCOL.md §9.7).
 	ProviderTools []map[string]any `json:"providerTools,omitempty"`
+	// One member per server with a tool in `tools`: its instructions (of its last handshake, kept while it is stopped), when it sent some.
+	Servers map[string]any `json:"servers"`
+	// Tools held by pinTools until tools/accept; absent when none.
+	Withheld []struct {
+		Server       string  `json:"server"`
+		Tool         string  `json:"tool"`
+		Hash         string  `json:"hash"`
+		AcceptedHash *string `json:"acceptedHash,omitempty"`
+		// The new definition as the server lists it (secret values masked).
+		Definition map[string]any `json:"definition"`
+	} `json:"withheld,omitempty"`
 }
 
 // Truncation: truncated of a call result cut to fit maxResultBytes (PROTOCOL.md §10.1).
@@ -340,10 +375,14 @@ type TrustRequest struct {
 	Permissions          []string `json:"permissions"`
 	PermissionMetaKey    *string  `json:"permissionMetaKey"`
 	MaskSecretsInResults bool     `json:"maskSecretsInResults,omitempty"`
-	URL                  string   `json:"url,omitempty"`
-	HeaderNames          []string `json:"headerNames,omitempty"`
-	Source               string   `json:"source"`
-	Warnings             []string `json:"warnings"`
+	// TRUST_REQUIRED: the config's resourcesAsTools, when it gives one (bound by the digest).
+	ResourcesAsTools bool `json:"resourcesAsTools,omitempty"`
+	// TRUST_REQUIRED: the config's pinTools, when it gives one (bound by the digest).
+	PinTools    bool     `json:"pinTools,omitempty"`
+	URL         string   `json:"url,omitempty"`
+	HeaderNames []string `json:"headerNames,omitempty"`
+	Source      string   `json:"source"`
+	Warnings    []string `json:"warnings"`
 }
 
 // LoadResult: The servers/load result.
@@ -408,6 +447,14 @@ type ToolsChanged struct {
 	Fingerprint string   `json:"fingerprint"`
 	Added       []string `json:"added"`
 	Removed     []string `json:"removed"`
+	// Exposed names whose definition (hash) is not the one the server last listed under that name.
+	Changed []string `json:"changed"`
+	// Tools newly held by pinTools; absent when none.
+	Withheld []struct {
+		Server string `json:"server"`
+		Tool   string `json:"tool"`
+		Hash   string `json:"hash"`
+	} `json:"withheld,omitempty"`
 }
 
 // Stable error codes sent by the sidecar in error.data.code (PROTOCOL.md §12).
@@ -438,6 +485,7 @@ const (
 	CodeShuttingDown       = "SHUTTING_DOWN"
 	CodeTrustRequired      = "TRUST_REQUIRED"
 	CodeOverloaded         = "OVERLOADED"
+	CodeNotSupported       = "NOT_SUPPORTED"
 )
 
 // rpcCodes maps each protocol code to its numeric JSON-RPC code.
@@ -468,6 +516,7 @@ var rpcCodes = map[string]int{
 	CodeShuttingDown:       -32040,
 	CodeTrustRequired:      -32014,
 	CodeOverloaded:         -32035,
+	CodeNotSupported:       -32015,
 }
 
 // protocolCodes lists the protocol codes in the schema's order: of two codes sharing
@@ -502,4 +551,5 @@ var protocolCodes = []struct {
 	{CodeShuttingDown, -32040},
 	{CodeTrustRequired, -32014},
 	{CodeOverloaded, -32035},
+	{CodeNotSupported, -32015},
 }

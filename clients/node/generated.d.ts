@@ -81,6 +81,12 @@ export interface ServerConfigFields {
   secretValues?: Array<string>;
   /** Mask this server's secret values of 8 bytes or more in its tool results (text, structured content, resource text: every string) before they reach the host and the model provider. `false` opts out, for a server whose results must carry them. */
   maskSecretsInResults?: boolean;
+  /** Offer the server's resources as two tools, list_resources and read_resource (default: the session's, initialize resourcesAsTools). */
+  resourcesAsTools?: boolean;
+  /** Hold a tool whose definition changed until tools/accept (default: the session's, initialize pinTools). */
+  pinTools?: boolean;
+  /** false: one tools/call at a time; the others wait in a fair queue within their timeout. */
+  supportsParallel?: boolean;
   /** true: this server's tools are always deferred (found through tool search); false: never; absent or null: the session's rule. */
   defer?: boolean | null;
 }
@@ -89,7 +95,7 @@ export interface ServerConfigFields {
 export interface InitializeResult {
   protocolVersion: 1;
   serverInfo: { name: "mcp-sidecar"; version: string; [key: string]: unknown; };
-  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; tokenEstimates?: boolean; toolSearch?: boolean; defer?: boolean; stats?: boolean; progressiveLoad?: boolean; hostCapabilities?: Array<"sampling" | "elicitation" | "roots">; progress?: true; [key: string]: unknown; };
+  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; tokenEstimates?: boolean; toolSearch?: boolean; defer?: boolean; stats?: boolean; progressiveLoad?: boolean; resources?: true; prompts?: true; completion?: true; serverLogs?: true; serverInstructions?: true; toolPins?: true; resourcesAsTools?: true; hostCapabilities?: Array<"sampling" | "elicitation" | "roots">; progress?: true; [key: string]: unknown; };
   [key: string]: unknown;
 }
 
@@ -110,17 +116,25 @@ export interface RpcErrorObject {
 
 /** error.data: always code; the other fields depend on the code (PROTOCOL.md §12). */
 export interface ErrorDataFields {
-  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED" | "OVERLOADED";
+  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED" | "OVERLOADED" | "NOT_SUPPORTED";
   /** The exposed tool name the host used in tools/call. */
   name?: string;
   server?: string;
   /** The tool's name on its server. */
   tool?: string;
+  /** The resource URI of a resources/read or resources/subscribe that failed. */
+  uri?: string;
+  /** The prompt of a prompts/get that failed. */
+  prompt?: string;
+  /** NOT_SUPPORTED: the capability the server did not declare. */
+  capability?: "resources" | "resources.subscribe" | "prompts" | "completions" | "logging";
+  /** TOOL_TIMEOUT of a call that ran out of time waiting for its turn on a server that takes one call at a time (supportsParallel: false). */
+  queued?: string;
   field?: string;
   method?: string;
-  /** The bound that was hit; `timeoutMs` is a tools/call timeout (the host's timeoutMs or the server's toolTimeoutSeconds, restarted by progress under resetTimeoutOnProgress); `maxTotalTimeoutMs` a call's hard total (the host's maxTotalTimeoutMs or the server's maxTotalTimeoutSeconds); `keepaliveSeconds` is a keepalive ping left unanswered. */
-  setting?: "--max-line-bytes" | "maxMessageBytes" | "maxResultBytes" | "startupTimeoutSeconds" | "timeoutMs" | "keepaliveSeconds" | "maxInflight" | "maxTotalTimeoutMs";
-  /** The bound's value: bytes; seconds for startupTimeoutSeconds and keepaliveSeconds (for keepaliveSeconds, the time the ping was given: keepaliveSeconds clamped to [1, 10]); milliseconds for timeoutMs and maxTotalTimeoutMs. */
+  /** The bound that was hit; `timeoutMs` is a tools/call timeout (the host's timeoutMs or the server's toolTimeoutSeconds, restarted by progress under resetTimeoutOnProgress); `maxTotalTimeoutMs` a call's hard total (the host's maxTotalTimeoutMs or the server's maxTotalTimeoutSeconds); `toolTimeoutSeconds` bounds a resources/*, prompts/get, completion/complete or logging/setLevel request; `keepaliveSeconds` is a keepalive ping left unanswered. */
+  setting?: "--max-line-bytes" | "maxMessageBytes" | "maxResultBytes" | "startupTimeoutSeconds" | "timeoutMs" | "toolTimeoutSeconds" | "keepaliveSeconds" | "maxInflight" | "maxTotalTimeoutMs";
+  /** The bound's value: bytes; seconds for startupTimeoutSeconds and keepaliveSeconds (for keepaliveSeconds, the time the ping was given: keepaliveSeconds clamped to [1, 10]); milliseconds for timeoutMs, maxTotalTimeoutMs and toolTimeoutSeconds; calls for maxInflight; a count for the other limits named in the message (pages, subscriptions, URI bytes). */
   limit?: number;
   size?: number;
   /** The results/read handle that is gone (RESULT_EXPIRED). */
@@ -173,6 +187,10 @@ export interface ErrorDataFields {
   permissionMetaKey?: string | null;
   /** TRUST_REQUIRED: whether secret values are masked in the tool results (false: the server opted out with `maskSecretsInResults: false`). */
   maskSecretsInResults?: boolean;
+  /** TRUST_REQUIRED: the config's resourcesAsTools, when it gives one (bound by the digest). */
+  resourcesAsTools?: boolean;
+  /** TRUST_REQUIRED: the config's pinTools, when it gives one (bound by the digest). */
+  pinTools?: boolean;
   /** TRUST_REQUIRED of a remote server: its URL. */
   url?: string;
   /** TRUST_REQUIRED of a remote server: names of its headers (never their values). */
@@ -210,6 +228,8 @@ export interface ServerStatus {
   protocolVersion?: string;
   serverInfo?: { name: string; [key: string]: unknown; };
   instructions?: string;
+  /** The capabilities the server declared in its handshake (ready). */
+  capabilities?: Record<string, unknown>;
   /** Tools this server contributes to the catalog now: those of the ready session, or, while stopped or starting with its tools still listed (lazy, idle-stopped, recycled, restarted by the host), the cached ones; 0 when unhealthy or error. */
   toolsCount: number;
   startedAt?: string;
@@ -256,6 +276,8 @@ export interface ToolEntryFields {
   title?: string;
   annotations?: Record<string, unknown>;
   readOnly: boolean;
+  /** sha256 of the canonical JSON of the tool as the server lists it: changes exactly when its definition does. */
+  hash: string;
   definition: { type: "function"; function: { name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict?: boolean; }; } | { type: "function"; name: string; description?: string; parameters: { properties: Record<string, unknown>; [key: string]: unknown; }; strict: boolean; defer_loading?: true; } | { name: string; description?: string; input_schema: { properties: Record<string, unknown>; [key: string]: unknown; }; defer_loading?: true; } | { name: string; description?: string; parameters?: { type: "OBJECT"; properties: Record<string, unknown>; required?: Array<string>; [key: string]: unknown; }; } | { name: string; inputSchema: Record<string, unknown>; [key: string]: unknown; };
   /** What the conversion to this format changed, in order; [] when nothing (always for mcp). At most 200 notes, then one that counts the rest. */
   conversionNotes: Array<ConversionNote>;
@@ -337,6 +359,10 @@ export interface TrustRequest {
   permissions: Array<string> | null;
   permissionMetaKey: string | null;
   maskSecretsInResults?: boolean;
+  /** TRUST_REQUIRED: the config's resourcesAsTools, when it gives one (bound by the digest). */
+  resourcesAsTools?: boolean;
+  /** TRUST_REQUIRED: the config's pinTools, when it gives one (bound by the digest). */
+  pinTools?: boolean;
   url?: string;
   headerNames?: Array<string>;
   source: ServerSource;
@@ -401,6 +427,10 @@ export interface ToolsChangedParams {
   fingerprint: string;
   added: Array<string>;
   removed: Array<string>;
+  /** Exposed names whose definition (hash) is not the one the server last listed under that name. */
+  changed: Array<string>;
+  /** Tools newly held by pinTools; absent when none. */
+  withheld?: Array<{ server: string; tool: string; hash: string; [key: string]: unknown; }>;
   [key: string]: unknown;
 }
 
@@ -431,7 +461,8 @@ export type ProtocolErrorCode =
   | 'NETWORK_ERROR'
   | 'SHUTTING_DOWN'
   | 'TRUST_REQUIRED'
-  | 'OVERLOADED';
+  | 'OVERLOADED'
+  | 'NOT_SUPPORTED';
 
 /** Numeric JSON-RPC code of every protocol error code. */
 export declare const RPC_CODES: Readonly<Record<ProtocolErrorCode, number>>;

@@ -28,4 +28,5 @@ export const RPC_CODES = Object.freeze({
   SHUTTING_DOWN: -32040,
   TRUST_REQUIRED: -32014,
   OVERLOADED: -32035,
+  NOT_SUPPORTED: -32015,
 });

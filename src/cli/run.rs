@@ -46,6 +46,9 @@ pub fn registry(context: &Context, format: ToolFormat, strict: bool) -> Arc<Regi
             cache: context.cache.clone(),
             require_trust: false,
             defer: Default::default(),
+            resources_as_tools: false,
+            pin_tools: false,
+            server_logs: None,
             // No one to ask: a server's own requests (sampling, elicitation, roots) are refused.
             asker: crate::ask::nobody(),
         },

@@ -1,8 +1,9 @@
 //! The sidecar's own config fields beyond the launch spec — tools policy (`includeTools`,
 //! `excludeTools`, `expectTools`, `permissions`, `permissionMetaKey`), secret marks (`secretEnv`,
 //! `secretHeaders`, `secretValues`), `maskSecretsInResults`, `defer` (how the server's tools are
-//! presented to a model), and the record of the env files a
-//! dialect merged (`envFiles`) — split off a canonical config before
+//! presented to a model), what else the model is shown of the server (`resourcesAsTools`,
+//! `pinTools`), how its calls run (`supportsParallel`), and the record of the env files a dialect
+//! merged (`envFiles`) — split off a canonical config before
 //! [`ServerSpec`](super::ServerSpec) reads the rest. Each in camelCase or snake_case.
 
 use std::collections::BTreeSet;
@@ -37,6 +38,14 @@ pub struct Extras {
     pub secret_values: Vec<String>,
     /// Whether secret values are masked in tool results too (`maskSecretsInResults`, default true).
     pub mask_secrets_in_results: bool,
+    /// `resourcesAsTools`: the server's resources offered as two tools (`list_resources`,
+    /// `read_resource`); `None`: the session's choice.
+    pub resources_as_tools: Option<bool>,
+    /// `pinTools`: a tool whose definition changes stays out of the tool set until the host
+    /// accepts it; `None`: the session's choice.
+    pub pin_tools: Option<bool>,
+    /// `supportsParallel` (default true): `false` serialises the server's calls in a fair queue.
+    pub supports_parallel: bool,
     /// `defer`: `Some(true)`: the server's tools are always deferred (found through tool search);
     /// `Some(false)`: never; `None`: as the session's deferral rule says.
     pub defer: Option<bool>,
@@ -54,6 +63,9 @@ impl Default for Extras {
             secret_values: Vec::new(),
             env_files: Vec::new(),
             mask_secrets_in_results: true,
+            resources_as_tools: None,
+            pin_tools: None,
+            supports_parallel: true,
             defer: None,
         }
     }
@@ -85,15 +97,25 @@ pub fn split(config: &Value) -> Result<(Value, Extras)> {
                 Value::String(s) if !s.is_empty() => extras.permission_meta_key = Some(s.clone()),
                 _ => return Err(invalid(field.name, "must be a non-empty string")),
             },
-            "maskSecretsInResults" => match v {
-                Value::Bool(b) => extras.mask_secrets_in_results = *b,
-                _ => return Err(invalid(field.name, "must be true or false")),
-            },
             "defer" => match v {
                 Value::Bool(b) => extras.defer = Some(*b),
                 Value::Null => extras.defer = None,
                 _ => return Err(invalid(field.name, "must be true or false")),
             },
+            flag @ ("maskSecretsInResults"
+            | "resourcesAsTools"
+            | "pinTools"
+            | "supportsParallel") => {
+                let Value::Bool(b) = v else {
+                    return Err(invalid(flag, "must be true or false"));
+                };
+                match flag {
+                    "maskSecretsInResults" => extras.mask_secrets_in_results = *b,
+                    "resourcesAsTools" => extras.resources_as_tools = Some(*b),
+                    "pinTools" => extras.pin_tools = Some(*b),
+                    _ => extras.supports_parallel = *b,
+                }
+            }
             name => {
                 let list =
                     strings(v).ok_or_else(|| invalid(name, "must be an array of strings"))?;
@@ -123,6 +145,9 @@ impl std::fmt::Debug for Extras {
             .field("secret_values", &self.secret_values.len())
             .field("env_files", &self.env_files)
             .field("mask_secrets_in_results", &self.mask_secrets_in_results)
+            .field("resources_as_tools", &self.resources_as_tools)
+            .field("pin_tools", &self.pin_tools)
+            .field("supports_parallel", &self.supports_parallel)
             .field("defer", &self.defer)
             .finish()
     }
@@ -152,6 +177,9 @@ mod tests {
             ("secretHeaders", json!(["X-H"])),
             ("secretValues", json!(["v-12345678"])),
             ("maskSecretsInResults", json!(false)),
+            ("resourcesAsTools", json!(true)),
+            ("pinTools", json!(true)),
+            ("supportsParallel", json!(false)),
             ("defer", json!(true)),
         ]
     }
@@ -210,6 +238,16 @@ mod tests {
         assert_eq!(
             split(&json!({"excludeTools": "a"})).unwrap_err().details["field"],
             "excludeTools"
+        );
+        assert_eq!(
+            split(&json!({"supports_parallel": "no"}))
+                .unwrap_err()
+                .details["field"],
+            "supportsParallel"
+        );
+        let (_, e) = split(&json!({"supports_parallel": false, "pin_tools": false})).unwrap();
+        assert!(
+            !e.supports_parallel && e.pin_tools == Some(false) && e.resources_as_tools.is_none()
         );
     }
 }

@@ -8,6 +8,8 @@
 //! - [`schema`]: the schema transforms behind a definition, composed per format.
 //! - [`arguments`]: undoing strict mode's nullable optionals before a call.
 //! - [`results`]: MCP `CallToolResult` → provider tool-result payload.
+//! - [`resources`]: resource contents and listings → a `CallToolResult` (then as above).
+//! - [`prompts`]: prompt messages → provider messages.
 //! - [`budget`]: a result over its size budget → head + tail + a marker.
 //! - [`ansi`]: terminal escape codes stripped from text.
 //! - [`fingerprint`](mod@fingerprint): a stable hash over a list of definitions.
@@ -33,6 +35,8 @@ pub mod definitions;
 pub mod fingerprint;
 pub mod format;
 pub mod names;
+pub mod prompts;
+pub mod resources;
 pub mod results;
 pub mod schema;
 pub mod tokens;

@@ -24,11 +24,13 @@ use super::format::ToolFormat;
 
 /// Image media types the Anthropic API accepts in an image block; any other
 /// image is rendered as text rather than failing the host's next request.
-const ANTHROPIC_IMAGE_TYPES: &[&str] = &["image/jpeg", "image/png", "image/gif", "image/webp"];
+pub(super) const ANTHROPIC_IMAGE_TYPES: &[&str] =
+    &["image/jpeg", "image/png", "image/gif", "image/webp"];
 /// Image types the OpenAI Responses API takes as `input_image` data URLs.
-const OPENAI_IMAGE_TYPES: &[&str] = &["image/jpeg", "image/png", "image/gif", "image/webp"];
+pub(super) const OPENAI_IMAGE_TYPES: &[&str] =
+    &["image/jpeg", "image/png", "image/gif", "image/webp"];
 /// Image types Gemini takes as `inlineData` in a function response.
-const GEMINI_IMAGE_TYPES: &[&str] = &[
+pub(super) const GEMINI_IMAGE_TYPES: &[&str] = &[
     "image/jpeg",
     "image/png",
     "image/webp",
@@ -229,7 +231,7 @@ fn gemini_output(
 }
 
 /// `(mimeType, data)` of an image block whose type is in `accepted`.
-fn media<'a>(block: &'a Value, accepted: &[&str]) -> Option<(&'a str, &'a str)> {
+pub(super) fn media<'a>(block: &'a Value, accepted: &[&str]) -> Option<(&'a str, &'a str)> {
     if block.get("type").and_then(Value::as_str) != Some("image") {
         return None;
     }
@@ -294,7 +296,7 @@ pub fn render_block(block: &Value) -> String {
 }
 
 /// The text of a well-formed text block (`{"type":"text","text":<string>}`).
-fn text_of(block: &Value) -> Option<&str> {
+pub(super) fn text_of(block: &Value) -> Option<&str> {
     if block.get("type").and_then(Value::as_str) == Some("text") {
         block.get("text").and_then(Value::as_str)
     } else {
@@ -304,7 +306,7 @@ fn text_of(block: &Value) -> Option<&str> {
 
 /// One MCP content block as an Anthropic `tool_result` content block; `None`
 /// for an empty text block (the API rejects empty text blocks).
-fn anthropic_block(block: &Value) -> Option<Value> {
+pub(super) fn anthropic_block(block: &Value) -> Option<Value> {
     if let Some(text) = text_of(block) {
         return (!text.is_empty()).then(|| anthropic_text(text.to_string()));
     }

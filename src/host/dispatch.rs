@@ -1,5 +1,6 @@
 //! Routing: a request's method to its handler (`servers` for `servers/*`, `tools` for `tools/*` and
-//! `results/read`), once the session is initialized. `initialize` and `shutdown` never come here:
+//! `results/read`, `surface` for `resources/*`, `prompts/*`, `completion/complete` and
+//! `logging/setLevel`), once the session is initialized. `initialize` and `shutdown` never come here:
 //! the reader handles them in order (`session`).
 
 use serde_json::{json, Value};
@@ -7,7 +8,7 @@ use serde_json::{json, Value};
 use super::context::Host;
 use super::params::{self, parse};
 use super::reply::Reply;
-use super::{servers, tools};
+use super::{servers, surface, tools};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::RequestId;
 
@@ -59,7 +60,34 @@ pub async fn run(
         }
         "servers/stats" => servers::stats(registry, parse(method, params)?),
         "tools/call" => tools::call(registry, parse(method, params)?, (&host.outbox, id)).await,
+        "tools/accept" => tools::accept(registry, parse(method, params)?),
         "results/read" => tools::read_result(registry, parse(method, params)?),
+        "resources/list" => {
+            let list = surface::List::Resources;
+            Box::pin(surface::list(registry, list, parse(method, params)?)).await
+        }
+        "resources/templates/list" => {
+            let list = surface::List::ResourceTemplates;
+            Box::pin(surface::list(registry, list, parse(method, params)?)).await
+        }
+        "prompts/list" => {
+            let list = surface::List::Prompts;
+            Box::pin(surface::list(registry, list, parse(method, params)?)).await
+        }
+        "resources/read" => Box::pin(surface::read(registry, parse(method, params)?)).await,
+        "resources/subscribe" => {
+            Box::pin(surface::subscribe(registry, parse(method, params)?, true)).await
+        }
+        "resources/unsubscribe" => {
+            Box::pin(surface::subscribe(registry, parse(method, params)?, false)).await
+        }
+        "prompts/get" => Box::pin(surface::get_prompt(registry, parse(method, params)?)).await,
+        "completion/complete" => {
+            Box::pin(surface::complete(registry, parse(method, params)?)).await
+        }
+        "logging/setLevel" => {
+            Box::pin(surface::set_log_level(registry, parse(method, params)?)).await
+        }
         // A fault on purpose, to prove that a panicking handler still answers (INTERNAL) and the
         // sidecar goes on: only in debug builds, and only when the environment asks for it.
         #[cfg(debug_assertions)]

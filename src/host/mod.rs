@@ -4,8 +4,9 @@
 //! (`writer`), and every request other than `initialize` and `shutdown` runs as its own task
 //! (`requests`) so calls proceed concurrently, once it has a ticket of `flow` (the bound on requests
 //! in flight, which pushes back into reading stdin); `dispatch` routes it to its handler (`servers`,
-//! `load`, `tools`; `search` for `tools/search` and the `search_tools` meta-tool), its answer a
-//! value or JSON text held already (`reply`). `session` starts and stops the session, `events` forwards the registry's
+//! `load`, `tools`, `surface` for resources, prompts, completion and log levels; `search` for
+//! `tools/search` and the `search_tools` meta-tool), its answer a value or JSON text held already
+//! (`reply`). `session` starts and stops the session, `events` forwards the registry's
 //! events, `context` is the state they share. The protocol itself is specified in
 //! proto/PROTOCOL.md.
 
@@ -25,6 +26,7 @@ mod serve;
 mod servers;
 mod session;
 pub mod stdio;
+mod surface;
 mod tools;
 mod writer;
 

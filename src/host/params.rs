@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::convert::ToolFormat;
 use crate::error::{Error, Result};
+use crate::supervisor::LogLevel;
 
 /// The host protocol version this build speaks.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -42,6 +43,16 @@ pub struct Initialize {
     /// Listings defer as `defer: true` once their tools are estimated above this many tokens.
     #[serde(default)]
     pub defer_above_tokens: Option<u64>,
+    /// Servers whose config does not say offer their resources as two tools.
+    #[serde(default)]
+    pub resources_as_tools: bool,
+    /// Servers whose config does not say hold a tool whose definition changed until the host
+    /// accepts it.
+    #[serde(default)]
+    pub pin_tools: bool,
+    /// Servers' log messages at or above this level reach the host (none when absent).
+    #[serde(default)]
+    pub server_logs: Option<LogLevel>,
 }
 
 #[derive(Deserialize)]
@@ -163,6 +174,100 @@ pub struct CallTool {
     /// The call's hard bound (the server's `maxTotalTimeoutSeconds` when absent).
     #[serde(default)]
     pub max_total_timeout_ms: Option<u64>,
+}
+
+/// `resources/list`, `resources/templates/list`, `prompts/list`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListSurface {
+    /// Only this server; every ready server when absent.
+    #[serde(default)]
+    pub server: Option<String>,
+    /// The `nextCursor` of the previous page.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReadResource {
+    pub server: String,
+    pub uri: String,
+    /// The format of `output` (the session's `toolFormat` when absent).
+    #[serde(default)]
+    pub format: Option<ToolFormat>,
+}
+
+/// `resources/subscribe`, `resources/unsubscribe`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Subscription {
+    pub server: String,
+    pub uri: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetPrompt {
+    pub server: String,
+    pub name: String,
+    /// The prompt's arguments: strings, as MCP has them.
+    #[serde(default)]
+    pub arguments: std::collections::BTreeMap<String, String>,
+    /// The format of `output` (the session's `toolFormat` when absent).
+    #[serde(default)]
+    pub format: Option<ToolFormat>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Complete {
+    pub server: String,
+    #[serde(rename = "ref")]
+    pub reference: CompletionRef,
+    pub argument: CompletionArgument,
+    #[serde(default)]
+    pub context: Option<CompletionContext>,
+}
+
+/// What is completed: a prompt's argument or a resource template's variable.
+#[derive(Deserialize, serde::Serialize)]
+#[serde(tag = "type")]
+pub enum CompletionRef {
+    #[serde(rename = "ref/prompt")]
+    Prompt { name: String },
+    #[serde(rename = "ref/resource")]
+    Resource { uri: String },
+}
+
+#[derive(Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompletionArgument {
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompletionContext {
+    /// Arguments already given (they may narrow the values).
+    #[serde(default)]
+    pub arguments: std::collections::BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SetLogLevel {
+    /// Only this server; the session's level (every server) when absent.
+    #[serde(default)]
+    pub server: Option<String>,
+    pub level: LogLevel,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AcceptTools {
+    pub tools: Vec<crate::supervisor::Acceptance>,
 }
 
 #[derive(Deserialize)]

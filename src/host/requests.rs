@@ -66,7 +66,8 @@ pub async fn start(
             }
         };
         host.inflight().remove(&id);
-        if method.starts_with("servers/") {
+        // The answer follows the notifications the request caused (PROTOCOL.md §3).
+        if method.starts_with("servers/") || method == "tools/accept" {
             host.events_flushed().await;
         }
         host.reply(Some(&id), outcome).await;

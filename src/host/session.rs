@@ -112,6 +112,9 @@ fn settings(p: &params::Initialize, host: &Host, asker: Arc<dyn ask::Asker>) -> 
             all: p.defer.unwrap_or(false),
             above_tokens: p.defer_above_tokens,
         },
+        resources_as_tools: p.resources_as_tools,
+        pin_tools: p.pin_tools,
+        server_logs: p.server_logs,
     })
 }
 
@@ -165,6 +168,13 @@ fn capabilities() -> Value {
             "defer": true,
             "stats": true,
             "progressiveLoad": true,
+            "resources": true,
+            "prompts": true,
+            "completion": true,
+            "serverLogs": true,
+            "serverInstructions": true,
+            "toolPins": true,
+            "resourcesAsTools": true,
             "hostCapabilities": ask::DECLARABLE,
             "progress": true,
         },

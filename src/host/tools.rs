@@ -1,5 +1,5 @@
-//! `tools/list`, `tools/call` and `results/read`: the exposed tools, a call converted for the
-//! provider, and the full text of a truncated result.
+//! `tools/list`, `tools/call`, `tools/accept` and `results/read`: the exposed tools, a call
+//! converted for the provider, held definitions accepted, and the full text of a truncated result.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use tokio::sync::watch;
 
 use super::call_result::call_result;
-use super::params::{CallTool, ListTools, ReadResult};
+use super::params::{AcceptTools, CallTool, ListTools, ReadResult};
 use super::search;
 use super::writer::Outbox;
 use crate::convert;
@@ -17,11 +17,17 @@ use crate::error::{Error, Result};
 use crate::jsonrpc::{encode_notification, RequestId};
 use crate::supervisor::{CallOptions, Progress, Registry};
 
-/// `tools/list`: the tools in the requested format, with the listing's fingerprint and token
-/// totals, as the JSON text cached for this tool set.
+/// `tools/list`: the tools in the requested format, with the listing's fingerprint, token totals,
+/// the instructions of their servers and (when there are some) the tools held by `pinTools`, as
+/// the JSON text cached for this tool set.
 pub fn list(registry: &Arc<Registry>, p: ListTools) -> Result<Arc<str>> {
     let rendered = registry.tools_answer(p.format, p.strict, p.defer, p.servers.as_deref())?;
     Ok(Arc::clone(&rendered.json))
+}
+
+/// `tools/accept`: held definitions let back into the tool set, by hash.
+pub fn accept(registry: &Arc<Registry>, p: AcceptTools) -> Result<Value> {
+    Ok(registry.accept(&p.tools))
 }
 
 /// `tools/call`: the server's result converted to the format (the session's by default). The

@@ -37,6 +37,15 @@ pub enum RequestKind {
     ListTools,
     CallTool,
     Ping,
+    ListResources,
+    ListResourceTemplates,
+    ReadResource,
+    Subscribe,
+    Unsubscribe,
+    ListPrompts,
+    GetPrompt,
+    Complete,
+    SetLogLevel,
 }
 
 impl RequestKind {
@@ -46,6 +55,15 @@ impl RequestKind {
             Self::ListTools => "tools/list",
             Self::CallTool => "tools/call",
             Self::Ping => "ping",
+            Self::ListResources => "resources/list",
+            Self::ListResourceTemplates => "resources/templates/list",
+            Self::ReadResource => "resources/read",
+            Self::Subscribe => "resources/subscribe",
+            Self::Unsubscribe => "resources/unsubscribe",
+            Self::ListPrompts => "prompts/list",
+            Self::GetPrompt => "prompts/get",
+            Self::Complete => "completion/complete",
+            Self::SetLogLevel => "logging/setLevel",
         }
     }
 
@@ -53,17 +71,19 @@ impl RequestKind {
     pub fn setting(self) -> &'static str {
         match self {
             Self::Initialize | Self::ListTools => "startupTimeoutSeconds",
-            Self::CallTool => "toolTimeoutSeconds",
             Self::Ping => "keepaliveSeconds",
+            // Every request the host asks for through the sidecar is bounded like a call.
+            _ => "toolTimeoutSeconds",
         }
     }
 
-    /// A tool that runs too long is the call's failure (`TOOL_TIMEOUT`); a server that does not
-    /// answer the handshake, discovery or a keepalive cannot serve (`SERVER_UNAVAILABLE`).
+    /// A tool (or a resource read, a prompt…) that takes too long is that request's failure
+    /// (`TOOL_TIMEOUT`); a server that does not answer the handshake, discovery or a keepalive
+    /// cannot serve (`SERVER_UNAVAILABLE`).
     pub fn timeout_code(self) -> ErrorCode {
         match self {
-            Self::CallTool => ErrorCode::ToolTimeout,
             Self::Initialize | Self::ListTools | Self::Ping => ErrorCode::ServerUnavailable,
+            _ => ErrorCode::ToolTimeout,
         }
     }
 }
@@ -210,6 +230,11 @@ impl Client {
         &self.handshake
     }
 
+    /// The server's name, as used in every error message.
+    pub fn server_name(&self) -> &str {
+        &self.server
+    }
+
     /// Every tool, following `nextCursor` up to [`limits::TOOLS_LIST_MAX_PAGES`] pages.
     pub async fn list_tools(&self, deadline: tokio::time::Instant) -> Result<Vec<Value>> {
         if !self.handshake.has_tools() {
@@ -275,7 +300,7 @@ impl Client {
 
     /// Sends a request and waits for its reply until `deadline`. A timeout or a dropped future sends
     /// `notifications/cancelled`. The timeout error names the setting that bounded it.
-    async fn request_until<P: Serialize>(
+    pub(super) async fn request_until<P: Serialize>(
         &self,
         kind: RequestKind,
         params: &P,
@@ -359,7 +384,7 @@ impl Client {
 
     /// A reply's result, or its JSON-RPC error as UPSTREAM_ERROR: the server's own error, the only
     /// source of that code (transport failures have theirs, see `TransportError`).
-    fn outcome(&self, reply: Reply) -> Result<Value> {
+    pub(super) fn outcome(&self, reply: Reply) -> Result<Value> {
         reply.outcome.map_err(|e| {
             Error::new(
                 ErrorCode::UpstreamError,
@@ -387,7 +412,7 @@ impl Client {
         .with("server", &*self.server)
     }
 
-    fn protocol_error(&self, why: &str) -> Error {
+    pub(super) fn protocol_error(&self, why: &str) -> Error {
         Error::new(
             ErrorCode::ProtocolError,
             format!("server `{}`: {why}", self.server),
@@ -428,7 +453,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_a_tool_call_times_out_as_tool_timeout() {
+    fn only_requests_for_the_host_time_out_as_tool_timeout() {
         let kinds = [
             (
                 RequestKind::Initialize,
@@ -453,6 +478,18 @@ mod tests {
                 "ping",
                 "keepaliveSeconds",
                 ErrorCode::ServerUnavailable,
+            ),
+            (
+                RequestKind::ReadResource,
+                "resources/read",
+                "toolTimeoutSeconds",
+                ErrorCode::ToolTimeout,
+            ),
+            (
+                RequestKind::SetLogLevel,
+                "logging/setLevel",
+                "toolTimeoutSeconds",
+                ErrorCode::ToolTimeout,
             ),
         ];
         for (kind, method, setting, code) in kinds {

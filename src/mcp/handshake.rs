@@ -31,7 +31,52 @@ pub struct Handshake {
 impl Handshake {
     /// Whether the server declared the `tools` capability.
     pub fn has_tools(&self) -> bool {
-        self.capabilities.get("tools").is_some_and(Value::is_object)
+        self.declares(Capability::Tools)
+    }
+
+    /// Whether the server declared `capability` (an object under its name; `resources.subscribe`
+    /// must be `true`).
+    pub fn declares(&self, capability: Capability) -> bool {
+        let object = |name: &str| self.capabilities.get(name).is_some_and(Value::is_object);
+        match capability {
+            Capability::Tools => object("tools"),
+            Capability::Resources => object("resources"),
+            Capability::ResourceSubscriptions => {
+                self.capabilities
+                    .pointer("/resources/subscribe")
+                    .and_then(Value::as_bool)
+                    == Some(true)
+            }
+            Capability::Prompts => object("prompts"),
+            Capability::Completions => object("completions"),
+            Capability::Logging => object("logging"),
+        }
+    }
+}
+
+/// A server capability the sidecar asks about before it sends a request that needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capability {
+    Tools,
+    Resources,
+    /// `resources.subscribe: true`.
+    ResourceSubscriptions,
+    Prompts,
+    Completions,
+    Logging,
+}
+
+impl Capability {
+    /// How the capability is written in a server's `capabilities` (for error messages).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Tools => "tools",
+            Self::Resources => "resources",
+            Self::ResourceSubscriptions => "resources.subscribe",
+            Self::Prompts => "prompts",
+            Self::Completions => "completions",
+            Self::Logging => "logging",
+        }
     }
 }
 
@@ -126,6 +171,22 @@ mod tests {
         assert_eq!(
             accept_initialize_result("s", &r).unwrap_err().code,
             ErrorCode::ProtocolError
+        );
+    }
+
+    #[test]
+    fn declared_capabilities() {
+        let r = json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "s"},
+            "capabilities": {"resources": {"subscribe": true}, "prompts": {}, "logging": {}, "completions": null}});
+        let h = accept_initialize_result("s", &r).unwrap();
+        assert!(h.declares(Capability::Resources) && h.declares(Capability::ResourceSubscriptions));
+        assert!(h.declares(Capability::Prompts) && h.declares(Capability::Logging));
+        assert!(!h.declares(Capability::Completions) && !h.declares(Capability::Tools));
+        let r = json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "s"},
+            "capabilities": {"resources": {"subscribe": "yes"}}});
+        let h = accept_initialize_result("s", &r).unwrap();
+        assert!(
+            h.declares(Capability::Resources) && !h.declares(Capability::ResourceSubscriptions)
         );
     }
 

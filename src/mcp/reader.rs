@@ -7,12 +7,14 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::log_level::LogLevel;
 use super::progress::ProgressTable;
 use super::server_requests::ServerRequests;
 use super::traffic::Traffic;
 use super::transport::{Inbound, MessageSource, TransportError};
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::{Incoming, Pending, Reply, RequestId, NULL_ID_ERROR};
+use crate::limits;
 use crate::trust::secrets::Secrets;
 
 /// Something the server did that its owner should know about.
@@ -22,6 +24,19 @@ pub enum ClientEvent {
     Closed { error: Error },
     /// The server announced `notifications/tools/list_changed`.
     ToolsListChanged,
+    /// `notifications/resources/list_changed`.
+    ResourcesListChanged,
+    /// `notifications/resources/updated` for `uri` (at most [`limits::RESOURCE_URI_MAX_BYTES`]).
+    ResourceUpdated { uri: String },
+    /// `notifications/prompts/list_changed`.
+    PromptsListChanged,
+    /// `notifications/message`, its secret values masked and its `data` held to
+    /// [`limits::SERVER_LOG_MAX_BYTES`].
+    Log {
+        level: LogLevel,
+        logger: Option<String>,
+        data: Value,
+    },
 }
 
 /// What the reader needs of its session.
@@ -139,24 +154,99 @@ impl Reader {
 
     fn notification(&self, method: &str, params: Option<Value>) {
         let server = &*self.server;
-        match method {
-            "notifications/tools/list_changed" => {
-                let _ = self.events.send(ClientEvent::ToolsListChanged);
+        let event = match method {
+            "notifications/tools/list_changed" => ClientEvent::ToolsListChanged,
+            "notifications/resources/list_changed" => ClientEvent::ResourcesListChanged,
+            "notifications/prompts/list_changed" => ClientEvent::PromptsListChanged,
+            "notifications/resources/updated" => {
+                match params
+                    .as_ref()
+                    .and_then(|p| p.get("uri"))
+                    .and_then(Value::as_str)
+                {
+                    Some(uri) if uri.len() <= limits::RESOURCE_URI_MAX_BYTES => {
+                        ClientEvent::ResourceUpdated {
+                            uri: uri.to_owned(),
+                        }
+                    }
+                    _ => {
+                        tracing::debug!(server, "dropped a resources/updated without a usable uri");
+                        return;
+                    }
+                }
             }
-            "notifications/cancelled" => self.requests.cancelled(params.as_ref()),
+            "notifications/cancelled" => {
+                self.requests.cancelled(params.as_ref());
+                return;
+            }
             "notifications/progress" => {
                 if !self.progress.route(params, &self.secrets) {
                     tracing::trace!(server, "dropped progress nobody waits for");
                 }
+                return;
             }
             "notifications/message" => {
                 let mut message = params.unwrap_or_default();
                 self.secrets.mask_json(&mut message);
                 tracing::info!(server, %message, "server log");
+                match log_event(message) {
+                    Some(event) => event,
+                    None => return,
+                }
             }
-            _ => tracing::trace!(server, method, "ignored notification"),
-        }
+            _ => {
+                tracing::trace!(server, method, "ignored notification");
+                return;
+            }
+        };
+        let _ = self.events.send(event);
     }
+}
+
+/// A (masked) `notifications/message` as an event: `None` without a known `level`. `data` longer
+/// than [`limits::SERVER_LOG_MAX_BYTES`] as compact JSON becomes the start of that text.
+fn log_event(mut message: Value) -> Option<ClientEvent> {
+    let level = LogLevel::parse(message.get("level")?.as_str()?)?;
+    let logger = message
+        .get("logger")
+        .and_then(Value::as_str)
+        .map(|l| cut(l, limits::SERVER_LOG_MAX_BYTES).to_owned());
+    let data = message
+        .get_mut("data")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
+    let text = match &data {
+        Value::String(s) => (s.len() > limits::SERVER_LOG_MAX_BYTES).then(|| s.clone()),
+        other => {
+            let compact = serde_json::to_string(other).unwrap_or_default();
+            (compact.len() > limits::SERVER_LOG_MAX_BYTES).then_some(compact)
+        }
+    };
+    let data = match text {
+        Some(long) => Value::String(format!(
+            "{}… ({} bytes, cut)",
+            cut(&long, limits::SERVER_LOG_MAX_BYTES),
+            long.len()
+        )),
+        None => data,
+    };
+    Some(ClientEvent::Log {
+        level,
+        logger,
+        data,
+    })
+}
+
+/// The longest start of `text` of at most `max` bytes, at a character boundary.
+fn cut(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// Most bytes of an offending line quoted in an error.
@@ -206,6 +296,33 @@ fn excerpt(line: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_log_message_becomes_an_event_with_its_data_bounded() {
+        let event = log_event(json!({"level": "warning", "logger": "db", "data": {"a": 1}}));
+        assert!(matches!(
+            event,
+            Some(ClientEvent::Log { level: LogLevel::Warning, logger: Some(l), data }) if l == "db" && data == json!({"a": 1})
+        ));
+        assert!(log_event(json!({"level": "loud", "data": 1})).is_none());
+        assert!(log_event(json!({"data": 1})).is_none());
+        let long = "é".repeat(limits::SERVER_LOG_MAX_BYTES);
+        match log_event(json!({"level": "info", "data": long})) {
+            Some(ClientEvent::Log {
+                data: Value::String(s),
+                logger: None,
+                ..
+            }) => {
+                assert!(s.len() < limits::SERVER_LOG_MAX_BYTES + 64, "{}", s.len());
+                assert!(s.ends_with(&format!(
+                    "({} bytes, cut)",
+                    2 * limits::SERVER_LOG_MAX_BYTES
+                )));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn an_excerpt_shows_every_byte() {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::canonical::{canonical_json, sha256_tagged};
 use crate::error::{Error, ErrorCode, Result};
 
 /// A validated tool: its name, the object exactly as the server listed it, and its compiled schema.
@@ -21,6 +22,23 @@ pub struct ToolDef {
     /// The permission the server's tools policy read from the tool's `_meta` (see
     /// `config::policy`); shown on the tool entry for the host's permission manager.
     pub permission: Option<String>,
+    /// `sha256:<hex>` of the canonical JSON of `raw`: what the server says this tool is. A change
+    /// under the same name (a "rug pull") changes it.
+    pub hash: String,
+    /// A tool of the server's own, or one the sidecar serves in front of its resources.
+    pub kind: ToolKind,
+}
+
+/// Where a tool comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Listed by the server's `tools/list`; a call is its `tools/call`.
+    #[default]
+    Server,
+    /// `list_resources` (`resourcesAsTools`): a call lists the server's resources.
+    ListResources,
+    /// `read_resource` (`resourcesAsTools`): a call reads one resource.
+    ReadResource,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -64,12 +82,19 @@ pub fn validate_tools(server: &str, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
         let validator = compile_input_schema(schema).map_err(|why| bad(Some(&name), why))?;
         out.push(ToolDef {
             name,
+            hash: definition_hash(&tool),
             raw: tool,
             validator: Arc::new(validator),
             permission: None,
+            kind: ToolKind::Server,
         });
     }
     Ok(out)
+}
+
+/// `sha256:<hex>` of a tool object's canonical JSON (keys sorted, compact).
+pub fn definition_hash(tool: &Value) -> String {
+    sha256_tagged(canonical_json(tool).as_bytes())
 }
 
 /// Compiles an `inputSchema`: an object schema of `"type": "object"`, valid against its dialect's
@@ -184,6 +209,21 @@ mod tests {
             let e = validate_tools("s", tools).unwrap_err();
             assert_eq!(e.code, ErrorCode::ProtocolError, "{text}");
         }
+    }
+
+    #[test]
+    fn the_hash_follows_the_whole_definition_not_its_key_order() {
+        let a = json!({"name": "a", "description": "d", "inputSchema": {"type": "object"}});
+        let b: Value = serde_json::from_str(
+            r#"{"inputSchema": {"type": "object"}, "description": "d", "name": "a"}"#,
+        )
+        .unwrap();
+        let tools = validate_tools("s", vec![a.clone()]).unwrap();
+        assert_eq!(tools[0].hash, definition_hash(&b));
+        assert!(tools[0].hash.starts_with("sha256:") && tools[0].hash.len() == 71);
+        let mut changed = a;
+        changed["annotations"] = json!({"readOnlyHint": false});
+        assert_ne!(definition_hash(&changed), tools[0].hash);
     }
 
     #[test]

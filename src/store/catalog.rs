@@ -147,6 +147,14 @@ impl Catalog {
         self.entries.keys().map(String::as_str)
     }
 
+    /// The entries of one server's tools.
+    pub fn entries_of<'a>(&'a self, server: &'a str) -> impl Iterator<Item = &'a Entry> + 'a {
+        self.entries
+            .values()
+            .filter(move |s| s.entry.server == server)
+            .map(|s| &s.entry)
+    }
+
     /// Exposed names of one server's tools.
     pub fn names_of<'a>(&'a self, server: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.entries
@@ -254,7 +262,7 @@ impl Catalog {
         (found, total)
     }
 
-    fn source<'a>(&'a self, only: Option<&[String]>) -> Source<'a> {
+    fn source<'a>(&'a self, only: Option<&'a [String]>) -> Source<'a> {
         Source {
             tools: self
                 .entries
@@ -266,6 +274,7 @@ impl Catalog {
                 })
                 .collect(),
             servers: &self.servers,
+            only,
             rule: self.rule,
             search_tools_name: &self.search_tools_name,
         }

@@ -35,8 +35,11 @@ pub struct DeferRule {
 pub struct ServerInfo {
     /// The server's `defer` config field.
     pub defer: Option<bool>,
-    /// Its `instructions` (the description of its namespace).
+    /// Its `instructions` (the description of its namespace; `servers` of the listing).
     pub instructions: Option<String>,
+    /// Its tools held by `pinTools` until the host accepts them (`withheld` of the listing):
+    /// `{server, tool, hash, acceptedHash, definition}` each.
+    pub withheld: Vec<Value>,
 }
 
 /// One tool as a listing sees it.
@@ -50,6 +53,8 @@ pub struct Source<'a> {
     /// In listing order (exposed name).
     pub tools: Vec<Tool<'a>>,
     pub servers: &'a BTreeMap<String, ServerInfo>,
+    /// The servers the listing is limited to (`tools/list {servers}`).
+    pub only: Option<&'a [String]>,
     pub rule: DeferRule,
     /// The exposed name of the `search_tools` meta-tool.
     pub search_tools_name: &'a str,
@@ -76,10 +81,11 @@ pub fn render(source: &Source<'_>, variant: Variant, defer: Option<bool>) -> Ren
     }
     let total: u64 = plain.iter().map(|p| p.tokens).sum();
     let deferred = deferred_servers(source, &per_server, total, defer);
+    let extra = per_server_parts(source, &per_server);
     let mut tokens = json!({"total": total, "servers": per_server});
     if deferred.is_empty() {
         let fingerprint = fingerprint_canonical(plain.iter().map(|p| &*p.definition));
-        return assemble(fingerprint, None, &tokens, &plain);
+        return assemble(fingerprint, None, &extra, &tokens, &plain);
     }
     let pieces: Vec<&Piece> = source
         .tools
@@ -101,7 +107,39 @@ pub fn render(source: &Source<'_>, variant: Variant, defer: Option<bool>) -> Ren
     );
     tokens["upfront"] = Value::from(tokens::estimate(provider.upfront_bytes));
     let fingerprint = fingerprint_canonical(provider.items.iter().map(|t| &**t));
-    assemble(fingerprint, Some(&provider.items), &tokens, &pieces)
+    assemble(fingerprint, Some(&provider.items), &extra, &tokens, &pieces)
+}
+
+/// What the listing says of its servers besides their tools: `servers` (one member per server
+/// with a tool listed: `{instructions?}`) and `withheld` (the held tools of the listing's servers;
+/// absent when none), as canonical JSON texts.
+struct ServerParts {
+    servers: String,
+    withheld: Option<String>,
+}
+
+fn per_server_parts(source: &Source<'_>, present: &BTreeMap<&str, u64>) -> ServerParts {
+    let servers: serde_json::Map<String, Value> = present
+        .keys()
+        .map(|name| {
+            let mut note = serde_json::Map::new();
+            let info = source.servers.get(*name);
+            if let Some(instructions) = info.and_then(|i| i.instructions.as_deref()) {
+                note.insert("instructions".into(), Value::from(instructions));
+            }
+            ((*name).to_owned(), Value::Object(note))
+        })
+        .collect();
+    let withheld: Vec<&Value> = source
+        .servers
+        .iter()
+        .filter(|(name, _)| source.only.is_none_or(|only| only.contains(name)))
+        .flat_map(|(_, info)| &info.withheld)
+        .collect();
+    ServerParts {
+        servers: canonical_json(&Value::Object(servers)),
+        withheld: (!withheld.is_empty()).then(|| canonical_json(&json!(withheld))),
+    }
 }
 
 /// The servers whose tools this listing defers.
@@ -215,19 +253,23 @@ fn provider_tools<'a>(
     out
 }
 
-/// `{"fingerprint", "providerTools"?, "tokens", "tools"}` (sorted keys) as one JSON text.
+/// `{"fingerprint", "providerTools"?, "servers", "tokens", "tools", "withheld"?}` (sorted keys) as
+/// one JSON text.
 fn assemble(
     fingerprint: String,
     provider: Option<&[Cow<'_, str>]>,
+    parts: &ServerParts,
     tokens: &Value,
     entries: &[&Piece],
 ) -> Rendered {
     let tokens = canonical_json(tokens);
     let size = entries.iter().map(|p| p.entry.len() + 1).sum::<usize>()
         + provider.map_or(0, |items| items.iter().map(|t| t.len() + 1).sum())
+        + parts.servers.len()
+        + parts.withheld.as_ref().map_or(0, String::len)
         + tokens.len()
         + fingerprint.len()
-        + 64;
+        + 96;
     let mut out = String::with_capacity(size);
     out.push_str("{\"fingerprint\":\"");
     out.push_str(&fingerprint);
@@ -242,6 +284,8 @@ fn assemble(
         }
         out.push(']');
     }
+    out.push_str(",\"servers\":");
+    out.push_str(&parts.servers);
     out.push_str(",\"tokens\":");
     out.push_str(&tokens);
     out.push_str(",\"tools\":[");
@@ -251,7 +295,12 @@ fn assemble(
         }
         out.push_str(&piece.entry);
     }
-    out.push_str("]}");
+    out.push(']');
+    if let Some(withheld) = &parts.withheld {
+        out.push_str(",\"withheld\":");
+        out.push_str(withheld);
+    }
+    out.push('}');
     Rendered {
         json: Arc::from(out),
         fingerprint,

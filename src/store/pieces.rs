@@ -56,8 +56,8 @@ impl Variant {
 /// One tool in one variant.
 #[derive(Debug)]
 pub struct Piece {
-    /// The tool entry (`{annotations?, conversionNotes, definition, deferred?, name, permission?,
-    /// readOnly, server, title?, tokens, tool}`), compact JSON with sorted keys.
+    /// The tool entry (`{annotations?, conversionNotes, definition, deferred?, hash, name,
+    /// permission?, readOnly, server, title?, tokens, tool}`), compact JSON with sorted keys.
     pub entry: Box<str>,
     /// The definition alone, canonical JSON (what the fingerprint hashes).
     pub definition: Box<str>,
@@ -115,6 +115,7 @@ fn render(entry: &Entry, variant: Variant, deferred: bool) -> Piece {
     if deferred {
         after.insert("deferred".into(), Value::Bool(true));
     }
+    after.insert("hash".into(), Value::from(entry.tool.hash.as_str()));
     after.insert("name".into(), Value::from(entry.name.as_str()));
     if let Some(p) = &entry.tool.permission {
         after.insert("permission".into(), Value::from(p.as_str()));

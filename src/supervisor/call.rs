@@ -1,23 +1,26 @@
 //! One tool call on its server: the arguments checked against the tool's own schema, a session
-//! acquired (starting a dormant server), the call bounded by its timeout, and the answer held to
-//! `maxResultBytes` (an error, or a cut result whose full text the results store keeps).
+//! acquired (starting a dormant server), its turn taken in the server's queue when it does not
+//! support parallel calls, the call bounded by its timeout, and the answer held to
+//! `maxResultBytes` (an error, or a cut result whose full text the results store keeps). A call of
+//! one of the resource tools (`resourcesAsTools`) takes the same path to the server's resources.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-
-use tokio::sync::watch;
+use tokio::sync::{watch, Semaphore, SemaphorePermit};
 
 use super::lifecycle;
+use super::resource_tools;
 use super::roster::Roster;
 use super::server::Server;
 use super::session::{CallLimits, Session};
 use crate::config::ResultPolicy;
 use crate::convert;
 use crate::error::{Error, ErrorCode, Result};
+use crate::jsonrpc::Reply;
 use crate::limits;
-use crate::mcp::{self, Progress, ProgressPolicy};
+use crate::mcp::{self, Progress, ProgressPolicy, ToolKind};
 use crate::store::{Entry, ResultStore, Truncation};
 
 /// How the host wants one call run, beyond its arguments; every field defaults to the server's
@@ -75,8 +78,8 @@ pub(super) fn arguments(name: &str, entry: &Entry, arguments: Option<Value>) -> 
     }
 }
 
-/// Calls `entry`'s tool on `server` with checked `arguments` as `options` say (over the server's
-/// config). A cut result's full text goes to `results`.
+/// Calls `entry`'s tool on `server` with checked `arguments`; `timeout` overrides the server's
+/// `toolTimeoutSeconds`. A cut result's full text goes to `results`.
 pub(super) async fn call(
     roster: &Arc<Roster>,
     results: &ResultStore,
@@ -100,29 +103,63 @@ pub(super) async fn call(
         .with("server", entry.server.as_str())
         .with("tool", tool));
     }
-    let started = Instant::now();
-    let reply = match policy(&session.limits, options) {
-        // The plain call: no progress token, one deadline.
-        Err(timeout) => session.client.call_tool(tool, arguments, timeout).await,
-        Ok(policy) => {
-            session
-                .client
-                .call_tool_with(tool, arguments, &policy)
-                .await
+    let timeout = options.timeout.unwrap_or(session.limits.tool_timeout);
+    // `supportsParallel: false`: the call waits for its turn within its own time. Dropping the
+    // wait (a host cancel) or running out of time leaves the queue; the turn ends with the call.
+    let (_turn, budget) = match &server.serial {
+        None => (None, timeout),
+        Some(queue) => {
+            let deadline = tokio::time::Instant::now() + timeout;
+            let turn = take_turn(queue, entry, timeout, deadline).await?;
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            (Some(turn), left)
         }
     };
-    let reply = reply.map_err(|e| {
+    let started = Instant::now();
+    let failed = |e: Error| {
+        // A timeout names the call's whole time, queue included (a hard total names itself).
+        let total = e.details.get("setting").and_then(Value::as_str) == Some("maxTotalTimeoutMs");
+        let e = if e.code == ErrorCode::ToolTimeout
+            && !total
+            && (budget != timeout || entry.tool.kind != ToolKind::Server)
+        {
+            timed_out(entry, timeout)
+        } else {
+            e
+        };
         e.with("tool", tool)
             .with_stderr_tail(&session.stderr.text())
-    })?;
+    };
+    let answer = match entry.tool.kind {
+        ToolKind::Server => {
+            let reply = match policy(&session.limits, options, budget) {
+                // The plain call: no progress token, one deadline.
+                Err(timeout) => session.client.call_tool(tool, arguments, timeout).await,
+                Ok(policy) => {
+                    let client = &session.client;
+                    client.call_tool_with(tool, arguments, &policy).await
+                }
+            };
+            Answer::Reply(reply.map_err(failed)?)
+        }
+        kind => {
+            let (value, bytes) = resource_tools::call(&session, kind, &arguments, budget)
+                .await
+                .map_err(failed)?;
+            Answer::Built(value, bytes)
+        }
+    };
     let duration = started.elapsed();
-    let original_bytes = reply.bytes;
+    let original_bytes = answer.bytes();
     let limits = session.limits;
     let over = original_bytes > limits.max_result_bytes;
     if over && limits.result_policy == ResultPolicy::Error {
         return Err(too_large(entry, limits, original_bytes));
     }
-    let mut result = object_result(&session, entry, reply)?;
+    let mut result = match answer {
+        Answer::Reply(reply) => object_result(&session, entry, reply)?,
+        Answer::Built(value, _) => value,
+    };
     // Before the budget: a kept full text (`results/read`) is masked too.
     server.mask_result(&mut result);
     let (result, truncated) = if over {
@@ -141,27 +178,82 @@ pub(super) async fn call(
     })
 }
 
-/// The progress policy of a call, or (`Err`) just its timeout when neither progress nor a total
-/// bound is wanted. Resetting on progress always has a total bound (a default, at least the
-/// call's timeout).
-fn policy(limits: &CallLimits, options: CallOptions) -> Result<ProgressPolicy, Duration> {
-    let timeout = options.timeout.unwrap_or(limits.tool_timeout);
+/// What a call got: the server's reply to `tools/call`, or a resource tool's result built from
+/// the server's answers (with their bytes).
+enum Answer {
+    Reply(Reply),
+    Built(Value, usize),
+}
+
+impl Answer {
+    /// Bytes of the server's answer(s): what `maxResultBytes` holds.
+    fn bytes(&self) -> usize {
+        match self {
+            Self::Reply(reply) => reply.bytes,
+            Self::Built(_, bytes) => *bytes,
+        }
+    }
+}
+
+/// Waits for the call's turn in a server's fair queue (`supportsParallel: false`) until
+/// `deadline`; TOOL_TIMEOUT when the turn does not come in time.
+/// The progress policy of a call given `budget` (its timeout, less any wait for its turn), or
+/// (`Err`) just that budget when neither progress nor a total bound is wanted. Resetting on
+/// progress always has a total bound (a default, at least the call's timeout).
+fn policy(
+    limits: &CallLimits,
+    options: CallOptions,
+    budget: Duration,
+) -> Result<ProgressPolicy, Duration> {
     let reset = options
         .reset_timeout_on_progress
         .unwrap_or(limits.reset_on_progress);
     let max_total = options
         .max_total
         .or(limits.max_total)
-        .or_else(|| reset.then(|| limits::DEFAULT_MAX_TOTAL_TOOL_TIMEOUT.max(timeout)));
+        .or_else(|| reset.then(|| limits::DEFAULT_MAX_TOTAL_TOOL_TIMEOUT.max(budget)));
     if options.progress.is_none() && max_total.is_none() {
-        return Err(timeout);
+        return Err(budget);
     }
     Ok(ProgressPolicy {
-        timeout,
+        timeout: budget,
         reset,
         max_total,
         sink: options.progress,
     })
+}
+
+async fn take_turn<'a>(
+    queue: &'a Semaphore,
+    entry: &Entry,
+    timeout: Duration,
+    deadline: tokio::time::Instant,
+) -> Result<SemaphorePermit<'a>> {
+    match tokio::time::timeout_at(deadline, queue.acquire()).await {
+        Ok(Ok(turn)) => Ok(turn),
+        // The queue is never closed; a closed one cannot serve either.
+        Ok(Err(_)) | Err(_) => Err(timed_out(entry, timeout).with(
+            "queued",
+            "the call waited for its turn: the server takes one call at a time (supportsParallel: false)",
+        )),
+    }
+}
+
+/// TOOL_TIMEOUT of a call given `timeout` in all.
+fn timed_out(entry: &Entry, timeout: Duration) -> Error {
+    let tool = entry.tool.name.as_str();
+    Error::new(
+        ErrorCode::ToolTimeout,
+        format!(
+            "tool `{tool}` on server `{}` did not answer within {} ms",
+            entry.server,
+            timeout.as_millis()
+        ),
+    )
+    .with("server", entry.server.as_str())
+    .with("tool", tool)
+    .with("setting", "timeoutMs")
+    .with("limit", timeout.as_millis() as u64)
 }
 
 /// The reply's result, which must be an object (a JSON-RPC error is UPSTREAM_ERROR).

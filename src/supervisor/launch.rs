@@ -16,7 +16,7 @@ use crate::ask::Asker;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::transport::http_common::RemoteOptions;
 use crate::mcp::transport::{self, Transport};
-use crate::mcp::{self, Client, ClientEvent, ClientOptions, ToolDef};
+use crate::mcp::{self, Capability, Client, ClientEvent, ClientOptions, ToolDef};
 use crate::process;
 use crate::process::stderr_ring::{self as stderr, StderrTail};
 
@@ -92,7 +92,7 @@ pub(super) async fn connect(
         let raw_tools = client.list_tools(deadline).await?;
         let discovery = listing.elapsed();
         timings.list = Some(discovery);
-        let tools = accepted_tools(server, raw_tools)?;
+        let tools = accepted_tools(server, &client, raw_tools)?;
         Ok::<_, Error>(Connected {
             client,
             tools,
@@ -126,12 +126,22 @@ pub(super) async fn connect(
 pub(super) async fn relist(server: &Server, client: &Client) -> Result<Vec<ToolDef>> {
     let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
     let raw = client.list_tools(deadline).await?;
-    accepted_tools(server, raw)
+    accepted_tools(server, client, raw)
 }
 
-/// A `tools/list` answer validated and put through the tools policy: an `expectTools` mismatch or
-/// an undeclared permission is an error.
-fn accepted_tools(server: &Server, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
+/// A `tools/list` answer validated and put through the tools policy (an `expectTools` mismatch
+/// or an undeclared permission is an error), then — under `resourcesAsTools`, for a server that
+/// declared `resources` — the two resource tools that `includeTools`/`excludeTools` let through.
+fn accepted_tools(server: &Server, client: &Client, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
     let tools = mcp::validate_tools(&server.name, raw)?;
-    super::policy::apply(&server.name, &server.extras, tools)
+    let mut tools = super::policy::apply(&server.name, &server.extras, tools)?;
+    if server.resources_as_tools && client.handshake().declares(Capability::Resources) {
+        let extra: Vec<ToolDef> = super::resource_tools::definitions()
+            .iter()
+            .filter(|t| super::policy::listed(&server.extras, &t.name))
+            .map(|t| super::resource_tools::named_apart(t, &tools))
+            .collect();
+        tools.extend(extra);
+    }
+    Ok(tools)
 }

@@ -4,7 +4,7 @@
 
 use super::server::Server;
 use crate::config::{Extras, ServerSpec};
-use crate::mcp::ToolDef;
+use crate::mcp::{ToolDef, ToolKind};
 use crate::process;
 use crate::store::SchemaCache;
 
@@ -32,7 +32,13 @@ pub(super) async fn remember(cache: Option<&SchemaCache>, server: &Server, tools
     let (Some(cache), Some(key)) = (cache, server.cache_key.as_deref()) else {
         return;
     };
-    match cache.store(key, &server.name, tools).await {
+    // Only the server's own tools: the resource tools follow from its capabilities at each start.
+    let own: Vec<ToolDef> = tools
+        .iter()
+        .filter(|t| t.kind == ToolKind::Server)
+        .cloned()
+        .collect();
+    match cache.store(key, &server.name, &own).await {
         Ok(()) => tracing::debug!(server = %server.name, "schema cache updated"),
         Err(e) => tracing::warn!(server = %server.name, "cannot write the schema cache: {e}"),
     }

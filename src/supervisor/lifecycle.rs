@@ -24,6 +24,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::mpsc;
 
+use super::events::{Event, ServerLog};
 use super::launch::{self, Connected};
 use super::lazy;
 use super::roster::{shutting_down, Roster};
@@ -66,7 +67,7 @@ pub(super) type Begun = (u64, Running);
 fn begin_start_locked(slot: &mut Slot, kind: StartKind) -> Begun {
     // Tools stay listed through a host's restart and an on-demand start; after a failure they left.
     let keep = match kind {
-        StartKind::Requested | StartKind::OnDemand => slot.exposed_tools(),
+        StartKind::Requested | StartKind::OnDemand => slot.served_tools(),
         StartKind::Discover | StartKind::Automatic => None,
     };
     let old = slot.take_running();
@@ -156,6 +157,7 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
         Err(e) => return fail_start(roster, server, (generation, kind), e, control, timings).await,
     };
     let session = new_session(server, generation, connected, stderr_tail);
+    super::resume::log_level(roster, server, &session, deadline).await;
     if !go_ready(server, generation, &session, timings) {
         teardown::close_session(&session).await;
         if let Some(control) = control {
@@ -165,6 +167,11 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
     }
     tracing::info!(server = %server.name, generation, tools = session.tools().len(), ?kind, "server ready");
     roster.transitioned(server);
+    tokio::spawn(super::resume::subscriptions(
+        Arc::clone(roster),
+        Arc::clone(server),
+        Arc::clone(&session),
+    ));
     lazy::remember(roster.settings.cache.as_ref(), server, &session.tools()).await;
     tokio::spawn(watch_session(
         Arc::clone(roster),
@@ -215,7 +222,8 @@ fn new_session(
     ))
 }
 
-/// Moves the slot to `ready` with `session`; false when the generation moved on meanwhile.
+/// Moves the slot to `ready` with `session` (its tools recorded in the pin ledger, its
+/// instructions kept); false when the generation moved on meanwhile.
 fn go_ready(
     server: &Server,
     generation: u64,
@@ -225,6 +233,8 @@ fn go_ready(
     let mut slot = server.slot();
     let current = slot.generation == generation;
     if current {
+        slot.pins.observe(&session.tools());
+        slot.instructions = session.client.handshake().instructions.clone();
         slot.state = ServerState::Ready;
         slot.session = Some(Arc::clone(session));
         slot.dormant_tools = None;
@@ -290,7 +300,8 @@ fn schedule_restart(roster: &Arc<Roster>, server: &Arc<Server>, failed: u64, del
 }
 
 /// Follows one ready generation until it ends: a closed session fails it; a changed tool list is
-/// listed again (and a failure to do so fails it).
+/// listed again (and a failure to do so fails it); the server's other announcements go on to the
+/// host ([`forward`]).
 ///
 /// The session's events keep being taken while the list is re-read: announcements that arrive
 /// meanwhile make one more re-read, not one each, so a server flooding
@@ -303,8 +314,15 @@ async fn watch_session(
 ) {
     let mut open = true;
     while let Some(event) = events.recv().await {
-        if let ClientEvent::Closed { error } = event {
-            return fail_session(&roster, &server, session.generation, error).await;
+        match event {
+            ClientEvent::Closed { error } => {
+                return fail_session(&roster, &server, session.generation, error).await;
+            }
+            ClientEvent::ToolsListChanged => {}
+            other => {
+                forward(&roster, &server, other);
+                continue;
+            }
         }
         let mut again = true;
         while again {
@@ -319,14 +337,25 @@ async fn watch_session(
                         Some(ClientEvent::Closed { error }) => {
                             return fail_session(&roster, &server, session.generation, error).await;
                         }
+                        Some(other) => forward(&roster, &server, other),
                         None => open = false,
                     },
                 }
             };
             match listed {
                 Ok(tools) => {
-                    if server.slot().generation == session.generation {
-                        session.replace_tools(tools);
+                    let current = {
+                        let mut slot = server.slot();
+                        let current = slot.generation == session.generation;
+                        if current {
+                            // Under the slot lock, so the next rebuild sees the news and the tools
+                            // together.
+                            slot.pins.observe(&tools);
+                            session.replace_tools(tools);
+                        }
+                        current
+                    };
+                    if current {
                         roster.transitioned(&server);
                         lazy::remember(roster.settings.cache.as_ref(), &server, &session.tools())
                             .await;
@@ -339,6 +368,37 @@ async fn watch_session(
             return;
         }
     }
+}
+
+/// A server's announcement on its way to the host: a resources or prompts list change, a
+/// resource update, or a log message at or above the server's log level (none without one).
+fn forward(roster: &Roster, server: &Server, event: ClientEvent) {
+    let name = server.name.clone();
+    let event = match event {
+        ClientEvent::ResourcesListChanged => Event::ResourcesChanged { server: name },
+        ClientEvent::PromptsListChanged => Event::PromptsChanged { server: name },
+        ClientEvent::ResourceUpdated { uri } => Event::ResourceUpdated {
+            server: name,
+            uri: Some(uri),
+        },
+        ClientEvent::Log {
+            level,
+            logger,
+            data,
+        } => {
+            if roster.log_level(server).is_none_or(|min| level < min) {
+                return;
+            }
+            Event::ServerLog(Box::new(ServerLog {
+                server: name,
+                level,
+                logger,
+                data,
+            }))
+        }
+        ClientEvent::Closed { .. } | ClientEvent::ToolsListChanged => return,
+    };
+    roster.send(event);
 }
 
 /// Drives one generation's timers: parks it when idle or too old, fails it on a missed ping.
@@ -396,6 +456,16 @@ async fn fail_session(roster: &Arc<Roster>, server: &Arc<Server>, generation: u6
     roster.emit_status(server);
     if let Some(delay) = retry {
         schedule_restart(roster, server, generation, delay);
+    }
+}
+
+/// The session of a ready server, with one use counted in flight; `None` when it is not ready
+/// (nothing is started).
+pub(super) fn ready_session(server: &Server) -> Option<(Arc<Session>, CallGuard)> {
+    let slot = server.slot();
+    match (slot.state, &slot.session) {
+        (ServerState::Ready, Some(session)) => Some((Arc::clone(session), session.begin_call())),
+        _ => None,
     }
 }
 

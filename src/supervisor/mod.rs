@@ -6,22 +6,29 @@
 //!
 //! Layering inside: a file imports only files listed after it (no circles).
 //! 1. `registry.rs`: [`Registry`], the public API; admits, looks up, hands over.
-//! 2. `call.rs` (one tool call and its result budget), `probe.rs` (the `servers/test` report),
-//!    `awaiting.rs` (a call to a tool of a server still on its first start waits for it alone).
+//! 2. `call.rs` (one tool call, its turn in a serial queue, its result budget), `probe.rs` (the
+//!    `servers/test` report), `awaiting.rs` (a call to a tool of a server still on its first
+//!    start waits for it alone), `listing.rs` (the lists of many servers, the sidecar's cursor),
+//!    `surface.rs` (resources, prompts, completion, log levels of one server), `accept.rs` (held
+//!    tool definitions and `tools/accept`).
 //! 3. `lifecycle.rs`: the state machine — starts, failures and restarts, the watch over a ready
-//!    generation, acquiring a session for a call.
+//!    generation (and the server's announcements it forwards), acquiring a session for a call.
 //! 4. `upkeep.rs`: a ready generation's timers; reports what is due instead of acting.
+//!    `resume.rs`: what a server is told again at each start (log level, subscriptions).
 //! 5. `launch.rs` (transport, handshake, discovery), `teardown.rs` (stop, park, reap, the restart
-//!    policy's verdict), `lazy.rs` (when the schema cache is read and written).
+//!    policy's verdict), `lazy.rs` (when the schema cache is read and written),
+//!    `resource_tools.rs` (`list_resources` / `read_resource` under `resourcesAsTools`).
 //! 6. `admission.rs` (config and trust gate), `roster.rs` (the table of servers, the catalog built
-//!    from it, the events, the shutdown flag), then `events.rs` (the coalescing event queue).
-//! 7. `server.rs` (one server and its slot), then `session.rs` (one generation), `restart.rs`,
-//!    `stats.rs` (over `latency.rs`, the histograms), `timings.rs` (where a start's time went),
-//!    `overload.rs` (the `maxInflight` cap), `status.rs`, `settings.rs`; the process files below
-//!    them.
+//!    from it, the events, the shutdown flag, the session's log level), then `events.rs` (the
+//!    coalescing event queue).
+//! 7. `server.rs` (one server and its slot), then `session.rs` (one generation), `pins.rs` (the
+//!    ledger of tool definitions, `pinTools`), `restart.rs`, `stats.rs` (over `latency.rs`, the
+//!    histograms), `timings.rs` (where a start's time went), `overload.rs` (the `maxInflight`
+//!    cap), `status.rs`, `settings.rs`; the process files below them.
 //!
 //! Processes themselves (spawning, groups, trees, the guardian) are [`crate::process`]'s.
 
+mod accept;
 mod admission;
 mod awaiting;
 mod call;
@@ -30,26 +37,38 @@ mod latency;
 mod launch;
 mod lazy;
 mod lifecycle;
+mod listing;
 mod overload;
+mod pins;
 mod policy;
 mod probe;
 mod registry;
+mod resource_tools;
 pub mod restart;
+mod resume;
 mod roster;
 mod server;
 pub mod session;
 mod settings;
 pub mod stats;
 pub mod status;
+mod surface;
 mod teardown;
 pub mod timings;
 mod upkeep;
 
+/// The level of `logging/setLevel` and of servers' log messages: part of this API (settings,
+/// events), so the host names it through the supervisor.
+pub use crate::mcp::LogLevel;
 /// The latest progress of a call (see [`CallOptions::progress`]).
 pub use crate::mcp::Progress;
+pub use accept::Acceptance;
 pub use call::{CallOptions, CallOutcome};
-pub use events::{queue as event_queue, Event, EventReceiver, EventSender};
+pub use events::{
+    queue as event_queue, Event, EventReceiver, EventSender, ServerLog, ToolsChange, Withheld,
+};
 pub use registry::Registry;
 pub use settings::{AddOptions, Settings};
 pub use status::{ServerState, ServerStats, ServerStatus};
+pub use surface::{PromptGot, ResourceRead};
 pub use timings::{Phase, StartTimings};

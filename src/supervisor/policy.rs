@@ -61,14 +61,18 @@ pub fn apply(server: &str, extras: &Extras, tools: Vec<ToolDef>) -> Result<Vec<T
                 }
             }
         }
-        let included = extras.include_tools.is_empty()
-            || extras.include_tools.iter().any(|g| glob(g, &tool.name));
-        let excluded = extras.exclude_tools.iter().any(|g| glob(g, &tool.name));
-        if included && !excluded {
+        if listed(extras, &tool.name) {
             out.push(tool);
         }
     }
     Ok(out)
+}
+
+/// Whether `includeTools` / `excludeTools` let tool `name` through.
+pub fn listed(extras: &Extras, name: &str) -> bool {
+    let included =
+        extras.include_tools.is_empty() || extras.include_tools.iter().any(|g| glob(g, name));
+    included && !extras.exclude_tools.iter().any(|g| glob(g, name))
 }
 
 /// `*` (any run) and `?` (one character); everything else literal.

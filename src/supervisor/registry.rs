@@ -1,30 +1,35 @@
 //! The registry: the host-facing operations on the configured servers — add (and lazy start from the
-//! schema cache), remove, restart, list, status, test, shutdown — and on the tools they expose —
-//! listing, calls, reading truncated results. Each operation admits, looks up or hands over; the
+//! schema cache), remove, restart, list, status, test, shutdown — on the tools they expose —
+//! listing, calls, reading truncated results, held definitions and their acceptance — and on the
+//! rest of their surface (resources, prompts, completion, log levels). Each operation admits, looks up or hands over; the
 //! state machine behind it is in [`super::lifecycle`] and [`super::teardown`], the shared table and
 //! catalog in [`super::roster`], a call's checks and budget in [`super::call`].
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio_util::task::TaskTracker;
 
+use super::accept::{self, Acceptance};
 use super::admission::{self, Admitted};
 use super::awaiting::{self, Waited};
 use super::call::{self, CallOptions, CallOutcome};
 use super::events::EventSender;
 use super::lazy;
 use super::lifecycle::{self, StartKind};
+use super::listing;
 use super::probe;
 use super::roster::{not_found, shutting_down, Roster};
 use super::server::Server;
 use super::settings::{AddOptions, Settings};
 use super::status::{ServerStats, ServerStatus};
+use super::surface::{self, PromptGot, ResourceRead};
 use super::teardown;
 use crate::config::validate_server_name;
 use crate::convert::{Options, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
+use crate::mcp::{LogLevel, SurfaceList};
 use crate::store::{Catalog, Listing, ListingRequest, ReadOutcome, Rendered, ResultStore};
 
 pub struct Registry {
@@ -94,7 +99,10 @@ impl Registry {
             StartKind::Requested
         } else if let Some(tools) = cached {
             tracing::info!(server = %server.name, tools = tools.len(), "lazy server: tools served from the schema cache");
-            server.slot().dormant_tools = Some(Arc::new(tools));
+            let mut slot = server.slot();
+            slot.pins.observe(&tools);
+            slot.dormant_tools = Some(Arc::new(tools));
+            drop(slot);
             self.roster.transitioned(&server);
             return Ok(server.status());
         } else {
@@ -138,12 +146,13 @@ impl Registry {
             extras,
             secrets,
         } = admitted;
+        let exposure = self.settings().exposure(&extras);
         let server = Arc::new(Server::new(
             name,
             spec,
             cache_key,
             options.source,
-            extras,
+            (extras, exposure),
             secrets,
         ));
         servers.insert(name.to_owned(), Arc::clone(&server));
@@ -417,5 +426,62 @@ impl Registry {
         length: Option<usize>,
     ) -> Result<ReadOutcome> {
         self.results.read(handle, offset, length)
+    }
+
+    /// `tools/accept`: lets each held definition whose hash the host gives back into the tool set.
+    pub fn accept(&self, items: &[Acceptance]) -> Value {
+        accept::accept(&self.roster, items)
+    }
+
+    // ----- resources, prompts, completion, logs -----
+
+    /// One host page of `resources/list` over every ready server (or `server` alone).
+    pub async fn resources(&self, server: Option<&str>, cursor: Option<&str>) -> Result<Value> {
+        listing::page(&self.roster, SurfaceList::Resources, server, cursor).await
+    }
+
+    /// One host page of `resources/templates/list`.
+    pub async fn resource_templates(
+        &self,
+        server: Option<&str>,
+        cursor: Option<&str>,
+    ) -> Result<Value> {
+        listing::page(&self.roster, SurfaceList::ResourceTemplates, server, cursor).await
+    }
+
+    /// One host page of `prompts/list`.
+    pub async fn prompts(&self, server: Option<&str>, cursor: Option<&str>) -> Result<Value> {
+        listing::page(&self.roster, SurfaceList::Prompts, server, cursor).await
+    }
+
+    /// `resources/read`: held to `maxResultBytes` like a tool result.
+    pub async fn read_resource(&self, server: &str, uri: &str) -> Result<ResourceRead> {
+        surface::read_resource(&self.roster, &self.results, server, uri).await
+    }
+
+    /// `resources/subscribe` (`on`) or `resources/unsubscribe`.
+    pub async fn subscribe(&self, server: &str, uri: &str, on: bool) -> Result<()> {
+        if on {
+            surface::subscribe(&self.roster, server, uri).await
+        } else {
+            surface::unsubscribe(&self.roster, server, uri).await
+        }
+    }
+
+    pub async fn get_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: &Map<String, Value>,
+    ) -> Result<PromptGot> {
+        surface::get_prompt(&self.roster, server, name, arguments).await
+    }
+
+    pub async fn complete(&self, server: &str, params: &Value) -> Result<Value> {
+        surface::complete(&self.roster, server, params).await
+    }
+
+    pub async fn set_log_level(&self, server: Option<&str>, level: LogLevel) -> Result<Value> {
+        surface::set_log_level(&self.roster, server, level).await
     }
 }

@@ -9,10 +9,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
-use super::events::{Event, EventSender};
+use super::events::{Event, EventSender, ToolsChange, Withheld};
 use super::server::Server;
 use super::settings::Settings;
 use crate::error::{Error, ErrorCode, Result};
+use crate::mcp::LogLevel;
 use crate::store::{Catalog, ServerInfo, ServerTools};
 
 pub(super) struct Roster {
@@ -25,11 +26,15 @@ pub(super) struct Roster {
     events: EventSender,
     /// Set by `shutdown`: nothing starts any more.
     shutting_down: AtomicBool,
+    /// The session's server log level (`initialize {serverLogs}`, `logging/setLevel` without a
+    /// server); a server's own level takes precedence.
+    log_level: Mutex<Option<LogLevel>>,
 }
 
 impl Roster {
     pub fn new(settings: Settings, events: EventSender) -> Self {
         Self {
+            log_level: Mutex::new(settings.server_logs),
             settings,
             servers: Mutex::new(BTreeMap::new()),
             catalog: RwLock::new(Arc::new(Catalog::default())),
@@ -102,16 +107,14 @@ impl Roster {
             .filter_map(|s| {
                 let slot = s.slot();
                 let tools = slot.exposed_tools()?;
-                let instructions = slot
-                    .session
-                    .as_ref()
-                    .and_then(|session| session.client.handshake().instructions.clone());
                 Some(ServerTools {
                     name: s.name.clone(),
                     tools,
                     info: ServerInfo {
                         defer: s.extras.defer,
-                        instructions,
+                        // Those of its last handshake: kept while it is stopped.
+                        instructions: slot.instructions.clone(),
+                        withheld: s.withheld(&slot),
                     },
                 })
             })
@@ -128,28 +131,54 @@ impl Roster {
                 s.slot().last_names = next.names_of(&server.name).map(str::to_owned).collect();
             }
         }
+        let (changed, withheld) = definition_news(&servers, &next);
         let previous = {
             let mut current = self.catalog.write().unwrap_or_else(|p| p.into_inner());
             std::mem::replace(&mut *current, Arc::clone(&next))
         };
-        self.announce_tools(&previous, &next);
+        self.announce_tools(&previous, &next, changed, withheld);
     }
 
-    /// `ToolsChanged`, when the default listing's fingerprint moved from `previous` to `next`.
-    fn announce_tools(&self, previous: &Catalog, next: &Catalog) {
+    /// `ToolsChanged`, when the default listing's fingerprint moved from `previous` to `next`, or
+    /// a definition changed (even one the converted definitions do not show, such as an
+    /// annotation), or a tool was newly held by `pinTools`.
+    fn announce_tools(
+        &self,
+        previous: &Catalog,
+        next: &Catalog,
+        changed: Vec<String>,
+        withheld: Vec<Withheld>,
+    ) {
         let (format, options) = (self.settings.format, self.settings.options());
         let old_fingerprint = previous.fingerprint(format, options);
         let fingerprint = next.fingerprint(format, options);
-        if fingerprint == old_fingerprint {
+        if fingerprint == old_fingerprint && changed.is_empty() && withheld.is_empty() {
             return;
         }
         let before: BTreeSet<&str> = previous.names().collect();
         let after: BTreeSet<&str> = next.names().collect();
-        self.events.send(Event::ToolsChanged {
+        self.events.send(Event::ToolsChanged(Box::new(ToolsChange {
             fingerprint,
             added: after.difference(&before).map(|s| s.to_string()).collect(),
             removed: before.difference(&after).map(|s| s.to_string()).collect(),
-        });
+            changed,
+            withheld,
+        })));
+    }
+
+    /// Queues an event about a server (a list change, a resource update, a log message).
+    pub fn send(&self, event: Event) {
+        self.events.send(event);
+    }
+
+    /// The log level of `server`: its own, else the session's; `None`: its logs stay here.
+    pub fn log_level(&self, server: &Server) -> Option<LogLevel> {
+        server.slot().log_level.or(*self.session_log_level())
+    }
+
+    /// The session's log level, locked (never across an `.await`).
+    pub fn session_log_level(&self) -> MutexGuard<'_, Option<LogLevel>> {
+        self.log_level.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Tells the host the server's new status and wakes callers waiting on its state.
@@ -158,6 +187,27 @@ impl Roster {
         self.events
             .send(Event::ServerChanged(Box::new(server.status())));
     }
+}
+
+/// What the servers' pin ledgers learnt since the last rebuild: the exposed names (in `next`) of
+/// tools whose definition changed, sorted, and the tools newly held by `pinTools`.
+fn definition_news(servers: &[Arc<Server>], next: &Catalog) -> (Vec<String>, Vec<Withheld>) {
+    let mut changed = BTreeSet::new();
+    let mut withheld = Vec::new();
+    for server in servers {
+        let news = server.slot().pins.take_news();
+        changed.extend(
+            next.entries_of(&server.name)
+                .filter(|e| news.changed.contains(&e.tool.name))
+                .map(|e| e.name.clone()),
+        );
+        withheld.extend(news.held.into_iter().map(|(tool, hash)| Withheld {
+            server: server.name.clone(),
+            tool,
+            hash,
+        }));
+    }
+    (changed.into_iter().collect(), withheld)
 }
 
 /// SERVER_NOT_FOUND for `name`.

@@ -1,12 +1,15 @@
 //! One configured server: its spec, its slot (state, generation, current process and session,
-//! failure history), its call statistics, and its status snapshot.
+//! failure history, and what outlives a generation: tool pins, resource subscriptions, its log
+//! level, its instructions), its call statistics, and its status snapshot.
 
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
-use tokio::sync::watch;
+use tokio::sync::{watch, Semaphore};
 
 use super::overload::CallCount;
+use super::pins::Pins;
 use super::restart::{self, RestartTracker};
 use super::session::{ProcessControl, Session};
 use super::stats::CallStats;
@@ -14,7 +17,7 @@ use super::status::{ServerState, ServerStats, ServerStatus};
 use super::timings::StartTimings;
 use crate::config::{Extras, ServerSpec, Source};
 use crate::error::{Error, ErrorCode};
-use crate::mcp::{ToolDef, Traffic};
+use crate::mcp::{LogLevel, ToolDef, Traffic};
 use crate::process::{ExitInfo, StderrTail};
 use crate::time::rfc3339;
 
@@ -40,6 +43,10 @@ pub(super) struct Server {
     pub traffic: Arc<Traffic>,
     /// Calls in flight, for `maxInflight`.
     pub calls: CallCount,
+    /// `resourcesAsTools` (the config's, else the session's): its resources as two tools.
+    pub resources_as_tools: bool,
+    /// `supportsParallel: false`: the fair queue (one permit) its calls take turns in.
+    pub serial: Option<Semaphore>,
     slot: Mutex<Slot>,
     /// Bumped after every state change; a call waiting for a start in progress watches it.
     changed: watch::Sender<u64>,
@@ -65,16 +72,54 @@ pub(super) struct Slot {
     /// The exposed names this server had when it last had tools, to answer a call to a withdrawn
     /// name with SERVER_UNAVAILABLE rather than TOOL_NOT_FOUND.
     pub last_names: Vec<String>,
+    /// The definitions its tools were listed with: changes, and the pins of `pinTools`.
+    pub pins: Pins,
+    /// Resource URIs the host subscribed to; subscribed again after every restart.
+    pub subscriptions: BTreeSet<String>,
+    /// Its own `logging/setLevel`; `None`: the session's level.
+    pub log_level: Option<LogLevel>,
+    /// `instructions` of its last handshake, kept while it is stopped.
+    pub instructions: Option<String>,
 }
 
 impl Slot {
-    /// The tools this server contributes to the catalog right now.
-    pub fn exposed_tools(&self) -> Option<Arc<Vec<ToolDef>>> {
+    /// The tools the server serves right now, held ones included: those of a ready session, or
+    /// those kept while it is stopped or starting.
+    pub fn served_tools(&self) -> Option<Arc<Vec<ToolDef>>> {
         match (self.state, &self.session) {
             (ServerState::Ready, Some(session)) => Some(session.tools()),
             (ServerState::Stopped | ServerState::Starting, _) => self.dormant_tools.clone(),
             _ => None,
         }
+    }
+
+    /// The tools this server contributes to the catalog right now: those it serves, minus those
+    /// held by `pinTools` until the host accepts them.
+    pub fn exposed_tools(&self) -> Option<Arc<Vec<ToolDef>>> {
+        let served = self.served_tools()?;
+        if !served.iter().any(|t| self.pins.holds(t)) {
+            return Some(served);
+        }
+        Some(Arc::new(
+            served
+                .iter()
+                .filter(|t| !self.pins.holds(t))
+                .cloned()
+                .collect(),
+        ))
+    }
+
+    /// The tools held out of the catalog by `pinTools`.
+    pub fn held_tools(&self) -> Vec<ToolDef> {
+        self.served_tools()
+            .map(|served| {
+                served
+                    .iter()
+                    .filter(|t| self.pins.holds(t))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Takes the current session and process out of the slot (the caller stops them) and ends the
@@ -92,16 +137,24 @@ impl Slot {
     }
 }
 
+/// What the model is shown of a server beyond its tools, from its config or else the session.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Exposure {
+    pub resources_as_tools: bool,
+    pub pin_tools: bool,
+}
+
 impl Server {
     pub fn new(
         name: &str,
         spec: ServerSpec,
         cache_key: Option<String>,
         source: Source,
-        extras: Extras,
+        (extras, exposure): (Extras, Exposure),
         secrets: Secrets,
     ) -> Self {
         let tracker = RestartTracker::new(spec.restart_backoff, restart::seed(name));
+        let serial = (!extras.supports_parallel).then(|| Semaphore::new(1));
         let result_secrets = extras
             .mask_secrets_in_results
             .then(|| secrets.at_least(MIN_RESULT_MASKED_LEN))
@@ -117,6 +170,8 @@ impl Server {
             stats: CallStats::default(),
             traffic: Arc::default(),
             calls: CallCount::default(),
+            resources_as_tools: exposure.resources_as_tools,
+            serial,
             slot: Mutex::new(Slot {
                 generation: 0,
                 state: ServerState::Stopped,
@@ -132,6 +187,10 @@ impl Server {
                 restarts: 0,
                 next_restart_at: None,
                 last_names: Vec::new(),
+                pins: Pins::new(exposure.pin_tools),
+                subscriptions: BTreeSet::new(),
+                log_level: None,
+                instructions: None,
             }),
             changed: watch::channel(0).0,
         }
@@ -179,6 +238,27 @@ impl Server {
             .mask_error(e.with_stderr_tail(&slot.stderr.text()))
     }
 
+    /// The tools held by `pinTools`, as `tools/list` lists them: `{server, tool, hash,
+    /// acceptedHash, definition}` (the definition as the server lists it, secrets masked), sorted
+    /// by tool.
+    pub fn withheld(&self, slot: &Slot) -> Vec<serde_json::Value> {
+        let mut held = slot.held_tools();
+        held.sort_by(|a, b| a.name.cmp(&b.name));
+        held.into_iter()
+            .map(|tool| {
+                let mut definition = tool.raw.clone();
+                self.mask_result(&mut definition);
+                serde_json::json!({
+                    "server": self.name,
+                    "tool": tool.name,
+                    "hash": tool.hash,
+                    "acceptedHash": slot.pins.accepted(&tool.name),
+                    "definition": definition,
+                })
+            })
+            .collect()
+    }
+
     /// A tool result on its way to the host (and a model provider): its secret values masked,
     /// unless there is none or the config opted out — then this is one check.
     pub fn mask_result(&self, result: &mut serde_json::Value) {
@@ -221,6 +301,7 @@ impl Server {
             protocol_version: handshake.map(|h| h.protocol_version.clone()),
             server_info: handshake.map(|h| h.server_info.clone()),
             instructions: handshake.and_then(|h| h.instructions.clone()),
+            capabilities: handshake.map(|h| h.capabilities.clone()),
             tools_count: slot.exposed_tools().map_or(0, |t| t.len()),
             started_at: slot.started_at.map(rfc3339),
             last_exit: slot.last_exit.map(ExitInfo::to_json),

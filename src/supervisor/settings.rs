@@ -4,9 +4,12 @@
 use std::sync::Arc;
 
 use crate::ask::Asker;
-use crate::config::Source;
+use crate::config::{Extras, Source};
 use crate::convert::{NameTemplate, Options, ToolFormat};
+use crate::mcp::LogLevel;
 use crate::store::{DeferRule, SchemaCache};
+
+use super::server::Exposure;
 
 /// Session-wide settings fixed by the host's `initialize` (and the command line).
 pub struct Settings {
@@ -24,6 +27,15 @@ pub struct Settings {
     pub asker: Arc<dyn Asker>,
     /// Which servers' tools listings defer (`initialize {defer, deferAboveTokens}`).
     pub defer: DeferRule,
+    /// `initialize {resourcesAsTools}`: servers whose config does not say offer their resources
+    /// as two tools.
+    pub resources_as_tools: bool,
+    /// `initialize {pinTools}`: for servers whose config does not say, a tool whose definition
+    /// changes is held until the host accepts it.
+    pub pin_tools: bool,
+    /// `initialize {serverLogs}`: servers' log messages at or above this level reach the host;
+    /// `None`: none do until `logging/setLevel`.
+    pub server_logs: Option<LogLevel>,
 }
 
 impl Settings {
@@ -44,6 +56,17 @@ impl Settings {
             require_trust: self.require_trust,
             asker: Arc::clone(&self.asker),
             defer: self.defer,
+            resources_as_tools: self.resources_as_tools,
+            pin_tools: self.pin_tools,
+            server_logs: self.server_logs,
+        }
+    }
+
+    /// A server's exposure: its config's choices, the session's where it makes none.
+    pub(super) fn exposure(&self, extras: &Extras) -> Exposure {
+        Exposure {
+            resources_as_tools: extras.resources_as_tools.unwrap_or(self.resources_as_tools),
+            pin_tools: extras.pin_tools.unwrap_or(self.pin_tools),
         }
     }
 }

@@ -52,6 +52,9 @@ pub struct ServerStatus {
     pub server_info: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+    /// The capabilities the server declared in its handshake (while `ready`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<Value>,
     pub tools_count: usize,
     /// RFC 3339, UTC, when the current generation was spawned.
     #[serde(skip_serializing_if = "Option::is_none")]

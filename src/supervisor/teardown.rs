@@ -63,7 +63,7 @@ pub(super) async fn park(
         if slot.generation != generation || slot.state != ServerState::Ready || !idle {
             return false;
         }
-        let tools = slot.exposed_tools();
+        let tools = slot.served_tools();
         let old = slot.take_running();
         slot.generation += 1;
         slot.state = ServerState::Stopped;

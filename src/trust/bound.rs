@@ -83,6 +83,11 @@ pub const UNBOUND: &[Unbound] = &[
         why: "the longest the sidecar waits for a call, whatever progress says",
     },
     Unbound {
+        field: "supportsParallel",
+        example: "false",
+        why: "whether the sidecar sends the server one call at a time; the same calls either way",
+    },
+    Unbound {
         field: "autoStart",
         example: "false",
         why: "when the approved launch happens (at add or at the first call), not what it is",
@@ -212,6 +217,16 @@ mod tests {
                 "maskSecretsInResults",
                 stdio.clone(),
                 with(&stdio, "maskSecretsInResults", json!(false)),
+            ),
+            (
+                "resourcesAsTools",
+                stdio.clone(),
+                with(&stdio, "resourcesAsTools", json!(true)),
+            ),
+            (
+                "pinTools",
+                stdio.clone(),
+                with(&stdio, "pinTools", json!(false)),
             ),
             (
                 "secretHeaders",

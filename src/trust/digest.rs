@@ -1,7 +1,7 @@
 //! The launch digest: sha256 over a canonical JSON (version 2) of everything that changes what is
 //! launched, what it receives and what the model is exposed to — transport, command, args, env,
-//! inherited variable names, env files (path, names, contents), cwd, URL, headers, secret marks and
-//! the tools policy — read from the *parsed* config ([`ServerSpec`] + [`Extras`]), so every spelling
+//! inherited variable names, env files (path, names, contents), cwd, URL, headers, secret marks,
+//! the tools policy, and when given `resourcesAsTools` and `pinTools` — read from the *parsed* config ([`ServerSpec`] + [`Extras`]), so every spelling
 //! of a field gives the same digest. Secret values (and env files' contents) appear as an
 //! HMAC-SHA256 under a per-process random key: any change to them changes the digest, yet the
 //! digest input never holds one. A consequence: a digest over a launch with secrets is valid for
@@ -97,7 +97,7 @@ pub fn digest_input(spec: &ServerSpec, extras: &Extras) -> Value {
             })
         })
         .collect();
-    json!({
+    let mut input = json!({
         "v": VERSION,
         "transport": transport(spec),
         "command": spec.command,
@@ -117,7 +117,18 @@ pub fn digest_input(spec: &ServerSpec, extras: &Extras) -> Value {
         // Which values are masked, and whether results are: what the model is shown.
         "secretValues": extras.secret_values.iter().map(|v| keyed(v)).collect::<BTreeSet<_>>(),
         "maskSecretsInResults": extras.mask_secrets_in_results,
-    })
+    });
+    // Fields added after version 2 enter only when given, so an approval of a config that does
+    // not use them stays valid.
+    for (field, given) in [
+        ("resourcesAsTools", extras.resources_as_tools),
+        ("pinTools", extras.pin_tools),
+    ] {
+        if let Some(value) = given {
+            input[field] = Value::Bool(value);
+        }
+    }
+    input
 }
 
 /// A list as a sorted set.
@@ -259,5 +270,26 @@ mod tests {
             parsed(json!({"command": "x", "env": {"API_TOKEN": "t1-secret-value"}}));
         let input = digest_input(&spec, &extras).to_string();
         assert!(!input.contains("t1-secret-value"), "{input}");
+    }
+
+    /// The fields added after version 2 leave the digest of a config without them unchanged (the
+    /// pinned value above) and move it when given, each value apart.
+    #[test]
+    fn later_fields_enter_only_when_given() {
+        let base =
+            json!({"command": "npx", "args": ["-y", "pkg"], "env": {"LEVEL": "1"}, "cwd": "/srv"});
+        let d = digest_of(base.clone());
+        assert_eq!(
+            d,
+            "sha256:743f09cfcd229fd0d340c8ee772f3f8e4d510527c8c348f788c074b84bcf422c"
+        );
+        let mut seen = std::collections::BTreeSet::from([d]);
+        for field in ["resourcesAsTools", "pinTools"] {
+            for value in [true, false] {
+                let mut c = base.clone();
+                c[field] = json!(value);
+                assert!(seen.insert(digest_of(c)), "{field}: {value}");
+            }
+        }
     }
 }

@@ -35,7 +35,7 @@ impl<'a> Subject<'a> {
 
     /// `{commandLine, command, args, cwd, envNames, inheritEnv, envFiles, transport, url?,
     /// headerNames?, secretNames, includeTools, excludeTools, expectTools, permissions,
-    /// permissionMetaKey, source, warnings, digest}`; secret values masked, nothing truncated.
+    /// permissionMetaKey, resourcesAsTools?, pinTools?, source, warnings, digest}`; secret values masked, nothing truncated.
     pub fn to_json(&self, source: Source, plugin_root: Option<&Path>) -> Value {
         let (spec, extras) = (self.spec, self.extras);
         let secrets = self.secrets();
@@ -93,6 +93,13 @@ impl<'a> Subject<'a> {
             "warnings": warnings,
             "digest": self.digest(),
         });
+        // Bound when given, like the digest: what the model is shown of the server.
+        if let Some(on) = extras.resources_as_tools {
+            out["resourcesAsTools"] = Value::Bool(on);
+        }
+        if let Some(on) = extras.pin_tools {
+            out["pinTools"] = Value::Bool(on);
+        }
         if let Some(url) = url {
             out["url"] = Value::from(secrets.mask(url));
             out["headerNames"] = json!(digest::headers(spec)

@@ -488,3 +488,61 @@ fn a_flood_of_list_changed_costs_a_few_re_reads() {
     assert!(peak < 64 * 1024 * 1024, "sidecar peak RSS {peak} bytes");
     assert_eq!(list["servers"][0]["state"], "ready");
 }
+
+/// A server writing 30,000 log messages while the host is not reading: once 256 notifications
+/// wait, its messages are dropped and counted in one marker (a warning naming the count), so
+/// every message is either delivered or counted — never kept without a bound — and the sidecar's
+/// memory stays flat.
+#[test]
+fn a_log_storm_while_the_host_is_not_reading_is_counted_not_kept() {
+    const STORM: u64 = 30_000;
+    let mut host = RawHost::spawn(&[], &[]);
+    let pid = add_raw(&mut host, 1, "fx", &["--surface"]);
+    host.write(
+        r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}"#,
+    );
+    loop {
+        let v: Value = serde_json::from_str(&host.read_line()).unwrap();
+        if v["id"] == 2 {
+            assert_eq!(v["result"]["servers"], json!(["fx"]), "{v}");
+            break;
+        }
+    }
+    host.write(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "mcp__fx__emit",
+            "arguments": {"kind": "log", "level": "info", "data": "storm", "count": STORM}}})
+        .to_string(),
+    );
+    wait_until_quiet(host.pid(), pid);
+    let peak = proc_status_bytes(host.pid(), "VmHWM");
+    let lines = host.lines();
+    host.write(r#"{"jsonrpc":"2.0","id":"list","method":"servers/list"}"#);
+    let (mut delivered, mut dropped, mut answered) = (0u64, 0u64, false);
+    loop {
+        let v: Value = serde_json::from_str(&lines.recv_timeout(WAIT).expect("a line")).unwrap();
+        if v["id"] == "list" {
+            break;
+        }
+        answered |= v["id"] == 3;
+        if v["method"] == "notifications/server/log" {
+            match v["params"]["logger"].as_str() {
+                Some("mcp-sidecar") => {
+                    let text = v["params"]["data"].as_str().unwrap();
+                    dropped += text.split(' ').next().unwrap().parse::<u64>().unwrap();
+                    assert_eq!(v["params"]["level"], "warning");
+                }
+                _ => delivered += 1,
+            }
+        }
+    }
+    eprintln!("{delivered} log messages delivered, {dropped} dropped; VmHWM {peak}");
+    assert!(answered, "the emit call was answered");
+    assert_eq!(
+        delivered + dropped,
+        STORM,
+        "each message delivered or counted"
+    );
+    assert!(dropped > 0, "the host was not reading: some were dropped");
+    assert!(peak < 64 * 1024 * 1024, "sidecar peak RSS {peak} bytes");
+}

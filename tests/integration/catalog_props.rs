@@ -245,6 +245,7 @@ fn schema_servers() -> Vec<ServerTools> {
             info: ServerInfo {
                 defer: (i + 1 == count).then_some(false),
                 instructions: (i < 2).then(|| format!("Use the {stem} tools for {stem} work.")),
+                withheld: Vec::new(),
             },
             name: stem,
         })

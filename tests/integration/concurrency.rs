@@ -77,3 +77,71 @@ fn concurrent_calls_on_one_server_complete_in_order_of_duration_matched_by_id() 
         "answers arrive as each call finishes, not in request order"
     );
 }
+
+/// `supportsParallel: false` serialises a server's calls in a fair queue. The fixture's barrier
+/// (`--barrier 2`) holds the first `sleep` until a second one reaches the server, which the queue
+/// never lets happen while the first is in flight: so the first times out, a call queued behind it
+/// with a shorter timeout times out in the queue, a cancelled one leaves the queue, and the next
+/// in line then reaches the server (the barrier's second arrival) and is answered. `maxInflight`
+/// still refuses what is past it, queued or not.
+#[test]
+fn a_server_without_parallel_calls_takes_them_one_at_a_time_in_a_fair_queue() {
+    let mut s = Sidecar::initialized(json!({}));
+    let serial =
+        |extra: serde_json::Value| crate::support::with_fields(fixture(&["--barrier", "2"]), extra);
+    s.add("fx", serial(json!({"supports_parallel": false})));
+    let sleep = |timeout: Option<u64>| {
+        let mut p = json!({"name": "mcp__fx__sleep", "arguments": {"ms": 10}});
+        if let Some(ms) = timeout {
+            p["timeoutMs"] = json!(ms);
+        }
+        p
+    };
+    let first = s.send("tools/call", sleep(Some(1500)));
+    let short = s.send(
+        "tools/call",
+        json!({"name": "mcp__fx__echo", "arguments": {"message": "hurry"}, "timeoutMs": 300}),
+    );
+    let cancelled = s.send(
+        "tools/call",
+        json!({"name": "mcp__fx__echo", "arguments": {"message": "never mind"}}),
+    );
+    s.notify("notifications/cancelled", json!({"requestId": cancelled}));
+    let next = s.send("tools/call", sleep(None));
+
+    let r = s.response(short);
+    assert_eq!(r["error"]["data"]["code"], "TOOL_TIMEOUT", "{r}");
+    assert_eq!(r["error"]["data"]["limit"], 300);
+    assert!(
+        r["error"]["data"]["queued"].is_string(),
+        "timed out in the queue: {r}"
+    );
+    let r = s.response(cancelled);
+    assert_eq!(r["error"]["data"]["code"], "CANCELLED", "{r}");
+    let r = s.response(first);
+    assert_eq!(
+        r["error"]["data"]["code"], "TOOL_TIMEOUT",
+        "alone at the barrier: {r}"
+    );
+    assert_eq!(r["error"]["data"]["limit"], 1500);
+    let r = s.response(next);
+    assert_eq!(r["result"]["text"], "slept 10 ms", "its turn came: {r}");
+
+    s.add(
+        "one",
+        serial(json!({"supportsParallel": false, "maxInflight": 1})),
+    );
+    let held = s.send(
+        "tools/call",
+        json!({"name": "mcp__one__sleep", "arguments": {"ms": 10}, "timeoutMs": 1000}),
+    );
+    let (code, e) = s.error_of(
+        "tools/call",
+        json!({"name": "mcp__one__echo", "arguments": {"message": "x"}}),
+    );
+    assert_eq!(
+        (code.as_str(), &e["data"]["setting"]),
+        ("OVERLOADED", &json!("maxInflight"))
+    );
+    assert_eq!(s.response(held)["error"]["data"]["code"], "TOOL_TIMEOUT");
+}

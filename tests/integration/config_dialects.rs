@@ -182,6 +182,9 @@ fn every_dialect_reads_its_file() {
                 ("filesystem", "startupTimeoutSeconds", json!(60)),
                 ("camel", "keepaliveSeconds", json!(180)),
                 ("camel", "startupTimeoutSeconds", json!(5)),
+                // Seed 003's field, in both spellings: the sidecar's own `supportsParallel`.
+                ("filesystem", "supportsParallel", json!(false)),
+                ("camel", "supportsParallel", json!(true)),
             ],
         ),
         (

@@ -142,5 +142,12 @@ fn lazy_server_is_served_from_the_schema_cache() {
         json!({ "autoStart": false }),
     );
     sc.add("lazy2", changed);
-    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 2);
+    // Entries only: the woken server's own rewrite of its entry may still be a hidden temporary
+    // file (written and synced off the runtime) at this moment.
+    let entries = std::fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .count();
+    assert_eq!(entries, 2);
 }

@@ -72,6 +72,17 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     assert_eq!(caps["defer"], true, "{result}");
     assert_eq!(caps["stats"], true, "{result}");
     assert_eq!(caps["progressiveLoad"], true, "{result}");
+    for surface in [
+        "resources",
+        "prompts",
+        "completion",
+        "serverLogs",
+        "serverInstructions",
+        "toolPins",
+        "resourcesAsTools",
+    ] {
+        assert_eq!(caps[surface], true, "{surface}: {result}");
+    }
     assert_eq!(
         caps["hostCapabilities"],
         json!(["sampling", "elicitation", "roots"]),
@@ -80,7 +91,7 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
     assert_eq!(caps["progress"], true, "{result}");
     assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(15),
+        Some(22),
         "no capability goes unchecked: {result}"
     );
 }

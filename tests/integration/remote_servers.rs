@@ -301,3 +301,180 @@ fn conformance_suite_2025_11_25_every_non_auth_scenario_passes() {
     // Straight to the process's stderr, past the test harness's capture, so CI shows the count.
     let _ = writeln!(std::io::stderr(), "{report}");
 }
+
+/// The surface beyond tools of `@modelcontextprotocol/server-everything`, through the sidecar:
+/// resources and templates listed, a text and a (textual) blob resource read, completion with and
+/// without context, prompts listed and got (an embedded resource rendered), a subscription that
+/// reaches the server (its own log message acknowledges it, once the host asked for logs) and its
+/// update, and the server's instructions next to its tools.
+fn everything_surface(config: serde_json::Value) {
+    let mut s = Sidecar::initialized(json!({"toolFormat": "anthropic"}));
+    let status = s.call("servers/add", json!({"name": "e", "config": config}));
+    assert_eq!(status["state"], "ready", "{status}");
+    assert!(
+        status["capabilities"]["resources"]["subscribe"] == true,
+        "{status}"
+    );
+
+    let resources = s.call("resources/list", json!({"server": "e"}));
+    let listed = resources["resources"].as_array().expect("resources");
+    assert!(
+        listed.iter().any(|r| r["server"] == "e"
+            && r["uri"]
+                .as_str()
+                .unwrap()
+                .starts_with("demo://resource/static/document/")),
+        "{resources}"
+    );
+    let templates = s.call("resources/templates/list", json!({}));
+    assert!(
+        templates
+            .to_string()
+            .contains("demo://resource/dynamic/text/{resourceId}"),
+        "{templates}"
+    );
+    let text = s.call(
+        "resources/read",
+        json!({"server": "e", "uri": "demo://resource/dynamic/text/1"}),
+    );
+    assert!(
+        text["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Resource 1: This is a plaintext resource"),
+        "{text}"
+    );
+    assert_eq!(text["output"][0]["type"], "text");
+    let blob = s.call(
+        "resources/read",
+        json!({"server": "e", "uri": "demo://resource/dynamic/blob/1"}),
+    );
+    assert!(blob["contents"][0]["blob"].is_string(), "{blob}");
+    assert!(
+        blob["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Resource 1: This is a base64 blob"),
+        "a textual blob reaches the model decoded: {blob}"
+    );
+
+    let complete = |s: &mut Sidecar, argument: serde_json::Value, context: serde_json::Value| {
+        s.call(
+            "completion/complete",
+            json!({"server": "e", "ref": {"type": "ref/prompt", "name": "completable-prompt"},
+                   "argument": argument, "context": context}),
+        )["completion"]["values"]
+            .clone()
+    };
+    assert_eq!(
+        complete(
+            &mut s,
+            json!({"name": "department", "value": "E"}),
+            json!({})
+        ),
+        json!(["Engineering"])
+    );
+    assert_eq!(
+        complete(
+            &mut s,
+            json!({"name": "name", "value": "A"}),
+            json!({"arguments": {"department": "Engineering"}})
+        ),
+        json!(["Alice"])
+    );
+    let by_template = s.call(
+        "completion/complete",
+        json!({"server": "e", "ref": {"type": "ref/resource", "uri": "demo://resource/dynamic/text/{resourceId}"},
+               "argument": {"name": "resourceId", "value": "7"}}),
+    );
+    assert_eq!(by_template["completion"]["values"], json!(["7"]));
+
+    let prompts = s.call("prompts/list", json!({}));
+    let names: Vec<&str> = prompts["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "simple-prompt",
+        "args-prompt",
+        "completable-prompt",
+        "resource-prompt",
+    ] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    let simple = s.call(
+        "prompts/get",
+        json!({"server": "e", "name": "simple-prompt"}),
+    );
+    assert_eq!(
+        simple["output"],
+        json!([{"role": "user", "content": [{"type": "text", "text": "This is a simple prompt without arguments."}]}])
+    );
+    let embedded = s.call(
+        "prompts/get",
+        json!({"server": "e", "name": "resource-prompt", "arguments": {"resourceType": "Text", "resourceId": "2"}, "format": "openai"}),
+    );
+    assert!(
+        embedded["output"][1]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("[resource demo://resource/dynamic/text/2]\nResource 2:"),
+        "{embedded}"
+    );
+
+    assert_eq!(
+        s.call("logging/setLevel", json!({"server": "e", "level": "info"})),
+        json!({"servers": ["e"]})
+    );
+    let uri = "demo://resource/dynamic/text/3";
+    assert_eq!(
+        s.call("resources/subscribe", json!({"server": "e", "uri": uri})),
+        json!({})
+    );
+    let ack = s.notification("notifications/server/log", |p| {
+        p["server"] == "e"
+            && p["data"].as_str().is_some_and(|d| {
+                d.contains("Received Subscribe Resource request") && d.contains(uri)
+            })
+    });
+    assert_eq!(ack["params"]["level"], "info");
+    s.call(
+        "tools/call",
+        json!({"name": "mcp__e__toggle-subscriber-updates"}),
+    );
+    s.notification("notifications/resources/updated", |p| {
+        p == &json!({"server": "e", "uri": uri})
+    });
+    s.call(
+        "tools/call",
+        json!({"name": "mcp__e__toggle-subscriber-updates"}),
+    );
+    assert_eq!(
+        s.call("resources/unsubscribe", json!({"server": "e", "uri": uri})),
+        json!({})
+    );
+
+    let tools = s.call("tools/list", json!({}));
+    assert!(
+        tools["servers"]["e"]["instructions"]
+            .as_str()
+            .is_some_and(|i| !i.is_empty()),
+        "{}",
+        tools["servers"]
+    );
+}
+
+#[test]
+fn server_everything_surface_over_stdio() {
+    let script =
+        remote_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    everything_surface(json!({"command": node22(), "args": [script, "stdio"]}));
+}
+
+#[test]
+fn server_everything_surface_over_streamable_http() {
+    let (_server, port) = everything("streamableHttp");
+    everything_surface(json!({"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")}));
+}

@@ -335,3 +335,43 @@ fn load_binds_env_files_and_warns_about_risky_places() {
     assert_eq!(r["added"][0]["state"], "ready", "{r}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// `resourcesAsTools` and `pinTools` change what the model is shown, so the trust request shows
+/// them and the digest binds them: an approval of the config without them does not start the
+/// config with them. `supportsParallel` only changes how calls are sent: the digest leaves it.
+#[test]
+fn resources_as_tools_and_pins_are_bound_serial_calls_are_not() {
+    let mut s = Sidecar::initialized(json!({"requireTrust": true}));
+    let digest_of = |s: &mut Sidecar, config: Value| {
+        let (code, e) = s.error_of("servers/add", json!({"name": "fx", "config": config}));
+        assert_eq!(code, "TRUST_REQUIRED", "{e}");
+        e["data"].clone()
+    };
+    let plain = digest_of(&mut s, fixture(&[]));
+    assert!(plain.get("resourcesAsTools").is_none() && plain.get("pinTools").is_none());
+    let mut shown = fixture(&[]);
+    shown["resources_as_tools"] = json!(true);
+    shown["pinTools"] = json!(false);
+    let data = digest_of(&mut s, shown.clone());
+    assert_eq!(
+        (&data["resourcesAsTools"], &data["pinTools"]),
+        (&json!(true), &json!(false))
+    );
+    assert_ne!(data["digest"], plain["digest"]);
+    let (code, _) = s.error_of(
+        "servers/add",
+        json!({"name": "fx", "config": shown, "trust": plain["digest"]}),
+    );
+    assert_eq!(
+        code, "TRUST_REQUIRED",
+        "the plain approval does not cover it"
+    );
+    let mut serial = fixture(&[]);
+    serial["supportsParallel"] = json!(false);
+    assert_eq!(digest_of(&mut s, serial.clone())["digest"], plain["digest"]);
+    let status = s.call(
+        "servers/add",
+        json!({"name": "fx", "config": serial, "trust": plain["digest"]}),
+    );
+    assert_eq!(status["state"], "ready");
+}

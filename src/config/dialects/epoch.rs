@@ -1,7 +1,8 @@
 //! The epoch-style `servers` file of seed 003: `transport` and its alias `type` (both given:
 //! `transport` wins), transport inferred from `url` when absent (SSE) — and, precisely so that
 //! `{"type": "http", url}` is never connected as SSE, the alias is always honoured. Both camelCase and
-//! snake_case field names.
+//! snake_case field names. Its `supports_parallel` is the sidecar's own `supportsParallel` (an
+//! extension field every dialect reads).
 
 use serde_json::Value;
 
@@ -26,7 +27,6 @@ const FIELDS: &[super::fields::Field] = &[
     f("keepaliveInterval", Ty::Number),
     f("idleTimeoutSeconds", Ty::Number),
     f("maxLifetimeSeconds", Ty::Number),
-    f("supportsParallel", Ty::Ignored),
     f("skipPreflight", Ty::Ignored),
     f("oauth", Ty::Ignored),
 ];

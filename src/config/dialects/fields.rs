@@ -48,8 +48,9 @@ pub const fn fx(name: &'static str, ty: Ty) -> Field {
     }
 }
 
-/// The sidecar's own fields, accepted in every dialect (tools policy, secrets, deferral): the one table of
-/// them, which [`extras::split`](crate::config::extras::split) reads them by too.
+/// The sidecar's own fields, accepted in every dialect (tools policy, secrets, deferral, resources
+/// as tools, tool pins, serial calls): the one table of them, which
+/// [`extras::split`](crate::config::extras::split) reads them by too.
 pub const EXTENSIONS: &[Field] = &[
     f("includeTools", Ty::StrList),
     f("excludeTools", Ty::StrList),
@@ -60,6 +61,9 @@ pub const EXTENSIONS: &[Field] = &[
     f("secretHeaders", Ty::StrList),
     f("secretValues", Ty::StrList),
     f("maskSecretsInResults", Ty::Bool),
+    f("resourcesAsTools", Ty::Bool),
+    f("pinTools", Ty::Bool),
+    f("supportsParallel", Ty::Bool),
     f("defer", Ty::Bool),
 ];
 

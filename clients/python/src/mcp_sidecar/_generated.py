@@ -107,6 +107,9 @@ class ServerConfig(TypedDict, total=False):
     envFiles: List[JsonObject]
     secretValues: List[str]
     maskSecretsInResults: bool
+    resourcesAsTools: bool
+    pinTools: bool
+    supportsParallel: bool
     defer: Optional[bool]
 
 
@@ -139,6 +142,13 @@ class Capabilities(_CapabilitiesRequired, total=False):
     defer: bool
     stats: bool
     progressiveLoad: bool
+    resources: bool
+    prompts: bool
+    completion: bool
+    serverLogs: bool
+    serverInstructions: bool
+    toolPins: bool
+    resourcesAsTools: bool
     hostCapabilities: List[Literal["sampling", "elicitation", "roots"]]
     progress: bool
 
@@ -189,6 +199,7 @@ class ServerStatus(_ServerStatusRequired, total=False):
     protocolVersion: str
     serverInfo: ServerInfo
     instructions: str
+    capabilities: JsonObject
     startedAt: str
     lastExit: ExitStatus
     lastError: ErrorObject
@@ -215,6 +226,7 @@ class _ToolEntryRequired(TypedDict):
     server: str
     tool: str
     readOnly: bool
+    hash: str
     definition: JsonObject
     conversionNotes: List[ConversionNote]
     tokens: int
@@ -233,12 +245,14 @@ class _ToolsListResultRequired(TypedDict):
     tools: List[ToolEntry]
     fingerprint: str
     tokens: JsonObject
+    servers: Dict[str, JsonObject]
 
 
 class ToolsListResult(_ToolsListResultRequired, total=False):
     """The tools/list result."""
 
     providerTools: List[JsonObject]
+    withheld: List[JsonObject]
 
 
 class _TruncatedInfoRequired(TypedDict):
@@ -313,6 +327,8 @@ class TrustRequest(_TrustRequestRequired, total=False):
     """A server held back by requireTrust: the TRUST_REQUIRED data plus name."""
 
     maskSecretsInResults: bool
+    resourcesAsTools: bool
+    pinTools: bool
     url: str
     headerNames: List[str]
 
@@ -372,12 +388,17 @@ class ServersChangedParams(TypedDict):
     status: ServerStatus
 
 
-class ToolsChangedParams(TypedDict):
-    """Params of notifications/tools/changed: re-list on every one."""
-
+class _ToolsChangedParamsRequired(TypedDict):
     fingerprint: str
     added: List[str]
     removed: List[str]
+    changed: List[str]
+
+
+class ToolsChangedParams(_ToolsChangedParamsRequired, total=False):
+    """Params of notifications/tools/changed: re-list on every one."""
+
+    withheld: List[JsonObject]
 
 
 class ProtocolErrorCode:
@@ -409,6 +430,7 @@ class ProtocolErrorCode:
     SHUTTING_DOWN = "SHUTTING_DOWN"
     TRUST_REQUIRED = "TRUST_REQUIRED"
     OVERLOADED = "OVERLOADED"
+    NOT_SUPPORTED = "NOT_SUPPORTED"
 
 
 #: Numeric JSON-RPC code of every protocol error code (two codes may share a number).
@@ -439,4 +461,5 @@ RPC_CODES: Dict[str, int] = {
     "SHUTTING_DOWN": -32040,
     "TRUST_REQUIRED": -32014,
     "OVERLOADED": -32035,
+    "NOT_SUPPORTED": -32015,
 }
