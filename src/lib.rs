@@ -28,7 +28,7 @@
 //! 1. `jsonrpc` knows nothing of MCP or of the host protocol; `mcp` and `host` never import each other.
 //! 2. An MCP session does not know whether its transport is a child process.
 //! 3. Only `process::spawn` spawns processes (clippy `disallowed-methods`).
-//! 4. Only `host::writer` writes stdout (clippy `print_stdout` is denied everywhere else).
+//! 4. Only `serving::writer` writes stdout (clippy `print_stdout` is denied everywhere else).
 //! 5. Every pending request ends exactly once: response, timeout, host cancel, or peer death.
 //! 6. Every byte read from a peer passes through a named bound in [`limits`].
 //! 7. No process outlives the sidecar: every server runs in its own process group with the sidecar's
@@ -49,10 +49,12 @@ pub mod logging;
 pub mod mcp;
 pub mod process;
 pub mod search;
+pub mod serving;
 pub mod signals;
 pub mod store;
 pub mod supervisor;
 pub mod time;
 pub mod trust;
+pub mod upstream;
 
 pub use error::{Error, ErrorCode};

@@ -238,3 +238,47 @@ pub const RESOURCE_UPDATES_WAITING_PER_SERVER: usize = 16;
 /// listed are forgotten; under pinning, a tool never seen before is held for the host's acceptance
 /// like a changed one, so churning names cannot push accepted definitions out.
 pub const PINNED_TOOL_NAMES_MAX: usize = 4 * MAX_TOOLS_PER_SERVER;
+
+// ----- the aggregate as one MCP server (`mcp-sidecar mcp`) -----
+
+/// Changes of the aggregate (its tool list) waiting for each listening client; one that falls
+/// further behind is told once that the list changed, which is all it needs to know.
+pub const UPSTREAM_NOTICES_QUEUE: usize = 64;
+
+/// Longest `instructions` the aggregate gives a client: every server's own, each under its name,
+/// cut at this many bytes (they go into a model's system prompt).
+pub const UPSTREAM_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
+
+/// Longest `initialize`, `server/discover` or a list waits for the config's servers to start while
+/// they load, so that the instructions and tools of those quick to start are in it; past it, it
+/// answers with those ready (hosts give a connection a few seconds) and the slow ones are
+/// announced as they become ready (`mcp --wait-for-servers`: lists wait for every server).
+pub const UPSTREAM_INITIALIZE_WAIT: Duration = Duration::from_secs(3);
+
+/// Longest a server's question waits for the upstream client's answer (a person may be answering
+/// an elicitation); then the server gets -32001.
+pub const UPSTREAM_ANSWER_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// The sidecar's requests one upstream client may have to answer at once; past it a server's
+/// question is refused at once (-32000).
+pub const UPSTREAM_REQUESTS_MAX_OUTSTANDING: usize = 256;
+
+/// 2026-07-28 calls parked at once while their clients answer a server's questions
+/// (`input_required`); past it a question is refused at once.
+pub const UPSTREAM_PARKED_MAX: usize = 256;
+
+/// Connections the HTTP endpoint serves at once; past it new ones wait in the listen queue.
+pub const UPSTREAM_HTTP_MAX_CONNECTIONS: usize = 256;
+
+/// Legacy (2025-era) sessions kept at once; past it the least recently used idle one is ended.
+pub const UPSTREAM_HTTP_MAX_SESSIONS: usize = 1024;
+
+/// Time a client has to send a request's headers (a connection that trickles them is dropped).
+pub const UPSTREAM_HTTP_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Bytes of a request's head (request line and headers) read before it is refused.
+pub const UPSTREAM_HTTP_MAX_HEAD_BYTES: usize = 64 * 1024;
+
+/// Messages queued on one response stream (SSE) before the request producing them waits: a client
+/// that does not read holds back only its own request.
+pub const UPSTREAM_HTTP_STREAM_QUEUE: usize = 64;

@@ -1,16 +1,18 @@
 //! The `mcp-sidecar` binary: command-line parsing, logging to stderr, and the modes — serve the
-//! host protocol on stdio (the default), the commands for people (`list`, `call`, `test`,
-//! `doctor`, `inspect`: `cli::command`) — plus the hidden `guardian` mode the sidecar runs itself
-//! in (see `process::guardian`) and the conformance client. Everything else lives in the library.
+//! host protocol on stdio (the default), serve every configured server as one MCP server (`mcp`:
+//! `cli::mcp`, `upstream`), the commands for people (`list`, `call`, `test`, `doctor`, `inspect`:
+//! `cli::command`) — plus the hidden `guardian` mode the sidecar runs itself in (see
+//! `process::guardian`) and the conformance client. Everything else lives in the library.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcp_sidecar::cli::command::{self as people, People};
+use mcp_sidecar::cli::mcp::{self, McpArgs};
 use mcp_sidecar::process::{self as tree, guardian};
 use mcp_sidecar::store::SchemaCache;
-use mcp_sidecar::{host, limits, logging, signals};
+use mcp_sidecar::{host, limits, logging, serving, signals, upstream};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
@@ -50,6 +52,9 @@ struct Cli {
 enum Command {
     /// Serve host protocol v1 on stdin/stdout (the default).
     Serve,
+    /// Serve every server of the config files as one MCP server: over stdio (the default), or over
+    /// Streamable HTTP with --http.
+    Mcp(McpArgs),
     #[command(flatten)]
     People(People),
     /// Internal: a one-shot MCP client for the official conformance suite (README "Conformance").
@@ -122,6 +127,21 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Mcp(args) => {
+            let globals = mcp::Globals {
+                configs: cli.configs,
+                cache,
+                max_line_bytes: cli.max_line_bytes,
+                max_inflight: cli.max_inflight as usize,
+            };
+            match mcp::options(args, globals) {
+                Ok(options) => run_mcp(runtime, options),
+                Err(message) => {
+                    eprintln!("mcp-sidecar mcp: {message}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::People(command) => {
             let globals = people::Globals {
                 configs: cli.configs,
@@ -135,23 +155,24 @@ fn main() -> ExitCode {
 
 /// Serve mode: the host protocol on stdio until `shutdown`, end of input or a termination signal.
 fn run_serve(runtime: tokio::runtime::Runtime, options: host::ServeOptions) -> ExitCode {
-    if let Err(e) = signals::install(options.stop.clone()) {
-        tracing::warn!("cannot handle termination signals: {e}");
-    }
-    runtime.block_on(async {
-        tree::install();
-        host::serve(host::stdio::input(), host::stdio::output(), options).await;
-        tree::final_sweep().await;
+    let stop = options.stop.clone();
+    supervised(runtime, stop, async {
+        host::serve(serving::stdio::input(), serving::stdio::output(), options).await;
     });
-    if signals::escalated() {
-        // A second signal killed everything: its thread exits 128 + n, without `bye` to the
-        // guardian (which then sweeps once more).
-        signals::await_escalated_exit();
-    }
-    tree::farewell();
-    // Do not wait for blocking reads of stdin that may still be parked in the runtime.
-    runtime.shutdown_background();
     ExitCode::SUCCESS
+}
+
+/// `mcp` mode: the aggregate served until the client goes or a signal comes, then every server
+/// stopped, as in serve mode. Exit 2 when it cannot start (say, the HTTP address is taken).
+fn run_mcp(runtime: tokio::runtime::Runtime, options: upstream::Options) -> ExitCode {
+    let stop = options.stop.clone();
+    match supervised(runtime, stop, upstream::run(options)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcp-sidecar mcp: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// A command for people: start what it needs, report, stop everything, exit with its status.
@@ -160,20 +181,36 @@ fn run_people(
     command: People,
     globals: people::Globals,
 ) -> ExitCode {
-    if let Err(e) = signals::install(globals.stop.clone()) {
+    let stop = globals.stop.clone();
+    let exit = supervised(runtime, stop, people::run(command, globals));
+    ExitCode::from(exit.code())
+}
+
+/// Runs a mode the way every one ends: termination signals handled (the first cancels `stop`),
+/// every process the sidecar started swept once `serve` returns, a second signal's exit left to
+/// the signal thread.
+fn supervised<T>(
+    runtime: tokio::runtime::Runtime,
+    stop: CancellationToken,
+    serve: impl std::future::Future<Output = T>,
+) -> T {
+    if let Err(e) = signals::install(stop) {
         tracing::warn!("cannot handle termination signals: {e}");
     }
-    let exit = runtime.block_on(async {
+    let outcome = runtime.block_on(async {
         tree::install();
-        let exit = people::run(command, globals).await;
+        let outcome = serve.await;
         tree::final_sweep().await;
-        exit
+        outcome
     });
     if signals::escalated() {
+        // A second signal killed everything: its thread exits 128 + n, without `bye` to the
+        // guardian (which then sweeps once more).
         signals::await_escalated_exit();
     }
     tree::farewell();
-    // Do not wait for a read of stdin (`call --json -`) that may still be parked in the runtime.
+    // Do not wait for blocking reads of stdin (the host's, or `call --json -`) that may still be
+    // parked in the runtime.
     runtime.shutdown_background();
-    ExitCode::from(exit.code())
+    outcome
 }

@@ -159,6 +159,8 @@ type InitializeResult struct {
 		Cancellation   bool     `json:"cancellation"`
 		ConfigDialects []string `json:"configDialects,omitempty"`
 		Trust          bool     `json:"trust,omitempty"`
+		// The capabilities a host may declare in initialize `capabilities`: the requests the sidecar can forward to it (PROTOCOL.md §17).
+		HostCapabilities []string `json:"hostCapabilities,omitempty"`
 		// Tool entries and listings carry token estimates.
 		TokenEstimates bool `json:"tokenEstimates,omitempty"`
 		// tools/search and the search_tools meta-tool exist.
@@ -183,8 +185,6 @@ type InitializeResult struct {
 		ToolPins bool `json:"toolPins,omitempty"`
 		// resourcesAsTools (initialize and server config).
 		ResourcesAsTools bool `json:"resourcesAsTools,omitempty"`
-		// The capabilities a host may declare in initialize `capabilities`: the requests the sidecar can forward to it (PROTOCOL.md §17).
-		HostCapabilities []string `json:"hostCapabilities,omitempty"`
 		// tools/call takes progress, resetTimeoutOnProgress and maxTotalTimeoutMs; notifications/progress is sent.
 		Progress bool `json:"progress,omitempty"`
 	} `json:"capabilities"`

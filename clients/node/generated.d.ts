@@ -95,7 +95,7 @@ export interface ServerConfigFields {
 export interface InitializeResult {
   protocolVersion: 1;
   serverInfo: { name: "mcp-sidecar"; version: string; [key: string]: unknown; };
-  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; tokenEstimates?: boolean; toolSearch?: boolean; defer?: boolean; stats?: boolean; progressiveLoad?: boolean; resources?: true; prompts?: true; completion?: true; serverLogs?: true; serverInstructions?: true; toolPins?: true; resourcesAsTools?: true; hostCapabilities?: Array<"sampling" | "elicitation" | "roots">; progress?: true; [key: string]: unknown; };
+  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; hostCapabilities?: Array<"sampling" | "elicitation" | "roots">; tokenEstimates?: boolean; toolSearch?: boolean; defer?: boolean; stats?: boolean; progressiveLoad?: boolean; resources?: true; prompts?: true; completion?: true; serverLogs?: true; serverInstructions?: true; toolPins?: true; resourcesAsTools?: true; progress?: true; [key: string]: unknown; };
   [key: string]: unknown;
 }
 

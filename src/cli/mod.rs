@@ -1,14 +1,14 @@
 //! Subcommands of the `mcp-sidecar` binary that are not the sidecar itself: the commands for
-//! people (`list`, `call`, `test`, `doctor`, `inspect`) and the conformance client (a host, which
-//! drives the sidecar through `host_peer`) — tools built from the library's parts, kept apart
-//! from its core (nothing in the library imports them).
+//! people (`list`, `call`, `test`, `doctor`, `inspect`), `mcp`'s command line, and the conformance
+//! client (a host that drives the sidecar through `host_peer`) — tools built from the library's
+//! parts, kept apart from its core (nothing in the library imports them).
 //!
 //! Files, lowest first (each imports only files listed before it): `exit` (the exit statuses),
 //! `output` (the one stdout writer of these commands, colours), `table`, `arguments` (`call`'s
 //! `--arg` typing), `selection` (config files and the servers asked for), `progress`, `run`
 //! (what the commands share: the registry, concurrent starts, signals), then the commands —
 //! `list`, `call`, `trial` (`test`), `doctor/`, `report` and `inspect` — and `command` (the
-//! command line's spelling of them, and the one entry that runs them).
+//! command line's spelling of them, and the one entry that runs them); `mcp` stands apart.
 
 pub mod arguments;
 pub mod call;
@@ -19,6 +19,7 @@ pub mod exit;
 pub mod host_peer;
 pub mod inspect;
 pub mod list;
+pub mod mcp;
 pub mod output;
 pub mod progress;
 pub mod report;

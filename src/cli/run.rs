@@ -45,12 +45,12 @@ pub fn registry(context: &Context, format: ToolFormat, strict: bool) -> Arc<Regi
             strict,
             cache: context.cache.clone(),
             require_trust: false,
+            // Nobody answers a server's own requests here: each is refused (-32601).
+            asker: crate::ask::nobody(),
             defer: Default::default(),
             resources_as_tools: false,
             pin_tools: false,
             server_logs: None,
-            // No one to ask: a server's own requests (sampling, elicitation, roots) are refused.
-            asker: crate::ask::nobody(),
         },
         // Nobody reads the events: each command reads statuses when the starts have ended.
         EventSender::discarding(),

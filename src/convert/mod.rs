@@ -5,6 +5,8 @@
 //!
 //! - [`names`]: deterministic exposed tool names (`mcp__{server}__{tool}`).
 //! - [`definitions`]: MCP tool object → provider tool definition + notes.
+//! - [`mcp_tool`](mod@mcp_tool): MCP tool object → the MCP tool the sidecar serves upstream, its
+//!   input schema cleaned for a provider.
 //! - [`schema`]: the schema transforms behind a definition, composed per format.
 //! - [`arguments`]: undoing strict mode's nullable optionals before a call.
 //! - [`results`]: MCP `CallToolResult` → provider tool-result payload.
@@ -34,6 +36,7 @@ pub mod defer;
 pub mod definitions;
 pub mod fingerprint;
 pub mod format;
+pub mod mcp_tool;
 pub mod names;
 pub mod prompts;
 pub mod resources;
@@ -44,6 +47,7 @@ pub mod tokens;
 pub use definitions::{definition, Converted, Options};
 pub use fingerprint::{fingerprint, fingerprint_canonical};
 pub use format::ToolFormat;
+pub use mcp_tool::mcp_tool;
 pub use names::{
     NameTemplate, DEFAULT_MAX_NAME_LENGTH, DEFAULT_NAME_TEMPLATE, MAX_MAX_NAME_LENGTH,
     MIN_MAX_NAME_LENGTH,

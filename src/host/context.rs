@@ -5,21 +5,17 @@
 //! `events_flushed`). What the session does with this state lives in free functions elsewhere:
 //! `session` (initialize, stop), `requests` (spawning, cancelling), `serve` (the read loop).
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 use super::asks::HostAsks;
-use super::flow::Flow;
 use super::reply::{self, Reply};
-use super::writer::Outbox;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::RequestId;
+use crate::serving::{Flow, Outbox, Requests};
 use crate::store::SchemaCache;
 use crate::supervisor::{Event, EventSender, Registry};
 
@@ -32,9 +28,9 @@ pub struct Host {
     pub registry: OnceLock<Arc<Registry>>,
     /// The sidecar's own requests to the host, set up by `initialize` with what the host declared.
     pub asks: OnceLock<Arc<HostAsks>>,
-    pub inflight: Mutex<HashMap<RequestId, CancellationToken>>,
-    /// Every spawned request, so a stop can wait until each one has been answered.
-    pub requests: TaskTracker,
+    /// The requests in flight with their cancel tokens, so a stop can wait until each one has
+    /// been answered.
+    pub requests: Requests,
     /// The budgets a request takes before it starts (`flow`): they push back into reading stdin.
     pub flow: Flow,
     pub shutting_down: AtomicBool,
@@ -54,8 +50,7 @@ impl Host {
             events: OnceLock::new(),
             registry: OnceLock::new(),
             asks: OnceLock::new(),
-            inflight: Mutex::new(HashMap::new()),
-            requests: TaskTracker::new(),
+            requests: Requests::default(),
             flow,
             shutting_down: AtomicBool::new(false),
         }
@@ -88,10 +83,5 @@ impl Host {
             // An error: the queue is gone, nothing is left to wait for.
             let _ = rx.await;
         }
-    }
-
-    /// The requests in flight, by id; a poisoned lock is still usable (the map stays consistent).
-    pub fn inflight(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
-        self.inflight.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

@@ -5,8 +5,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::writer::Outbox;
 use crate::jsonrpc::encode_notification;
+use crate::serving::Outbox;
 use crate::supervisor::{Event, EventReceiver, ToolsChange};
 
 /// Forwards every registry event to the host until the registry is gone. While the outbox is full

@@ -1,13 +1,13 @@
 //! The upstream side: host protocol v1 on the sidecar's own stdin and stdout.
 //!
 //! One reader task reads the host's lines through a bound (`serve`), one writer task owns stdout
-//! (`writer`), and every request other than `initialize` and `shutdown` runs as its own task
-//! (`requests`) so calls proceed concurrently, once it has a ticket of `flow` (the bound on requests
-//! in flight, which pushes back into reading stdin); `dispatch` routes it to its handler (`servers`,
-//! `load`, `tools`, `surface` for resources, prompts, completion and log levels; `search` for
-//! `tools/search` and the `search_tools` meta-tool), its answer a value or JSON text held already
-//! (`reply`). `session` starts and stops the session, `events` forwards the registry's
-//! events, `context` is the state they share. The protocol itself is specified in
+//! (`serving::writer`), and every request other than `initialize` and `shutdown` runs as its own
+//! task (`requests`) so calls proceed concurrently, once it has a ticket of `serving::flow` (the
+//! bound on requests in flight, which pushes back into reading stdin); `dispatch` routes it to its
+//! handler (`servers`, `load`, `tools`, `surface` for resources, prompts, completion and log
+//! levels; `search` for `tools/search` and the `search_tools` meta-tool), its answer a value or
+//! JSON text held already (`reply`). `session` starts and stops the session, `events` forwards the
+//! registry's events, `context` is the state they share. The protocol itself is specified in
 //! proto/PROTOCOL.md.
 
 mod asks;
@@ -15,7 +15,6 @@ mod call_result;
 mod context;
 mod dispatch;
 mod events;
-mod flow;
 mod load;
 mod params;
 mod reading;
@@ -25,11 +24,8 @@ mod search;
 mod serve;
 mod servers;
 mod session;
-pub mod stdio;
 mod surface;
 mod tools;
-mod writer;
 
 pub use params::PROTOCOL_VERSION;
 pub use serve::{serve, ServeOptions};
-pub use writer::Outbox;

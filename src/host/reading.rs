@@ -13,9 +13,9 @@ use tokio::io::AsyncBufRead;
 use tokio_util::sync::CancellationToken;
 
 use super::context::Host;
-use super::flow::Ticket;
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::{ErrorObject, Incoming, LineError, LineReader, NotJsonRpc, RequestId};
+use crate::serving::Ticket;
 use serde_json::Value;
 
 /// A message as parsed: JSON syntax error, not JSON-RPC, or a message.

@@ -2,28 +2,23 @@
 //! concurrently, and each can be cancelled by the host. A task holds its `flow` ticket until its
 //! answer is queued for the host, and a panic inside its handler still answers it (INTERNAL).
 //!
-//! Cancellation: every spawned request has a token in `Host::inflight`. `notifications/cancelled`
+//! Cancellation: every spawned request has a token in `Host::requests`. `notifications/cancelled`
 //! from the host fires it; the request's future is dropped, which (for `tools/call`) removes the
 //! downstream request and sends the server its own `notifications/cancelled`; the host gets
 //! CANCELLED at once.
 
-use std::any::Any;
-use std::collections::hash_map::Entry;
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use futures_util::FutureExt;
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use super::context::Host;
 use super::dispatch;
-use super::flow::Ticket;
 use super::params::{self, parse};
 use crate::ask::Asker;
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::RequestId;
+use crate::serving::{guarded, Stopped, Ticket};
 
 /// Runs request `id` in a task of its own and answers it: its outcome, or CANCELLED (SHUTTING_DOWN
 /// during a stop) when its token fires first. An id still in flight is refused at once
@@ -36,15 +31,7 @@ pub async fn start(
     params: Option<Value>,
     ticket: Ticket,
 ) {
-    let token = CancellationToken::new();
-    let fresh = match host.inflight().entry(id.clone()) {
-        Entry::Occupied(_) => false,
-        Entry::Vacant(slot) => {
-            slot.insert(token.clone());
-            true
-        }
-    };
-    if !fresh {
+    let Some(token) = host.requests.begin(&id) else {
         let refusal = Error::new(
             ErrorCode::InvalidRequest,
             format!("request id {id} is already in flight; use a new id for each request"),
@@ -52,20 +39,16 @@ pub async fn start(
         .with("field", "id");
         host.answer(Some(&id), Err(refusal)).await;
         return;
-    }
+    };
     let task_host = Arc::clone(host);
     host.requests.spawn(async move {
         let host = task_host;
-        let outcome = tokio::select! {
-            // Dropping the method's future is what cancels it downstream (see module doc).
-            _ = token.cancelled() => Err(cancelled_error(&host, &id)),
-            // A panic inside the handler becomes INTERNAL: the request is still answered, and
-            // only its own future's state is lost (polled in place, no task of its own).
-            outcome = AssertUnwindSafe(dispatch::reply(&host, &id, &method, params)).catch_unwind() => {
-                outcome.unwrap_or_else(|panic| Err(panicked(&method, panic.as_ref())))
-            }
+        let outcome = match guarded(&token, dispatch::reply(&host, &id, &method, params)).await {
+            Ok(outcome) => outcome,
+            Err(Stopped::Cancelled) => Err(cancelled_error(&host, &id)),
+            Err(Stopped::Panicked(what)) => Err(panicked(&method, &what)),
         };
-        host.inflight().remove(&id);
+        host.requests.finish(&id);
         // The answer follows the notifications the request caused (PROTOCOL.md §3).
         if method.starts_with("servers/") || method == "tools/accept" {
             host.events_flushed().await;
@@ -76,12 +59,7 @@ pub async fn start(
 }
 
 /// INTERNAL for a request whose handler panicked, with the panic's message when it has one.
-fn panicked(method: &str, panic: &(dyn Any + Send)) -> Error {
-    let what = panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("no message");
+fn panicked(method: &str, what: &str) -> Error {
     tracing::error!(method, "a request handler panicked: {what}");
     Error::internal(format!(
         "internal error: the sidecar panicked while serving `{method}` ({what}); this request was abandoned, the sidecar goes on serving"
@@ -126,15 +104,10 @@ pub fn notification(host: &Host, method: &str, params: Option<Value>) {
     match method {
         "notifications/cancelled" => match parse::<params::Cancelled>(method, params) {
             Ok(c) => {
-                let token = host.inflight().remove(&c.request_id);
-                match token {
-                    Some(token) => {
-                        tracing::debug!(id = %c.request_id, reason = c.reason.as_deref().unwrap_or(""), "host cancelled a request");
-                        token.cancel();
-                    }
-                    None => {
-                        tracing::debug!(id = %c.request_id, "cancel for a request that is not in flight")
-                    }
+                if host.requests.cancel(&c.request_id) {
+                    tracing::debug!(id = %c.request_id, reason = c.reason.as_deref().unwrap_or(""), "host cancelled a request");
+                } else {
+                    tracing::debug!(id = %c.request_id, "cancel for a request that is not in flight")
                 }
             }
             Err(e) => {

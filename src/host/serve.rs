@@ -17,14 +17,13 @@ use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use super::context::Host;
-use super::flow::Flow;
 use super::params::{self, parse};
 use super::reading::{self, Line, Parsed};
-use super::writer;
 use super::{requests, session};
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::{Incoming, LineReader, RequestId};
 use crate::limits;
+use crate::serving::{writer, Flow};
 
 pub struct ServeOptions {
     /// Longest line accepted from the host.

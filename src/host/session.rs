@@ -121,33 +121,11 @@ fn settings(p: &params::Initialize, host: &Host, asker: Arc<dyn ask::Asker>) -> 
 /// Loads each `--config` file in the background (source `user`). Outcomes reach the host as
 /// `notifications/servers/changed`; problems go to the log.
 fn load_configs(registry: &Arc<Registry>, configs: Vec<PathBuf>) {
-    for path in configs {
-        let registry = Arc::clone(registry);
-        tokio::spawn(async move {
-            let p = params::LoadServers {
-                path: Some(path.clone()),
-                json: None,
-                text: None,
-                dialect: None,
-                inputs: Default::default(),
-                trust: Default::default(),
-                wait: false,
-            };
-            match super::load::run(&registry, p).await {
-                Ok(result) => {
-                    for d in result["diagnostics"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .chain(result["trustRequired"].as_array().into_iter().flatten())
-                    {
-                        tracing::warn!(file = %path.display(), "--config: {d}");
-                    }
-                }
-                Err(e) => tracing::warn!(file = %path.display(), "--config: {}", e.message),
-            }
-        });
+    if configs.is_empty() {
+        return;
     }
+    let registry = Arc::clone(registry);
+    tokio::spawn(async move { registry.load_files(configs, false).await });
 }
 
 fn capabilities() -> Value {
@@ -163,6 +141,7 @@ fn capabilities() -> Value {
             "cancellation": true,
             "configDialects": ["claude-desktop", "claude-code", "claude-plugin", "vscode", "cursor", "codex", "epoch", "plugin-manifest"],
             "trust": true,
+            "hostCapabilities": ask::DECLARABLE,
             "tokenEstimates": true,
             "toolSearch": true,
             "defer": true,
@@ -175,7 +154,6 @@ fn capabilities() -> Value {
             "serverInstructions": true,
             "toolPins": true,
             "resourcesAsTools": true,
-            "hostCapabilities": ask::DECLARABLE,
             "progress": true,
         },
     })
@@ -189,11 +167,7 @@ pub async fn stop_all(host: &Host) {
     if let Some(asks) = host.asks.get() {
         asks.close("the sidecar is shutting down");
     }
-    for (_, token) in host.inflight().drain() {
-        token.cancel();
-    }
-    host.requests.close();
-    host.requests.wait().await;
+    host.requests.stop_all().await;
     if let Some(registry) = host.registry.get() {
         registry.shutdown().await;
     }

@@ -11,10 +11,10 @@ use tokio::sync::watch;
 use super::call_result::call_result;
 use super::params::{AcceptTools, CallTool, ListTools, ReadResult};
 use super::search;
-use super::writer::Outbox;
 use crate::convert;
 use crate::error::{Error, Result};
 use crate::jsonrpc::{encode_notification, RequestId};
+use crate::serving::Outbox;
 use crate::supervisor::{CallOptions, Progress, Registry};
 
 /// `tools/list`: the tools in the requested format, with the listing's fingerprint, token totals,
@@ -127,7 +127,7 @@ mod tests {
     async fn a_slow_host_gets_the_latest_progress_not_a_backlog() {
         let (ours, mut theirs) = tokio::io::duplex(1 << 20);
         let (outbox, writer) =
-            super::super::writer::spawn(ours, tokio_util::sync::CancellationToken::new());
+            crate::serving::writer::spawn(ours, tokio_util::sync::CancellationToken::new());
         let (sink, watched) = watch::channel(None);
         let id = RequestId::Number(7);
         let forwarding = forward_progress(watched, &outbox, &id);

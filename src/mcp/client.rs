@@ -112,21 +112,28 @@ pub struct ClientOptions {
     pub server: String,
     /// Secret values of the server's config, masked in what the client logs and asks.
     pub secrets: Secrets,
+    /// Who answers the server's requests (sampling, elicitation, roots); its capabilities are the
+    /// ones the client declares in `initialize`.
+    pub asker: Arc<dyn Asker>,
     /// Where the bytes of every message read and written are counted.
     pub traffic: Arc<Traffic>,
-    /// Who answers the server's requests (sampling, elicitation, roots); its capabilities are the
-    /// ones the client declares in `initialize`. Nobody by default (every request is -32601).
-    pub asker: Arc<dyn Asker>,
+}
+
+impl ClientOptions {
+    /// Options for a session whose server's requests nobody answers (every one is -32601).
+    pub fn new(server: impl Into<String>, secrets: Secrets) -> Self {
+        Self {
+            server: server.into(),
+            secrets,
+            asker: crate::ask::nobody(),
+            traffic: Arc::default(),
+        }
+    }
 }
 
 impl Default for ClientOptions {
     fn default() -> Self {
-        Self {
-            server: String::new(),
-            secrets: Secrets::default(),
-            traffic: Arc::default(),
-            asker: crate::ask::nobody(),
-        }
+        Self::new(String::new(), Secrets::default())
     }
 }
 
@@ -135,7 +142,7 @@ impl std::fmt::Debug for ClientOptions {
         f.debug_struct("ClientOptions")
             .field("server", &self.server)
             .field("secrets", &self.secrets)
-            .field("capabilities", self.asker.capabilities())
+            .field("declared", &self.asker.capabilities())
             .finish_non_exhaustive()
     }
 }
@@ -172,14 +179,15 @@ impl Client {
     ) -> Result<Client> {
         let server: Arc<str> = Arc::from(options.server.as_str());
         let pending = Arc::new(Pending::new());
-        // Everything the session writes goes through this sink, the reader's answers included.
+        let ended = CancellationToken::new();
+        let progress = Arc::new(ProgressTable::default());
+        let capabilities = options.asker.capabilities().to_mcp();
+        // Everything the session writes goes through this sink, the answers to the server's own
+        // requests included.
         let sink: Arc<dyn MessageSink> = Arc::new(CountingSink {
             inner: transport.sink,
             traffic: Arc::clone(&options.traffic),
         });
-        let ended = CancellationToken::new();
-        let progress = Arc::new(ProgressTable::default());
-        let capabilities = options.asker.capabilities().to_mcp();
         let requests = ServerRequests::new(
             Arc::clone(&server),
             options.secrets.clone(),

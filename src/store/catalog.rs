@@ -143,6 +143,11 @@ impl Catalog {
         self.entries.is_empty()
     }
 
+    /// Every entry, sorted by exposed name.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.values().map(|slot| &slot.entry)
+    }
+
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.entries.keys().map(String::as_str)
     }

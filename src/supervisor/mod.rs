@@ -67,7 +67,7 @@ pub use call::{CallOptions, CallOutcome};
 pub use events::{
     queue as event_queue, Event, EventReceiver, EventSender, ServerLog, ToolsChange, Withheld,
 };
-pub use registry::Registry;
+pub use registry::{LoadOutcome, Registry};
 pub use settings::{AddOptions, Settings};
 pub use status::{ServerState, ServerStats, ServerStatus};
 pub use surface::{PromptGot, ResourceRead};

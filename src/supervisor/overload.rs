@@ -1,6 +1,6 @@
 //! The per-server cap on `tools/call`s in flight (`maxInflight`). A call past it is refused at
 //! once with OVERLOADED instead of waiting: one stalled server must not take every request slot
-//! of the host session (which pushes back into reading stdin, see `host::flow`) while calls to the
+//! of the host session (which pushes back into reading stdin, see `serving::flow`) while calls to the
 //! other servers could go on. A call counts from the moment it picks its server (also while it
 //! waits for the server to start) until it is answered, cancelled or timed out.
 

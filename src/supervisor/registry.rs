@@ -1,10 +1,13 @@
 //! The registry: the host-facing operations on the configured servers — add (and lazy start from the
-//! schema cache), remove, restart, list, status, test, shutdown — on the tools they expose —
-//! listing, calls, reading truncated results, held definitions and their acceptance — and on the
-//! rest of their surface (resources, prompts, completion, log levels). Each operation admits, looks up or hands over; the
+//! schema cache), add every server of a loaded configuration, remove, restart, list, status, test,
+//! shutdown — on the tools they expose — listing, calls, reading truncated results, held
+//! definitions and their acceptance — and on the rest of their surface (resources, prompts,
+//! completion, log levels). Each operation admits, looks up or hands over; the
 //! state machine behind it is in [`super::lifecycle`] and [`super::teardown`], the shared table and
 //! catalog in [`super::roster`], a call's checks and budget in [`super::call`].
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -26,11 +29,23 @@ use super::settings::{AddOptions, Settings};
 use super::status::{ServerStats, ServerStatus};
 use super::surface::{self, PromptGot, ResourceRead};
 use super::teardown;
+use crate::config::diagnostics::{Diagnostic, Kind};
+use crate::config::expand::process_env;
+use crate::config::load::{load, Loaded, Request};
 use crate::config::validate_server_name;
 use crate::convert::{Options, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::{LogLevel, SurfaceList};
 use crate::store::{Catalog, Listing, ListingRequest, ReadOutcome, Rendered, ResultStore};
+
+/// What [`Registry::add_loaded`] did with each server of a configuration.
+#[derive(Default)]
+pub struct LoadOutcome {
+    pub added: Vec<ServerStatus>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The trust request (with its `name`) of each server the trust gate held back.
+    pub trust_required: Vec<Value>,
+}
 
 pub struct Registry {
     /// The servers, the catalog and the events, shared with every server's lifecycle tasks.
@@ -120,6 +135,76 @@ impl Registry {
             }
         }
         Ok(server.status())
+    }
+
+    /// Adds every server of a loaded configuration, all at once and each on its own: a slow one
+    /// never holds up the others; a server that cannot be added becomes a diagnostic, one the trust
+    /// gate holds back a trust request (`trust` holds the approved digests by name), so one bad
+    /// server never stops the others. With `wait`, returns once the last has ended. Results keep
+    /// the file's order.
+    pub async fn add_loaded(
+        self: &Arc<Self>,
+        loaded: Loaded,
+        trust: &BTreeMap<String, String>,
+        wait: bool,
+    ) -> LoadOutcome {
+        let mut outcome = LoadOutcome {
+            diagnostics: loaded.diagnostics,
+            ..Default::default()
+        };
+        let adds = loaded.servers.iter().map(|c| {
+            let options = AddOptions {
+                source: c.source,
+                trust: trust.get(&c.name).cloned(),
+                plugin_root: c.plugin_root.clone(),
+            };
+            self.add_with(&c.name, &c.config, wait, options)
+        });
+        let added = futures_util::future::join_all(adds).await;
+        for (c, added) in loaded.servers.iter().zip(added) {
+            match added {
+                Ok(status) => outcome.added.push(status),
+                Err(e) if e.code == ErrorCode::TrustRequired => {
+                    let mut request = Value::Object(e.details.clone());
+                    request["name"] = Value::from(c.name.as_str());
+                    outcome.trust_required.push(request);
+                }
+                Err(e) => {
+                    let kind = if e.code == ErrorCode::ServerExists {
+                        Kind::Duplicate
+                    } else {
+                        Kind::Invalid
+                    };
+                    let d = Diagnostic::error(kind, c.path.clone(), e.message).for_server(&c.name);
+                    outcome.diagnostics.push(d);
+                }
+            }
+        }
+        outcome
+    }
+
+    /// Reads each config file or directory (any dialect, `${VAR}` from the process environment)
+    /// and adds its servers (source `user`), all files at once; with `wait`, returns once every
+    /// server is ready or has failed. Problems (and trust requests) go to the log.
+    pub async fn load_files(self: &Arc<Self>, paths: Vec<PathBuf>, wait: bool) {
+        let loads = paths.into_iter().map(|path| async move {
+            let loaded = load(
+                Request::Path(path.clone()),
+                None,
+                BTreeMap::new(),
+                process_env,
+            )
+            .await;
+            let outcome = self.add_loaded(loaded, &BTreeMap::new(), wait).await;
+            let problems = outcome
+                .diagnostics
+                .iter()
+                .map(|d| serde_json::to_value(d).unwrap_or_default());
+            for problem in problems.chain(outcome.trust_required) {
+                tracing::warn!(file = %path.display(), "--config: {problem}");
+            }
+        });
+        futures_util::future::join_all(loads).await;
     }
 
     /// Puts an admitted server in the table (SERVER_EXISTS if the name is taken).

@@ -13,13 +13,13 @@ use std::path::{Path, PathBuf};
 /// floor's neighbours, never upwards). `main.rs` stands above all of them.
 const FLOORS: &[&[&str]] = &[
     &["limits", "error", "logging", "time", "canonical"],
-    &["jsonrpc", "convert", "search", "ask"],
+    &["jsonrpc", "convert", "ask", "search"],
     &["config"],
     &["trust"],
     &["mcp", "process"],
     &["store"],
-    &["supervisor", "signals"],
-    &["host"],
+    &["supervisor", "signals", "serving"],
+    &["host", "upstream"],
     &["cli"],
 ];
 

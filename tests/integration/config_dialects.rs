@@ -661,3 +661,48 @@ fn dialect_detection_and_override() {
         "unknown-dialect"
     );
 }
+
+#[test]
+fn every_dialect_carries_the_sidecars_supervision_fields_in_both_spellings() {
+    use mcp_sidecar::config::dialects::fields::SUPERVISION;
+    let known = mcp_sidecar::config::field_names();
+    for field in SUPERVISION {
+        assert!(
+            known.contains(&field.name),
+            "`{}` is not a server config field",
+            field.name
+        );
+    }
+    let inputs = BTreeMap::new();
+    let sources = Sources {
+        env: &env,
+        inputs: &inputs,
+    };
+    let desktop = json!({"mcpServers": {"a": {
+        "command": "sh", "toolTimeoutSeconds": 2, "max_result_bytes": 4096,
+        "resultPolicy": "truncate", "restart": "never", "auto_start": false
+    }}});
+    let l = load_document(&desktop, None, &sources);
+    assert!(l.diagnostics.is_empty(), "{:?}", diags(&l));
+    let config = server(&l, "a");
+    for (key, value) in [
+        ("toolTimeoutSeconds", json!(2)),
+        ("maxResultBytes", json!(4096)),
+        ("resultPolicy", json!("truncate")),
+        ("restart", json!("never")),
+        ("autoStart", json!(false)),
+    ] {
+        assert_eq!(config[key], value, "{key} in {config}");
+    }
+    let (launch, _) = extras::split(config).unwrap();
+    ServerSpec::from_json(&launch).unwrap();
+    // Claude Code's own `timeout` (ms) gives way to an explicit `toolTimeoutSeconds`.
+    let code = json!({"mcpServers": {"a": {"type": "stdio", "command": "sh", "timeout": 9000, "toolTimeoutSeconds": 3}}});
+    assert_eq!(
+        server(&load_document(&code, None, &sources), "a")["toolTimeoutSeconds"],
+        json!(3)
+    );
+    let typo = json!({"mcpServers": {"a": {"command": "sh", "toolTimeoutSecond": 3}}});
+    let d = diags(&load_document(&typo, None, &sources));
+    assert_eq!(d[0].0, "unknown-field", "a near miss is named: {d:?}");
+}

@@ -50,4 +50,5 @@ mod tool_sets;
 mod transcripts;
 mod trees;
 mod trust;
+mod upstream;
 mod versions;

@@ -99,8 +99,10 @@ pub fn entries(
         let transport = transport(dialect, entry, path, diags)?;
         let mut out = build(entry, transport, path, diags, STANDARD)?;
         if let Some(ms) = entry.get("timeout").and_then(Value::as_f64) {
-            // Claude Code's per-server `timeout` is in milliseconds.
-            out.insert("toolTimeoutSeconds".into(), Value::from(ms / 1000.0));
+            // Claude Code's per-server `timeout` is in milliseconds; the sidecar's own field, when
+            // given too, is the more precise statement and stays.
+            out.entry("toolTimeoutSeconds")
+                .or_insert_with(|| Value::from(ms / 1000.0));
         }
         super::env_file::merge_entry_env_file(entry.str("envFile"), path, ctx, &mut out, diags)?;
         if let Some((_, root)) = plugin {

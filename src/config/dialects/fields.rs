@@ -67,6 +67,25 @@ pub const EXTENSIONS: &[Field] = &[
     f("defer", Ty::Bool),
 ];
 
+/// The server config's own supervision and budget fields, accepted in every dialect (both
+/// spellings) and passed on as they are, so that a host's file can carry them for the sidecar —
+/// `mcp-sidecar mcp --config` has no other way to set a server's timeouts, result budget, restart
+/// policy or lazy start. Their values are checked by the server config itself, as in `servers/add`.
+pub const SUPERVISION: &[Field] = &[
+    f("startupTimeoutSeconds", Ty::Number),
+    f("toolTimeoutSeconds", Ty::Number),
+    f("maxMessageBytes", Ty::Number),
+    f("maxResultBytes", Ty::Number),
+    f("resultPolicy", Ty::Str),
+    f("restart", Ty::Str),
+    f("restartBackoffMs", Ty::Number),
+    f("keepaliveSeconds", Ty::Number),
+    f("idleTimeoutSeconds", Ty::Number),
+    f("maxLifetimeSeconds", Ty::Number),
+    f("maxInflight", Ty::Number),
+    f("autoStart", Ty::Bool),
+];
+
 /// A read entry: field name → value (expanded), plus the keys of maps whose value used a secret.
 #[derive(Debug, Default)]
 pub struct Entry {
@@ -114,7 +133,7 @@ pub fn read_entry(
     };
     let before = diags.iter().filter(|d| d.is_error()).count();
     let mut entry = Entry::default();
-    let all = fields.iter().chain(EXTENSIONS);
+    let all = fields.iter().chain(EXTENSIONS).chain(SUPERVISION);
     for (key, value) in map {
         let at = join(path, key);
         // The sidecar's own fields are read in both spellings in every dialect (as in
@@ -125,6 +144,7 @@ pub fn read_entry(
             .or_else(|| {
                 EXTENSIONS
                     .iter()
+                    .chain(SUPERVISION)
                     .find(|f| f.name == key || snake(f.name) == *key)
             })
         else {
@@ -300,9 +320,10 @@ fn string_map(
     ok.then_some(Value::Object(out))
 }
 
-/// Copies the sidecar's extension fields of `entry` into the canonical config.
+/// Copies the sidecar's own fields of `entry` (extensions and supervision) into the canonical
+/// config; an explicit supervision field wins over what a dialect's own field set.
 pub fn copy_extensions(entry: &Entry, out: &mut Map<String, Value>) {
-    for field in EXTENSIONS {
+    for field in EXTENSIONS.iter().chain(SUPERVISION) {
         if let Some(v) = entry.get(field.name) {
             out.insert(field.name.to_owned(), v.clone());
         }

@@ -61,6 +61,19 @@ const TYPES: &[(&str, &str)] = &[
     ("string", "STRING"),
 ];
 
+/// Gives every `type` of a schema made by [`subset`] back its JSON Schema spelling (`OBJECT` →
+/// `object`), for a client that hands Gemini a JSON Schema (an MCP host does) rather than the
+/// API's own `Schema`; the rest of the subset is JSON Schema already (`nullable` and Gemini's
+/// formats are keywords a validator ignores).
+pub fn as_json_schema(schema: &mut Value) {
+    walk::post_order(schema, &mut |node, _, _| {
+        let ty = node.get("type").and_then(Value::as_str);
+        if let Some((json, _)) = TYPES.iter().find(|(_, gemini)| Some(*gemini) == ty) {
+            node.insert("type".into(), Value::from(*json));
+        }
+    });
+}
+
 /// Fits every node of `schema` to Gemini's `Schema` (see the module doc).
 pub fn subset(schema: &mut Value, notes: &mut Notes) {
     walk::post_order(schema, &mut |node, path, _| fit(node, path, notes));
@@ -401,6 +414,19 @@ mod tests {
         ] {
             assert!(notes.contains(needle), "{needle}: {notes}");
         }
+    }
+
+    #[test]
+    fn as_json_schema_gives_types_their_json_schema_spelling() {
+        let mut schema = json!({"type": "OBJECT", "properties": {
+            "type": {"type": "STRING", "format": "enum", "enum": ["a"]},
+            "n": {"type": "ARRAY", "items": {"type": "INTEGER", "nullable": true}}
+        }});
+        as_json_schema(&mut schema);
+        assert_eq!(
+            schema.to_string(),
+            r#"{"properties":{"n":{"items":{"nullable":true,"type":"integer"},"type":"array"},"type":{"enum":["a"],"format":"enum","type":"string"}},"type":"object"}"#
+        );
     }
 
     #[test]

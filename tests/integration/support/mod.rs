@@ -106,6 +106,19 @@ pub fn eventually(what: &str, pred: impl Fn() -> bool) {
     }
 }
 
+/// Waits (bounded by [`WAIT`]) for `child` to exit; its exit code. A child is no pid to watch for:
+/// its exit is only seen by asking.
+pub fn exit_code(child: &mut std::process::Child) -> Option<i32> {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        assert!(Instant::now() < deadline, "the process did not exit");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// A fresh temporary directory for one test.
 pub fn temp_dir(tag: &str) -> PathBuf {
     static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);

@@ -216,14 +216,7 @@ impl Sidecar {
 
     /// Waits for the process to exit and returns its exit code.
     pub fn wait_exit(&mut self) -> Option<i32> {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code();
-            }
-            assert!(Instant::now() < deadline, "sidecar did not exit");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        super::exit_code(&mut self.child)
     }
 
     /// Every stdout line still unread, after the process exited (the reader thread ends at EOF).

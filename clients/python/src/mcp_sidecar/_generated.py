@@ -137,6 +137,7 @@ class Capabilities(_CapabilitiesRequired, total=False):
 
     configDialects: List[str]
     trust: bool
+    hostCapabilities: List[Literal["sampling", "elicitation", "roots"]]
     tokenEstimates: bool
     toolSearch: bool
     defer: bool
@@ -149,7 +150,6 @@ class Capabilities(_CapabilitiesRequired, total=False):
     serverInstructions: bool
     toolPins: bool
     resourcesAsTools: bool
-    hostCapabilities: List[Literal["sampling", "elicitation", "roots"]]
     progress: bool
 
 

@@ -1,6 +1,7 @@
-//! The one task that writes the sidecar's stdout. Everything the host receives passes through here,
-//! whole lines at a time, so messages never interleave. When stdout breaks (the host closed its
-//! read end: EPIPE), the task cancels `closed` and ends: the session stops as at end of input.
+//! The one task that writes the sidecar's stdout. Everything its peer (the host, or the upstream MCP
+//! client) receives passes through here, whole lines at a time, so messages never interleave. When
+//! stdout breaks (the peer closed its read end: EPIPE), the task cancels `closed` and ends: the
+//! session stops as at end of input.
 
 use tokio::io::{AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::{mpsc, oneshot};
@@ -15,16 +16,16 @@ enum Message {
     Flush(oneshot::Sender<()>),
 }
 
-/// A handle for sending lines to the host. Cheap to clone.
+/// A handle for sending lines to the peer. Cheap to clone.
 #[derive(Clone)]
 pub struct Outbox {
     tx: mpsc::Sender<Message>,
 }
 
 impl Outbox {
-    /// Queues one newline-terminated line. Waits when the queue is full (the host is not reading).
+    /// Queues one newline-terminated line. Waits when the queue is full (the peer is not reading).
     pub async fn send(&self, line: Vec<u8>) {
-        // An error means the writer is gone (stdout closed): the host can no longer be told anything.
+        // An error means the writer is gone (stdout closed): the peer can no longer be told anything.
         let _ = self.tx.send(Message::Line(line)).await;
     }
 
@@ -45,8 +46,8 @@ pub fn spawn<W: AsyncWrite + Unpin + Send + 'static>(
     let (tx, rx) = mpsc::channel(limits::HOST_OUTBOX_CAPACITY);
     let task = async move {
         if let Err(e) = run(rx, out).await {
-            // Nothing can reach the host any more: serving on would only keep servers running
-            // for nobody (and a host that closed stdout may never close stdin).
+            // Nothing can reach the peer any more: serving on would only keep servers running
+            // for nobody (and a peer that closed stdout may never close stdin).
             tracing::warn!("writing stdout failed: {e}; stopping every server");
             closed.cancel();
         }

@@ -1,8 +1,9 @@
-//! Flow control of the host's requests: how many may be in flight at once, and how many bytes of
-//! request lines they may hold between them. Both bounds push back into reading stdin: the reader
-//! takes a ticket before it starts a request and, when none is free, stops reading until an
-//! answer has been queued for the host. A host that writes without reading stdout therefore
-//! blocks on its own writes, and the sidecar's memory stays flat however much it writes.
+//! Flow control of a peer's requests (the host's, or the upstream MCP client's): how many may be in
+//! flight at once, and how many bytes of request lines they may hold between them. Both bounds push
+//! back into reading stdin: the reader takes a ticket before it starts a request and, when none is
+//! free, stops reading until an answer has been queued for the peer. A peer that writes without
+//! reading stdout therefore blocks on its own writes, and the sidecar's memory stays flat however
+//! much it writes.
 //!
 //! A count alone would not bound memory (1024 requests of 16 MiB lines are 16 GiB), nor would bytes
 //! alone (a million 40-byte pings are a million tasks): hence two semaphores.
@@ -11,7 +12,7 @@ use std::sync::Arc;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// The two budgets of one host session.
+/// The two budgets of one session.
 pub struct Flow {
     requests: Arc<Semaphore>,
     bytes: Arc<Semaphore>,

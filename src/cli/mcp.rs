@@ -1,0 +1,142 @@
+//! `mcp-sidecar mcp`'s command line: its flags read into [`upstream::Options`] (the name template
+//! and its length checked, the HTTP address, the bearer token from its file or the environment —
+//! registered as a secret of every log line — and whether stdin is a pipe whose end stops the
+//! HTTP endpoint). The mode itself is `crate::upstream`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::convert::{NameTemplate, ToolFormat};
+use crate::logging;
+use crate::store::SchemaCache;
+use crate::upstream;
+
+/// The flags of `mcp` (its `--config` files are the global ones).
+#[derive(clap::Args)]
+pub struct McpArgs {
+    /// The provider the client hands the tools to: their input schemas are cleaned for it
+    /// (`mcp`: as the servers sent them).
+    #[arg(long, default_value = "mcp")]
+    pub format: ToolFormat,
+    /// OpenAI strict mode (openai and openai-responses formats).
+    #[arg(long)]
+    pub strict: bool,
+    /// Make a list wait until every configured server started or failed, for a host that ignores
+    /// `notifications/tools/list_changed` (by default each server's tools come as it is ready).
+    #[arg(long)]
+    pub wait_for_servers: bool,
+    /// How exposed tool names are made from `{server}` and `{tool}`.
+    #[arg(long, default_value = upstream::DEFAULT_NAME_TEMPLATE)]
+    pub name_template: String,
+    /// Longest exposed tool name (16-256).
+    #[arg(long, default_value_t = crate::convert::DEFAULT_MAX_NAME_LENGTH)]
+    pub max_name_length: usize,
+    /// Serve Streamable HTTP on ADDR (`127.0.0.1:PORT`, or just `PORT` for loopback) at `/mcp`
+    /// instead of stdio. Any address that is not loopback needs a bearer token.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// A file holding the bearer token every HTTP request must carry (also: MCP_SIDECAR_TOKEN).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// A browser origin allowed to call the HTTP endpoint (loopback origins are, on loopback).
+    /// Repeatable.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allowed_origins: Vec<String>,
+}
+
+/// The command line's global values `mcp` mode reads too.
+pub struct Globals {
+    pub configs: Vec<PathBuf>,
+    pub cache: Option<SchemaCache>,
+    pub max_line_bytes: usize,
+    pub max_inflight: usize,
+}
+
+/// `mcp` mode's options from its flags; a bad flag value is the message to show.
+pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, String> {
+    if globals.configs.is_empty() {
+        return Err("--config FILE is required: the servers to serve".into());
+    }
+    let names = NameTemplate::new(&args.name_template, args.max_name_length)
+        .map_err(|why| format!("--{}: {why}", kebab(why.field())))?;
+    let http = match args.http {
+        None => None,
+        Some(addr) => Some(upstream::HttpOptions {
+            addr: http_addr(&addr)?,
+            token: token(args.token_file.as_deref())?,
+            allowed_origins: args.allowed_origins,
+            stop_on_stdin_eof: stdin_is_a_pipe(),
+        }),
+    };
+    Ok(upstream::Options {
+        configs: globals.configs,
+        format: args.format,
+        strict: args.strict,
+        wait_for_servers: args.wait_for_servers,
+        names,
+        cache: globals.cache,
+        max_message_bytes: globals.max_line_bytes,
+        max_inflight: globals.max_inflight,
+        stop: CancellationToken::new(),
+        http,
+    })
+}
+
+fn kebab(field: &str) -> &'static str {
+    if field == "maxNameLength" {
+        "max-name-length"
+    } else {
+        "name-template"
+    }
+}
+
+/// `PORT`, `localhost:PORT` or an IP address with a port.
+fn http_addr(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    let text = text
+        .strip_prefix("localhost:")
+        .map_or_else(|| text.to_owned(), |port| format!("127.0.0.1:{port}"));
+    text.parse()
+        .map_err(|_| format!("--http {text:?}: expected PORT, localhost:PORT or IP:PORT"))
+}
+
+/// The bearer token from `--token-file`, else `MCP_SIDECAR_TOKEN`; it is masked in every log line.
+fn token(file: Option<&std::path::Path>) -> Result<Option<upstream::Token>, String> {
+    let value = match file {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| format!("--token-file {}: {e}", path.display()))?,
+        None => std::env::var("MCP_SIDECAR_TOKEN").unwrap_or_default(),
+    };
+    let token = upstream::Token::new(&value);
+    if let Some(token) = &token {
+        logging::register_secrets([token.value()]);
+    } else if let Some(path) = file {
+        return Err(format!(
+            "--token-file {}: the file is empty",
+            path.display()
+        ));
+    }
+    Ok(token)
+}
+
+/// Whether stdin is a pipe or a socket: the process that started the sidecar holds its other end,
+/// and its end (EOF) means that process is gone. A terminal or `/dev/null` is no such signal.
+fn stdin_is_a_pipe() -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::FileTypeExt;
+        std::io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .ok()
+            .and_then(|fd| std::fs::File::from(fd).metadata().ok())
+            .is_some_and(|m| m.file_type().is_fifo() || m.file_type().is_socket())
+    }
+    #[cfg(not(unix))]
+    false
+}

@@ -1,0 +1,248 @@
+//! The aggregate: one registry of servers, loaded once from the config files, that every client of
+//! `mcp-sidecar mcp` shares (one over stdio, any number over HTTP). It owns what each client is
+//! served from it: the tools as MCP tool objects (converted once per tool set), the servers'
+//! instructions, the identity it answers with, and the changes every listening client is told of.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, watch, Notify};
+
+use super::asks::UpstreamAsks;
+use super::input::ParkedCalls;
+use crate::convert::{self, ToolFormat};
+use crate::limits;
+use crate::store::Catalog;
+use crate::supervisor::{event_queue, Event, EventReceiver, Registry, ServerState, Settings};
+
+/// A change a listening client is told of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notice {
+    ToolsChanged,
+}
+
+/// A catalog and its tools as MCP tool objects.
+type Converted = (Arc<Catalog>, Arc<Vec<Value>>);
+
+pub struct Aggregate {
+    registry: Arc<Registry>,
+    format: ToolFormat,
+    notices: broadcast::Sender<Notice>,
+    /// `true` once the config files are read and each of their servers registered (starting).
+    registered: watch::Sender<bool>,
+    /// `true` once the config files' servers are each ready or failed.
+    settled: watch::Sender<bool>,
+    /// Pinged on every server state change (while loading, to see when none is starting).
+    changed: Arc<Notify>,
+    /// Lists wait for [`Aggregate::settled`] (`--wait-for-servers`); otherwise they answer with the
+    /// servers ready and each later one is announced (`list_changed`).
+    wait_for_servers: bool,
+    /// The catalog last converted, and its tools as MCP tool objects.
+    listing: Mutex<Option<Converted>>,
+    server_info: Value,
+    /// Who answers the servers' questions (each client, in turn).
+    asks: Arc<UpstreamAsks>,
+    /// 2026-07-28 calls waiting for their clients' answers.
+    parked: ParkedCalls,
+}
+
+impl Aggregate {
+    /// A new aggregate with no server yet (see [`Aggregate::load`]); must run inside the runtime.
+    /// Its servers' questions are asked of its clients (`settings.asker` is replaced).
+    pub fn new(mut settings: Settings, wait_for_servers: bool) -> Arc<Aggregate> {
+        let format = settings.format;
+        let asks = Arc::new(UpstreamAsks::default());
+        settings.asker = Arc::clone(&asks) as Arc<dyn crate::ask::Asker>;
+        let (events_tx, events_rx) = event_queue();
+        let (notices, _) = broadcast::channel(limits::UPSTREAM_NOTICES_QUEUE);
+        let aggregate = Arc::new(Aggregate {
+            registry: Registry::new(settings, events_tx),
+            format,
+            notices: notices.clone(),
+            registered: watch::Sender::new(false),
+            settled: watch::Sender::new(false),
+            changed: Arc::new(Notify::new()),
+            wait_for_servers,
+            listing: Mutex::new(None),
+            server_info: json!({"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")}),
+            asks,
+            parked: ParkedCalls::default(),
+        });
+        let quiet_until_settled = wait_for_servers.then(|| aggregate.settled.subscribe());
+        let changed = Arc::clone(&aggregate.changed);
+        tokio::spawn(forward(events_rx, notices, quiet_until_settled, changed));
+        aggregate
+    }
+
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// Adds every server of the config files, all at once, and waits until each is ready or has
+    /// failed (see [`Aggregate::settled`]).
+    pub async fn load(&self, configs: Vec<PathBuf>) {
+        self.registry.load_files(configs, false).await;
+        self.registered.send_replace(true);
+        loop {
+            // Enabled before the look, so a change between the two is not missed.
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            let starting = self
+                .registry
+                .list()
+                .iter()
+                .any(|s| s.state == ServerState::Starting);
+            if !starting {
+                break;
+            }
+            changed.await;
+        }
+        self.settled.send_replace(true);
+        let servers = self.registry.list();
+        let ready = servers
+            .iter()
+            .filter(|s| s.state == ServerState::Ready)
+            .count();
+        let tools = self.registry.catalog().len();
+        tracing::info!(
+            servers = servers.len(),
+            ready,
+            tools,
+            "the aggregate is loaded"
+        );
+    }
+
+    /// Returns once the config files' servers have each started or failed. Bounded: every start
+    /// is bounded by its server's `startupTimeoutSeconds`.
+    pub async fn settled(&self) {
+        let mut settled = self.settled.subscribe();
+        // An error: the sender is gone with the aggregate, nothing is left to wait for.
+        let _ = settled.wait_for(|done| *done).await;
+    }
+
+    /// Returns once the config files are read and their servers registered (each starting, ready,
+    /// failed or dormant): from then on a call to any of their tools finds its server.
+    pub async fn registered(&self) {
+        let mut registered = self.registered.subscribe();
+        let _ = registered.wait_for(|done| *done).await;
+    }
+
+    /// Before a list: with `--wait-for-servers`, until every server started or failed, so that a
+    /// client that ignores `list_changed` still sees every tool; else for the first moments of
+    /// the load only ([`limits::UPSTREAM_INITIALIZE_WAIT`]), so a client that lists at once (a
+    /// 2026-07-28 client has no `initialize` to wait in) still sees the servers quick to start,
+    /// and the slow ones are announced as they become ready.
+    pub async fn before_listing(&self) {
+        if self.wait_for_servers {
+            self.settled().await;
+        } else {
+            self.registered().await;
+            self.settled_within(limits::UPSTREAM_INITIALIZE_WAIT).await;
+        }
+    }
+
+    /// [`Aggregate::settled`], but for at most `wait`.
+    pub async fn settled_within(&self, wait: std::time::Duration) {
+        let _ = tokio::time::timeout(wait, self.settled()).await;
+    }
+
+    /// Every exposed tool as an MCP tool object, converted once per tool set.
+    pub fn tools(&self) -> Arc<Vec<Value>> {
+        let catalog = self.registry.catalog();
+        let mut listing = self.listing.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, tools)) = listing.as_ref() {
+            if Arc::ptr_eq(seen, &catalog) {
+                return Arc::clone(tools);
+            }
+        }
+        let options = self.registry.settings().options();
+        let tools: Arc<Vec<Value>> = Arc::new(
+            catalog
+                .entries()
+                .map(|e| convert::mcp_tool(self.format, options, &e.name, &e.tool.raw).definition)
+                .collect(),
+        );
+        *listing = Some((catalog, Arc::clone(&tools)));
+        tools
+    }
+
+    /// Each server's `instructions` under a heading with its name, cut to
+    /// [`limits::UPSTREAM_INSTRUCTIONS_MAX_BYTES`]; `None` when no server gave any.
+    pub fn instructions(&self) -> Option<String> {
+        let mut text = String::new();
+        for status in self.registry.list() {
+            if let Some(theirs) = status
+                .instructions
+                .as_deref()
+                .filter(|t| !t.trim().is_empty())
+            {
+                if !text.is_empty() {
+                    text.push_str("\n\n");
+                }
+                text.push_str(&format!("## {}\n{}", status.name, theirs.trim()));
+            }
+        }
+        if text.len() > limits::UPSTREAM_INSTRUCTIONS_MAX_BYTES {
+            let mut end = limits::UPSTREAM_INSTRUCTIONS_MAX_BYTES;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+        }
+        (!text.is_empty()).then_some(text)
+    }
+
+    /// Who answers the servers' questions.
+    pub fn asks(&self) -> &Arc<UpstreamAsks> {
+        &self.asks
+    }
+
+    /// The 2026-07-28 calls waiting for their clients' answers.
+    pub fn parked(&self) -> &ParkedCalls {
+        &self.parked
+    }
+
+    /// `{name, version}` of the sidecar, as `initialize` and every modern result name it.
+    pub fn server_info(&self) -> &Value {
+        &self.server_info
+    }
+
+    /// The changes from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Notice> {
+        self.notices.subscribe()
+    }
+
+    /// Stops every server; returns once every process tree is gone.
+    pub async fn shutdown(&self) {
+        self.registry.shutdown().await;
+    }
+}
+
+/// Registry events → notices: a change of the exposed tools is one `ToolsChanged` — each server
+/// that becomes ready is one — except, with `--wait-for-servers`, before the config's servers are
+/// loaded (every list waits for them then, and sees them all).
+async fn forward(
+    mut events: EventReceiver,
+    notices: broadcast::Sender<Notice>,
+    quiet_until_settled: Option<watch::Receiver<bool>>,
+    changed: Arc<Notify>,
+) {
+    while let Some(event) = events.recv().await {
+        match event {
+            Event::ServerChanged(_) => changed.notify_waiters(),
+            Event::ToolsChanged { .. } => {
+                if quiet_until_settled.as_ref().is_some_and(|s| !*s.borrow()) {
+                    continue;
+                }
+                // An error only means nobody listens right now.
+                let _ = notices.send(Notice::ToolsChanged);
+            }
+            Event::Barrier(ack) => {
+                let _ = ack.send(());
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Routing: a client's request, in its era, to its handler; a notification to the session. The
+//! methods both eras share are routed once (`shared`); each era adds its own: `initialize`,
+//! `ping` and `logging/setLevel` (legacy, refused in a modern envelope as removed in 2026-07-28),
+//! `server/discover` and `subscriptions/listen` (modern).
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::era::{self, Era};
+use super::request::Request;
+use super::session::Session;
+use super::wire::WireError;
+use super::{lifecycle, listen, tools};
+use crate::jsonrpc::RequestId;
+
+/// Methods 2026-07-28 removed: in a modern envelope they are unknown (-32601).
+const REMOVED_IN_2026: [&str; 5] = [
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// Results that carry cache hints in the modern era.
+const CACHEABLE: [&str; 6] = [
+    "server/discover",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+];
+
+/// Serves a request: its result (decorated for its era) or its error.
+pub async fn request(
+    r: Request<'_>,
+    method: &str,
+    params: Option<Value>,
+) -> Result<Value, WireError> {
+    match r.era {
+        Era::Legacy => legacy(&r, method, params).await,
+        Era::Modern(_) => {
+            let result = modern(&r, method, params).await?;
+            let cacheable = CACHEABLE.contains(&method);
+            Ok(era::complete(result, r.aggregate.server_info(), cacheable))
+        }
+    }
+}
+
+async fn legacy(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<Value, WireError> {
+    match method {
+        "initialize" => lifecycle::initialize(r.aggregate, r.session, params.as_ref()).await,
+        "ping" => Ok(json!({})),
+        _ if r.session.version().is_none() => Err(WireError::invalid_request(format!(
+            "`{method}` before `initialize`: this session is not initialized"
+        ))),
+        "logging/setLevel" => lifecycle::set_level(r.session, params.as_ref()),
+        _ => shared(r, method, params).await,
+    }
+}
+
+async fn modern(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<Value, WireError> {
+    match method {
+        "server/discover" => Ok(lifecycle::discover(r.aggregate).await),
+        "subscriptions/listen" => {
+            listen::subscribe(r.aggregate, r.id, params.as_ref(), r.sink).await
+        }
+        removed if REMOVED_IN_2026.contains(&removed) => Err(WireError::method_not_found(method)),
+        _ => shared(r, method, params).await,
+    }
+}
+
+async fn shared(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<Value, WireError> {
+    match method {
+        "tools/list" => tools::list(r.aggregate, params.as_ref()).await,
+        "tools/call" => tools::call(r, params).await,
+        _ => Err(WireError::method_not_found(method)),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Cancelled {
+    request_id: RequestId,
+}
+
+/// A notification from the client: a cancel fires its request's token; the rest is noted.
+pub fn notification(session: &Session, method: &str, params: Option<Value>) {
+    match method {
+        "notifications/cancelled" => match params.map(serde_json::from_value::<Cancelled>) {
+            Some(Ok(c)) if session.requests.cancel(&c.request_id) => {
+                tracing::debug!(id = %c.request_id, "the client cancelled a request")
+            }
+            Some(Ok(c)) => {
+                tracing::debug!(id = %c.request_id, "cancel for a request that is not in flight")
+            }
+            _ => tracing::debug!("ignored a malformed notifications/cancelled"),
+        },
+        "notifications/initialized" => tracing::debug!("the client is initialized"),
+        _ => tracing::debug!(method, "ignored a notification from the client"),
+    }
+}

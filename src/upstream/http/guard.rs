@@ -1,0 +1,193 @@
+//! Who may talk to the HTTP endpoint, checked on every request before anything else is read.
+//!
+//! - DNS rebinding: on a loopback address the `Host` header must name a loopback host
+//!   (`localhost`, `127.0.0.1`, `[::1]`, any port): a page whose name resolves to 127.0.0.1 is
+//!   refused (403).
+//! - Browsers: a request that carries `Origin` (every cross-site browser request does) is served
+//!   only when that origin is a loopback one on a loopback address, or is listed with
+//!   `--allow-origin` (403 otherwise).
+//! - The bearer token, when one is set (required to listen on any other address): `Authorization:
+//!   Bearer <token>` on every request, compared in constant time (401 otherwise). There is no
+//!   default token.
+
+use hyper::header::{HeaderValue, AUTHORIZATION, HOST, ORIGIN, WWW_AUTHENTICATE};
+use hyper::{HeaderMap, StatusCode};
+
+use super::body::Refusal;
+use crate::upstream::options::Token;
+
+pub struct Guard {
+    /// The endpoint listens on a loopback address.
+    loopback: bool,
+    token: Option<Token>,
+    /// `--allow-origin` values, lowercase, without a trailing `/`.
+    origins: Vec<String>,
+}
+
+impl Guard {
+    pub fn new(loopback: bool, token: Option<Token>, origins: &[String]) -> Guard {
+        Guard {
+            loopback,
+            token,
+            origins: origins.iter().map(|o| normal_origin(o)).collect(),
+        }
+    }
+
+    /// `Ok` when the request may be served; else the refusal to send.
+    pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+        if self.loopback && !headers.get(HOST).is_some_and(loopback_host) {
+            return Err(forbidden(
+                "the Host header must name a loopback host (localhost, 127.0.0.1, [::1])",
+            ));
+        }
+        if let Some(origin) = headers.get(ORIGIN) {
+            if !self.origin_allowed(origin) {
+                return Err(forbidden("this Origin is not allowed (see --allow-origin)"));
+            }
+        }
+        if let Some(token) = &self.token {
+            let presented = headers
+                .get(AUTHORIZATION)
+                .and_then(|v| v.as_bytes().strip_prefix(b"Bearer "));
+            if !presented.is_some_and(|p| token.matches(p)) {
+                let why = "Unauthorized: a valid `Authorization: Bearer` token is required";
+                return Err(Refusal::new(StatusCode::UNAUTHORIZED, why)
+                    .with_header(WWW_AUTHENTICATE, "Bearer"));
+            }
+        }
+        Ok(())
+    }
+
+    fn origin_allowed(&self, origin: &HeaderValue) -> bool {
+        let Ok(origin) = origin.to_str() else {
+            return false;
+        };
+        let origin = normal_origin(origin);
+        if self.origins.contains(&origin) {
+            return true;
+        }
+        self.loopback
+            && ["http://", "https://"]
+                .iter()
+                .find_map(|scheme| origin.strip_prefix(scheme))
+                .is_some_and(is_loopback_authority)
+    }
+}
+
+fn forbidden(why: &str) -> Refusal {
+    Refusal::new(StatusCode::FORBIDDEN, format!("Forbidden: {why}"))
+}
+
+fn normal_origin(origin: &str) -> String {
+    origin.trim().trim_end_matches('/').to_ascii_lowercase()
+}
+
+fn loopback_host(host: &HeaderValue) -> bool {
+    host.to_str()
+        .is_ok_and(|h| is_loopback_authority(&h.trim().to_ascii_lowercase()))
+}
+
+/// `host[:port]` with a loopback host.
+fn is_loopback_authority(authority: &str) -> bool {
+    let host = match authority.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((v6, port)) if port.is_empty() || is_port(port) => return v6 == "::1",
+            _ => return false,
+        },
+        None => match authority.split_once(':') {
+            Some((host, port)) if is_port(port) => host,
+            Some(_) => return false,
+            None => authority,
+        },
+    };
+    host == "localhost" || host == "127.0.0.1"
+}
+
+fn is_port(colon_port: &str) -> bool {
+    colon_port
+        .strip_prefix(':')
+        .unwrap_or(colon_port)
+        .parse::<u16>()
+        .is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::upstream::http::state::header_map as headers;
+
+    fn status(guard: &Guard, pairs: &[(&'static str, &str)]) -> u16 {
+        match guard.check(&headers(pairs)) {
+            Ok(()) => 200,
+            Err(r) => r.response().status().as_u16(),
+        }
+    }
+
+    #[test]
+    fn loopback_refuses_a_rebound_host_and_a_foreign_origin() {
+        let g = Guard::new(true, None, &[]);
+        assert_eq!(status(&g, &[("host", "127.0.0.1:3000")]), 200);
+        assert_eq!(status(&g, &[("host", "localhost")]), 200);
+        assert_eq!(status(&g, &[("host", "[::1]:8080")]), 200);
+        assert_eq!(status(&g, &[("host", "evil.example.com")]), 403);
+        assert_eq!(status(&g, &[("host", "localhost.evil.com")]), 403);
+        assert_eq!(status(&g, &[("host", "127.0.0.1:x")]), 403);
+        assert_eq!(status(&g, &[]), 403, "no Host");
+        assert_eq!(
+            status(
+                &g,
+                &[("host", "localhost:1"), ("origin", "http://localhost:5173")]
+            ),
+            200
+        );
+        assert_eq!(
+            status(
+                &g,
+                &[
+                    ("host", "localhost:1"),
+                    ("origin", "http://evil.example.com")
+                ]
+            ),
+            403
+        );
+        assert_eq!(
+            status(&g, &[("host", "localhost:1"), ("origin", "null")]),
+            403
+        );
+    }
+
+    #[test]
+    fn the_token_is_required_on_every_request_when_set() {
+        let g = Guard::new(
+            false,
+            Token::new("t0ken"),
+            &["https://app.example.com/".into()],
+        );
+        assert_eq!(status(&g, &[("host", "anything")]), 401);
+        assert_eq!(status(&g, &[("authorization", "Bearer t0ken")]), 200);
+        assert_eq!(status(&g, &[("authorization", "Bearer t0kem")]), 401);
+        assert_eq!(status(&g, &[("authorization", "t0ken")]), 401);
+        assert_eq!(
+            status(
+                &g,
+                &[
+                    ("authorization", "Bearer t0ken"),
+                    ("origin", "https://app.example.com")
+                ]
+            ),
+            200
+        );
+        assert_eq!(
+            status(
+                &g,
+                &[
+                    ("authorization", "Bearer t0ken"),
+                    ("origin", "http://localhost")
+                ]
+            ),
+            403,
+            "a loopback origin means nothing on a public address"
+        );
+    }
+}

@@ -1,0 +1,176 @@
+//! The HTTP endpoint's life: bind (a non-loopback address only with a bearer token), accept
+//! connections — at most [`limits::UPSTREAM_HTTP_MAX_CONNECTIONS`] at once, each with a bound on
+//! its request head and the time to send it — and serve HTTP/1.1 on each (hyper). On `stop`
+//! (a signal, or the end of the pipe that started it): no new connection; every session and
+//! stream ends; connections finish their answers for a short grace, then are dropped.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::guard::Guard;
+use super::route;
+use super::sessions::Sessions;
+use super::state::State;
+use crate::limits;
+use crate::serving::Flow;
+use crate::upstream::aggregate::Aggregate;
+use crate::upstream::options::HttpOptions;
+use crate::upstream::stdio::Bounds;
+
+/// How long open connections may take to finish their answers once the endpoint stops.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// Why the endpoint could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ListenError {
+    #[error("refusing to listen on {addr} without a bearer token: it is not a loopback address (give one with --token-file FILE or MCP_SIDECAR_TOKEN)")]
+    TokenRequired { addr: SocketAddr },
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// Serves the aggregate over Streamable HTTP until `stop` fires.
+pub async fn serve(
+    aggregate: Arc<Aggregate>,
+    options: HttpOptions,
+    bounds: Bounds,
+    stop: CancellationToken,
+) -> Result<(), ListenError> {
+    let loopback = options.addr.ip().is_loopback();
+    if !loopback && options.token.is_none() {
+        return Err(ListenError::TokenRequired { addr: options.addr });
+    }
+    let listener = TcpListener::bind(options.addr)
+        .await
+        .map_err(|source| ListenError::Bind {
+            addr: options.addr,
+            source,
+        })?;
+    let bound = listener.local_addr().unwrap_or(options.addr);
+    tracing::info!(url = %format!("http://{bound}{}", route::PATH), "serving the aggregate over Streamable HTTP");
+    if options.stop_on_stdin_eof {
+        tokio::spawn(stop_at_stdin_eof(stop.clone()));
+    }
+    let state = Arc::new(State {
+        aggregate,
+        guard: Guard::new(loopback, options.token, &options.allowed_origins),
+        sessions: Sessions::default(),
+        flow: Flow::new(bounds.max_inflight, limits::HOST_INFLIGHT_LINE_BYTES),
+        max_body: bounds.max_line_bytes,
+        closing: CancellationToken::new(),
+        tasks: TaskTracker::new(),
+    });
+    let connections = accept(&listener, &state, &stop).await;
+    drop(listener);
+    close(&state, connections).await;
+    Ok(())
+}
+
+/// Accepts until `stop`; returns the connections still open.
+async fn accept(
+    listener: &TcpListener,
+    state: &Arc<State>,
+    stop: &CancellationToken,
+) -> JoinSet<()> {
+    let slots = Arc::new(Semaphore::new(limits::UPSTREAM_HTTP_MAX_CONNECTIONS));
+    let mut connections = JoinSet::new();
+    loop {
+        // A slot first: past the cap, new connections wait in the kernel's listen queue.
+        let slot = tokio::select! {
+            slot = Arc::clone(&slots).acquire_owned() => slot,
+            _ = stop.cancelled() => break,
+        };
+        let Ok(slot) = slot else { break };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = stop.cancelled() => break,
+            // Reap finished connections so the set holds only open ones.
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+        };
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                tracing::warn!("accepting a connection failed: {e}");
+                continue;
+            }
+        };
+        let state = Arc::clone(state);
+        connections.spawn(async move {
+            connection(state, stream, peer).await;
+            drop(slot);
+        });
+    }
+    connections
+}
+
+/// Serves one connection until it closes, or until the endpoint closes (then gracefully).
+async fn connection(state: Arc<State>, stream: tokio::net::TcpStream, peer: SocketAddr) {
+    let closing = state.closing.clone();
+    let service = service_fn(move |request| {
+        let state = Arc::clone(&state);
+        async move { Ok::<_, Infallible>(route::route(state, request).await) }
+    });
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits::UPSTREAM_HTTP_HEADER_TIMEOUT)
+        .max_buf_size(limits::UPSTREAM_HTTP_MAX_HEAD_BYTES);
+    let conn = builder.serve_connection(TokioIo::new(stream), service);
+    let mut conn = std::pin::pin!(conn);
+    let outcome = tokio::select! {
+        outcome = conn.as_mut() => outcome,
+        _ = closing.cancelled() => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    if let Err(e) = outcome {
+        tracing::debug!(%peer, "connection ended: {e}");
+    }
+}
+
+/// Ends every session and stream, lets connections finish for [`SHUTDOWN_GRACE`], drops the rest.
+async fn close(state: &State, mut connections: JoinSet<()>) {
+    state.closing.cancel();
+    let sessions = state.sessions.drain();
+    futures_util::future::join_all(sessions.iter().map(|s| s.end())).await;
+    state.tasks.close();
+    let drained = async {
+        state.tasks.wait().await;
+        while connections.join_next().await.is_some() {}
+    };
+    if tokio::time::timeout(SHUTDOWN_GRACE, drained).await.is_err() {
+        tracing::debug!("connections still open after the grace period were dropped");
+    }
+    connections.abort_all();
+}
+
+/// Cancels `stop` once the sidecar's stdin ends: the process that started it (and holds the
+/// pipe) is gone. What it writes there is read and dropped.
+async fn stop_at_stdin_eof(stop: CancellationToken) {
+    use tokio::io::AsyncReadExt;
+    let mut input = crate::serving::stdio::input();
+    let mut buffer = [0u8; 1024];
+    loop {
+        match input.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+    }
+    tracing::info!("stdin ended; stopping every server");
+    stop.cancel();
+}

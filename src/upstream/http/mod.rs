@@ -1,0 +1,17 @@
+//! The aggregate over Streamable HTTP (`mcp-sidecar mcp --http ADDR`), both eras on one endpoint
+//! (`/mcp`). `listener` binds, accepts and closes; `route` guards and routes each request; `post`
+//! serves messages, `streams` a legacy session's GET stream and DELETE. Below them: `state` (what
+//! requests share), `headers` (2026-07-28 request headers), `sessions` (legacy sessions), `guard`
+//! (Host, Origin, bearer token), `body` (bounded reads, JSON and SSE answers).
+
+mod body;
+mod guard;
+mod headers;
+mod listener;
+mod post;
+mod route;
+mod sessions;
+mod state;
+mod streams;
+
+pub use listener::{serve, ListenError};

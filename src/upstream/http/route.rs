@@ -1,0 +1,45 @@
+//! One HTTP request to its handler: the guard first (every request), then the endpoint's path
+//! (`/mcp`) and method (`POST` messages, `GET` a session's stream, `DELETE` a session).
+
+use std::sync::Arc;
+
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, ALLOW};
+use hyper::{Method, Request, Response, StatusCode};
+
+use super::body::{refusal, Out};
+use super::state::State;
+use super::{post, streams};
+use crate::upstream::wire::INVALID_REQUEST;
+
+/// The endpoint's path.
+pub const PATH: &str = "/mcp";
+
+pub async fn route(state: Arc<State>, request: Request<Incoming>) -> Response<Out> {
+    if let Err(refused) = state.guard.check(request.headers()) {
+        return refused.response();
+    }
+    if request.uri().path() != PATH {
+        return refusal(
+            StatusCode::NOT_FOUND,
+            INVALID_REQUEST,
+            &format!("Not Found: the MCP endpoint is {PATH}"),
+        );
+    }
+    match *request.method() {
+        Method::POST => post::handle(state, request).await,
+        Method::GET => streams::get(&state, request.headers()),
+        Method::DELETE => streams::delete(&state, request.headers()).await,
+        _ => {
+            let mut response = refusal(
+                StatusCode::METHOD_NOT_ALLOWED,
+                INVALID_REQUEST,
+                "Method Not Allowed: POST, GET or DELETE",
+            );
+            response
+                .headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            response
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Legacy HTTP sessions (2025-03-26 … 2025-11-25): each `initialize` without a session gets one,
+//! named by a random `Mcp-Session-Id` that every later request carries; `DELETE` ends it and its id
+//! is then unknown (404). At most [`limits::UPSTREAM_HTTP_MAX_SESSIONS`] live at once: a new one
+//! ends the least recently used session that is idle (no request in flight, no open stream).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::limits;
+use crate::upstream::ids::random_id;
+use crate::upstream::session::Session;
+
+pub struct HttpSession {
+    pub id: String,
+    pub session: Arc<Session>,
+    /// Cancelled when the session ends (`DELETE`, eviction, stop): its stream ends with it.
+    pub ended: CancellationToken,
+    /// Whether its GET stream is open (one at a time).
+    streaming: Mutex<bool>,
+    last_used: AtomicU64,
+}
+
+impl HttpSession {
+    /// Claims the session's GET stream; `false` when one is open already.
+    pub fn open_stream(&self) -> bool {
+        let mut open = self.streaming.lock().unwrap_or_else(|p| p.into_inner());
+        !std::mem::replace(&mut *open, true)
+    }
+
+    pub fn close_stream(&self) {
+        *self.streaming.lock().unwrap_or_else(|p| p.into_inner()) = false;
+    }
+
+    fn idle(&self) -> bool {
+        self.session.requests.is_empty()
+            && !*self.streaming.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Ends the session: its stream stops and its requests are cancelled; returns once they ended.
+    pub async fn end(&self) {
+        self.ended.cancel();
+        self.session.asked.close("the session ended");
+        self.session.requests.stop_all().await;
+    }
+}
+
+#[derive(Default)]
+pub struct Sessions {
+    table: Mutex<HashMap<String, Arc<HttpSession>>>,
+    clock: AtomicU64,
+}
+
+impl Sessions {
+    /// A new session, or `None` when the table is full of sessions in use. An idle session evicted
+    /// to make room is ended in the background.
+    pub fn create(&self) -> Option<Arc<HttpSession>> {
+        let mut table = self.table();
+        if table.len() >= limits::UPSTREAM_HTTP_MAX_SESSIONS {
+            let oldest = table
+                .values()
+                .filter(|s| s.idle())
+                .min_by_key(|s| s.last_used.load(Ordering::Relaxed))
+                .map(|s| s.id.clone())?;
+            if let Some(evicted) = table.remove(&oldest) {
+                tracing::info!(session = %evicted.id, "ended the least recently used HTTP session to make room");
+                tokio::spawn(async move { evicted.end().await });
+            }
+        }
+        let session = Arc::new(HttpSession {
+            id: random_id(),
+            session: Arc::default(),
+            ended: CancellationToken::new(),
+            streaming: Mutex::new(false),
+            last_used: AtomicU64::new(self.tick()),
+        });
+        table.insert(session.id.clone(), Arc::clone(&session));
+        Some(session)
+    }
+
+    /// The live session `id` (marked as just used).
+    pub fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
+        let session = self.table().get(id).cloned()?;
+        session.last_used.store(self.tick(), Ordering::Relaxed);
+        Some(session)
+    }
+
+    /// Forgets session `id` (the caller ends it).
+    pub fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
+        self.table().remove(id)
+    }
+
+    /// Forgets every session (the caller ends them).
+    pub fn drain(&self) -> Vec<Arc<HttpSession>> {
+        self.table().drain().map(|(_, s)| s).collect()
+    }
+
+    fn tick(&self) -> u64 {
+        self.clock.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn table(&self) -> MutexGuard<'_, HashMap<String, Arc<HttpSession>>> {
+        self.table.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_full_table_ends_its_least_recently_used_idle_session() {
+        let sessions = Sessions::default();
+        let first = sessions.create().unwrap();
+        assert_eq!(first.id.len(), 32);
+        assert!(first.id.bytes().all(|b| b.is_ascii_hexdigit()));
+        let busy = sessions.create().unwrap();
+        assert!(busy.open_stream());
+        assert!(!busy.open_stream(), "one GET stream at a time");
+        for _ in 2..limits::UPSTREAM_HTTP_MAX_SESSIONS {
+            sessions.create().unwrap();
+        }
+        assert!(
+            sessions.get(&first.id).is_some(),
+            "touched: now the most recent"
+        );
+        let newest = sessions.create().unwrap();
+        assert!(sessions.get(&first.id).is_some(), "recently used stays");
+        assert!(
+            sessions.get(&busy.id).is_some(),
+            "a session with a stream stays"
+        );
+        assert!(sessions.get(&newest.id).is_some());
+        assert_eq!(sessions.drain().len(), limits::UPSTREAM_HTTP_MAX_SESSIONS);
+    }
+}

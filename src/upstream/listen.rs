@@ -1,0 +1,95 @@
+//! How a client hears that the aggregate changed: a legacy session is told with plain
+//! `notifications/tools/list_changed` (stdio: once initialized; HTTP: on its GET stream); a modern
+//! client opens `subscriptions/listen`, whose stream starts with
+//! `notifications/subscriptions/acknowledged` (the filters honoured) and then carries each change
+//! tagged with the subscription's id (the listen request's id).
+
+use serde_json::{json, Map, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::aggregate::{Aggregate, Notice};
+use super::era::META_SUBSCRIPTION_ID;
+use super::wire::WireError;
+use crate::jsonrpc::{encode_notification, RequestId};
+use crate::serving::Sink;
+
+/// The `list_changed` notification of a notice (a lagged listener is told the tools changed: it
+/// missed something, and a re-list is all it takes).
+fn changed_method(notice: Result<Notice, RecvError>) -> Option<&'static str> {
+    match notice {
+        Ok(Notice::ToolsChanged) | Err(RecvError::Lagged(_)) => {
+            Some("notifications/tools/list_changed")
+        }
+        Err(RecvError::Closed) => None,
+    }
+}
+
+/// Tells a legacy session of every change until it stops listening (`sink` closed) or the
+/// aggregate is gone.
+pub async fn forward_legacy(aggregate: &Aggregate, sink: &Sink) {
+    let mut notices = aggregate.subscribe();
+    loop {
+        let notice = tokio::select! {
+            notice = notices.recv() => notice,
+            _ = sink.closed() => return,
+        };
+        let Some(method) = changed_method(notice) else {
+            return;
+        };
+        if !sink.send(encode_notification::<Value>(method, None)).await {
+            return;
+        }
+    }
+}
+
+/// `subscriptions/listen`: acknowledges, then sends every change the client asked for until it
+/// cancels (the request is dropped) or goes away; ends with a result once the aggregate is gone.
+pub async fn subscribe(
+    aggregate: &Aggregate,
+    id: &RequestId,
+    params: Option<&Value>,
+    sink: &Sink,
+) -> Result<Value, WireError> {
+    let asked = params.and_then(|p| p.get("notifications"));
+    let tools = asked
+        .and_then(|a| a.get("toolsListChanged"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let mut honoured = Map::new();
+    if tools {
+        honoured.insert("toolsListChanged".into(), Value::Bool(true));
+    }
+    let subscription = json!({ META_SUBSCRIPTION_ID: id });
+    // Subscribed before the acknowledgement is sent: no change can fall between the two.
+    let mut notices = aggregate.subscribe();
+    let ack = json!({"notifications": honoured, "_meta": subscription});
+    if !sink
+        .send(encode_notification(
+            "notifications/subscriptions/acknowledged",
+            Some(&ack),
+        ))
+        .await
+    {
+        return Err(gone());
+    }
+    loop {
+        let notice = tokio::select! {
+            notice = notices.recv() => notice,
+            _ = sink.closed() => return Err(gone()),
+        };
+        let Some(method) = changed_method(notice) else {
+            return Ok(json!({ "_meta": subscription }));
+        };
+        if !tools {
+            continue;
+        }
+        let tagged = json!({ "_meta": subscription });
+        if !sink.send(encode_notification(method, Some(&tagged))).await {
+            return Err(gone());
+        }
+    }
+}
+
+fn gone() -> WireError {
+    WireError::invalid_request("the listening client went away")
+}

@@ -1,0 +1,34 @@
+//! The second front end: the aggregate of every configured server served as one MCP server
+//! (`mcp-sidecar mcp`), over stdio or Streamable HTTP, in both protocol eras, for any MCP host
+//! (Claude Desktop, Cursor, VS Code, an agent framework). It stands beside `host` on the
+//! supervisor's `Registry` and never imports `host`; what both need is in `serving`.
+//!
+//! Layering inside (a file imports only files listed after it):
+//! 1. `run` (the mode's entry), then the two carriers: `stdio`, `http/` (listener, guards,
+//!    sessions, streams).
+//! 2. `dispatch`: a request in its era → its handler; notifications → the session.
+//! 3. The handlers: `lifecycle` (`initialize`, `server/discover`, `logging/setLevel`), `tools`,
+//!    `listen` (list changes to legacy sessions and `subscriptions/listen`).
+//! 4. What they stand on: `aggregate` (the shared registry, its tools as MCP tools, its
+//!    instructions, its change notices), `session` (a legacy session's state), `era` (versions,
+//!    envelopes, modern results), `wire` (MCP's error codes), `options`.
+
+mod aggregate;
+mod asks;
+mod dispatch;
+mod era;
+mod http;
+mod ids;
+mod input;
+mod lifecycle;
+mod listen;
+pub mod options;
+mod request;
+mod run;
+mod session;
+mod stdio;
+mod tools;
+mod wire;
+
+pub use options::{HttpOptions, Options, Token, DEFAULT_NAME_TEMPLATE};
+pub use run::{run, StartError};

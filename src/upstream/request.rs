@@ -1,0 +1,19 @@
+//! One request being served: the aggregate, the client's session, the request's id and era, and
+//! where the messages that belong to it go before its answer.
+
+use super::aggregate::Aggregate;
+use super::era::Era;
+use super::session::Session;
+use crate::jsonrpc::RequestId;
+use crate::serving::Sink;
+
+/// One request being served.
+pub struct Request<'a> {
+    pub aggregate: &'a Aggregate,
+    /// The client's legacy session (a throwaway one for a modern HTTP request).
+    pub session: &'a Session,
+    pub id: &'a RequestId,
+    pub era: &'a Era,
+    /// Where the request's own messages go before its answer.
+    pub sink: &'a Sink,
+}

@@ -1,0 +1,174 @@
+//! One client's legacy session (2024-11-05 … 2025-11-25): what its `initialize` negotiated and
+//! declared, the log level it asked for, its requests in flight (for `notifications/cancelled`
+//! and for ending them with the session), and the sidecar's own requests to it (a server's
+//! question, asked of this client). Over stdio there is one; over HTTP one per `Mcp-Session-Id`.
+//! Modern (2026-07-28) requests need none of it: each carries its own.
+
+use std::sync::{Mutex, MutexGuard};
+
+use futures_util::future::BoxFuture;
+use serde_json::{Map, Value};
+
+use super::era;
+use super::wire::WireError;
+use crate::ask::{AskError, Capabilities, Question};
+use crate::limits;
+use crate::serving::{PeerRequests, Requests, Sink};
+
+pub struct Session {
+    state: Mutex<State>,
+    pub requests: Requests,
+    /// The sidecar's requests to this client (its answers are routed here; the session's end
+    /// closes it).
+    pub asked: PeerRequests,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self {
+            state: Mutex::default(),
+            requests: Requests::default(),
+            asked: PeerRequests::new(
+                limits::UPSTREAM_ANSWER_TIMEOUT,
+                "the client did not answer in time",
+                limits::UPSTREAM_REQUESTS_MAX_OUTSTANDING,
+            ),
+        }
+    }
+}
+
+#[derive(Default)]
+struct State {
+    /// The negotiated revision; `None` until `initialize`.
+    version: Option<&'static str>,
+    /// What the client's `initialize` declared it can answer.
+    capabilities: Capabilities,
+    /// `logging/setLevel`'s level.
+    log_level: Option<String>,
+}
+
+impl Session {
+    /// Takes `initialize`'s params: negotiates the revision (the one asked for when served, else
+    /// the newest) and keeps the client's capabilities. A second `initialize` is refused.
+    pub fn initialize(&self, params: Option<&Value>) -> Result<&'static str, WireError> {
+        let requested = match params.and_then(|p| p.get("protocolVersion")) {
+            Some(Value::String(v)) => v.as_str(),
+            _ => {
+                return Err(WireError::invalid_params(
+                    "initialize needs `protocolVersion` (a string)",
+                ))
+            }
+        };
+        let mut state = self.state();
+        if state.version.is_some() {
+            return Err(WireError::invalid_request(
+                "this session is already initialized",
+            ));
+        }
+        let version = era::negotiate(Some(requested));
+        state.version = Some(version);
+        let declared = params.and_then(|p| p.get("capabilities"));
+        state.capabilities = client_capabilities(declared.unwrap_or(&Value::Null));
+        if let Some(client) = params
+            .and_then(|p| p.pointer("/clientInfo/name"))
+            .and_then(Value::as_str)
+        {
+            tracing::info!(client, version, "an MCP client initialized");
+        }
+        Ok(version)
+    }
+
+    /// The negotiated revision, once initialized.
+    pub fn version(&self) -> Option<&'static str> {
+        self.state().version
+    }
+
+    /// Asks this client `question` over `sink` (a server's request; the server named in `_meta`),
+    /// unless the client did not declare what it needs.
+    pub fn ask(
+        &self,
+        sink: Sink,
+        question: Question,
+    ) -> BoxFuture<'static, Result<Value, AskError>> {
+        let declared = self.state().capabilities.clone();
+        self.asked.ask(&declared, sink, question, naming)
+    }
+
+    pub fn set_log_level(&self, level: &str) {
+        self.state().log_level = Some(level.to_owned());
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The capabilities a client declared (its `initialize` capabilities, or a 2026-07-28 request's
+/// `clientCapabilities`), read for the three the seam knows; a part this build cannot read is
+/// taken as declared with nothing more.
+pub fn client_capabilities(declared: &Value) -> Capabilities {
+    fn part<T: serde::de::DeserializeOwned + Default>(declared: &Value, key: &str) -> Option<T> {
+        declared
+            .get(key)
+            .filter(|v| v.is_object())
+            .map(|v| serde_json::from_value(v.clone()).unwrap_or_default())
+    }
+    Capabilities {
+        sampling: part(declared, "sampling"),
+        elicitation: part(declared, "elicitation"),
+        roots: part(declared, "roots"),
+    }
+}
+
+/// A server's params with the server named in `_meta` (`mcp-sidecar/server`), so the client can
+/// show who is asking.
+pub fn naming(params: Value, server: String) -> Value {
+    let mut params = match params {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert("mcp-sidecar/server".into(), Value::String(server));
+    }
+    Value::Object(params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn initialize_negotiates_once() {
+        let s = Session::default();
+        assert_eq!(s.version(), None);
+        let p = json!({"protocolVersion": "2025-06-18", "capabilities": {"roots": {}}});
+        assert_eq!(s.initialize(Some(&p)), Ok("2025-06-18"));
+        assert!(s.state().capabilities.roots.is_some());
+        assert_eq!(s.initialize(Some(&p)).unwrap_err().code, -32600);
+        let fresh = Session::default();
+        assert_eq!(fresh.initialize(Some(&json!({}))).unwrap_err().code, -32602);
+    }
+}
+
+#[cfg(test)]
+mod reading {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_clients_declaration_is_read_leniently() {
+        let caps = client_capabilities(&json!({
+            "sampling": {"someday": {}}, "roots": {"listChanged": true}, "experimental": {}
+        }));
+        assert!(caps.sampling.is_some() && caps.roots_list_changed() && caps.elicitation.is_none());
+        assert!(caps.admit("sampling/createMessage", &json!({})).is_ok());
+        assert_eq!(
+            naming(json!({"maxTokens": 5}), "fx".into()),
+            json!({"maxTokens": 5, "_meta": {"mcp-sidecar/server": "fx"}})
+        );
+    }
+}

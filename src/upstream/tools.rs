@@ -1,0 +1,273 @@
+//! `tools/list` and `tools/call` of the aggregate. A call goes through the registry like a host's:
+//! arguments checked against the tool's own schema, the server started if dormant, the server's
+//! timeout and `maxInflight`, the result held to `maxResultBytes` and its secrets masked.
+//!
+//! Errors, per kind (README "mcp-sidecar mcp"): a tool that does not exist is a protocol error
+//! (-32602, as MCP servers answer an unknown tool); a server's own JSON-RPC error is passed on with
+//! its code; every failure of *running* the tool — invalid arguments, timeout, the server down or
+//! overloaded, a result too large, a server that broke the protocol — is a tool result with
+//! `isError: true` and the message as its text, so the model sees it and can react, the way MCP
+//! asks tool execution errors to be reported. Its stable code rides in
+//! `_meta["mcp-sidecar/error"]`.
+//!
+//! While a call runs, its server's questions (sampling, elicitation, roots) are this client's to
+//! answer (`answering`, `asks`, `input`).
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use tokio::task::JoinSet;
+use tokio_util::task::AbortOnDropHandle;
+
+use super::aggregate::Aggregate;
+use super::asks::{capability_of, required, Asked};
+use super::era::Era;
+use super::input::Running;
+use super::request::Request;
+use super::session::client_capabilities;
+use super::wire::{WireError, MISSING_CLIENT_CAPABILITY};
+use crate::ask::{AskError, Capabilities};
+use crate::error::{Error, ErrorCode};
+use crate::supervisor::CallOutcome;
+
+/// The `_meta` key of an error result's details (code, server, tool, limit…).
+pub const ERROR_META: &str = "mcp-sidecar/error";
+/// The `_meta` key of a truncated result's details (original size, handle…).
+pub const TRUNCATED_META: &str = "mcp-sidecar/truncated";
+
+/// `tools/list`: every tool, in one page (with `--wait-for-servers`, once every configured server
+/// started or failed).
+pub async fn list(aggregate: &Aggregate, params: Option<&Value>) -> Result<Value, WireError> {
+    if let Some(cursor) = params
+        .and_then(|p| p.get("cursor"))
+        .filter(|c| !c.is_null())
+    {
+        return Err(WireError::invalid_params(format!(
+            "unknown cursor {cursor}: the tool list is one page"
+        )));
+    }
+    aggregate.before_listing().await;
+    Ok(json!({ "tools": *aggregate.tools() }))
+}
+
+/// What `tools/call` reads (MCP allows more; the rest is ignored, `task` included: tasks are not
+/// offered, so a call runs in place). `requestState` and `inputResponses` continue a call that
+/// asked its 2026-07-28 client a question (`input`).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+    #[serde(default)]
+    request_state: Option<String>,
+    #[serde(default)]
+    input_responses: Option<Map<String, Value>>,
+}
+
+/// `tools/call`: the server's result (masked, held to its budget), or the failure as above; the
+/// server's questions meanwhile are asked of this client (`answering`).
+pub async fn call(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireError> {
+    let p: CallParams = serde_json::from_value(params.unwrap_or_default())
+        .map_err(|e| WireError::invalid_params(format!("invalid tools/call params: {e}")))?;
+    r.aggregate.registered().await;
+    let running = match (&p.request_state, r.era) {
+        (Some(state), Era::Modern(_)) => {
+            r.aggregate
+                .parked()
+                .resume(state, &p.name, p.input_responses.as_ref())?
+        }
+        _ => start(r.aggregate, p.name, p.arguments),
+    };
+    match answering(r, running).await? {
+        Step::Done(Ok(outcome)) => Ok(result_of(outcome)),
+        Step::Done(Err(e)) if runs_into_result(e.code) => Ok(error_result(&e)),
+        Step::Done(Err(e)) => Err(e.into()),
+        Step::InputRequired(result) => Ok(result),
+    }
+}
+
+/// Starts the call as a task of its own (so that it can wait, parked, for a 2026-07-28 client's
+/// answers), registered for its server's questions.
+fn start(aggregate: &Aggregate, tool: String, arguments: Option<Value>) -> Running {
+    let registry = Arc::clone(aggregate.registry());
+    // A tool of a server still on its first start is not listed yet: the call waits for that
+    // server (the registry sees to it), and its questions come from the server that may name it.
+    let server = match registry.catalog().get(&tool) {
+        Some(entry) => Some(entry.server.clone()),
+        None => registry
+            .list()
+            .into_iter()
+            .map(|s| s.name)
+            .find(|s| registry.settings().names.may_name(s, &tool)),
+    };
+    let questions = server.map(|s| aggregate.asks().call_on(&s));
+    let name = tool.clone();
+    let call = tokio::spawn(async move { registry.call_tool(&name, arguments, None).await });
+    Running {
+        tool,
+        call: AbortOnDropHandle::new(call),
+        questions,
+        waiting: Vec::new(),
+        asked: 0,
+    }
+}
+
+/// Where a call stands when its request is answered.
+enum Step {
+    Done(crate::error::Result<CallOutcome>),
+    /// Parked: the client is asked (2026-07-28).
+    InputRequired(Value),
+}
+
+/// Waits for the call, answering its server's questions meanwhile: a legacy session's client is
+/// asked with a request of the sidecar's own on the call's stream; a 2026-07-28 client through an
+/// `input_required` result — or, when it did not declare what the question needs, the call fails
+/// with -32021 (`MissingRequiredClientCapability`).
+async fn answering(r: &Request<'_>, mut running: Running) -> Result<Step, WireError> {
+    let mut asking = JoinSet::new();
+    loop {
+        if !running.waiting.is_empty() {
+            match r.aggregate.parked().park(running) {
+                Ok(input_required) => return Ok(Step::InputRequired(input_required)),
+                Err(refused) => running = refused,
+            }
+        }
+        let next = async {
+            match running.questions.as_mut() {
+                Some(q) => q.questions.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            outcome = &mut running.call => {
+                let outcome = outcome.unwrap_or_else(|e| Err(Error::internal(format!("the call's task ended: {e}"))));
+                return Ok(Step::Done(outcome));
+            }
+            Some(asked) = next => match r.era {
+                Era::Legacy => {
+                    let ask = r.session.ask(r.sink.clone(), asked.question);
+                    asking.spawn(async move {
+                        let _ = asked.answer.send(ask.await);
+                    });
+                }
+                Era::Modern(modern) => {
+                    let declared = client_capabilities(&modern.capabilities);
+                    consider(&mut running, asked, &declared)?;
+                    // Questions a server sent together are asked together: let those already on
+                    // their way land, then take every one waiting.
+                    tokio::task::yield_now().await;
+                    while let Some(more) = running.questions.as_mut().and_then(|q| q.questions.try_recv().ok()) {
+                        consider(&mut running, more, &declared)?;
+                    }
+                }
+            },
+            // Finished questions leave the set, so it holds only those still open.
+            Some(_) = asking.join_next(), if !asking.is_empty() => {}
+        }
+    }
+}
+
+/// A question for a 2026-07-28 client: kept for its `input_required` result when the client
+/// declared what it needs; else the call fails with -32021 (the question refused), or — a mode or
+/// feature it did not declare — only the question is refused.
+fn consider(running: &mut Running, asked: Asked, declared: &Capabilities) -> Result<(), WireError> {
+    match declared.admit(&asked.question.method, &asked.question.params) {
+        Ok(()) => running.wait_for(asked),
+        Err(AskError::NotDeclared { method }) => {
+            let needed = capability_of(&method).unwrap_or("unknown");
+            let _ = asked.answer.send(Err(AskError::NotDeclared {
+                method: method.clone(),
+            }));
+            return Err(WireError::new(
+                MISSING_CLIENT_CAPABILITY,
+                format!("the tool's server asked for `{method}`, which needs the `{needed}` capability this request did not declare"),
+            )
+            .with_data(required(needed)));
+        }
+        Err(refused) => {
+            let _ = asked.answer.send(Err(refused));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a failure is the tool's (reported to the model as `isError`), not the request's.
+fn runs_into_result(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::InvalidArguments
+            | ErrorCode::ToolTimeout
+            | ErrorCode::ServerUnavailable
+            | ErrorCode::Overloaded
+            | ErrorCode::ResultTooLarge
+            | ErrorCode::ProtocolError
+            | ErrorCode::HttpError
+            | ErrorCode::NetworkError
+            | ErrorCode::VersionUnsupported
+            | ErrorCode::TrustRequired
+    )
+}
+
+fn result_of(outcome: CallOutcome) -> Value {
+    let mut result = outcome.result;
+    if let (Some(truncated), Value::Object(map)) = (&outcome.truncated, &mut result) {
+        meta(map).insert(TRUNCATED_META.into(), truncated.to_json());
+    }
+    result
+}
+
+/// A failure as a tool result: its message as the text, its code and details in `_meta`.
+pub fn error_result(e: &Error) -> Value {
+    let mut map = Map::new();
+    map.insert(
+        "content".into(),
+        json!([{"type": "text", "text": e.message}]),
+    );
+    map.insert("isError".into(), Value::Bool(true));
+    let details = e.to_rpc_error()["data"].take();
+    meta(&mut map).insert(ERROR_META.into(), details);
+    Value::Object(map)
+}
+
+/// The result's `_meta` object (made one if it is missing or not an object).
+fn meta(result: &mut Map<String, Value>) -> &mut Map<String, Value> {
+    let slot = result
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    match slot {
+        Value::Object(map) => map,
+        _ => unreachable!("made an object just above"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_of_the_tool_is_a_result_the_model_sees() {
+        let e = Error::new(
+            ErrorCode::ToolTimeout,
+            "tool `sleep` on server `fx` did not answer within 1 s",
+        )
+        .with("server", "fx");
+        assert!(runs_into_result(e.code));
+        assert_eq!(
+            error_result(&e).to_string(),
+            r#"{"_meta":{"mcp-sidecar/error":{"code":"TOOL_TIMEOUT","server":"fx"}},"content":[{"text":"tool `sleep` on server `fx` did not answer within 1 s","type":"text"}],"isError":true}"#
+        );
+        for request_errors in [
+            ErrorCode::ToolNotFound,
+            ErrorCode::UpstreamError,
+            ErrorCode::ShuttingDown,
+            ErrorCode::InvalidParams,
+        ] {
+            assert!(!runs_into_result(request_errors), "{request_errors}");
+        }
+    }
+}

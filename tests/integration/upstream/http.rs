@@ -1,0 +1,386 @@
+//! `mcp-sidecar mcp --http` seen from the wire: both eras on one endpoint, legacy sessions and
+//! their streams, the 2026-07-28 headers, the guards (Host, Origin, bearer token), the bounds, and
+//! the stop (a signal, or the end of the pipe that started it) leaving no process behind.
+
+use std::io::BufReader;
+use std::process::Stdio;
+
+use serde_json::{json, Value};
+
+use super::harness::{
+    connect, http, modern, read_events_until, read_head, send_request, wait_for_log, HttpSidecar,
+};
+use crate::procfs::wait_for_sleeps;
+use crate::support::{fixture, pid_alive, pids_in, read_pid_file, signal, temp_dir, with_fields};
+
+fn initialize_body(id: i64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize",
+           "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+}
+
+fn request(id: i64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A legacy session: initialize, then initialized; its id.
+fn open_session(server: &HttpSidecar) -> String {
+    let r = server.post(&initialize_body(1), &[]);
+    assert_eq!(r.status, 200, "{r:?}");
+    let id = r.header("mcp-session-id").expect("a session id").to_owned();
+    assert!(
+        id.len() >= 16 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)),
+        "{id}"
+    );
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let ack = server.post(
+        &note,
+        &[
+            ("Mcp-Session-Id", &id),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+    );
+    assert_eq!(ack.status, 202);
+    id
+}
+
+#[test]
+fn legacy_sessions_live_until_deleted() {
+    let server = HttpSidecar::start(json!({"fx": fixture(&[])}), &[]);
+    let session = open_session(&server);
+    let with = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let list = server.post(&request(2, "tools/list", json!({})), &with);
+    assert_eq!(list.status, 200);
+    assert!(list.message()["result"]["tools"]
+        .to_string()
+        .contains("fx__echo"));
+    let call = server.post(
+        &request(
+            3,
+            "tools/call",
+            json!({"name": "fx__echo", "arguments": {"message": "h"}}),
+        ),
+        &with,
+    );
+    assert_eq!(call.message()["result"]["content"][0]["text"], "h");
+
+    assert_eq!(
+        server
+            .post(&request(4, "tools/list", json!({})), &[])
+            .status,
+        400,
+        "no session"
+    );
+    let unknown = [("Mcp-Session-Id", "0123456789abcdef0123456789abcdef")];
+    assert_eq!(
+        server
+            .post(&request(5, "tools/list", json!({})), &unknown)
+            .status,
+        404
+    );
+    let bad_version = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "1999-01-01"),
+    ];
+    assert_eq!(
+        server
+            .post(&request(6, "tools/list", json!({})), &bad_version)
+            .status,
+        400
+    );
+
+    let deleted = http(
+        server.port,
+        "DELETE",
+        "/mcp",
+        &[("Mcp-Session-Id", &session)],
+        b"",
+    );
+    assert_eq!(deleted.status, 200);
+    assert_eq!(
+        server
+            .post(&request(7, "tools/list", json!({})), &with)
+            .status,
+        404,
+        "ended"
+    );
+}
+
+#[test]
+fn a_legacy_session_hears_of_changes_on_its_get_stream() {
+    let server = HttpSidecar::start(
+        json!({"a": with_fields(fixture(&[]), json!({"restart": "never"})), "b": fixture(&[])}),
+        &[],
+    );
+    let session = open_session(&server);
+    let with = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("Accept", "text/event-stream"),
+    ];
+    let mut stream = connect(server.port);
+    send_request(&mut stream, "GET", "/mcp", &with, b"");
+    let mut reader = BufReader::new(stream);
+    let (status, headers) = read_head(&mut reader);
+    assert_eq!(status, 200);
+    assert!(headers
+        .iter()
+        .any(|(k, v)| k == "content-type" && v.starts_with("text/event-stream")));
+    assert_eq!(
+        http(server.port, "GET", "/mcp", &with, b"").status,
+        409,
+        "one stream per session"
+    );
+
+    let call = server.post(
+        &request(2, "tools/call", json!({"name": "a__environment"})),
+        &[("Mcp-Session-Id", &session)],
+    );
+    let pid = call.message()["result"]["structuredContent"]["pid"]
+        .as_u64()
+        .unwrap() as u32;
+    signal(pid, nix::sys::signal::Signal::SIGKILL);
+    read_events_until(&mut reader, |m| {
+        m["method"] == "notifications/tools/list_changed"
+    });
+}
+
+#[test]
+fn modern_requests_are_checked_against_their_headers_and_served_statelessly() {
+    let server = HttpSidecar::start(json!({"fx": fixture(&[])}), &[]);
+    let discover = server.post_modern(1, "server/discover", json!({}), &[]);
+    assert_eq!(discover.status, 200);
+    assert_eq!(
+        discover.message()["result"]["supportedVersions"],
+        json!(["2026-07-28"])
+    );
+    let call = server.post_modern(
+        2,
+        "tools/call",
+        json!({"name": "fx__echo", "arguments": {"message": "m"}}),
+        &[],
+    );
+    let answer = call.message();
+    assert_eq!(answer["result"]["content"][0]["text"], "m");
+    assert_eq!(answer["result"]["resultType"], "complete");
+    assert!(
+        call.header("mcp-session-id").is_none(),
+        "no session in 2026-07-28"
+    );
+
+    let wrong_name = server.post_modern(
+        3,
+        "tools/call",
+        json!({"name": "fx__echo", "arguments": {"message": "m"}}),
+        &[("Mcp-Name", "fx__other")],
+    );
+    assert_eq!(
+        (
+            wrong_name.status,
+            wrong_name.message()["error"]["code"].as_i64()
+        ),
+        (400, Some(-32020))
+    );
+    let body =
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": modern(json!({}))});
+    let no_version = server.post(&body, &[("Mcp-Method", "tools/list")]);
+    assert_eq!(
+        (
+            no_version.status,
+            no_version.message()["error"]["code"].as_i64()
+        ),
+        (400, Some(-32020))
+    );
+    let unknown = server.post_modern(5, "nothing/here", json!({}), &[]);
+    assert_eq!(
+        (unknown.status, unknown.message()["error"]["code"].as_i64()),
+        (404, Some(-32601))
+    );
+    let get = http(
+        server.port,
+        "GET",
+        "/mcp",
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Accept", "text/event-stream"),
+        ],
+        b"",
+    );
+    assert_eq!(get.status, 405, "no GET stream in 2026-07-28");
+}
+
+#[test]
+fn a_modern_call_is_cancelled_when_its_stream_closes() {
+    let server = HttpSidecar::start(json!({"fx": fixture(&[])}), &[]);
+    let env = server.post_modern(1, "tools/call", json!({"name": "fx__environment"}), &[]);
+    let pid = env.message()["result"]["structuredContent"]["pid"]
+        .as_u64()
+        .unwrap() as u32;
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": modern(json!({"name": "fx__sleep", "arguments": {"ms": 600_000}}))});
+    let mut stream = connect(server.port);
+    send_request(
+        &mut stream,
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "fx__sleep"),
+        ],
+        body.to_string().as_bytes(),
+    );
+    wait_for_sleeps(pid, 1);
+    drop(stream);
+    wait_for_log(&server.log, "stderr: cancelled ");
+}
+
+#[test]
+fn the_guard_refuses_rebound_hosts_foreign_origins_and_missing_tokens() {
+    let server = HttpSidecar::start(json!({"fx": fixture(&[])}), &[]);
+    let evil_host = server.post(&initialize_body(1), &[("Host", "evil.example.com")]);
+    assert_eq!(evil_host.status, 403);
+    let evil_origin = server.post(
+        &initialize_body(1),
+        &[("Origin", "http://evil.example.com")],
+    );
+    assert_eq!(evil_origin.status, 403);
+    let local_origin = server.post(&initialize_body(1), &[("Origin", "http://localhost:5173")]);
+    assert_eq!(local_origin.status, 200);
+
+    let token_file = temp_dir("mcp-token").join("token");
+    std::fs::write(&token_file, "s3cret-token-value\n").unwrap();
+    let guarded = HttpSidecar::start(
+        json!({"fx": fixture(&[])}),
+        &["--token-file", token_file.to_str().unwrap()],
+    );
+    let none = guarded.post(&initialize_body(1), &[]);
+    assert_eq!(
+        (none.status, none.header("www-authenticate")),
+        (401, Some("Bearer"))
+    );
+    let wrong = guarded.post(
+        &initialize_body(1),
+        &[("Authorization", "Bearer s3cret-token-valuf")],
+    );
+    assert_eq!(wrong.status, 401);
+    let right = guarded.post(
+        &initialize_body(1),
+        &[("Authorization", "Bearer s3cret-token-value")],
+    );
+    assert_eq!(right.status, 200);
+    let log = std::fs::read_to_string(&guarded.log).unwrap();
+    assert!(
+        !log.contains("s3cret-token-value"),
+        "the token never reaches the log"
+    );
+}
+
+#[test]
+fn a_public_address_without_a_token_is_refused_at_start() {
+    let config = super::harness::config_file(json!({}));
+    #[allow(clippy::disallowed_methods)] // the binary under test
+    let out = std::process::Command::new(crate::support::sidecar_bin())
+        .args([
+            "mcp",
+            "--config",
+            config.to_str().unwrap(),
+            "--http",
+            "0.0.0.0:1",
+        ])
+        .env_remove("MCP_SIDECAR_TOKEN")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("0.0.0.0:1") && stderr.contains("token"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bodies_over_the_bound_are_refused_unread() {
+    let server = HttpSidecar::start(json!({"fx": fixture(&[])}), &["--max-line-bytes", "4096"]);
+    let big =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x".repeat(8000)}});
+    assert_eq!(server.post(&big, &[]).status, 413, "by Content-Length");
+    let body = big.to_string();
+    let chunked = format!("{:x}\r\n{body}\r\n0\r\n\r\n", body.len());
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("Transfer-Encoding", "chunked"),
+    ];
+    assert_eq!(
+        http(server.port, "POST", "/mcp", &headers, chunked.as_bytes()).status,
+        413,
+        "as it arrives"
+    );
+    assert_eq!(
+        server.post(&initialize_body(2), &[]).status,
+        200,
+        "and it goes on serving"
+    );
+    let wrong_type = http(
+        server.port,
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "text/plain"),
+            ("Accept", "application/json, text/event-stream"),
+        ],
+        b"{}",
+    );
+    assert_eq!(wrong_type.status, 415);
+    let no_sse = http(
+        server.port,
+        "POST",
+        "/mcp",
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json"),
+        ],
+        b"{}",
+    );
+    assert_eq!(no_sse.status, 406);
+}
+
+fn tree(tag: &str) -> (Value, std::path::PathBuf) {
+    let pid_file = temp_dir(tag).join("tree.json");
+    (
+        fixture(&["--grandchild", "--pid-file", pid_file.to_str().unwrap()]),
+        pid_file,
+    )
+}
+
+fn tree_pids(pid_file: &std::path::Path) -> Vec<u32> {
+    pids_in(&read_pid_file(pid_file))
+}
+
+#[test]
+fn sigterm_stops_every_server_tree_and_exits_zero() {
+    let (config, pid_file) = tree("mcp-http-term");
+    let mut server = HttpSidecar::start(json!({"t": config}), &[]);
+    let pids = tree_pids(&pid_file);
+    assert!(pids.iter().all(|p| pid_alive(*p)));
+    signal(server.pid(), nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(server.wait_exit(), Some(0));
+    let alive: Vec<u32> = pids.into_iter().filter(|p| pid_alive(*p)).collect();
+    assert!(alive.is_empty(), "{alive:?}");
+}
+
+#[test]
+fn the_end_of_the_stdin_pipe_stops_it_like_a_signal() {
+    let (config, pid_file) = tree("mcp-http-eof");
+    let mut server = HttpSidecar::start_with(json!({"t": config}), &[], Stdio::piped());
+    let pids = tree_pids(&pid_file);
+    drop(server.child.stdin.take());
+    assert_eq!(server.wait_exit(), Some(0));
+    let alive: Vec<u32> = pids.into_iter().filter(|p| pid_alive(*p)).collect();
+    assert!(alive.is_empty(), "{alive:?}");
+}

@@ -1,0 +1,11 @@
+//! `mcp-sidecar mcp`: the aggregate as one MCP server. `stdio` and `http` drive it on the wire,
+//! `asks` its servers' questions to the client,
+//! `clients` through the official SDK clients, `conformance` through the official conformance
+//! suite's server scenarios; `harness` is what they share.
+
+mod asks;
+mod clients;
+mod conformance;
+mod harness;
+mod http;
+mod stdio;

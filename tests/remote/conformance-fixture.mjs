@@ -1,0 +1,409 @@
+// A stdio MCP server, written with the official TypeScript SDK (v1, its low-level `Server`), that
+// offers every tool, resource and prompt the server scenarios of the official conformance suite
+// call by name. `mcp-sidecar mcp --http` aggregates it (with the name template `{tool}`, so the
+// names stay the suite's) and the suite runs against the sidecar, not against this file.
+//
+// Behaviour follows each scenario's own description in
+// node_modules/@modelcontextprotocol/conformance/dist/index.js.
+
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+
+// A 1x1 red PNG and a tiny silent WAV.
+const PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+const WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+
+const empty = { type: "object", properties: {} };
+const text = (t) => ({ content: [{ type: "text", text: t }] });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const JSON_SCHEMA_2020_12 = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  $defs: {
+    address: {
+      $anchor: "addressDef",
+      type: "object",
+      properties: { street: { type: "string" }, city: { type: "string" } },
+    },
+  },
+  properties: {
+    name: { type: "string" },
+    address: { $ref: "#/$defs/address" },
+    contactMethod: { type: "string", enum: ["phone", "email"] },
+    phone: { type: "string" },
+    email: { type: "string" },
+  },
+  allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+  if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+  then: { required: ["phone"] },
+  else: { required: ["email"] },
+  additionalProperties: false,
+};
+
+const tools = [
+  { name: "test_simple_text", description: "Returns simple text", inputSchema: empty },
+  { name: "test_image_content", description: "Returns an image", inputSchema: empty },
+  { name: "test_audio_content", description: "Returns audio", inputSchema: empty },
+  { name: "test_embedded_resource", description: "Returns an embedded resource", inputSchema: empty },
+  { name: "test_multiple_content_types", description: "Returns text, image and resource", inputSchema: empty },
+  { name: "test_tool_with_logging", description: "Logs three messages while it runs", inputSchema: empty },
+  { name: "test_logging_tool", description: "Logs a message while it runs", inputSchema: empty },
+  { name: "test_error_handling", description: "Always fails", inputSchema: empty },
+  { name: "test_tool_with_progress", description: "Reports progress", inputSchema: empty },
+  {
+    name: "test_sampling",
+    description: "Asks the client's model",
+    inputSchema: { type: "object", properties: { prompt: { type: "string" } }, required: ["prompt"] },
+  },
+  {
+    name: "test_elicitation",
+    description: "Asks the user",
+    inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] },
+  },
+  { name: "test_elicitation_sep1034_defaults", description: "Elicitation with defaults", inputSchema: empty },
+  { name: "test_elicitation_sep1330_enums", description: "Elicitation with enums", inputSchema: empty },
+  { name: "test_missing_capability", description: "Needs sampling", inputSchema: empty },
+  { name: "test_streaming_elicitation", description: "Asks the user", inputSchema: empty },
+  { name: "test_trigger_tool_change", description: "Adds a tool", inputSchema: empty },
+  {
+    name: "test_header_param",
+    description: "Echoes a parameter that travels in an HTTP header too",
+    inputSchema: {
+      type: "object",
+      properties: { region: { type: "string", "x-mcp-header": "Region" } },
+      required: ["region"],
+    },
+  },
+  { name: "json_schema_2020_12_tool", description: "Tool with JSON Schema 2020-12 features", inputSchema: JSON_SCHEMA_2020_12 },
+  // Tools that ask their client while they run. A 2026-07-28 client of the sidecar gets each
+  // question as an input_required result (the sidecar's keys and state, not a server's own).
+  { name: "test_input_required_result_elicitation", description: "Asks a name", inputSchema: empty },
+  { name: "test_input_required_result_sampling", description: "Asks the model", inputSchema: empty },
+  { name: "test_input_required_result_list_roots", description: "Asks the roots", inputSchema: empty },
+  { name: "test_input_required_result_request_state", description: "Asks a confirmation", inputSchema: empty },
+  { name: "test_input_required_result_multiple_inputs", description: "Asks three things at once", inputSchema: empty },
+  { name: "test_input_required_result_multi_round", description: "Asks twice in a row", inputSchema: empty },
+  { name: "test_input_required_result_tampered_state", description: "Asks a name", inputSchema: empty },
+  { name: "test_input_required_result_capabilities", description: "Asks the model", inputSchema: empty },
+];
+
+const askName = (message) =>
+  server.elicitInput({
+    message,
+    requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+  });
+const askModel = (text, maxTokens = 100) =>
+  server.createMessage({ messages: [{ role: "user", content: { type: "text", text } }], maxTokens });
+
+const resources = [
+  { uri: "test://static-text", name: "static-text", description: "A static text resource", mimeType: "text/plain" },
+  { uri: "test://static-binary", name: "static-binary", description: "A static binary resource", mimeType: "image/png" },
+  { uri: "test://watched-resource", name: "watched-resource", description: "A resource to subscribe to", mimeType: "text/plain" },
+];
+
+const prompts = [
+  { name: "test_simple_prompt", description: "A simple prompt" },
+  {
+    name: "test_prompt_with_arguments",
+    description: "A prompt with arguments",
+    arguments: [
+      { name: "arg1", description: "First test argument", required: true },
+      { name: "arg2", description: "Second test argument", required: true },
+    ],
+  },
+  {
+    name: "test_prompt_with_embedded_resource",
+    description: "A prompt with an embedded resource",
+    arguments: [{ name: "resourceUri", description: "URI of the resource to embed", required: true }],
+  },
+  { name: "test_prompt_with_image", description: "A prompt with an image" },
+];
+
+const server = new Server(
+  { name: "conformance-fixture", version: "1.0.0" },
+  {
+    capabilities: {
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
+      logging: {},
+      completions: {},
+    },
+    instructions: "Fixture for the conformance suite's server scenarios.",
+  },
+);
+
+let extraTool = null;
+
+server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  tools: extraTool ? [...tools, extraTool] : tools,
+}));
+
+async function log(extra, level, data) {
+  await server.sendLoggingMessage({ level, logger: "conformance-fixture", data }, extra.sessionId);
+}
+
+server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  const args = request.params.arguments ?? {};
+  switch (request.params.name) {
+    case "test_simple_text":
+      return text("This is a simple text response for testing.");
+    case "test_image_content":
+      return { content: [{ type: "image", data: PNG, mimeType: "image/png" }] };
+    case "test_audio_content":
+      return { content: [{ type: "audio", data: WAV, mimeType: "audio/wav" }] };
+    case "test_embedded_resource":
+      return {
+        content: [
+          {
+            type: "resource",
+            resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." },
+          },
+        ],
+      };
+    case "test_multiple_content_types":
+      return {
+        content: [
+          { type: "text", text: "Multiple content types test:" },
+          { type: "image", data: PNG, mimeType: "image/png" },
+          {
+            type: "resource",
+            resource: { uri: "test://mixed-content-resource", mimeType: "application/json", text: '{"test":"data","value":123}' },
+          },
+        ],
+      };
+    case "test_tool_with_logging":
+      await log(extra, "info", "Tool execution started");
+      await sleep(50);
+      await log(extra, "info", "Tool processing data");
+      await sleep(50);
+      await log(extra, "info", "Tool execution completed");
+      return text("Tool with logging executed successfully");
+    case "test_logging_tool":
+      await log(extra, "info", "test_logging_tool ran");
+      return text("logged");
+    case "test_error_handling":
+      return { isError: true, content: [{ type: "text", text: "This tool intentionally returns an error for testing" }] };
+    case "test_tool_with_progress": {
+      const token = request.params._meta?.progressToken;
+      for (const progress of [0, 50, 100]) {
+        if (token !== undefined) {
+          await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, total: 100 } });
+        }
+        if (progress < 100) await sleep(50);
+      }
+      return text("Tool with progress executed successfully");
+    }
+    case "test_sampling":
+    case "test_missing_capability": {
+      const prompt = args.prompt ?? "Say hello";
+      const result = await server.createMessage({
+        messages: [{ role: "user", content: { type: "text", text: prompt } }],
+        maxTokens: 100,
+      });
+      const answer = result.content?.type === "text" ? result.content.text : JSON.stringify(result.content);
+      return text(`LLM response: ${answer}`);
+    }
+    case "test_elicitation":
+    case "test_streaming_elicitation": {
+      const result = await server.elicitInput({
+        message: args.message ?? "Please provide your details",
+        requestedSchema: {
+          type: "object",
+          properties: {
+            username: { type: "string", description: "User's response" },
+            email: { type: "string", description: "User's email address" },
+          },
+          required: ["username", "email"],
+        },
+      });
+      return text(`User response: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`);
+    }
+    case "test_elicitation_sep1034_defaults": {
+      const result = await server.elicitInput({
+        message: "Please review the defaults",
+        requestedSchema: {
+          type: "object",
+          properties: {
+            name: { type: "string", default: "John Doe" },
+            age: { type: "integer", default: 30 },
+            score: { type: "number", default: 95.5 },
+            status: { type: "string", enum: ["active", "inactive", "pending"], default: "active" },
+            verified: { type: "boolean", default: true },
+          },
+        },
+      });
+      return text(`Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`);
+    }
+    case "test_elicitation_sep1330_enums": {
+      const result = await server.elicitInput({
+        message: "Please choose",
+        requestedSchema: {
+          type: "object",
+          properties: {
+            untitledSingle: { type: "string", enum: ["option1", "option2", "option3"] },
+            titledSingle: {
+              type: "string",
+              oneOf: [
+                { const: "value1", title: "First Option" },
+                { const: "value2", title: "Second Option" },
+                { const: "value3", title: "Third Option" },
+              ],
+            },
+            legacyEnum: { type: "string", enum: ["opt1", "opt2", "opt3"], enumNames: ["Option One", "Option Two", "Option Three"] },
+            untitledMulti: { type: "array", items: { type: "string", enum: ["option1", "option2", "option3"] } },
+            titledMulti: {
+              type: "array",
+              items: {
+                anyOf: [
+                  { const: "value1", title: "First Choice" },
+                  { const: "value2", title: "Second Choice" },
+                  { const: "value3", title: "Third Choice" },
+                ],
+              },
+            },
+          },
+        },
+      });
+      return text(`Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`);
+    }
+    case "test_trigger_tool_change":
+      extraTool = { name: `test_added_${Date.now()}`, description: "Added at runtime", inputSchema: empty };
+      await server.sendToolListChanged();
+      return text("tool list changed");
+    case "test_input_required_result_elicitation":
+    case "test_input_required_result_tampered_state": {
+      const result = await askName("What is your name?");
+      return text(`Hello, ${result.content?.name ?? "stranger"}!`);
+    }
+    case "test_input_required_result_sampling":
+    case "test_input_required_result_capabilities": {
+      const result = await askModel("What is the capital of France?");
+      return text(`The model said: ${result.content?.text ?? JSON.stringify(result.content)}`);
+    }
+    case "test_input_required_result_list_roots": {
+      const result = await server.listRoots();
+      return text(`Roots: ${result.roots.map((r) => r.uri).join(", ")}`);
+    }
+    case "test_input_required_result_request_state": {
+      const result = await server.elicitInput({
+        message: "Please confirm",
+        requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+      });
+      // The sidecar kept and checked the request's state; the answer reaching here proves it.
+      return text(`state-ok: confirmed=${result.content?.ok}`);
+    }
+    case "test_input_required_result_multiple_inputs": {
+      const [name, greeting, roots] = await Promise.all([
+        askName("What is your name?"),
+        askModel("Generate a greeting", 50),
+        server.listRoots(),
+      ]);
+      return text(`name=${name.content?.name}, greeting=${greeting.content?.text}, roots=${roots.roots.length}`);
+    }
+    case "test_input_required_result_multi_round": {
+      const first = await askName("Step 1: What is your name?");
+      const second = await server.elicitInput({
+        message: "Step 2: What is your favorite color?",
+        requestedSchema: { type: "object", properties: { color: { type: "string" } }, required: ["color"] },
+      });
+      return text(`name=${first.content?.name}, color=${second.content?.color}`);
+    }
+    case "test_header_param":
+      return text(`region=${args.region}`);
+    case "json_schema_2020_12_tool":
+      return text(`received ${JSON.stringify(args)}`);
+    default:
+      if (extraTool && request.params.name === extraTool.name) return text("added tool");
+      throw new McpError(-32602, `Unknown tool: ${request.params.name}`);
+  }
+});
+
+server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources }));
+server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+  resourceTemplates: [
+    { uriTemplate: "test://template/{id}/data", name: "template", description: "A templated resource", mimeType: "application/json" },
+  ],
+}));
+server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  const uri = request.params.uri;
+  if (uri === "test://static-text") {
+    return { contents: [{ uri, mimeType: "text/plain", text: "This is the content of the static text resource." }] };
+  }
+  if (uri === "test://static-binary") {
+    return { contents: [{ uri, mimeType: "image/png", blob: PNG }] };
+  }
+  if (uri === "test://watched-resource") {
+    return { contents: [{ uri, mimeType: "text/plain", text: "watched" }] };
+  }
+  const templated = /^test:\/\/template\/([^/]+)\/data$/.exec(uri);
+  if (templated) {
+    const id = templated[1];
+    return {
+      contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }],
+    };
+  }
+  throw new McpError(-32602, "Resource not found", { uri });
+});
+server.setRequestHandler(SubscribeRequestSchema, async () => ({}));
+server.setRequestHandler(UnsubscribeRequestSchema, async () => ({}));
+
+server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts }));
+server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+  const args = request.params.arguments ?? {};
+  switch (request.params.name) {
+    case "test_simple_prompt":
+      return { messages: [{ role: "user", content: { type: "text", text: "This is a simple prompt for testing." } }] };
+    case "test_prompt_with_arguments":
+      return {
+        messages: [
+          { role: "user", content: { type: "text", text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'` } },
+        ],
+      };
+    case "test_prompt_with_embedded_resource":
+      return {
+        messages: [
+          {
+            role: "user",
+            content: { type: "resource", resource: { uri: args.resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." } },
+          },
+          { role: "user", content: { type: "text", text: "Please process the embedded resource above." } },
+        ],
+      };
+    case "test_prompt_with_image":
+      return {
+        messages: [
+          { role: "user", content: { type: "image", data: PNG, mimeType: "image/png" } },
+          { role: "user", content: { type: "text", text: "Please analyze the image above." } },
+        ],
+      };
+    default:
+      throw new McpError(-32602, `Unknown prompt: ${request.params.name}`);
+  }
+});
+
+server.setRequestHandler(CompleteRequestSchema, async (request) => {
+  const value = request.params.argument?.value ?? "";
+  const values = ["paris", "park", "party"].filter((v) => v.startsWith(value));
+  return { completion: { values, total: values.length, hasMore: false } };
+});
+
+server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
+
+await server.connect(new StdioServerTransport());
