@@ -33,6 +33,12 @@ pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Time allowed for one `tools/call` unless the host passes `timeoutMs`.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The hard bound of a call whose timeout restarts on progress (`resetTimeoutOnProgress`) when
+/// neither the host (`maxTotalTimeoutMs`) nor the config (`maxTotalTimeoutSeconds`) gives one (or
+/// the call's own timeout, if longer): a server that reports progress forever cannot hold a call
+/// forever.
+pub const DEFAULT_MAX_TOTAL_TOOL_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
 /// Bytes of each server's stderr kept for status and error reports.
 pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
 

@@ -68,6 +68,10 @@ type ServerConfig struct {
 	MaxResultBytes int64 `json:"maxResultBytes,omitempty"`
 	// tools/call requests in flight at once on this server (also while it starts); one more is refused at once with OVERLOADED (data.setting maxInflight, data.limit).
 	MaxInflight int64 `json:"maxInflight,omitempty"`
+	// Each progress notification of a call restarts its timeout (toolTimeoutSeconds or timeoutMs), up to maxTotalTimeoutSeconds (10 min, or the timeout if longer, when not given).
+	ResetTimeoutOnProgress *bool `json:"resetTimeoutOnProgress,omitempty"`
+	// The hard bound of one call, whatever its progress (TOOL_TIMEOUT with data.setting maxTotalTimeoutMs).
+	MaxTotalTimeoutSeconds float64 `json:"maxTotalTimeoutSeconds,omitempty"`
 	// After a ready server fails (crash, bad output, missed keepalive): on-failure restarts it with backoff until it crash-loops (5 failures within 60 s: state error, lastError.data.crashLoop); never leaves it unhealthy until servers/restart. A failed first start is never retried.
 	Restart string `json:"restart,omitempty"`
 	// First restart delay; doubles per failure within 60 s, +-20 % jitter, capped at 30 s.
@@ -203,6 +207,8 @@ type InitializeResult struct {
 		ToolPins bool `json:"toolPins,omitempty"`
 		// resourcesAsTools (initialize and server config).
 		ResourcesAsTools bool `json:"resourcesAsTools,omitempty"`
+		// tools/call takes progress, resetTimeoutOnProgress and maxTotalTimeoutMs; notifications/progress is sent.
+		Progress bool `json:"progress,omitempty"`
 	} `json:"capabilities"`
 }
 

@@ -35,6 +35,10 @@ export interface ServerConfigFields {
   maxResultBytes?: number | null;
   /** tools/call requests in flight at once on this server (also while it starts); one more is refused at once with OVERLOADED (data.setting maxInflight, data.limit). */
   maxInflight?: number | null;
+  /** Each progress notification of a call restarts its timeout (toolTimeoutSeconds or timeoutMs), up to maxTotalTimeoutSeconds (10 min, or the timeout if longer, when not given). */
+  resetTimeoutOnProgress?: boolean | null;
+  /** The hard bound of one call, whatever its progress (TOOL_TIMEOUT with data.setting maxTotalTimeoutMs). */
+  maxTotalTimeoutSeconds?: number | null;
   /** After a ready server fails (crash, bad output, missed keepalive): on-failure restarts it with backoff until it crash-loops (5 failures within 60 s: state error, lastError.data.crashLoop); never leaves it unhealthy until servers/restart. A failed first start is never retried. */
   restart?: "on-failure" | "never" | null;
   /** First restart delay; doubles per failure within 60 s, +-20 % jitter, capped at 30 s. */
@@ -93,7 +97,7 @@ export interface ServerConfigFields {
 export interface InitializeResult {
   protocolVersion: 1;
   serverInfo: { name: "mcp-sidecar"; version: string; [key: string]: unknown; };
-  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; hostCapabilities?: Array<"sampling" | "elicitation" | "roots" | "auth">; oauth?: { login?: true; logout?: true; tokenStorage?: Array<"file" | "memory">; [key: string]: unknown; }; tokenEstimates?: boolean; toolSearch?: boolean; defer?: boolean; stats?: boolean; progressiveLoad?: boolean; resources?: true; prompts?: true; completion?: true; serverLogs?: true; serverInstructions?: true; toolPins?: true; resourcesAsTools?: true; [key: string]: unknown; };
+  capabilities: { toolFormats: Array<ToolFormat>; strict: true; resultPolicies: Array<"error" | "truncate">; resultsRead: true; transports: Array<string>; cancellation: boolean; configDialects?: Array<string>; trust?: boolean; hostCapabilities?: Array<"sampling" | "elicitation" | "roots" | "auth">; oauth?: { login?: true; logout?: true; tokenStorage?: Array<"file" | "memory">; [key: string]: unknown; }; tokenEstimates?: boolean; toolSearch?: boolean; defer?: boolean; stats?: boolean; progressiveLoad?: boolean; resources?: true; prompts?: true; completion?: true; serverLogs?: true; serverInstructions?: true; toolPins?: true; resourcesAsTools?: true; progress?: true; [key: string]: unknown; };
   [key: string]: unknown;
 }
 
@@ -130,9 +134,9 @@ export interface ErrorDataFields {
   queued?: string;
   field?: string;
   method?: string;
-  /** The bound that was hit; `timeoutMs` is a tools/call timeout (the host's timeoutMs or the server's toolTimeoutSeconds); `toolTimeoutSeconds` bounds a resources/*, prompts/get, completion/complete or logging/setLevel request; `keepaliveSeconds` is a keepalive ping left unanswered. */
-  setting?: "--max-line-bytes" | "maxMessageBytes" | "maxResultBytes" | "startupTimeoutSeconds" | "timeoutMs" | "toolTimeoutSeconds" | "keepaliveSeconds" | "maxInflight";
-  /** The bound's value: bytes; seconds for startupTimeoutSeconds and keepaliveSeconds (for keepaliveSeconds, the time the ping was given: keepaliveSeconds clamped to [1, 10]); milliseconds for timeoutMs and toolTimeoutSeconds; calls for maxInflight; a count for the other limits named in the message (pages, subscriptions, URI bytes). */
+  /** The bound that was hit; `timeoutMs` is a tools/call timeout (the host's timeoutMs or the server's toolTimeoutSeconds, restarted by progress under resetTimeoutOnProgress); `maxTotalTimeoutMs` a call's hard total (the host's maxTotalTimeoutMs or the server's maxTotalTimeoutSeconds); `toolTimeoutSeconds` bounds a resources/*, prompts/get, completion/complete or logging/setLevel request; `keepaliveSeconds` is a keepalive ping left unanswered. */
+  setting?: "--max-line-bytes" | "maxMessageBytes" | "maxResultBytes" | "startupTimeoutSeconds" | "timeoutMs" | "toolTimeoutSeconds" | "keepaliveSeconds" | "maxInflight" | "maxTotalTimeoutMs";
+  /** The bound's value: bytes; seconds for startupTimeoutSeconds and keepaliveSeconds (for keepaliveSeconds, the time the ping was given: keepaliveSeconds clamped to [1, 10]); milliseconds for timeoutMs, maxTotalTimeoutMs and toolTimeoutSeconds; calls for maxInflight; a count for the other limits named in the message (pages, subscriptions, URI bytes). */
   limit?: number;
   size?: number;
   /** The results/read handle that is gone (RESULT_EXPIRED). */

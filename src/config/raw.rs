@@ -79,6 +79,10 @@ pub(super) struct RawSpec {
     pub result_policy: Option<ResultPolicy>,
     #[serde(alias = "max_inflight")]
     pub max_inflight: Option<u64>,
+    #[serde(alias = "reset_timeout_on_progress")]
+    pub reset_timeout_on_progress: Option<bool>,
+    #[serde(alias = "max_total_timeout_seconds")]
+    pub max_total_timeout_seconds: Option<f64>,
     #[serde(default, deserialize_with = "strict::present")]
     pub transport: Option<String>,
     #[serde(default, deserialize_with = "strict::present", rename = "type")]
@@ -118,7 +122,7 @@ pub(super) fn expects(field: &str, item: bool) -> String {
         ("oauth", _) => "must be an object (clientId, clientSecret, scopes, clientMetadataUrl, redirectUri, issuer)".into(),
         ("restart", _) => "must be \"on-failure\" or \"never\"".into(),
         ("resultPolicy", _) => "must be \"error\" or \"truncate\"".into(),
-        ("autoStart", _) => "must be true or false".into(),
+        ("autoStart" | "resetTimeoutOnProgress", _) => "must be true or false".into(),
         ("maxMessageBytes" | "maxResultBytes", _) => format!(
             "must be an integer number of bytes in [{MIN_MESSAGE_BYTES}, {MAX_MESSAGE_BYTES}]"
         ),
@@ -164,6 +168,8 @@ mod tests {
             ("maxLifetimeSeconds", json!(5)),
             ("autoStart", json!(false)),
             ("maxInflight", json!(8)),
+            ("resetTimeoutOnProgress", json!(true)),
+            ("maxTotalTimeoutSeconds", json!(600)),
             ("resultPolicy", json!("truncate")),
             ("transport", json!("sse")),
             ("type", json!("sse")),

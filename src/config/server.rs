@@ -49,6 +49,10 @@ pub struct ServerSpec {
     pub result_policy: ResultPolicy,
     /// `tools/call`s in flight at once on this server; past it a call is OVERLOADED.
     pub max_inflight: usize,
+    /// Each progress notification of a call restarts its timeout (up to `max_total_timeout`).
+    pub reset_timeout_on_progress: bool,
+    /// The hard bound of one call, whatever progress says (a default applies when resetting).
+    pub max_total_timeout: Option<Duration>,
     /// `Some` for a server reached over HTTP instead of spawned.
     pub remote: Option<RemoteSpec>,
 }
@@ -143,6 +147,8 @@ impl ServerSpec {
             auto_start: raw.auto_start.unwrap_or(true),
             result_policy: raw.result_policy.unwrap_or_default(),
             max_inflight: max_inflight(raw.max_inflight)?,
+            reset_timeout_on_progress: raw.reset_timeout_on_progress.unwrap_or(false),
+            max_total_timeout: seconds(raw.max_total_timeout_seconds, "maxTotalTimeoutSeconds")?,
             remote,
         })
     }

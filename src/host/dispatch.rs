@@ -10,6 +10,7 @@ use super::params::{self, parse};
 use super::reply::Reply;
 use super::{servers, surface, tools};
 use crate::error::{Error, ErrorCode, Result};
+use crate::jsonrpc::RequestId;
 
 /// Set (debug builds only) to make `test/panic` panic inside its handler.
 #[cfg(debug_assertions)]
@@ -17,13 +18,18 @@ const TEST_PANIC_ENV: &str = "MCP_SIDECAR_TEST_PANIC";
 
 /// The outcome of one request, where the answer may be JSON text the sidecar holds already
 /// (`tools/list`, `tools/search`); every other method's value comes from [`run`].
-pub async fn reply(host: &Host, method: &str, params: Option<Value>) -> Result<Reply> {
+pub async fn reply(
+    host: &Host,
+    id: &RequestId,
+    method: &str,
+    params: Option<Value>,
+) -> Result<Reply> {
     match method {
         "tools/list" => tools::list(host.registry()?, parse(method, params)?).map(Reply::Json),
         "tools/search" => {
             super::search::search(host.registry()?, parse(method, params)?).map(Reply::Json)
         }
-        _ => run(host, method, params).await.map(Reply::Value),
+        _ => run(host, id, method, params).await.map(Reply::Value),
     }
 }
 
@@ -31,7 +37,12 @@ pub async fn reply(host: &Host, method: &str, params: Option<Value>) -> Result<R
 ///
 /// Every request's task holds this future, so its size is paid per call: the `servers/*`
 /// handlers (large, rare) are boxed, and the future is about as large as `tools/call`'s.
-pub async fn run(host: &Host, method: &str, params: Option<Value>) -> Result<Value> {
+pub async fn run(
+    host: &Host,
+    id: &RequestId,
+    method: &str,
+    params: Option<Value>,
+) -> Result<Value> {
     let registry = host.registry()?;
     match method {
         "ping" => {
@@ -50,7 +61,7 @@ pub async fn run(host: &Host, method: &str, params: Option<Value>) -> Result<Val
             Ok(servers::list(registry))
         }
         "servers/stats" => servers::stats(registry, parse(method, params)?),
-        "tools/call" => tools::call(registry, parse(method, params)?).await,
+        "tools/call" => tools::call(registry, parse(method, params)?, (&host.outbox, id)).await,
         "tools/accept" => tools::accept(registry, parse(method, params)?),
         "results/read" => tools::read_result(registry, parse(method, params)?),
         "resources/list" => {

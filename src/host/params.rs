@@ -186,6 +186,15 @@ pub struct CallTool {
     /// The format of `output` (the session's `toolFormat` when absent).
     #[serde(default)]
     pub format: Option<ToolFormat>,
+    /// `notifications/progress` for this call (tagged with its id).
+    #[serde(default)]
+    pub progress: bool,
+    /// Progress restarts the call's timeout (the server's `resetTimeoutOnProgress` when absent).
+    #[serde(default)]
+    pub reset_timeout_on_progress: Option<bool>,
+    /// The call's hard bound (the server's `maxTotalTimeoutSeconds` when absent).
+    #[serde(default)]
+    pub max_total_timeout_ms: Option<u64>,
 }
 
 /// `resources/list`, `resources/templates/list`, `prompts/list`.

@@ -105,8 +105,10 @@ pub async fn admit<R: AsyncBufRead + Unpin>(
     loop {
         // `next_line` is cancel-safe (a partial line stays in the reader), so losing the race to
         // the ticket loses nothing; a line, once read, is handled in the branch, which runs to
-        // its end.
+        // its end. Biased: the ticket first, so a request that gets one at once (the common
+        // case) never reads ahead.
         tokio::select! {
+            biased;
             ticket = &mut admission => return Some(ticket),
             _ = stop.cancelled() => return None,
             next = lines.next_line(), if held.is_none() => match classify(host, next).await {

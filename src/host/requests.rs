@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::context::Host;
 use super::dispatch;
 use super::params::{self, parse};
+use crate::ask::Asker;
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::RequestId;
 use crate::serving::{guarded, Stopped, Ticket};
@@ -42,7 +43,7 @@ pub async fn start(
     let task_host = Arc::clone(host);
     host.requests.spawn(async move {
         let host = task_host;
-        let outcome = match guarded(&token, dispatch::reply(&host, &method, params)).await {
+        let outcome = match guarded(&token, dispatch::reply(&host, &id, &method, params)).await {
             Ok(outcome) => outcome,
             Err(Stopped::Cancelled) => Err(cancelled_error(&host, &id)),
             Err(Stopped::Panicked(what)) => Err(panicked(&method, &what)),
@@ -64,6 +65,23 @@ fn panicked(method: &str, what: &str) -> Error {
         "internal error: the sidecar panicked while serving `{method}` ({what}); this request was abandoned, the sidecar goes on serving"
     ))
     .with("method", method)
+}
+
+/// The host's roots changed: every running server is told, if the host declared that it would
+/// say so (`roots.listChanged`); off the reader, which never waits for a server.
+fn roots_changed(host: &Host) {
+    let declared = host
+        .asks
+        .get()
+        .is_some_and(|asks| asks.capabilities().roots_list_changed());
+    let Some(registry) = host.registry.get().filter(|_| declared) else {
+        tracing::debug!(
+            "ignored notifications/roots/list_changed: the host did not declare roots.listChanged"
+        );
+        return;
+    };
+    let registry = Arc::clone(registry);
+    tokio::spawn(async move { registry.roots_changed().await });
 }
 
 fn cancelled_error(host: &Host, id: &RequestId) -> Error {
@@ -96,6 +114,7 @@ pub fn notification(host: &Host, method: &str, params: Option<Value>) {
                 tracing::warn!("ignored malformed notifications/cancelled: {}", e.message)
             }
         },
+        "notifications/roots/list_changed" => roots_changed(host),
         _ => tracing::debug!(method, "ignored notification from the host"),
     }
 }

@@ -84,7 +84,18 @@ where
         };
         match handle(&host, parsed, bytes, &mut reader).await {
             Next::Read => {}
-            Next::Stop => break,
+            Next::Stop => {
+                // A request read while the last one waited is answered too, as every request
+                // that was read is.
+                if let Some(Line::Message {
+                    parsed: Ok(Ok(Incoming::Request { id, .. })),
+                    ..
+                }) = held.take()
+                {
+                    host.answer(Some(&id), Err(shutting_down(&id))).await;
+                }
+                break;
+            }
             Next::Shutdown(id) => {
                 // `shutdown`: answered once every server is stopped, and flushed before returning.
                 session::stop_all(&host).await;
@@ -156,11 +167,7 @@ async fn handle<R: AsyncBufRead + Unpin>(
                 let Some(ticket) = admitted else {
                     // The request was read, so it is answered, as every request in flight is.
                     tracing::info!("stop requested by a signal; stopping every server");
-                    let e = Error::new(
-                        ErrorCode::ShuttingDown,
-                        format!("request {id} was abandoned: the sidecar is shutting down"),
-                    );
-                    host.answer(Some(&id), Err(e)).await;
+                    host.answer(Some(&id), Err(shutting_down(&id))).await;
                     return Next::Stop;
                 };
                 requests::start(host, id, method, params, ticket).await;
@@ -168,4 +175,11 @@ async fn handle<R: AsyncBufRead + Unpin>(
         },
     }
     Next::Read
+}
+
+fn shutting_down(id: &RequestId) -> Error {
+    Error::new(
+        ErrorCode::ShuttingDown,
+        format!("request {id} was abandoned: the sidecar is shutting down"),
+    )
 }

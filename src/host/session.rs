@@ -163,6 +163,7 @@ fn capabilities() -> Value {
             "serverInstructions": true,
             "toolPins": true,
             "resourcesAsTools": true,
+            "progress": true,
         },
     })
 }

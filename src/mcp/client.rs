@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::handshake::{self, Handshake};
+use super::progress::{Bound, ProgressPolicy, ProgressTable, Watching};
 use super::reader::{read_loop, ClientEvent, Reader};
 use super::server_requests::ServerRequests;
 use super::traffic::{CountingSink, Traffic};
@@ -87,6 +88,24 @@ impl RequestKind {
     }
 }
 
+/// How long a request may wait for its answer.
+pub(super) enum Wait<'a> {
+    /// Until this instant.
+    Until(tokio::time::Instant),
+    /// Under a progress policy, from `started` (see [`super::progress`]).
+    Progress {
+        watching: Watching,
+        started: tokio::time::Instant,
+        policy: &'a ProgressPolicy,
+    },
+}
+
+/// Why a request ended without its answer.
+pub(super) enum Ended {
+    Failed(Error),
+    TimedOut(Bound),
+}
+
 #[derive(Clone)]
 pub struct ClientOptions {
     /// The server's name, used in every error message.
@@ -129,13 +148,15 @@ impl std::fmt::Debug for ClientOptions {
 }
 
 pub struct Client {
-    server: Arc<str>,
+    pub(super) server: Arc<str>,
     sink: Arc<dyn MessageSink>,
     pending: Arc<Pending<Error>>,
     handshake: Handshake,
     reader: JoinHandle<()>,
     /// Cancelled when the session ends: the server's requests still open are dropped.
     ended: CancellationToken,
+    /// Routes of the server's `notifications/progress` to the requests that gave a token.
+    pub(super) progress: Arc<ProgressTable>,
 }
 
 impl Drop for Client {
@@ -159,6 +180,7 @@ impl Client {
         let server: Arc<str> = Arc::from(options.server.as_str());
         let pending = Arc::new(Pending::new());
         let ended = CancellationToken::new();
+        let progress = Arc::new(ProgressTable::default());
         let capabilities = options.asker.capabilities().to_mcp();
         // Everything the session writes goes through this sink, the answers to the server's own
         // requests included.
@@ -179,6 +201,7 @@ impl Client {
             source: transport.source,
             pending: Arc::clone(&pending),
             requests,
+            progress: Arc::clone(&progress),
             events,
             traffic: options.traffic,
         }));
@@ -196,6 +219,7 @@ impl Client {
             },
             reader,
             ended,
+            progress,
         };
         let reply = client
             .request_until(
@@ -255,47 +279,24 @@ impl Client {
         )))
     }
 
-    /// Calls a tool. The raw reply is returned so the caller can apply its size limit to the bytes
-    /// the server actually sent.
-    pub async fn call_tool(
-        &self,
-        tool: &str,
-        arguments: Value,
-        timeout: Duration,
-    ) -> Result<Reply> {
-        let params = CallParams {
-            arguments: &arguments,
-            name: tool,
-        };
-        let deadline = tokio::time::Instant::now() + timeout;
-        self.request_until(RequestKind::CallTool, &params, deadline)
-            .await
-            .map_err(|e| {
-                if e.code == ErrorCode::ToolTimeout {
-                    Error::new(
-                        ErrorCode::ToolTimeout,
-                        format!(
-                            "tool `{tool}` on server `{}` did not answer within {}",
-                            self.server,
-                            fmt_duration(timeout)
-                        ),
-                    )
-                    .with("server", &*self.server)
-                    .with("tool", tool)
-                    .with("setting", "timeoutMs")
-                    .with("limit", timeout.as_millis() as u64)
-                } else {
-                    e
-                }
-            })
-    }
-
     /// `ping`, for keepalive checks.
     pub async fn ping(&self, timeout: Duration) -> Result<()> {
         let deadline = tokio::time::Instant::now() + timeout;
         self.request_until(RequestKind::Ping, &json!({}), deadline)
             .await
             .map(|_| ())
+    }
+
+    /// `notifications/roots/list_changed`: the client's roots changed (a failed write is logged:
+    /// the session is ending anyway).
+    pub async fn roots_list_changed(&self) {
+        if let Err(e) = self.notify("notifications/roots/list_changed", None).await {
+            tracing::debug!(
+                server = &*self.server,
+                "roots change not sent: {}",
+                e.message
+            );
+        }
     }
 
     /// Closes the outbound direction; the server is expected to exit when its stdin closes.
@@ -313,46 +314,70 @@ impl Client {
         params: &P,
         deadline: tokio::time::Instant,
     ) -> Result<Reply> {
-        let method = kind.method();
-        let (id, rx) = self.pending.register()?;
+        self.send_and_wait(kind, params, Wait::Until(deadline))
+            .await
+            .map_err(|ended| match ended {
+                Ended::Failed(e) => e,
+                Ended::TimedOut(_) => {
+                    let (method, setting) = (kind.method(), kind.setting());
+                    Error::new(
+                        kind.timeout_code(),
+                        format!(
+                            "server `{}` did not answer `{method}` in time ({setting})",
+                            self.server
+                        ),
+                    )
+                    .with("server", &*self.server)
+                    .with("setting", setting)
+                }
+            })
+    }
+
+    /// Sends a request and waits for its reply as `wait` says. Invariant: the request ends exactly
+    /// once; a timeout or a dropped future removes it and sends `notifications/cancelled`.
+    pub(super) async fn send_and_wait<P: Serialize>(
+        &self,
+        kind: RequestKind,
+        params: &P,
+        wait: Wait<'_>,
+    ) -> std::result::Result<Reply, Ended> {
+        let (id, rx) = self.pending.register().map_err(Ended::Failed)?;
         let mut guard = InFlight {
             client: self,
             id,
             reason: "cancelled by the host",
             finished: false,
         };
-        let line = encode_request(&RequestId::Number(id), method, Some(params));
+        let line = encode_request(&RequestId::Number(id), kind.method(), Some(params));
         if let Err(e) = self.sink.send(line).await {
             guard.finished = true;
             self.pending.forget(id);
-            return Err(self.unavailable(&format!("cannot write to the server: {e}")));
+            let why = format!("cannot write to the server: {e}");
+            return Err(Ended::Failed(self.unavailable(&why)));
         }
-        match tokio::time::timeout_at(deadline, rx).await {
-            Ok(Ok(Ok(reply))) => {
+        let waited = match wait {
+            Wait::Until(deadline) => tokio::time::timeout_at(deadline, rx)
+                .await
+                .map_err(|_| Bound::Timeout),
+            Wait::Progress {
+                watching,
+                started,
+                policy,
+            } => watching.wait(rx, started, policy).await,
+        };
+        match waited {
+            Ok(answer) => {
                 guard.finished = true;
-                Ok(reply)
+                match answer {
+                    Ok(Ok(reply)) => Ok(reply),
+                    Ok(Err(error)) => Err(Ended::Failed(error)),
+                    // The sender vanished without an answer: only if the table was dropped.
+                    Err(_) => Err(Ended::Failed(self.unavailable("the session ended"))),
+                }
             }
-            Ok(Ok(Err(error))) => {
-                guard.finished = true;
-                Err(error)
-            }
-            // The sender vanished without an answer: only possible if the table was dropped.
-            Ok(Err(_)) => {
-                guard.finished = true;
-                Err(self.unavailable("the session ended"))
-            }
-            Err(_) => {
+            Err(bound) => {
                 guard.reason = "timed out";
-                let setting = kind.setting();
-                Err(Error::new(
-                    kind.timeout_code(),
-                    format!(
-                        "server `{}` did not answer `{method}` in time ({setting})",
-                        self.server
-                    ),
-                )
-                .with("server", &*self.server)
-                .with("setting", setting))
+                Err(Ended::TimedOut(bound))
             }
         }
     }
@@ -404,14 +429,6 @@ impl Client {
     }
 }
 
-/// `tools/call` params, serialised straight from the checked arguments (no intermediate object).
-/// Members in sorted order, as a `serde_json` object would write them.
-#[derive(Serialize)]
-struct CallParams<'a> {
-    arguments: &'a Value,
-    name: &'a str,
-}
-
 /// Ends a request that stopped being waited for: removes its id and tells the server.
 struct InFlight<'a> {
     client: &'a Client,
@@ -436,15 +453,6 @@ impl Drop for InFlight<'_> {
                 let _ = sink.send(line).await;
             });
         }
-    }
-}
-
-fn fmt_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms % 1000 == 0 {
-        format!("{} s", ms / 1000)
-    } else {
-        format!("{ms} ms")
     }
 }
 

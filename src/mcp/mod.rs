@@ -12,9 +12,11 @@
 //! `surface` (resources, prompts, completion, the log level); the reader reports what the server
 //! announces (list changes, resource updates, log messages) as [`ClientEvent`]s.
 
+mod call;
 pub mod client;
 pub mod handshake;
 pub mod log_level;
+pub mod progress;
 mod reader;
 mod server_requests;
 pub mod surface;
@@ -25,6 +27,7 @@ pub mod transport;
 pub use client::{Client, ClientOptions};
 pub use handshake::{Capability, Era, Handshake, SUPPORTED_PROTOCOL_VERSIONS};
 pub use log_level::LogLevel;
+pub use progress::{Progress, ProgressPolicy};
 pub use reader::ClientEvent;
 pub use surface::{ListPage, SurfaceList};
 pub use tools::{validate_tools, ToolDef, ToolKind};

@@ -8,6 +8,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::log_level::LogLevel;
+use super::progress::ProgressTable;
 use super::server_requests::ServerRequests;
 use super::traffic::Traffic;
 use super::transport::{Inbound, MessageSource, TransportError};
@@ -46,6 +47,8 @@ pub struct Reader {
     pub pending: Arc<Pending<Error>>,
     /// The server's own requests (answered here, or asked of the session's owner).
     pub requests: ServerRequests,
+    /// Where the server's progress goes, by token.
+    pub progress: Arc<ProgressTable>,
     pub events: mpsc::UnboundedSender<ClientEvent>,
     /// Where the bytes of every message read are counted.
     pub traffic: Arc<Traffic>,
@@ -174,6 +177,12 @@ impl Reader {
             }
             "notifications/cancelled" => {
                 self.requests.cancelled(params.as_ref());
+                return;
+            }
+            "notifications/progress" => {
+                if !self.progress.route(params, &self.secrets) {
+                    tracing::trace!(server, "dropped progress nobody waits for");
+                }
                 return;
             }
             "notifications/message" => {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::sync::{watch, Semaphore, SemaphorePermit};
 
 use super::lifecycle;
 use super::resource_tools;
@@ -19,8 +19,23 @@ use crate::config::ResultPolicy;
 use crate::convert;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::Reply;
-use crate::mcp::{self, ToolKind};
+use crate::limits;
+use crate::mcp::{self, Progress, ProgressPolicy, ToolKind};
 use crate::store::{Entry, ResultStore, Truncation};
+
+/// How the host wants one call run, beyond its arguments; every field defaults to the server's
+/// config.
+#[derive(Debug, Default)]
+pub struct CallOptions {
+    /// The call's timeout (`timeoutMs`), else `toolTimeoutSeconds`.
+    pub timeout: Option<Duration>,
+    /// Where the server's progress goes (latest wins), when the host wants it.
+    pub progress: Option<watch::Sender<Progress>>,
+    /// `resetTimeoutOnProgress`, else the config's.
+    pub reset_timeout_on_progress: Option<bool>,
+    /// `maxTotalTimeoutMs`, else the config's `maxTotalTimeoutSeconds`.
+    pub max_total: Option<Duration>,
+}
 
 /// A successful tool call.
 pub struct CallOutcome {
@@ -71,7 +86,7 @@ pub(super) async fn call(
     server: &Arc<Server>,
     entry: &Entry,
     arguments: Value,
-    timeout: Option<Duration>,
+    options: CallOptions,
 ) -> Result<CallOutcome> {
     let _counted = server
         .calls
@@ -88,7 +103,7 @@ pub(super) async fn call(
         .with("server", entry.server.as_str())
         .with("tool", tool));
     }
-    let timeout = timeout.unwrap_or(session.limits.tool_timeout);
+    let timeout = options.timeout.unwrap_or(session.limits.tool_timeout);
     // `supportsParallel: false`: the call waits for its turn within its own time. Dropping the
     // wait (a host cancel) or running out of time leaves the queue; the turn ends with the call.
     let (_turn, budget) = match &server.serial {
@@ -102,8 +117,10 @@ pub(super) async fn call(
     };
     let started = Instant::now();
     let failed = |e: Error| {
-        // A timeout names the call's whole time, queue included.
+        // A timeout names the call's whole time, queue included (a hard total names itself).
+        let total = e.details.get("setting").and_then(Value::as_str) == Some("maxTotalTimeoutMs");
         let e = if e.code == ErrorCode::ToolTimeout
+            && !total
             && (budget != timeout || entry.tool.kind != ToolKind::Server)
         {
             timed_out(entry, timeout)
@@ -114,13 +131,17 @@ pub(super) async fn call(
             .with_stderr_tail(&session.stderr.text())
     };
     let answer = match entry.tool.kind {
-        ToolKind::Server => Answer::Reply(
-            session
-                .client
-                .call_tool(tool, arguments, budget)
-                .await
-                .map_err(failed)?,
-        ),
+        ToolKind::Server => {
+            let reply = match policy(&session.limits, options, budget) {
+                // The plain call: no progress token, one deadline.
+                Err(timeout) => session.client.call_tool(tool, arguments, timeout).await,
+                Ok(policy) => {
+                    let client = &session.client;
+                    client.call_tool_with(tool, arguments, &policy).await
+                }
+            };
+            Answer::Reply(reply.map_err(failed)?)
+        }
         kind => {
             let (value, bytes) = resource_tools::call(&session, kind, &arguments, budget)
                 .await
@@ -176,6 +197,32 @@ impl Answer {
 
 /// Waits for the call's turn in a server's fair queue (`supportsParallel: false`) until
 /// `deadline`; TOOL_TIMEOUT when the turn does not come in time.
+/// The progress policy of a call given `budget` (its timeout, less any wait for its turn), or
+/// (`Err`) just that budget when neither progress nor a total bound is wanted. Resetting on
+/// progress always has a total bound (a default, at least the call's timeout).
+fn policy(
+    limits: &CallLimits,
+    options: CallOptions,
+    budget: Duration,
+) -> Result<ProgressPolicy, Duration> {
+    let reset = options
+        .reset_timeout_on_progress
+        .unwrap_or(limits.reset_on_progress);
+    let max_total = options
+        .max_total
+        .or(limits.max_total)
+        .or_else(|| reset.then(|| limits::DEFAULT_MAX_TOTAL_TOOL_TIMEOUT.max(budget)));
+    if options.progress.is_none() && max_total.is_none() {
+        return Err(budget);
+    }
+    Ok(ProgressPolicy {
+        timeout: budget,
+        reset,
+        max_total,
+        sink: options.progress,
+    })
+}
+
 async fn take_turn<'a>(
     queue: &'a Semaphore,
     entry: &Entry,

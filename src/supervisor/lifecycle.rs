@@ -235,6 +235,8 @@ fn new_session(
     let spec = &server.spec;
     let limits = CallLimits {
         tool_timeout: spec.tool_timeout,
+        reset_on_progress: spec.reset_timeout_on_progress,
+        max_total: spec.max_total_timeout,
         max_result_bytes: spec.max_result_bytes,
         result_policy: spec.result_policy,
     };

@@ -62,8 +62,10 @@ mod upkeep;
 /// The level of `logging/setLevel` and of servers' log messages: part of this API (settings,
 /// events), so the host names it through the supervisor.
 pub use crate::mcp::LogLevel;
+/// The latest progress of a call (see [`CallOptions::progress`]).
+pub use crate::mcp::Progress;
 pub use accept::Acceptance;
-pub use call::CallOutcome;
+pub use call::{CallOptions, CallOutcome};
 pub use events::{
     queue as event_queue, Event, EventReceiver, EventSender, ServerLog, ToolsChange, Withheld,
 };

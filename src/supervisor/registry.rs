@@ -17,7 +17,7 @@ use tokio_util::task::TaskTracker;
 use super::accept::{self, Acceptance};
 use super::admission::{self, Admitted};
 use super::awaiting::{self, Waited};
-use super::call::{self, CallOutcome};
+use super::call::{self, CallOptions, CallOutcome};
 use super::events::EventSender;
 use super::lazy;
 use super::lifecycle::{self, StartKind};
@@ -523,6 +523,20 @@ impl Registry {
         arguments: Option<Value>,
         timeout: Option<Duration>,
     ) -> Result<CallOutcome> {
+        let options = CallOptions {
+            timeout,
+            ..CallOptions::default()
+        };
+        self.call_tool_with(name, arguments, options).await
+    }
+
+    /// [`Registry::call_tool`] with the host's options: progress, and how it bounds the call.
+    pub async fn call_tool_with(
+        self: &Arc<Self>,
+        name: &str,
+        arguments: Option<Value>,
+        options: CallOptions,
+    ) -> Result<CallOutcome> {
         let mut catalog = self.catalog();
         if catalog.get(name).is_none() {
             match awaiting::catalog_with(&self.roster, name).await {
@@ -552,7 +566,7 @@ impl Registry {
             &server,
             entry,
             arguments,
-            timeout,
+            options,
         )
         .await
         .map_err(|e| server.mask_error(e).with("name", name));
@@ -560,6 +574,20 @@ impl Registry {
             .stats
             .record(outcome.as_ref().ok().map(|o| o.duration));
         outcome
+    }
+
+    /// Tells every running server that the host's roots changed
+    /// (`notifications/roots/list_changed`); a server that cannot be written to is skipped.
+    pub async fn roots_changed(&self) {
+        let sessions: Vec<_> = self
+            .roster
+            .all()
+            .iter()
+            .filter_map(|s| s.slot().session.clone())
+            .collect();
+        for session in sessions {
+            session.client.roots_list_changed().await;
+        }
     }
 
     /// Part of a truncated result's full text: `length` bytes (at most, and by default,

@@ -88,6 +88,10 @@ impl ProcessControl {
 #[derive(Clone, Copy, Debug)]
 pub struct CallLimits {
     pub tool_timeout: Duration,
+    /// `resetTimeoutOnProgress`: progress restarts a call's timeout.
+    pub reset_on_progress: bool,
+    /// `maxTotalTimeoutSeconds`: the hard bound of one call.
+    pub max_total: Option<Duration>,
     pub max_result_bytes: usize,
     pub result_policy: ResultPolicy,
 }

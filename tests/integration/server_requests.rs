@@ -243,3 +243,48 @@ fn an_unknown_host_capability_is_invalid_params() {
         json!(["sampling", "elicitation", "roots", "auth"])
     );
 }
+
+#[test]
+fn a_servers_secret_values_are_masked_in_what_the_host_is_asked() {
+    const SECRET: &str = "tok-9f8e7d6c5b4a3210";
+    let mut s = Sidecar::initialized(json!({"capabilities": {"sampling": {}}}));
+    let config = crate::support::with_fields(
+        fixture(&["--client-requests"]),
+        json!({"env": {"API_TOKEN": SECRET}}),
+    );
+    assert_eq!(s.add("fx", config)["state"], "ready");
+    let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": format!("key {SECRET}")}}],
+                        "maxTokens": 5, "metadata": {"token": SECRET}});
+    let call = ask(&mut s, "sampling/createMessage", params, json!({}));
+    let request = request_to_host(&mut s, "sampling/createMessage");
+    let text = request.to_string();
+    assert!(!text.contains(SECRET), "a secret reached the host: {text}");
+    assert_eq!(
+        request["params"]["messages"][0]["content"]["text"],
+        "key ***"
+    );
+    assert_eq!(request["params"]["metadata"]["token"], "***");
+    answer(
+        &mut s,
+        &request["id"],
+        json!({"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m"}),
+    );
+    server_got(&mut s, call);
+}
+
+#[test]
+fn a_host_that_cancels_the_call_sees_the_servers_question_withdrawn() {
+    let mut s = host_declaring(json!({"sampling": {}}), json!({}), &[]);
+    let params = json!({"messages": [], "maxTokens": 5});
+    let call = ask(&mut s, "sampling/createMessage", params, json!({}));
+    let request = request_to_host(&mut s, "sampling/createMessage");
+    s.notify(
+        "notifications/cancelled",
+        json!({"requestId": call, "reason": "user pressed stop"}),
+    );
+    assert_eq!(s.response(call)["error"]["data"]["code"], "CANCELLED");
+    // The server is told its call was cancelled, withdraws its own request, and the host is told.
+    s.notification("notifications/cancelled", |p| {
+        p["requestId"] == request["id"]
+    });
+}

@@ -56,7 +56,11 @@ async fn session(data: &[u8]) {
     let transport = stdio::transport(ServerStdin { gate }, stdout, MAX_MESSAGE_BYTES);
     let (events, mut events_rx) = mpsc::unbounded_channel();
     let secrets = Secrets::collect([("API_TOKEN", "fuzz-secret-value")], &BTreeSet::new());
-    let options = ClientOptions::new("fuzz", secrets);
+    let options = ClientOptions {
+        server: "fuzz".into(),
+        secrets,
+        ..Default::default()
+    };
     let deadline = Instant::now() + Duration::from_secs(30);
     let Ok(client) = Client::connect(transport, options, deadline, events).await else {
         return;

@@ -84,6 +84,8 @@ class ServerConfig(TypedDict, total=False):
     maxMessageBytes: Optional[int]
     maxResultBytes: Optional[int]
     maxInflight: Optional[int]
+    resetTimeoutOnProgress: Optional[bool]
+    maxTotalTimeoutSeconds: Optional[float]
     restart: Optional[Literal["on-failure", "never"]]
     restartBackoffMs: Optional[int]
     keepaliveSeconds: Optional[float]
@@ -150,6 +152,7 @@ class Capabilities(_CapabilitiesRequired, total=False):
     serverInstructions: bool
     toolPins: bool
     resourcesAsTools: bool
+    progress: bool
 
 
 class InitializeResult(TypedDict):
