@@ -481,6 +481,264 @@ type ToolsChanged struct {
 	} `json:"withheld,omitempty"`
 }
 
+// ServerError: A server that failed its part of a request over many servers, and its error.
+type ServerError struct {
+	Server string `json:"server"`
+	Error  Error  `json:"error"`
+}
+
+// Resource: A server's resource (MCP Resource) with the server's name.
+type Resource struct {
+	// The server it belongs to (added by the sidecar).
+	Server      string `json:"server"`
+	Uri         string `json:"uri"`
+	Name        string `json:"name"`
+	MimeType    string `json:"mimeType,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// ResourceList: The resources/list result (PROTOCOL.md §15.1).
+type ResourceList struct {
+	// Servers in name order; each server's items in its own order.
+	Resources []Resource `json:"resources"`
+	// The sidecar's own opaque cursor: where the listing resumes.
+	NextCursor string `json:"nextCursor,omitempty"`
+	// Servers whose listing failed (a request error, a timeout, a malformed page, past 64 pages); the others are listed all the same. Absent when none.
+	Errors []ServerError `json:"errors,omitempty"`
+}
+
+// ResourceTemplate: A server's resource template (MCP ResourceTemplate) with the server's name.
+type ResourceTemplate struct {
+	// The server it belongs to (added by the sidecar).
+	Server      string `json:"server"`
+	UriTemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	MimeType    string `json:"mimeType,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// ResourceTemplateList: The resources/templates/list result.
+type ResourceTemplateList struct {
+	// Servers in name order; each server's items in its own order.
+	ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
+	// The sidecar's own opaque cursor: where the listing resumes.
+	NextCursor string `json:"nextCursor,omitempty"`
+	// Servers whose listing failed (a request error, a timeout, a malformed page, past 64 pages); the others are listed all the same. Absent when none.
+	Errors []ServerError `json:"errors,omitempty"`
+}
+
+// ResourceContents: One item of a resource's contents: text, or blob (base64).
+type ResourceContents struct {
+	Uri      string `json:"uri"`
+	MimeType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	// base64
+	Blob string `json:"blob,omitempty"`
+}
+
+// ResourceReadResult: The resources/read result (PROTOCOL.md §15.2): the contents and their conversion.
+type ResourceReadResult struct {
+	Server string `json:"server"`
+	Uri    string `json:"uri"`
+	// The server's contents (secret values masked); with `truncated`, the cut text as one item plus the media that fit.
+	Contents []ResourceContents `json:"contents"`
+	// The text of every text block of the converted result, joined with a newline.
+	Text string `json:"text"`
+	// The converted result in the format (as tools/call `output`).
+	Output    json.RawMessage `json:"output"`
+	Truncated *Truncation     `json:"truncated,omitempty"`
+}
+
+// Prompt: A server's prompt (MCP Prompt) with the server's name.
+type Prompt struct {
+	// The server it belongs to (added by the sidecar).
+	Server      string           `json:"server"`
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []map[string]any `json:"arguments,omitempty"`
+}
+
+// PromptList: The prompts/list result.
+type PromptList struct {
+	// Servers in name order; each server's items in its own order.
+	Prompts []Prompt `json:"prompts"`
+	// The sidecar's own opaque cursor: where the listing resumes.
+	NextCursor string `json:"nextCursor,omitempty"`
+	// Servers whose listing failed (a request error, a timeout, a malformed page, past 64 pages); the others are listed all the same. Absent when none.
+	Errors []ServerError `json:"errors,omitempty"`
+}
+
+// PromptResult: The prompts/get result (PROTOCOL.md §15.4): messages as sent and in the format's shape.
+type PromptResult struct {
+	Server      string `json:"server"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// The server's messages ({role, content}), secret values masked.
+	Messages []map[string]any `json:"messages"`
+	// The messages in the format's message shape (PROTOCOL.md §15.4).
+	Output []map[string]any `json:"output"`
+}
+
+// Completion: A completion's values (at most 100).
+type Completion struct {
+	Values  []string `json:"values"`
+	Total   int64    `json:"total,omitempty"`
+	HasMore bool     `json:"hasMore,omitempty"`
+}
+
+// CompleteResult: The completion/complete result (PROTOCOL.md §15.5).
+type CompleteResult struct {
+	Server     string     `json:"server"`
+	Completion Completion `json:"completion"`
+}
+
+// SetLevelResult: The logging/setLevel result: the servers the level was sent to now.
+type SetLevelResult struct {
+	// The ready servers the level was sent to now (the others get it when they start).
+	Servers []string `json:"servers"`
+	// Servers whose listing failed (a request error, a timeout, a malformed page, past 64 pages); the others are listed all the same. Absent when none.
+	Errors []ServerError `json:"errors,omitempty"`
+}
+
+// SearchResult: The tools/search result (PROTOCOL.md §9.6).
+type SearchResult struct {
+	// Best match first: each a tool entry with its score.
+	Tools []json.RawMessage `json:"tools"`
+	// Tools that matched in all, before `limit`.
+	Total int64 `json:"total"`
+}
+
+// StatsWindow: Calls, errors and latency over a server's life or a recent window.
+type StatsWindow struct {
+	// The window's length (`recent` only).
+	WindowSeconds int64 `json:"windowSeconds,omitempty"`
+	// tools/call requests routed to the server that ended in the window.
+	Calls int64 `json:"calls"`
+	// Those answered with an error response (a tool's isError result is not one).
+	Errors int64 `json:"errors"`
+	// Median latency of the successful calls, in milliseconds (within 6.25 %); absent without one.
+	P50Ms *float64 `json:"p50Ms,omitempty"`
+	// 99th percentile latency of the successful calls, in milliseconds (within 6.25 %); absent without one.
+	P99Ms *float64 `json:"p99Ms,omitempty"`
+}
+
+// ServerStats: One server's statistics (servers/stats).
+type ServerStats struct {
+	Name       string `json:"name"`
+	State      string `json:"state"`
+	Generation int64  `json:"generation"`
+	// RFC 3339 UTC: when the current or last generation started.
+	StartedAt string `json:"startedAt,omitempty"`
+	// Milliseconds since the current session became ready; only while ready.
+	UptimeMs *float64 `json:"uptimeMs,omitempty"`
+	// Automatic restarts over the server's life.
+	Restarts int64 `json:"restarts"`
+	// Bytes of JSON-RPC messages read from the server over its life (the JSON text of each; no newline, HTTP or SSE framing).
+	BytesIn int64 `json:"bytesIn"`
+	// Bytes of JSON-RPC messages written to the server over its life (counted as bytesIn).
+	BytesOut int64 `json:"bytesOut"`
+	// Where the time of the last start (finished or failed) went; a phase that did not finish is absent.
+	Startup struct {
+		SpawnMs      *float64 `json:"spawnMs,omitempty"`
+		InitializeMs *float64 `json:"initializeMs,omitempty"`
+		ListMs       *float64 `json:"listMs,omitempty"`
+		TotalMs      float64  `json:"totalMs"`
+	} `json:"startup,omitzero"`
+	// Every call since the server was added.
+	Total StatsWindow `json:"total"`
+	// The calls of the current minute and the four before it (windowSeconds: 300).
+	Recent StatsWindow `json:"recent"`
+}
+
+// StatsResult: The servers/stats result.
+type StatsResult struct {
+	// One entry per server (those asked for), sorted by name.
+	Servers []ServerStats `json:"servers"`
+}
+
+// AcceptedTool: A tool definition tools/accept took (or refused, with reason).
+type AcceptedTool struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	Hash   string `json:"hash"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// AcceptResult: The tools/accept result (PROTOCOL.md §16).
+type AcceptResult struct {
+	Accepted []AcceptedTool `json:"accepted"`
+	// Each with the reason (no such server, no such held tool, another hash now).
+	Rejected []AcceptedTool `json:"rejected"`
+}
+
+// ServerLog: Params of notifications/server/log: one message of a server's log (PROTOCOL.md §15.6).
+type ServerLog struct {
+	Server string `json:"server"`
+	Level  string `json:"level"`
+	Logger string `json:"logger,omitempty"`
+	// The server's data (any JSON), secret values masked; over 16 KiB of compact JSON it is cut to a string.
+	Data json.RawMessage `json:"data"`
+}
+
+// ProgressUpdate: Params of notifications/progress: the latest progress of a tools/call.
+type ProgressUpdate struct {
+	// The id of the host's tools/call.
+	RequestID json.RawMessage `json:"requestId"`
+	// As the server reported it; increases.
+	Progress float64  `json:"progress"`
+	Total    *float64 `json:"total,omitempty"`
+	// The server's, secret values of its config masked.
+	Message string `json:"message,omitempty"`
+}
+
+// ResourceUpdated: Params of notifications/resources/updated (no uri: any subscribed resource may have changed).
+type ResourceUpdated struct {
+	Server string `json:"server"`
+	// Absent after coalescing: any subscribed resource of the server may have changed.
+	Uri string `json:"uri,omitempty"`
+}
+
+// SamplingParams: A server's sampling/createMessage, asked of the host (PROTOCOL.md §17).
+type SamplingParams struct {
+	// The server that asks.
+	Server           string         `json:"server"`
+	Messages         []any          `json:"messages"`
+	MaxTokens        int64          `json:"maxTokens"`
+	SystemPrompt     string         `json:"systemPrompt,omitempty"`
+	ModelPreferences map[string]any `json:"modelPreferences,omitempty"`
+	IncludeContext   string         `json:"includeContext,omitempty"`
+	Temperature      *float64       `json:"temperature,omitempty"`
+	StopSequences    []string       `json:"stopSequences,omitempty"`
+	Metadata         map[string]any `json:"metadata,omitempty"`
+	Tools            []any          `json:"tools,omitempty"`
+	ToolChoice       map[string]any `json:"toolChoice,omitempty"`
+}
+
+// Root: A root the host lets servers use: a file:// URI and an optional name.
+type Root struct {
+	Uri  string `json:"uri"`
+	Name string `json:"name,omitempty"`
+}
+
+// AuthorizeParams: The sidecar's auth/authorize: open url in a browser for server's OAuth login (PROTOCOL.md §7.2).
+type AuthorizeParams struct {
+	// The server that needs the login.
+	Server string `json:"server"`
+	// The authorization URL (PKCE S256, state, resource).
+	URL string `json:"url"`
+	// Where the authorization server sends the browser back: the sidecar's loopback listener, or the config's oauth.redirectUri.
+	RedirectUri string `json:"redirectUri"`
+}
+
+// AuthorizeResult: The host's answer to auth/authorize: redirected (with redirectUrl), opened, or declined.
+type AuthorizeResult struct {
+	Action      string `json:"action"`
+	RedirectURL string `json:"redirectUrl,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+}
+
 // Stable error codes sent by the sidecar in error.data.code (PROTOCOL.md §12).
 const (
 	CodeParseError         = "PARSE_ERROR"

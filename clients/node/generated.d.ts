@@ -440,6 +440,284 @@ export interface ToolsChangedParams {
   [key: string]: unknown;
 }
 
+/** A server that failed its part of a request over many servers, and its error. */
+export interface ServerErrorEntry {
+  server: string;
+  error: RpcErrorObject;
+  [key: string]: unknown;
+}
+
+/** A server's resource (MCP Resource) with the server's name. */
+export interface ResourceEntry {
+  /** The server it belongs to (added by the sidecar). */
+  server: string;
+  uri: string;
+  name: string;
+  mimeType?: string;
+  title?: string;
+  description?: string;
+  [key: string]: unknown;
+}
+
+/** The resources/list result (PROTOCOL.md §15.1). */
+export interface ResourcesListResult {
+  /** Servers in name order; each server's items in its own order. */
+  resources: Array<ResourceEntry>;
+  /** The sidecar's own opaque cursor: where the listing resumes. */
+  nextCursor?: string;
+  /** Servers whose listing failed (a request error, a timeout, a malformed page, past 64 pages); the others are listed all the same. Absent when none. */
+  errors?: Array<ServerErrorEntry>;
+  [key: string]: unknown;
+}
+
+/** A server's resource template (MCP ResourceTemplate) with the server's name. */
+export interface ResourceTemplateEntry {
+  /** The server it belongs to (added by the sidecar). */
+  server: string;
+  uriTemplate: string;
+  name: string;
+  mimeType?: string;
+  description?: string;
+  [key: string]: unknown;
+}
+
+/** The resources/templates/list result. */
+export interface ResourceTemplatesListResult {
+  /** Servers in name order; each server's items in its own order. */
+  resourceTemplates: Array<ResourceTemplateEntry>;
+  /** The sidecar's own opaque cursor: where the listing resumes. */
+  nextCursor?: string;
+  /** Servers whose listing failed (a request error, a timeout, a malformed page, past 64 pages); the others are listed all the same. Absent when none. */
+  errors?: Array<ServerErrorEntry>;
+  [key: string]: unknown;
+}
+
+/** One item of a resource's contents: text, or blob (base64). */
+export interface ResourceContents {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  /** base64 */
+  blob?: string;
+  [key: string]: unknown;
+}
+
+/** The resources/read result (PROTOCOL.md §15.2): the contents and their conversion. */
+export interface ResourcesReadResult {
+  server: string;
+  uri: string;
+  /** The server's contents (secret values masked); with `truncated`, the cut text as one item plus the media that fit. */
+  contents: Array<ResourceContents>;
+  /** The text of every text block of the converted result, joined with a newline. */
+  text: string;
+  /** The converted result in the format (as tools/call `output`). */
+  output: string | Array<unknown> | Record<string, unknown>;
+  truncated?: TruncatedInfo;
+  [key: string]: unknown;
+}
+
+/** A server's prompt (MCP Prompt) with the server's name. */
+export interface PromptEntry {
+  /** The server it belongs to (added by the sidecar). */
+  server: string;
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: Array<Record<string, unknown>>;
+  [key: string]: unknown;
+}
+
+/** The prompts/list result. */
+export interface PromptsListResult {
+  /** Servers in name order; each server's items in its own order. */
+  prompts: Array<PromptEntry>;
+  /** The sidecar's own opaque cursor: where the listing resumes. */
+  nextCursor?: string;
+  /** Servers whose listing failed (a request error, a timeout, a malformed page, past 64 pages); the others are listed all the same. Absent when none. */
+  errors?: Array<ServerErrorEntry>;
+  [key: string]: unknown;
+}
+
+/** The prompts/get result (PROTOCOL.md §15.4): messages as sent and in the format's shape. */
+export interface PromptsGetResult {
+  server: string;
+  name: string;
+  description?: string;
+  /** The server's messages ({role, content}), secret values masked. */
+  messages: Array<Record<string, unknown>>;
+  /** The messages in the format's message shape (PROTOCOL.md §15.4). */
+  output: Array<Record<string, unknown>>;
+  [key: string]: unknown;
+}
+
+/** A completion's values (at most 100). */
+export interface Completion {
+  values: Array<string>;
+  total?: number;
+  hasMore?: boolean;
+  [key: string]: unknown;
+}
+
+/** The completion/complete result (PROTOCOL.md §15.5). */
+export interface CompleteResult {
+  server: string;
+  completion: Completion;
+  [key: string]: unknown;
+}
+
+/** The logging/setLevel result: the servers the level was sent to now. */
+export interface SetLevelResult {
+  /** The ready servers the level was sent to now (the others get it when they start). */
+  servers: Array<string>;
+  /** Servers whose listing failed (a request error, a timeout, a malformed page, past 64 pages); the others are listed all the same. Absent when none. */
+  errors?: Array<ServerErrorEntry>;
+  [key: string]: unknown;
+}
+
+/** The tools/search result (PROTOCOL.md §9.6). */
+export interface ToolsSearchResult {
+  /** Best match first: each a tool entry with its score. */
+  tools: Array<unknown>;
+  /** Tools that matched in all, before `limit`. */
+  total: number;
+  [key: string]: unknown;
+}
+
+/** Calls, errors and latency over a server's life or a recent window. */
+export interface StatsWindow {
+  /** The window's length (`recent` only). */
+  windowSeconds?: number;
+  /** tools/call requests routed to the server that ended in the window. */
+  calls: number;
+  /** Those answered with an error response (a tool's isError result is not one). */
+  errors: number;
+  /** Median latency of the successful calls, in milliseconds (within 6.25 %); absent without one. */
+  p50Ms?: number;
+  /** 99th percentile latency of the successful calls, in milliseconds (within 6.25 %); absent without one. */
+  p99Ms?: number;
+  [key: string]: unknown;
+}
+
+/** One server's statistics (servers/stats). */
+export interface ServerStats {
+  name: string;
+  state: "stopped" | "starting" | "ready" | "unhealthy" | "error";
+  generation: number;
+  /** RFC 3339 UTC: when the current or last generation started. */
+  startedAt?: string;
+  /** Milliseconds since the current session became ready; only while ready. */
+  uptimeMs?: number;
+  /** Automatic restarts over the server's life. */
+  restarts: number;
+  /** Bytes of JSON-RPC messages read from the server over its life (the JSON text of each; no newline, HTTP or SSE framing). */
+  bytesIn: number;
+  /** Bytes of JSON-RPC messages written to the server over its life (counted as bytesIn). */
+  bytesOut: number;
+  /** Where the time of the last start (finished or failed) went; a phase that did not finish is absent. */
+  startup?: { spawnMs?: number; initializeMs?: number; listMs?: number; totalMs: number; [key: string]: unknown; };
+  /** Every call since the server was added. */
+  total: StatsWindow;
+  /** The calls of the current minute and the four before it (windowSeconds: 300). */
+  recent: StatsWindow;
+  [key: string]: unknown;
+}
+
+/** The servers/stats result. */
+export interface ServersStatsResult {
+  /** One entry per server (those asked for), sorted by name. */
+  servers: Array<ServerStats>;
+  [key: string]: unknown;
+}
+
+/** A tool definition tools/accept took (or refused, with reason). */
+export interface AcceptedTool {
+  server: string;
+  tool: string;
+  hash: string;
+  reason?: string;
+  [key: string]: unknown;
+}
+
+/** The tools/accept result (PROTOCOL.md §16). */
+export interface ToolsAcceptResult {
+  accepted: Array<AcceptedTool>;
+  /** Each with the reason (no such server, no such held tool, another hash now). */
+  rejected: Array<AcceptedTool>;
+  [key: string]: unknown;
+}
+
+/** Params of notifications/server/log: one message of a server's log (PROTOCOL.md §15.6). */
+export interface ServerLogParams {
+  server: string;
+  level: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+  logger?: string;
+  /** The server's data (any JSON), secret values masked; over 16 KiB of compact JSON it is cut to a string. */
+  data: unknown;
+  [key: string]: unknown;
+}
+
+/** Params of notifications/progress: the latest progress of a tools/call. */
+export interface ProgressParams {
+  /** The id of the host's tools/call. */
+  requestId: number | string;
+  /** As the server reported it; increases. */
+  progress: number;
+  total?: number;
+  /** The server's, secret values of its config masked. */
+  message?: string;
+  [key: string]: unknown;
+}
+
+/** Params of notifications/resources/updated (no uri: any subscribed resource may have changed). */
+export interface ResourcesUpdatedParams {
+  server: string;
+  /** Absent after coalescing: any subscribed resource of the server may have changed. */
+  uri?: string;
+  [key: string]: unknown;
+}
+
+/** A server's sampling/createMessage, asked of the host (PROTOCOL.md §17). */
+export interface SamplingParams {
+  /** The server that asks. */
+  server: string;
+  messages: Array<unknown>;
+  maxTokens: number;
+  systemPrompt?: string;
+  modelPreferences?: Record<string, unknown>;
+  includeContext?: "none" | "thisServer" | "allServers";
+  temperature?: number;
+  stopSequences?: Array<string>;
+  metadata?: Record<string, unknown>;
+  tools?: Array<unknown>;
+  toolChoice?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** A root the host lets servers use: a file:// URI and an optional name. */
+export interface Root {
+  uri: string;
+  name?: string;
+  [key: string]: unknown;
+}
+
+/** The sidecar's auth/authorize: open url in a browser for server's OAuth login (PROTOCOL.md §7.2). */
+export interface AuthorizeParams {
+  /** The server that needs the login. */
+  server: string;
+  /** The authorization URL (PKCE S256, state, resource). */
+  url: string;
+  /** Where the authorization server sends the browser back: the sidecar's loopback listener, or the config's oauth.redirectUri. */
+  redirectUri: string;
+}
+
+/** The host's answer to auth/authorize: redirected (with redirectUrl), opened, or declined. */
+export interface AuthorizeResult {
+  action: "redirected" | "opened" | "declined";
+  redirectUrl?: string;
+  reason?: string;
+  [key: string]: unknown;
+}
+
 /** The stable string codes the sidecar sends in error.data.code (PROTOCOL.md §12). */
 export type ProtocolErrorCode =
   | 'PARSE_ERROR'

@@ -39,6 +39,32 @@ __all__ = [
     "ResultsReadResult",
     "ServersChangedParams",
     "ToolsChangedParams",
+    "ServerError",
+    "Resource",
+    "ResourcesListResult",
+    "ResourceTemplate",
+    "ResourceTemplatesListResult",
+    "ResourceContents",
+    "ResourcesReadResult",
+    "Prompt",
+    "PromptsListResult",
+    "PromptsGetResult",
+    "Completion",
+    "CompleteResult",
+    "SetLevelResult",
+    "ToolsSearchResult",
+    "StatsWindow",
+    "ServerStats",
+    "ServersStatsResult",
+    "AcceptedTool",
+    "ToolsAcceptResult",
+    "ServerLogParams",
+    "ProgressParams",
+    "ResourcesUpdatedParams",
+    "SamplingParams",
+    "Root",
+    "AuthorizeParams",
+    "AuthorizeResult",
     "ProtocolErrorCode",
     "RPC_CODES",
 ]
@@ -402,6 +428,299 @@ class ToolsChangedParams(_ToolsChangedParamsRequired, total=False):
     """Params of notifications/tools/changed: re-list on every one."""
 
     withheld: List[JsonObject]
+
+
+class ServerError(TypedDict):
+    """A server that failed its part of a request over many servers, and its error."""
+
+    server: str
+    error: ErrorObject
+
+
+class _ResourceRequired(TypedDict):
+    server: str
+    uri: str
+    name: str
+
+
+class Resource(_ResourceRequired, total=False):
+    """A server's resource (MCP Resource) with the server's name."""
+
+    mimeType: str
+    title: str
+    description: str
+
+
+class _ResourcesListResultRequired(TypedDict):
+    resources: List[Resource]
+
+
+class ResourcesListResult(_ResourcesListResultRequired, total=False):
+    """The resources/list result (PROTOCOL.md §15.1)."""
+
+    nextCursor: str
+    errors: List[ServerError]
+
+
+class _ResourceTemplateRequired(TypedDict):
+    server: str
+    uriTemplate: str
+    name: str
+
+
+class ResourceTemplate(_ResourceTemplateRequired, total=False):
+    """A server's resource template (MCP ResourceTemplate) with the server's name."""
+
+    mimeType: str
+    description: str
+
+
+class _ResourceTemplatesListResultRequired(TypedDict):
+    resourceTemplates: List[ResourceTemplate]
+
+
+class ResourceTemplatesListResult(_ResourceTemplatesListResultRequired, total=False):
+    """The resources/templates/list result."""
+
+    nextCursor: str
+    errors: List[ServerError]
+
+
+class _ResourceContentsRequired(TypedDict):
+    uri: str
+
+
+class ResourceContents(_ResourceContentsRequired, total=False):
+    """One item of a resource's contents: text, or blob (base64)."""
+
+    mimeType: str
+    text: str
+    blob: str
+
+
+class _ResourcesReadResultRequired(TypedDict):
+    server: str
+    uri: str
+    contents: List[ResourceContents]
+    text: str
+    output: Union[str, List[Any], JsonObject]
+
+
+class ResourcesReadResult(_ResourcesReadResultRequired, total=False):
+    """The resources/read result (PROTOCOL.md §15.2): the contents and their conversion."""
+
+    truncated: TruncatedInfo
+
+
+class _PromptRequired(TypedDict):
+    server: str
+    name: str
+
+
+class Prompt(_PromptRequired, total=False):
+    """A server's prompt (MCP Prompt) with the server's name."""
+
+    title: str
+    description: str
+    arguments: List[JsonObject]
+
+
+class _PromptsListResultRequired(TypedDict):
+    prompts: List[Prompt]
+
+
+class PromptsListResult(_PromptsListResultRequired, total=False):
+    """The prompts/list result."""
+
+    nextCursor: str
+    errors: List[ServerError]
+
+
+class _PromptsGetResultRequired(TypedDict):
+    server: str
+    name: str
+    messages: List[JsonObject]
+    output: List[JsonObject]
+
+
+class PromptsGetResult(_PromptsGetResultRequired, total=False):
+    """The prompts/get result (PROTOCOL.md §15.4): messages as sent and in the format's shape."""
+
+    description: str
+
+
+class _CompletionRequired(TypedDict):
+    values: List[str]
+
+
+class Completion(_CompletionRequired, total=False):
+    """A completion's values (at most 100)."""
+
+    total: int
+    hasMore: bool
+
+
+class CompleteResult(TypedDict):
+    """The completion/complete result (PROTOCOL.md §15.5)."""
+
+    server: str
+    completion: Completion
+
+
+class _SetLevelResultRequired(TypedDict):
+    servers: List[str]
+
+
+class SetLevelResult(_SetLevelResultRequired, total=False):
+    """The logging/setLevel result: the servers the level was sent to now."""
+
+    errors: List[ServerError]
+
+
+class ToolsSearchResult(TypedDict):
+    """The tools/search result (PROTOCOL.md §9.6)."""
+
+    tools: List[Any]
+    total: int
+
+
+class _StatsWindowRequired(TypedDict):
+    calls: int
+    errors: int
+
+
+class StatsWindow(_StatsWindowRequired, total=False):
+    """Calls, errors and latency over a server's life or a recent window."""
+
+    windowSeconds: int
+    p50Ms: float
+    p99Ms: float
+
+
+class _ServerStatsRequired(TypedDict):
+    name: str
+    state: Literal["stopped", "starting", "ready", "unhealthy", "error"]
+    generation: int
+    restarts: int
+    bytesIn: int
+    bytesOut: int
+    total: StatsWindow
+    recent: StatsWindow
+
+
+class ServerStats(_ServerStatsRequired, total=False):
+    """One server's statistics (servers/stats)."""
+
+    startedAt: str
+    uptimeMs: float
+    startup: JsonObject
+
+
+class ServersStatsResult(TypedDict):
+    """The servers/stats result."""
+
+    servers: List[ServerStats]
+
+
+class _AcceptedToolRequired(TypedDict):
+    server: str
+    tool: str
+    hash: str
+
+
+class AcceptedTool(_AcceptedToolRequired, total=False):
+    """A tool definition tools/accept took (or refused, with reason)."""
+
+    reason: str
+
+
+class ToolsAcceptResult(TypedDict):
+    """The tools/accept result (PROTOCOL.md §16)."""
+
+    accepted: List[AcceptedTool]
+    rejected: List[AcceptedTool]
+
+
+class _ServerLogParamsRequired(TypedDict):
+    server: str
+    level: Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+    data: Any
+
+
+class ServerLogParams(_ServerLogParamsRequired, total=False):
+    """Params of notifications/server/log: one message of a server's log (PROTOCOL.md §15.6)."""
+
+    logger: str
+
+
+class _ProgressParamsRequired(TypedDict):
+    requestId: Union[int, str]
+    progress: float
+
+
+class ProgressParams(_ProgressParamsRequired, total=False):
+    """Params of notifications/progress: the latest progress of a tools/call."""
+
+    total: float
+    message: str
+
+
+class _ResourcesUpdatedParamsRequired(TypedDict):
+    server: str
+
+
+class ResourcesUpdatedParams(_ResourcesUpdatedParamsRequired, total=False):
+    """Params of notifications/resources/updated (no uri: any subscribed resource may have changed)."""
+
+    uri: str
+
+
+class _SamplingParamsRequired(TypedDict):
+    server: str
+    messages: List[Any]
+    maxTokens: int
+
+
+class SamplingParams(_SamplingParamsRequired, total=False):
+    """A server's sampling/createMessage, asked of the host (PROTOCOL.md §17)."""
+
+    systemPrompt: str
+    modelPreferences: JsonObject
+    includeContext: Literal["none", "thisServer", "allServers"]
+    temperature: float
+    stopSequences: List[str]
+    metadata: JsonObject
+    tools: List[Any]
+    toolChoice: JsonObject
+
+
+class _RootRequired(TypedDict):
+    uri: str
+
+
+class Root(_RootRequired, total=False):
+    """A root the host lets servers use: a file:// URI and an optional name."""
+
+    name: str
+
+
+class AuthorizeParams(TypedDict):
+    """The sidecar's auth/authorize: open url in a browser for server's OAuth login (PROTOCOL.md §7.2)."""
+
+    server: str
+    url: str
+    redirectUri: str
+
+
+class _AuthorizeResultRequired(TypedDict):
+    action: Literal["redirected", "opened", "declined"]
+
+
+class AuthorizeResult(_AuthorizeResultRequired, total=False):
+    """The host's answer to auth/authorize: redirected (with redirectUrl), opened, or declined."""
+
+    redirectUrl: str
+    reason: str
 
 
 class ProtocolErrorCode:
