@@ -1,12 +1,15 @@
 // client.js — owns the host-protocol v1 session: `initialize`, one typed async method per
 // protocol method, matching responses to requests by id (many in flight), AbortSignal
-// cancellation (`notifications/cancelled`), delivering notifications (EventEmitter events and
-// bounded async iterators), and closing (`shutdown`, wait for exit, kill after a timeout).
+// cancellation (`notifications/cancelled`), routing a call's progress to its callback, running
+// the host's handlers for the sidecar's requests concurrently (and cancelling one the sidecar
+// withdraws), delivering notifications (EventEmitter events and bounded async iterators, one of
+// them for server logs), and closing (`shutdown`, wait for exit, kill after a timeout).
 
 import { EventEmitter } from 'node:events';
 import { findBinary } from './binary.js';
 import { SidecarProcess } from './child.js';
 import { SidecarError, RPC_CODES } from './errors.js';
+import { HostHandlers, answerLine, checkRoots } from './handlers.js';
 import { LineReader } from './lines.js';
 import { NotificationStream } from './notifications.js';
 import { VERSION } from './version.js';
@@ -18,6 +21,8 @@ const KILL_WAIT_MS = 5_000;
 const START_OPTIONS = new Set([
   'binaryPath', 'args', 'env', 'cwd', 'stderr', 'clientInfo', 'toolFormat', 'strict', 'nameTemplate',
   'maxNameLength', 'requireTrust', 'maxLineBytes', 'closeTimeoutMs', 'notificationBufferSize',
+  'handlers', 'capabilities', 'roots', 'answerTimeoutMs', 'tokenStorage', 'defer', 'deferAboveTokens',
+  'resourcesAsTools', 'pinTools', 'serverLogs',
 ]);
 
 const cancelledError = (method, id, reason) =>
@@ -37,11 +42,14 @@ function omitUndefined(object) {
 
 export class SidecarClient extends EventEmitter {
   #proc;
-  #pending = new Map(); // id -> {resolve, reject, method, signal, onAbort}
+  #pending = new Map(); // id -> {resolve, reject, method, signal, onAbort, onProgress}
   #nextId = 1;
   #out = '';
   #flushScheduled = false;
   #streams = new Set();
+  #logStreams = new Set();
+  #host; // HostHandlers: the handlers of the sidecar's requests, and the roots
+  #handling = new Map(); // id of a sidecar request being handled -> {controller, method}
   #bufferSize;
   #closeTimeoutMs;
   #closePromise = null;
@@ -72,6 +80,14 @@ export class SidecarClient extends EventEmitter {
           nameTemplate: options.nameTemplate,
           maxNameLength: options.maxNameLength,
           requireTrust: options.requireTrust,
+          capabilities: client.#host.declaration,
+          answerTimeoutMs: options.answerTimeoutMs,
+          tokenStorage: options.tokenStorage,
+          defer: options.defer,
+          deferAboveTokens: options.deferAboveTokens,
+          resourcesAsTools: options.resourcesAsTools,
+          pinTools: options.pinTools,
+          serverLogs: options.serverLogs,
         }),
       );
     } catch (err) {
@@ -84,6 +100,8 @@ export class SidecarClient extends EventEmitter {
   /** Use `SidecarClient.start()`; the constructor only spawns, without `initialize`. */
   constructor(binary, options = {}) {
     super();
+    // Checked before anything is spawned: a bad handler or capability is a TypeError.
+    this.#host = new HostHandlers(options);
     this.binaryPath = binary.path;
     this.binarySource = binary.source;
     this.#bufferSize = options.notificationBufferSize ?? 1024;
@@ -166,21 +184,130 @@ export class SidecarClient extends EventEmitter {
     return this.#request('servers/list', undefined, signal);
   }
 
-  listTools({ format, strict, servers, signal } = {}) {
-    return this.#request('tools/list', omitUndefined({ format, strict, servers }), signal);
+  /** `servers/login`: the OAuth login of a remote server (§7.2); resolves to its status. */
+  loginServer(name, { wait, signal } = {}) {
+    return this.#request('servers/login', omitUndefined({ name, wait }), signal);
   }
 
-  callTool(name, args, { timeoutMs, format, signal } = {}) {
+  /** `servers/logout`: forgets the server's tokens and stops its session; status `needs_login`. */
+  logoutServer(name, { signal } = {}) {
+    return this.#request('servers/logout', { name }, signal);
+  }
+
+  /** `servers/stats`: every server's (or those named) calls, errors, latency, bytes, restarts. */
+  serverStats({ servers, signal } = {}) {
+    return this.#request('servers/stats', omitUndefined({ servers }), signal);
+  }
+
+  listTools({ format, strict, servers, defer, signal } = {}) {
+    return this.#request('tools/list', omitUndefined({ format, strict, servers, defer }), signal);
+  }
+
+  /** `tools/search`: the best matches for `query`, best first, each with `score` (§9.6). */
+  searchTools(query, { limit, servers, format, strict, signal } = {}) {
+    return this.#request('tools/search', omitUndefined({ query, limit, servers, format, strict }), signal);
+  }
+
+  /** `tools/accept`: returns held tools (`withheld`, `pinTools`) with exactly these hashes to the set (§16). */
+  acceptTools(tools, { signal } = {}) {
+    return this.#request('tools/accept', { tools }, signal);
+  }
+
+  /**
+   * `tools/call`. With `onProgress`, the call asks for progress (`progress: true`) and every
+   * `notifications/progress` naming this call's id is passed to it until the call ends.
+   */
+  callTool(name, args, { timeoutMs, format, signal, onProgress, resetTimeoutOnProgress, maxTotalTimeoutMs } = {}) {
     // The hot path: build params directly rather than through omitUndefined.
     const params = args === undefined ? { name } : { name, arguments: args };
     if (timeoutMs !== undefined) params.timeoutMs = timeoutMs;
     if (format !== undefined) params.format = format;
-    return this.#request('tools/call', params, signal);
+    if (onProgress !== undefined) {
+      if (typeof onProgress !== 'function') throw new TypeError('onProgress must be a function');
+      params.progress = true;
+    }
+    if (resetTimeoutOnProgress !== undefined) params.resetTimeoutOnProgress = resetTimeoutOnProgress;
+    if (maxTotalTimeoutMs !== undefined) params.maxTotalTimeoutMs = maxTotalTimeoutMs;
+    return this.#request('tools/call', params, signal, onProgress);
   }
 
   /** `results/read`: bytes `offset..offset+length` of a truncated result's full text (`truncated.handle`). */
   readResult(handle, { offset, length, signal } = {}) {
     return this.#request('results/read', omitUndefined({ handle, offset, length }), signal);
+  }
+
+  /** `resources/list`: every ready server's resources (or `server`'s), a page at a time (`cursor`). */
+  listResources({ server, cursor, signal } = {}) {
+    return this.#request('resources/list', omitUndefined({ server, cursor }), signal);
+  }
+
+  /** `resources/templates/list`: resource templates, paged like listResources. */
+  listResourceTemplates({ server, cursor, signal } = {}) {
+    return this.#request('resources/templates/list', omitUndefined({ server, cursor }), signal);
+  }
+
+  /** `resources/read`: the contents of `uri` on `server`, plus `text` and `output` in the format. */
+  readResource(server, uri, { format, signal } = {}) {
+    return this.#request('resources/read', omitUndefined({ server, uri, format }), signal);
+  }
+
+  /** `resources/subscribe`: `notifications/resources/updated` when `uri` changes (kept across restarts). */
+  subscribeResource(server, uri, { signal } = {}) {
+    return this.#request('resources/subscribe', { server, uri }, signal);
+  }
+
+  /** `resources/unsubscribe`. */
+  unsubscribeResource(server, uri, { signal } = {}) {
+    return this.#request('resources/unsubscribe', { server, uri }, signal);
+  }
+
+  /** `prompts/list`: every ready server's prompts (or `server`'s), paged like listResources. */
+  listPrompts({ server, cursor, signal } = {}) {
+    return this.#request('prompts/list', omitUndefined({ server, cursor }), signal);
+  }
+
+  /** `prompts/get`: the prompt's messages as sent, and as `output` in the format's message shape. */
+  getPrompt(server, name, args, { format, signal } = {}) {
+    return this.#request('prompts/get', omitUndefined({ server, name, arguments: args, format }), signal);
+  }
+
+  /**
+   * `completion/complete`: values for `argument` (`{name, value}`) of `ref`
+   * (`{type: 'ref/prompt', name}` or `{type: 'ref/resource', uri}`).
+   */
+  complete(server, ref, argument, { context, signal } = {}) {
+    return this.#request('completion/complete', omitUndefined({ server, ref, argument, context }), signal);
+  }
+
+  /**
+   * `logging/setLevel`: the level at and above which servers' logs reach `logs()`; for every
+   * server (the session's level), or for one with `server`.
+   */
+  setLogLevel(level, { server, signal } = {}) {
+    return this.#request('logging/setLevel', omitUndefined({ server, level }), signal);
+  }
+
+  /** The roots `roots/list` answers (a copy), or null without the `roots` start option. */
+  get roots() {
+    return this.#host.roots;
+  }
+
+  /**
+   * Replaces the roots the built-in `roots/list` handler answers (the `roots` start option) and
+   * announces the change (`notifications/roots/list_changed`): servers then ask again. With a
+   * `roots/list` handler of one's own, call it without arguments after the handler's answer changed.
+   */
+  setRoots(roots) {
+    if (!this.#host.answersRoots) {
+      throw new TypeError('setRoots needs the roots start option or a roots/list handler (nothing answers roots/list)');
+    }
+    if (roots !== undefined) {
+      const checked = checkRoots(roots);
+      if (this.#host.roots === null) throw new TypeError('setRoots(roots) needs the roots start option; call setRoots() to announce a change of your handler');
+      this.#host.roots = checked;
+    }
+    if (this.#failure !== null) throw this.#failure;
+    this.#write('{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}\n');
   }
 
   ping({ signal } = {}) {
@@ -237,20 +364,35 @@ export class SidecarClient extends EventEmitter {
    * oldest is dropped and counted in `.dropped`. Ends when the client closes.
    */
   notifications({ bufferSize = this.#bufferSize, signal } = {}) {
+    return this.#openStream(this.#streams, bufferSize, signal);
+  }
+
+  /**
+   * An async iterator over servers' log messages (`notifications/server/log` params: `{server,
+   * level, logger?, data}`) received from now on. Bounded like notifications(): at most
+   * `bufferSize` unread messages are kept; when full, the oldest is dropped and counted in
+   * `.dropped`, so a consumer that stops reading never grows memory. Nothing arrives until a
+   * level is set: the `serverLogs` start option or setLogLevel(). Ends when the client closes.
+   */
+  logs({ bufferSize = this.#bufferSize, signal } = {}) {
+    return this.#openStream(this.#logStreams, bufferSize, signal);
+  }
+
+  #openStream(set, bufferSize, signal) {
     const stream = new NotificationStream({
       bufferSize,
       signal,
-      detach: (s) => this.#streams.delete(s),
+      detach: (s) => set.delete(s),
       waiting: (delta) => this.#proc.hold(delta),
     });
     if (this.#proc.exit !== null) stream.finish();
-    else this.#streams.add(stream);
+    else set.add(stream);
     return stream;
   }
 
   // ---- wire ----
 
-  #request(method, params, signal) {
+  #request(method, params, signal, onProgress) {
     if (this.#failure !== null) return Promise.reject(this.#failure);
     if (signal?.aborted) return Promise.reject(cancelledError(method, undefined, signal.reason));
     const id = this.#nextId++;
@@ -263,7 +405,7 @@ export class SidecarClient extends EventEmitter {
       process.nextTick(this.#flush);
     }
     return new Promise((resolve, reject) => {
-      const entry = { resolve, reject, method, signal: undefined, onAbort: undefined };
+      const entry = { resolve, reject, method, signal: undefined, onAbort: undefined, onProgress };
       if (signal !== undefined) {
         entry.signal = signal;
         entry.onAbort = () => this.#cancel(id, entry);
@@ -283,6 +425,15 @@ export class SidecarClient extends EventEmitter {
     const { stdin } = this.#proc;
     if (!stdin.destroyed && !stdin.writableEnded) stdin.write(out);
   };
+
+  /** Queues one line (with its `\n`) for the next coalesced write. */
+  #write(line) {
+    this.#out += line;
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      process.nextTick(this.#flush);
+    }
+  }
 
   #cancel(id, entry) {
     if (this.#pending.get(id) !== entry) return;
@@ -316,14 +467,77 @@ export class SidecarClient extends EventEmitter {
       return;
     }
     if (msg.method === undefined) {
+      // A response: the hot path, untouched by handlers, progress and logs.
       const entry = this.#pending.get(msg.id);
       if (entry === undefined) return; // cancelled, or an id:null error about a line we never sent
       this.#take(msg.id, entry);
       if (msg.error !== undefined) entry.reject(SidecarError.fromRpc(msg.error, entry.method));
       else entry.resolve(msg.result);
-    } else if (msg.id === undefined && typeof msg.method === 'string') {
-      this.#notify(msg.method, msg.params ?? {});
+    } else if (typeof msg.method !== 'string') {
+      // Not a message of the protocol: ignored.
+    } else if (msg.id === undefined || msg.id === null) {
+      this.#onNotification(msg.method, msg.params ?? {});
+    } else {
+      this.#onRequest(msg.id, msg.method, msg.params ?? {});
     }
+  }
+
+  #onNotification(method, params) {
+    switch (method) {
+      case 'notifications/progress': {
+        // Only the call named gets it; a call that ended has left #pending, so late ones drop.
+        const entry = this.#pending.get(params.requestId);
+        if (entry?.onProgress !== undefined) callListener(entry.onProgress, params);
+        break;
+      }
+      case 'notifications/server/log':
+        for (const stream of this.#logStreams) stream.push(params);
+        break;
+      case 'notifications/cancelled':
+        this.#withdrawn(params);
+        break;
+      default:
+    }
+    this.#notify(method, params);
+  }
+
+  /**
+   * A request from the sidecar (PROTOCOL.md §17): its handler runs concurrently — the reader
+   * goes on at once — and its outcome is answered when it settles, unless the sidecar withdrew
+   * the request meanwhile. No handler: -32601 (the sidecar only asks what was declared, so this
+   * is a method newer than this client).
+   */
+  #onRequest(id, method, params) {
+    const handler = this.#host.handler(method);
+    if (handler === undefined || this.#handling.has(id)) {
+      const error = handler === undefined
+        ? { code: -32601, message: `the host has no handler for ${method}` }
+        : { code: -32600, message: `request id ${JSON.stringify(id)} is already being handled` };
+      this.#write(`${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`);
+      return;
+    }
+    const controller = new AbortController();
+    const handling = { controller, method };
+    this.#handling.set(id, handling);
+    answerLine(id, method, handler, params, { signal: controller.signal, requestId: id, client: this }).then((line) => {
+      if (this.#handling.get(id) !== handling) return; // withdrawn, or the client is gone: nothing is sent
+      this.#handling.delete(id);
+      this.#write(line);
+    });
+  }
+
+  /** The sidecar's `notifications/cancelled` for one of its requests: abort its handler, answer nothing. */
+  #withdrawn({ requestId, reason }) {
+    const handling = this.#handling.get(requestId);
+    if (handling === undefined) return;
+    this.#handling.delete(requestId);
+    handling.controller.abort(
+      new SidecarError(
+        'CANCELLED',
+        `the sidecar withdrew its ${handling.method} request ${JSON.stringify(requestId)}${typeof reason === 'string' ? `: ${reason}` : ''}`,
+        { data: omitUndefined({ requestId, reason }) },
+      ),
+    );
   }
 
   #notify(method, params) {
@@ -353,6 +567,9 @@ export class SidecarClient extends EventEmitter {
       this.#take(id, entry);
       entry.reject(error);
     }
+    // Handlers still running can no longer be answered: tell them to stop.
+    for (const { controller } of this.#handling.values()) controller.abort(error);
+    this.#handling.clear();
   }
 
   #onExit(exit) {
@@ -372,7 +589,19 @@ export class SidecarClient extends EventEmitter {
     if (this.#failure === null) this.#failure = error;
     this.#rejectAll(this.#failure.code === 'CLOSED' ? this.#failure : error);
     for (const stream of this.#streams) stream.finish();
+    for (const stream of this.#logStreams) stream.finish();
     this.emit('exit', exit);
+  }
+}
+
+/** Calls a host callback from the reader; a throw must not break the reader, so it is rethrown outside it. */
+function callListener(listener, value) {
+  try {
+    listener(value);
+  } catch (err) {
+    queueMicrotask(() => {
+      throw err;
+    });
   }
 }
 

@@ -1,7 +1,8 @@
 // errors.js — owns the one error type of this package, SidecarError, and the table of
 // stable error codes: the host protocol's codes (PROTOCOL.md §12; generated from
 // proto/schema/error.json into ../generated.js) plus the few that only this client raises
-// (binary not found, sidecar exited, client closed, …).
+// (binary not found, sidecar exited, client closed, …); and HandlerError, the error a host's
+// handler throws to answer one of the sidecar's requests (PROTOCOL.md §17) with a JSON-RPC error.
 
 import { RPC_CODES } from '../generated.js';
 
@@ -48,5 +49,31 @@ export class SidecarError extends Error {
       typeof data.code === 'string' ? data.code : (BY_NUMBER.get(rpcCode) ?? `RPC_${rpcCode ?? 'UNKNOWN'}`);
     const message = typeof error?.message === 'string' ? error.message : `${method ?? 'request'} failed (${code})`;
     return new SidecarError(code, message, { data, rpcCode });
+  }
+}
+
+/**
+ * Thrown (or rejected) by a handler of a request from the sidecar (`sampling/createMessage`,
+ * `elicitation/create`, `roots/list`, `auth/authorize`) to answer it with exactly this JSON-RPC
+ * error, e.g. `new HandlerError(-1, 'rejected by the user')`. Any other exception a handler
+ * throws is answered -32603 (internal error) with its message.
+ * - `code`: the JSON-RPC error code (an integer)
+ * - `message`: the error's message, as the server will see it
+ * - `data`: optional `error.data`
+ */
+export class HandlerError extends Error {
+  constructor(code, message, { data } = {}) {
+    if (!Number.isInteger(code)) throw new TypeError(`HandlerError code must be an integer, got ${code}`);
+    super(message);
+    this.name = 'HandlerError';
+    this.code = code;
+    this.data = data;
+  }
+
+  /** The JSON-RPC error object this answers with. */
+  toJSON() {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
   }
 }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { SidecarClient, SidecarError } from '../src/index.js';
+import { HandlerError, SidecarClient, SidecarError } from '../src/index.js';
 import {
   FIXTURE_BIN, SCENARIOS_PATH, SIDECAR_BIN, pidAlive, pollUntil, requireBinaries, within,
 } from '../test-support/env.mjs';
@@ -20,15 +20,33 @@ const OPS = {
   restartServer: ['name', ...RESULT],
   listServers: [...RESULT],
   listTools: ['format', 'servers', 'expectCount', ...RESULT],
-  callTool: ['tool', 'arguments', 'timeoutMs', ...RESULT],
+  callTool: ['tool', 'arguments', 'timeoutMs', 'progress', 'expectLastProgress', ...RESULT],
   callConcurrently: ['tool', 'count', 'message'],
   cancelCall: ['tool', 'arguments'],
   expectNotification: ['method', 'expect'],
   rememberPid: ['server', 'as'],
   shutdown: [],
   expectDead: ['pids'],
+  listResources: ['server', ...RESULT],
+  listResourceTemplates: ['server', ...RESULT],
+  listPrompts: ['server', ...RESULT],
+  readResource: ['server', 'uri', ...RESULT],
+  subscribeResource: ['server', 'uri', ...RESULT],
+  unsubscribeResource: ['server', 'uri', ...RESULT],
+  getPrompt: ['server', 'name', 'arguments', ...RESULT],
+  complete: ['params', ...RESULT],
+  setLogLevel: ['level', 'server', ...RESULT],
+  expectLog: ['expect'],
+  expectNoLog: ['expect'],
+  searchTools: ['query', 'limit', ...RESULT],
+  serverStats: [...RESULT],
+  setRoots: ['roots'],
+  expectHandled: ['method', 'expect', 'count'],
 };
-const SCENARIO_KEYS = ['name', 'initialize', 'steps'];
+// Ops whose `expect` is a pattern they wait for or check themselves, not a result's.
+const WAITING_OPS = new Set(['expectNotification', 'expectLog', 'expectNoLog', 'expectHandled']);
+const SCENARIO_KEYS = ['name', 'initialize', 'handlers', 'steps'];
+const HANDLER_KEYS = ['answer', 'error'];
 const INITIALIZE_KEYS = ['toolFormat', 'nameTemplate', 'maxNameLength'];
 
 function unknownKeys(object, known) {
@@ -44,6 +62,12 @@ function validate(file) {
     const where = `scenario ${scenario.name}`;
     problems.push(...unknownKeys(scenario, SCENARIO_KEYS).map((k) => `${where}: unknown field ${k}`));
     problems.push(...unknownKeys(scenario.initialize ?? {}, INITIALIZE_KEYS).map((k) => `${where}: unknown initialize field ${k}`));
+    for (const [method, spec] of Object.entries(scenario.handlers ?? {})) {
+      if (!['sampling/createMessage', 'elicitation/create', 'roots/list'].includes(method)) {
+        problems.push(`${where}: unknown handler ${method}`);
+      }
+      problems.push(...unknownKeys(spec, HANDLER_KEYS).map((k) => `${where}: handler ${method}: unknown field ${k}`));
+    }
     (scenario.steps ?? []).forEach((step, i) => {
       const known = OPS[step.op];
       if (known === undefined) problems.push(`${where} step ${i}: unknown op ${step.op}`);
@@ -60,37 +84,84 @@ function check(pattern, actual, what) {
 }
 
 class Run {
-  constructor(client) {
-    this.client = client;
+  constructor() {
+    this.client = null;
     this.pids = new Map();
     this.seen = [];
+    this.logs = [];
+    this.handled = new Map(); // method -> [params of each call]
     this.wakers = new Set();
-    client.on('notification', (n) => {
-      this.seen.push(n);
-      for (const wake of this.wakers) wake();
-    });
   }
 
-  async waitNotification(method, pattern, ms) {
+  /**
+   * Start options for the scenario's `handlers`: one async handler per method, registered through
+   * the client's own API, that records its params and answers the scenario's result or error.
+   * `roots/list` answers the client's current roots, which start as the scenario's and change
+   * with setRoots.
+   */
+  handlerOptions(handlers = {}) {
+    const options = { handlers: {} };
+    for (const [method, spec] of Object.entries(handlers)) {
+      this.handled.set(method, []);
+      options.handlers[method] = async (params, { client }) => {
+        this.handled.get(method).push(params);
+        this.wake();
+        if (spec.error !== undefined) throw new HandlerError(spec.error.code, spec.error.message, { data: spec.error.data });
+        return method === 'roots/list' ? { roots: client.roots } : spec.answer;
+      };
+      if (method === 'roots/list') options.roots = spec.answer?.roots ?? [];
+    }
+    return options;
+  }
+
+  attach(client) {
+    this.client = client;
+    client.on('notification', (n) => {
+      this.seen.push(n);
+      this.wake();
+    });
+    // The log stream, read from the start of the scenario (its events since then count).
+    (async () => {
+      for await (const log of client.logs()) {
+        this.logs.push(log);
+        this.wake();
+      }
+    })();
+  }
+
+  wake() {
+    for (const wake of this.wakers) wake();
+  }
+
+  /** Waits (≤ `ms`) until `find()` returns something; the wait is woken by each new event. */
+  async waitFor(ms, find, failure) {
     const deadline = Date.now() + ms;
     for (;;) {
-      const hit = this.seen.find((n) => n.method === method && mismatch(pattern ?? {}, n.params) === null);
+      const hit = find();
       if (hit) return hit;
       const left = deadline - Date.now();
-      if (left <= 0) {
-        const got = this.seen.filter((n) => n.method === method).map((n) => JSON.stringify(n.params));
-        assert.fail(`no ${method} matching ${JSON.stringify(pattern)} within ${ms} ms; got:\n${got.join('\n')}`);
-      }
+      if (left <= 0) assert.fail(failure());
       await new Promise((resolve) => {
-        const timer = setTimeout(done, left);
-        function done() {
+        const done = () => {
           clearTimeout(timer);
-          this?.wakers?.delete(done);
+          this.wakers.delete(done);
           resolve();
-        }
+        };
+        const timer = setTimeout(done, left);
         this.wakers.add(done);
       });
     }
+  }
+
+  waitNotification(method, pattern, ms) {
+    return this.waitFor(
+      ms,
+      () => this.seen.find((n) => n.method === method && mismatch(pattern ?? {}, n.params) === null),
+      () => {
+        const got = this.seen.filter((n) => n.method === method).map((n) => JSON.stringify(n.params));
+        return `no ${method} matching ${JSON.stringify(pattern)} within ${ms} ms; got:\n${got.join('\n')}`;
+      },
+    );
   }
 
   /** Runs one step; returns its result for `expect`/`expectError` ops. */
@@ -116,8 +187,17 @@ class Run {
         }
         return result;
       }
-      case 'callTool':
-        return client.callTool(step.tool, step.arguments, { timeoutMs: step.timeoutMs });
+      case 'callTool': {
+        if (!step.progress) return client.callTool(step.tool, step.arguments, { timeoutMs: step.timeoutMs });
+        const updates = [];
+        const result = await client.callTool(step.tool, step.arguments, {
+          timeoutMs: step.timeoutMs,
+          onProgress: (update) => updates.push(update),
+        });
+        assert.ok(updates.length > 0, 'the progress callback was not called before the result');
+        check(step.expectLastProgress, updates.at(-1), 'last progress');
+        return result;
+      }
       case 'callConcurrently': {
         const messages = Array.from({ length: step.count }, (_, i) => `${step.message}-${i}`);
         const results = await Promise.all(messages.map((message) => client.callTool(step.tool, { message })));
@@ -159,6 +239,54 @@ class Run {
           await pollUntil(5000, `pid ${pid} (${name}) to be gone`, () => !pidAlive(pid));
         }
         return undefined;
+      case 'listResources':
+        return client.listResources({ server: step.server });
+      case 'listResourceTemplates':
+        return client.listResourceTemplates({ server: step.server });
+      case 'listPrompts':
+        return client.listPrompts({ server: step.server });
+      case 'readResource':
+        return client.readResource(step.server, step.uri);
+      case 'subscribeResource':
+        return client.subscribeResource(step.server, step.uri);
+      case 'unsubscribeResource':
+        return client.unsubscribeResource(step.server, step.uri);
+      case 'getPrompt':
+        return client.getPrompt(step.server, step.name, step.arguments);
+      case 'complete': {
+        const { server, ref, argument, context, ...rest } = step.params;
+        assert.deepEqual(Object.keys(rest), [], 'complete: unknown params');
+        return client.complete(server, ref, argument, { context });
+      }
+      case 'setLogLevel':
+        return client.setLogLevel(step.level, { server: step.server });
+      case 'expectLog':
+        await this.waitFor(
+          10_000,
+          () => this.logs.find((log) => mismatch(step.expect, log) === null),
+          () => `no server log matching ${JSON.stringify(step.expect)} within 10 s; got:\n${this.logs.map((l) => JSON.stringify(l)).join('\n')}`,
+        );
+        return undefined;
+      case 'expectNoLog': {
+        const hit = this.logs.find((log) => mismatch(step.expect, log) === null);
+        assert.equal(hit, undefined, `a server log matches ${JSON.stringify(step.expect)}`);
+        return undefined;
+      }
+      case 'searchTools':
+        return client.searchTools(step.query, { limit: step.limit });
+      case 'serverStats':
+        return client.serverStats();
+      case 'setRoots':
+        client.setRoots(step.roots);
+        return undefined;
+      case 'expectHandled': {
+        const count = step.count ?? 1;
+        const calls = this.handled.get(step.method);
+        assert.ok(calls !== undefined, `the scenario has no handler for ${step.method}`);
+        await this.waitFor(10_000, () => calls.length >= count, () => `${step.method} handled ${calls.length} times within 10 s, expected ${count}`);
+        check(step.expect, calls[count - 1], `params of ${step.method} call ${count}`);
+        return undefined;
+      }
       default:
         throw new Error(`unknown op ${step.op}`);
     }
@@ -195,12 +323,14 @@ for (const scenario of FILE.scenarios) {
     const problems = validate({ version: FILE.version, scenarios: [scenario] });
     assert.deepEqual(problems, [], 'unknown ops or fields');
     const stderr = [];
+    const run = new Run();
     const client = await within(10_000, 'start', SidecarClient.start({
       binaryPath: SIDECAR_BIN,
       stderr: (line) => stderr.push(line),
       ...scenario.initialize,
+      ...run.handlerOptions(scenario.handlers),
     }));
-    const run = new Run(client);
+    run.attach(client);
     try {
       for (const [i, step] of scenario.steps.entries()) {
         const what = `step ${i} (${step.op})`;
@@ -213,7 +343,7 @@ for (const scenario of FILE.scenarios) {
           assert.ok(err instanceof SidecarError, `${what}: expected SidecarError, got ${err?.stack ?? err}`);
           assert.equal(err.code, step.expectError, `${what}: ${err.message}`);
         } else {
-          check(step.op === 'expectNotification' ? undefined : step.expect, await pending, what);
+          check(WAITING_OPS.has(step.op) ? undefined : step.expect, await pending, what);
         }
       }
     } catch (err) {
