@@ -67,8 +67,10 @@ export class SidecarClient extends EventEmitter {
         throw new TypeError(`unknown option ${JSON.stringify(key)}; known: ${[...START_OPTIONS].join(', ')}`);
       }
     }
+    // Bad handlers or capabilities are a TypeError before anything is looked for or spawned.
+    const host = new HostHandlers(options);
     const binary = findBinary({ binaryPath: options.binaryPath });
-    const client = new SidecarClient(binary, options);
+    const client = new SidecarClient(binary, options, host);
     try {
       client.#initializeResult = await client.#request(
         'initialize',
@@ -98,10 +100,9 @@ export class SidecarClient extends EventEmitter {
   }
 
   /** Use `SidecarClient.start()`; the constructor only spawns, without `initialize`. */
-  constructor(binary, options = {}) {
+  constructor(binary, options = {}, host = new HostHandlers(options)) {
     super();
-    // Checked before anything is spawned: a bad handler or capability is a TypeError.
-    this.#host = new HostHandlers(options);
+    this.#host = host;
     this.binaryPath = binary.path;
     this.binarySource = binary.source;
     this.#bufferSize = options.notificationBufferSize ?? 1024;

@@ -5,6 +5,14 @@
 //   notify   sends arguments.count `test/n` notifications {i}, then answers
 //   bigline  writes one line of arguments.bytes bytes      garbage  writes a non-JSON line
 //   crash    writes arguments.stderr to stderr, exits with arguments.code
+//   progress sends arguments.count `notifications/progress` for this call, answers, then sends
+//            arguments.late more for it (which no callback may see: the call has ended)
+//   init     answers {structuredContent: the params of initialize}
+//   ask      sends the host a request {id: "sidecar-N", method: arguments.method, params:
+//            arguments.params} and answers the call with the host's response once it comes
+//            (structuredContent: the response); with arguments.withdraw, sends
+//            `notifications/cancelled` for it at once and answers {structuredContent: {withdrawn: id}}
+// Every response of the host to an `ask` is also echoed as a `test/answer` notification {id, line}.
 // Every `notifications/cancelled` it receives is echoed back as a `test/cancelled`
 // notification carrying the raw line. Flag --ignore-shutdown: ignore shutdown, stdin EOF and
 // SIGTERM (only SIGKILL ends it).
@@ -17,6 +25,10 @@ if (ignoreShutdown) {
   process.on('SIGTERM', () => {});
   setInterval(() => {}, 1 << 30);
 }
+
+let initializeParams = null;
+const asks = new Map(); // id of a request to the host -> id of the tools/call that sent it
+let nextAsk = 0;
 
 let buffered = '';
 process.stdin.setEncoding('utf8');
@@ -36,8 +48,10 @@ process.stdin.on('end', () => {
 function handle(line) {
   const msg = JSON.parse(line);
   const { id, method, params = {} } = msg;
+  if (method === undefined) return answered(msg, line);
   switch (method) {
     case 'initialize':
+      initializeParams = params;
       return reply(id, {
         protocolVersion: 1,
         serverInfo: { name: 'fake-sidecar', version: '0.0.0' },
@@ -71,10 +85,39 @@ function call(id, name, args) {
       return process.stdout.write(`{"jsonrpc":"2.0","method":"test/big","params":{"s":"${'x'.repeat(args.bytes)}"}}\n`);
     case 'garbage':
       return process.stdout.write('this is not json\n');
+    case 'progress': {
+      const progress = (n) => send({ jsonrpc: '2.0', method: 'notifications/progress', params: { requestId: id, progress: n, total: args.count } });
+      for (let n = 1; n <= args.count; n += 1) progress(n);
+      reply(id, { isError: false, content: [], text: '', output: '', server: 'fake', tool: 'progress', durationMs: 0 });
+      for (let n = 1; n <= (args.late ?? 0); n += 1) progress(args.count + n);
+      return undefined;
+    }
+    case 'init':
+      return reply(id, { isError: false, content: [], structuredContent: initializeParams, text: '', output: '', server: 'fake', tool: 'init', durationMs: 0 });
+    case 'ask': {
+      nextAsk += 1;
+      const askId = `sidecar-${nextAsk}`;
+      send({ jsonrpc: '2.0', id: askId, method: args.method, params: args.params ?? {} });
+      if (!args.withdraw) {
+        asks.set(askId, id);
+        return undefined;
+      }
+      send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: askId, reason: 'withdrawn by the fake' } });
+      return reply(id, { isError: false, content: [], structuredContent: { withdrawn: askId }, text: '', output: '', server: 'fake', tool: 'ask', durationMs: 0 });
+    }
     case 'crash':
       process.stderr.write(`${args.stderr ?? ''}\n`);
       return process.stderr.write('', () => process.exit(args.code ?? 1));
     default:
       return send({ jsonrpc: '2.0', id, error: { code: -32020, message: `no tool ${name}`, data: { code: 'TOOL_NOT_FOUND', name } } });
   }
+}
+
+/** The host's response to one of the fake's requests: echoed, and the `ask` call answered. */
+function answered(msg, line) {
+  send({ jsonrpc: '2.0', method: 'test/answer', params: { id: msg.id, line } });
+  const callId = asks.get(msg.id);
+  if (callId === undefined) return;
+  asks.delete(msg.id);
+  reply(callId, { isError: false, content: [], structuredContent: msg, text: '', output: '', server: 'fake', tool: 'ask', durationMs: 0 });
 }
