@@ -25,6 +25,22 @@ import type {
   LoadServersResult,
   ServerTestReport,
   ReadResultResult,
+  ResourcesListResult,
+  ResourceTemplatesListResult,
+  ResourcesReadResult,
+  PromptsListResult,
+  PromptsGetResult,
+  CompleteResult,
+  SetLevelResult,
+  ServersStatsResult,
+  ToolsAcceptResult,
+  ServerLogParams,
+  ProgressParams,
+  ResourcesUpdatedParams,
+  SamplingParams,
+  Root,
+  AuthorizeParams,
+  AuthorizeResult,
 } from './generated.js';
 export * from './generated.js';
 
@@ -131,12 +147,122 @@ export interface CallToolResult extends Omit<CallToolResultFields, 'content' | '
   [key: string]: unknown;
 }
 
+/** tools/search result (PROTOCOL.md §9.6): entries best first, each with its score. */
+export interface ToolsSearchResult<D = ToolDefinition> {
+  tools: Array<ToolEntry<D> & { score: number; exact?: boolean }>;
+  /** Tools that matched in all, before `limit`. */
+  total: number;
+  [key: string]: unknown;
+}
+
+/** A server log level (PROTOCOL.md §15.6), quietest first. */
+export type LogLevel = ServerLogParams['level'];
+
+/** Params of `notifications/resources/changed` and `notifications/prompts/changed`: list again. */
+export interface ServerListChangedParams {
+  server: string;
+  [key: string]: unknown;
+}
+
+/** Params of the sidecar's `notifications/cancelled`: one of its requests is no longer waited for. */
+export interface SidecarCancelledParams {
+  requestId: string;
+  reason?: string;
+  [key: string]: unknown;
+}
+
 export type Notification =
   | { method: 'notifications/servers/changed'; params: ServersChangedParams }
   | { method: 'notifications/tools/changed'; params: ToolsChangedParams }
+  | { method: 'notifications/progress'; params: ProgressParams }
+  | { method: 'notifications/server/log'; params: ServerLogParams }
+  | { method: 'notifications/resources/updated'; params: ResourcesUpdatedParams }
+  | { method: 'notifications/resources/changed'; params: ServerListChangedParams }
+  | { method: 'notifications/prompts/changed'; params: ServerListChangedParams }
+  | { method: 'notifications/cancelled'; params: SidecarCancelledParams }
   | { method: string; params: Record<string, unknown> };
 
+// ---------------------------------------------------------------- the sidecar's requests (§17)
+
+/** The host's answer to `sampling/createMessage` (MCP CreateMessageResult). */
+export interface SamplingResult {
+  role: 'assistant' | 'user';
+  content: ContentBlock | ContentBlock[];
+  model: string;
+  stopReason?: 'endTurn' | 'stopSequence' | 'maxTokens' | 'toolUse' | (string & {});
+  [key: string]: unknown;
+}
+
+/** A server's `elicitation/create` (form mode: `requestedSchema`; URL mode: `url`, `elicitationId`). */
+export interface ElicitationParams {
+  /** The server that asks. */
+  server: string;
+  /** Absent means `form`. */
+  mode?: 'form' | 'url';
+  message: string;
+  requestedSchema?: JsonSchemaObject;
+  url?: string;
+  elicitationId?: string;
+  [key: string]: unknown;
+}
+
+/** The host's answer to `elicitation/create`. */
+export interface ElicitationResult {
+  action: 'accept' | 'decline' | 'cancel';
+  /** The form's values (form mode, `accept`). */
+  content?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** A server's `roots/list`. */
+export interface RootsListParams {
+  server: string;
+  [key: string]: unknown;
+}
+
+/** What every handler gets besides the params. */
+export interface HandlerContext {
+  /** Aborted when the sidecar withdraws the request (its reason: SidecarError CANCELLED) or the client ends. */
+  signal: AbortSignal;
+  /** The sidecar's request id (`sidecar-N`). */
+  requestId: string | number;
+  /** The client the request came through. */
+  client: SidecarClient;
+}
+
+type Handler<P, R> = (params: P, context: HandlerContext) => R | Promise<R>;
+
+/** Handlers of the sidecar's requests by method; each one registered declares its capability. */
+export interface HostHandlers {
+  'sampling/createMessage'?: Handler<SamplingParams, SamplingResult>;
+  'elicitation/create'?: Handler<ElicitationParams, ElicitationResult>;
+  'roots/list'?: Handler<RootsListParams, { roots: Root[] }>;
+  /** The OAuth browser step of a remote server's login (PROTOCOL.md §7.2). */
+  'auth/authorize'?: Handler<AuthorizeParams, AuthorizeResult>;
+}
+
+/** Refinements of the declarations of registered handlers (`initialize` `capabilities`). */
+export interface HostCapabilities {
+  /** Default `{}`; `context` allows includeContext, `tools` tool use in sampling. */
+  sampling?: { context?: Record<string, never>; tools?: Record<string, never> };
+  /** Default `{form: {}}`; add `url: {}` when the handler handles URL mode. */
+  elicitation?: { form?: Record<string, never>; url?: Record<string, never> };
+  /** Default `{listChanged: true}`. */
+  roots?: { listChanged?: boolean };
+  auth?: Record<string, never>;
+}
+
 // ---------------------------------------------------------------- errors
+
+/** Thrown by a handler to answer the sidecar's request with exactly this JSON-RPC error. */
+export declare class HandlerError extends Error {
+  constructor(code: number, message: string, options?: { data?: unknown });
+  readonly name: 'HandlerError';
+  /** The JSON-RPC error code (e.g. -1: the user rejected the request). */
+  code: number;
+  data: unknown;
+  toJSON(): { code: number; message: string; data?: unknown };
+}
 
 export type ClientErrorCode =
   | 'BINARY_NOT_FOUND' | 'SPAWN_FAILED' | 'SIDECAR_EXITED' | 'CLOSED' | 'LINE_TOO_LONG' | 'INVALID_OUTPUT';
@@ -207,8 +333,28 @@ export interface StartOptions {
   maxLineBytes?: number;
   /** How long close() waits for the sidecar to exit before SIGKILL (default 10000 ms). */
   closeTimeoutMs?: number;
-  /** Default buffer of each notifications() iterator (default 1024). */
+  /** Default buffer of each notifications() and logs() iterator (default 1024). */
   notificationBufferSize?: number;
+  /** Handlers of the sidecar's requests; `initialize` declares exactly these (nothing registered: nothing declared). */
+  handlers?: HostHandlers;
+  /** Refines what a registered handler declares (e.g. `{elicitation: {form: {}, url: {}}}`). */
+  capabilities?: HostCapabilities;
+  /** Initial roots: a built-in `roots/list` handler answers them (unless one is given); change with setRoots(). */
+  roots?: Root[];
+  /** How long the sidecar waits for a handler's answer, 1–3600000 ms (default 600000). */
+  answerTimeoutMs?: number;
+  /** Where OAuth tokens are kept (default `file`). */
+  tokenStorage?: 'file' | 'memory';
+  /** Defer every server's tools in listings (PROTOCOL.md §9.7). */
+  defer?: boolean;
+  /** Defer once the listed tools' estimated tokens exceed this budget. */
+  deferAboveTokens?: number;
+  /** Servers offer their resources as two tools (§15.7). */
+  resourcesAsTools?: boolean;
+  /** Hold changed tool definitions until acceptTools() (§16). */
+  pinTools?: boolean;
+  /** The session's server log level: logs at or above it reach logs() (default: none until setLogLevel). */
+  serverLogs?: LogLevel;
 }
 
 export interface RequestOptions {
@@ -221,13 +367,43 @@ export interface CallToolOptions extends RequestOptions {
   timeoutMs?: number;
   /** Format of the result's `output` (default: the session toolFormat). */
   format?: ToolFormat;
+  /** Asks for progress: called with each update of this call (the latest when the host reads slowly), until it ends. */
+  onProgress?: (progress: ProgressParams) => void;
+  /** Each progress update restarts the timeout, up to maxTotalTimeoutMs. */
+  resetTimeoutOnProgress?: boolean;
+  /** The call's hard bound whatever its progress (TOOL_TIMEOUT). */
+  maxTotalTimeoutMs?: number;
 }
+
+export interface SearchToolsOptions<F extends ToolFormat | undefined = undefined> extends RequestOptions {
+  /** Most entries, 1–100 (default 10). */
+  limit?: number;
+  servers?: string[];
+  format?: F;
+  strict?: boolean;
+}
+
+export interface ListPageOptions extends RequestOptions {
+  /** Only this server (default: every ready one). */
+  server?: string;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+export interface FormatOptions extends RequestOptions {
+  /** Format of `output` (default: the session toolFormat). */
+  format?: ToolFormat;
+}
+
+export type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
 
 export interface ListToolsOptions<F extends ToolFormat | undefined = undefined> extends RequestOptions {
   format?: F;
   /** OpenAI strict mode for this listing (openai, openai-responses); default: the session's `strict`. */
   strict?: boolean;
   servers?: string[];
+  /** This listing's deferral (PROTOCOL.md §9.7); default: the servers' and session's rule. */
+  defer?: boolean;
 }
 
 export interface AddServerOptions extends RequestOptions {
@@ -282,10 +458,24 @@ export interface NotificationStream extends AsyncIterableIterator<Notification> 
   return(): Promise<IteratorResult<Notification, undefined>>;
 }
 
+/** Async iterator returned by `client.logs()`: servers' log messages, bounded like NotificationStream. */
+export interface LogStream extends AsyncIterableIterator<ServerLogParams> {
+  /** Messages dropped (the oldest first) because the buffer was full. */
+  readonly dropped: number;
+  readonly bufferSize: number;
+  return(): Promise<IteratorResult<ServerLogParams, undefined>>;
+}
+
 export interface SidecarEvents {
   notification: [notification: Notification];
   'notifications/servers/changed': [params: ServersChangedParams];
   'notifications/tools/changed': [params: ToolsChangedParams];
+  'notifications/progress': [params: ProgressParams];
+  'notifications/server/log': [params: ServerLogParams];
+  'notifications/resources/updated': [params: ResourcesUpdatedParams];
+  'notifications/resources/changed': [params: ServerListChangedParams];
+  'notifications/prompts/changed': [params: ServerListChangedParams];
+  'notifications/cancelled': [params: SidecarCancelledParams];
   exit: [exit: { code: number | null; signal: NodeJS.Signals | null }];
 }
 
@@ -310,6 +500,39 @@ export declare class SidecarClient extends EventEmitter {
   removeServer(name: string, options?: RequestOptions): Promise<Record<string, never>>;
   restartServer(name: string, options?: RequestOptions): Promise<ServerStatus>;
   listServers(options?: RequestOptions): Promise<{ servers: ServerStatus[] }>;
+  /** servers/login: a remote server's OAuth login (the browser step: the `auth/authorize` handler, else `authorizationUrl`). */
+  loginServer(name: string, options?: RequestOptions & { wait?: boolean }): Promise<ServerStatus>;
+  /** servers/logout: forgets its tokens; status `needs_login`. */
+  logoutServer(name: string, options?: RequestOptions): Promise<ServerStatus>;
+  /** servers/stats: calls, errors, latency percentiles, bytes, restarts per server. */
+  serverStats(options?: RequestOptions & { servers?: string[] }): Promise<ServersStatsResult>;
+  /** tools/search: ranked search over the exposed tools. */
+  searchTools<F extends ToolFormat | undefined = undefined>(
+    query: string,
+    options?: SearchToolsOptions<F>,
+  ): Promise<ToolsSearchResult<F extends ToolFormat ? DefinitionByFormat[F] : ToolDefinition>>;
+  /** tools/accept: returns held tools with exactly these hashes to the tool set (pinTools). */
+  acceptTools(tools: Array<{ server: string; tool: string; hash: string }>, options?: RequestOptions): Promise<ToolsAcceptResult>;
+  listResources(options?: ListPageOptions): Promise<ResourcesListResult>;
+  listResourceTemplates(options?: ListPageOptions): Promise<ResourceTemplatesListResult>;
+  readResource(server: string, uri: string, options?: FormatOptions): Promise<ResourcesReadResult>;
+  subscribeResource(server: string, uri: string, options?: RequestOptions): Promise<Record<string, never>>;
+  unsubscribeResource(server: string, uri: string, options?: RequestOptions): Promise<Record<string, never>>;
+  listPrompts(options?: ListPageOptions): Promise<PromptsListResult>;
+  getPrompt(server: string, name: string, args?: Record<string, string>, options?: FormatOptions): Promise<PromptsGetResult>;
+  /** completion/complete: values for one argument of a prompt or resource template. */
+  complete(
+    server: string,
+    ref: CompletionRef,
+    argument: { name: string; value: string },
+    options?: RequestOptions & { context?: { arguments?: Record<string, string> } },
+  ): Promise<CompleteResult>;
+  /** logging/setLevel: the level at and above which servers' logs reach logs(); every server, or `server`. */
+  setLogLevel(level: LogLevel, options?: RequestOptions & { server?: string }): Promise<SetLevelResult>;
+  /** The roots the built-in roots/list handler answers (null without the `roots` start option). */
+  readonly roots: Root[] | null;
+  /** Replaces the roots (or, without arguments, only announces a change of one's own handler): `notifications/roots/list_changed`. */
+  setRoots(roots?: Root[]): void;
   listTools<F extends ToolFormat | undefined = undefined>(
     options?: ListToolsOptions<F>,
   ): Promise<ToolsListResult<F extends ToolFormat ? DefinitionByFormat[F] : ToolDefinition>>;
@@ -323,6 +546,8 @@ export declare class SidecarClient extends EventEmitter {
   close(options?: { timeoutMs?: number }): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   [Symbol.asyncDispose](): Promise<void>;
   notifications(options?: NotificationsOptions): NotificationStream;
+  /** Servers' log messages (`notifications/server/log`), bounded: the oldest dropped and counted. */
+  logs(options?: NotificationsOptions): LogStream;
 
   on<K extends keyof SidecarEvents>(event: K, listener: (...args: SidecarEvents[K]) => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;

@@ -5,7 +5,8 @@
 import {
   SidecarClient, SidecarError, findBinary, start, type AnthropicDefinition, type CallToolResult,
   type Notification, type OpenAIDefinition, type ServerStatus, type ToolsListResult, type GeminiDefinition,
-  type LoadServersResult, type ServerTestReport, type ReadResultResult,
+  type LoadServersResult, type ServerTestReport, type ReadResultResult, HandlerError, type SamplingParams,
+  type ResourcesListResult, type ServersStatsResult, type ProgressParams, type ServerLogParams,
 } from 'mcp-sidecar';
 
 export async function newer(client: SidecarClient): Promise<number> {
@@ -67,4 +68,57 @@ export async function example(): Promise<string> {
   await client.addServer('x', { args: [] });
   return [state, fn.function.name, anthropic.tools[0]?.definition.input_schema.type, any.fingerprint,
     result.text, path, source, String(exit.code)].join();
+}
+
+export async function wholeProtocol(): Promise<number> {
+  const client = await start({
+    serverLogs: 'warning',
+    roots: [{ uri: 'file:///work', name: 'work' }],
+    capabilities: { elicitation: { form: {}, url: {} } },
+    handlers: {
+      'sampling/createMessage': async (params: SamplingParams, { signal }) => {
+        signal.throwIfAborted();
+        if (params.maxTokens < 1) throw new HandlerError(-1, 'rejected by the user');
+        return { role: 'assistant', content: { type: 'text', text: 'hi' }, model: `m-${params.server}` };
+      },
+      'elicitation/create': (params) =>
+        params.mode === 'url' ? { action: 'decline' } : { action: 'accept', content: { name: params.message } },
+      'auth/authorize': ({ url }) => ({ action: url.startsWith('https:') ? 'opened' : 'declined' }),
+    },
+  });
+  // @ts-expect-error a handler answers the method's result shape
+  await start({ handlers: { 'elicitation/create': () => ({ action: 'maybe' }) } });
+  // @ts-expect-error no such request comes from the sidecar
+  await start({ handlers: { 'tools/list': () => ({}) } });
+  const resources: ResourcesListResult = await client.listResources({ server: 'fx' });
+  const templates = await client.listResourceTemplates({ cursor: resources.nextCursor });
+  const read = await client.readResource('fx', resources.resources[0]?.uri ?? 'x', { format: 'anthropic' });
+  await client.subscribeResource('fx', read.uri);
+  await client.unsubscribeResource('fx', read.uri);
+  const prompts = await client.listPrompts();
+  const prompt = await client.getPrompt('fx', prompts.prompts[0]?.name ?? 'greet', { name: 'Ada' });
+  const completion = await client.complete('fx', { type: 'ref/prompt', name: 'greet' }, { name: 'name', value: 'a' });
+  // @ts-expect-error a reference is to a prompt or a resource
+  await client.complete('fx', { type: 'ref/tool', name: 'x' }, { name: 'n', value: 'v' });
+  const level = await client.setLogLevel('debug', { server: 'fx' });
+  // @ts-expect-error log levels are a closed set
+  await client.setLogLevel('verbose');
+  const found = await client.searchTools('echo', { limit: 3, format: 'anthropic' });
+  const schema: AnthropicDefinition['input_schema'] | undefined = found.tools[0]?.definition.input_schema;
+  const stats: ServersStatsResult = await client.serverStats({ servers: ['fx'] });
+  const accepted = await client.acceptTools([{ server: 'fx', tool: 'echo', hash: 'sha256:00' }]);
+  const login: ServerStatus = await client.loginServer('remote', { wait: false });
+  await client.logoutServer('remote');
+  const progress: ProgressParams[] = [];
+  await client.callTool('mcp__fx__progress', { steps: 3 }, { onProgress: (p) => progress.push(p), resetTimeoutOnProgress: true, maxTotalTimeoutMs: 60_000 });
+  client.setRoots([...(client.roots ?? []), { uri: 'file:///tmp' }]);
+  client.on('notifications/resources/updated', ({ server, uri }) => void [server, uri]);
+  client.on('notifications/server/log', (log: ServerLogParams) => void log.level);
+  const logs = client.logs({ bufferSize: 100 });
+  for await (const log of logs) {
+    if (log.level === 'error') break;
+  }
+  return templates.resourceTemplates.length + read.contents.length + prompt.messages.length + completion.completion.values.length
+    + level.servers.length + found.total + (schema ? 1 : 0) + stats.servers[0].total.calls + accepted.accepted.length
+    + login.restarts + progress.length + logs.dropped;
 }
