@@ -509,6 +509,7 @@ export class SidecarClient extends EventEmitter {
    * is a method newer than this client).
    */
   #onRequest(id, method, params) {
+    if (this.#failure !== null) return; // closing: no answer could be written any more
     const handler = this.#host.handler(method);
     if (handler === undefined || this.#handling.has(id)) {
       const error = handler === undefined
