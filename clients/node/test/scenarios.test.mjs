@@ -294,12 +294,14 @@ class Run {
 }
 
 test('the runner rejects unknown ops and fields, and the matcher follows the README', () => {
-  const bad = { version: 1, scenarios: [{ name: 'x', initialize: { colour: 1 }, extra: 1, steps: [
+  const bad = { version: 1, scenarios: [{ name: 'x', initialize: { colour: 1 }, extra: 1, handlers: { 'mind/read': { answer: {}, delay: 1 } }, steps: [
     { op: 'teleport' }, { op: 'callTool', tool: 't', arguments: {}, retries: 3 },
   ] }] };
   assert.deepEqual(validate(bad), [
     'scenario x: unknown field extra',
     'scenario x: unknown initialize field colour',
+    'scenario x: unknown handler mind/read',
+    'scenario x: handler mind/read: unknown field delay',
     'scenario x step 0: unknown op teleport',
     'scenario x step 1 (callTool): unknown field retries',
   ]);
