@@ -319,10 +319,11 @@ func (c *Client) dropProgress(id int64) {
 
 // notify queues a notification to the sidecar (in order with requests).
 func (c *Client) notify(ctx context.Context, method string, params any) error {
-	line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
-	if params == nil {
-		line, err = json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method})
+	msg := map[string]any{"jsonrpc": "2.0", "method": method}
+	if params != nil {
+		msg["params"] = params
 	}
+	line, err := json.Marshal(msg)
 	if err != nil {
 		return clientError(CodeInvalidParams, err, "encoding %s params: %v", method, err)
 	}
