@@ -39,7 +39,11 @@ type Client struct {
 	exited     chan struct{} // closed when the process has been waited for
 	waitErr    error         // set before exited is closed
 
-	notifs *notifQueue
+	notifs   *dropOldestQueue[Notification]
+	logs     *dropOldestQueue[ServerLog]
+	progress map[int64]progressSink // guarded by mu: calls with a Progress callback
+	server   *server                // runs Options.Handlers
+	roots    *rootsState
 
 	closeOnce sync.Once
 	closeErr  error
@@ -68,7 +72,9 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := spawn(path, opts)
+	roots := &rootsState{list: opts.Roots, declared: opts.Roots != nil}
+	methods, capabilities := opts.Handlers.table(roots)
+	c, err := spawn(path, opts, newServer(methods), roots)
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +97,10 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	if opts.RequireTrust {
 		params["requireTrust"] = true
 	}
+	opts.sessionParams(params)
+	if capabilities != nil { // nothing registered: nothing declared
+		params["capabilities"] = capabilities
+	}
 	if err := c.call(ctx, "initialize", params, &c.info); err != nil {
 		c.abort()
 		return nil, err
@@ -99,7 +109,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 }
 
 // spawn starts the process with its own pipes and the three goroutines.
-func spawn(path string, opts Options) (*Client, error) {
+func spawn(path string, opts Options, srv *server, roots *rootsState) (*Client, error) {
 	inR, inW, err := os.Pipe() // close-on-exec: no other child inherits inW
 	if err != nil {
 		return nil, clientError(CodeSpawnFailed, err, "creating the stdin pipe: %v", err)
@@ -136,7 +146,11 @@ func spawn(path string, opts Options) (*Client, error) {
 		writerDone: make(chan struct{}),
 		readerDone: make(chan struct{}),
 		exited:     make(chan struct{}),
-		notifs:     newNotifQueue(opts.NotificationBuffer),
+		notifs:     newDropOldestQueue[Notification](opts.NotificationBuffer),
+		logs:       newDropOldestQueue[ServerLog](opts.LogBuffer),
+		progress:   make(map[int64]progressSink),
+		server:     srv,
+		roots:      roots,
 	}
 	go c.waitLoop()
 	go c.writeLoop()
@@ -187,6 +201,18 @@ func (c *Client) Notifications() <-chan Notification { return c.notifs.ch }
 // DroppedNotifications counts notifications dropped because the channel was full.
 func (c *Client) DroppedNotifications() uint64 { return c.notifs.dropped.Load() }
 
+// Logs returns the stream of the servers' log messages
+// (notifications/server/log, PROTOCOL.md §15.6), in the order they were
+// sent. There are none until the session asks: Options.ServerLogs or
+// SetLogLevel. It is bounded (Options.LogBuffer): when full, the oldest
+// queued message is dropped and counted by DroppedLogs, so a host that
+// never reads it keeps bounded memory and its responses keep flowing. The
+// channel is closed once the sidecar's stdout ends.
+func (c *Client) Logs() <-chan ServerLog { return c.logs.ch }
+
+// DroppedLogs counts log messages dropped because the Logs channel was full.
+func (c *Client) DroppedLogs() uint64 { return c.logs.dropped.Load() }
+
 // request is a JSON-RPC request line.
 type request struct {
 	JSONRPC string `json:"jsonrpc"`
@@ -199,6 +225,13 @@ type request struct {
 // into out (when non-nil). Cancelling ctx returns at once (CodeCancelled)
 // and tells the sidecar with notifications/cancelled.
 func (c *Client) call(ctx context.Context, method string, params any, out any) error {
+	return c.roundTrip(ctx, method, params, out, nil)
+}
+
+// roundTrip is call, plus: with onProgress set, the sidecar's progress of
+// this request is handed to onProgress on the caller's goroutine (every
+// update read before the response, the latest one at least).
+func (c *Client) roundTrip(ctx context.Context, method string, params any, out any, onProgress func(ProgressUpdate)) error {
 	if ctx.Err() != nil {
 		return cancelledError(ctx, method)
 	}
@@ -218,7 +251,15 @@ func (c *Client) call(ctx context.Context, method string, params any, out any) e
 		return clientError(CodeClosed, nil, "%s called after Close", method)
 	}
 	c.pending[id] = ch
+	var sink progressSink
+	if onProgress != nil {
+		sink = newProgressSink()
+		c.progress[id] = sink
+	}
 	c.mu.Unlock()
+	if sink != nil {
+		defer c.dropProgress(id)
+	}
 
 	select {
 	case c.writeQ <- outgoing{line: append(line, '\n'), method: method, id: id}:
@@ -230,6 +271,18 @@ func (c *Client) call(ctx context.Context, method string, params any, out any) e
 		return cancelledError(ctx, method)
 	}
 
+	for sink != nil { // only calls with a progress callback loop here
+		select {
+		case u := <-sink:
+			onProgress(u)
+			continue
+		case r := <-ch:
+			sink.flush(onProgress) // the reader put it before the response
+			return decodeResponse(method, r, out)
+		case <-ctx.Done():
+		}
+		break
+	}
 	select {
 	case r := <-ch:
 		return decodeResponse(method, r, out)
@@ -255,6 +308,39 @@ func decodeResponse(method string, r response, out any) error {
 		return clientError(CodeProtocolError, err, "decoding the %s result: %v", method, err)
 	}
 	return nil
+}
+
+// dropProgress forgets a call's progress sink: later updates are dropped.
+func (c *Client) dropProgress(id int64) {
+	c.mu.Lock()
+	delete(c.progress, id)
+	c.mu.Unlock()
+}
+
+// notify queues a notification to the sidecar (in order with requests).
+func (c *Client) notify(ctx context.Context, method string, params any) error {
+	msg := map[string]any{"jsonrpc": "2.0", "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	line, err := json.Marshal(msg)
+	if err != nil {
+		return clientError(CodeInvalidParams, err, "encoding %s params: %v", method, err)
+	}
+	c.mu.Lock()
+	gone := c.broken != nil || c.closing
+	c.mu.Unlock()
+	if gone {
+		return c.goneError()
+	}
+	select {
+	case c.writeQ <- outgoing{line: append(line, '\n'), method: method}:
+		return nil
+	case <-c.writerDone:
+		return c.goneError()
+	case <-ctx.Done():
+		return cancelledError(ctx, method)
+	}
 }
 
 // forget removes a pending id; false means the reader already took it.

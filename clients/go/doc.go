@@ -23,7 +23,13 @@
 // types and the call options), options.go (Start options and defaults), client.go (process,
 // request ids, pending responses, cancellation), writer.go (the goroutine
 // owning stdin), reader.go (the goroutine draining stdout), methods.go (the
-// typed calls), notifications.go (the bounded notification queue), close.go
+// typed calls of servers and tools), surface.go (resources, prompts,
+// completion, log levels), notifications.go (the notifications and their
+// typed views), queue.go (the bounded drop-oldest queue behind
+// Notifications and Logs), progress.go (routing progress to its call),
+// handlers.go (the host's handlers for the sidecar's requests and the
+// capabilities they declare), serve.go (running them: one mechanism for
+// every method), roots.go (the roots list and SetRoots), close.go
 // (shutdown, wait, kill) and generate.go (the go generate step that ships a
 // locally built binary in bin/).
 //
@@ -34,6 +40,16 @@
 // order. One writer goroutine owns the sidecar's stdin; one reader goroutine
 // always drains its stdout, so a slow consumer of one call never blocks
 // another call or the sidecar.
+//
+// # Requests from the sidecar
+//
+// Options.Handlers answer the requests servers send their client
+// (sampling/createMessage, elicitation/create, roots/list) and the
+// sidecar's own auth/authorize; each one set declares its capability in
+// initialize, and none set declares nothing. Each request runs its handler
+// on its own goroutine, so the reader never waits for one; the sidecar's
+// notifications/cancelled cancels the handler's context and nothing is
+// sent.
 //
 // # Cancellation
 //

@@ -88,6 +88,9 @@ func (c *Client) ListTools(ctx context.Context, opts *ListToolsOptions) (*ToolLi
 		if opts.Strict != nil {
 			params["strict"] = *opts.Strict
 		}
+		if opts.Defer != nil {
+			params["defer"] = *opts.Defer
+		}
 	}
 	var list ToolList
 	if err := c.call(ctx, "tools/list", params, &list); err != nil {
@@ -112,6 +115,9 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts *Call
 		Arguments json.RawMessage `json:"arguments,omitempty"`
 		TimeoutMs int64           `json:"timeoutMs,omitempty"`
 		Format    ToolFormat      `json:"format,omitempty"`
+		Progress  bool            `json:"progress,omitempty"`
+		ResetOn   *bool           `json:"resetTimeoutOnProgress,omitempty"`
+		MaxTotal  int64           `json:"maxTotalTimeoutMs,omitempty"`
 	}{Name: name}
 	if args != nil {
 		raw, err := json.Marshal(args)
@@ -124,15 +130,129 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts *Call
 	}
 	if opts != nil {
 		if opts.Timeout > 0 {
-			params.TimeoutMs = int64((opts.Timeout + time.Millisecond - 1) / time.Millisecond)
+			params.TimeoutMs = wholeMillis(opts.Timeout)
 		}
 		params.Format = opts.Format
+		params.Progress = opts.Progress != nil
+		params.ResetOn = opts.ResetTimeoutOnProgress
+		if opts.MaxTotalTimeout > 0 {
+			params.MaxTotal = wholeMillis(opts.MaxTotalTimeout)
+		}
 	}
 	var res CallResult
-	if err := c.call(ctx, "tools/call", params, &res); err != nil {
+	var onProgress func(ProgressUpdate)
+	if opts != nil {
+		onProgress = opts.Progress
+	}
+	if err := c.roundTrip(ctx, "tools/call", params, &res, onProgress); err != nil {
 		return nil, err
 	}
 	return &res, nil
+}
+
+// wholeMillis rounds d up to whole milliseconds.
+func wholeMillis(d time.Duration) int64 {
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// SearchTools ranks the exposed tools against a query (tools/search,
+// PROTOCOL.md §9.6): best match first, a tool the query names exactly
+// always first. Total counts every match before opts.Limit; Hits decodes
+// the entries. Errors: CodeInvalidParams (empty or over-long query, limit
+// out of 1-100), CodeServerNotFound.
+func (c *Client) SearchTools(ctx context.Context, query string, opts *SearchToolsOptions) (*SearchResult, error) {
+	params := struct {
+		Query   string     `json:"query"`
+		Limit   int        `json:"limit,omitempty"`
+		Servers []string   `json:"servers,omitempty"`
+		Format  ToolFormat `json:"format,omitempty"`
+		Strict  *bool      `json:"strict,omitempty"`
+	}{Query: query}
+	if opts != nil {
+		params.Limit, params.Servers, params.Format, params.Strict = opts.Limit, opts.Servers, opts.Format, opts.Strict
+	}
+	var res SearchResult
+	if err := c.call(ctx, "tools/search", params, &res); err != nil {
+		return nil, err
+	}
+	if res.Tools == nil {
+		res.Tools = []json.RawMessage{}
+	}
+	return &res, nil
+}
+
+// AcceptTools accepts tool definitions held by pinTools (tools/accept,
+// PROTOCOL.md §16), each named by the hash from ToolList.Withheld or
+// ToolsChanged.Withheld. One whose definition changed again since is
+// rejected with the reason. Accepted tools return to the tool set
+// (notifications/tools/changed comes before the answer).
+func (c *Client) AcceptTools(ctx context.Context, tools []ToolRef) (*AcceptResult, error) {
+	if tools == nil {
+		tools = []ToolRef{}
+	}
+	var res AcceptResult
+	if err := c.call(ctx, "tools/accept", map[string]any{"tools": tools}, &res); err != nil {
+		return nil, err
+	}
+	if res.Accepted == nil {
+		res.Accepted = []AcceptedTool{}
+	}
+	if res.Rejected == nil {
+		res.Rejected = []AcceptedTool{}
+	}
+	return &res, nil
+}
+
+// ServerStats returns the statistics of every server, or of those named
+// (servers/stats), sorted by name: calls, errors and latency percentiles
+// over the server's life and the last five minutes, bytes in and out,
+// restarts, where the last start's time went. Errors: CodeServerNotFound.
+func (c *Client) ServerStats(ctx context.Context, servers ...string) (*StatsResult, error) {
+	params := map[string]any{}
+	if len(servers) > 0 {
+		params["servers"] = servers
+	}
+	var res StatsResult
+	if err := c.call(ctx, "servers/stats", params, &res); err != nil {
+		return nil, err
+	}
+	if res.Servers == nil {
+		res.Servers = []ServerStats{}
+	}
+	return &res, nil
+}
+
+// LoginServer runs the OAuth login of a remote server (servers/login,
+// PROTOCOL.md §7.2) and returns its status. The browser step goes to
+// Handlers.Authorize when set, else the sidecar's loopback listener (its
+// URL is the status's AuthorizationURL). Errors: CodeAuthRequired
+// (declined, timed out), CodeAuthFailed, CodeInvalidParams (a server that
+// does not use OAuth), CodeServerNotFound.
+func (c *Client) LoginServer(ctx context.Context, name string, opts *LoginOptions) (*ServerStatus, error) {
+	params := struct {
+		Name string `json:"name"`
+		Wait *bool  `json:"wait,omitempty"`
+	}{Name: name}
+	if opts != nil && opts.NoWait {
+		wait := false
+		params.Wait = &wait
+	}
+	var st ServerStatus
+	if err := c.call(ctx, "servers/login", params, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// LogoutServer forgets a remote server's OAuth tokens (memory and token
+// store) and stops its session (servers/logout): the status is
+// needs_login. Errors as LoginServer.
+func (c *Client) LogoutServer(ctx context.Context, name string) (*ServerStatus, error) {
+	var st ServerStatus
+	if err := c.call(ctx, "servers/logout", map[string]string{"name": name}, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
 }
 
 // LoadServers loads a config document in any supported dialect

@@ -1,27 +1,44 @@
 // notifications.go owns the notifications the sidecar sends the host and
-// the bounded queue that delivers them (overflow policy: drop the oldest).
+// their typed views; queue.go owns the bounded channel that delivers them
+// (overflow policy: drop the oldest).
 
 package client
 
-import (
-	"encoding/json"
-	"sync/atomic"
-)
+import "encoding/json"
 
 // Notification methods sent by the sidecar (PROTOCOL.md §5).
 const (
-	MethodServersChanged = "notifications/servers/changed"
-	MethodToolsChanged   = "notifications/tools/changed"
+	MethodServersChanged   = "notifications/servers/changed"
+	MethodToolsChanged     = "notifications/tools/changed"
+	MethodResourcesChanged = "notifications/resources/changed"
+	MethodResourcesUpdated = "notifications/resources/updated"
+	MethodPromptsChanged   = "notifications/prompts/changed"
+	// Not delivered on Notifications: server logs go to Client.Logs,
+	// progress to CallOptions.Progress, and the sidecar's cancellation of
+	// its own request to the handler's context.
+	MethodServerLog = "notifications/server/log"
+	MethodProgress  = "notifications/progress"
+	MethodCancelled = "notifications/cancelled"
 )
 
 // Notification is one notification from the sidecar. Params is always set;
-// for the two known methods the typed field is decoded too (nil otherwise).
-// Unknown methods (from a newer sidecar) are delivered with Params only.
+// for the known methods the matching typed field is decoded too (the others
+// are nil). Unknown methods (from a newer sidecar) are delivered with Params
+// only.
 type Notification struct {
-	Method         string
-	Params         json.RawMessage
-	ServersChanged *ServersChanged // MethodServersChanged
-	ToolsChanged   *ToolsChanged   // MethodToolsChanged
+	Method           string
+	Params           json.RawMessage
+	ServersChanged   *ServersChanged  // MethodServersChanged
+	ToolsChanged     *ToolsChanged    // MethodToolsChanged
+	ResourcesChanged *ListChanged     // MethodResourcesChanged: list resources again
+	ResourcesUpdated *ResourceUpdated // MethodResourcesUpdated: a subscribed resource changed
+	PromptsChanged   *ListChanged     // MethodPromptsChanged: list prompts again
+}
+
+// ListChanged is the params of notifications/resources/changed and
+// notifications/prompts/changed: that server's list changed.
+type ListChanged struct {
+	Server string `json:"server"`
 }
 
 // decodeNotification builds a Notification; a known method whose params do
@@ -39,38 +56,20 @@ func decodeNotification(method string, params json.RawMessage) Notification {
 		if json.Unmarshal(params, &p) == nil {
 			n.ToolsChanged = &p
 		}
+	case MethodResourcesChanged, MethodPromptsChanged:
+		var p ListChanged
+		if json.Unmarshal(params, &p) == nil {
+			if method == MethodResourcesChanged {
+				n.ResourcesChanged = &p
+			} else {
+				n.PromptsChanged = &p
+			}
+		}
+	case MethodResourcesUpdated:
+		var p ResourceUpdated
+		if json.Unmarshal(params, &p) == nil {
+			n.ResourcesUpdated = &p
+		}
 	}
 	return n
 }
-
-// notifQueue is a bounded channel with a single producer (the reader
-// goroutine). When full, push drops the oldest queued notification and
-// counts it, so the reader never blocks: a host that stops reading
-// notifications cannot stall responses. Hosts that miss notifications can
-// always recover the current state with ListServers / ListTools.
-type notifQueue struct {
-	ch      chan Notification
-	dropped atomic.Uint64
-}
-
-func newNotifQueue(size int) *notifQueue {
-	return &notifQueue{ch: make(chan Notification, size)}
-}
-
-func (q *notifQueue) push(n Notification) {
-	for {
-		select {
-		case q.ch <- n:
-			return
-		default:
-		}
-		select {
-		case <-q.ch:
-			q.dropped.Add(1)
-		default: // the consumer made room meanwhile
-		}
-	}
-}
-
-// close is called once by the producer when the sidecar's stdout ends.
-func (q *notifQueue) close() { close(q.ch) }

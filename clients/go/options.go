@@ -11,6 +11,7 @@ import (
 // Defaults applied by Start.
 const (
 	DefaultNotificationBuffer = 256
+	DefaultLogBuffer          = 256
 	DefaultCloseTimeout       = 5 * time.Second
 )
 
@@ -47,11 +48,41 @@ type Options struct {
 	// RequireTrust makes every server need the host's approval of its
 	// launch digest before it starts (CodeTrustRequired; PROTOCOL.md §12).
 	RequireTrust bool
+	// AnswerTimeout bounds how long the sidecar waits for a handler's
+	// answer (answerTimeoutMs, rounded up to whole milliseconds; 0: the
+	// sidecar's 10 minutes). Past it the handler's ctx is cancelled.
+	AnswerTimeout time.Duration
+	// TokenStorage is where OAuth tokens of remote servers are kept:
+	// "file" (the default) or "memory".
+	TokenStorage string
+	// Defer makes listings defer every server's tools (PROTOCOL.md §9.7);
+	// DeferAboveTokens (when set) defers once a listing's estimated tokens
+	// exceed it.
+	Defer            bool
+	DeferAboveTokens *int
+	// ResourcesAsTools and PinTools are the session defaults of the
+	// server config fields of the same names (PROTOCOL.md §15.7, §16).
+	ResourcesAsTools bool
+	PinTools         bool
+	// ServerLogs is the session's log level (LogDebug ... LogEmergency):
+	// servers' messages at or above it arrive on Logs. Empty: none until
+	// SetLogLevel.
+	ServerLogs string
+
+	// Handlers answer the sidecar's requests to the host (sampling,
+	// elicitation, roots, OAuth browser step) and declare the matching
+	// capabilities; see Handlers. Roots, when non-nil (even empty),
+	// declares roots: the list roots/list is answered with until SetRoots.
+	Handlers Handlers
+	Roots    []Root
 
 	// NotificationBuffer bounds the Notifications channel (default 256).
 	// When it is full the oldest queued notification is dropped and
 	// DroppedNotifications counts it.
 	NotificationBuffer int
+	// LogBuffer bounds the Logs channel (default 256), with the same
+	// drop-the-oldest policy, counted by DroppedLogs.
+	LogBuffer int
 	// MaxLineBytes bounds one line read from the sidecar (default 64 MiB).
 	MaxLineBytes int
 	// CloseTimeout is how long Close waits for the sidecar to answer
@@ -61,6 +92,46 @@ type Options struct {
 	// afterWrite, when set (tests only), is called by the writer goroutine
 	// after each line is written to the sidecar's stdin (id 0: notification).
 	afterWrite func(method string, id int64)
+	// afterHandled, when set (tests only), is called once per request from
+	// the sidecar when it is finished: answered, or not (cancelled).
+	afterHandled func(method string, answered bool)
+}
+
+// Log levels of Options.ServerLogs and SetLogLevel (MCP's, lowest first).
+const (
+	LogDebug     = "debug"
+	LogInfo      = "info"
+	LogNotice    = "notice"
+	LogWarning   = "warning"
+	LogError     = "error"
+	LogCritical  = "critical"
+	LogAlert     = "alert"
+	LogEmergency = "emergency"
+)
+
+// sessionParams adds the optional session params of initialize that are set.
+func (o Options) sessionParams(params map[string]any) {
+	if o.AnswerTimeout > 0 {
+		params["answerTimeoutMs"] = int64((o.AnswerTimeout + time.Millisecond - 1) / time.Millisecond)
+	}
+	if o.TokenStorage != "" {
+		params["tokenStorage"] = o.TokenStorage
+	}
+	if o.Defer {
+		params["defer"] = true
+	}
+	if o.DeferAboveTokens != nil {
+		params["deferAboveTokens"] = *o.DeferAboveTokens
+	}
+	if o.ResourcesAsTools {
+		params["resourcesAsTools"] = true
+	}
+	if o.PinTools {
+		params["pinTools"] = true
+	}
+	if o.ServerLogs != "" {
+		params["serverLogs"] = o.ServerLogs
+	}
 }
 
 func (o Options) withDefaults() Options {
@@ -69,6 +140,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.NotificationBuffer <= 0 {
 		o.NotificationBuffer = DefaultNotificationBuffer
+	}
+	if o.LogBuffer <= 0 {
+		o.LogBuffer = DefaultLogBuffer
 	}
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = DefaultMaxLineBytes

@@ -1,6 +1,7 @@
 // reader.go owns the reader goroutine, which always drains the sidecar's
-// stdout: it routes responses to waiting calls by id, queues notifications,
-// and fails every pending call when the stream ends.
+// stdout: it routes responses to waiting calls by id, notifications to
+// their queue, log stream or call, the sidecar's requests to the host's
+// handlers (serve.go), and fails every pending call when the stream ends.
 
 package client
 
@@ -12,7 +13,8 @@ import (
 	"time"
 )
 
-// wireMessage is any line from the sidecar: a response or a notification.
+// wireMessage is any line from the sidecar: a response, a notification or
+// a request to the host.
 type wireMessage struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
@@ -26,6 +28,8 @@ type wireMessage struct {
 // notification channel.
 func (c *Client) readLoop() {
 	defer close(c.readerDone)
+	defer c.server.stop() // handlers still running are cancelled
+	defer c.logs.close()
 	defer c.notifs.close()
 	defer c.stdout.Close()
 	lr := newLineReader(c.stdout, c.opts.MaxLineBytes)
@@ -51,8 +55,12 @@ func (c *Client) dispatch(line []byte) {
 	if err := json.Unmarshal(line, &m); err != nil {
 		return // not JSON-RPC: PROTOCOL.md guarantees it never happens
 	}
-	if m.Method != "" && len(m.ID) == 0 {
-		c.notifs.push(decodeNotification(m.Method, m.Params))
+	if m.Method != "" { // responses, the hot path, skip this branch
+		if len(m.ID) != 0 {
+			c.serve(m.ID, m.Method, m.Params)
+		} else {
+			c.notification(m.Method, m.Params)
+		}
 		return
 	}
 	id, err := strconv.ParseInt(string(m.ID), 10, 64)
@@ -66,6 +74,23 @@ func (c *Client) dispatch(line []byte) {
 		r.result = m.Result
 	}
 	c.deliver(id, r)
+}
+
+// notification routes one notification from the sidecar.
+func (c *Client) notification(method string, params json.RawMessage) {
+	switch method {
+	case MethodServerLog:
+		var l ServerLog
+		if json.Unmarshal(params, &l) == nil {
+			c.logs.push(l)
+		}
+	case MethodProgress:
+		c.routeProgress(params)
+	case MethodCancelled:
+		c.cancelRequest(params)
+	default:
+		c.notifs.push(decodeNotification(method, params))
+	}
 }
 
 func (c *Client) deliver(id int64, r response) {

@@ -27,9 +27,20 @@ type scenarioFile struct {
 }
 
 type scenario struct {
-	Name       string            `json:"name"`
-	Initialize scenarioInit      `json:"initialize"`
-	Steps      []json.RawMessage `json:"steps"`
+	Name       string                     `json:"name"`
+	Initialize scenarioInit               `json:"initialize"`
+	Handlers   map[string]scenarioHandler `json:"handlers"`
+	Steps      []json.RawMessage          `json:"steps"`
+}
+
+// scenarioHandler is what a scenario's handler for one method does: answer
+// with a result, or fail with an error.
+type scenarioHandler struct {
+	Answer json.RawMessage `json:"answer"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
 type scenarioInit struct {
@@ -56,6 +67,14 @@ type step struct {
 	Server      string          `json:"server"`
 	As          string          `json:"as"`
 	Pids        []string        `json:"pids"`
+	URI         string          `json:"uri"`
+	Params      json.RawMessage `json:"params"`
+	Level       string          `json:"level"`
+	Query       string          `json:"query"`
+	Limit       int             `json:"limit"`
+	Roots       []Root          `json:"roots"`
+	Progress    bool            `json:"progress"`
+	LastProg    json.RawMessage `json:"expectLastProgress"`
 	Expect      json.RawMessage `json:"expect"`
 	ExpectCount *int            `json:"expectCount"`
 	ExpectError string          `json:"expectError"`
@@ -67,13 +86,29 @@ var stepFields = map[string][]string{
 	"restartServer":      {"name", "expect", "expectError"},
 	"listServers":        {"expect", "expectError"},
 	"listTools":          {"format", "servers", "expect", "expectCount", "expectError"},
-	"callTool":           {"tool", "arguments", "timeoutMs", "expect", "expectError"},
+	"callTool":           {"tool", "arguments", "timeoutMs", "progress", "expectLastProgress", "expect", "expectError"},
 	"callConcurrently":   {"tool", "count", "message"},
 	"cancelCall":         {"tool", "arguments"},
 	"expectNotification": {"method", "expect"},
 	"rememberPid":        {"server", "as"},
 	"shutdown":           {},
 	"expectDead":         {"pids"},
+
+	"listResources":         {"server", "expect", "expectError"},
+	"listResourceTemplates": {"server", "expect", "expectError"},
+	"listPrompts":           {"server", "expect", "expectError"},
+	"readResource":          {"server", "uri", "expect", "expectError"},
+	"subscribeResource":     {"server", "uri", "expect", "expectError"},
+	"unsubscribeResource":   {"server", "uri", "expect", "expectError"},
+	"getPrompt":             {"server", "name", "arguments", "expect", "expectError"},
+	"complete":              {"params", "expect", "expectError"},
+	"setLogLevel":           {"level", "server", "expect", "expectError"},
+	"expectLog":             {"expect"},
+	"expectNoLog":           {"expect"},
+	"searchTools":           {"query", "limit", "expect", "expectError"},
+	"serverStats":           {"expect", "expectError"},
+	"setRoots":              {"roots"},
+	"expectHandled":         {"method", "expect", "count"},
 }
 
 func loadScenarios(t *testing.T) scenarioFile {
@@ -144,7 +179,7 @@ func TestScenarios(t *testing.T) {
 		}
 		t.Run(sc.Name, func(t *testing.T) {
 			t.Parallel()
-			r := newRunner(t, sidecar, fixture, sc.Initialize)
+			r := newRunner(t, sidecar, fixture, sc)
 			for i, s := range steps {
 				if err := r.run(s); err != nil {
 					t.Fatalf("step %d (%s): %v", i, s.Op, err)
@@ -164,17 +199,28 @@ type runner struct {
 
 	mu      sync.Mutex
 	notifs  []Notification
-	changed chan struct{} // closed and replaced on every new notification
+	logs    []ServerLog
+	handled map[string][]json.RawMessage // params each handler was called with, by method
+	changed chan struct{}                // closed and replaced on every new event above
 }
 
-func newRunner(t *testing.T, sidecar, fixture string, init scenarioInit) *runner {
-	r := &runner{t: t, fixture: fixture, sent: make(chan int64, 1), pids: map[string]int{}, changed: make(chan struct{})}
+func newRunner(t *testing.T, sidecar, fixture string, sc scenario) *runner {
+	r := &runner{t: t, fixture: fixture, sent: make(chan int64, 1), pids: map[string]int{},
+		handled: map[string][]json.RawMessage{}, changed: make(chan struct{})}
+	init := sc.Initialize
+	handlers, roots, err := r.handlers(sc.Handlers)
+	if err != nil {
+		t.Fatalf("scenario %s: %v", sc.Name, err)
+	}
 	r.c = startClient(t, Options{
 		BinaryPath:         sidecar,
 		ToolFormat:         init.ToolFormat,
 		NameTemplate:       init.NameTemplate,
 		MaxNameLength:      init.MaxNameLength,
+		Handlers:           handlers,
+		Roots:              roots,
 		NotificationBuffer: 4096,
+		LogBuffer:          4096,
 		afterWrite: func(method string, id int64) {
 			if method == "tools/call" {
 				select {
@@ -186,14 +232,102 @@ func newRunner(t *testing.T, sidecar, fixture string, init scenarioInit) *runner
 	})
 	go func() {
 		for n := range r.c.Notifications() {
-			r.mu.Lock()
-			r.notifs = append(r.notifs, n)
-			close(r.changed)
-			r.changed = make(chan struct{})
-			r.mu.Unlock()
+			r.record(func() { r.notifs = append(r.notifs, n) })
+		}
+	}()
+	go func() {
+		for l := range r.c.Logs() {
+			r.record(func() { r.logs = append(r.logs, l) })
 		}
 	}()
 	return r
+}
+
+// record applies one event under the lock and wakes the waiters.
+func (r *runner) record(add func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	add()
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// handlers registers a scenario's handlers through the typed API: each
+// records the params it was called with, then answers or fails as told.
+// For roots/list the answer's roots are the initial Options.Roots.
+func (r *runner) handlers(spec map[string]scenarioHandler) (Handlers, []Root, error) {
+	var h Handlers
+	var roots []Root
+	for method, sh := range spec {
+		sh := sh
+		seen := func(params any) error {
+			raw, err := json.Marshal(params)
+			if err != nil {
+				return err
+			}
+			r.record(func() { r.handled[method] = append(r.handled[method], raw) })
+			if sh.Error != nil {
+				return HandlerError(sh.Error.Code, sh.Error.Message, nil)
+			}
+			return nil
+		}
+		switch method {
+		case MethodSampling:
+			var answer SamplingResult
+			if err := decodeStrict(sh.Answer, &answer); err != nil {
+				return h, nil, fmt.Errorf("%s answer: %w", method, err)
+			}
+			h.Sampling = func(ctx context.Context, req *SamplingParams) (*SamplingResult, error) {
+				if err := seen(req); err != nil {
+					return nil, err
+				}
+				return &answer, nil
+			}
+		case MethodElicitation:
+			var answer ElicitationResult
+			if err := decodeStrict(sh.Answer, &answer); err != nil {
+				return h, nil, fmt.Errorf("%s answer: %w", method, err)
+			}
+			h.Elicitation = func(ctx context.Context, req *ElicitationRequest) (*ElicitationResult, error) {
+				if err := seen(req); err != nil {
+					return nil, err
+				}
+				return &answer, nil
+			}
+		case MethodRootsList:
+			var answer struct {
+				Roots []Root `json:"roots"`
+			}
+			if err := decodeStrict(sh.Answer, &answer); err != nil {
+				return h, nil, fmt.Errorf("%s answer: %w", method, err)
+			}
+			roots = answer.Roots
+			if roots == nil {
+				roots = []Root{}
+			}
+			h.Roots = func(ctx context.Context, req *RootsRequest) ([]Root, error) {
+				if err := seen(req); err != nil {
+					return nil, err
+				}
+				return req.Roots, nil // Options.Roots until setRoots replaces it
+			}
+		default:
+			return h, nil, fmt.Errorf("no handler for %q in this runner", method)
+		}
+	}
+	return h, roots, nil
+}
+
+// decodeStrict decodes a scenario's JSON into a typed value, refusing
+// fields the type does not have (so nothing is silently lost). An absent
+// answer (a handler that only fails) decodes to the zero value.
+func decodeStrict(raw json.RawMessage, out any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(out)
 }
 
 func (r *runner) ctx(d time.Duration) (context.Context, context.CancelFunc) {
@@ -235,12 +369,7 @@ func (r *runner) run(s step) error {
 		}
 		return r.check(s, list, err)
 	case "callTool":
-		var opts *CallOptions
-		if s.TimeoutMs > 0 {
-			opts = &CallOptions{Timeout: time.Duration(s.TimeoutMs) * time.Millisecond}
-		}
-		res, err := r.c.CallTool(ctx, s.Tool, s.Arguments, opts)
-		return r.check(s, res, err)
+		return r.callTool(ctx, s)
 	case "callConcurrently":
 		return r.callConcurrently(ctx, s)
 	case "cancelCall":
@@ -278,8 +407,137 @@ func (r *runner) run(s step) error {
 		}
 		waitDead(r.t, 5*time.Second, pids...)
 		return nil
+	case "listResources":
+		res, err := r.c.ListResources(ctx, &ListOptions{Server: s.Server})
+		return r.check(s, res, err)
+	case "listResourceTemplates":
+		res, err := r.c.ListResourceTemplates(ctx, &ListOptions{Server: s.Server})
+		return r.check(s, res, err)
+	case "listPrompts":
+		res, err := r.c.ListPrompts(ctx, &ListOptions{Server: s.Server})
+		return r.check(s, res, err)
+	case "readResource":
+		res, err := r.c.ReadResource(ctx, s.Server, s.URI, nil)
+		return r.check(s, res, err)
+	case "subscribeResource":
+		return r.check(s, struct{}{}, r.c.SubscribeResource(ctx, s.Server, s.URI))
+	case "unsubscribeResource":
+		return r.check(s, struct{}{}, r.c.UnsubscribeResource(ctx, s.Server, s.URI))
+	case "getPrompt":
+		var args map[string]string
+		if err := decodeStrict(s.Arguments, &args); err != nil {
+			return fmt.Errorf("prompt arguments: %w", err)
+		}
+		res, err := r.c.GetPrompt(ctx, s.Server, s.Name, args, nil)
+		return r.check(s, res, err)
+	case "complete":
+		var req CompleteRequest
+		if err := decodeStrict(s.Params, &req); err != nil {
+			return fmt.Errorf("complete params: %w", err)
+		}
+		res, err := r.c.Complete(ctx, req)
+		return r.check(s, res, err)
+	case "setLogLevel":
+		res, err := r.c.SetLogLevel(ctx, s.Level, s.Server)
+		return r.check(s, res, err)
+	case "expectLog":
+		return r.expectLog(s)
+	case "expectNoLog":
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, l := range r.logs {
+			if matchJSON(s.Expect, l) == nil {
+				return fmt.Errorf("a log matching %s arrived: %+v", s.Expect, l)
+			}
+		}
+		return nil
+	case "searchTools":
+		res, err := r.c.SearchTools(ctx, s.Query, &SearchToolsOptions{Limit: s.Limit})
+		return r.check(s, res, err)
+	case "serverStats":
+		res, err := r.c.ServerStats(ctx)
+		return r.check(s, res, err)
+	case "setRoots":
+		return r.c.SetRoots(ctx, s.Roots)
+	case "expectHandled":
+		return r.expectHandled(s)
 	}
 	return fmt.Errorf("unknown op %q", s.Op)
+}
+
+// callTool makes the call, with the progress callback when asked: it must
+// have been called before the result, the last time matching
+// expectLastProgress.
+func (r *runner) callTool(ctx context.Context, s step) error {
+	opts := &CallOptions{}
+	if s.TimeoutMs > 0 {
+		opts.Timeout = time.Duration(s.TimeoutMs) * time.Millisecond
+	}
+	var updates []ProgressUpdate // only the calling goroutine touches it
+	if s.Progress {
+		opts.Progress = func(u ProgressUpdate) { updates = append(updates, u) }
+	}
+	res, err := r.c.CallTool(ctx, s.Tool, s.Arguments, opts)
+	if err := r.check(s, res, err); err != nil {
+		return err
+	}
+	if len(s.LastProg) > 0 {
+		if len(updates) == 0 {
+			return errors.New("the progress callback was not called before the result")
+		}
+		if err := matchJSON(s.LastProg, updates[len(updates)-1]); err != nil {
+			return fmt.Errorf("last progress: %w", err)
+		}
+	}
+	return nil
+}
+
+// waitFor re-checks cond on every recorded event, up to 10 s.
+func (r *runner) waitFor(what string, cond func() error) error {
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		r.mu.Lock()
+		err, changed := cond(), r.changed
+		r.mu.Unlock()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			return fmt.Errorf("%s within 10 s: %v", what, err)
+		}
+	}
+}
+
+// expectLog waits for a log stream event matching expect.
+func (r *runner) expectLog(s step) error {
+	return r.waitFor("no log matching "+string(s.Expect), func() error {
+		last := fmt.Errorf("%d logs, none matching", len(r.logs))
+		for _, l := range r.logs {
+			if last = matchJSON(s.Expect, l); last == nil {
+				return nil
+			}
+		}
+		return last
+	})
+}
+
+// expectHandled waits until the handler for method has been called count
+// times (default 1), the last call's params matching expect.
+func (r *runner) expectHandled(s step) error {
+	count := s.Count
+	if count == 0 {
+		count = 1
+	}
+	return r.waitFor(fmt.Sprintf("handler %s not called %d times", s.Method, count), func() error {
+		calls := r.handled[s.Method]
+		if len(calls) < count {
+			return fmt.Errorf("called %d times", len(calls))
+		}
+		return matchJSON(s.Expect, calls[len(calls)-1])
+	})
 }
 
 // serverConfig is {command: fixture, args: fixtureArgs, ...config}: known
@@ -406,12 +664,18 @@ func (r *runner) expectNotification(s step) error {
 			if n.Method != s.Method {
 				continue
 			}
-			var params any = n.ToolsChanged // the typed view when there is one
-			if n.ServersChanged != nil {
+			var params any = n.Params // the typed view when there is one
+			switch {
+			case n.ServersChanged != nil:
 				params = n.ServersChanged
-			}
-			if n.ServersChanged == nil && n.ToolsChanged == nil {
-				params = n.Params
+			case n.ToolsChanged != nil:
+				params = n.ToolsChanged
+			case n.ResourcesUpdated != nil:
+				params = n.ResourcesUpdated
+			case n.ResourcesChanged != nil:
+				params = n.ResourcesChanged
+			case n.PromptsChanged != nil:
+				params = n.PromptsChanged
 			}
 			if last = matchJSON(s.Expect, params); last == nil {
 				return nil

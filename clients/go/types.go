@@ -78,6 +78,33 @@ func (r *CallResult) OutputString() string {
 	return string(r.Output)
 }
 
+// SearchHit is one entry of a tools/search result: the tool's entry, its
+// score (higher is better) and whether the query named it exactly.
+type SearchHit struct {
+	Tool  Tool
+	Score float64
+	Exact bool
+}
+
+// Hits decodes Tools, best match first.
+func (r *SearchResult) Hits() ([]SearchHit, error) {
+	hits := make([]SearchHit, len(r.Tools))
+	for i, raw := range r.Tools {
+		var rank struct {
+			Score float64 `json:"score"`
+			Exact bool    `json:"exact"`
+		}
+		if err := json.Unmarshal(raw, &hits[i].Tool); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, &rank); err != nil {
+			return nil, err
+		}
+		hits[i].Score, hits[i].Exact = rank.Score, rank.Exact
+	}
+	return hits, nil
+}
+
 // AddServerOptions are the optional params of servers/add.
 type AddServerOptions struct {
 	// NoWait answers at once with state "starting"; the outcome arrives as
@@ -95,6 +122,31 @@ type ListToolsOptions struct {
 	// Strict sets OpenAI strict mode for this listing; nil means the
 	// session default (Options.Strict).
 	Strict *bool
+	// Defer sets this listing's deferral (PROTOCOL.md §9.7); nil means
+	// each server's and the session's rule.
+	Defer *bool
+}
+
+// SearchToolsOptions are the optional params of tools/search.
+type SearchToolsOptions struct {
+	Limit   int        // most entries returned, 1-100; 0 means 10
+	Servers []string   // default: every server
+	Format  ToolFormat // default: the session ToolFormat
+	Strict  *bool      // nil: the session default
+}
+
+// ToolRef names one definition of a tool: what tools/accept accepts.
+type ToolRef struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"` // its name on the server
+	Hash   string `json:"hash"`
+}
+
+// LoginOptions are the optional params of servers/login.
+type LoginOptions struct {
+	// NoWait answers as soon as the login waits for the browser (the
+	// status carries AuthorizationURL) or has ended.
+	NoWait bool
 }
 
 // CallOptions are the optional params of tools/call.
@@ -106,6 +158,18 @@ type CallOptions struct {
 	Timeout time.Duration
 	// Format of the result's Output; empty means the session ToolFormat.
 	Format ToolFormat
+	// Progress, when set, asks for the server's progress (progress: true)
+	// and is called with each update (notifications/progress) on the
+	// calling goroutine, before CallTool returns. Like the sidecar, it
+	// skips to the latest update when it falls behind; the last update
+	// read before the result is always delivered. None is delivered after
+	// the call ends.
+	Progress func(ProgressUpdate)
+	// ResetTimeoutOnProgress makes each progress update restart the
+	// call's timeout (nil: the server's config); MaxTotalTimeout bounds
+	// the call whatever its progress (0: the server's config).
+	ResetTimeoutOnProgress *bool
+	MaxTotalTimeout        time.Duration
 }
 
 // LoadRequest is the params of servers/load: exactly one of Path, JSON and

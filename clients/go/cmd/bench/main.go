@@ -1,7 +1,9 @@
 // Command bench measures the Go client through the sidecar to the fixture's
 // echo tool: sequential CallTool latency (p50/p99), throughput with 64 calls
 // in flight, and cold start (Start: spawn + initialize; and Start plus a
-// ready fixture server).
+// ready fixture server). The baseline is the same sequential calls written
+// as raw lines to a sidecar's stdin without the client (rawlines.go), so the
+// client's own cost is the ratio of the two.
 //
 //	MCP_SIDECAR_BIN=../../target/release/mcp-sidecar \
 //	MCP_FIXTURE_BIN=../../target/release/mcp-fixture go run ./cmd/bench
@@ -80,6 +82,13 @@ func run(calls, parCalls, inflight, starts int) error {
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	fmt.Printf("sequential: %d calls, p50 %v, p99 %v, %.0f calls/s\n",
 		calls, pct(lat, 50), pct(lat, 99), float64(calls)/seq.Seconds())
+	raw, err := rawLines(bin, fixture(), calls)
+	if err != nil {
+		return err
+	}
+	sort.Slice(raw, func(i, j int) bool { return raw[i] < raw[j] })
+	fmt.Printf("baseline, raw lines without the client: p50 %v, p99 %v; client/raw p50 %.2fx\n",
+		pct(raw, 50), pct(raw, 99), float64(pct(lat, 50))/float64(pct(raw, 50)))
 
 	var next atomic.Int64
 	var wg sync.WaitGroup
