@@ -32,6 +32,7 @@ from typing import (
 
 from . import _log
 from ._errors import ErrorCode, SidecarError, client_error, error_from_rpc
+from ._handlers import SidecarRequest
 from ._protocol import Notification
 from ._wire import cancel_line, decode_line, encode_request
 
@@ -171,7 +172,9 @@ class Notifications(Generic[C]):
     """The callbacks and the bounded queue behind ``notifications()``: when full, the oldest
     item is dropped (counted in :attr:`dropped`, logged once)."""
 
-    def __init__(self, queue_size: int) -> None:
+    def __init__(self, queue_size: int, what: str = "notification", advice: str = "") -> None:
+        self.what = what
+        self.advice = advice or "iterate notifications() or raise notification_queue_size"
         self.callbacks: Tuple[C, ...] = ()
         self.queue_size = queue_size
         self.queue: Optional[Deque[Notification]] = deque() if queue_size > 0 else None
@@ -196,9 +199,10 @@ class Notifications(Generic[C]):
             self.dropped += 1
             if self.dropped == 1:
                 _log.warning(
-                    "mcp-sidecar notification queue full (%d): dropping the oldest; "
-                    "iterate notifications() or raise notification_queue_size",
+                    "mcp-sidecar %s queue full (%d): dropping the oldest; %s",
+                    self.what,
                     self.queue_size,
+                    self.advice,
                 )
         queue.append(notification)
 
@@ -222,10 +226,12 @@ class Notifications(Generic[C]):
         return outcomes
 
 
-def classify(line: bytes) -> Union[Notification, Tuple[int, Dict[str, Any]], None]:
-    """What one line of stdout is: a :class:`Notification`, ``(id, response)``, or None for
-    anything to ignore (a blank line; the sidecar sends no requests, protocol §1; an error not
-    tied to a request is logged).
+def classify(
+    line: bytes,
+) -> Union[Notification, Tuple[int, Dict[str, Any]], SidecarRequest, None]:
+    """What one line of stdout is: a :class:`Notification`, ``(id, response)``, a
+    :class:`SidecarRequest` (the sidecar asks the host, protocol §17), or None for anything to
+    ignore (a blank line; an error not tied to a request is logged).
 
     Raises:
         SidecarError: ``INVALID_MESSAGE`` if the line is not a JSON-RPC message.
@@ -235,9 +241,11 @@ def classify(line: bytes) -> Union[Notification, Tuple[int, Dict[str, Any]], Non
         return None
     method = message.get("method")
     if method is not None:
-        if "id" in message or not isinstance(method, str):
+        if not isinstance(method, str):
             return None
         params = message.get("params")
+        if "id" in message:
+            return SidecarRequest(message["id"], method, params if isinstance(params, dict) else {})
         return Notification(method, params if isinstance(params, dict) else {})
     request_id = message.get("id")
     if type(request_id) is not int:
