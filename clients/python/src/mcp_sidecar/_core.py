@@ -40,6 +40,7 @@ __all__ = [
     "Requests",
     "Notifications",
     "classify",
+    "only_method",
     "line_too_large",
     "spawn_failed",
     "kill_late",
@@ -253,6 +254,18 @@ def classify(
             _log.warning("mcp-sidecar error not tied to a request: %s", message["error"])
         return None
     return request_id, message
+
+
+def only_method(method: str, callback: Callable[[Any], Any]) -> Callable[[Notification], Any]:
+    """A notification callback passing the params of ``method``'s notifications to ``callback``
+    (the typed event helpers ``on_resources_updated`` and the like)."""
+
+    def deliver(notification: Notification) -> Any:
+        if notification.method == method:
+            return callback(notification.params)
+        return None
+
+    return deliver
 
 
 def for_method(error: SidecarError, method: str) -> SidecarError:

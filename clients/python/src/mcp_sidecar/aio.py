@@ -94,7 +94,15 @@ from ._protocol import (
     ToolFormat,
     ToolsListResult,
 )
-from ._core import Notifications, Requests, classify, kill_late, line_too_large, spawn_failed
+from ._core import (
+    Notifications,
+    Requests,
+    classify,
+    kill_late,
+    line_too_large,
+    only_method,
+    spawn_failed,
+)
 from ._wire import encode_notification
 from ._wire import (
     accept_tools_params,
@@ -1108,27 +1116,17 @@ class AsyncSidecar:
     ) -> Callable[[], None]:
         """Call ``callback({server, uri?})`` when a subscribed resource changed (no ``uri``:
         any subscribed resource of that server may have). Returns the unregister function."""
-        return self.on_notification(_only(RESOURCES_UPDATED, callback))
+        return self.on_notification(only_method(RESOURCES_UPDATED, callback))
 
     def on_resources_changed(
         self, callback: Callable[[ResourcesChangedParams], Any]
     ) -> Callable[[], None]:
         """Call ``callback({server})`` when a server's resource list changed (list again)."""
-        return self.on_notification(_only(RESOURCES_CHANGED, callback))
+        return self.on_notification(only_method(RESOURCES_CHANGED, callback))
 
     def on_prompts_changed(
         self, callback: Callable[[PromptsChangedParams], Any]
     ) -> Callable[[], None]:
         """Call ``callback({server})`` when a server's prompt list changed (list again)."""
-        return self.on_notification(_only(PROMPTS_CHANGED, callback))
+        return self.on_notification(only_method(PROMPTS_CHANGED, callback))
 
-
-def _only(method: str, callback: Callable[[Any], Any]) -> NotificationCallback:
-    """A notification callback passing the params of ``method``'s notifications to ``callback``."""
-
-    def deliver(notification: Notification) -> Any:
-        if notification.method == method:
-            return callback(notification.params)
-        return None
-
-    return deliver
