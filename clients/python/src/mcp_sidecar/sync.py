@@ -171,6 +171,7 @@ class CancelToken:
         self._cancelled = False
         self._hooks: List[Callable[[], None]] = []
         self._sent = threading.Event()
+        self._cancelled_event = threading.Event()
 
     @property
     def cancelled(self) -> bool:
@@ -183,8 +184,13 @@ class CancelToken:
                 return
             self._cancelled = True
             hooks = list(self._hooks)
+        self._cancelled_event.set()
         for hook in hooks:
             hook()
+
+    def wait_cancelled(self, timeout: Optional[float] = None) -> bool:
+        """Block until the token is cancelled (True), or ``timeout`` (False)."""
+        return self._cancelled_event.wait(timeout)
 
     def wait_sent(self, timeout: Optional[float] = None) -> bool:
         """Block until a call using this token has sent its request (True), or ``timeout``."""
