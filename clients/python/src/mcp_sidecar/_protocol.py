@@ -8,7 +8,7 @@ ignore keys it does not know.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple, TypedDict
+from typing import Literal, NamedTuple, TypedDict
 
 from ._generated import (
     Capabilities,
