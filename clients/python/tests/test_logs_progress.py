@@ -1,5 +1,6 @@
 """The log stream (bounded: the oldest are dropped and counted), ``server_logs`` at initialize,
-progress routed to the callback of the call it names, and the typed resource/prompt events."""
+progress routed to the callback of the call it names, the typed resource/prompt events, and
+``accept_tools`` of a tool held by ``pinTools``."""
 
 from __future__ import annotations
 
@@ -163,3 +164,30 @@ def test_typed_resource_and_prompt_events(kind: str) -> None:
         ("resources", {"server": "fx"}),
         ("updated", {"server": "fx", "uri": "fixture://text/readme"}),
     ]
+
+
+def test_accept_tools_lets_a_held_tool_back() -> None:
+    """Under ``pinTools`` a definition that changed (``--drift``: echo's description changes at
+    each re-listing) is held out of the tool set until :meth:`accept_tools` takes it back."""
+    held = threading.Event()
+
+    def on_note(note: Notification) -> None:
+        if note.method == "notifications/tools/changed" and note.params.get("withheld"):
+            held.set()
+
+    config = dict(support.fixture_config("--surface", "--drift"), pinTools=True)
+    with Sidecar(support.SIDECAR_BIN) as sidecar:
+        sidecar.on_notification(on_note)
+        sidecar.add_server("fx", config)
+        sidecar.call_tool(EMIT, {"kind": "tools-changed"}, timeout=WAIT)  # the server re-lists
+        assert held.wait(WAIT)
+        listing = sidecar.list_tools()
+        withheld = listing["withheld"]
+        assert [w["tool"] for w in withheld] == ["echo"]
+        assert "mcp__fx__echo" not in [t["name"] for t in listing["tools"]]
+        outcome = sidecar.accept_tools(withheld)
+        assert outcome["rejected"] == []
+        assert [(a["tool"], a["hash"]) for a in outcome["accepted"]] == [
+            ("echo", withheld[0]["hash"])
+        ]
+        assert "mcp__fx__echo" in [t["name"] for t in sidecar.list_tools()["tools"]]

@@ -484,14 +484,28 @@ class _Connection:
 
     def notify(self, method: str, params: Mapping[str, Any]) -> None:
         """Send a host → sidecar notification."""
-        self._write(encode_notification(method, params))
+        self._write_if_open(encode_notification(method, params))
+
+    def _write_if_open(self, data: bytes) -> None:
+        """Write unless stdin was closed: for lines sent from other threads than the callers'
+        (handler answers), which may run on past the connection's end, when the descriptor
+        number could already belong to another file."""
+        with self._write_lock:
+            if self._stdin.closed:
+                return
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self._stdin_fd, view) :]
+            except OSError:
+                pass  # the sidecar is gone: reading reports it
 
     def _on_request(self, request: SidecarRequest) -> None:
         """Answer at once what needs no handler; hand a handler to the pool (the reader never
         waits for a handler)."""
         line = self.handlers.immediate(request)
         if line is not None:
-            self._write(line)
+            self._write_if_open(line)
             return
         try:
             hash(request.id)
@@ -519,7 +533,7 @@ class _Connection:
             # Absent: the sidecar withdrew the request (or the connection ended): no answer.
             answer = self._handling.pop(request.id, None) is not None
         if answer:
-            self._write(line)
+            self._write_if_open(line)
 
     def _on_cancelled(self, params: JsonObject) -> None:
         request_id = params.get("requestId")
