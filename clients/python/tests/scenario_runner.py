@@ -217,13 +217,14 @@ class AsyncDriver(Driver):
         self.logs: List[Dict[str, Any]] = []
         self.log_collector: Optional[asyncio.Future[None]] = None
         self.handled = Handled()
-        self.handled_event = asyncio.Event()
+        self.handled_event: Optional[asyncio.Event] = None  # made on the loop (Python 3.9)
 
     def _run(self, awaitable: Any, timeout: float = support.CALL_TIMEOUT) -> Any:
         return self.loop.run_until_complete(asyncio.wait_for(awaitable, timeout))
 
     def start(self, options: Dict[str, Any]) -> None:
         async def start() -> None:
+            self.handled_event = asyncio.Event()
             self.client = await AsyncSidecar.open(support.SIDECAR_BIN, **options)
             self.arrived = asyncio.Event()
             self.collector = asyncio.ensure_future(self._collect())
@@ -247,6 +248,7 @@ class AsyncDriver(Driver):
         def make(method: str, spec: Dict[str, Any]) -> Any:
             async def handle(params: Dict[str, Any]) -> Any:
                 self.handled.record(method, params)
+                assert self.handled_event is not None
                 self.handled_event.set()
                 if method == ROOTS_LIST and "answer" in spec:
                     assert self.client is not None
@@ -299,6 +301,7 @@ class AsyncDriver(Driver):
         return list(self.logs)
 
     def wait_handled(self, method: str, count: int, pattern: Any, timeout: float) -> bool:
+        assert self.handled_event is not None
         ready = lambda: self.handled.check(method, count, pattern)  # noqa: E731
         return bool(self._run(self._wait_for(ready, self.handled_event, timeout), timeout + 5.0))
 
