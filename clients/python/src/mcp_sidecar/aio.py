@@ -103,12 +103,12 @@ from ._core import (
     only_method,
     spawn_failed,
 )
-from ._wire import encode_notification
 from ._wire import (
     accept_tools_params,
     add_server_params,
     call_tool_params,
     complete_params,
+    encode_notification,
     get_prompt_params,
     list_page_params,
     list_tools_params,
