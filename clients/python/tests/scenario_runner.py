@@ -10,9 +10,17 @@ import asyncio
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Dict, List, Optional, Set
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from mcp_sidecar import AsyncSidecar, CancelToken, Notification, Sidecar, SidecarError
+from mcp_sidecar import (
+    ROOTS_LIST,
+    AsyncSidecar,
+    CancelToken,
+    HandlerError,
+    Notification,
+    Sidecar,
+    SidecarError,
+)
 
 import support
 
@@ -23,15 +31,39 @@ OPS: Dict[str, Set[str]] = {
     "restartServer": {"name", "expect", "expectError"},
     "listServers": {"expect", "expectError"},
     "listTools": {"format", "servers", "expect", "expectCount", "expectError"},
-    "callTool": {"tool", "arguments", "timeoutMs", "expect", "expectError"},
+    "callTool": {
+        "tool",
+        "arguments",
+        "timeoutMs",
+        "progress",
+        "expectLastProgress",
+        "expect",
+        "expectError",
+    },
     "callConcurrently": {"tool", "count", "message"},
     "cancelCall": {"tool", "arguments"},
     "expectNotification": {"method", "expect"},
     "rememberPid": {"server", "as"},
     "shutdown": set(),
     "expectDead": {"pids"},
+    "listResources": {"server", "expect", "expectError"},
+    "listResourceTemplates": {"server", "expect", "expectError"},
+    "listPrompts": {"server", "expect", "expectError"},
+    "readResource": {"server", "uri", "expect", "expectError"},
+    "subscribeResource": {"server", "uri", "expect", "expectError"},
+    "unsubscribeResource": {"server", "uri", "expect", "expectError"},
+    "getPrompt": {"server", "name", "arguments", "expect", "expectError"},
+    "complete": {"params", "expect", "expectError"},
+    "setLogLevel": {"level", "server", "expect", "expectError"},
+    "expectLog": {"expect"},
+    "expectNoLog": {"expect"},
+    "searchTools": {"query", "limit", "expect", "expectError"},
+    "serverStats": {"expect", "expectError"},
+    "setRoots": {"roots"},
+    "expectHandled": {"method", "expect", "count"},
 }
-SCENARIO_FIELDS = {"name", "initialize", "steps"}
+SCENARIO_FIELDS = {"name", "initialize", "steps", "handlers"}
+HANDLER_FIELDS = {"answer", "error"}
 INITIALIZE_OPTIONS = {
     "toolFormat": "tool_format",
     "nameTemplate": "name_template",
@@ -84,10 +116,61 @@ def mismatches(expect: Any, actual: Any, path: str = "$") -> List[str]:
     return []
 
 
+class Handled:
+    """The params each scenario handler was called with, by method (handlers run on the client's
+    handler threads or tasks; waiters wake on every call)."""
+
+    def __init__(self) -> None:
+        self.calls: Dict[str, List[Dict[str, Any]]] = {}
+        self.cond = threading.Condition()
+
+    def record(self, method: str, params: Dict[str, Any]) -> None:
+        with self.cond:
+            self.calls.setdefault(method, []).append(params)
+            self.cond.notify_all()
+
+    def check(self, method: str, count: int, pattern: Any) -> bool:
+        calls = self.calls.get(method, [])
+        return len(calls) >= count and not mismatches(pattern, calls[count - 1])
+
+
+def handler_outcome(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """What a scenario handler answers: its ``answer``, or raises its ``error``."""
+    if "error" in spec:
+        error = spec["error"]
+        raise HandlerError(error["code"], error["message"], error.get("data"))
+    return dict(spec["answer"])
+
+
 class Driver:
     """What the runner needs from a client; each method uses the client's typed API."""
 
+    handled: Handled
+
     def start(self, options: Dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def invoke(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """Call the client's typed method ``method``."""
+        raise NotImplementedError
+
+    def call_tool_with_progress(
+        self, name: str, arguments: Any, timeout_ms: Optional[int]
+    ) -> Tuple[Any, List[Dict[str, Any]]]:
+        """The call's result, and every progress update its callback got before the result."""
+        raise NotImplementedError
+
+    def handler_options(self, handlers: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+        """The client options registering a recording handler per scenario handler."""
+        raise NotImplementedError
+
+    def wait_log(self, match: Callable[[Dict[str, Any]], bool], timeout: float) -> bool:
+        raise NotImplementedError
+
+    def logs_so_far(self) -> List[Dict[str, Any]]:
+        raise NotImplementedError
+
+    def wait_handled(self, method: str, count: int, pattern: Any, timeout: float) -> bool:
         raise NotImplementedError
 
     def close(self) -> Optional[int]:
@@ -131,15 +214,21 @@ class AsyncDriver(Driver):
         self.notes: List[Notification] = []
         self.arrived: Optional[asyncio.Event] = None
         self.collector: Optional[asyncio.Future[None]] = None
+        self.logs: List[Dict[str, Any]] = []
+        self.log_collector: Optional[asyncio.Future[None]] = None
+        self.handled = Handled()
+        self.handled_event: Optional[asyncio.Event] = None  # made on the loop (Python 3.9)
 
     def _run(self, awaitable: Any, timeout: float = support.CALL_TIMEOUT) -> Any:
         return self.loop.run_until_complete(asyncio.wait_for(awaitable, timeout))
 
     def start(self, options: Dict[str, Any]) -> None:
         async def start() -> None:
+            self.handled_event = asyncio.Event()
             self.client = await AsyncSidecar.open(support.SIDECAR_BIN, **options)
             self.arrived = asyncio.Event()
             self.collector = asyncio.ensure_future(self._collect())
+            self.log_collector = asyncio.ensure_future(self._collect_logs())
 
         self._run(start())
 
@@ -149,12 +238,81 @@ class AsyncDriver(Driver):
             self.notes.append(note)
             self.arrived.set()
 
+    async def _collect_logs(self) -> None:
+        assert self.client is not None and self.arrived is not None
+        async for params in self.client.logs():
+            self.logs.append(dict(params))
+            self.arrived.set()
+
+    def handler_options(self, handlers: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+        def make(method: str, spec: Dict[str, Any]) -> Any:
+            async def handle(params: Dict[str, Any]) -> Any:
+                self.handled.record(method, params)
+                assert self.handled_event is not None
+                self.handled_event.set()
+                if method == ROOTS_LIST and "answer" in spec:
+                    assert self.client is not None
+                    return {"roots": self.client.roots}  # what set_roots last gave
+                return handler_outcome(spec)
+
+            return handle
+
+        options: Dict[str, Any] = {"handlers": {m: make(m, h) for m, h in handlers.items()}}
+        if ROOTS_LIST in handlers and "answer" in handlers[ROOTS_LIST]:
+            options["roots"] = handlers[ROOTS_LIST]["answer"]["roots"]
+        return options
+
+    def invoke(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        assert self.client is not None
+        outcome = getattr(self.client, method)(*args, **kwargs)
+        return self._run(outcome) if asyncio.iscoroutine(outcome) else outcome
+
+    def call_tool_with_progress(
+        self, name: str, arguments: Any, timeout_ms: Optional[int]
+    ) -> Tuple[Any, List[Dict[str, Any]]]:
+        assert self.client is not None
+        updates: List[Dict[str, Any]] = []
+        call = self.client.call_tool(
+            name, arguments, timeout_ms=timeout_ms, progress=lambda p: updates.append(dict(p))
+        )
+        result = self._run(call)
+        return result, list(updates)  # a copy: what came before the result
+
+    async def _wait_for(self, ready: Callable[[], bool], event: asyncio.Event, timeout: float) -> bool:
+        deadline = self.loop.time() + timeout
+        while True:
+            if ready():
+                return True
+            remaining = deadline - self.loop.time()
+            if remaining <= 0:
+                return False
+            event.clear()
+            try:
+                await asyncio.wait_for(event.wait(), remaining)
+            except asyncio.TimeoutError:
+                pass
+
+    def wait_log(self, match: Callable[[Dict[str, Any]], bool], timeout: float) -> bool:
+        assert self.arrived is not None
+        ready = lambda: any(match(p) for p in self.logs)  # noqa: E731
+        return bool(self._run(self._wait_for(ready, self.arrived, timeout), timeout + 5.0))
+
+    def logs_so_far(self) -> List[Dict[str, Any]]:
+        return list(self.logs)
+
+    def wait_handled(self, method: str, count: int, pattern: Any, timeout: float) -> bool:
+        assert self.handled_event is not None
+        ready = lambda: self.handled.check(method, count, pattern)  # noqa: E731
+        return bool(self._run(self._wait_for(ready, self.handled_event, timeout), timeout + 5.0))
+
     def close(self) -> Optional[int]:
         try:
             if self.client is not None:
                 self._run(self.client.close())
                 if self.collector is not None:
                     self._run(self.collector, 5.0)  # the iteration ends when the client closes
+                if self.log_collector is not None:
+                    self._run(self.log_collector, 5.0)
             return None if self.client is None else self.client.returncode
         finally:
             self.loop.close()
@@ -212,22 +370,9 @@ class AsyncDriver(Driver):
         return str(self._run(cancel()))
 
     def wait_notification(self, match: Callable[[Notification], bool], timeout: float) -> bool:
-        async def wait() -> bool:
-            assert self.arrived is not None
-            deadline = self.loop.time() + timeout
-            while True:
-                if any(match(n) for n in self.notes):
-                    return True
-                remaining = deadline - self.loop.time()
-                if remaining <= 0:
-                    return False
-                self.arrived.clear()
-                try:
-                    await asyncio.wait_for(self.arrived.wait(), remaining)
-                except asyncio.TimeoutError:
-                    pass
-
-        return bool(self._run(wait(), timeout + 5.0))
+        assert self.arrived is not None
+        ready = lambda: any(match(n) for n in self.notes)  # noqa: E731
+        return bool(self._run(self._wait_for(ready, self.arrived, timeout), timeout + 5.0))
 
 
 class SyncDriver(Driver):
@@ -236,7 +381,10 @@ class SyncDriver(Driver):
     def __init__(self) -> None:
         self.client: Optional[Sidecar] = None
         self.notes: List[Notification] = []
+        self.logs: List[Dict[str, Any]] = []
         self.cond = threading.Condition()
+        self.handled = Handled()
+        self.log_reader: Optional[threading.Thread] = None
 
     def start(self, options: Dict[str, Any]) -> None:
         self.client = Sidecar(support.SIDECAR_BIN, **options)
@@ -244,6 +392,62 @@ class SyncDriver(Driver):
         # Notifications that arrived before the callback was registered are in the queue.
         for note in self.client.notifications(timeout=0):
             self._on_note(note)
+        self.log_reader = threading.Thread(target=self._read_logs, args=(self.client,))
+        self.log_reader.start()
+
+    def _read_logs(self, client: Sidecar) -> None:
+        for params in client.logs():  # ends when the client closes
+            with self.cond:
+                self.logs.append(dict(params))
+                self.cond.notify_all()
+
+    def handler_options(self, handlers: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+        def make(method: str, spec: Dict[str, Any]) -> Any:
+            def handle(params: Dict[str, Any]) -> Any:
+                self.handled.record(method, params)
+                if method == ROOTS_LIST and "answer" in spec:
+                    return {"roots": self._c().roots}  # what set_roots last gave
+                return handler_outcome(spec)
+
+            return handle
+
+        options: Dict[str, Any] = {"handlers": {m: make(m, h) for m, h in handlers.items()}}
+        if ROOTS_LIST in handlers and "answer" in handlers[ROOTS_LIST]:
+            options["roots"] = handlers[ROOTS_LIST]["answer"]["roots"]
+        return options
+
+    def invoke(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        function = getattr(self._c(), method)
+        if method != "set_roots":
+            kwargs["timeout"] = support.CALL_TIMEOUT
+        return function(*args, **kwargs)
+
+    def call_tool_with_progress(
+        self, name: str, arguments: Any, timeout_ms: Optional[int]
+    ) -> Tuple[Any, List[Dict[str, Any]]]:
+        updates: List[Dict[str, Any]] = []
+        result = self._c().call_tool(
+            name,
+            arguments,
+            timeout_ms=timeout_ms,
+            timeout=support.CALL_TIMEOUT,
+            progress=lambda p: updates.append(dict(p)),
+        )
+        return result, list(updates)
+
+    def wait_log(self, match: Callable[[Dict[str, Any]], bool], timeout: float) -> bool:
+        with self.cond:
+            return self.cond.wait_for(lambda: any(match(p) for p in self.logs), timeout)
+
+    def logs_so_far(self) -> List[Dict[str, Any]]:
+        with self.cond:
+            return list(self.logs)
+
+    def wait_handled(self, method: str, count: int, pattern: Any, timeout: float) -> bool:
+        with self.handled.cond:
+            return self.handled.cond.wait_for(
+                lambda: self.handled.check(method, count, pattern), timeout
+            )
 
     def _on_note(self, note: Notification) -> None:
         with self.cond:
@@ -254,6 +458,8 @@ class SyncDriver(Driver):
         if self.client is None:
             return None
         self.client.close()
+        if self.log_reader is not None:
+            self.log_reader.join(5.0)  # the log iteration ends when the client closes
         return self.client.returncode
 
     def _c(self) -> Sidecar:
@@ -333,7 +539,14 @@ def run_scenario(scenario: Dict[str, Any], driver: Driver) -> None:
         extra = set(step) - OPS[op] - {"op"}
         assert not extra, f"scenario {name!r} step {i} ({op}): unknown fields {sorted(extra)}"
 
+    handlers = scenario.get("handlers", {})
+    for method, spec in handlers.items():
+        assert isinstance(spec, dict) and len(spec) == 1 and set(spec) <= HANDLER_FIELDS, (
+            f"scenario {name!r}: handler {method!r} must be {{answer}} or {{error}}, got {spec!r}"
+        )
     options = {INITIALIZE_OPTIONS[k]: v for k, v in init.items()}
+    if handlers:
+        options.update(driver.handler_options(handlers))
     driver.start(options)
     closed = False
     pids: Dict[str, int] = {}
@@ -373,6 +586,41 @@ def _run_step(driver: Driver, step: Dict[str, Any], where: str, pids: Dict[str, 
             f"{where}: no {method} matching {pattern} within {NOTIFICATION_WAIT} s"
         )
         return
+    if op == "expectLog":
+        pattern = step["expect"]
+        assert driver.wait_log(lambda p: not mismatches(pattern, p), NOTIFICATION_WAIT), (
+            f"{where}: no log matching {pattern} within {NOTIFICATION_WAIT} s; "
+            f"got {driver.logs_so_far()}"
+        )
+        return
+    if op == "expectNoLog":
+        pattern = step["expect"]
+        found = [p for p in driver.logs_so_far() if not mismatches(pattern, p)]
+        assert not found, f"{where}: logs matching {pattern} arrived: {found}"
+        return
+    if op == "setRoots":
+        driver.invoke("set_roots", step["roots"])
+        return
+    if op == "expectHandled":
+        method, count, pattern = step["method"], step.get("count", 1), step["expect"]
+        assert driver.wait_handled(method, count, pattern, NOTIFICATION_WAIT), (
+            f"{where}: the {method} handler was not called {count} time(s), the last with "
+            f"params matching {pattern}, within {NOTIFICATION_WAIT} s; calls: "
+            f"{driver.handled.calls.get(method, [])}"
+        )
+        return
+    if op == "callTool" and step.get("progress"):
+        result, updates = driver.call_tool_with_progress(
+            step["tool"], step.get("arguments", {}), step.get("timeoutMs")
+        )
+        assert updates, f"{where}: the progress callback was never called before the result"
+        if "expectLastProgress" in step:
+            found = mismatches(step["expectLastProgress"], updates[-1])
+            assert not found, f"{where}: last progress {updates[-1]} does not match:\n  " + (
+                "\n  ".join(found)
+            )
+        _check_result(step, result, where)
+        return
     if op == "rememberPid":
         servers = driver.list_servers()["servers"]
         status = next((s for s in servers if s["name"] == step["server"]), None)
@@ -404,6 +652,33 @@ def _run_step(driver: Driver, step: Dict[str, Any], where: str, pids: Dict[str, 
         "callTool": lambda: driver.call_tool(
             step["tool"], step.get("arguments", {}), step.get("timeoutMs")
         ),
+        "listResources": lambda: driver.invoke("list_resources", step.get("server")),
+        "listResourceTemplates": lambda: driver.invoke(
+            "list_resource_templates", step.get("server")
+        ),
+        "listPrompts": lambda: driver.invoke("list_prompts", step.get("server")),
+        "readResource": lambda: driver.invoke("read_resource", step["server"], step["uri"]),
+        "subscribeResource": lambda: _empty(
+            driver.invoke("subscribe_resource", step["server"], step["uri"])
+        ),
+        "unsubscribeResource": lambda: _empty(
+            driver.invoke("unsubscribe_resource", step["server"], step["uri"])
+        ),
+        "getPrompt": lambda: driver.invoke(
+            "get_prompt", step["server"], step["name"], step.get("arguments")
+        ),
+        "complete": lambda: driver.invoke(
+            "complete",
+            step["params"]["server"],
+            step["params"]["ref"],
+            step["params"]["argument"],
+            step["params"].get("context"),
+        ),
+        "setLogLevel": lambda: driver.invoke(
+            "set_log_level", step["level"], server=step.get("server")
+        ),
+        "searchTools": lambda: driver.invoke("search_tools", step["query"], limit=step.get("limit")),
+        "serverStats": lambda: driver.invoke("server_stats"),
     }
     try:
         result = calls[op]()
@@ -414,6 +689,16 @@ def _run_step(driver: Driver, step: Dict[str, Any], where: str, pids: Dict[str, 
             )
             return
         raise AssertionError(f"{where}: unexpected error {exc!r}") from exc
+    _check_result(step, result, where)
+
+
+def _empty(result: None) -> Dict[str, Any]:
+    """The ``{}`` result of a method whose typed call returns None."""
+    assert result is None
+    return {}
+
+
+def _check_result(step: Dict[str, Any], result: Any, where: str) -> None:
     assert "expectError" not in step, (
         f"{where}: expected error {step['expectError']}, got result {result!r}"
     )

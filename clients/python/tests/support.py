@@ -83,10 +83,13 @@ def send(message):
     out.flush()
 
 
-for line in sys.stdin.buffer:
+initialize_params = {}
+lines = iter(sys.stdin.buffer)
+for line in lines:
     message = json.loads(line)
     method = message.get("method")
     if method == "initialize":
+        initialize_params = message.get("params", {})
         send({"jsonrpc": "2.0", "id": message["id"], "result": {
             "protocolVersion": 1,
             "serverInfo": {"name": "mcp-sidecar", "version": "fake"},
@@ -104,6 +107,24 @@ for line in sys.stdin.buffer:
                 send({"jsonrpc": "2.0", "method": "notifications/test", "params": {"i": i}})
     elif mode == "ignore-shutdown":
         continue  # never answers anything after initialize
+    elif mode == "host-requests" and method == "ping":
+        # Asks the host what a real sidecar asks only in set-ups this test cannot build (an OAuth
+        # login) or never (a method the host did not declare), then answers the ping with the
+        # host's answers (by id) and the initialize params it was sent.
+        asks = [
+            {"id": "sidecar-1", "method": "auth/authorize", "params": {
+                "server": "remote", "url": "https://auth.example/authorize?state=s",
+                "redirectUri": "http://127.0.0.1:9/callback"}},
+            {"id": "sidecar-2", "method": "bogus/method", "params": {"server": "remote"}},
+        ]
+        for ask in asks:
+            send({"jsonrpc": "2.0", **ask})
+        answers = {}
+        while len(answers) < len(asks):
+            answer = json.loads(next(lines))
+            answers[answer["id"]] = answer
+        send({"jsonrpc": "2.0", "id": message["id"],
+              "result": {"answers": answers, "initialize": initialize_params}})
     elif method == "ping":
         send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
     elif method == "shutdown":
@@ -119,7 +140,7 @@ if mode == "ignore-shutdown":
 
 def write_fake_sidecar(directory: str) -> str:
     """An executable fake sidecar (modes: ok, ignore-shutdown, huge-line, garbage,
-    notify-flood; optional second argument: a file to write its pid to)."""
+    notify-flood, host-requests; optional second argument: a file to write its pid to)."""
     path = os.path.join(directory, "fake-sidecar")
     with open(path, "w") as f:
         f.write(f"#!{sys.executable}\n" + textwrap.dedent(FAKE_SIDECAR))

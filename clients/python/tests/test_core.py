@@ -7,6 +7,7 @@ from typing import Any, List, Optional, Tuple
 import pytest
 
 from mcp_sidecar import ErrorCode, Notification, SidecarError
+from mcp_sidecar._handlers import SidecarRequest
 from mcp_sidecar._core import Notifications, Requests, classify
 
 Outcome = Tuple[str, Any, Optional[SidecarError]]
@@ -102,7 +103,10 @@ def test_classify_lines() -> None:
     )
     note = classify(b'{"jsonrpc":"2.0","method":"notifications/tools/changed"}\n')
     assert note == Notification("notifications/tools/changed", {})
-    assert classify(b'{"jsonrpc":"2.0","id":"s","method":"x"}\n') is None  # no requests
+    # A request of the sidecar's own (protocol §17), params {} when absent.
+    assert classify(b'{"jsonrpc":"2.0","id":"sidecar-1","method":"roots/list"}\n') == (
+        SidecarRequest("sidecar-1", "roots/list", {})
+    )
     with pytest.raises(SidecarError) as raised:
         classify(b"not json\n")
     assert raised.value.code == ErrorCode.INVALID_MESSAGE

@@ -32,6 +32,7 @@ from typing import (
 
 from . import _log
 from ._errors import ErrorCode, SidecarError, client_error, error_from_rpc
+from ._handlers import SidecarRequest
 from ._protocol import Notification
 from ._wire import cancel_line, decode_line, encode_request
 
@@ -39,6 +40,7 @@ __all__ = [
     "Requests",
     "Notifications",
     "classify",
+    "only_method",
     "line_too_large",
     "spawn_failed",
     "kill_late",
@@ -171,7 +173,9 @@ class Notifications(Generic[C]):
     """The callbacks and the bounded queue behind ``notifications()``: when full, the oldest
     item is dropped (counted in :attr:`dropped`, logged once)."""
 
-    def __init__(self, queue_size: int) -> None:
+    def __init__(self, queue_size: int, what: str = "notification", advice: str = "") -> None:
+        self.what = what
+        self.advice = advice or "iterate notifications() or raise notification_queue_size"
         self.callbacks: Tuple[C, ...] = ()
         self.queue_size = queue_size
         self.queue: Optional[Deque[Notification]] = deque() if queue_size > 0 else None
@@ -196,9 +200,10 @@ class Notifications(Generic[C]):
             self.dropped += 1
             if self.dropped == 1:
                 _log.warning(
-                    "mcp-sidecar notification queue full (%d): dropping the oldest; "
-                    "iterate notifications() or raise notification_queue_size",
+                    "mcp-sidecar %s queue full (%d): dropping the oldest; %s",
+                    self.what,
                     self.queue_size,
+                    self.advice,
                 )
         queue.append(notification)
 
@@ -222,10 +227,12 @@ class Notifications(Generic[C]):
         return outcomes
 
 
-def classify(line: bytes) -> Union[Notification, Tuple[int, Dict[str, Any]], None]:
-    """What one line of stdout is: a :class:`Notification`, ``(id, response)``, or None for
-    anything to ignore (a blank line; the sidecar sends no requests, protocol §1; an error not
-    tied to a request is logged).
+def classify(
+    line: bytes,
+) -> Union[Notification, Tuple[int, Dict[str, Any]], SidecarRequest, None]:
+    """What one line of stdout is: a :class:`Notification`, ``(id, response)``, a
+    :class:`SidecarRequest` (the sidecar asks the host, protocol §17), or None for anything to
+    ignore (a blank line; an error not tied to a request is logged).
 
     Raises:
         SidecarError: ``INVALID_MESSAGE`` if the line is not a JSON-RPC message.
@@ -235,9 +242,11 @@ def classify(line: bytes) -> Union[Notification, Tuple[int, Dict[str, Any]], Non
         return None
     method = message.get("method")
     if method is not None:
-        if "id" in message or not isinstance(method, str):
+        if not isinstance(method, str):
             return None
         params = message.get("params")
+        if "id" in message:
+            return SidecarRequest(message["id"], method, params if isinstance(params, dict) else {})
         return Notification(method, params if isinstance(params, dict) else {})
     request_id = message.get("id")
     if type(request_id) is not int:
@@ -245,6 +254,18 @@ def classify(line: bytes) -> Union[Notification, Tuple[int, Dict[str, Any]], Non
             _log.warning("mcp-sidecar error not tied to a request: %s", message["error"])
         return None
     return request_id, message
+
+
+def only_method(method: str, callback: Callable[[Any], Any]) -> Callable[[Notification], Any]:
+    """A notification callback passing the params of ``method``'s notifications to ``callback``
+    (the typed event helpers ``on_resources_updated`` and the like)."""
+
+    def deliver(notification: Notification) -> Any:
+        if notification.method == method:
+            return callback(notification.params)
+        return None
+
+    return deliver
 
 
 def for_method(error: SidecarError, method: str) -> SidecarError:

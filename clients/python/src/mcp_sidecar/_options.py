@@ -9,17 +9,37 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from typing import IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union, cast
+from typing import (
+    IO,
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    cast,
+)
 
 from ._binary import PathArg, find_sidecar_bin
-from ._protocol import ClientInfo, ToolFormat
+from ._handlers import HostHandlers
+from ._protocol import ClientInfo, ElicitationMode, LogLevel, Root, ToolFormat
 from ._version import __version__
 from ._wire import initialize_params
 
 if TYPE_CHECKING:
     import logging
 
-__all__ = ["Options", "StderrTarget", "DEFAULT_MAX_LINE_BYTES"]
+__all__ = [
+    "Options",
+    "StderrTarget",
+    "DEFAULT_MAX_LINE_BYTES",
+    "DEFAULT_NOTIFICATION_QUEUE_SIZE",
+    "DEFAULT_LOG_QUEUE_SIZE",
+]
 
 #: Longest line accepted from the sidecar's stdout (a tools/call result is one line).
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -27,6 +47,8 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 SIDECAR_DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 #: Notifications kept for ``notifications()`` before the oldest is dropped.
 DEFAULT_NOTIFICATION_QUEUE_SIZE = 1024
+#: Server log messages kept for ``logs()`` before the oldest is dropped.
+DEFAULT_LOG_QUEUE_SIZE = 1024
 
 #: Where the sidecar's stderr (its log) goes: None inherits the host's stderr; an int
 #: (``subprocess.DEVNULL``) or a file object is handed to the process; a ``logging.Logger``
@@ -53,6 +75,13 @@ class Options:
         start_timeout: Optional[float] = 30.0,
         strict: Optional[bool] = None,
         require_trust: bool = False,
+        handlers: Optional[Mapping[str, Callable[..., Any]]] = None,
+        roots: Optional[Sequence[Root]] = None,
+        elicitation_modes: Sequence[ElicitationMode] = ("form",),
+        sampling_features: Sequence[str] = (),
+        server_logs: Optional[LogLevel] = None,
+        log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE,
+        answer_timeout_ms: Optional[int] = None,
     ) -> None:
         if isinstance(args, str):
             raise TypeError("args must be a sequence of strings, not one string")
@@ -62,6 +91,8 @@ class Options:
             raise ValueError("notification_queue_size must be >= 0")
         if isinstance(stderr, int) and stderr == subprocess.STDOUT:
             raise ValueError("the sidecar's stderr must never be mixed into its stdout")
+        if log_queue_size < 0:
+            raise ValueError("log_queue_size must be >= 0")
         if start_timeout is not None and start_timeout <= 0:
             raise ValueError("start_timeout must be positive (or None)")
         self.binary = binary
@@ -78,6 +109,10 @@ class Options:
         self.start_timeout = start_timeout
         self.strict = strict
         self.require_trust = require_trust
+        self.handlers = HostHandlers(handlers, roots, elicitation_modes, sampling_features)
+        self.server_logs = server_logs
+        self.log_queue_size = log_queue_size
+        self.answer_timeout_ms = answer_timeout_ms
 
     def stderr_logger(self) -> Optional["logging.Logger"]:
         """The logger that receives the sidecar's stderr, if ``stderr`` is one."""
@@ -110,6 +145,9 @@ class Options:
             info,
             self.strict,
             self.require_trust,
+            self.handlers.capabilities(),
+            self.server_logs,
+            self.answer_timeout_ms,
         )
 
     def max_request_bytes(self) -> int:

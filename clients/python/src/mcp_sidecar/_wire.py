@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._errors import ErrorCode, client_error
 from ._protocol import PROTOCOL_VERSION, ClientInfo, ConfigDialect, ToolFormat
@@ -27,6 +27,18 @@ __all__ = [
     "load_servers_params",
     "test_server_params",
     "read_result_params",
+    "list_page_params",
+    "resource_params",
+    "read_resource_params",
+    "get_prompt_params",
+    "complete_params",
+    "set_level_params",
+    "search_tools_params",
+    "servers_filter_params",
+    "accept_tools_params",
+    "login_params",
+    "response_line",
+    "error_response_line",
     "CANCELLED_METHOD",
 ]
 
@@ -96,6 +108,21 @@ def decode_line(line: bytes) -> Optional[Dict[str, Any]]:
     return message
 
 
+def response_line(request_id: Any, result: Any) -> bytes:
+    """The host's answer to one of the sidecar's requests (protocol §17)."""
+    return (_encode({"jsonrpc": "2.0", "id": request_id, "result": result}) + "\n").encode(
+        "utf-8"
+    )
+
+
+def error_response_line(request_id: Any, code: int, message: str, data: Any = None) -> bytes:
+    """The host's error answer to one of the sidecar's requests (protocol §17)."""
+    error: Dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return (_encode({"jsonrpc": "2.0", "id": request_id, "error": error}) + "\n").encode("utf-8")
+
+
 def initialize_params(
     tool_format: Optional[ToolFormat],
     name_template: Optional[str],
@@ -103,6 +130,9 @@ def initialize_params(
     client_info: Optional[ClientInfo],
     strict: Optional[bool] = None,
     require_trust: bool = False,
+    capabilities: Optional[Mapping[str, Any]] = None,
+    server_logs: Optional[str] = None,
+    answer_timeout_ms: Optional[int] = None,
 ) -> Dict[str, Any]:
     params: Dict[str, Any] = {"protocolVersion": PROTOCOL_VERSION}
     if client_info is not None:
@@ -117,6 +147,12 @@ def initialize_params(
         params["maxNameLength"] = max_name_length
     if require_trust:
         params["requireTrust"] = True
+    if capabilities:  # nothing handled: nothing declared, as before handlers existed
+        params["capabilities"] = dict(capabilities)
+    if server_logs is not None:
+        params["serverLogs"] = server_logs
+    if answer_timeout_ms is not None:
+        params["answerTimeoutMs"] = answer_timeout_ms
     return params
 
 
@@ -155,6 +191,9 @@ def call_tool_params(
     arguments: Optional[Mapping[str, Any]],
     timeout_ms: Optional[int],
     format: Optional[ToolFormat] = None,
+    progress: bool = False,
+    reset_timeout_on_progress: Optional[bool] = None,
+    max_total_timeout_ms: Optional[int] = None,
 ) -> Dict[str, Any]:
     params: Dict[str, Any] = {"name": name}
     if arguments is not None:
@@ -163,6 +202,12 @@ def call_tool_params(
         params["timeoutMs"] = timeout_ms
     if format is not None:
         params["format"] = format
+    if progress:
+        params["progress"] = True
+    if reset_timeout_on_progress is not None:
+        params["resetTimeoutOnProgress"] = reset_timeout_on_progress
+    if max_total_timeout_ms is not None:
+        params["maxTotalTimeoutMs"] = max_total_timeout_ms
     return params
 
 
@@ -216,4 +261,106 @@ def read_result_params(
         params["offset"] = offset
     if length is not None:
         params["length"] = length
+    return params
+
+
+def _server_names(servers: Sequence[str]) -> List[str]:
+    if isinstance(servers, str):
+        raise TypeError("servers must be a sequence of server names, not one string")
+    return list(servers)
+
+
+def list_page_params(server: Optional[str], cursor: Optional[str]) -> Optional[Dict[str, Any]]:
+    """Params of ``resources/list``, ``resources/templates/list`` and ``prompts/list``."""
+    if server is None and cursor is None:
+        return None
+    params: Dict[str, Any] = {}
+    if server is not None:
+        params["server"] = server
+    if cursor is not None:
+        params["cursor"] = cursor
+    return params
+
+
+def resource_params(server: str, uri: str) -> Dict[str, Any]:
+    """Params of ``resources/subscribe`` and ``resources/unsubscribe``."""
+    return {"server": server, "uri": uri}
+
+
+def read_resource_params(server: str, uri: str, format: Optional[ToolFormat]) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"server": server, "uri": uri}
+    if format is not None:
+        params["format"] = format
+    return params
+
+
+def get_prompt_params(
+    server: str,
+    name: str,
+    arguments: Optional[Mapping[str, str]],
+    format: Optional[ToolFormat],
+) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"server": server, "name": name}
+    if arguments is not None:
+        params["arguments"] = dict(arguments)
+    if format is not None:
+        params["format"] = format
+    return params
+
+
+def complete_params(
+    server: str,
+    ref: Mapping[str, Any],
+    argument: Mapping[str, Any],
+    context: Optional[Mapping[str, Any]],
+) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"server": server, "ref": dict(ref), "argument": dict(argument)}
+    if context is not None:
+        params["context"] = dict(context)
+    return params
+
+
+def set_level_params(level: str, server: Optional[str]) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"level": level}
+    if server is not None:
+        params["server"] = server
+    return params
+
+
+def search_tools_params(
+    query: str,
+    limit: Optional[int],
+    servers: Optional[Sequence[str]],
+    format: Optional[ToolFormat],
+    strict: Optional[bool],
+) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"query": query}
+    if limit is not None:
+        params["limit"] = limit
+    if servers is not None:
+        params["servers"] = _server_names(servers)
+    if format is not None:
+        params["format"] = format
+    if strict is not None:
+        params["strict"] = strict
+    return params
+
+
+def servers_filter_params(servers: Optional[Sequence[str]]) -> Optional[Dict[str, Any]]:
+    """Params of ``servers/stats``."""
+    return None if servers is None else {"servers": _server_names(servers)}
+
+
+def accept_tools_params(tools: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
+    """Params of ``tools/accept``: ``[{server, tool, hash}]`` (e.g. ``withheld`` entries; their
+    other keys are left out, the method's params being strict)."""
+    return {
+        "tools": [{"server": t["server"], "tool": t["tool"], "hash": t["hash"]} for t in tools]
+    }
+
+
+def login_params(name: str, wait: bool) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"name": name}
+    if not wait:
+        params["wait"] = False
     return params

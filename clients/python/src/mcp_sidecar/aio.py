@@ -22,6 +22,7 @@ a call's round trip).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import subprocess
 import weakref
@@ -30,6 +31,7 @@ from typing import (
     AsyncIterator,
     Awaitable,
     Callable,
+    Dict,
     List,
     Mapping,
     Optional,
@@ -42,8 +44,10 @@ from typing import (
 from . import _log
 from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
+from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
 from ._options import (
+    DEFAULT_LOG_QUEUE_SIZE,
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_NOTIFICATION_QUEUE_SIZE,
     Options,
@@ -51,7 +55,33 @@ from ._options import (
     fspath_or_none,
 )
 from ._protocol import (
+    CANCELLED,
+    PROGRESS,
+    PROMPTS_CHANGED,
+    RESOURCES_CHANGED,
+    RESOURCES_UPDATED,
+    ROOTS_LIST_CHANGED,
+    SERVER_LOG,
     ClientInfo,
+    CompleteResult,
+    ElicitationMode,
+    JsonObject,
+    LogLevel,
+    ProgressParams,
+    PromptsChangedParams,
+    PromptsGetResult,
+    PromptsListResult,
+    ResourcesChangedParams,
+    ResourcesListResult,
+    ResourcesReadResult,
+    ResourcesUpdatedParams,
+    ResourceTemplatesListResult,
+    Root,
+    ServerLogParams,
+    ServersStatsResult,
+    SetLevelResult,
+    ToolsAcceptResult,
+    ToolsSearchResult,
     ConfigDialect,
     InitializeResult,
     Notification,
@@ -64,20 +94,45 @@ from ._protocol import (
     ToolFormat,
     ToolsListResult,
 )
-from ._core import Notifications, Requests, classify, kill_late, line_too_large, spawn_failed
+from ._core import (
+    Notifications,
+    Requests,
+    classify,
+    kill_late,
+    line_too_large,
+    only_method,
+    spawn_failed,
+)
 from ._wire import (
+    accept_tools_params,
     add_server_params,
     call_tool_params,
+    complete_params,
+    encode_notification,
+    get_prompt_params,
+    list_page_params,
     list_tools_params,
     load_servers_params,
+    login_params,
+    read_resource_params,
     read_result_params,
+    resource_params,
+    search_tools_params,
+    servers_filter_params,
+    set_level_params,
     test_server_params,
 )
 
-__all__ = ["AsyncSidecar", "NotificationCallback"]
+__all__ = ["AsyncSidecar", "NotificationCallback", "ProgressCallback", "Handler"]
 
 #: A notification callback: a plain function, or one returning an awaitable (run as a task).
 NotificationCallback = Callable[[Notification], Union[None, Awaitable[None]]]
+#: A progress callback of ``call_tool``: called with each ``notifications/progress`` params of
+#: the call (:class:`ProgressParams`); a returned awaitable runs as a task.
+ProgressCallback = Callable[[ProgressParams], Union[None, Awaitable[None]]]
+#: A handler of the sidecar's requests: params in, the result object out (an ``async def``, or a
+#: plain function); raising :class:`HandlerError` answers that JSON-RPC error.
+Handler = Callable[[JsonObject], Union[Any, Awaitable[Any]]]
 
 _KILL_WAIT_SECONDS = 5.0
 # After stdout's EOF, how long to wait for the exit status (and after the exit, for EOF: a
@@ -124,6 +179,22 @@ class _Connection(asyncio.SubprocessProtocol):
         )
         self._callback_tasks: Set[asyncio.Future[Any]] = set()
         self._queue_event = asyncio.Event()
+        # The log stream: a queue of its own, so that logs never crowd out other notifications.
+        self.logs: Notifications[NotificationCallback] = Notifications(
+            options.log_queue_size, "server log", "iterate logs() or raise log_queue_size"
+        )
+        self._logs_event = asyncio.Event()
+        # Progress callbacks of the calls in flight that have one, by request id.
+        self._progress: Dict[int, ProgressCallback] = {}
+        # The sidecar's requests to the host: the handlers, and the tasks running them by id.
+        self.handlers = options.handlers
+        self._handling: Dict[Any, asyncio.Task[None]] = {}
+        # Notifications with a meaning of their own for the client (besides their delivery).
+        self._special: Dict[str, Callable[[JsonObject], None]] = {
+            PROGRESS: self._on_progress,
+            SERVER_LOG: self._on_log,
+            CANCELLED: self._on_cancelled,
+        }
         # Stderr to a logger.
         self._stderr_logger = options.stderr_logger()
         self._stderr_lines = LineSplitter(_STDERR_LINE_BYTES)
@@ -200,12 +271,19 @@ class _Connection(asyncio.SubprocessProtocol):
     # -- requests ---------------------------------------------------------------------------
 
     async def request(
-        self, method: str, params: Optional[Mapping[str, Any]], timeout: Optional[float] = None
+        self,
+        method: str,
+        params: Optional[Mapping[str, Any]],
+        timeout: Optional[float] = None,
+        progress: Optional[ProgressCallback] = None,
     ) -> Any:
-        """Send one request and return its ``result``; raises :class:`SidecarError`."""
+        """Send one request and return its ``result``; raises :class:`SidecarError`.
+        ``progress`` receives the request's ``notifications/progress`` until it ends."""
         future: asyncio.Future[Any] = self._loop.create_future()
         request_id, line = self.requests.begin(method, params, future)
         timer: Optional[asyncio.TimerHandle] = None
+        if progress is not None:
+            self._progress[request_id] = progress
         try:
             self._send(line)
             if self._write_paused:  # backpressure: the sidecar is not reading fast enough
@@ -226,9 +304,15 @@ class _Connection(asyncio.SubprocessProtocol):
         finally:
             if timer is not None:
                 timer.cancel()
+            if progress is not None:
+                del self._progress[request_id]  # later progress of this id is dropped
 
     def _expire(self, request_id: int, method: str, timeout: float) -> None:
         self._send(self.requests.expire(request_id, method, timeout))
+
+    def notify(self, method: str, params: Mapping[str, Any]) -> None:
+        """Send a host → sidecar notification."""
+        self._send(encode_notification(method, params))
 
     def _send(self, line: Optional[bytes]) -> None:
         stdin = self.stdin
@@ -241,8 +325,71 @@ class _Connection(asyncio.SubprocessProtocol):
         routed = classify(line)
         if isinstance(routed, Notification):
             self._deliver(routed)
-        elif routed is not None:
+        elif type(routed) is tuple:  # a response: the hot path pays this one branch
             self.requests.answer(*routed)
+        elif isinstance(routed, SidecarRequest):
+            self._on_request(routed)
+
+    # -- the sidecar's requests (protocol §17) ----------------------------------------------
+
+    def _on_request(self, request: SidecarRequest) -> None:
+        """Answer at once what needs no handler; run a handler as a task of its own (the reader
+        never waits for a handler; any number run at once)."""
+        line = self.handlers.immediate(request)
+        if line is not None:
+            self._send(line)
+            return
+        try:
+            hash(request.id)
+        except TypeError:  # not a JSON-RPC id: nothing could be answered
+            return
+        if request.id in self._handling:
+            return  # the sidecar never reuses an id in flight; a duplicate is ignored
+        handler = self.handlers.lookup(request.method)
+        self._handling[request.id] = self._loop.create_task(self._handle(request, handler))
+
+    async def _handle(self, request: SidecarRequest, handler: Handler) -> None:
+        try:
+            outcome = handler(request.params)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+            line = answer_line(request, outcome)
+        except asyncio.CancelledError:
+            # Cancelled by the sidecar's notifications/cancelled (already out of the table) or
+            # by the client's end: the request is over, nothing is answered. A handler that
+            # raised CancelledError on its own is a failure like any other.
+            if self._handling.pop(request.id, None) is None or self.error is not None:
+                return
+            line = failure_line(request, RuntimeError(f"the {request.method} handler was cancelled"))
+        except Exception as exc:
+            line = failure_line(request, exc)
+        if self._handling.pop(request.id, None) is not None:
+            self._send(line)
+
+    def _on_cancelled(self, params: JsonObject) -> None:
+        request_id = params.get("requestId")
+        if isinstance(request_id, str):  # the sidecar's own ids are strings
+            task = self._handling.pop(request_id, None)
+            if task is not None:
+                task.cancel()
+
+    def _on_progress(self, params: JsonObject) -> None:
+        callback = self._progress.get(params.get("requestId"))  # type: ignore[arg-type]
+        if callback is None:
+            return  # the call ended (or never asked for progress): dropped
+        try:
+            outcome = callback(cast(ProgressParams, params))
+        except Exception:
+            _log.exception("mcp-sidecar progress callback %r failed", callback)
+            return
+        if outcome is not None and hasattr(outcome, "__await__"):
+            self._track(asyncio.ensure_future(outcome))
+
+    def _on_log(self, params: JsonObject) -> None:
+        logs = self.logs
+        if logs.queue is not None:
+            logs.push(Notification(SERVER_LOG, params))
+            self._logs_event.set()
 
     def _fatal(self, error: SidecarError) -> None:
         """The sidecar's output cannot be trusted: fail everything, ignore the rest of stdout
@@ -281,31 +428,31 @@ class _Connection(asyncio.SubprocessProtocol):
         return self.notes.add_callback(callback)
 
     def _deliver(self, notification: Notification) -> None:
+        special = self._special.get(notification.method)
+        if special is not None:
+            special(notification.params)
         notes = self.notes
         for outcome in notes.run_callbacks(notification, notes.callbacks):
             if hasattr(outcome, "__await__"):
-                task = asyncio.ensure_future(outcome)
-                self._callback_tasks.add(task)
-                task.add_done_callback(self._callback_done)
+                self._track(asyncio.ensure_future(outcome))
         if notes.queue is not None:
             notes.push(notification)
             self._queue_event.set()
+
+    def _track(self, task: asyncio.Future[Any]) -> None:
+        self._callback_tasks.add(task)
+        task.add_done_callback(self._callback_done)
 
     def _callback_done(self, task: asyncio.Future[Any]) -> None:
         self._callback_tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             _log.error("mcp-sidecar notification callback failed", exc_info=task.exception())
 
-    async def iterate(self) -> AsyncIterator[Notification]:
-        notes = self.notes
-        queue = notes.require_queue()
-        while True:
-            while not queue:
-                if notes.ended:
-                    return
-                self._queue_event.clear()
-                await self._queue_event.wait()
-            yield queue.popleft()
+    def iterate(self) -> AsyncIterator[Notification]:
+        return _iterate(self.notes, self._queue_event)
+
+    def iterate_logs(self) -> AsyncIterator[ServerLogParams]:
+        return _log_params(_iterate(self.logs, self._logs_event))
 
     # -- ending -----------------------------------------------------------------------------
 
@@ -319,6 +466,11 @@ class _Connection(asyncio.SubprocessProtocol):
         self._wake_drain_waiters()
         self.notes.ended = True
         self._queue_event.set()
+        self.logs.ended = True
+        self._logs_event.set()
+        handling, self._handling = self._handling, {}
+        for task in handling.values():  # nobody can be answered any more
+            task.cancel()
 
     def close_stdin(self) -> None:
         if self.stdin is not None and not self.stdin.is_closing():
@@ -361,6 +513,23 @@ class _Connection(asyncio.SubprocessProtocol):
         self._finish(None)
         if self.transport is not None:
             self.transport.close()
+
+
+async def _iterate(notes: Notifications[Any], event: asyncio.Event) -> AsyncIterator[Notification]:
+    """The items of a bounded queue as they come, until the connection ends and it is empty."""
+    queue = notes.require_queue()
+    while True:
+        while not queue:
+            if notes.ended:
+                return
+            event.clear()
+            await event.wait()
+        yield queue.popleft()
+
+
+async def _log_params(notes: AsyncIterator[Notification]) -> AsyncIterator[ServerLogParams]:
+    async for note in notes:
+        yield cast(ServerLogParams, note.params)
 
 
 def _close_stdin_at_gc(loop: asyncio.AbstractEventLoop, transport: asyncio.BaseTransport) -> None:
@@ -413,6 +582,21 @@ class AsyncSidecar:
         require_trust: every server needs the host's approval of its launch digest before it
             is started (``initialize`` ``requireTrust``): ``add_server``/``test_server`` raise
             ``TRUST_REQUIRED`` (``data["digest"]``) until called with ``trust=digest``.
+        handlers: the host's handlers of the sidecar's requests (protocol §17), by method:
+            ``SAMPLING``, ``ELICITATION``, ``ROOTS_LIST``, ``AUTHORIZE`` (see :data:`Handler`;
+            more with :meth:`on_request` before start). ``initialize`` declares exactly the
+            matching ``capabilities``; nothing registered declares nothing.
+        roots: the roots servers may use: declares ``roots`` and answers ``roots/list`` with
+            them (unless a ``roots/list`` handler is given); :meth:`set_roots` changes them.
+        elicitation_modes: the elicitation modes declared with an ``ELICITATION`` handler
+            (``("form",)``; add ``"url"`` for URL mode).
+        sampling_features: sampling features declared with a ``SAMPLING`` handler: ``"tools"``
+            (tool use in sampling), ``"context"`` (``includeContext``).
+        server_logs: the session's level of server logs (``initialize`` ``serverLogs``): log
+            messages at or above it reach :meth:`logs`. None: none until :meth:`set_log_level`.
+        log_queue_size: server log messages kept for :meth:`logs`; when full the oldest is
+            dropped (counted in :attr:`dropped_logs`). 0: no log queue.
+        answer_timeout_ms: how long the sidecar waits for a handler's answer (600000).
     """
 
     def __init__(
@@ -433,6 +617,13 @@ class AsyncSidecar:
         close_timeout: float = 5.0,
         strict: Optional[bool] = None,
         require_trust: bool = False,
+        handlers: Optional[Mapping[str, Handler]] = None,
+        roots: Optional[Sequence[Root]] = None,
+        elicitation_modes: Sequence[ElicitationMode] = ("form",),
+        sampling_features: Sequence[str] = (),
+        server_logs: Optional[LogLevel] = None,
+        log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE,
+        answer_timeout_ms: Optional[int] = None,
     ) -> None:
         self._options = Options(
             binary=binary,
@@ -449,6 +640,13 @@ class AsyncSidecar:
             start_timeout=start_timeout,
             strict=strict,
             require_trust=require_trust,
+            handlers=handlers,
+            roots=roots,
+            elicitation_modes=elicitation_modes,
+            sampling_features=sampling_features,
+            server_logs=server_logs,
+            log_queue_size=log_queue_size,
+            answer_timeout_ms=answer_timeout_ms,
         )
         self._close_timeout = close_timeout
         self._conn: Optional[_Connection] = None
@@ -554,6 +752,36 @@ class AsyncSidecar:
         """Notifications dropped from the full queue (the oldest go first)."""
         return 0 if self._conn is None else self._conn.dropped
 
+    @property
+    def dropped_logs(self) -> int:
+        """Server log messages dropped from the full log queue (the oldest go first)."""
+        return 0 if self._conn is None else self._conn.logs.dropped
+
+    @property
+    def roots(self) -> List[Root]:
+        """The roots the built-in ``roots/list`` handler answers with (see :meth:`set_roots`)."""
+        return list(self._options.handlers.roots)
+
+    # -- the sidecar's requests (protocol §17) ------------------------------------------------
+
+    def on_request(self, method: str, handler: Handler) -> None:
+        """Handle the sidecar's ``method`` requests with ``handler`` (see :data:`Handler`);
+        before :meth:`start` only, since ``initialize`` declares what is handled. A handler runs
+        as a task of its own (many at once); the sidecar's ``notifications/cancelled`` for its
+        request cancels that task, and nothing is answered."""
+        if self._conn is not None:
+            raise RuntimeError("handlers are registered before start (initialize declares them)")
+        self._options.handlers.register(method, handler)
+
+    def set_roots(self, roots: Sequence[Root]) -> None:
+        """Replace the roots answered to ``roots/list`` and, once started, announce the change
+        (``notifications/roots/list_changed``: the sidecar tells every server, which asks
+        again). Before start, it declares roots like the ``roots`` option."""
+        started = self._conn is not None
+        self._options.handlers.set_roots(roots, started)
+        if self._conn is not None:
+            self._conn.notify(ROOTS_LIST_CHANGED, {})
+
     # -- methods ----------------------------------------------------------------------------
 
     async def request(
@@ -616,14 +844,31 @@ class AsyncSidecar:
         timeout_ms: Optional[int] = None,
         format: Optional[ToolFormat] = None,
         timeout: Optional[float] = None,
+        progress: Optional[ProgressCallback] = None,
+        reset_timeout_on_progress: Optional[bool] = None,
+        max_total_timeout_ms: Optional[int] = None,
     ) -> ToolCallResult:
         """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
         server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
         (``TIMEOUT``); ``format`` is that of ``output`` (default: the session ``tool_format``).
         Cancelling the awaiting task cancels the call at the sidecar and the server. A result
-        cut to fit (``resultPolicy: "truncate"``) has ``truncated``; see :meth:`read_result`."""
-        params = call_tool_params(name, arguments, timeout_ms, format)
-        return cast(ToolCallResult, await self._require().request("tools/call", params, timeout))
+        cut to fit (``resultPolicy: "truncate"``) has ``truncated``; see :meth:`read_result`.
+
+        ``progress``: called with each progress update of this call (:class:`ProgressParams`:
+        ``progress``, ``total?``, ``message?``) before its result; the sidecar sends the latest
+        and may skip some for a slow reader. ``reset_timeout_on_progress`` and
+        ``max_total_timeout_ms`` are the call's progress-aware timeout (protocol §4)."""
+        params = call_tool_params(
+            name,
+            arguments,
+            timeout_ms,
+            format,
+            progress is not None,
+            reset_timeout_on_progress,
+            max_total_timeout_ms,
+        )
+        result = await self._require().request("tools/call", params, timeout, progress)
+        return cast(ToolCallResult, result)
 
     async def load_servers(
         self,
@@ -678,6 +923,162 @@ class AsyncSidecar:
         result = await self._require().request("results/read", params, timeout)
         return cast(ResultsReadResult, result)
 
+    async def search_tools(
+        self,
+        query: str,
+        *,
+        limit: Optional[int] = None,
+        servers: Optional[Sequence[str]] = None,
+        format: Optional[ToolFormat] = None,
+        strict: Optional[bool] = None,
+        timeout: Optional[float] = None,
+    ) -> ToolsSearchResult:
+        """``tools/search``: the tools best matching ``query`` (words or a tool's name), best
+        first, each a tool entry with ``score`` (and ``exact`` when named); ``total`` matched."""
+        params = search_tools_params(query, limit, servers, format, strict)
+        result = await self._require().request("tools/search", params, timeout)
+        return cast(ToolsSearchResult, result)
+
+    async def accept_tools(
+        self, tools: Sequence[Mapping[str, Any]], *, timeout: Optional[float] = None
+    ) -> ToolsAcceptResult:
+        """``tools/accept``: let tools held by ``pinTools`` (``withheld`` entries, or
+        ``{server, tool, hash}``) back into the tool set; ``{accepted, rejected}``."""
+        result = await self._require().request("tools/accept", accept_tools_params(tools), timeout)
+        return cast(ToolsAcceptResult, result)
+
+    async def server_stats(
+        self, servers: Optional[Sequence[str]] = None, *, timeout: Optional[float] = None
+    ) -> ServersStatsResult:
+        """``servers/stats``: every server's (or those named) statistics: calls, errors,
+        latency percentiles (``total`` and ``recent`` windows), bytes, restarts, startup."""
+        params = servers_filter_params(servers)
+        result = await self._require().request("servers/stats", params, timeout)
+        return cast(ServersStatsResult, result)
+
+    async def login_server(
+        self, name: str, *, wait: bool = True, timeout: Optional[float] = None
+    ) -> ServerStatus:
+        """``servers/login``: OAuth login of a remote server (with an ``AUTHORIZE`` handler the
+        browser step is yours; else the status carries ``authorizationUrl``). ``wait=False``
+        answers once the login waits for the browser."""
+        result = await self._require().request("servers/login", login_params(name, wait), timeout)
+        return cast(ServerStatus, result)
+
+    async def logout_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
+        """``servers/logout``: forget the server's tokens and stop it (``needs_login``)."""
+        result = await self._require().request("servers/logout", {"name": name}, timeout)
+        return cast(ServerStatus, result)
+
+    async def list_resources(
+        self,
+        server: Optional[str] = None,
+        *,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> ResourcesListResult:
+        """``resources/list``: one page of resources (each with ``server``) of one server or of
+        every ready one; ``nextCursor`` continues, ``errors`` names servers that failed."""
+        params = list_page_params(server, cursor)
+        result = await self._require().request("resources/list", params, timeout)
+        return cast(ResourcesListResult, result)
+
+    async def list_resource_templates(
+        self,
+        server: Optional[str] = None,
+        *,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> ResourceTemplatesListResult:
+        """``resources/templates/list``: as :meth:`list_resources`, for ``resourceTemplates``."""
+        params = list_page_params(server, cursor)
+        result = await self._require().request("resources/templates/list", params, timeout)
+        return cast(ResourceTemplatesListResult, result)
+
+    async def read_resource(
+        self,
+        server: str,
+        uri: str,
+        *,
+        format: Optional[ToolFormat] = None,
+        timeout: Optional[float] = None,
+    ) -> ResourcesReadResult:
+        """``resources/read``: the server's ``contents``, plus ``text`` and ``output`` (in
+        ``format``) as for a tool result."""
+        params = read_resource_params(server, uri, format)
+        result = await self._require().request("resources/read", params, timeout)
+        return cast(ResourcesReadResult, result)
+
+    async def subscribe_resource(
+        self, server: str, uri: str, *, timeout: Optional[float] = None
+    ) -> None:
+        """``resources/subscribe``: changes of the resource arrive as
+        ``notifications/resources/updated`` (see :meth:`on_resources_updated`)."""
+        await self._require().request("resources/subscribe", resource_params(server, uri), timeout)
+
+    async def unsubscribe_resource(
+        self, server: str, uri: str, *, timeout: Optional[float] = None
+    ) -> None:
+        """``resources/unsubscribe``."""
+        params = resource_params(server, uri)
+        await self._require().request("resources/unsubscribe", params, timeout)
+
+    async def list_prompts(
+        self,
+        server: Optional[str] = None,
+        *,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> PromptsListResult:
+        """``prompts/list``: as :meth:`list_resources`, for ``prompts``."""
+        params = list_page_params(server, cursor)
+        result = await self._require().request("prompts/list", params, timeout)
+        return cast(PromptsListResult, result)
+
+    async def get_prompt(
+        self,
+        server: str,
+        name: str,
+        arguments: Optional[Mapping[str, str]] = None,
+        *,
+        format: Optional[ToolFormat] = None,
+        timeout: Optional[float] = None,
+    ) -> PromptsGetResult:
+        """``prompts/get``: the prompt's ``messages`` as the server sent them, and ``output``,
+        the same messages in ``format``'s message shape."""
+        params = get_prompt_params(server, name, arguments, format)
+        result = await self._require().request("prompts/get", params, timeout)
+        return cast(PromptsGetResult, result)
+
+    async def complete(
+        self,
+        server: str,
+        ref: Mapping[str, Any],
+        argument: Mapping[str, Any],
+        context: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+    ) -> CompleteResult:
+        """``completion/complete``: ``ref`` is ``{"type": "ref/prompt", "name"}`` or
+        ``{"type": "ref/resource", "uri"}``, ``argument`` ``{"name", "value"}``, ``context``
+        ``{"arguments": {...}}``; ``{"server", "completion": {"values", "total?", "hasMore?"}}``."""
+        params = complete_params(server, ref, argument, context)
+        result = await self._require().request("completion/complete", params, timeout)
+        return cast(CompleteResult, result)
+
+    async def set_log_level(
+        self,
+        level: LogLevel,
+        *,
+        server: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> SetLevelResult:
+        """``logging/setLevel``: the session's level of server logs (or one server's): messages
+        at or above it reach :meth:`logs`. ``{"servers": [names told], "errors"?}``."""
+        params = set_level_params(level, server)
+        result = await self._require().request("logging/setLevel", params, timeout)
+        return cast(SetLevelResult, result)
+
     async def ping(self, *, timeout: Optional[float] = None) -> None:
         """``ping``: a round trip to the sidecar."""
         await self._require().request("ping", None, timeout)
@@ -700,4 +1101,32 @@ class AsyncSidecar:
         (``notification_queue_size``; when full the oldest is dropped). The iteration ends when
         the client closes. Use one iterator at a time (several would share the items)."""
         return self._require().iterate()
+
+    def logs(self) -> AsyncIterator[ServerLogParams]:
+        """The servers' log messages (``notifications/server/log`` params: ``server``,
+        ``level``, ``logger?``, ``data``) received since start, oldest first. Bounded: when
+        ``log_queue_size`` messages wait unread, the oldest is dropped and counted in
+        :attr:`dropped_logs`, so a host that does not read never grows memory. Messages come
+        only at or above the level set by ``server_logs`` or :meth:`set_log_level`. They are
+        also delivered as notifications. The iteration ends when the client closes."""
+        return self._require().iterate_logs()
+
+    def on_resources_updated(
+        self, callback: Callable[[ResourcesUpdatedParams], Any]
+    ) -> Callable[[], None]:
+        """Call ``callback({server, uri?})`` when a subscribed resource changed (no ``uri``:
+        any subscribed resource of that server may have). Returns the unregister function."""
+        return self.on_notification(only_method(RESOURCES_UPDATED, callback))
+
+    def on_resources_changed(
+        self, callback: Callable[[ResourcesChangedParams], Any]
+    ) -> Callable[[], None]:
+        """Call ``callback({server})`` when a server's resource list changed (list again)."""
+        return self.on_notification(only_method(RESOURCES_CHANGED, callback))
+
+    def on_prompts_changed(
+        self, callback: Callable[[PromptsChangedParams], Any]
+    ) -> Callable[[], None]:
+        """Call ``callback({server})`` when a server's prompt list changed (list again)."""
+        return self.on_notification(only_method(PROMPTS_CHANGED, callback))
 

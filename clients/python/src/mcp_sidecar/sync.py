@@ -6,7 +6,9 @@ a calling thread that waits for its response reads and dispatches lines itself w
 else is reading (so a sequential call costs one write and one read, no thread hand-off), and
 hands the role to the next waiting thread when its own response has come. A background daemon
 thread takes the role only when no call has been in flight for a moment, so notifications keep
-flowing while the client is idle; it also runs the notification callbacks. Request ids, the
+flowing while the client is idle; it also runs the notification callbacks. The sidecar's requests
+to the host (protocol §17) run their handlers on a small thread pool, never on the reader. Request
+ids, the
 pending table, timeouts, cancellation, notification queueing and the connection's end are the
 protocol core's (:mod:`~mcp_sidecar._core`, shared with ``aio``), called under this module's
 locks.
@@ -22,6 +24,7 @@ import threading
 import time
 import weakref
 from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import (
     TYPE_CHECKING,
     IO,
@@ -34,14 +37,17 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
+    Tuple,
     cast,
 )
 
 from . import _log
 from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
+from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
 from ._options import (
+    DEFAULT_LOG_QUEUE_SIZE,
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_NOTIFICATION_QUEUE_SIZE,
     Options,
@@ -49,7 +55,33 @@ from ._options import (
     fspath_or_none,
 )
 from ._protocol import (
+    CANCELLED,
+    PROGRESS,
+    PROMPTS_CHANGED,
+    RESOURCES_CHANGED,
+    RESOURCES_UPDATED,
+    ROOTS_LIST_CHANGED,
+    SERVER_LOG,
     ClientInfo,
+    CompleteResult,
+    ElicitationMode,
+    JsonObject,
+    LogLevel,
+    ProgressParams,
+    PromptsChangedParams,
+    PromptsGetResult,
+    PromptsListResult,
+    ResourcesChangedParams,
+    ResourcesListResult,
+    ResourcesReadResult,
+    ResourcesUpdatedParams,
+    ResourceTemplatesListResult,
+    Root,
+    ServerLogParams,
+    ServersStatsResult,
+    SetLevelResult,
+    ToolsAcceptResult,
+    ToolsSearchResult,
     ConfigDialect,
     InitializeResult,
     Notification,
@@ -69,25 +101,53 @@ from ._core import (
     for_method,
     kill_late,
     line_too_large,
+    only_method,
     spawn_failed,
 )
 from ._wire import (
+    accept_tools_params,
     add_server_params,
     call_tool_params,
+    complete_params,
+    encode_notification,
+    get_prompt_params,
+    list_page_params,
     list_tools_params,
     load_servers_params,
+    login_params,
+    read_resource_params,
     read_result_params,
+    resource_params,
+    search_tools_params,
+    servers_filter_params,
+    set_level_params,
     test_server_params,
 )
 
 if TYPE_CHECKING:
     import logging
 
-__all__ = ["Sidecar", "CancelToken", "SyncNotificationCallback"]
+__all__ = [
+    "Sidecar",
+    "CancelToken",
+    "SyncNotificationCallback",
+    "SyncProgressCallback",
+    "SyncHandler",
+    "handler_cancel_token",
+]
 
 
 #: A notification callback of the blocking client (run on the client's background thread).
 SyncNotificationCallback = Callable[[Notification], None]
+#: A progress callback of ``call_tool`` (run on the thread reading stdout: keep it short).
+SyncProgressCallback = Callable[[ProgressParams], None]
+#: A handler of the sidecar's requests (run on the client's handler threads): params in, the
+#: result object out; raising :class:`HandlerError` answers that JSON-RPC error.
+SyncHandler = Callable[[JsonObject], Any]
+
+# Threads running the sidecar's requests at once (the sidecar itself keeps at most 256 waiting).
+_HANDLER_THREADS = 32
+_handler_context = threading.local()
 
 # The background thread reads stdout only after this long without a call in flight.
 _IDLE_GRACE_SECONDS = 0.05
@@ -111,6 +171,7 @@ class CancelToken:
         self._cancelled = False
         self._hooks: List[Callable[[], None]] = []
         self._sent = threading.Event()
+        self._cancelled_event = threading.Event()
 
     @property
     def cancelled(self) -> bool:
@@ -123,8 +184,13 @@ class CancelToken:
                 return
             self._cancelled = True
             hooks = list(self._hooks)
+        self._cancelled_event.set()
         for hook in hooks:
             hook()
+
+    def wait_cancelled(self, timeout: Optional[float] = None) -> bool:
+        """Block until the token is cancelled (True), or ``timeout`` (False)."""
+        return self._cancelled_event.wait(timeout)
 
     def wait_sent(self, timeout: Optional[float] = None) -> bool:
         """Block until a call using this token has sent its request (True), or ``timeout``."""
@@ -141,6 +207,14 @@ class CancelToken:
         with self._lock:
             if hook in self._hooks:
                 self._hooks.remove(hook)
+
+
+def handler_cancel_token() -> Optional[CancelToken]:
+    """In a handler of the blocking client: the token that the sidecar's
+    ``notifications/cancelled`` for the request being handled cancels (check ``cancelled``, or
+    pass it as ``cancel=`` to calls the handler makes). None outside a handler. A thread cannot
+    be stopped from outside: a cancelled handler runs on, and its answer is dropped."""
+    return cast(Optional[CancelToken], getattr(_handler_context, "token", None))
 
 
 class _Slot:
@@ -188,6 +262,23 @@ class _Connection:
         self._backlog: Deque[Notification] = deque(maxlen=max(size, 1024))
         self._bg_cv = threading.Condition(threading.Lock())
         self._bg_stop = False
+        # The log stream: a bounded queue of its own.
+        self.logs: Notifications[SyncNotificationCallback] = Notifications(
+            options.log_queue_size, "server log", "iterate logs() or raise log_queue_size"
+        )
+        self._logs_cv = threading.Condition(threading.Lock())
+        # Progress callbacks of the calls in flight that have one, by request id.
+        self._progress: Dict[int, SyncProgressCallback] = {}
+        # The sidecar's requests: the handlers, the thread pool (made on first use) and the
+        # token of each request being handled, by id (under _lock).
+        self.handlers = options.handlers
+        self._pool: Optional[ThreadPoolExecutor] = None
+        self._handling: Dict[Any, Tuple[CancelToken, "Future[None]"]] = {}
+        self._special: Dict[str, Callable[[JsonObject], None]] = {
+            PROGRESS: self._on_progress,
+            SERVER_LOG: self._on_log,
+            CANCELLED: self._on_cancelled,
+        }
         self._bg = threading.Thread(target=self._background, name="mcp-sidecar-reader", daemon=True)
         self._bg.start()
         self._stderr_thread: Optional[threading.Thread] = None
@@ -209,8 +300,10 @@ class _Connection:
         params: Optional[Mapping[str, Any]],
         timeout: Optional[float] = None,
         cancel: Optional[CancelToken] = None,
+        progress: Optional[SyncProgressCallback] = None,
     ) -> Any:
-        """Send one request and return its ``result``; raises :class:`SidecarError`."""
+        """Send one request and return its ``result``; raises :class:`SidecarError`.
+        ``progress`` receives the request's ``notifications/progress`` until it ends."""
         error = self.requests.error
         if error is not None:
             raise for_method(error, method)
@@ -223,6 +316,8 @@ class _Connection:
         with self._lock:
             request_id, line = self.requests.begin(method, params, slot)
             self._active += 1
+            if progress is not None:
+                self._progress[request_id] = progress
         hook: Optional[Callable[[], None]] = None
         try:
             self._write(line)
@@ -248,6 +343,8 @@ class _Connection:
                 self._active -= 1
                 self.requests.forget(request_id)
                 self._last_activity = _monotonic()
+                if progress is not None:
+                    del self._progress[request_id]  # later progress of this id is dropped
             if hook is not None and cancel is not None:
                 cancel._unbind(hook)
 
@@ -376,10 +473,92 @@ class _Connection:
         if isinstance(routed, Notification):
             self._deliver(routed)
             return True
-        if routed is not None:
+        if type(routed) is tuple:  # a response: the hot path pays this one branch
             with self._lock:
                 self.requests.answer(*routed)  # False: a late answer to a request that timed out
+        elif isinstance(routed, SidecarRequest):
+            self._on_request(routed)
         return False
+
+    # -- the sidecar's requests (protocol §17) ----------------------------------------------
+
+    def notify(self, method: str, params: Mapping[str, Any]) -> None:
+        """Send a host → sidecar notification."""
+        self._write_if_open(encode_notification(method, params))
+
+    def _write_if_open(self, data: bytes) -> None:
+        """Write unless stdin was closed: for lines sent from other threads than the callers'
+        (handler answers), which may run on past the connection's end, when the descriptor
+        number could already belong to another file."""
+        with self._write_lock:
+            if self._stdin.closed:
+                return
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self._stdin_fd, view) :]
+            except OSError:
+                pass  # the sidecar is gone: reading reports it
+
+    def _on_request(self, request: SidecarRequest) -> None:
+        """Answer at once what needs no handler; hand a handler to the pool (the reader never
+        waits for a handler)."""
+        line = self.handlers.immediate(request)
+        if line is not None:
+            self._write_if_open(line)
+            return
+        try:
+            hash(request.id)
+        except TypeError:  # not a JSON-RPC id: nothing could be answered
+            return
+        token = CancelToken()
+        with self._lock:
+            if request.id in self._handling or self.requests.error is not None:
+                return
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(_HANDLER_THREADS, "mcp-sidecar-handler")
+            handler = self.handlers.lookup(request.method)
+            future = self._pool.submit(self._handle, request, handler, token)
+            self._handling[request.id] = (token, future)
+
+    def _handle(self, request: SidecarRequest, handler: SyncHandler, token: CancelToken) -> None:
+        _handler_context.token = token
+        try:
+            line = answer_line(request, handler(request.params))
+        except Exception as exc:
+            line = failure_line(request, exc)
+        finally:
+            _handler_context.token = None
+        with self._lock:
+            # Absent: the sidecar withdrew the request (or the connection ended): no answer.
+            answer = self._handling.pop(request.id, None) is not None
+        if answer:
+            self._write_if_open(line)
+
+    def _on_cancelled(self, params: JsonObject) -> None:
+        request_id = params.get("requestId")
+        if not isinstance(request_id, str):  # the sidecar's own ids are strings
+            return
+        with self._lock:
+            entry = self._handling.pop(request_id, None)
+        if entry is not None:
+            entry[1].cancel()  # not started yet: never runs
+            entry[0].cancel()
+
+    def _on_progress(self, params: JsonObject) -> None:
+        callback = self._progress.get(params.get("requestId"))  # type: ignore[arg-type]
+        if callback is None:
+            return  # the call ended (or never asked for progress): dropped
+        try:
+            callback(cast(ProgressParams, params))
+        except Exception:
+            _log.exception("mcp-sidecar progress callback %r failed", callback)
+
+    def _on_log(self, params: JsonObject) -> None:
+        if self.logs.queue is not None:
+            with self._logs_cv:
+                self.logs.push(Notification(SERVER_LOG, params))
+                self._logs_cv.notify_all()
 
     def _on_eof(self) -> None:
         code = self.proc.poll()
@@ -407,6 +586,9 @@ class _Connection:
         return remove
 
     def _deliver(self, notification: Notification) -> None:
+        special = self._special.get(notification.method)
+        if special is not None:
+            special(notification.params)
         notes = self.notes
         if notes.queue is not None:
             with self._queue_cv:
@@ -418,24 +600,11 @@ class _Connection:
                 self._bg_cv.notify()
 
     def iterate(self, timeout: Optional[float]) -> Iterator[Notification]:
-        notes = self.notes
-        queue = notes.require_queue()
-        cv = self._queue_cv
-        while True:
-            with cv:
-                deadline = None if timeout is None else _monotonic() + timeout
-                while not queue:
-                    if notes.ended:
-                        return
-                    if deadline is None:
-                        cv.wait()
-                    else:
-                        remaining = deadline - _monotonic()
-                        if remaining <= 0:
-                            return
-                        cv.wait(remaining)
-                item = queue.popleft()
-            yield item
+        return _iterate(self.notes, self._queue_cv, timeout)
+
+    def iterate_logs(self, timeout: Optional[float]) -> Iterator[ServerLogParams]:
+        for note in _iterate(self.logs, self._logs_cv, timeout):
+            yield cast(ServerLogParams, note.params)
 
     def _background(self) -> None:
         """Run callbacks; read stdout while no call is in flight (so notifications flow)."""
@@ -483,10 +652,17 @@ class _Connection:
             sleepers, self._sleepers = self._sleepers, {}
             for waiter in sleepers.values():
                 waiter.release()
+            handling, self._handling = self._handling, {}
+        for token, future in handling.values():  # nobody can be answered any more
+            future.cancel()
+            token.cancel()
         self.close_stdin()
         with self._queue_cv:
             self.notes.ended = True
             self._queue_cv.notify_all()
+        with self._logs_cv:
+            self.logs.ended = True
+            self._logs_cv.notify_all()
         with self._bg_cv:
             self._bg_cv.notify_all()
 
@@ -540,7 +716,32 @@ class _Connection:
                     self.proc.stderr.close()
             if not self._bg.is_alive() and self.proc.stdout is not None:
                 self.proc.stdout.close()
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
             self._closed = True
+
+
+def _iterate(
+    notes: Notifications[Any], cv: threading.Condition, timeout: Optional[float]
+) -> Iterator[Notification]:
+    """The items of a bounded queue as they come, until the connection ends and it is empty, or
+    nothing came within ``timeout`` seconds."""
+    queue = notes.require_queue()
+    while True:
+        with cv:
+            deadline = None if timeout is None else _monotonic() + timeout
+            while not queue:
+                if notes.ended:
+                    return
+                if deadline is None:
+                    cv.wait()
+                else:
+                    remaining = deadline - _monotonic()
+                    if remaining <= 0:
+                        return
+                    cv.wait(remaining)
+            item = queue.popleft()
+        yield item
 
 
 def _drain_stderr(stream: IO[bytes], target: "logging.Logger") -> None:
@@ -571,7 +772,10 @@ class Sidecar:
     Use it as ``with Sidecar(...) as sidecar:`` or call :meth:`close`. Methods may be called from
     many threads at once. Each takes ``timeout`` (seconds, client side): when it runs out the
     request is cancelled at the sidecar (``notifications/cancelled``) and :class:`SidecarError`
-    ``TIMEOUT`` is raised. Arguments are those of :class:`~mcp_sidecar.AsyncSidecar`.
+    ``TIMEOUT`` is raised. Arguments are those of :class:`~mcp_sidecar.AsyncSidecar`, except
+    that ``handlers`` are plain functions (:data:`SyncHandler`), run on the client's handler
+    threads (up to 32 at once); a handler cancelled by the sidecar is not stopped (see
+    :func:`handler_cancel_token`) but its answer is dropped.
     """
 
     def __init__(
@@ -592,6 +796,13 @@ class Sidecar:
         close_timeout: float = 5.0,
         strict: Optional[bool] = None,
         require_trust: bool = False,
+        handlers: Optional[Mapping[str, SyncHandler]] = None,
+        roots: Optional[Sequence[Root]] = None,
+        elicitation_modes: Sequence[ElicitationMode] = ("form",),
+        sampling_features: Sequence[str] = (),
+        server_logs: Optional[LogLevel] = None,
+        log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE,
+        answer_timeout_ms: Optional[int] = None,
     ) -> None:
         options = Options(
             binary=binary,
@@ -608,8 +819,16 @@ class Sidecar:
             start_timeout=start_timeout,
             strict=strict,
             require_trust=require_trust,
+            handlers=handlers,
+            roots=roots,
+            elicitation_modes=elicitation_modes,
+            sampling_features=sampling_features,
+            server_logs=server_logs,
+            log_queue_size=log_queue_size,
+            answer_timeout_ms=answer_timeout_ms,
         )
         self._close_timeout = close_timeout
+        self._handlers = options.handlers
         argv = options.argv()
         try:
             proc = subprocess.Popen(
@@ -675,6 +894,23 @@ class Sidecar:
         """Notifications dropped from the full queue (the oldest go first)."""
         return self._conn.notes.dropped
 
+    @property
+    def dropped_logs(self) -> int:
+        """Server log messages dropped from the full log queue (the oldest go first)."""
+        return self._conn.logs.dropped
+
+    @property
+    def roots(self) -> List[Root]:
+        """The roots the built-in ``roots/list`` handler answers with (see :meth:`set_roots`)."""
+        return list(self._handlers.roots)
+
+    def set_roots(self, roots: Sequence[Root]) -> None:
+        """Replace the roots answered to ``roots/list`` and announce the change
+        (``notifications/roots/list_changed``); roots must have been declared (``roots=`` or a
+        ``roots/list`` handler)."""
+        self._handlers.set_roots(roots, True)
+        self._conn.notify(ROOTS_LIST_CHANGED, {})
+
     # -- methods ----------------------------------------------------------------------------
 
     def request(
@@ -735,12 +971,26 @@ class Sidecar:
         format: Optional[ToolFormat] = None,
         timeout: Optional[float] = None,
         cancel: Optional[CancelToken] = None,
+        progress: Optional[SyncProgressCallback] = None,
+        reset_timeout_on_progress: Optional[bool] = None,
+        max_total_timeout_ms: Optional[int] = None,
     ) -> ToolCallResult:
         """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
         server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
-        (``TIMEOUT``); ``cancel`` lets another thread cancel the call (``CANCELLED``)."""
-        params = call_tool_params(name, arguments, timeout_ms, format)
-        return cast(ToolCallResult, self._conn.request("tools/call", params, timeout, cancel))
+        (``TIMEOUT``); ``cancel`` lets another thread cancel the call (``CANCELLED``).
+        ``progress`` is called with each progress update of the call before its result, on the
+        thread reading stdout (keep it short); see :meth:`AsyncSidecar.call_tool`."""
+        params = call_tool_params(
+            name,
+            arguments,
+            timeout_ms,
+            format,
+            progress is not None,
+            reset_timeout_on_progress,
+            max_total_timeout_ms,
+        )
+        result = self._conn.request("tools/call", params, timeout, cancel, progress)
+        return cast(ToolCallResult, result)
 
     def load_servers(
         self,
@@ -792,6 +1042,162 @@ class Sidecar:
         params = read_result_params(handle, offset, length)
         return cast(ResultsReadResult, self._conn.request("results/read", params, timeout))
 
+    def search_tools(
+        self,
+        query: str,
+        *,
+        limit: Optional[int] = None,
+        servers: Optional[Sequence[str]] = None,
+        format: Optional[ToolFormat] = None,
+        strict: Optional[bool] = None,
+        timeout: Optional[float] = None,
+    ) -> ToolsSearchResult:
+        """``tools/search``: the tools best matching ``query`` (words or a tool's name), best
+        first, each a tool entry with ``score`` (and ``exact`` when named); ``total`` matched."""
+        params = search_tools_params(query, limit, servers, format, strict)
+        result = self._conn.request("tools/search", params, timeout)
+        return cast(ToolsSearchResult, result)
+
+    def accept_tools(
+        self, tools: Sequence[Mapping[str, Any]], *, timeout: Optional[float] = None
+    ) -> ToolsAcceptResult:
+        """``tools/accept``: let tools held by ``pinTools`` (``withheld`` entries, or
+        ``{server, tool, hash}``) back into the tool set; ``{accepted, rejected}``."""
+        result = self._conn.request("tools/accept", accept_tools_params(tools), timeout)
+        return cast(ToolsAcceptResult, result)
+
+    def server_stats(
+        self, servers: Optional[Sequence[str]] = None, *, timeout: Optional[float] = None
+    ) -> ServersStatsResult:
+        """``servers/stats``: every server's (or those named) statistics: calls, errors,
+        latency percentiles (``total`` and ``recent`` windows), bytes, restarts, startup."""
+        params = servers_filter_params(servers)
+        result = self._conn.request("servers/stats", params, timeout)
+        return cast(ServersStatsResult, result)
+
+    def login_server(
+        self, name: str, *, wait: bool = True, timeout: Optional[float] = None
+    ) -> ServerStatus:
+        """``servers/login``: OAuth login of a remote server (with an ``AUTHORIZE`` handler the
+        browser step is yours; else the status carries ``authorizationUrl``). ``wait=False``
+        answers once the login waits for the browser."""
+        result = self._conn.request("servers/login", login_params(name, wait), timeout)
+        return cast(ServerStatus, result)
+
+    def logout_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
+        """``servers/logout``: forget the server's tokens and stop it (``needs_login``)."""
+        result = self._conn.request("servers/logout", {"name": name}, timeout)
+        return cast(ServerStatus, result)
+
+    def list_resources(
+        self,
+        server: Optional[str] = None,
+        *,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> ResourcesListResult:
+        """``resources/list``: one page of resources (each with ``server``) of one server or of
+        every ready one; ``nextCursor`` continues, ``errors`` names servers that failed."""
+        params = list_page_params(server, cursor)
+        result = self._conn.request("resources/list", params, timeout)
+        return cast(ResourcesListResult, result)
+
+    def list_resource_templates(
+        self,
+        server: Optional[str] = None,
+        *,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> ResourceTemplatesListResult:
+        """``resources/templates/list``: as :meth:`list_resources`, for ``resourceTemplates``."""
+        params = list_page_params(server, cursor)
+        result = self._conn.request("resources/templates/list", params, timeout)
+        return cast(ResourceTemplatesListResult, result)
+
+    def read_resource(
+        self,
+        server: str,
+        uri: str,
+        *,
+        format: Optional[ToolFormat] = None,
+        timeout: Optional[float] = None,
+    ) -> ResourcesReadResult:
+        """``resources/read``: the server's ``contents``, plus ``text`` and ``output`` (in
+        ``format``) as for a tool result."""
+        params = read_resource_params(server, uri, format)
+        result = self._conn.request("resources/read", params, timeout)
+        return cast(ResourcesReadResult, result)
+
+    def subscribe_resource(
+        self, server: str, uri: str, *, timeout: Optional[float] = None
+    ) -> None:
+        """``resources/subscribe``: changes of the resource arrive as
+        ``notifications/resources/updated`` (see :meth:`on_resources_updated`)."""
+        self._conn.request("resources/subscribe", resource_params(server, uri), timeout)
+
+    def unsubscribe_resource(
+        self, server: str, uri: str, *, timeout: Optional[float] = None
+    ) -> None:
+        """``resources/unsubscribe``."""
+        params = resource_params(server, uri)
+        self._conn.request("resources/unsubscribe", params, timeout)
+
+    def list_prompts(
+        self,
+        server: Optional[str] = None,
+        *,
+        cursor: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> PromptsListResult:
+        """``prompts/list``: as :meth:`list_resources`, for ``prompts``."""
+        params = list_page_params(server, cursor)
+        result = self._conn.request("prompts/list", params, timeout)
+        return cast(PromptsListResult, result)
+
+    def get_prompt(
+        self,
+        server: str,
+        name: str,
+        arguments: Optional[Mapping[str, str]] = None,
+        *,
+        format: Optional[ToolFormat] = None,
+        timeout: Optional[float] = None,
+    ) -> PromptsGetResult:
+        """``prompts/get``: the prompt's ``messages`` as the server sent them, and ``output``,
+        the same messages in ``format``'s message shape."""
+        params = get_prompt_params(server, name, arguments, format)
+        result = self._conn.request("prompts/get", params, timeout)
+        return cast(PromptsGetResult, result)
+
+    def complete(
+        self,
+        server: str,
+        ref: Mapping[str, Any],
+        argument: Mapping[str, Any],
+        context: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+    ) -> CompleteResult:
+        """``completion/complete``: ``ref`` is ``{"type": "ref/prompt", "name"}`` or
+        ``{"type": "ref/resource", "uri"}``, ``argument`` ``{"name", "value"}``, ``context``
+        ``{"arguments": {...}}``; ``{"server", "completion": {"values", "total?", "hasMore?"}}``."""
+        params = complete_params(server, ref, argument, context)
+        result = self._conn.request("completion/complete", params, timeout)
+        return cast(CompleteResult, result)
+
+    def set_log_level(
+        self,
+        level: LogLevel,
+        *,
+        server: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> SetLevelResult:
+        """``logging/setLevel``: the session's level of server logs (or one server's): messages
+        at or above it reach :meth:`logs`. ``{"servers": [names told], "errors"?}``."""
+        params = set_level_params(level, server)
+        result = self._conn.request("logging/setLevel", params, timeout)
+        return cast(SetLevelResult, result)
+
     def ping(self, *, timeout: Optional[float] = None) -> None:
         """``ping``: a round trip to the sidecar."""
         self._conn.request("ping", None, timeout)
@@ -813,3 +1219,33 @@ class Sidecar:
         (``notification_queue_size``; when full the oldest is dropped). The iteration ends when
         the client closes, or when no notification arrived within ``timeout`` seconds."""
         return self._conn.iterate(timeout)
+
+    def logs(self, timeout: Optional[float] = None) -> Iterator[ServerLogParams]:
+        """The servers' log messages (``notifications/server/log`` params: ``server``,
+        ``level``, ``logger?``, ``data``) received since start, oldest first. Bounded: when
+        ``log_queue_size`` messages wait unread, the oldest is dropped and counted in
+        :attr:`dropped_logs`, so a host that does not read never grows memory. Messages come
+        only at or above the level set by ``server_logs`` or :meth:`set_log_level`. They are
+        also delivered as notifications. The iteration ends when the client closes, or when no
+        message arrived within ``timeout`` seconds."""
+        return self._conn.iterate_logs(timeout)
+
+    def on_resources_updated(
+        self, callback: Callable[[ResourcesUpdatedParams], Any]
+    ) -> Callable[[], None]:
+        """Call ``callback({server, uri?})`` when a subscribed resource changed (no ``uri``:
+        any subscribed resource of that server may have). Returns the unregister function."""
+        return self.on_notification(only_method(RESOURCES_UPDATED, callback))
+
+    def on_resources_changed(
+        self, callback: Callable[[ResourcesChangedParams], Any]
+    ) -> Callable[[], None]:
+        """Call ``callback({server})`` when a server's resource list changed (list again)."""
+        return self.on_notification(only_method(RESOURCES_CHANGED, callback))
+
+    def on_prompts_changed(
+        self, callback: Callable[[PromptsChangedParams], Any]
+    ) -> Callable[[], None]:
+        """Call ``callback({server})`` when a server's prompt list changed (list again)."""
+        return self.on_notification(only_method(PROMPTS_CHANGED, callback))
+
