@@ -20,6 +20,7 @@ pub mod progress;
 mod reader;
 mod server_requests;
 pub mod surface;
+pub mod tasks;
 pub mod tools;
 pub mod traffic;
 pub mod transport;
