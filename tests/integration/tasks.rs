@@ -240,15 +240,29 @@ fn the_client_declares_the_tasks_capability() {
     );
 }
 
+/// server-everything over stdio, added as `e` to a sidecar whose host declared `capabilities`,
+/// once its task tool is listed (it registers it after reading the client's capabilities).
+fn everything_with_research(capabilities: Value) -> Sidecar {
+    let script =
+        remote_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let mut s = Sidecar::initialized(json!({ "capabilities": capabilities }));
+    let status = s.add("e", json!({"command": node22(), "args": [script, "stdio"]}));
+    assert_eq!(status["state"], "ready", "{status}");
+    while !s
+        .call("tools/list", json!({}))
+        .to_string()
+        .contains("mcp__e__simulate-research-query")
+    {
+        s.notification("notifications/tools/changed", |_| true);
+    }
+    s
+}
+
 /// A real server's task: `simulate-research-query` requires task execution; four stages of a
 /// second each, polled every second.
 #[test]
 fn server_everything_research_runs_as_a_task() {
-    let script =
-        remote_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let mut s = Sidecar::initialized(json!({}));
-    let status = s.add("e", json!({"command": node22(), "args": [script, "stdio"]}));
-    assert_eq!(status["state"], "ready", "{status}");
+    let mut s = everything_with_research(json!({}));
     let r = s.call(
         "tools/call",
         json!({"name": "mcp__e__simulate-research-query", "arguments": {"topic": "tides"},
@@ -259,4 +273,25 @@ fn server_everything_research_runs_as_a_task() {
         text.contains("# Research Report: tides") && text.contains("Stage 4: Generating report"),
         "{r}"
     );
+}
+
+/// The ambiguous research needs input (`input_required`): its elicitation arrives while the
+/// sidecar waits on `tasks/result`, reaches the host as the sidecar's own request, and the
+/// host's answer shapes the report.
+#[test]
+fn server_everything_research_that_needs_input_asks_the_host() {
+    let mut s = everything_with_research(json!({"elicitation": {"form": {}}}));
+    let id = s.send(
+        "tools/call",
+        json!({"name": "mcp__e__simulate-research-query",
+               "arguments": {"topic": "tides", "ambiguous": true}, "timeoutMs": 60_000}),
+    );
+    let asked = s.wait_for(|m| m["method"] == "elicitation/create" && m.get("id").is_some());
+    assert_eq!(asked["params"]["server"], "e", "{asked}");
+    let answer = json!({"jsonrpc": "2.0", "id": asked["id"],
+                        "result": {"action": "accept", "content": {"interpretation": "historical"}}});
+    s.write_raw(format!("{answer}\n").as_bytes());
+    let r = s.response(id);
+    let text = r["result"]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("Clarification**: historical"), "{r}");
 }
