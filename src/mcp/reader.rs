@@ -87,6 +87,7 @@ pub async fn read_loop(mut r: Reader) {
     let error = error.with("server", &*r.server);
     r.requests.end();
     r.pending.close(error.clone());
+    r.tasks.wake_all();
     let _ = r.events.send(ClientEvent::Closed { error });
 }
 

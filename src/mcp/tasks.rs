@@ -98,6 +98,14 @@ impl TaskWakers {
         }
     }
 
+    /// The session ended: every poller wakes, and its next request fails with the reason at once
+    /// instead of after its poll interval.
+    pub fn wake_all(&self) {
+        for waker in self.lock().values() {
+            waker.notify_one();
+        }
+    }
+
     fn watch(self: &Arc<Self>, id: &str) -> Waking {
         let notify = Arc::new(Notify::new());
         self.lock().insert(id.to_owned(), Arc::clone(&notify));

@@ -208,6 +208,8 @@ fn a_task_that_fails_or_is_cancelled_by_the_server_is_a_clear_error() {
     assert!(!stderr_tail(&mut s).contains("task-cancelled"));
 }
 
+/// The poller sleeping between polls (the server suggests longer than the call's timeout) learns
+/// of the crash at once: the call fails with the server's exit, not a timeout.
 #[test]
 fn a_server_that_crashes_mid_task_fails_the_call_and_comes_back() {
     let mut s = with_task_server(&[]);
@@ -215,8 +217,8 @@ fn a_server_that_crashes_mid_task_fails_the_call_and_comes_back() {
     let (code, e) = s.error_of(
         "tools/call",
         task_work(
-            json!({"steps": 5, "intervalMs": 20, "exitAtStep": 2}),
-            json!({}),
+            json!({"steps": 5, "intervalMs": 20, "exitAtStep": 2, "pollInterval": 600_000}),
+            json!({"timeoutMs": 4000}),
         ),
     );
     assert_eq!(code, "SERVER_UNAVAILABLE", "{e}");
