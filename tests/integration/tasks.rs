@@ -9,7 +9,7 @@ use std::cell::RefCell;
 
 use serde_json::{json, Value};
 
-use crate::remote_servers::{node22, remote_dir};
+use crate::remote_servers::{everything, node22, remote_dir};
 use crate::support::{eventually, fixture, with_fields, Sidecar};
 
 fn with_task_server(extra_flags: &[&str]) -> Sidecar {
@@ -242,13 +242,18 @@ fn the_client_declares_the_tasks_capability() {
     );
 }
 
-/// server-everything over stdio, added as `e` to a sidecar whose host declared `capabilities`,
-/// once its task tool is listed (it registers it after reading the client's capabilities).
-fn everything_with_research(capabilities: Value) -> Sidecar {
+/// server-everything over stdio.
+fn everything_stdio() -> Value {
     let script =
         remote_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    json!({"command": node22(), "args": [script, "stdio"]})
+}
+
+/// server-everything (`config`), added as `e` to a sidecar whose host declared `capabilities`,
+/// once its task tool is listed (it registers it after reading the client's capabilities).
+fn everything_with_research(capabilities: Value, config: Value) -> Sidecar {
     let mut s = Sidecar::initialized(json!({ "capabilities": capabilities }));
-    let status = s.add("e", json!({"command": node22(), "args": [script, "stdio"]}));
+    let status = s.add("e", config);
     assert_eq!(status["state"], "ready", "{status}");
     while !s
         .call("tools/list", json!({}))
@@ -264,7 +269,7 @@ fn everything_with_research(capabilities: Value) -> Sidecar {
 /// second each, polled every second.
 #[test]
 fn server_everything_research_runs_as_a_task() {
-    let mut s = everything_with_research(json!({}));
+    let mut s = everything_with_research(json!({}), everything_stdio());
     let r = s.call(
         "tools/call",
         json!({"name": "mcp__e__simulate-research-query", "arguments": {"topic": "tides"},
@@ -280,9 +285,8 @@ fn server_everything_research_runs_as_a_task() {
 /// The ambiguous research needs input (`input_required`): its elicitation arrives while the
 /// sidecar waits on `tasks/result`, reaches the host as the sidecar's own request, and the
 /// host's answer shapes the report.
-#[test]
-fn server_everything_research_that_needs_input_asks_the_host() {
-    let mut s = everything_with_research(json!({"elicitation": {"form": {}}}));
+fn research_that_needs_input_asks_the_host(config: Value) {
+    let mut s = everything_with_research(json!({"elicitation": {"form": {}}}), config);
     let id = s.send(
         "tools/call",
         json!({"name": "mcp__e__simulate-research-query",
@@ -296,4 +300,17 @@ fn server_everything_research_that_needs_input_asks_the_host() {
     let r = s.response(id);
     let text = r["result"]["text"].as_str().unwrap_or_default();
     assert!(text.contains("Clarification**: historical"), "{r}");
+}
+
+#[test]
+fn server_everything_research_that_needs_input_asks_the_host_over_stdio() {
+    research_that_needs_input_asks_the_host(everything_stdio());
+}
+
+#[test]
+fn server_everything_research_that_needs_input_asks_the_host_over_streamable_http() {
+    let (_server, port) = everything("streamableHttp");
+    research_that_needs_input_asks_the_host(
+        json!({"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")}),
+    );
 }
