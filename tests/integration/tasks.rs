@@ -1,7 +1,8 @@
 //! Tools that require task execution (MCP 2025-11-25 Tasks), called by the host as plain tools:
 //! against the fixture's `--tasks` tools (`task_work`, which must run as a task, and
 //! `task_optional`, which may) and against `@modelcontextprotocol/server-everything`'s
-//! `simulate-research-query` (a real server's task). The fixture logs `task-get <id>` for each
+//! `simulate-research-query` (a real server's task; its `input_required` path over stdio and
+//! Streamable HTTP). The fixture logs `task-get <id>` for each
 //! poll and `task-cancelled <id>` for each `tasks/cancel` to its stderr, which the test reads
 //! through `servers/list`.
 
