@@ -21,7 +21,7 @@ use super::handshake::{self, Handshake};
 use super::progress::{Bound, ProgressPolicy, ProgressTable, Watching};
 use super::reader::{read_loop, ClientEvent, Reader};
 use super::server_requests::ServerRequests;
-use super::tasks::{self, TaskWakers};
+use super::task_support::{self, TaskWakers};
 use super::traffic::{CountingSink, Traffic};
 use super::transport::{MessageSink, Transport};
 use crate::ask::Asker;
@@ -192,7 +192,7 @@ impl Client {
         let ended = CancellationToken::new();
         let progress = Arc::new(ProgressTable::default());
         let mut capabilities = options.asker.capabilities().to_mcp();
-        tasks::declare_client_capability(&mut capabilities);
+        task_support::declare_client_capability(&mut capabilities);
         let task_wakers = Arc::new(TaskWakers::default());
         // Everything the session writes goes through this sink, the answers to the server's own
         // requests included.

@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use super::log_level::LogLevel;
 use super::progress::ProgressTable;
 use super::server_requests::ServerRequests;
-use super::tasks::TaskWakers;
+use super::task_support::TaskWakers;
 use super::traffic::Traffic;
 use super::transport::{Inbound, MessageSource, TransportError};
 use crate::error::{Error, ErrorCode};

@@ -18,20 +18,17 @@
 //! naming the server, the tool, the task and its status; a task that `failed` with a tool result
 //! (`isError`) gives that result, as the plain call would have.
 //!
-//! The client declares `tasks: {}`: it knows tasks but receives none itself (no task-augmented
-//! sampling or elicitation, no `tasks/list` or `tasks/cancel` of its own to serve).
+//! Whether a call runs as a task, the client's `tasks` capability and the routing of status
+//! notifications are in [`super::task_support`].
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::{json, Value};
-use tokio::sync::Notify;
+use serde_json::Value;
 use tokio::time::Instant;
 
-use super::client::{Client, Ended, RequestKind};
-use super::handshake::Handshake;
+use super::client::{Client, Ended, RequestKind, Wait};
 use super::progress::ProgressPolicy;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{encode_request, Reply, RequestId};
@@ -39,29 +36,7 @@ use crate::limits;
 
 /// The `_meta` key that ties a message to its task; `tasks/result` carries it, the host does not
 /// need it (the task is the sidecar's business).
-pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
-
-/// Whether a call of `tool` (its definition as the server listed it) must be a task: the tool
-/// requires it and the server declared task-augmented `tools/call`.
-pub fn runs_as_task(handshake: &Handshake, tool: &Value) -> bool {
-    let server_runs_tasks = handshake
-        .capabilities
-        .pointer("/tasks/requests/tools/call")
-        .is_some_and(Value::is_object);
-    server_runs_tasks
-        && tool
-            .pointer("/execution/taskSupport")
-            .and_then(Value::as_str)
-            == Some("required")
-}
-
-/// Adds the client's `tasks` capability to `capabilities` (the `initialize` params'): known, with
-/// nothing the client receives as a task.
-pub fn declare_client_capability(capabilities: &mut Value) {
-    if let Value::Object(map) = capabilities {
-        map.insert("tasks".into(), json!({}));
-    }
-}
+const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 impl ProgressPolicy {
     /// The bounds of a call that wants neither progress nor a total: `timeout` from the start.
@@ -72,66 +47,6 @@ impl ProgressPolicy {
             max_total: None,
             sink: None,
         }
-    }
-}
-
-/// Wake-ups of the tasks being polled, by task id: the reader routes each
-/// `notifications/tasks/status` here so the poller asks at once instead of at its next interval.
-#[derive(Default)]
-pub struct TaskWakers {
-    routes: Mutex<HashMap<String, Arc<Notify>>>,
-}
-
-impl TaskWakers {
-    /// `notifications/tasks/status`: wakes the poller of its task; false when nobody polls it.
-    pub fn route(&self, params: Option<&Value>) -> bool {
-        let Some(id) = params.and_then(|p| p.get("taskId")).and_then(Value::as_str) else {
-            return false;
-        };
-        match self.lock().get(id) {
-            Some(waker) => {
-                // A permit is kept when the poller is not waiting yet: no wake-up is lost.
-                waker.notify_one();
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// The session ended: every poller wakes, and its next request fails with the reason at once
-    /// instead of after its poll interval.
-    pub fn wake_all(&self) {
-        for waker in self.lock().values() {
-            waker.notify_one();
-        }
-    }
-
-    fn watch(self: &Arc<Self>, id: &str) -> Waking {
-        let notify = Arc::new(Notify::new());
-        self.lock().insert(id.to_owned(), Arc::clone(&notify));
-        Waking {
-            table: Arc::clone(self),
-            id: id.to_owned(),
-            notify,
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Notify>>> {
-        // A poisoned lock is still consistent: every critical section is one map operation.
-        self.routes.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-/// The wake-up route of one task being polled; dropping it ends the route.
-struct Waking {
-    table: Arc<TaskWakers>,
-    id: String,
-    notify: Arc<Notify>,
-}
-
-impl Drop for Waking {
-    fn drop(&mut self) {
-        self.table.lock().remove(&self.id);
     }
 }
 
@@ -283,8 +198,10 @@ impl Client {
         cancel: &CancelUnfinished<'_>,
         bounds: &ProgressPolicy,
     ) -> Result<Reply> {
-        // The call's own bounds end the wait; these only keep each request finite.
-        let longest = bounds.max_total.unwrap_or(bounds.timeout);
+        // The call's own bounds end the wait; these only keep each request finite, and run out
+        // later than the call's (never first, even within one timer tick), so a timeout is always
+        // reported as the call's.
+        let longest = bounds.max_total.unwrap_or(bounds.timeout) + limits::TASK_GET_TIMEOUT;
         let reply = self
             .request_until(RequestKind::CallTool, params, Instant::now() + longest)
             .await?;
@@ -306,11 +223,7 @@ impl Client {
                         () = tokio::time::sleep(task.poll) => {}
                         () = waking.notify.notified() => {}
                     }
-                    let asked = TaskRef { task_id: &task.id };
-                    let deadline = Instant::now() + limits::TASK_GET_TIMEOUT;
-                    let reply = self
-                        .request_until(RequestKind::GetTask, &asked, deadline)
-                        .await?;
+                    let reply = self.get_task(tool, &task.id).await?;
                     let value = self
                         .outcome(reply)
                         .map_err(|e| e.with("tool", tool).with("taskId", task.id.as_str()))?;
@@ -340,6 +253,30 @@ impl Client {
                 limits::TASK_MAX_POLLS
             ),
         ))
+    }
+
+    /// `tasks/get`, answered within [`limits::TASK_GET_TIMEOUT`] (a status is not work).
+    async fn get_task(&self, tool: &str, task_id: &str) -> Result<Reply> {
+        let asked = TaskRef { task_id };
+        let deadline = Instant::now() + limits::TASK_GET_TIMEOUT;
+        let wait = Wait::Until(deadline);
+        self.send_and_wait(RequestKind::GetTask, &asked, wait)
+            .await
+            .map_err(|ended| match ended {
+                Ended::Failed(e) => e,
+                Ended::TimedOut(_) => Error::new(
+                    ErrorCode::ToolTimeout,
+                    format!(
+                        "tool `{tool}` on server `{}`: the server did not answer `tasks/get` for \
+                         task `{task_id}` within {} s",
+                        self.server,
+                        limits::TASK_GET_TIMEOUT.as_secs()
+                    ),
+                )
+                .with("server", &*self.server)
+                .with("tool", tool)
+                .with("taskId", task_id),
+            })
     }
 
     /// The reply of `tasks/result` as the call's: its result without the related-task `_meta`,
@@ -479,28 +416,7 @@ fn cut(text: &str, max: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn handshake(capabilities: Value) -> Handshake {
-        Handshake {
-            era: super::super::handshake::Era::Stateful,
-            protocol_version: "2025-11-25".into(),
-            server_info: Value::Null,
-            capabilities,
-            instructions: None,
-        }
-    }
-
-    #[test]
-    fn only_a_required_tool_on_a_server_running_tool_tasks_is_a_task() {
-        let tasks = handshake(json!({"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}));
-        let plain = handshake(json!({"tools": {}, "tasks": {"list": {}}}));
-        let required = json!({"name": "t", "execution": {"taskSupport": "required"}});
-        let optional = json!({"name": "t", "execution": {"taskSupport": "optional"}});
-        assert!(runs_as_task(&tasks, &required));
-        assert!(!runs_as_task(&tasks, &optional));
-        assert!(!runs_as_task(&tasks, &json!({"name": "t"})));
-        assert!(!runs_as_task(&plain, &required));
-    }
+    use serde_json::json;
 
     #[test]
     fn a_task_is_read_with_its_poll_interval_clamped() {
@@ -539,17 +455,5 @@ mod tests {
             serde_json::to_value(&params).unwrap(),
             json!({"_meta": {"progressToken": 3}, "arguments": {"a": 1}, "name": "t", "task": {}})
         );
-    }
-
-    #[tokio::test]
-    async fn a_status_notification_wakes_only_its_own_poller() {
-        let table = Arc::new(TaskWakers::default());
-        let waking = table.watch("a");
-        assert!(!table.route(Some(&json!({"taskId": "b", "status": "completed"}))));
-        assert!(table.route(Some(&json!({"taskId": "a", "status": "completed"}))));
-        // The permit was kept: the wait that starts after the notification ends at once.
-        waking.notify.notified().await;
-        drop(waking);
-        assert!(!table.route(Some(&json!({"taskId": "a"}))));
     }
 }

@@ -134,10 +134,9 @@ pub(super) async fn call(
         ToolKind::Server => {
             let client = &session.client;
             // A tool that requires task execution runs as one, under the same bounds.
-            let as_task = session
-                .tools()
-                .iter()
-                .any(|t| t.name == tool && mcp::tasks::runs_as_task(client.handshake(), &t.raw));
+            let as_task = session.tools().iter().any(|t| {
+                t.name == tool && mcp::task_support::runs_as_task(client.handshake(), &t.raw)
+            });
             let reply = match policy(&session.limits, options, budget) {
                 Err(timeout) if as_task => {
                     let bounds = ProgressPolicy::within(timeout);
