@@ -227,7 +227,15 @@ impl Client {
                     let value = self
                         .outcome(reply)
                         .map_err(|e| e.with("tool", tool).with("taskId", task.id.as_str()))?;
-                    task = Task::parse(&value).map_err(|why| self.bad_task(tool, &why))?;
+                    let polled = Task::parse(&value).map_err(|why| self.bad_task(tool, &why))?;
+                    if polled.id != task.id {
+                        let why = format!(
+                            "tasks/get for task `{}` answered task `{}`",
+                            task.id, polled.id
+                        );
+                        return Err(self.bad_task(tool, &why));
+                    }
+                    task = polled;
                 }
                 Status::InputRequired | Status::Completed | Status::Failed => {
                     // Answered once the task is terminal; a task that needs input asks its
