@@ -323,3 +323,35 @@ pub const UPSTREAM_HTTP_MAX_HEAD_BYTES: usize = 64 * 1024;
 /// Messages queued on one response stream (SSE) before the request producing them waits: a client
 /// that does not read holds back only its own request.
 pub const UPSTREAM_HTTP_STREAM_QUEUE: usize = 64;
+
+// ----- tasks (MCP 2025-11-25: tools that must run as a task) -----
+
+/// Wait between two `tasks/get` when the server suggests no `pollInterval` (a
+/// `notifications/tasks/status` for the task ends the wait early).
+pub const TASK_POLL_INTERVAL_DEFAULT: Duration = Duration::from_secs(1);
+
+/// Shortest wait between two `tasks/get`, whatever `pollInterval` the server suggests (a server
+/// asking for 0 would have the sidecar spin).
+pub const TASK_POLL_INTERVAL_MIN: Duration = Duration::from_millis(20);
+
+/// Longest wait between two `tasks/get`, whatever `pollInterval` the server suggests, so a task
+/// that ends is noticed within this long even without a status notification.
+pub const TASK_POLL_INTERVAL_MAX: Duration = Duration::from_secs(5);
+
+/// `tasks/get` sent for one task at most; past it the call fails (PROTOCOL_ERROR) and the task is
+/// cancelled. The call's own timeout usually ends it long before.
+pub const TASK_MAX_POLLS: usize = 100_000;
+
+/// Time one `tasks/get` has for its answer (a status is not work: a server that cannot say it in
+/// this long is not answering).
+pub const TASK_GET_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Time the `tasks/cancel` of a task whose call ended (timeout, host cancel) waits for the
+/// server's answer before it is forgotten; nobody waits on it.
+pub const TASK_CANCEL_WAIT: Duration = Duration::from_secs(10);
+
+/// Longest task id accepted from a server; a longer one is a protocol error.
+pub const TASK_ID_MAX_BYTES: usize = 1024;
+
+/// Bytes of a task's `statusMessage` quoted in an error (the rest is cut).
+pub const TASK_STATUS_MESSAGE_MAX_BYTES: usize = 1024;

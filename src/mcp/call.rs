@@ -61,7 +61,7 @@ impl Client {
 
     /// A call's failure; a timeout names the bound that ran out (`timeoutMs`, with progress
     /// restarting it, or `maxTotalTimeoutMs`) and its value.
-    fn call_error(
+    pub(super) fn call_error(
         &self,
         tool: &str,
         ended: Ended,

@@ -21,6 +21,7 @@ use super::handshake::{self, Handshake};
 use super::progress::{Bound, ProgressPolicy, ProgressTable, Watching};
 use super::reader::{read_loop, ClientEvent, Reader};
 use super::server_requests::ServerRequests;
+use super::task_support::{self, TaskWakers};
 use super::traffic::{CountingSink, Traffic};
 use super::transport::{MessageSink, Transport};
 use crate::ask::Asker;
@@ -46,6 +47,10 @@ pub enum RequestKind {
     GetPrompt,
     Complete,
     SetLogLevel,
+    /// `tasks/get`, `tasks/result`, `tasks/cancel`: the task of a call (see [`super::tasks`]).
+    GetTask,
+    TaskResult,
+    CancelTask,
 }
 
 impl RequestKind {
@@ -64,6 +69,9 @@ impl RequestKind {
             Self::GetPrompt => "prompts/get",
             Self::Complete => "completion/complete",
             Self::SetLogLevel => "logging/setLevel",
+            Self::GetTask => "tasks/get",
+            Self::TaskResult => "tasks/result",
+            Self::CancelTask => "tasks/cancel",
         }
     }
 
@@ -149,14 +157,16 @@ impl std::fmt::Debug for ClientOptions {
 
 pub struct Client {
     pub(super) server: Arc<str>,
-    sink: Arc<dyn MessageSink>,
-    pending: Arc<Pending<Error>>,
+    pub(super) sink: Arc<dyn MessageSink>,
+    pub(super) pending: Arc<Pending<Error>>,
     handshake: Handshake,
     reader: JoinHandle<()>,
     /// Cancelled when the session ends: the server's requests still open are dropped.
     ended: CancellationToken,
     /// Routes of the server's `notifications/progress` to the requests that gave a token.
     pub(super) progress: Arc<ProgressTable>,
+    /// Wake-ups of the tasks being polled, by the server's `notifications/tasks/status`.
+    pub(super) tasks: Arc<TaskWakers>,
 }
 
 impl Drop for Client {
@@ -181,7 +191,9 @@ impl Client {
         let pending = Arc::new(Pending::new());
         let ended = CancellationToken::new();
         let progress = Arc::new(ProgressTable::default());
-        let capabilities = options.asker.capabilities().to_mcp();
+        let mut capabilities = options.asker.capabilities().to_mcp();
+        task_support::declare_client_capability(&mut capabilities);
+        let task_wakers = Arc::new(TaskWakers::default());
         // Everything the session writes goes through this sink, the answers to the server's own
         // requests included.
         let sink: Arc<dyn MessageSink> = Arc::new(CountingSink {
@@ -202,6 +214,7 @@ impl Client {
             pending: Arc::clone(&pending),
             requests,
             progress: Arc::clone(&progress),
+            tasks: Arc::clone(&task_wakers),
             events,
             traffic: options.traffic,
         }));
@@ -220,6 +233,7 @@ impl Client {
             reader,
             ended,
             progress,
+            tasks: task_wakers,
         };
         let reply = client
             .request_until(

@@ -20,6 +20,8 @@ pub mod progress;
 mod reader;
 mod server_requests;
 pub mod surface;
+pub mod task_support;
+mod tasks;
 pub mod tools;
 pub mod traffic;
 pub mod transport;

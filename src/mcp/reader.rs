@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use super::log_level::LogLevel;
 use super::progress::ProgressTable;
 use super::server_requests::ServerRequests;
+use super::task_support::TaskWakers;
 use super::traffic::Traffic;
 use super::transport::{Inbound, MessageSource, TransportError};
 use crate::error::{Error, ErrorCode};
@@ -49,6 +50,8 @@ pub struct Reader {
     pub requests: ServerRequests,
     /// Where the server's progress goes, by token.
     pub progress: Arc<ProgressTable>,
+    /// Where the server's task status notifications go, by task id.
+    pub tasks: Arc<TaskWakers>,
     pub events: mpsc::UnboundedSender<ClientEvent>,
     /// Where the bytes of every message read are counted.
     pub traffic: Arc<Traffic>,
@@ -84,6 +87,7 @@ pub async fn read_loop(mut r: Reader) {
     let error = error.with("server", &*r.server);
     r.requests.end();
     r.pending.close(error.clone());
+    r.tasks.wake_all();
     let _ = r.events.send(ClientEvent::Closed { error });
 }
 
@@ -182,6 +186,12 @@ impl Reader {
             "notifications/progress" => {
                 if !self.progress.route(params, &self.secrets) {
                     tracing::trace!(server, "dropped progress nobody waits for");
+                }
+                return;
+            }
+            "notifications/tasks/status" => {
+                if !self.tasks.route(params.as_ref()) {
+                    tracing::trace!(server, "dropped a task status nobody polls");
                 }
                 return;
             }

@@ -132,13 +132,26 @@ pub(super) async fn call(
     };
     let answer = match entry.tool.kind {
         ToolKind::Server => {
+            let client = &session.client;
+            // A tool that requires task execution runs as one, under the same bounds.
+            let as_task = session.tools().iter().any(|t| {
+                t.name == tool && mcp::task_support::runs_as_task(client.handshake(), &t.raw)
+            });
             let reply = match policy(&session.limits, options, budget) {
-                // The plain call: no progress token, one deadline.
-                Err(timeout) => session.client.call_tool(tool, arguments, timeout).await,
-                Ok(policy) => {
-                    let client = &session.client;
-                    client.call_tool_with(tool, arguments, &policy).await
+                Err(timeout) if as_task => {
+                    let bounds = ProgressPolicy::within(timeout);
+                    client
+                        .call_tool_as_task(tool, arguments, &bounds, false)
+                        .await
                 }
+                Ok(policy) if as_task => {
+                    client
+                        .call_tool_as_task(tool, arguments, &policy, true)
+                        .await
+                }
+                // The plain call: no progress token, one deadline.
+                Err(timeout) => client.call_tool(tool, arguments, timeout).await,
+                Ok(policy) => client.call_tool_with(tool, arguments, &policy).await,
             };
             Answer::Reply(reply.map_err(failed)?)
         }

@@ -47,6 +47,7 @@ mod shutdown;
 mod stats;
 mod support;
 mod surface;
+mod tasks;
 mod tool_search;
 mod tool_sets;
 mod transcripts;

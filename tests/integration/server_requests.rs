@@ -80,12 +80,18 @@ fn servers_are_told_exactly_what_the_host_declared() {
     let declared = json!({"sampling": {"tools": {}}, "elicitation": {"form": {}, "url": {}}, "roots": {"listChanged": true}});
     let mut s = host_declaring(declared.clone(), json!({}), &[]);
     let state = s.call("tools/call", json!({"name": "mcp__fx__client_state"}));
-    assert_eq!(state["structuredContent"]["capabilities"], declared);
+    // Besides what the host declared, the sidecar's own: it knows tasks (and receives none).
+    let mut expected = declared.clone();
+    expected["tasks"] = json!({});
+    assert_eq!(state["structuredContent"]["capabilities"], expected);
 
     let mut bare = Sidecar::initialized(json!({}));
     bare.add("fx", fixture(&["--client-requests"]));
     let state = bare.call("tools/call", json!({"name": "mcp__fx__client_state"}));
-    assert_eq!(state["structuredContent"]["capabilities"], json!({}));
+    assert_eq!(
+        state["structuredContent"]["capabilities"],
+        json!({"tasks": {}})
+    );
 }
 
 #[test]
