@@ -13,15 +13,20 @@ use super::handshake::Handshake;
 /// Whether a call of `tool` (its definition as the server listed it) must be a task: the tool
 /// requires it and the server declared task-augmented `tools/call`.
 pub fn runs_as_task(handshake: &Handshake, tool: &Value) -> bool {
-    let server_runs_tasks = handshake
-        .capabilities
-        .pointer("/tasks/requests/tools/call")
-        .is_some_and(Value::is_object);
-    server_runs_tasks
+    server_runs_tasks(handshake)
         && tool
             .pointer("/execution/taskSupport")
             .and_then(Value::as_str)
             == Some("required")
+}
+
+/// Whether the server takes `tools/call` as a task at all (its `tasks.requests.tools.call`
+/// capability): the cheap check a call makes before looking at its tool's definition.
+pub fn server_runs_tasks(handshake: &Handshake) -> bool {
+    handshake
+        .capabilities
+        .pointer("/tasks/requests/tools/call")
+        .is_some_and(Value::is_object)
 }
 
 /// Adds the client's `tasks` capability to `capabilities` (the `initialize` params'): known, with

@@ -133,21 +133,22 @@ pub(super) async fn call(
     let answer = match entry.tool.kind {
         ToolKind::Server => {
             let client = &session.client;
-            // A tool that requires task execution runs as one, under the same bounds.
-            let as_task = session.tools().iter().any(|t| {
-                t.name == tool && mcp::task_support::runs_as_task(client.handshake(), &t.raw)
-            });
+            // A tool that requires task execution runs as one, under the same bounds. The tool
+            // list is looked at only for a server that runs tasks at all (the plain call's cost
+            // stays one capability lookup).
+            let as_task = mcp::task_support::server_runs_tasks(client.handshake())
+                && session.tools().iter().any(|t| {
+                    t.name == tool && mcp::task_support::runs_as_task(client.handshake(), &t.raw)
+                });
             let reply = match policy(&session.limits, options, budget) {
+                // Boxed: the task path's state (polls, waits, a cancel) would otherwise be part
+                // of every request's future, so of every request in flight — a ping's too.
                 Err(timeout) if as_task => {
                     let bounds = ProgressPolicy::within(timeout);
-                    client
-                        .call_tool_as_task(tool, arguments, &bounds, false)
-                        .await
+                    Box::pin(client.call_tool_as_task(tool, arguments, &bounds, false)).await
                 }
                 Ok(policy) if as_task => {
-                    client
-                        .call_tool_as_task(tool, arguments, &policy, true)
-                        .await
+                    Box::pin(client.call_tool_as_task(tool, arguments, &policy, true)).await
                 }
                 // The plain call: no progress token, one deadline.
                 Err(timeout) => client.call_tool(tool, arguments, timeout).await,
