@@ -11,15 +11,20 @@ use tokio::sync::{broadcast, watch, Notify};
 
 use super::asks::UpstreamAsks;
 use super::input::ParkedCalls;
+use super::logs;
 use crate::convert::{self, ToolFormat};
 use crate::limits;
 use crate::store::Catalog;
-use crate::supervisor::{event_queue, Event, EventReceiver, Registry, ServerState, Settings};
+use crate::supervisor::{
+    event_queue, Event, EventReceiver, LogLevel, Registry, ServerLog, ServerState, Settings,
+};
 
-/// A change a listening client is told of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A change a listening client is told of, or a server's log message (each client filters it by
+/// the level it asked for, `logs`).
+#[derive(Clone, Debug)]
 pub enum Notice {
     ToolsChanged,
+    Log(Arc<ServerLog>),
 }
 
 /// A catalog and its tools as MCP tool objects.
@@ -45,6 +50,9 @@ pub struct Aggregate {
     asks: Arc<UpstreamAsks>,
     /// 2026-07-28 calls waiting for their clients' answers.
     parked: ParkedCalls,
+    /// The level the servers were asked to log at: the most verbose any client asked for. Held
+    /// across the servers' `logging/setLevel`, so that concurrent asks end at the lowest.
+    servers_log_level: tokio::sync::Mutex<Option<LogLevel>>,
 }
 
 impl Aggregate {
@@ -68,6 +76,7 @@ impl Aggregate {
             server_info: json!({"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")}),
             asks,
             parked: ParkedCalls::default(),
+            servers_log_level: tokio::sync::Mutex::new(None),
         });
         let quiet_until_settled = wait_for_servers.then(|| aggregate.settled.subscribe());
         let changed = Arc::clone(&aggregate.changed);
@@ -209,6 +218,28 @@ impl Aggregate {
         &self.server_info
     }
 
+    /// A client wants the servers' logs at `level` or above: unless the servers already log at it
+    /// or a more verbose one, every server is asked to (`logging/setLevel`, and each server that
+    /// starts later). Never raised again: another client may want the more verbose ones, and
+    /// each client filters for itself (`logs`).
+    pub async fn want_logs(&self, level: LogLevel) {
+        let mut asked = self.servers_log_level.lock().await;
+        if asked.is_some_and(|current| current <= level) {
+            return;
+        }
+        *asked = Some(level);
+        match self.registry.set_log_level(None, level).await {
+            Ok(outcome) => {
+                tracing::debug!(level = level.as_str(), %outcome, "asked the servers to log")
+            }
+            Err(e) => tracing::warn!(
+                level = level.as_str(),
+                "asking the servers to log failed: {}",
+                e.message
+            ),
+        }
+    }
+
     /// The changes from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Notice> {
         self.notices.subscribe()
@@ -222,7 +253,8 @@ impl Aggregate {
 
 /// Registry events → notices: a change of the exposed tools is one `ToolsChanged` — each server
 /// that becomes ready is one — except, with `--wait-for-servers`, before the config's servers are
-/// loaded (every list waits for them then, and sees them all).
+/// loaded (every list waits for them then, and sees them all); a server's log message is one
+/// `Log` (the registry passes on only those at or above the level the servers were asked for).
 async fn forward(
     mut events: EventReceiver,
     notices: broadcast::Sender<Notice>,
@@ -238,6 +270,12 @@ async fn forward(
                 }
                 // An error only means nobody listens right now.
                 let _ = notices.send(Notice::ToolsChanged);
+            }
+            Event::ServerLog(log) => {
+                let _ = notices.send(Notice::Log(Arc::new(*log)));
+            }
+            Event::LogsDropped { server, count } => {
+                let _ = notices.send(Notice::Log(Arc::new(logs::dropped(server, count))));
             }
             Event::Barrier(ack) => {
                 let _ = ack.send(());

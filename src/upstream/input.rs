@@ -17,6 +17,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
+use tokio::sync::watch;
 use tokio_util::task::AbortOnDropHandle;
 
 use super::asks::{Asked, CallQuestions};
@@ -26,13 +27,17 @@ use super::wire::WireError;
 use crate::ask::AskError;
 use crate::error::Result;
 use crate::limits;
-use crate::supervisor::CallOutcome;
+use crate::supervisor::{CallOutcome, Progress};
 
 /// A call on its way: the task running it (cancelled when dropped), its server's questions, and
 /// the questions waiting for the client's answers, by key.
 pub struct Running {
     pub tool: String,
+    /// The server whose tool it is, when known at the start.
+    pub server: Option<String>,
     pub call: AbortOnDropHandle<Result<CallOutcome>>,
+    /// The server's progress, when the first leg asked for it (`progress`).
+    pub progress: Option<watch::Receiver<Progress>>,
     pub questions: Option<CallQuestions>,
     pub waiting: Vec<(String, Asked)>,
     /// Keys given so far (the next is `q{asked + 1}`).
@@ -148,7 +153,9 @@ mod tests {
         let call = AbortOnDropHandle::new(tokio::spawn(std::future::pending()));
         Running {
             tool: tool.into(),
+            server: None,
             call,
+            progress: None,
             questions: None,
             waiting: Vec::new(),
             asked: 0,

@@ -1,42 +1,56 @@
 //! How a client hears that the aggregate changed: a legacy session is told with plain
-//! `notifications/tools/list_changed` (stdio: once initialized; HTTP: on its GET stream); a modern
-//! client opens `subscriptions/listen`, whose stream starts with
-//! `notifications/subscriptions/acknowledged` (the filters honoured) and then carries each change
-//! tagged with the subscription's id (the listen request's id).
+//! `notifications/tools/list_changed` (stdio: once initialized; HTTP: on its GET stream), and gets
+//! there the servers' log messages at or above the level it set (`logs`); a modern client opens
+//! `subscriptions/listen`, whose stream starts with `notifications/subscriptions/acknowledged`
+//! (the filters honoured) and then carries each change tagged with the subscription's id (the
+//! listen request's id) — never a log message, which 2026-07-28 keeps on a request's own stream.
 
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::aggregate::{Aggregate, Notice};
 use super::era::META_SUBSCRIPTION_ID;
+use super::logs;
+use super::session::Session;
 use super::wire::WireError;
 use crate::jsonrpc::{encode_notification, RequestId};
 use crate::serving::Sink;
 
-/// The `list_changed` notification of a notice (a lagged listener is told the tools changed: it
-/// missed something, and a re-list is all it takes).
-fn changed_method(notice: Result<Notice, RecvError>) -> Option<&'static str> {
+/// What a listener is told of a notice: the `list_changed` method of a change (a lagged listener
+/// is told the tools changed: it missed something, and a re-list is all it takes), or a log.
+enum Told {
+    Changed(&'static str),
+    Log(std::sync::Arc<crate::supervisor::ServerLog>),
+    /// The aggregate is gone.
+    Over,
+}
+
+fn told(notice: Result<Notice, RecvError>) -> Told {
     match notice {
         Ok(Notice::ToolsChanged) | Err(RecvError::Lagged(_)) => {
-            Some("notifications/tools/list_changed")
+            Told::Changed("notifications/tools/list_changed")
         }
-        Err(RecvError::Closed) => None,
+        Ok(Notice::Log(log)) => Told::Log(log),
+        Err(RecvError::Closed) => Told::Over,
     }
 }
 
-/// Tells a legacy session of every change until it stops listening (`sink` closed) or the
-/// aggregate is gone.
-pub async fn forward_legacy(aggregate: &Aggregate, sink: &Sink) {
+/// Tells a legacy session of every change, and gives it the servers' logs at or above its level,
+/// until it stops listening (`sink` closed) or the aggregate is gone.
+pub async fn forward_legacy(aggregate: &Aggregate, session: &Session, sink: &Sink) {
     let mut notices = aggregate.subscribe();
     loop {
         let notice = tokio::select! {
             notice = notices.recv() => notice,
             _ = sink.closed() => return,
         };
-        let Some(method) = changed_method(notice) else {
-            return;
+        let line = match told(notice) {
+            Told::Changed(method) => encode_notification::<Value>(method, None),
+            Told::Log(log) if logs::admits(session.log_level(), &log) => logs::message(&log),
+            Told::Log(_) => continue,
+            Told::Over => return,
         };
-        if !sink.send(encode_notification::<Value>(method, None)).await {
+        if !sink.send(line).await {
             return;
         }
     }
@@ -77,8 +91,10 @@ pub async fn subscribe(
             notice = notices.recv() => notice,
             _ = sink.closed() => return Err(gone()),
         };
-        let Some(method) = changed_method(notice) else {
-            return Ok(json!({ "_meta": subscription }));
+        let method = match told(notice) {
+            Told::Changed(method) => method,
+            Told::Log(_) => continue,
+            Told::Over => return Ok(json!({ "_meta": subscription })),
         };
         if !tools {
             continue;

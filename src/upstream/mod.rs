@@ -10,7 +10,8 @@
 //! 3. The handlers: `lifecycle` (`initialize`, `server/discover`, `logging/setLevel`), `tools`,
 //!    `listen` (list changes to legacy sessions and `subscriptions/listen`).
 //! 4. What they stand on: `aggregate` (the shared registry, its tools as MCP tools, its
-//!    instructions, its change notices), `session` (a legacy session's state), `era` (versions,
+//!    instructions, its change notices and servers' logs), `progress` and `logs` (a call's
+//!    progress, the servers' log messages, as a client gets them), `session` (a legacy session's state), `era` (versions,
 //!    envelopes, modern results), `wire` (MCP's error codes), `options`.
 
 mod aggregate;
@@ -22,7 +23,9 @@ mod ids;
 mod input;
 mod lifecycle;
 mod listen;
+mod logs;
 pub mod options;
+mod progress;
 mod request;
 mod run;
 mod session;

@@ -145,7 +145,7 @@ impl Stdio {
                 None
             }
             Ok(Ok(Incoming::Notification { method, params })) => {
-                dispatch::notification(&self.session, &method, params);
+                dispatch::notification(&self.aggregate, &self.session, &method, params);
                 None
             }
             Ok(Ok(Incoming::Response { id, result })) => {
@@ -183,7 +183,7 @@ impl Stdio {
             let (stdio, stop) = (Arc::clone(self), stop.clone());
             tokio::spawn(async move {
                 tokio::select! {
-                    _ = listen::forward_legacy(&stdio.aggregate, &sink) => {}
+                    _ = listen::forward_legacy(&stdio.aggregate, &stdio.session, &sink) => {}
                     _ = stop.cancelled() => {}
                 }
             });

@@ -45,7 +45,7 @@ pub fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
     let (aggregate, closing) = (Arc::clone(&state.aggregate), state.closing.clone());
     state.tasks.spawn(async move {
         tokio::select! {
-            _ = listen::forward_legacy(&aggregate, &sink) => {}
+            _ = listen::forward_legacy(&aggregate, &http.session, &sink) => {}
             _ = http.ended.cancelled() => {}
             _ = closing.cancelled() => {}
         }
