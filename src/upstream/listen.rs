@@ -6,7 +6,7 @@
 //! listen request's id) — never a log message, which 2026-07-28 keeps on a request's own stream.
 
 use serde_json::{json, Map, Value};
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::aggregate::{Aggregate, Notice};
 use super::era::META_SUBSCRIPTION_ID;
@@ -35,10 +35,14 @@ fn told(notice: Result<Notice, RecvError>) -> Told {
     }
 }
 
-/// Tells a legacy session of every change, and gives it the servers' logs at or above its level,
-/// until it stops listening (`sink` closed) or the aggregate is gone.
-pub async fn forward_legacy(aggregate: &Aggregate, session: &Session, sink: &Sink) {
-    let mut notices = aggregate.subscribe();
+/// Tells a legacy session of every change among `notices` (subscribed before the session's stream
+/// is answered, so that nothing after it is missed), and gives it the servers' logs at or above
+/// its level, until it stops listening (`sink` closed) or the aggregate is gone.
+pub async fn forward_legacy(
+    mut notices: broadcast::Receiver<Notice>,
+    session: &Session,
+    sink: &Sink,
+) {
     loop {
         let notice = tokio::select! {
             notice = notices.recv() => notice,

@@ -176,14 +176,16 @@ impl Stdio {
         };
         let outcome = dispatch::request(request, "initialize", params).await;
         let initialized = outcome.is_ok();
+        // Before the answer: no change after it is missed.
+        let notices = initialized.then(|| self.aggregate.subscribe());
         self.answer(Some(&id), outcome).await;
-        if initialized {
+        if let Some(notices) = notices {
             // Its servers' questions outside a call come to this client.
             self.aggregate.asks().stand_by(&self.session, &sink);
             let (stdio, stop) = (Arc::clone(self), stop.clone());
             tokio::spawn(async move {
                 tokio::select! {
-                    _ = listen::forward_legacy(&stdio.aggregate, &stdio.session, &sink) => {}
+                    _ = listen::forward_legacy(notices, &stdio.session, &sink) => {}
                     _ = stop.cancelled() => {}
                 }
             });
