@@ -50,6 +50,8 @@ pub struct Aggregate {
     asks: Arc<UpstreamAsks>,
     /// 2026-07-28 calls waiting for their clients' answers.
     parked: ParkedCalls,
+    /// `tools/list`'s page size (`--page-size`); `None`: one page.
+    page_size: Option<usize>,
     /// The level the servers were asked to log at: the most verbose any client asked for. Held
     /// across the servers' `logging/setLevel`, so that concurrent asks end at the lowest.
     servers_log_level: tokio::sync::Mutex<Option<LogLevel>>,
@@ -58,7 +60,11 @@ pub struct Aggregate {
 impl Aggregate {
     /// A new aggregate with no server yet (see [`Aggregate::load`]); must run inside the runtime.
     /// Its servers' questions are asked of its clients (`settings.asker` is replaced).
-    pub fn new(mut settings: Settings, wait_for_servers: bool) -> Arc<Aggregate> {
+    pub fn new(
+        mut settings: Settings,
+        wait_for_servers: bool,
+        page_size: Option<usize>,
+    ) -> Arc<Aggregate> {
         let format = settings.format;
         let asks = Arc::new(UpstreamAsks::default());
         settings.asker = Arc::clone(&asks) as Arc<dyn crate::ask::Asker>;
@@ -76,6 +82,7 @@ impl Aggregate {
             server_info: json!({"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")}),
             asks,
             parked: ParkedCalls::default(),
+            page_size,
             servers_log_level: tokio::sync::Mutex::new(None),
         });
         let quiet_until_settled = wait_for_servers.then(|| aggregate.settled.subscribe());
@@ -201,6 +208,11 @@ impl Aggregate {
             text.truncate(end);
         }
         (!text.is_empty()).then_some(text)
+    }
+
+    /// `tools/list`'s page size; `None`: one page.
+    pub fn page_size(&self) -> Option<usize> {
+        self.page_size
     }
 
     /// Who answers the servers' questions.

@@ -67,7 +67,7 @@ impl ParkedCalls {
     /// Parks `running` and returns the `input_required` result that asks its waiting questions.
     /// When the table is full the questions are refused instead and the call is handed back to go
     /// on.
-    pub fn park(&self, mut running: Running) -> std::result::Result<Value, Running> {
+    pub fn park(&self, mut running: Running) -> std::result::Result<Value, Box<Running>> {
         let mut table = self.table.lock().unwrap_or_else(|p| p.into_inner());
         table.retain(|_, p| p.since.elapsed() < limits::UPSTREAM_ANSWER_TIMEOUT);
         if table.len() >= limits::UPSTREAM_PARKED_MAX {
@@ -76,7 +76,7 @@ impl ParkedCalls {
                     limit: limits::UPSTREAM_PARKED_MAX,
                 }));
             }
-            return Err(running);
+            return Err(Box::new(running));
         }
         let requests: Map<String, Value> = running
             .waiting

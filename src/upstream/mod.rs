@@ -7,7 +7,8 @@
 //! 1. `run` (the mode's entry), then the two carriers: `stdio`, `http/` (listener, guards,
 //!    sessions, streams).
 //! 2. `dispatch`: a request in its era → its handler; notifications → the session.
-//! 3. The handlers: `lifecycle` (`initialize`, `server/discover`, `logging/setLevel`), `tools`,
+//! 3. The handlers: `lifecycle` (`initialize`, `server/discover`, `logging/setLevel`), `tools`
+//!    (its list in `pages`),
 //!    `listen` (list changes to legacy sessions and `subscriptions/listen`).
 //! 4. What they stand on: `aggregate` (the shared registry, its tools as MCP tools, its
 //!    instructions, its change notices and servers' logs), `progress` and `logs` (a call's
@@ -25,6 +26,7 @@ mod lifecycle;
 mod listen;
 mod logs;
 pub mod options;
+mod pages;
 mod progress;
 mod request;
 mod run;

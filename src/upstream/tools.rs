@@ -30,7 +30,7 @@ use super::input::Running;
 use super::request::Request;
 use super::session::client_capabilities;
 use super::wire::{WireError, MISSING_CLIENT_CAPABILITY};
-use super::{logs, progress};
+use super::{logs, pages, progress};
 use crate::ask::{AskError, Capabilities};
 use crate::error::{Error, ErrorCode};
 use crate::supervisor::{CallOptions, CallOutcome, LogLevel, ServerLog};
@@ -40,19 +40,21 @@ pub const ERROR_META: &str = "mcp-sidecar/error";
 /// The `_meta` key of a truncated result's details (original size, handle…).
 pub const TRUNCATED_META: &str = "mcp-sidecar/truncated";
 
-/// `tools/list`: every tool, in one page (with `--wait-for-servers`, once every configured server
-/// started or failed).
+/// `tools/list`: every tool, in one page or in pages of `--page-size` (`pages`) (with
+/// `--wait-for-servers`, once every configured server started or failed).
 pub async fn list(aggregate: &Aggregate, params: Option<&Value>) -> Result<Value, WireError> {
-    if let Some(cursor) = params
-        .and_then(|p| p.get("cursor"))
-        .filter(|c| !c.is_null())
-    {
-        return Err(WireError::invalid_params(format!(
-            "unknown cursor {cursor}: the tool list is one page"
-        )));
-    }
+    let cursor = match params.and_then(|p| p.get("cursor")) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(cursor)) => Some(cursor.as_str()),
+        Some(other) => {
+            return Err(WireError::invalid_params(format!(
+                "`cursor` must be a string, not {other}"
+            ))
+            .with_data(json!({"field": "cursor"})))
+        }
+    };
     aggregate.before_listing().await;
-    Ok(json!({ "tools": *aggregate.tools() }))
+    pages::page(&aggregate.tools(), cursor, aggregate.page_size())
 }
 
 /// What `tools/call` reads (MCP allows more; the rest is ignored, `task` included: tasks are not
@@ -199,7 +201,7 @@ async fn answering(
         if !running.waiting.is_empty() {
             match r.aggregate.parked().park(running) {
                 Ok(input_required) => return Ok(Step::InputRequired(input_required)),
-                Err(refused) => running = refused,
+                Err(refused) => running = *refused,
             }
         }
         let next = async {
