@@ -327,3 +327,38 @@ fn a_legacy_http_clients_cancel_reaches_the_server() {
     );
     wait_for_log(&server.log, "stderr: cancelled ");
 }
+
+/// The server's config bounds a call as for a host: with `resetTimeoutOnProgress` a call that
+/// reports progress outlives `toolTimeoutSeconds` (whether or not the client asked for progress);
+/// without it, the same call times out. Margins as in the host path's tests: a step every 200 ms
+/// against a 1.5 s timeout, 12 steps (2.4 s) that a timeout from the start cannot cover.
+#[test]
+fn reset_timeout_on_progress_follows_the_servers_config() {
+    let slow = json!({"steps": 12, "intervalMs": 200});
+    let servers = json!({
+        "reset": with_fields(fixture(&["--client-requests"]),
+            json!({"toolTimeoutSeconds": 1.5, "resetTimeoutOnProgress": true})),
+        "plain": with_fields(fixture(&["--client-requests"]), json!({"toolTimeoutSeconds": 1.5})),
+    });
+    let (mut s, _) = mcp_stdio(servers, &[]);
+    initialize(&mut s, "2025-11-25");
+    let with_token = s.call(
+        "tools/call",
+        json!({"name": "reset__progress", "arguments": slow, "_meta": {"progressToken": "t"}}),
+    );
+    assert_eq!(with_token["structuredContent"]["steps"], 12, "{with_token}");
+    let without = s.call(
+        "tools/call",
+        json!({"name": "reset__progress", "arguments": slow}),
+    );
+    assert_eq!(without["structuredContent"]["steps"], 12, "{without}");
+    let timed_out = s.call(
+        "tools/call",
+        json!({"name": "plain__progress", "arguments": slow, "_meta": {"progressToken": "u"}}),
+    );
+    assert_eq!(timed_out["isError"], true, "{timed_out}");
+    assert_eq!(
+        timed_out["_meta"]["mcp-sidecar/error"]["code"], "TOOL_TIMEOUT",
+        "{timed_out}"
+    );
+}
