@@ -19,12 +19,10 @@ use crate::supervisor::{
     event_queue, Event, EventReceiver, LogLevel, Registry, ServerLog, ServerState, Settings,
 };
 
-/// A change a listening client is told of, or a server's log message (each client filters it by
-/// the level it asked for, `logs`).
-#[derive(Clone, Debug)]
+/// A change a listening client is told of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Notice {
     ToolsChanged,
-    Log(Arc<ServerLog>),
 }
 
 /// A catalog and its tools as MCP tool objects.
@@ -34,6 +32,9 @@ pub struct Aggregate {
     registry: Arc<Registry>,
     format: ToolFormat,
     notices: broadcast::Sender<Notice>,
+    /// The servers' log messages, for every client that takes them (each filters them by the level
+    /// it asked for, `logs`); apart from `notices`, so that a flood of logs never costs a change.
+    logs: broadcast::Sender<Arc<ServerLog>>,
     /// `true` once the config files are read and each of their servers registered (starting).
     registered: watch::Sender<bool>,
     /// `true` once the config files' servers are each ready or failed.
@@ -70,10 +71,12 @@ impl Aggregate {
         settings.asker = Arc::clone(&asks) as Arc<dyn crate::ask::Asker>;
         let (events_tx, events_rx) = event_queue();
         let (notices, _) = broadcast::channel(limits::UPSTREAM_NOTICES_QUEUE);
+        let (logs, _) = broadcast::channel(limits::UPSTREAM_LOGS_QUEUE);
         let aggregate = Arc::new(Aggregate {
             registry: Registry::new(settings, events_tx),
             format,
             notices: notices.clone(),
+            logs: logs.clone(),
             registered: watch::Sender::new(false),
             settled: watch::Sender::new(false),
             changed: Arc::new(Notify::new()),
@@ -87,7 +90,8 @@ impl Aggregate {
         });
         let quiet_until_settled = wait_for_servers.then(|| aggregate.settled.subscribe());
         let changed = Arc::clone(&aggregate.changed);
-        tokio::spawn(forward(events_rx, notices, quiet_until_settled, changed));
+        let to = Forwarded { notices, logs };
+        tokio::spawn(forward(events_rx, to, quiet_until_settled, changed));
         aggregate
     }
 
@@ -257,19 +261,30 @@ impl Aggregate {
         self.notices.subscribe()
     }
 
+    /// The servers' log messages from now on.
+    pub fn subscribe_logs(&self) -> broadcast::Receiver<Arc<ServerLog>> {
+        self.logs.subscribe()
+    }
+
     /// Stops every server; returns once every process tree is gone.
     pub async fn shutdown(&self) {
         self.registry.shutdown().await;
     }
 }
 
-/// Registry events → notices: a change of the exposed tools is one `ToolsChanged` — each server
+/// Where registry events go.
+struct Forwarded {
+    notices: broadcast::Sender<Notice>,
+    logs: broadcast::Sender<Arc<ServerLog>>,
+}
+
+/// Registry events → notices and logs: a change of the exposed tools is one `ToolsChanged` — each server
 /// that becomes ready is one — except, with `--wait-for-servers`, before the config's servers are
-/// loaded (every list waits for them then, and sees them all); a server's log message is one
-/// `Log` (the registry passes on only those at or above the level the servers were asked for).
+/// loaded (every list waits for them then, and sees them all); a server's log message goes to the
+/// logs (the registry passes on only those at or above the level the servers were asked for).
 async fn forward(
     mut events: EventReceiver,
-    notices: broadcast::Sender<Notice>,
+    to: Forwarded,
     quiet_until_settled: Option<watch::Receiver<bool>>,
     changed: Arc<Notify>,
 ) {
@@ -281,13 +296,13 @@ async fn forward(
                     continue;
                 }
                 // An error only means nobody listens right now.
-                let _ = notices.send(Notice::ToolsChanged);
+                let _ = to.notices.send(Notice::ToolsChanged);
             }
             Event::ServerLog(log) => {
-                let _ = notices.send(Notice::Log(Arc::new(*log)));
+                let _ = to.logs.send(Arc::new(*log));
             }
             Event::LogsDropped { server, count } => {
-                let _ = notices.send(Notice::Log(Arc::new(logs::dropped(server, count))));
+                let _ = to.logs.send(Arc::new(logs::dropped(&server, count)));
             }
             Event::Barrier(ack) => {
                 let _ = ack.send(());

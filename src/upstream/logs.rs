@@ -37,17 +37,20 @@ pub fn message(log: &ServerLog) -> Vec<u8> {
     encode_notification::<Value>("notifications/message", Some(&params))
 }
 
-/// The warning that stands for `count` messages of `server` the registry dropped because nobody
-/// took them in time.
-pub fn dropped(server: String, count: u64) -> ServerLog {
-    let data = Value::String(format!(
-        "{count} log messages of server `{server}` were dropped: the client was not reading"
-    ));
+/// The warning that stands for `count` messages of `server` (`*`: of any server) dropped because
+/// they were not taken in time.
+pub fn dropped(server: &str, count: u64) -> ServerLog {
+    let whose = match server {
+        "*" => "the servers".to_owned(),
+        name => format!("server `{name}`"),
+    };
     ServerLog {
-        server,
+        server: server.to_owned(),
         level: LogLevel::Warning,
         logger: Some("mcp-sidecar".into()),
-        data,
+        data: Value::String(format!(
+            "{count} log messages of {whose} were dropped: the client was not reading"
+        )),
     }
 }
 

@@ -177,15 +177,16 @@ impl Stdio {
         let outcome = dispatch::request(request, "initialize", params).await;
         let initialized = outcome.is_ok();
         // Before the answer: no change after it is missed.
-        let notices = initialized.then(|| self.aggregate.subscribe());
+        let heard =
+            initialized.then(|| (self.aggregate.subscribe(), self.aggregate.subscribe_logs()));
         self.answer(Some(&id), outcome).await;
-        if let Some(notices) = notices {
+        if let Some((notices, logs)) = heard {
             // Its servers' questions outside a call come to this client.
             self.aggregate.asks().stand_by(&self.session, &sink);
             let (stdio, stop) = (Arc::clone(self), stop.clone());
             tokio::spawn(async move {
                 tokio::select! {
-                    _ = listen::forward_legacy(notices, &stdio.session, &sink) => {}
+                    _ = listen::forward_legacy(notices, logs, &stdio.session, &sink) => {}
                     _ = stop.cancelled() => {}
                 }
             });

@@ -23,7 +23,7 @@ use tokio::sync::{broadcast, watch};
 use tokio::task::JoinSet;
 use tokio_util::task::AbortOnDropHandle;
 
-use super::aggregate::{Aggregate, Notice};
+use super::aggregate::Aggregate;
 use super::asks::{capability_of, required, Asked};
 use super::era::Era;
 use super::input::Running;
@@ -87,7 +87,7 @@ pub async fn call(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireE
     let logs = match log_level {
         Some(level) => {
             r.aggregate.want_logs(level).await;
-            Some((r.aggregate.subscribe(), level))
+            Some((r.aggregate.subscribe_logs(), level))
         }
         None => None,
     };
@@ -163,12 +163,12 @@ struct Relay {
     /// The client's `progressToken`: the server's progress goes out under it.
     token: Option<Value>,
     /// The aggregate's notices and the level asked for: the call's server's logs (2026-07-28).
-    logs: Option<(broadcast::Receiver<Notice>, LogLevel)>,
+    logs: Option<(broadcast::Receiver<Arc<ServerLog>>, LogLevel)>,
 }
 
 /// The next log message of `server` at or above `min` among `notices`; never, once they are over.
 async fn next_log(
-    logs: Option<&mut (broadcast::Receiver<Notice>, LogLevel)>,
+    logs: Option<&mut (broadcast::Receiver<Arc<ServerLog>>, LogLevel)>,
     server: Option<&str>,
 ) -> Arc<ServerLog> {
     let (Some((notices, min)), Some(server)) = (logs, server) else {
@@ -176,10 +176,8 @@ async fn next_log(
     };
     loop {
         match notices.recv().await {
-            Ok(Notice::Log(log)) if log.server == server && logs::admits(Some(*min), &log) => {
-                return log
-            }
-            // Others' logs, list changes, and logs lost to a lag (bounded: the oldest go).
+            Ok(log) if log.server == server && logs::admits(Some(*min), &log) => return log,
+            // Others' logs, and logs lost to a lag (bounded: the oldest go).
             Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
             Err(broadcast::error::RecvError::Closed) => return std::future::pending().await,
         }
