@@ -162,11 +162,13 @@ enum Step {
 struct Relay {
     /// The client's `progressToken`: the server's progress goes out under it.
     token: Option<Value>,
-    /// The aggregate's notices and the level asked for: the call's server's logs (2026-07-28).
+    /// The servers' logs, subscribed before the call started, and the level the request named: its
+    /// server's logs at or above it go out (2026-07-28).
     logs: Option<(broadcast::Receiver<Arc<ServerLog>>, LogLevel)>,
 }
 
-/// The next log message of `server` at or above `min` among `notices`; never, once they are over.
+/// The next log message of `server` at or above the level asked for; never, without a subscription
+/// or a known server, or once the logs are over.
 async fn next_log(
     logs: Option<&mut (broadcast::Receiver<Arc<ServerLog>>, LogLevel)>,
     server: Option<&str>,
