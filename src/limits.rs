@@ -286,6 +286,10 @@ pub const PINNED_TOOL_NAMES_MAX: usize = 4 * MAX_TOOLS_PER_SERVER;
 /// further behind is told once that the list changed, which is all it needs to know.
 pub const UPSTREAM_NOTICES_QUEUE: usize = 64;
 
+/// The servers' log messages waiting for each client that takes them (`mcp` mode); past it the
+/// oldest are dropped and the client is told how many, in a warning of the sidecar's own.
+pub const UPSTREAM_LOGS_QUEUE: usize = 256;
+
 /// Longest `instructions` the aggregate gives a client: every server's own, each under its name,
 /// cut at this many bytes (they go into a model's system prompt).
 pub const UPSTREAM_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;

@@ -27,6 +27,10 @@ pub struct McpArgs {
     /// `notifications/tools/list_changed` (by default each server's tools come as it is ready).
     #[arg(long)]
     pub wait_for_servers: bool,
+    /// Serve `tools/list` in pages of at most N tools, each with an opaque `nextCursor` (by default
+    /// one page: every tool).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub page_size: Option<u64>,
     /// How exposed tool names are made from `{server}` and `{tool}`.
     #[arg(long, default_value = upstream::DEFAULT_NAME_TEMPLATE)]
     pub name_template: String,
@@ -75,6 +79,7 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
         format: args.format,
         strict: args.strict,
         wait_for_servers: args.wait_for_servers,
+        page_size: args.page_size.map(|n| n as usize),
         names,
         cache: globals.cache,
         max_message_bytes: globals.max_line_bytes,

@@ -11,10 +11,13 @@ use tokio::sync::{broadcast, watch, Notify};
 
 use super::asks::UpstreamAsks;
 use super::input::ParkedCalls;
+use super::logs;
 use crate::convert::{self, ToolFormat};
 use crate::limits;
 use crate::store::Catalog;
-use crate::supervisor::{event_queue, Event, EventReceiver, Registry, ServerState, Settings};
+use crate::supervisor::{
+    event_queue, Event, EventReceiver, LogLevel, Registry, ServerLog, ServerState, Settings,
+};
 
 /// A change a listening client is told of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +32,9 @@ pub struct Aggregate {
     registry: Arc<Registry>,
     format: ToolFormat,
     notices: broadcast::Sender<Notice>,
+    /// The servers' log messages, for every client that takes them (each filters them by the level
+    /// it asked for, `logs`); apart from `notices`, so that a flood of logs never costs a change.
+    logs: broadcast::Sender<Arc<ServerLog>>,
     /// `true` once the config files are read and each of their servers registered (starting).
     registered: watch::Sender<bool>,
     /// `true` once the config files' servers are each ready or failed.
@@ -45,21 +51,32 @@ pub struct Aggregate {
     asks: Arc<UpstreamAsks>,
     /// 2026-07-28 calls waiting for their clients' answers.
     parked: ParkedCalls,
+    /// `tools/list`'s page size (`--page-size`); `None`: one page.
+    page_size: Option<usize>,
+    /// The level the servers were asked to log at: the most verbose any client asked for. Held
+    /// across the servers' `logging/setLevel`, so that concurrent asks end at the lowest.
+    servers_log_level: tokio::sync::Mutex<Option<LogLevel>>,
 }
 
 impl Aggregate {
     /// A new aggregate with no server yet (see [`Aggregate::load`]); must run inside the runtime.
     /// Its servers' questions are asked of its clients (`settings.asker` is replaced).
-    pub fn new(mut settings: Settings, wait_for_servers: bool) -> Arc<Aggregate> {
+    pub fn new(
+        mut settings: Settings,
+        wait_for_servers: bool,
+        page_size: Option<usize>,
+    ) -> Arc<Aggregate> {
         let format = settings.format;
         let asks = Arc::new(UpstreamAsks::default());
         settings.asker = Arc::clone(&asks) as Arc<dyn crate::ask::Asker>;
         let (events_tx, events_rx) = event_queue();
         let (notices, _) = broadcast::channel(limits::UPSTREAM_NOTICES_QUEUE);
+        let (logs, _) = broadcast::channel(limits::UPSTREAM_LOGS_QUEUE);
         let aggregate = Arc::new(Aggregate {
             registry: Registry::new(settings, events_tx),
             format,
             notices: notices.clone(),
+            logs: logs.clone(),
             registered: watch::Sender::new(false),
             settled: watch::Sender::new(false),
             changed: Arc::new(Notify::new()),
@@ -68,10 +85,13 @@ impl Aggregate {
             server_info: json!({"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")}),
             asks,
             parked: ParkedCalls::default(),
+            page_size,
+            servers_log_level: tokio::sync::Mutex::new(None),
         });
         let quiet_until_settled = wait_for_servers.then(|| aggregate.settled.subscribe());
         let changed = Arc::clone(&aggregate.changed);
-        tokio::spawn(forward(events_rx, notices, quiet_until_settled, changed));
+        let to = Forwarded { notices, logs };
+        tokio::spawn(forward(events_rx, to, quiet_until_settled, changed));
         aggregate
     }
 
@@ -194,6 +214,11 @@ impl Aggregate {
         (!text.is_empty()).then_some(text)
     }
 
+    /// `tools/list`'s page size; `None`: one page.
+    pub fn page_size(&self) -> Option<usize> {
+        self.page_size
+    }
+
     /// Who answers the servers' questions.
     pub fn asks(&self) -> &Arc<UpstreamAsks> {
         &self.asks
@@ -209,9 +234,36 @@ impl Aggregate {
         &self.server_info
     }
 
+    /// A client wants the servers' logs at `level` or above: unless the servers already log at it
+    /// or a more verbose one, every server is asked to (`logging/setLevel`, and each server that
+    /// starts later). Never raised again: another client may want the more verbose ones, and
+    /// each client filters for itself (`logs`).
+    pub async fn want_logs(&self, level: LogLevel) {
+        let mut asked = self.servers_log_level.lock().await;
+        if asked.is_some_and(|current| current <= level) {
+            return;
+        }
+        *asked = Some(level);
+        match self.registry.set_log_level(None, level).await {
+            Ok(outcome) => {
+                tracing::debug!(level = level.as_str(), %outcome, "asked the servers to log")
+            }
+            Err(e) => tracing::warn!(
+                level = level.as_str(),
+                "asking the servers to log failed: {}",
+                e.message
+            ),
+        }
+    }
+
     /// The changes from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Notice> {
         self.notices.subscribe()
+    }
+
+    /// The servers' log messages from now on.
+    pub fn subscribe_logs(&self) -> broadcast::Receiver<Arc<ServerLog>> {
+        self.logs.subscribe()
     }
 
     /// Stops every server; returns once every process tree is gone.
@@ -220,12 +272,19 @@ impl Aggregate {
     }
 }
 
-/// Registry events → notices: a change of the exposed tools is one `ToolsChanged` — each server
+/// Where registry events go.
+struct Forwarded {
+    notices: broadcast::Sender<Notice>,
+    logs: broadcast::Sender<Arc<ServerLog>>,
+}
+
+/// Registry events → notices and logs: a change of the exposed tools is one `ToolsChanged` — each server
 /// that becomes ready is one — except, with `--wait-for-servers`, before the config's servers are
-/// loaded (every list waits for them then, and sees them all).
+/// loaded (every list waits for them then, and sees them all); a server's log message goes to the
+/// logs (the registry passes on only those at or above the level the servers were asked for).
 async fn forward(
     mut events: EventReceiver,
-    notices: broadcast::Sender<Notice>,
+    to: Forwarded,
     quiet_until_settled: Option<watch::Receiver<bool>>,
     changed: Arc<Notify>,
 ) {
@@ -237,7 +296,13 @@ async fn forward(
                     continue;
                 }
                 // An error only means nobody listens right now.
-                let _ = notices.send(Notice::ToolsChanged);
+                let _ = to.notices.send(Notice::ToolsChanged);
+            }
+            Event::ServerLog(log) => {
+                let _ = to.logs.send(Arc::new(*log));
+            }
+            Event::LogsDropped { server, count } => {
+                let _ = to.logs.send(Arc::new(logs::dropped(&server, count)));
             }
             Event::Barrier(ack) => {
                 let _ = ack.send(());

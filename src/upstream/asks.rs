@@ -55,7 +55,10 @@ pub fn declared() -> Capabilities {
             form: Some(Default::default()),
             url: Some(Default::default()),
         }),
-        roots: Some(Roots::default()),
+        // A client's `notifications/roots/list_changed` is passed on to every server (`dispatch`).
+        roots: Some(Roots {
+            list_changed: Some(true),
+        }),
         // An MCP client has no way to show a login: `auth/authorize` is the host protocol's.
         auth: None,
     }

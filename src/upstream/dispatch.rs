@@ -6,6 +6,7 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::aggregate::Aggregate;
 use super::era::{self, Era};
 use super::request::Request;
 use super::session::Session;
@@ -55,7 +56,7 @@ async fn legacy(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<
         _ if r.session.version().is_none() => Err(WireError::invalid_request(format!(
             "`{method}` before `initialize`: this session is not initialized"
         ))),
-        "logging/setLevel" => lifecycle::set_level(r.session, params.as_ref()),
+        "logging/setLevel" => lifecycle::set_level(r.aggregate, r.session, params.as_ref()).await,
         _ => shared(r, method, params).await,
     }
 }
@@ -85,8 +86,10 @@ struct Cancelled {
     request_id: RequestId,
 }
 
-/// A notification from the client: a cancel fires its request's token; the rest is noted.
-pub fn notification(session: &Session, method: &str, params: Option<Value>) {
+/// A notification from the client: a cancel fires its request's token; a change of its roots is
+/// told to every running server (when it declared `roots.listChanged`, as the host path asks);
+/// the rest is noted.
+pub fn notification(aggregate: &Aggregate, session: &Session, method: &str, params: Option<Value>) {
     match method {
         "notifications/cancelled" => match params.map(serde_json::from_value::<Cancelled>) {
             Some(Ok(c)) if session.requests.cancel(&c.request_id) => {
@@ -97,6 +100,14 @@ pub fn notification(session: &Session, method: &str, params: Option<Value>) {
             }
             _ => tracing::debug!("ignored a malformed notifications/cancelled"),
         },
+        "notifications/roots/list_changed" if session.announces_roots() => {
+            // Off the reader, which never waits for a server.
+            let registry = std::sync::Arc::clone(aggregate.registry());
+            tokio::spawn(async move { registry.roots_changed().await });
+        }
+        "notifications/roots/list_changed" => tracing::debug!(
+            "ignored notifications/roots/list_changed: the client did not declare roots.listChanged"
+        ),
         "notifications/initialized" => tracing::debug!("the client is initialized"),
         _ => tracing::debug!(method, "ignored a notification from the client"),
     }

@@ -17,6 +17,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
+use tokio::sync::watch;
 use tokio_util::task::AbortOnDropHandle;
 
 use super::asks::{Asked, CallQuestions};
@@ -26,13 +27,17 @@ use super::wire::WireError;
 use crate::ask::AskError;
 use crate::error::Result;
 use crate::limits;
-use crate::supervisor::CallOutcome;
+use crate::supervisor::{CallOutcome, Progress};
 
 /// A call on its way: the task running it (cancelled when dropped), its server's questions, and
 /// the questions waiting for the client's answers, by key.
 pub struct Running {
     pub tool: String,
+    /// The server whose tool it is, when known at the start.
+    pub server: Option<String>,
     pub call: AbortOnDropHandle<Result<CallOutcome>>,
+    /// The server's progress, when the first leg asked for it (`progress`).
+    pub progress: Option<watch::Receiver<Progress>>,
     pub questions: Option<CallQuestions>,
     pub waiting: Vec<(String, Asked)>,
     /// Keys given so far (the next is `q{asked + 1}`).
@@ -62,7 +67,7 @@ impl ParkedCalls {
     /// Parks `running` and returns the `input_required` result that asks its waiting questions.
     /// When the table is full the questions are refused instead and the call is handed back to go
     /// on.
-    pub fn park(&self, mut running: Running) -> std::result::Result<Value, Running> {
+    pub fn park(&self, mut running: Running) -> std::result::Result<Value, Box<Running>> {
         let mut table = self.table.lock().unwrap_or_else(|p| p.into_inner());
         table.retain(|_, p| p.since.elapsed() < limits::UPSTREAM_ANSWER_TIMEOUT);
         if table.len() >= limits::UPSTREAM_PARKED_MAX {
@@ -71,7 +76,7 @@ impl ParkedCalls {
                     limit: limits::UPSTREAM_PARKED_MAX,
                 }));
             }
-            return Err(running);
+            return Err(Box::new(running));
         }
         let requests: Map<String, Value> = running
             .waiting
@@ -148,7 +153,9 @@ mod tests {
         let call = AbortOnDropHandle::new(tokio::spawn(std::future::pending()));
         Running {
             tool: tool.into(),
+            server: None,
             call,
+            progress: None,
             questions: None,
             waiting: Vec::new(),
             asked: 0,

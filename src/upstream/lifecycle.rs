@@ -8,6 +8,7 @@ use super::era::MODERN_VERSIONS;
 use super::session::Session;
 use super::wire::WireError;
 use crate::limits;
+use crate::supervisor::LogLevel;
 
 /// The log levels of MCP (RFC 5424), least severe first.
 pub const LOG_LEVELS: [&str; 8] = [
@@ -64,12 +65,19 @@ async fn describe(aggregate: &Aggregate) -> Value {
     result
 }
 
-/// `logging/setLevel {level}`: `{}`; an unknown level is invalid params.
-pub fn set_level(session: &Session, params: Option<&Value>) -> Result<Value, WireError> {
+/// `logging/setLevel {level}`: `{}` once the servers were asked to log at that level (so the logs
+/// after the answer are at it); from then on the session gets the servers' logs at or above it
+/// (`logs`). An unknown level is invalid params.
+pub async fn set_level(
+    aggregate: &Aggregate,
+    session: &Session,
+    params: Option<&Value>,
+) -> Result<Value, WireError> {
     let level = params.and_then(|p| p.get("level")).and_then(Value::as_str);
-    match level {
-        Some(level) if LOG_LEVELS.contains(&level) => {
+    match level.and_then(LogLevel::parse) {
+        Some(level) => {
             session.set_log_level(level);
+            aggregate.want_logs(level).await;
             Ok(json!({}))
         }
         _ => Err(WireError::invalid_params(format!(

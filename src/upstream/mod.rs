@@ -7,10 +7,12 @@
 //! 1. `run` (the mode's entry), then the two carriers: `stdio`, `http/` (listener, guards,
 //!    sessions, streams).
 //! 2. `dispatch`: a request in its era → its handler; notifications → the session.
-//! 3. The handlers: `lifecycle` (`initialize`, `server/discover`, `logging/setLevel`), `tools`,
+//! 3. The handlers: `lifecycle` (`initialize`, `server/discover`, `logging/setLevel`), `tools`
+//!    (its list in `pages`),
 //!    `listen` (list changes to legacy sessions and `subscriptions/listen`).
 //! 4. What they stand on: `aggregate` (the shared registry, its tools as MCP tools, its
-//!    instructions, its change notices), `session` (a legacy session's state), `era` (versions,
+//!    instructions, its change notices and servers' logs), `progress` and `logs` (a call's
+//!    progress, the servers' log messages, as a client gets them), `session` (a legacy session's state), `era` (versions,
 //!    envelopes, modern results), `wire` (MCP's error codes), `options`.
 
 mod aggregate;
@@ -22,7 +24,10 @@ mod ids;
 mod input;
 mod lifecycle;
 mod listen;
+mod logs;
 pub mod options;
+mod pages;
+mod progress;
 mod request;
 mod run;
 mod session;

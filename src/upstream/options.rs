@@ -23,6 +23,8 @@ pub struct Options {
     /// A list waits until every configured server started or failed (for a client that ignores
     /// `list_changed`).
     pub wait_for_servers: bool,
+    /// `tools/list` in pages of at most this many tools (`None`: one page).
+    pub page_size: Option<usize>,
     pub names: NameTemplate,
     pub cache: Option<SchemaCache>,
     /// Longest message accepted from the client (a stdio line, an HTTP body).

@@ -37,7 +37,7 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         pin_tools: false,
         server_logs: None,
     };
-    let aggregate = Aggregate::new(settings, options.wait_for_servers);
+    let aggregate = Aggregate::new(settings, options.wait_for_servers, options.page_size);
     let loading = {
         let (aggregate, configs) = (Arc::clone(&aggregate), options.configs);
         tokio::spawn(async move { aggregate.load(configs).await })

@@ -14,6 +14,7 @@ use super::wire::WireError;
 use crate::ask::{AskError, Capabilities, Question};
 use crate::limits;
 use crate::serving::{PeerRequests, Requests, Sink};
+use crate::supervisor::LogLevel;
 
 pub struct Session {
     state: Mutex<State>,
@@ -43,8 +44,8 @@ struct State {
     version: Option<&'static str>,
     /// What the client's `initialize` declared it can answer.
     capabilities: Capabilities,
-    /// `logging/setLevel`'s level.
-    log_level: Option<String>,
+    /// `logging/setLevel`'s level: the servers' logs this client gets (none before it sets one).
+    log_level: Option<LogLevel>,
 }
 
 impl Session {
@@ -94,8 +95,18 @@ impl Session {
         self.asked.ask(&declared, sink, question, naming)
     }
 
-    pub fn set_log_level(&self, level: &str) {
-        self.state().log_level = Some(level.to_owned());
+    pub fn set_log_level(&self, level: LogLevel) {
+        self.state().log_level = Some(level);
+    }
+
+    /// The level this client set, if it did.
+    pub fn log_level(&self) -> Option<LogLevel> {
+        self.state().log_level
+    }
+
+    /// Whether the client said it will announce changes of its roots (`roots.listChanged`).
+    pub fn announces_roots(&self) -> bool {
+        self.state().capabilities.roots_list_changed()
     }
 
     fn state(&self) -> MutexGuard<'_, State> {

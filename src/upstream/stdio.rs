@@ -145,7 +145,7 @@ impl Stdio {
                 None
             }
             Ok(Ok(Incoming::Notification { method, params })) => {
-                dispatch::notification(&self.session, &method, params);
+                dispatch::notification(&self.aggregate, &self.session, &method, params);
                 None
             }
             Ok(Ok(Incoming::Response { id, result })) => {
@@ -176,14 +176,17 @@ impl Stdio {
         };
         let outcome = dispatch::request(request, "initialize", params).await;
         let initialized = outcome.is_ok();
+        // Before the answer: no change after it is missed.
+        let heard =
+            initialized.then(|| (self.aggregate.subscribe(), self.aggregate.subscribe_logs()));
         self.answer(Some(&id), outcome).await;
-        if initialized {
+        if let Some((notices, logs)) = heard {
             // Its servers' questions outside a call come to this client.
             self.aggregate.asks().stand_by(&self.session, &sink);
             let (stdio, stop) = (Arc::clone(self), stop.clone());
             tokio::spawn(async move {
                 tokio::select! {
-                    _ = listen::forward_legacy(&stdio.aggregate, &sink) => {}
+                    _ = listen::forward_legacy(notices, logs, &stdio.session, &sink) => {}
                     _ = stop.cancelled() => {}
                 }
             });

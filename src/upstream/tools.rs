@@ -11,12 +11,15 @@
 //! `_meta["mcp-sidecar/error"]`.
 //!
 //! While a call runs, its server's questions (sampling, elicitation, roots) are this client's to
-//! answer (`answering`, `asks`, `input`).
+//! answer (`answering`, `asks`, `input`); its server's progress reaches the client when the call
+//! carries a `progressToken` (`progress`), and — a 2026-07-28 call that names a log level — its
+//! server's log messages at or above that level (`logs`), both on the call's stream.
 
 use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
+use tokio::sync::{broadcast, watch};
 use tokio::task::JoinSet;
 use tokio_util::task::AbortOnDropHandle;
 
@@ -27,28 +30,31 @@ use super::input::Running;
 use super::request::Request;
 use super::session::client_capabilities;
 use super::wire::{WireError, MISSING_CLIENT_CAPABILITY};
+use super::{logs, pages, progress};
 use crate::ask::{AskError, Capabilities};
 use crate::error::{Error, ErrorCode};
-use crate::supervisor::CallOutcome;
+use crate::supervisor::{CallOptions, CallOutcome, LogLevel, ServerLog};
 
 /// The `_meta` key of an error result's details (code, server, tool, limit…).
 pub const ERROR_META: &str = "mcp-sidecar/error";
 /// The `_meta` key of a truncated result's details (original size, handle…).
 pub const TRUNCATED_META: &str = "mcp-sidecar/truncated";
 
-/// `tools/list`: every tool, in one page (with `--wait-for-servers`, once every configured server
-/// started or failed).
+/// `tools/list`: every tool, in one page or in pages of `--page-size` (`pages`) (with
+/// `--wait-for-servers`, once every configured server started or failed).
 pub async fn list(aggregate: &Aggregate, params: Option<&Value>) -> Result<Value, WireError> {
-    if let Some(cursor) = params
-        .and_then(|p| p.get("cursor"))
-        .filter(|c| !c.is_null())
-    {
-        return Err(WireError::invalid_params(format!(
-            "unknown cursor {cursor}: the tool list is one page"
-        )));
-    }
+    let cursor = match params.and_then(|p| p.get("cursor")) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(cursor)) => Some(cursor.as_str()),
+        Some(other) => {
+            return Err(WireError::invalid_params(format!(
+                "`cursor` must be a string, not {other}"
+            ))
+            .with_data(json!({"field": "cursor"})))
+        }
+    };
     aggregate.before_listing().await;
-    Ok(json!({ "tools": *aggregate.tools() }))
+    pages::page(&aggregate.tools(), cursor, aggregate.page_size())
 }
 
 /// What `tools/call` reads (MCP allows more; the rest is ignored, `task` included: tasks are not
@@ -67,10 +73,24 @@ struct CallParams {
 }
 
 /// `tools/call`: the server's result (masked, held to its budget), or the failure as above; the
-/// server's questions meanwhile are asked of this client (`answering`).
+/// server's questions meanwhile are asked of this client, its progress and (2026-07-28) logs
+/// passed on (`answering`).
 pub async fn call(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireError> {
+    let token = progress::token_of(params.as_ref());
     let p: CallParams = serde_json::from_value(params.unwrap_or_default())
         .map_err(|e| WireError::invalid_params(format!("invalid tools/call params: {e}")))?;
+    let log_level = match r.era {
+        Era::Modern(modern) => modern.log_level.as_deref().and_then(LogLevel::parse),
+        Era::Legacy => None,
+    };
+    // Subscribed before the call starts, so that none of its server's logs is missed.
+    let logs = match log_level {
+        Some(level) => {
+            r.aggregate.want_logs(level).await;
+            Some((r.aggregate.subscribe_logs(), level))
+        }
+        None => None,
+    };
     r.aggregate.registered().await;
     let running = match (&p.request_state, r.era) {
         (Some(state), Era::Modern(_)) => {
@@ -78,9 +98,10 @@ pub async fn call(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireE
                 .parked()
                 .resume(state, &p.name, p.input_responses.as_ref())?
         }
-        _ => start(r.aggregate, p.name, p.arguments),
+        _ => start(r.aggregate, p.name, p.arguments, token.is_some()),
     };
-    match answering(r, running).await? {
+    let relay = Relay { token, logs };
+    match answering(r, running, relay).await? {
         Step::Done(Ok(outcome)) => Ok(result_of(outcome)),
         Step::Done(Err(e)) if runs_into_result(e.code) => Ok(error_result(&e)),
         Step::Done(Err(e)) => Err(e.into()),
@@ -89,8 +110,14 @@ pub async fn call(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireE
 }
 
 /// Starts the call as a task of its own (so that it can wait, parked, for a 2026-07-28 client's
-/// answers), registered for its server's questions.
-fn start(aggregate: &Aggregate, tool: String, arguments: Option<Value>) -> Running {
+/// answers), registered for its server's questions, its progress watched when the client wants it
+/// (`resetTimeoutOnProgress` and the total bound are the server's config).
+fn start(
+    aggregate: &Aggregate,
+    tool: String,
+    arguments: Option<Value>,
+    with_progress: bool,
+) -> Running {
     let registry = Arc::clone(aggregate.registry());
     // A tool of a server still on its first start is not listed yet: the call waits for that
     // server (the registry sees to it), and its questions come from the server that may name it.
@@ -102,12 +129,22 @@ fn start(aggregate: &Aggregate, tool: String, arguments: Option<Value>) -> Runni
             .map(|s| s.name)
             .find(|s| registry.settings().names.may_name(s, &tool)),
     };
-    let questions = server.map(|s| aggregate.asks().call_on(&s));
+    let questions = server.as_deref().map(|s| aggregate.asks().call_on(s));
+    let mut options = CallOptions::default();
+    let progress = with_progress.then(|| {
+        let (sink, watched) = watch::channel(None);
+        options.progress = Some(sink);
+        watched
+    });
     let name = tool.clone();
-    let call = tokio::spawn(async move { registry.call_tool(&name, arguments, None).await });
+    // The progress sink moves into the call and drops with it: the watch then ends.
+    let call =
+        tokio::spawn(async move { registry.call_tool_with(&name, arguments, options).await });
     Running {
         tool,
+        server,
         call: AbortOnDropHandle::new(call),
+        progress,
         questions,
         waiting: Vec::new(),
         asked: 0,
@@ -121,17 +158,50 @@ enum Step {
     InputRequired(Value),
 }
 
+/// What this leg of a call passes on to its client besides the answer.
+struct Relay {
+    /// The client's `progressToken`: the server's progress goes out under it.
+    token: Option<Value>,
+    /// The servers' logs, subscribed before the call started, and the level the request named: its
+    /// server's logs at or above it go out (2026-07-28).
+    logs: Option<(broadcast::Receiver<Arc<ServerLog>>, LogLevel)>,
+}
+
+/// The next log message of `server` at or above the level asked for; never, without a subscription
+/// or a known server, or once the logs are over.
+async fn next_log(
+    logs: Option<&mut (broadcast::Receiver<Arc<ServerLog>>, LogLevel)>,
+    server: Option<&str>,
+) -> Arc<ServerLog> {
+    let (Some((notices, min)), Some(server)) = (logs, server) else {
+        return std::future::pending().await;
+    };
+    loop {
+        match notices.recv().await {
+            Ok(log) if log.server == server && logs::admits(Some(*min), &log) => return log,
+            // Others' logs, and logs lost to a lag (bounded: the oldest go).
+            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+            Err(broadcast::error::RecvError::Closed) => return std::future::pending().await,
+        }
+    }
+}
+
 /// Waits for the call, answering its server's questions meanwhile: a legacy session's client is
 /// asked with a request of the sidecar's own on the call's stream; a 2026-07-28 client through an
 /// `input_required` result — or, when it did not declare what the question needs, the call fails
-/// with -32021 (`MissingRequiredClientCapability`).
-async fn answering(r: &Request<'_>, mut running: Running) -> Result<Step, WireError> {
+/// with -32021 (`MissingRequiredClientCapability`). The server's progress (and logs) go out on
+/// the call's stream as they come; the last progress before the answer.
+async fn answering(
+    r: &Request<'_>,
+    mut running: Running,
+    mut relay: Relay,
+) -> Result<Step, WireError> {
     let mut asking = JoinSet::new();
     loop {
         if !running.waiting.is_empty() {
             match r.aggregate.parked().park(running) {
                 Ok(input_required) => return Ok(Step::InputRequired(input_required)),
-                Err(refused) => running = refused,
+                Err(refused) => running = *refused,
             }
         }
         let next = async {
@@ -140,10 +210,27 @@ async fn answering(r: &Request<'_>, mut running: Running) -> Result<Step, WireEr
                 None => std::future::pending().await,
             }
         };
+        let watched = relay.token.as_ref().and(running.progress.as_mut());
+        let log = next_log(relay.logs.as_mut(), running.server.as_deref());
         tokio::select! {
             outcome = &mut running.call => {
                 let outcome = outcome.unwrap_or_else(|e| Err(Error::internal(format!("the call's task ended: {e}"))));
+                // The call is over and its progress sink gone: what it reported last goes out
+                // before the answer.
+                if let Some(token) = &relay.token {
+                    while let Some(params) = progress::next(running.progress.as_mut()).await {
+                        r.sink.send(progress::notification(params, token)).await;
+                    }
+                }
                 return Ok(Step::Done(outcome));
+            }
+            Some(params) = progress::next(watched) => {
+                if let Some(token) = &relay.token {
+                    r.sink.send(progress::notification(params, token)).await;
+                }
+            }
+            log = log => {
+                r.sink.send(logs::message(&log)).await;
             }
             Some(asked) = next => match r.era {
                 Era::Legacy => {

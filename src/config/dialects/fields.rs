@@ -74,6 +74,8 @@ pub const EXTENSIONS: &[Field] = &[
 pub const SUPERVISION: &[Field] = &[
     f("startupTimeoutSeconds", Ty::Number),
     f("toolTimeoutSeconds", Ty::Number),
+    f("resetTimeoutOnProgress", Ty::Bool),
+    f("maxTotalTimeoutSeconds", Ty::Number),
     f("maxMessageBytes", Ty::Number),
     f("maxResultBytes", Ty::Number),
     f("resultPolicy", Ty::Str),

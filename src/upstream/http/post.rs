@@ -135,7 +135,7 @@ fn notification(
     }
     match state.session_of(headers) {
         Ok(http) => {
-            dispatch::notification(&http.session, method, params);
+            dispatch::notification(&state.aggregate, &http.session, method, params);
             body::empty(StatusCode::ACCEPTED)
         }
         Err(refused) => refused.response(),

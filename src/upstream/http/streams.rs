@@ -42,10 +42,14 @@ pub fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
     // Its servers' questions outside a call come to this session, on this stream.
     let sink = Sink::Stream(tx);
     state.aggregate.asks().stand_by(&http.session, &sink);
-    let (aggregate, closing) = (Arc::clone(&state.aggregate), state.closing.clone());
+    let (notices, logs) = (
+        state.aggregate.subscribe(),
+        state.aggregate.subscribe_logs(),
+    );
+    let closing = state.closing.clone();
     state.tasks.spawn(async move {
         tokio::select! {
-            _ = listen::forward_legacy(&aggregate, &sink) => {}
+            _ = listen::forward_legacy(notices, logs, &http.session, &sink) => {}
             _ = http.ended.cancelled() => {}
             _ = closing.cancelled() => {}
         }

@@ -1,7 +1,9 @@
 //! The official SDK clients list and call through `mcp-sidecar mcp`: the Python SDK (`mcp` 2.x) and
 //! the TypeScript SDK v1 (`@modelcontextprotocol/sdk`) and v2 (`@modelcontextprotocol/client`), over
 //! stdio and Streamable HTTP, in the legacy era and (Python, TypeScript v2) the 2026-07-28 one they
-//! negotiate. The client scripts are in `tests/remote/upstream/`; each prints what it saw as JSON.
+//! negotiate; and what they get besides answers (`sdk_relay.py`, `sdk-relay.mjs`): a call's
+//! progress, a server's log after `logging/setLevel`, and a roots change passed on to the server.
+//! The client scripts are in `tests/remote/upstream/`; each prints what it saw as JSON.
 //! A missing package is a failure, not a skip (`.ci/run` installs them).
 
 use std::path::{Path, PathBuf};
@@ -196,6 +198,89 @@ fn the_python_sdk_client_answers_a_servers_questions_in_both_eras_over_stdio_and
                 json!(["fx", "fx", "roots"]),
                 "{mode}: the client saw who asked"
             );
+        }
+    }
+}
+
+/// What a relay script saw of the progress of `fx__progress {steps: 3}`: something reached the
+/// callback, each of 3 steps with its message, and the call's result came.
+fn assert_progress_seen(seen: &Value, who: &str) {
+    assert_eq!(seen["progressResult"]["steps"], 3, "{who}: {seen}");
+    let progress = seen["progress"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{who}: {seen}"));
+    assert!(
+        !progress.is_empty(),
+        "{who}: no progress reached the callback"
+    );
+    assert!(
+        progress.iter().all(|p| p["total"].as_f64() == Some(3.0)
+            && p["message"].as_str().unwrap().starts_with("step ")),
+        "{who}: {seen}"
+    );
+}
+
+/// A server's log, set apart from the one below the client's level, and the roots change.
+fn assert_logs_and_roots_seen(seen: &Value, who: &str) {
+    assert_eq!(
+        seen["logs"],
+        json!([{"level": "warning", "logger": "fx/db", "data": "from the server"}]),
+        "{who}: only the log at or above the level set, named by its server"
+    );
+    assert!(
+        seen["rootsListChanged"].as_u64() >= Some(1),
+        "{who}: the roots change reached the server: {seen}"
+    );
+}
+
+#[test]
+fn the_python_sdk_client_gets_progress_logs_and_passes_on_roots_changes() {
+    let servers = json!({"fx": fixture(&["--client-requests", "--surface"])});
+    let config = config_file(servers.clone());
+    let server = HttpSidecar::start(servers, &[]);
+    let url = server.url();
+    for target in [Target::Stdio(&config), Target::Http(&url)] {
+        for mode in ["legacy", "auto"] {
+            let mut command = Command::new("python3");
+            command
+                .arg(scripts().join("sdk_relay.py"))
+                .arg(mode)
+                .args(target_args(&target));
+            let seen = run(command);
+            let who = format!("python {mode}");
+            assert_progress_seen(&seen, &who);
+            // The Python SDK takes each progress in order: the last one is the server's last.
+            assert_eq!(
+                seen["progress"].as_array().unwrap().last().unwrap()["progress"].as_f64(),
+                Some(3.0),
+                "{who}: {seen}"
+            );
+            if mode == "legacy" {
+                assert_logs_and_roots_seen(&seen, &who);
+            } else {
+                assert_eq!(seen["protocolVersion"], "2026-07-28", "{who}: {seen}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_typescript_sdk_clients_get_progress_logs_and_pass_on_roots_changes() {
+    let servers = json!({"fx": fixture(&["--client-requests", "--surface"])});
+    let config = config_file(servers.clone());
+    let server = HttpSidecar::start(servers, &[]);
+    let url = server.url();
+    for sdk in ["v1", "v2"] {
+        for target in [Target::Stdio(&config), Target::Http(&url)] {
+            let mut command = Command::new(node22());
+            command
+                .arg(scripts().join("sdk-relay.mjs"))
+                .arg(sdk)
+                .args(target_args(&target));
+            let seen = run(command);
+            let who = format!("ts {sdk}");
+            assert_progress_seen(&seen, &who);
+            assert_logs_and_roots_seen(&seen, &who);
         }
     }
 }

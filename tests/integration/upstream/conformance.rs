@@ -38,14 +38,6 @@ const NOT_YET: &[(&str, &str)] = &[
         "completion-complete",
         "completion/complete is not passed on",
     ),
-    (
-        "tools-call-with-logging",
-        "servers' log messages are not passed on",
-    ),
-    (
-        "tools-call-with-progress",
-        "servers' progress is not passed on",
-    ),
     ("resources-list", "resources are not served"),
     ("resources-read-text", "resources are not served"),
     ("resources-read-binary", "resources are not served"),

@@ -1,5 +1,6 @@
 //! `mcp-sidecar mcp`: the aggregate as one MCP server. `stdio` and `http` drive it on the wire,
-//! `asks` its servers' questions to the client,
+//! `asks` its servers' questions to the client, `relay` what it passes on besides answers
+//! (progress, logs, roots changes, cancels),
 //! `clients` through the official SDK clients, `conformance` through the official conformance
 //! suite's server scenarios; `harness` is what they share.
 
@@ -8,4 +9,5 @@ mod clients;
 mod conformance;
 mod harness;
 mod http;
+mod relay;
 mod stdio;

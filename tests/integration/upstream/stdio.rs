@@ -411,3 +411,52 @@ fn with_wait_for_servers_a_list_waits_for_every_server() {
         "{names:?}"
     );
 }
+
+#[test]
+fn with_a_page_size_the_tool_list_comes_in_pages_joined_by_opaque_cursors() {
+    let servers = json!({"a": fixture(&[]), "b": fixture(&[])});
+    let (mut whole, _) = mcp_stdio(servers.clone(), &[]);
+    initialize(&mut whole, "2025-11-25");
+    let everything = whole.call("tools/list", json!({}));
+    assert!(
+        everything.get("nextCursor").is_none(),
+        "one page by default"
+    );
+    let all: Vec<String> = tool_names(&everything)
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    assert!(all.len() > 6, "{all:?}");
+
+    let (mut s, _) = mcp_stdio(servers, &["--page-size", "3"]);
+    initialize(&mut s, "2025-11-25");
+    let mut paged = Vec::new();
+    let mut cursor = Value::Null;
+    for _ in 0..all.len() {
+        let page = s.call("tools/list", json!({ "cursor": cursor }));
+        let names = tool_names(&page);
+        assert!(!names.is_empty() && names.len() <= 3, "{page}");
+        paged.extend(names.iter().map(|n| n.to_string()));
+        cursor = page.get("nextCursor").cloned().unwrap_or(Value::Null);
+        if cursor.is_null() {
+            break;
+        }
+        assert!(
+            !paged
+                .iter()
+                .any(|n| cursor.as_str().unwrap().contains(n.as_str())),
+            "the cursor is opaque: {cursor}"
+        );
+    }
+    assert_eq!(
+        paged, all,
+        "the pages together are the whole list, in order"
+    );
+
+    let modern_page = s.call("tools/list", modern(json!({})));
+    assert_eq!(tool_names(&modern_page).len(), 3);
+    assert!(modern_page["nextCursor"].is_string(), "{modern_page}");
+
+    let bad = s.request("tools/list", json!({"cursor": "not-ours"}));
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+}
