@@ -237,10 +237,12 @@ type ServerStatus struct {
 	Headers []string `json:"headers,omitempty"`
 	// Process (group) id while a process of this generation runs; never for a remote server.
 	PID int `json:"pid,omitempty"`
-	// MCP revision the server answered with.
-	ProtocolVersion string      `json:"protocolVersion,omitempty"`
-	ServerInfo      *ServerInfo `json:"serverInfo,omitempty"`
-	Instructions    string      `json:"instructions,omitempty"`
+	// MCP revision agreed with the server: the one it answered initialize with, or the 2026-07-28 revision chosen from its server/discover answer.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// While ready: legacy (an initialize session) or modern (2026-07-28: no session, _meta on every request).
+	Era          string      `json:"era,omitempty"`
+	ServerInfo   *ServerInfo `json:"serverInfo,omitempty"`
+	Instructions string      `json:"instructions,omitempty"`
 	// The capabilities the server declared in its handshake (ready).
 	Capabilities map[string]any `json:"capabilities,omitempty"`
 	// Tools this server contributes to the catalog now: those of the ready session, or, while stopped or starting with its tools still listed (lazy, idle-stopped, recycled, restarted by the host), the cached ones; 0 when unhealthy or error.

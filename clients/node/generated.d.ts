@@ -230,8 +230,10 @@ export interface ServerStatus {
   headers?: Array<string>;
   /** Process (group) id while a process of this generation runs; never for a remote server. */
   pid?: number;
-  /** MCP revision the server answered with. */
+  /** MCP revision agreed with the server: the one it answered initialize with, or the 2026-07-28 revision chosen from its server/discover answer. */
   protocolVersion?: string;
+  /** While ready: legacy (an initialize session) or modern (2026-07-28: no session, _meta on every request). */
+  era?: "legacy" | "modern";
   serverInfo?: { name: string; [key: string]: unknown; };
   instructions?: string;
   /** The capabilities the server declared in its handshake (ready). */

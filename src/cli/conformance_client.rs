@@ -47,8 +47,15 @@ async fn drive(peer: &HostPeer, scenario: &str, url: &str) -> Result<(), PeerErr
     });
     peer.request("initialize", initialize, ANSWER_WITHIN)
         .await?;
-    let added =
-        json!({"name": SERVER, "config": {"type": "http", "url": url, "oauth": oauth_client()}});
+    let mut config = json!({"type": "http", "url": url, "oauth": oauth_client()});
+    // The suite names the revision a run is of: the initialize lifecycle up to 2025-11-25, the
+    // stateless one from 2026-07-28. A host pins it as any host would for a server it knows.
+    if let Ok(version) = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
+        if !version.is_empty() {
+            config["protocolVersion"] = json!(version);
+        }
+    }
+    let added = json!({"name": SERVER, "config": config});
     let status = peer.request("servers/add", added, ANSWER_WITHIN).await?;
     if status["state"] != "ready" {
         return Err(failed("servers/add", &status["lastError"]));

@@ -112,7 +112,7 @@ impl Watching {
     /// Waits for `answer` under `policy` from `started`: each progress goes to the policy's sink
     /// and, with `reset`, restarts the timeout (never past `max_total`). `Err` names the bound.
     pub async fn wait<T>(
-        mut self,
+        &mut self,
         answer: impl Future<Output = T>,
         started: Instant,
         policy: &ProgressPolicy,

@@ -13,10 +13,12 @@ use super::server::Server;
 use super::session::ProcessControl;
 use super::timings::StartTimings;
 use crate::ask::Asker;
+use crate::config::{ProtocolChoice, RemoteKind, ServerSpec};
+use crate::era;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::transport::http_common::RemoteOptions;
 use crate::mcp::transport::{self, Transport};
-use crate::mcp::{self, Capability, Client, ClientEvent, ClientOptions, ToolDef};
+use crate::mcp::{self, Capability, Client, ClientEvent, ClientOptions, Negotiation, ToolDef};
 use crate::process;
 use crate::process::stderr_ring::{self as stderr, StderrTail};
 
@@ -85,6 +87,7 @@ pub(super) async fn connect(
             secrets: server.secrets.clone(),
             asker: Arc::clone(asker),
             traffic: Arc::clone(&server.traffic),
+            negotiation: negotiation(&server.spec),
         };
         let handshake = Instant::now();
         let client = Client::connect(transport, options, deadline, events).await?;
@@ -121,6 +124,25 @@ pub(super) async fn connect(
             e
         }
     })
+}
+
+/// How a session with `spec`'s server starts, from its `protocolVersion`: a pinned revision is
+/// spoken as it is; `auto` puts `initialize` first on stdio (a legacy stdio server may exit on any
+/// request before it, so it never sees a probe; a modern-only one refuses `initialize` naming its
+/// revisions, and `server/discover` follows on the same process) and `server/discover` first over
+/// Streamable HTTP (nothing dies of a probe there); legacy HTTP+SSE has no modern twin.
+pub(super) fn negotiation(spec: &ServerSpec) -> Negotiation {
+    let legacy = || Negotiation::Legacy(mcp::handshake::OFFERED_PROTOCOL_VERSION.to_owned());
+    match &spec.protocol {
+        ProtocolChoice::Pinned(v) if era::is_modern(v) => Negotiation::Modern(v.clone()),
+        ProtocolChoice::Pinned(v) => Negotiation::Legacy(v.clone()),
+        ProtocolChoice::Legacy => legacy(),
+        ProtocolChoice::Auto => match &spec.remote {
+            None => Negotiation::LegacyFirst,
+            Some(remote) if remote.kind == RemoteKind::Sse => legacy(),
+            Some(_) => Negotiation::DiscoverFirst,
+        },
+    }
 }
 
 /// The tools after `notifications/tools/list_changed`: listed again within `startupTimeoutSeconds`.

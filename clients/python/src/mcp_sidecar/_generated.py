@@ -226,6 +226,7 @@ class ServerStatus(_ServerStatusRequired, total=False):
     headers: List[str]
     pid: int
     protocolVersion: str
+    era: Literal["legacy", "modern"]
     serverInfo: ServerInfo
     instructions: str
     capabilities: JsonObject
