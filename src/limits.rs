@@ -163,6 +163,10 @@ pub const LATENCY_SAMPLES: usize = 256;
 /// Largest schema-cache file read back from disk; a bigger one is treated as a miss.
 pub const SCHEMA_CACHE_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
+/// Largest era verdict file read back (`store::era_verdicts`): a few fields; anything longer is a
+/// miss.
+pub const ERA_VERDICT_MAX_BYTES: u64 = 4096;
+
 /// Largest config file, plugin manifest or env file read (`servers/load`, `--config`, `inspect`).
 pub const CONFIG_FILE_MAX_BYTES: u64 = 8 * 1024 * 1024;
 

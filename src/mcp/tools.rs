@@ -232,13 +232,22 @@ mod tests {
     #[test]
     fn a_tool_with_an_external_ref_is_left_out_alone() {
         let tools = vec![
-            tool("local", json!({"type": "object", "$defs": {"id": {"type": "string"}},
-                "properties": {"id": {"$ref": "#/$defs/id"}}})),
-            tool("remote", json!({"type": "object",
-                "properties": {"p": {"$ref": "https://example.com/schema.json"}}})),
+            tool(
+                "local",
+                json!({"type": "object", "$defs": {"id": {"type": "string"}},
+                "properties": {"id": {"$ref": "#/$defs/id"}}}),
+            ),
+            tool(
+                "remote",
+                json!({"type": "object",
+                "properties": {"p": {"$ref": "https://example.com/schema.json"}}}),
+            ),
         ];
         let kept = validate_tools("s", tools).unwrap();
-        assert_eq!(kept.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["local"]);
+        assert_eq!(
+            kept.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["local"]
+        );
     }
 
     #[test]
