@@ -17,9 +17,8 @@ use tokio::task::JoinHandle;
 
 use tokio_util::sync::CancellationToken;
 
-use super::handshake::{self, Handshake};
+use super::handshake::{self, Handshake, Negotiation};
 use super::modern;
-use super::negotiate::Negotiation;
 use super::progress::{Bound, ProgressPolicy, ProgressTable, Watching};
 use super::reader::{read_loop, ClientEvent, Reader};
 use super::server_requests::ServerRequests;

@@ -30,6 +30,26 @@ impl Era {
     }
 }
 
+/// How a session is started.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Negotiation {
+    /// `initialize` offering this legacy revision, and nothing else.
+    Legacy(String),
+    /// `server/discover` at this modern revision (again at the one a `-32022` names), never
+    /// `initialize`.
+    Modern(String),
+    /// `initialize` first; `server/discover` when the server refuses it (stdio `auto`).
+    LegacyFirst,
+    /// `server/discover` first; `initialize` when the answer is not a modern one (HTTP `auto`).
+    DiscoverFirst,
+}
+
+impl Default for Negotiation {
+    fn default() -> Self {
+        Self::Legacy(OFFERED_PROTOCOL_VERSION.to_owned())
+    }
+}
+
 /// What the handshake established.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Handshake {

@@ -31,9 +31,8 @@ pub mod traffic;
 pub mod transport;
 
 pub use client::{Client, ClientOptions};
-pub use handshake::{Capability, Era, Handshake, SUPPORTED_PROTOCOL_VERSIONS};
+pub use handshake::{Capability, Era, Handshake, Negotiation, SUPPORTED_PROTOCOL_VERSIONS};
 pub use log_level::LogLevel;
-pub use negotiate::Negotiation;
 pub use progress::{Progress, ProgressPolicy};
 pub use reader::ClientEvent;
 pub use surface::{ListPage, SurfaceList};

@@ -11,30 +11,10 @@
 use serde_json::Value;
 
 use super::client::{Client, RequestKind};
-use super::handshake::{self, OFFERED_PROTOCOL_VERSION};
+use super::handshake::{self, Negotiation, OFFERED_PROTOCOL_VERSION};
 use super::modern::{self, Verdict};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::ErrorObject;
-
-/// How a session is started.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Negotiation {
-    /// `initialize` offering this legacy revision, and nothing else.
-    Legacy(String),
-    /// `server/discover` at this modern revision (again at the one a `-32022` names), never
-    /// `initialize`.
-    Modern(String),
-    /// `initialize` first; `server/discover` when the server refuses it (stdio `auto`).
-    LegacyFirst,
-    /// `server/discover` first; `initialize` when the answer is not a modern one (HTTP `auto`).
-    DiscoverFirst,
-}
-
-impl Default for Negotiation {
-    fn default() -> Self {
-        Self::Legacy(OFFERED_PROTOCOL_VERSION.to_owned())
-    }
-}
 
 /// An HTTP 4xx other than 401/403 (which carried no JSON-RPC error: those arrive in-band).
 fn is_legacy_refusal(e: &Error) -> bool {
