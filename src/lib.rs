@@ -21,6 +21,7 @@
 //! - [`oauth`]: OAuth 2.1 for remote servers (discovery, client identity, PKCE, the browser step,
 //!   tokens kept, refreshed and masked).
 //! - [`trust`]: the trust gate (launch digests, risk warnings, secrets, plugin containment).
+//! - [`era`]: the protocol eras' revisions, envelope keys and error codes, shared by both directions.
 //! - [`logging`]: the stderr log set-up (text for people, JSON lines for pipelines).
 //! - [`signals`]: termination signals (graceful stop, then immediate kill).
 //! - [`cli`]: subcommands of the binary that are not the sidecar itself (the commands for people:
@@ -43,6 +44,7 @@ pub mod canonical;
 pub mod cli;
 pub mod config;
 pub mod convert;
+pub mod era;
 pub mod error;
 pub mod host;
 pub mod jsonrpc;

@@ -108,6 +108,15 @@ pub const MAX_HOST_ANSWER_TIMEOUT: Duration = Duration::from_secs(60 * 60);
 /// [`HOST_REQUESTS_MAX_OUTSTANDING`].
 pub const SERVER_REQUESTS_MAX_INFLIGHT: usize = 32;
 
+/// Rounds of one 2026-07-28 request answered with `input_required` (each a new request carrying the
+/// inputs asked for); past it the request fails with `PROTOCOL_ERROR` naming the bound. A server
+/// that keeps asking is looping, and each round may have asked a person.
+pub const INPUT_REQUIRED_MAX_ROUNDS: usize = 10;
+
+/// `inputRequests` in one `input_required` result; more is a protocol error (each becomes a
+/// question to the host, and the host's own bound is shared by every server).
+pub const INPUT_REQUESTS_MAX: usize = 16;
+
 /// Lines of the host's stdin read ahead of dispatch (read buffer, bytes).
 pub const HOST_READ_BUFFER_BYTES: usize = 64 * 1024;
 
@@ -153,6 +162,10 @@ pub const LATENCY_SAMPLES: usize = 256;
 
 /// Largest schema-cache file read back from disk; a bigger one is treated as a miss.
 pub const SCHEMA_CACHE_MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Largest era verdict file read back (`store::era_verdicts`): a few fields; anything longer is a
+/// miss.
+pub const ERA_VERDICT_MAX_BYTES: u64 = 4096;
 
 /// Largest config file, plugin manifest or env file read (`servers/load`, `--config`, `inspect`).
 pub const CONFIG_FILE_MAX_BYTES: u64 = 8 * 1024 * 1024;

@@ -86,6 +86,8 @@ type ServerConfig struct {
 	AutoStart *bool `json:"autoStart,omitempty"`
 	// A tools/call result over maxResultBytes: error fails the call (RESULT_TOO_LARGE); truncate cuts it to fit (head + tail of its text around a marker, `truncated` in the result) and keeps the full text for results/read.
 	ResultPolicy string `json:"resultPolicy,omitempty"`
+	// The protocol era the server is spoken to in. "auto": negotiated (stdio: the initialize handshake first, server/discover when the server refuses it; HTTP: server/discover first, initialize when the server does not know it), the verdict cached per launch config; "legacy": the initialize handshake only; a revision pins it: "2026-07-28" (server/discover, _meta on every request, never initialize) or a legacy revision offered in initialize.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// How the server is reached: `stdio` (spawned; the default without `url`), `http` (Streamable HTTP, never downgraded; `streamable-http`, `streamableHttp`, `streamable_http` are aliases) or `sse` (legacy HTTP+SSE, never upgraded). Wins over `type` when both are given.
 	Transport string `json:"transport,omitempty"`
 	// Alias of `transport` (the spelling of ecosystem config files); `transport` wins when both are given.
@@ -235,10 +237,12 @@ type ServerStatus struct {
 	Headers []string `json:"headers,omitempty"`
 	// Process (group) id while a process of this generation runs; never for a remote server.
 	PID int `json:"pid,omitempty"`
-	// MCP revision the server answered with.
-	ProtocolVersion string      `json:"protocolVersion,omitempty"`
-	ServerInfo      *ServerInfo `json:"serverInfo,omitempty"`
-	Instructions    string      `json:"instructions,omitempty"`
+	// MCP revision agreed with the server: the one it answered initialize with, or the 2026-07-28 revision chosen from its server/discover answer.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// While ready: legacy (an initialize session) or modern (2026-07-28: no session, _meta on every request).
+	Era          string      `json:"era,omitempty"`
+	ServerInfo   *ServerInfo `json:"serverInfo,omitempty"`
+	Instructions string      `json:"instructions,omitempty"`
 	// The capabilities the server declared in its handshake (ready).
 	Capabilities map[string]any `json:"capabilities,omitempty"`
 	// Tools this server contributes to the catalog now: those of the ready session, or, while stopped or starting with its tools still listed (lazy, idle-stopped, recycled, restarted by the host), the cached ones; 0 when unhealthy or error.

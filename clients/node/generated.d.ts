@@ -53,6 +53,8 @@ export interface ServerConfigFields {
   autoStart?: boolean | null;
   /** A tools/call result over maxResultBytes: error fails the call (RESULT_TOO_LARGE); truncate cuts it to fit (head + tail of its text around a marker, `truncated` in the result) and keeps the full text for results/read. */
   resultPolicy?: ResultPolicy | null;
+  /** The protocol era the server is spoken to in. "auto": negotiated (stdio: the initialize handshake first, server/discover when the server refuses it; HTTP: server/discover first, initialize when the server does not know it), the verdict cached per launch config; "legacy": the initialize handshake only; a revision pins it: "2026-07-28" (server/discover, _meta on every request, never initialize) or a legacy revision offered in initialize. */
+  protocolVersion?: "auto" | "legacy" | "2026-07-28" | "2025-11-25" | "2025-06-18" | "2025-03-26" | "2024-11-05" | null;
   /** How the server is reached: `stdio` (spawned; the default without `url`), `http` (Streamable HTTP, never downgraded; `streamable-http`, `streamableHttp`, `streamable_http` are aliases) or `sse` (legacy HTTP+SSE, never upgraded). Wins over `type` when both are given. */
   transport?: "stdio" | "http" | "sse" | "streamable-http" | "streamableHttp" | "streamable_http";
   /** Alias of `transport` (the spelling of ecosystem config files); `transport` wins when both are given. */
@@ -228,8 +230,10 @@ export interface ServerStatus {
   headers?: Array<string>;
   /** Process (group) id while a process of this generation runs; never for a remote server. */
   pid?: number;
-  /** MCP revision the server answered with. */
+  /** MCP revision agreed with the server: the one it answered initialize with, or the 2026-07-28 revision chosen from its server/discover answer. */
   protocolVersion?: string;
+  /** While ready: legacy (an initialize session) or modern (2026-07-28: no session, _meta on every request). */
+  era?: "legacy" | "modern";
   serverInfo?: { name: string; [key: string]: unknown; };
   instructions?: string;
   /** The capabilities the server declared in its handshake (ready). */

@@ -47,47 +47,80 @@ async fn drive(peer: &HostPeer, scenario: &str, url: &str) -> Result<(), PeerErr
     });
     peer.request("initialize", initialize, ANSWER_WITHIN)
         .await?;
-    let added =
-        json!({"name": SERVER, "config": {"type": "http", "url": url, "oauth": oauth_client()}});
+    let mut config = json!({"type": "http", "url": url, "oauth": oauth_client()});
+    // The suite names the revision a run is of: the initialize lifecycle up to 2025-11-25, the
+    // stateless one from 2026-07-28. A host pins it as any host would for a server it knows.
+    if let Ok(version) = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
+        if !version.is_empty() {
+            config["protocolVersion"] = json!(version);
+        }
+    }
+    let added = json!({"name": SERVER, "config": config});
     let status = peer.request("servers/add", added, ANSWER_WITHIN).await?;
     if status["state"] != "ready" {
         return Err(failed("servers/add", &status["lastError"]));
     }
     let listing = peer.request("tools/list", json!({}), ANSWER_WITHIN).await?;
     let tools = listing["tools"].as_array().cloned().unwrap_or_default();
-    let Some((tool, arguments)) = call_for(scenario, &tools) else {
-        return Ok(());
-    };
-    let Some(entry) = tools.iter().find(|t| t["tool"] == tool) else {
-        return Err(failed("tools/list", &json!(format!("no tool `{tool}`"))));
-    };
-    let call = json!({"name": entry["name"], "arguments": arguments});
-    let result = peer.request("tools/call", call, ANSWER_WITHIN).await?;
-    if result["isError"] == true {
-        return Err(failed("tools/call", &result["text"]));
+    for (tool, arguments) in calls_for(scenario, &tools) {
+        let Some(entry) = tools.iter().find(|t| t["tool"] == tool) else {
+            return Err(failed("tools/list", &json!(format!("no tool `{tool}`"))));
+        };
+        let call = json!({"name": entry["name"], "arguments": arguments});
+        let result = peer.request("tools/call", call, ANSWER_WITHIN).await?;
+        if result["isError"] == true {
+            return Err(failed("tools/call", &result["text"]));
+        }
     }
     Ok(())
 }
 
-/// The tool a scenario expects to be called, and its arguments.
-fn call_for(scenario: &str, tools: &[Value]) -> Option<(&'static str, Value)> {
+/// The tools a scenario expects to be called, in order, and their arguments.
+fn calls_for(scenario: &str, tools: &[Value]) -> Vec<(&'static str, Value)> {
     match scenario {
-        "tools_call" => Some(("add_numbers", json!({"a": 2, "b": 3}))),
-        "sse-retry" => Some(("test_reconnection", json!({}))),
+        "tools_call" => vec![("add_numbers", json!({"a": 2, "b": 3}))],
+        "sse-retry" => vec![("test_reconnection", json!({}))],
         "elicitation-sep1034-client-defaults" => {
-            Some(("test_client_elicitation_defaults", json!({})))
+            vec![("test_client_elicitation_defaults", json!({}))]
         }
-        // Echo a tool's input schema back exactly as the sidecar listed it (`mcp` format).
         // Every authorization scenario serves one tool behind its authorization.
-        s if s.starts_with("auth/") => Some(("test-tool", json!({}))),
+        s if s.starts_with("auth/") => vec![("test-tool", json!({}))],
+        // Echo a tool's input schema back exactly as the sidecar listed it (`mcp` format).
         "json-schema-2020-12-preservation" => {
-            let focal = tools
+            let Some(focal) = tools
                 .iter()
-                .find(|t| t["tool"] == "json_schema_2020_12_tool")?;
+                .find(|t| t["tool"] == "json_schema_2020_12_tool")
+            else {
+                return Vec::new();
+            };
             let schema = focal["definition"]["inputSchema"].clone();
-            Some(("json_schema_echo", json!({"schema": schema})))
+            vec![("json_schema_echo", json!({"schema": schema}))]
         }
-        _ => None,
+        // Two tools that ask for input (with and without a request state), one between them that
+        // must not carry their answers, one whose result names no resultType.
+        "sep-2322-client-request-state" => vec![
+            ("test_mrtr_echo_state", json!({})),
+            ("test_mrtr_unrelated", json!({})),
+            ("test_mrtr_no_state", json!({})),
+            ("test_mrtr_no_result_type", json!({})),
+        ],
+        // Arguments of every kind a header mirrors, plain and encoded; then a null one.
+        "http-custom-headers" => vec![
+            (
+                "test_custom_headers",
+                json!({"region": "us-west1", "priority": 5, "verbose": true, "debug": false,
+                    "non_ascii_val": "日本語", "whitespace_val": " padded ",
+                    "leading_space_val": " lead", "trailing_space_val": "trail ",
+                    "internal_space_val": "in side", "control_char_val": "a\u{1}b",
+                    "crlf_val": "a\r\nb", "tab_val": "\tx", "query": "q"}),
+            ),
+            (
+                "test_custom_headers_null",
+                json!({"region": "eu", "priority": 1, "verbose": null, "query": "q"}),
+            ),
+        ],
+        "http-invalid-tool-headers" => vec![("valid_tool", json!({"region": "us-west1"}))],
+        _ => Vec::new(),
     }
 }
 

@@ -93,6 +93,13 @@ pub(super) struct RawSpec {
     /// A remote server's OAuth client identity (`config::oauth`), validated there.
     #[serde(default, deserialize_with = "strict::present")]
     pub oauth: Option<Value>,
+    /// `"auto"`, `"legacy"` or a revision (`config::protocol`), validated there.
+    #[serde(
+        default,
+        deserialize_with = "strict::present",
+        alias = "protocol_version"
+    )]
+    pub protocol_version: Option<String>,
 }
 
 /// The canonical (camelCase) names of a server config's launch fields.
@@ -122,6 +129,7 @@ pub(super) fn expects(field: &str, item: bool) -> String {
         ("oauth", _) => "must be an object (clientId, clientSecret, scopes, clientMetadataUrl, redirectUri, issuer)".into(),
         ("restart", _) => "must be \"on-failure\" or \"never\"".into(),
         ("resultPolicy", _) => "must be \"error\" or \"truncate\"".into(),
+        ("protocolVersion", _) => super::protocol::ProtocolChoice::expected(),
         ("autoStart" | "resetTimeoutOnProgress", _) => "must be true or false".into(),
         ("maxMessageBytes" | "maxResultBytes", _) => format!(
             "must be an integer number of bytes in [{MIN_MESSAGE_BYTES}, {MAX_MESSAGE_BYTES}]"
@@ -176,6 +184,7 @@ mod tests {
             ("url", json!("http://h/mcp")),
             ("headers", json!({"X-A": "a"})),
             ("oauth", json!({"clientId": "c"})),
+            ("protocolVersion", json!("2026-07-28")),
         ];
         let listed: std::collections::BTreeSet<&str> = table.iter().map(|(f, _)| *f).collect();
         assert_eq!(listed, field_names().into_iter().collect());

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::invalid::invalid;
 use super::oauth::parse_oauth;
+use super::protocol::ProtocolChoice;
 use super::raw::{
     expects, RawSpec, RestartPolicy, ResultPolicy, MAX_BACKOFF_MS, MAX_INFLIGHT, MAX_MESSAGE_BYTES,
     MAX_TIMEOUT_SECONDS, MIN_BACKOFF_MS, MIN_MESSAGE_BYTES,
@@ -55,6 +56,8 @@ pub struct ServerSpec {
     pub max_total_timeout: Option<Duration>,
     /// `Some` for a server reached over HTTP instead of spawned.
     pub remote: Option<RemoteSpec>,
+    /// `protocolVersion`: the era the server is spoken to in (`auto` by default).
+    pub protocol: ProtocolChoice,
 }
 
 /// Fields that only make sense for a spawned server.
@@ -150,6 +153,11 @@ impl ServerSpec {
             reset_timeout_on_progress: raw.reset_timeout_on_progress.unwrap_or(false),
             max_total_timeout: seconds(raw.max_total_timeout_seconds, "maxTotalTimeoutSeconds")?,
             remote,
+            protocol: match raw.protocol_version.as_deref() {
+                None => ProtocolChoice::Auto,
+                Some(v) => ProtocolChoice::parse(v)
+                    .ok_or_else(|| invalid("protocolVersion", ProtocolChoice::expected()))?,
+            },
         })
     }
 

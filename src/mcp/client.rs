@@ -17,7 +17,8 @@ use tokio::task::JoinHandle;
 
 use tokio_util::sync::CancellationToken;
 
-use super::handshake::{self, Handshake};
+use super::handshake::{self, Handshake, Negotiation};
+use super::modern;
 use super::progress::{Bound, ProgressPolicy, ProgressTable, Watching};
 use super::reader::{read_loop, ClientEvent, Reader};
 use super::server_requests::ServerRequests;
@@ -51,6 +52,10 @@ pub enum RequestKind {
     GetTask,
     TaskResult,
     CancelTask,
+    /// 2026-07-28: what the server speaks (the session's start, and its keepalive).
+    Discover,
+    /// 2026-07-28: the stream of list changes and resource updates.
+    Listen,
 }
 
 impl RequestKind {
@@ -72,13 +77,15 @@ impl RequestKind {
             Self::GetTask => "tasks/get",
             Self::TaskResult => "tasks/result",
             Self::CancelTask => "tasks/cancel",
+            Self::Discover => "server/discover",
+            Self::Listen => "subscriptions/listen",
         }
     }
 
     /// The setting that bounds it, named in its timeout error.
     pub fn setting(self) -> &'static str {
         match self {
-            Self::Initialize | Self::ListTools => "startupTimeoutSeconds",
+            Self::Initialize | Self::ListTools | Self::Discover => "startupTimeoutSeconds",
             Self::Ping => "keepaliveSeconds",
             // Every request the host asks for through the sidecar is bounded like a call.
             _ => "toolTimeoutSeconds",
@@ -90,7 +97,9 @@ impl RequestKind {
     /// cannot serve (`SERVER_UNAVAILABLE`).
     pub fn timeout_code(self) -> ErrorCode {
         match self {
-            Self::Initialize | Self::ListTools | Self::Ping => ErrorCode::ServerUnavailable,
+            Self::Initialize | Self::ListTools | Self::Ping | Self::Discover | Self::Listen => {
+                ErrorCode::ServerUnavailable
+            }
             _ => ErrorCode::ToolTimeout,
         }
     }
@@ -125,6 +134,8 @@ pub struct ClientOptions {
     pub asker: Arc<dyn Asker>,
     /// Where the bytes of every message read and written are counted.
     pub traffic: Arc<Traffic>,
+    /// How the session starts: which era, which order (see [`Negotiation`]).
+    pub negotiation: Negotiation,
 }
 
 impl ClientOptions {
@@ -135,6 +146,7 @@ impl ClientOptions {
             secrets,
             asker: crate::ask::nobody(),
             traffic: Arc::default(),
+            negotiation: Negotiation::default(),
         }
     }
 }
@@ -159,7 +171,16 @@ pub struct Client {
     pub(super) server: Arc<str>,
     pub(super) sink: Arc<dyn MessageSink>,
     pub(super) pending: Arc<Pending<Error>>,
-    handshake: Handshake,
+    pub(super) handshake: Handshake,
+    /// The modern revision every request's `_meta` names; `None` on the legacy wire.
+    pub(super) modern: Option<String>,
+    /// What the session's owner declared, sent in every modern request's `_meta`.
+    pub(super) declared: Value,
+    /// Who answers a modern server's `inputRequests` (and a legacy one's requests).
+    pub(super) asker: Arc<dyn Asker>,
+    pub(super) secrets: Secrets,
+    /// 2026-07-28 has no `logging/setLevel`: the level set rides in each request's `_meta`.
+    pub(super) log_level: std::sync::Mutex<Option<&'static str>>,
     reader: JoinHandle<()>,
     /// Cancelled when the session ends: the server's requests still open are dropped.
     ended: CancellationToken,
@@ -200,6 +221,7 @@ impl Client {
             inner: transport.sink,
             traffic: Arc::clone(&options.traffic),
         });
+        let asker = Arc::clone(&options.asker);
         let requests = ServerRequests::new(
             Arc::clone(&server),
             options.secrets.clone(),
@@ -209,7 +231,7 @@ impl Client {
         );
         let reader = tokio::spawn(read_loop(Reader {
             server: Arc::clone(&server),
-            secrets: options.secrets,
+            secrets: options.secrets.clone(),
             source: transport.source,
             pending: Arc::clone(&pending),
             requests,
@@ -230,21 +252,19 @@ impl Client {
                 capabilities: Value::Null,
                 instructions: None,
             },
+            modern: None,
+            declared: capabilities.clone(),
+            asker,
+            secrets: options.secrets,
+            log_level: std::sync::Mutex::new(None),
             reader,
             ended,
             progress,
             tasks: task_wakers,
         };
-        let reply = client
-            .request_until(
-                RequestKind::Initialize,
-                &handshake::initialize_params(capabilities),
-                deadline,
-            )
+        client
+            .negotiate(&options.negotiation, &capabilities, deadline)
             .await?;
-        client.handshake =
-            handshake::accept_initialize_result(&client.server, &client.outcome(reply)?)?;
-        client.notify("notifications/initialized", None).await?;
         Ok(client)
     }
 
@@ -274,6 +294,19 @@ impl Client {
                 .await?;
             let mut page = self.outcome(reply)?;
             match page.get_mut("tools").map(Value::take) {
+                // A modern server's tool whose `x-mcp-header` annotations are invalid cannot be
+                // called correctly over HTTP: it is left out (2026-07-28, SEP-2243).
+                Some(Value::Array(items)) if self.modern.is_some() => {
+                    tools.extend(items.into_iter().filter(|tool| {
+                        match super::tool_headers::param_headers(tool) {
+                            Ok(_) => true,
+                            Err(why) => {
+                                tracing::warn!(server = &*self.server, tool = %tool["name"], "tool left out: {why}");
+                                false
+                            }
+                        }
+                    }))
+                }
                 Some(Value::Array(items)) => tools.extend(items),
                 _ => return Err(self.protocol_error("tools/list result has no `tools` array")),
             }
@@ -296,7 +329,12 @@ impl Client {
     /// `ping`, for keepalive checks.
     pub async fn ping(&self, timeout: Duration) -> Result<()> {
         let deadline = tokio::time::Instant::now() + timeout;
-        self.request_until(RequestKind::Ping, &json!({}), deadline)
+        // 2026-07-28 has no `ping`; `server/discover` is the cheapest request every server answers.
+        let kind = match self.modern {
+            Some(_) => RequestKind::Discover,
+            None => RequestKind::Ping,
+        };
+        self.request_until(kind, &json!({}), deadline)
             .await
             .map(|_| ())
     }
@@ -304,6 +342,10 @@ impl Client {
     /// `notifications/roots/list_changed`: the client's roots changed (a failed write is logged:
     /// the session is ending anyway).
     pub async fn roots_list_changed(&self) {
+        // 2026-07-28 removed the notification: a server asks for roots when it needs them.
+        if self.modern.is_some() {
+            return;
+        }
         if let Err(e) = self.notify("notifications/roots/list_changed", None).await {
             tracing::debug!(
                 server = &*self.server,
@@ -353,7 +395,50 @@ impl Client {
         &self,
         kind: RequestKind,
         params: &P,
-        wait: Wait<'_>,
+        mut wait: Wait<'_>,
+    ) -> std::result::Result<Reply, Ended> {
+        let Some(version) = &self.modern else {
+            return self.send_once(kind, params, &mut wait).await;
+        };
+        // The modern wire: the envelope on every request, and a result that asks for input
+        // answered and asked again (see `input_required`).
+        let params = serde_json::to_value(params)
+            .map_err(|e| Ended::Failed(self.protocol_error(&format!("params: {e}"))))?;
+        let level = *self.log_level.lock().unwrap_or_else(|p| p.into_inner());
+        let mut params = modern::enveloped(params, version, &self.declared, level);
+        let mut rounds = 0;
+        loop {
+            let reply = self.send_once(kind, &params, &mut wait).await?;
+            let result = match &reply.outcome {
+                Ok(result) => result,
+                Err(_) => return Ok(reply),
+            };
+            match modern::result_type(result) {
+                modern::ResultType::Complete => return Ok(reply),
+                modern::ResultType::Unknown(t) => {
+                    return Err(Ended::Failed(self.protocol_error(&format!(
+                        "`{}` answered with unknown resultType {t}",
+                        kind.method()
+                    ))))
+                }
+                modern::ResultType::InputRequired => {
+                    rounds += 1;
+                    params = self
+                        .answer_input_required(kind, params, result, rounds)
+                        .await
+                        .map_err(Ended::Failed)?;
+                }
+            }
+        }
+    }
+
+    /// One request on the wire and its answer. Invariant: the request ends exactly once; a
+    /// timeout or a dropped future removes it and sends `notifications/cancelled`.
+    async fn send_once<P: Serialize>(
+        &self,
+        kind: RequestKind,
+        params: &P,
+        wait: &mut Wait<'_>,
     ) -> std::result::Result<Reply, Ended> {
         let (id, rx) = self.pending.register().map_err(Ended::Failed)?;
         let mut guard = InFlight {
@@ -370,14 +455,14 @@ impl Client {
             return Err(Ended::Failed(self.unavailable(&why)));
         }
         let waited = match wait {
-            Wait::Until(deadline) => tokio::time::timeout_at(deadline, rx)
+            Wait::Until(deadline) => tokio::time::timeout_at(*deadline, rx)
                 .await
                 .map_err(|_| Bound::Timeout),
             Wait::Progress {
                 watching,
                 started,
                 policy,
-            } => watching.wait(rx, started, policy).await,
+            } => watching.wait(rx, *started, policy).await,
         };
         match waited {
             Ok(answer) => {
@@ -396,7 +481,7 @@ impl Client {
         }
     }
 
-    async fn notify(&self, method: &str, params: Option<Value>) -> Result<()> {
+    pub(super) async fn notify(&self, method: &str, params: Option<Value>) -> Result<()> {
         let line = encode_notification(method, params.as_ref());
         self.sink
             .send(line)

@@ -16,10 +16,42 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] =
 pub enum Era {
     /// `initialize` handshake once, then plain requests (2024-11-05 … 2025-11-25).
     Stateful,
+    /// 2026-07-28: `server/discover`, then every request carries `_meta`; no session.
+    Modern,
+}
+
+impl Era {
+    /// How the status names it.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Stateful => "legacy",
+            Self::Modern => "modern",
+        }
+    }
+}
+
+/// How a session is started.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Negotiation {
+    /// `initialize` offering this legacy revision, and nothing else.
+    Legacy(String),
+    /// `server/discover` at this modern revision (again at the one a `-32022` names), never
+    /// `initialize`.
+    Modern(String),
+    /// `initialize` first; `server/discover` when the server refuses it (stdio `auto`).
+    LegacyFirst,
+    /// `server/discover` first; `initialize` when the answer is not a modern one (HTTP `auto`).
+    DiscoverFirst,
+}
+
+impl Default for Negotiation {
+    fn default() -> Self {
+        Self::Legacy(OFFERED_PROTOCOL_VERSION.to_owned())
+    }
 }
 
 /// What the handshake established.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Handshake {
     pub era: Era,
     pub protocol_version: String,
@@ -82,9 +114,9 @@ impl Capability {
 
 /// The `initialize` params we send, declaring `capabilities` (what the session's owner can
 /// answer, see `crate::ask`).
-pub fn initialize_params(capabilities: Value) -> Value {
+pub fn initialize_params(version: &str, capabilities: Value) -> Value {
     json!({
-        "protocolVersion": OFFERED_PROTOCOL_VERSION,
+        "protocolVersion": version,
         "capabilities": capabilities,
         "clientInfo": {"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")},
     })

@@ -164,7 +164,7 @@ impl Client {
         bounds: &ProgressPolicy,
         with_token: bool,
     ) -> Result<Reply> {
-        let watching = self.progress.watch();
+        let mut watching = self.progress.watch();
         let params = TaskCallParams {
             meta: with_token.then_some(ProgressMeta {
                 progress_token: watching.token,

@@ -2,8 +2,11 @@
 //! `inputSchema` (always the server's original schema, never a converted one).
 //!
 //! Schemas are compiled once per discovery. jsonschema is built without its resolver features, so a
-//! remote `$ref` can never be fetched (it fails to compile and the tool is rejected), and patterns use
-//! the linear-time `regex` engine so a hostile `pattern` cannot stall a call.
+//! remote `$ref` can never be fetched, and patterns use the linear-time `regex` engine so a hostile
+//! `pattern` cannot stall a call. A tool whose schema refers outside itself (a `$ref` that is not
+//! `#…`) is left out of the list with a warning, the rest kept: its arguments cannot be validated
+//! without fetching, which MCP forbids (SEP-2106: such schemas are rejected, not treated as
+//! permissive), and one such tool is no reason to refuse a server's others.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -79,6 +82,10 @@ pub fn validate_tools(server: &str, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
         let schema = tool
             .get("inputSchema")
             .ok_or_else(|| bad(Some(&name), "`inputSchema` is missing".into()))?;
+        if let Some(target) = external_ref(schema) {
+            tracing::warn!(server, tool = %name, target, "tool left out: its inputSchema refers to a schema outside itself, which is never fetched");
+            continue;
+        }
         let validator = compile_input_schema(schema).map_err(|why| bad(Some(&name), why))?;
         out.push(ToolDef {
             name,
@@ -90,6 +97,19 @@ pub fn validate_tools(server: &str, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
         });
     }
     Ok(out)
+}
+
+/// The first `$ref` of `schema` that points outside the schema itself (not `#…`), if any.
+fn external_ref(schema: &Value) -> Option<&str> {
+    match schema {
+        Value::Object(map) => map
+            .get("$ref")
+            .and_then(Value::as_str)
+            .filter(|r| !r.starts_with('#'))
+            .or_else(|| map.values().find_map(external_ref)),
+        Value::Array(items) => items.iter().find_map(external_ref),
+        _ => None,
+    }
 }
 
 /// `sha256:<hex>` of a tool object's canonical JSON (keys sorted, compact).
@@ -196,10 +216,6 @@ mod tests {
             )],
             vec![tool(
                 "a",
-                json!({"type": "object", "$ref": "https://example.com/schema.json"}),
-            )],
-            vec![tool(
-                "a",
                 json!({"type": "object", "$schema": "https://example.com/unknown"}),
             )],
             vec![json!({"name": "a"})],
@@ -209,6 +225,29 @@ mod tests {
             let e = validate_tools("s", tools).unwrap_err();
             assert_eq!(e.code, ErrorCode::ProtocolError, "{text}");
         }
+    }
+
+    /// A schema that refers outside itself is never fetched: that tool is left out, the others
+    /// kept (a same-document `$ref` is fine).
+    #[test]
+    fn a_tool_with_an_external_ref_is_left_out_alone() {
+        let tools = vec![
+            tool(
+                "local",
+                json!({"type": "object", "$defs": {"id": {"type": "string"}},
+                "properties": {"id": {"$ref": "#/$defs/id"}}}),
+            ),
+            tool(
+                "remote",
+                json!({"type": "object",
+                "properties": {"p": {"$ref": "https://example.com/schema.json"}}}),
+            ),
+        ];
+        let kept = validate_tools("s", tools).unwrap();
+        assert_eq!(
+            kept.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["local"]
+        );
     }
 
     #[test]

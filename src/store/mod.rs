@@ -7,6 +7,7 @@
 
 pub mod catalog;
 pub mod entry;
+pub mod era_verdicts;
 pub mod listing;
 pub mod pieces;
 pub mod results;
@@ -14,6 +15,7 @@ pub mod schema_cache;
 
 pub use catalog::{Catalog, Found, Listing, ListingRequest, ServerTools};
 pub use entry::Entry;
+pub use era_verdicts::Verdict;
 pub use listing::{DeferRule, Rendered, ServerInfo};
 pub use results::{ReadOutcome, ResultStore, Truncation};
 pub use schema_cache::SchemaCache;

@@ -13,12 +13,15 @@ use super::server::Server;
 use super::session::ProcessControl;
 use super::timings::StartTimings;
 use crate::ask::Asker;
+use crate::config::{ProtocolChoice, RemoteKind, ServerSpec};
+use crate::era;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::transport::http_common::RemoteOptions;
 use crate::mcp::transport::{self, Transport};
-use crate::mcp::{self, Capability, Client, ClientEvent, ClientOptions, ToolDef};
+use crate::mcp::{self, Capability, Client, ClientEvent, ClientOptions, Negotiation, ToolDef};
 use crate::process;
 use crate::process::stderr_ring::{self as stderr, StderrTail};
+use crate::store::{SchemaCache, Verdict};
 
 /// A handshaken client with its validated tools and how long their discovery took.
 pub(super) struct Connected {
@@ -70,21 +73,25 @@ pub(super) fn open(
 /// The handshake and the first tool discovery, all within `deadline`. The session's later events
 /// (closed, tools changed) go to `events`. Each phase that finishes is recorded in `timings`, so
 /// a start that fails or runs out of time still says how far it got.
+#[allow(clippy::too_many_arguments)] // each is one thing a start needs; a struct would only rename them
 pub(super) async fn connect(
     server: &Server,
     asker: &Arc<dyn Asker>,
+    cache: Option<&SchemaCache>,
     transport: Transport,
     deadline: tokio::time::Instant,
     events: mpsc::UnboundedSender<ClientEvent>,
     timings: &mut StartTimings,
 ) -> Result<Connected> {
     let startup_timeout = server.spec.startup_timeout;
+    let verdicts = EraVerdicts::look_up(cache, &server.spec).await;
     let connected = tokio::time::timeout_at(deadline, async {
         let options = ClientOptions {
             server: server.name.clone(),
             secrets: server.secrets.clone(),
             asker: Arc::clone(asker),
             traffic: Arc::clone(&server.traffic),
+            negotiation: verdicts.negotiation(&server.spec),
         };
         let handshake = Instant::now();
         let client = Client::connect(transport, options, deadline, events).await?;
@@ -113,6 +120,9 @@ pub(super) async fn connect(
         .with("server", server.name.as_str())
         .with("setting", "startupTimeoutSeconds"))
     });
+    verdicts
+        .record(connected.as_ref().ok().map(|c| c.client.handshake()))
+        .await;
     // Whichever request ran out of the startup deadline, report the bound's value too.
     connected.map_err(|e| {
         if e.details.get("setting").and_then(Value::as_str) == Some("startupTimeoutSeconds") {
@@ -121,6 +131,82 @@ pub(super) async fn connect(
             e
         }
     })
+}
+
+/// How a session with `spec`'s server starts, from its `protocolVersion`: a pinned revision is
+/// spoken as it is; `auto` puts `initialize` first on stdio (a legacy stdio server may exit on any
+/// request before it, so it never sees a probe; a modern-only one refuses `initialize` naming its
+/// revisions, and `server/discover` follows on the same process) and `server/discover` first over
+/// Streamable HTTP (nothing dies of a probe there); legacy HTTP+SSE has no modern twin.
+pub(super) fn negotiation(spec: &ServerSpec) -> Negotiation {
+    let legacy = || Negotiation::Legacy(mcp::handshake::OFFERED_PROTOCOL_VERSION.to_owned());
+    match &spec.protocol {
+        ProtocolChoice::Pinned(v) if era::is_modern(v) => Negotiation::Modern(v.clone()),
+        ProtocolChoice::Pinned(v) => Negotiation::Legacy(v.clone()),
+        ProtocolChoice::Legacy => legacy(),
+        ProtocolChoice::Auto => match &spec.remote {
+            None => Negotiation::LegacyFirst,
+            Some(remote) if remote.kind == RemoteKind::Sse => legacy(),
+            Some(_) => Negotiation::DiscoverFirst,
+        },
+    }
+}
+
+/// An `auto` server's era verdict (`store::era_verdicts`): looked up before a start, so a known
+/// era skips the negotiation, kept after a start that found a new one, dropped after a start that
+/// failed with it (the next start negotiates afresh).
+struct EraVerdicts<'a> {
+    cache: Option<(&'a SchemaCache, String)>,
+    known: Option<Verdict>,
+}
+
+impl<'a> EraVerdicts<'a> {
+    async fn look_up(cache: Option<&'a SchemaCache>, spec: &ServerSpec) -> Self {
+        let Some(cache) = cache.filter(|_| spec.protocol == ProtocolChoice::Auto) else {
+            return Self {
+                cache: None,
+                known: None,
+            };
+        };
+        let key = SchemaCache::key(spec, &super::lazy::search_path(spec)).await;
+        let known = cache.load_verdict(&key).await;
+        Self {
+            cache: Some((cache, key)),
+            known,
+        }
+    }
+
+    fn negotiation(&self, spec: &ServerSpec) -> Negotiation {
+        match &self.known {
+            Some(Verdict::Modern(version)) => Negotiation::Modern(version.clone()),
+            Some(Verdict::Legacy) => {
+                Negotiation::Legacy(mcp::handshake::OFFERED_PROTOCOL_VERSION.to_owned())
+            }
+            None => negotiation(spec),
+        }
+    }
+
+    /// After the start: `handshake` when it succeeded.
+    async fn record(&self, handshake: Option<&mcp::Handshake>) {
+        let Some((cache, key)) = &self.cache else {
+            return;
+        };
+        let Some(handshake) = handshake else {
+            if self.known.is_some() {
+                cache.forget_verdict(key).await;
+            }
+            return;
+        };
+        let found = match handshake.era {
+            mcp::Era::Modern => Verdict::Modern(handshake.protocol_version.clone()),
+            mcp::Era::Stateful => Verdict::Legacy,
+        };
+        if self.known.as_ref() != Some(&found) {
+            if let Err(e) = cache.store_verdict(key, &found).await {
+                tracing::debug!("cannot keep the era verdict: {e}");
+            }
+        }
+    }
 }
 
 /// The tools after `notifications/tools/list_changed`: listed again within `startupTimeoutSeconds`.

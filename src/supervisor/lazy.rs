@@ -45,7 +45,7 @@ pub(super) async fn remember(cache: Option<&SchemaCache>, server: &Server, tools
 }
 
 /// The `PATH` the server would be spawned with: where the cache key looks for its executable.
-fn search_path(spec: &ServerSpec) -> String {
+pub(super) fn search_path(spec: &ServerSpec) -> String {
     process::child_env(spec)
         .into_iter()
         .find(|(k, _)| k == "PATH")

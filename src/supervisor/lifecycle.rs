@@ -153,8 +153,16 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
         roster.emit_status(server);
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let asker = &roster.settings.asker;
-        let connected =
-            launch::connect(server, asker, transport, deadline, events_tx, &mut timings).await;
+        let connected = launch::connect(
+            server,
+            asker,
+            roster.settings.cache.as_ref(),
+            transport,
+            deadline,
+            events_tx,
+            &mut timings,
+        )
+        .await;
         timings.total = begun.elapsed();
         match connected {
             Ok(connected) => break (connected, control, stderr_tail, events_rx, deadline),

@@ -354,6 +354,7 @@ impl Server {
                 .map(|r| r.headers.iter().map(|h| h.name.clone()).collect()),
             pid: slot.process.as_ref().map(|p| p.pid),
             protocol_version: handshake.map(|h| h.protocol_version.clone()),
+            era: handshake.map(|h| h.era.as_str()),
             server_info: handshake.map(|h| h.server_info.clone()),
             instructions: handshake.and_then(|h| h.instructions.clone()),
             capabilities: handshake.map(|h| h.capabilities.clone()),

@@ -54,6 +54,9 @@ pub struct ServerStatus {
     pub pid: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
+    /// `legacy` (an `initialize` session) or `modern` (2026-07-28), while `ready`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub era: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_info: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]

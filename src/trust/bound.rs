@@ -239,6 +239,16 @@ mod tests {
                 with(&remote, "oauth", json!({"clientId": "c"})),
             ),
             (
+                "protocolVersion",
+                stdio.clone(),
+                with(&stdio, "protocolVersion", json!("2026-07-28")),
+            ),
+            (
+                "protocolVersion",
+                with(&stdio, "protocolVersion", json!("legacy")),
+                with(&stdio, "protocolVersion", json!("2025-11-25")),
+            ),
+            (
                 ENV_FILES,
                 stdio.clone(),
                 with(&stdio, ENV_FILES, record.clone()),

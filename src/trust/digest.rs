@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 use super::secrets::looks_secret;
 use crate::canonical::{canonical_json, sha256_tagged};
-use crate::config::{Extras, OAuthSpec, RemoteKind, ServerSpec};
+use crate::config::{Extras, OAuthSpec, ProtocolChoice, RemoteKind, ServerSpec};
 
 /// The version of the digest input (`v`); bumped whenever what it covers changes.
 pub const VERSION: u64 = 2;
@@ -127,6 +127,11 @@ pub fn digest_input(spec: &ServerSpec, extras: &Extras) -> Value {
         if let Some(value) = given {
             input[field] = Value::Bool(value);
         }
+    }
+    // What the server is sent depends on the era it is spoken to in (`server/discover` or
+    // `initialize`, `_meta` on every request); present only when not the default `auto`.
+    if spec.protocol != ProtocolChoice::Auto {
+        input["protocolVersion"] = Value::from(spec.protocol.as_str());
     }
     // Present only when configured, so the digest of every config without it is unchanged.
     if let Some(oauth) = spec.remote.as_ref().and_then(|r| r.oauth.as_ref()) {
@@ -349,6 +354,16 @@ mod tests {
                 c[field] = json!(value);
                 assert!(seen.insert(digest_of(c)), "{field}: {value}");
             }
+        }
+        // `protocolVersion: "auto"` is the default: the digest of a config that says so is the
+        // pinned one; every other value moves it.
+        let mut auto = base.clone();
+        auto["protocolVersion"] = json!("auto");
+        assert!(seen.contains(&digest_of(auto)));
+        for value in ["legacy", "2026-07-28", "2025-11-25"] {
+            let mut c = base.clone();
+            c["protocolVersion"] = json!(value);
+            assert!(seen.insert(digest_of(c)), "protocolVersion: {value}");
         }
     }
 }

@@ -15,16 +15,11 @@ use serde_json::{json, Map, Value};
 
 use super::wire::{WireError, HEADER_MISMATCH, INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION};
 
-/// Modern revisions served (and listed by `server/discover`).
-pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
-/// Legacy revisions `initialize` accepts, newest first; an unknown one is answered with the first.
-pub const LEGACY_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-
-pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+// The revisions and envelope keys are shared with the downstream client (`crate::era`).
+pub use crate::era::{
+    is_modern, LEGACY_VERSIONS, META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION,
+    META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_VERSIONS,
+};
 
 /// How long a client may reuse a list result (`ttlMs`): never. The aggregate changes whenever a
 /// server's tools do, and a client that is not listening would not hear of it.
@@ -108,11 +103,6 @@ pub fn classify(
         capabilities,
         log_level,
     }))
-}
-
-/// Whether `version` is a modern revision (or a later one this build does not know).
-pub fn is_modern(version: &str) -> bool {
-    version >= MODERN_VERSIONS[0]
 }
 
 /// The legacy revision `initialize` answers with: the one asked for when served, else the newest.

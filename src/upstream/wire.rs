@@ -23,12 +23,9 @@ pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
 pub const INTERNAL_ERROR: i64 = -32603;
-/// 2026-07-28: an HTTP header and the body disagree (or a required header is missing).
-pub const HEADER_MISMATCH: i64 = -32020;
-/// 2026-07-28: serving the request needs a capability the client did not declare.
-pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
-/// 2026-07-28: the request's protocol version is not one this server speaks.
-pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+// The 2026-07-28 codes (-32020 header mismatch, -32021 missing client capability, -32022
+// unsupported protocol version) are shared with the downstream client.
+pub use crate::era::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
 
 /// One JSON-RPC error for the upstream client.
 #[derive(Clone, Debug, PartialEq)]

@@ -23,6 +23,7 @@ mod convert_golden;
 mod convert_props;
 mod dormant;
 mod env;
+mod era;
 mod failures;
 mod faults;
 mod handshake;

@@ -123,7 +123,8 @@ fn auto_detection_falls_back_to_legacy_sse() {
     assert_eq!(text_of(&echo(&mut s, "old", "via sse")), "via sse");
     let log = fx.requests();
     assert!(
-        log.starts_with("POST /sse rpc=initialize\nGET /sse\nPOST /message rpc=initialize"),
+        // `auto`: the 2026-07-28 probe first, then `initialize`, then the legacy event stream.
+        log.starts_with("POST /sse mcp-protocol-version=2026-07-28 rpc=server/discover\nPOST /sse rpc=initialize\nGET /sse\nPOST /message rpc=initialize"),
         "{log}"
     );
 }
@@ -232,7 +233,9 @@ fn expired_session_is_renewed_and_safe_requests_retried() {
 fn expired_session_never_retries_a_tool_call() {
     let fx = HttpFixture::start(&["--expire-after", "2"]);
     let mut s = Sidecar::initialized(json!({}));
-    add(&mut s, "web", json!({"url": format!("{}/mcp", fx.base)})).unwrap();
+    // The fixture counts requests to expire the session: a legacy session from the first one.
+    let config = json!({"url": format!("{}/mcp", fx.base), "protocolVersion": "legacy"});
+    add(&mut s, "web", config).unwrap();
     let r = echo(&mut s, "web", "once");
     assert!(r.to_string().contains("not retried"), "{r}");
     assert_eq!(fx.requests().matches("rpc=tools/call").count(), 1);

@@ -86,6 +86,7 @@ pub const SUPERVISION: &[Field] = &[
     f("maxLifetimeSeconds", Ty::Number),
     f("maxInflight", Ty::Number),
     f("autoStart", Ty::Bool),
+    f("protocolVersion", Ty::Str),
 ];
 
 /// A read entry: field name → value (expanded), plus the keys of maps whose value used a secret.

@@ -373,11 +373,19 @@ pub struct Outgoing {
     pub id: Option<serde_json::Value>,
     /// For `notifications/cancelled`: the request it cancels.
     pub cancels: Option<serde_json::Value>,
+    /// A 2026-07-28 message: the revision its `_meta` names, and its params (for the headers
+    /// derived from the body).
+    pub modern: Option<(String, serde_json::Value)>,
 }
 
 impl Outgoing {
     pub fn parse(line: Vec<u8>) -> Self {
         let value: serde_json::Value = serde_json::from_slice(&line).unwrap_or_default();
+        let modern = value
+            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+            .map(|version| (version, value["params"].clone()));
         let method = value
             .get("method")
             .and_then(|m| m.as_str())
@@ -391,6 +399,7 @@ impl Outgoing {
             method,
             id,
             cancels,
+            modern,
         }
     }
 

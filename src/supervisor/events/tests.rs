@@ -16,6 +16,7 @@ fn status(name: &str, generation: u64) -> Event {
         headers: None,
         pid: None,
         protocol_version: None,
+        era: None,
         server_info: None,
         instructions: None,
         capabilities: None,

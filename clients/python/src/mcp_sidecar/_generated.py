@@ -119,6 +119,7 @@ class ServerConfig(TypedDict, total=False):
     maxLifetimeSeconds: Optional[float]
     autoStart: Optional[bool]
     resultPolicy: Optional[ResultPolicy]
+    protocolVersion: Optional[Literal["auto", "legacy", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]]
     transport: Literal["stdio", "http", "sse", "streamable-http", "streamableHttp", "streamable_http"]
     type: Literal["stdio", "http", "sse", "streamable-http", "streamableHttp", "streamable_http"]
     url: str
@@ -225,6 +226,7 @@ class ServerStatus(_ServerStatusRequired, total=False):
     headers: List[str]
     pid: int
     protocolVersion: str
+    era: Literal["legacy", "modern"]
     serverInfo: ServerInfo
     instructions: str
     capabilities: JsonObject

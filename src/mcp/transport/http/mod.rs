@@ -13,13 +13,14 @@
 //!
 //! Files, lowest first, each importing only files listed before it: `shared` (the connection's
 //! state, headers, step names), `answer` (reading a request's answer, resuming its stream),
-//! `listen` (the GET stream), `reinit` (a new session after 404), `request` (POSTs after the
+//! `listen` (the GET stream), `modern` (the 2026-07-28 headers, answers in 4xx bodies), `reinit` (a new session after 404), `request` (POSTs after the
 //! handshake), `connect` (the first message picks the transport), `sink` (the queue and its
 //! dispatcher, [`transport`]).
 
 mod answer;
 mod connect;
 mod listen;
+mod modern;
 mod reinit;
 mod request;
 mod shared;

@@ -9,6 +9,7 @@ use reqwest::{StatusCode, Url};
 use serde_json::Value;
 
 use super::answer::{read_answer, Answer};
+use super::modern::{learn_tools, refused, with_modern_headers};
 use super::reinit::reinitialize;
 use super::shared::{post_step, Shared, POST};
 use crate::mcp::transport::http_common::{self as common, Outgoing};
@@ -49,7 +50,7 @@ pub fn spawn_request(shared: &Arc<Shared>, msg: Outgoing, id: Value) {
     let this = Arc::clone(shared);
     let task_key = key.clone();
     let task = tokio::spawn(async move {
-        let outcome = run_request(&this, msg, &id).await;
+        let outcome = run_request(&this, &msg, &id).await;
         {
             let mut state = this.lock();
             if state
@@ -62,6 +63,7 @@ pub fn spawn_request(shared: &Arc<Shared>, msg: Outgoing, id: Value) {
         }
         match outcome {
             Ok(Answer::Reply(reply)) => {
+                learn_tools(&this, &msg, &reply);
                 this.deliver(Inbound::Message(reply)).await;
             }
             Ok(Answer::Failed(error)) => {
@@ -87,13 +89,14 @@ pub fn cancel_post(shared: &Shared, target: &Value) {
 
 async fn run_request(
     shared: &Arc<Shared>,
-    msg: Outgoing,
+    msg: &Outgoing,
     id: &Value,
 ) -> Result<Answer, TransportError> {
     let sent_sid = shared.session_id();
     let during = post_step(msg.method.as_deref());
     let post = |line| async move {
-        match shared.send(shared.post(shared.url(), line), during).await {
+        let req = with_modern_headers(shared, msg, shared.post(shared.url(), line));
+        match shared.send(req, during).await {
             // A scope this request lacks fails it alone.
             Err(e) if e.is_request_only() => Ok(Err(Answer::Failed(e))),
             other => other.map(Ok),
@@ -103,13 +106,16 @@ async fn run_request(
         Ok(resp) => resp,
         Err(failed) => return Ok(failed),
     };
+    if msg.modern.is_some() && resp.status().is_client_error() {
+        return refused(resp, id, during).await;
+    }
     if resp.status() == StatusCode::NOT_FOUND && sent_sid.is_some() {
         reinitialize(shared, sent_sid.as_deref()).await?;
         // Only a tool call may have side effects; everything else the client sends is safe to repeat.
         if msg.method.as_deref() == Some("tools/call") {
             return Ok(Answer::Failed(TransportError::SessionExpired));
         }
-        let resp = match post(msg.line).await? {
+        let resp = match post(msg.line.clone()).await? {
             Ok(resp) => resp,
             Err(failed) => return Ok(failed),
         };

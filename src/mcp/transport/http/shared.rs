@@ -60,6 +60,8 @@ pub struct State {
     /// Dispatcher, GET listener, legacy event stream.
     pub background: Vec<AbortHandle>,
     pub listener: Option<AbortHandle>,
+    /// 2026-07-28: the `Mcp-Param-*` headers of each tool's calls, learnt from `tools/list`.
+    pub tool_headers: HashMap<String, Vec<crate::mcp::tool_headers::ParamHeader>>,
 }
 
 /// Which transport the first message chose.

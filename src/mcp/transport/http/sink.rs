@@ -87,6 +87,16 @@ async fn dispatch(shared: Arc<Shared>, mut out: mpsc::Receiver<Vec<u8>>) {
         let msg = Outgoing::parse(line);
         let mode = shared.lock().mode.clone();
         match mode {
+            // The 2026-07-28 wire has no session to connect: each request is a POST of its own
+            // (its headers derived from its body), and the only notification, a cancellation,
+            // is the closing of the request's stream.
+            Mode::Unknown if msg.modern.is_some() => {
+                if let Some(target) = &msg.cancels {
+                    cancel_post(&shared, target);
+                } else if let Some(id) = msg.id.clone() {
+                    spawn_request(&shared, msg, id);
+                }
+            }
             Mode::Unknown => {
                 if let Err(e) = connect(&shared, msg).await {
                     shared.fail(e).await;

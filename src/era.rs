@@ -1,0 +1,48 @@
+//! The protocol eras as plain facts both directions share: which revisions are modern (2026-07-28:
+//! no handshake, `_meta` on every request) and which legacy (2024-11-05 … 2025-11-25: the
+//! `initialize` handshake), the `_meta` keys of the modern envelope, and the recognised modern
+//! error codes. `upstream` serves both eras; `mcp` speaks both to servers; `config` checks a pinned
+//! revision. Pure: no I/O, no imports.
+
+/// Modern revisions, newest first.
+pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
+/// Legacy revisions, newest first.
+pub const LEGACY_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// `HeaderMismatchError`: an HTTP header disagrees with the body, or a required one is missing.
+pub const HEADER_MISMATCH: i64 = -32020;
+/// `MissingRequiredClientCapabilityError`.
+pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+/// `UnsupportedProtocolVersionError` (`data.supported`, `data.requested`).
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// Whether `version` is a modern revision (or a later one this build does not know): revisions are
+/// dates, so text order is time order.
+pub fn is_modern(version: &str) -> bool {
+    version >= MODERN_VERSIONS[0]
+}
+
+/// Whether this build speaks `version` at all, in either era.
+pub fn is_known(version: &str) -> bool {
+    MODERN_VERSIONS.contains(&version) || LEGACY_VERSIONS.contains(&version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eras_are_told_apart_by_date() {
+        assert!(MODERN_VERSIONS.iter().all(|v| is_modern(v)));
+        assert!(LEGACY_VERSIONS.iter().all(|v| !is_modern(v)));
+        assert!(is_modern("2027-01-01") && !is_known("2027-01-01"));
+        assert!(is_known("2025-06-18") && !is_known("2025-06-19"));
+    }
+}
