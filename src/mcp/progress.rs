@@ -169,7 +169,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn progress_restarts_the_timeout_up_to_the_total() {
         let table = Arc::new(ProgressTable::default());
-        let watching = table.watch();
+        let mut watching = table.watch();
         let token = watching.token;
         let (sink, mut seen) = watch::channel(None);
         let policy = ProgressPolicy {
@@ -210,7 +210,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn without_reset_the_timeout_runs_from_the_start() {
         let table = Arc::new(ProgressTable::default());
-        let watching = table.watch();
+        let mut watching = table.watch();
         let token = watching.token;
         let policy = ProgressPolicy {
             timeout: Duration::from_secs(1),
@@ -237,7 +237,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn progress_that_came_with_the_answer_still_reaches_the_sink() {
         let table = Arc::new(ProgressTable::default());
-        let watching = table.watch();
+        let mut watching = table.watch();
         let (sink, seen) = watch::channel(None);
         let policy = ProgressPolicy {
             timeout: Duration::from_secs(1),

@@ -4,6 +4,8 @@
 //! request before `initialize`. The host sees the same methods whichever era; the status says
 //! which one was agreed.
 
+#![allow(clippy::disallowed_methods)] // the tests spawn the servers under test
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
