@@ -202,6 +202,11 @@ impl Client {
 
     /// `logging/setLevel {level}`.
     pub async fn set_log_level(&self, level: LogLevel, timeout: Duration) -> Result<()> {
+        // 2026-07-28 has no `logging/setLevel`: the level rides in every later request's `_meta`.
+        if self.modern.is_some() {
+            *self.log_level.lock().unwrap_or_else(|p| p.into_inner()) = Some(level.as_str());
+            return Ok(());
+        }
         let reply = self
             .request_for_host(
                 RequestKind::SetLogLevel,

@@ -109,10 +109,10 @@ pub fn call_headers(headers: &[ParamHeader], arguments: &Value) -> Vec<(String, 
 /// with no whitespace at either end and does not look like the encoding; otherwise
 /// `=?base64?{base64 of its UTF-8}?=`.
 pub fn encode_value(text: &str) -> String {
-    let plain = text.bytes().all(|b| (0x20..=0x7e).contains(&b))
-        && !text.starts_with(' ')
-        && !text.ends_with(' ')
-        && !(text.starts_with("=?") && text.ends_with("?="));
+    let visible = text.bytes().all(|b| (0x20..=0x7e).contains(&b));
+    let padded = text.starts_with(' ') || text.ends_with(' ');
+    let looks_encoded = text.starts_with("=?") && text.ends_with("?=");
+    let plain = visible && !padded && !looks_encoded;
     if plain {
         text.to_owned()
     } else {

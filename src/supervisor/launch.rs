@@ -202,9 +202,13 @@ impl<'a> EraVerdicts<'a> {
             mcp::Era::Stateful => Verdict::Legacy,
         };
         if self.known.as_ref() != Some(&found) {
-            if let Err(e) = cache.store_verdict(key, &found).await {
-                tracing::debug!("cannot keep the era verdict: {e}");
-            }
+            // Written off the start's path: the server is ready whether or not the disk is fast.
+            let (cache, key) = ((*cache).clone(), key.clone());
+            tokio::spawn(async move {
+                if let Err(e) = cache.store_verdict(&key, &found).await {
+                    tracing::debug!("cannot keep the era verdict: {e}");
+                }
+            });
         }
     }
 }

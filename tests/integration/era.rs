@@ -4,6 +4,8 @@
 //! request before `initialize`. The host sees the same methods whichever era; the status says
 //! which one was agreed.
 
+#![allow(clippy::disallowed_methods)] // the tests spawn the servers under test
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -224,5 +226,64 @@ fn the_era_verdict_is_kept_and_skips_the_negotiation_next_time() {
     assert!(
         !second.contains("initialize") && second.contains("era: server/discover"),
         "{second}"
+    );
+}
+
+/// MRTR: a 2026-07-28 server's `input_required` becomes the host's own `elicitation/create`
+/// (the same request a legacy server's question would be), the answer goes back in a retry with
+/// the `requestState` unchanged; a server that never stops asking is cut off after the round cap.
+#[test]
+fn input_required_is_asked_of_the_host_and_its_rounds_are_bounded() {
+    let mut s = Sidecar::initialized(json!({"capabilities": {"elicitation": {"form": {}}}}));
+    let pinned = json!({"protocolVersion": "2026-07-28"});
+    let asking = support::with_fields(
+        support::fixture(&["--modern", "--extra-tool", "ask_input"]),
+        pinned.clone(),
+    );
+    assert_eq!(s.add("m", asking)["state"], "ready");
+    let call = s.send(
+        "tools/call",
+        json!({"name": "mcp__m__ask_input", "arguments": {"message": "x"}}),
+    );
+    let request = s.wait_for(|m| m["method"] == "elicitation/create" && m.get("id").is_some());
+    assert_eq!(
+        (
+            request["params"]["server"].as_str(),
+            request["params"]["message"].as_str()
+        ),
+        (Some("m"), Some("Who is asking?")),
+        "{request}"
+    );
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept", "content": {"name": "ada"}}});
+    s.write_raw(format!("{answer}\n").as_bytes());
+    let result = s.response(call);
+    assert_eq!(result["result"]["text"], "hello ada", "{result}");
+
+    let looping = support::with_fields(
+        support::fixture(&["--modern", "--extra-tool", "input_forever"]),
+        pinned,
+    );
+    assert_eq!(s.add("f", looping)["state"], "ready");
+    let (code, error) = s.error_of(
+        "tools/call",
+        json!({"name": "mcp__f__input_forever", "arguments": {"message": "x"}}),
+    );
+    assert_eq!(code, "PROTOCOL_ERROR", "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("INPUT_REQUIRED_MAX_ROUNDS"),
+        "{error}"
+    );
+    let tail = s.server_status("f")["stderrTail"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    // The first request and ten retries, then no more.
+    assert_eq!(
+        tail.matches("input_forever asked again").count(),
+        11,
+        "{tail}"
     );
 }
