@@ -10,8 +10,8 @@ use super::aggregate::Aggregate;
 use super::era::{self, Era};
 use super::request::Request;
 use super::session::Session;
-use super::wire::WireError;
 use super::surface::{self, List};
+use super::wire::WireError;
 use super::{lifecycle, listen, tools};
 use crate::jsonrpc::RequestId;
 

@@ -16,9 +16,9 @@ use super::era::META_SUBSCRIPTION_ID;
 use super::logs;
 use super::session::Session;
 use super::surface;
-use crate::limits;
 use super::wire::WireError;
 use crate::jsonrpc::{encode_notification, RequestId};
+use crate::limits;
 use crate::serving::Sink;
 use crate::supervisor::ServerLog;
 
@@ -57,7 +57,10 @@ fn notifications_of(
         Ok(Notice::ResourcesChanged) => lists(false, true, false),
         Ok(Notice::PromptsChanged) => lists(false, false, true),
         Ok(Notice::ResourceUpdated(uri)) if subscribed(&uri) => {
-            vec![("notifications/resources/updated", Some(json!({ "uri": &*uri })))]
+            vec![(
+                "notifications/resources/updated",
+                Some(json!({ "uri": &*uri })),
+            )]
         }
         Ok(Notice::ResourceUpdated(_)) => Vec::new(),
         Err(RecvError::Lagged(_)) => lists(true, true, true),

@@ -121,7 +121,9 @@ impl Session {
             "this session already has {} resource subscriptions (the most kept per client)",
             limits::UPSTREAM_SUBSCRIPTIONS_MAX
         ))
-        .with_data(serde_json::json!({"field": "uri", "limit": limits::UPSTREAM_SUBSCRIPTIONS_MAX})))
+        .with_data(
+            serde_json::json!({"field": "uri", "limit": limits::UPSTREAM_SUBSCRIPTIONS_MAX}),
+        ))
     }
 
     /// Notes a subscription; `false` when it was there already.

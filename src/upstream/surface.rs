@@ -42,7 +42,11 @@ impl List {
 /// One page of `list` over every ready server: `{<items>, nextCursor?}`, each item an MCP item (a
 /// prompt under its exposed name). A server that failed to list is left out (and logged); the
 /// listing goes on with the others.
-pub async fn list(aggregate: &Aggregate, list: List, params: Option<&Value>) -> Result<Value, WireError> {
+pub async fn list(
+    aggregate: &Aggregate,
+    list: List,
+    params: Option<&Value>,
+) -> Result<Value, WireError> {
     let cursor = cursor_of(params)?;
     aggregate.before_listing().await;
     let page = fetch(aggregate.registry(), list, cursor).await?;
@@ -99,10 +103,12 @@ fn mcp_item(aggregate: &Aggregate, list: List, item: Value) -> Option<Value> {
     };
     let text = |item: &Map<String, Value>, key: &str| item.get(key)?.as_str().map(str::to_owned);
     match list {
-        List::Resources => aggregate.owners().saw_resource(&text(&item, "uri")?, &server),
-        List::ResourceTemplates => {
-            aggregate.owners().saw_resource(&text(&item, "uriTemplate")?, &server)
-        }
+        List::Resources => aggregate
+            .owners()
+            .saw_resource(&text(&item, "uri")?, &server),
+        List::ResourceTemplates => aggregate
+            .owners()
+            .saw_resource(&text(&item, "uriTemplate")?, &server),
         List::Prompts => {
             let prompt = text(&item, "name")?;
             let exposed = prompt_name(aggregate.registry(), &server, &prompt);
@@ -131,7 +137,11 @@ async fn learn(aggregate: &Aggregate, list: List) {
         let page = match fetch(aggregate.registry(), list, cursor.as_deref()).await {
             Ok(page) => page,
             Err(e) => {
-                tracing::debug!(list = list.key(), "listing to find an owner failed: {}", e.message);
+                tracing::debug!(
+                    list = list.key(),
+                    "listing to find an owner failed: {}",
+                    e.message
+                );
                 return;
             }
         };
@@ -143,7 +153,11 @@ async fn learn(aggregate: &Aggregate, list: List) {
     }
 }
 
-fn text_param<'a>(params: Option<&'a Value>, field: &str, method: &str) -> Result<&'a str, WireError> {
+fn text_param<'a>(
+    params: Option<&'a Value>,
+    field: &str,
+    method: &str,
+) -> Result<&'a str, WireError> {
     params
         .and_then(|p| p.get(field))
         .and_then(Value::as_str)
@@ -166,8 +180,10 @@ fn ready_servers(registry: &Registry) -> Vec<String> {
 }
 
 fn unknown_uri(uri: &str) -> WireError {
-    WireError::invalid_params(format!("unknown resource `{uri}`: no server lists or serves it"))
-        .with_data(json!({"field": "uri", "uri": uri}))
+    WireError::invalid_params(format!(
+        "unknown resource `{uri}`: no server lists or serves it"
+    ))
+    .with_data(json!({"field": "uri", "uri": uri}))
 }
 
 /// The server that owns `uri` (or URI template): remembered, else learnt from a fresh listing of
@@ -275,7 +291,11 @@ pub async fn complete(aggregate: &Aggregate, params: Option<Value>) -> Result<Va
             server
         }
         Some("ref/resource") => {
-            let uri = text_param(Some(&reference), "uri", "completion/complete's ref/resource")?;
+            let uri = text_param(
+                Some(&reference),
+                "uri",
+                "completion/complete's ref/resource",
+            )?;
             owner_of(aggregate, uri, &[List::ResourceTemplates, List::Resources]).await?
         }
         _ => {
@@ -306,7 +326,11 @@ pub async fn hold(aggregate: &Aggregate, uri: &str) -> Result<String, WireError>
 }
 
 /// One client fewer subscribed to `uri`: its server is told after the last.
-pub async fn release(registry: &Arc<Registry>, subscribers: &super::aggregate::Subscribers, uri: &str) {
+pub async fn release(
+    registry: &Arc<Registry>,
+    subscribers: &super::aggregate::Subscribers,
+    uri: &str,
+) {
     if let Some(server) = subscribers.release(uri) {
         if let Err(e) = registry.subscribe(&server, uri, false).await {
             tracing::debug!(server, uri, "unsubscribing failed: {}", e.message);
@@ -321,7 +345,11 @@ pub async fn subscribe(
     params: Option<&Value>,
     on: bool,
 ) -> Result<Value, WireError> {
-    let method = if on { "resources/subscribe" } else { "resources/unsubscribe" };
+    let method = if on {
+        "resources/subscribe"
+    } else {
+        "resources/unsubscribe"
+    };
     let uri = text_param(params, "uri", method)?;
     if on {
         if session.is_subscribed(uri) {
