@@ -49,6 +49,25 @@ struct State {
     /// The resource URIs it subscribed to (`resources/subscribe`), at most
     /// [`limits::UPSTREAM_SUBSCRIPTIONS_MAX`].
     subscriptions: std::collections::BTreeSet<String>,
+    /// Gives its subscriptions back when the session ends (set with the first one).
+    release: Option<Release>,
+}
+
+/// What lets a session's resource subscriptions go when it ends (told the URIs it held).
+pub type Release = Box<dyn FnOnce(Vec<String>) + Send>;
+
+impl Drop for Session {
+    /// A session that ends (stdio's end, `DELETE`, eviction) without unsubscribing gives its
+    /// subscriptions back, so a server is not kept subscribed for nobody.
+    fn drop(&mut self) {
+        let state = self.state.get_mut().unwrap_or_else(|p| p.into_inner());
+        let held: Vec<String> = std::mem::take(&mut state.subscriptions)
+            .into_iter()
+            .collect();
+        if let (Some(release), false) = (state.release.take(), held.is_empty()) {
+            release(held);
+        }
+    }
 }
 
 impl Session {
@@ -126,9 +145,14 @@ impl Session {
         ))
     }
 
-    /// Notes a subscription; `false` when it was there already.
-    pub fn subscribe(&self, uri: &str) -> bool {
-        self.state().subscriptions.insert(uri.to_owned())
+    /// Notes a subscription (`release` gives them back when the session ends); `false` when it
+    /// was there already.
+    pub fn subscribe(&self, uri: &str, release: impl FnOnce() -> Release) -> bool {
+        let mut state = self.state();
+        if state.release.is_none() {
+            state.release = Some(release());
+        }
+        state.subscriptions.insert(uri.to_owned())
     }
 
     /// Forgets a subscription; `false` when there was none.

@@ -357,7 +357,23 @@ pub async fn subscribe(
         }
         session.can_subscribe()?;
         hold(aggregate, uri).await?;
-        if !session.subscribe(uri) {
+        let (registry, subscribers) = (
+            Arc::clone(aggregate.registry()),
+            aggregate.subscribers_arc(),
+        );
+        let give_back = move || -> super::session::Release {
+            Box::new(move |uris: Vec<String>| {
+                // Off the dropping task: telling the servers waits for them.
+                if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                    runtime.spawn(async move {
+                        for uri in uris {
+                            release(&registry, &subscribers, &uri).await;
+                        }
+                    });
+                }
+            })
+        };
+        if !session.subscribe(uri, give_back) {
             // Subscribed meanwhile by a concurrent request of the same session.
             release(aggregate.registry(), aggregate.subscribers(), uri).await;
         }

@@ -209,6 +209,30 @@ fn a_legacy_session_hears_of_its_subscribed_resources_on_its_get_stream() {
     });
     let updated = seen.last().unwrap();
     assert_eq!(updated["params"]["uri"], "fixture://item/1", "{seen:?}");
+
+    // The other session ends without unsubscribing: its subscription is given back, and the
+    // server is told once nobody holds the URI.
+    let deleted = http(
+        server.port,
+        "DELETE",
+        "/mcp",
+        &[("Mcp-Session-Id", &other)],
+        b"",
+    );
+    assert_eq!(deleted.status, 200);
+    let n = std::cell::Cell::new(10);
+    crate::support::eventually("the server unsubscribed from item/0", || {
+        n.set(n.get() + 1);
+        let state = ask(
+            &session,
+            n.get(),
+            "tools/call",
+            json!({"name": "b__emit", "arguments": {"kind": "state"}}),
+        );
+        let told: Value =
+            serde_json::from_str(state["content"][0]["text"].as_str().unwrap()).unwrap();
+        told["subscriptions"] == json!(["fixture://item/1"])
+    });
 }
 
 #[test]
