@@ -299,6 +299,15 @@ pub const PINNED_TOOL_NAMES_MAX: usize = 4 * MAX_TOOLS_PER_SERVER;
 /// further behind is told once that the list changed, which is all it needs to know.
 pub const UPSTREAM_NOTICES_QUEUE: usize = 64;
 
+/// Resource URIs, URI templates and prompt names whose owning server the aggregate remembers from
+/// its listings (`mcp` mode); past it they are forgotten and a request naming one asks the servers
+/// again, so a server listing without end cannot grow the map.
+pub const UPSTREAM_OWNERS_MAX: usize = 64 * 1024;
+
+/// Resource URIs one `mcp` client (a legacy session, or one `subscriptions/listen`) may be
+/// subscribed to at once.
+pub const UPSTREAM_SUBSCRIPTIONS_MAX: usize = RESOURCE_SUBSCRIPTIONS_MAX;
+
 /// The servers' log messages waiting for each client that takes them (`mcp` mode); past it the
 /// oldest are dropped and the client is told how many, in a warning of the sidecar's own.
 pub const UPSTREAM_LOGS_QUEUE: usize = 256;

@@ -3,6 +3,7 @@
 //! served from it: the tools as MCP tool objects (converted once per tool set), the servers'
 //! instructions, the identity it answers with, and the changes every listening client is told of.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -12,6 +13,7 @@ use tokio::sync::{broadcast, watch, Notify};
 use super::asks::UpstreamAsks;
 use super::input::ParkedCalls;
 use super::logs;
+use super::owners::Owners;
 use crate::convert::{self, ToolFormat};
 use crate::limits;
 use crate::store::Catalog;
@@ -20,9 +22,54 @@ use crate::supervisor::{
 };
 
 /// A change a listening client is told of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Notice {
     ToolsChanged,
+    ResourcesChanged,
+    PromptsChanged,
+    /// A subscribed resource changed (its original URI); each client subscribed to it is told.
+    ResourceUpdated(Arc<str>),
+}
+
+/// The resource URIs some client is subscribed to, each with its server and how many clients:
+/// the server is subscribed on the first, unsubscribed after the last.
+#[derive(Default)]
+pub struct Subscribers(Mutex<HashMap<String, (String, usize)>>);
+
+impl Subscribers {
+    /// One more client on `uri` (of `server`); `true` when it is the first.
+    pub fn hold(&self, uri: &str, server: &str) -> bool {
+        let mut map = self.lock();
+        let entry = map
+            .entry(uri.to_owned())
+            .or_insert_with(|| (server.to_owned(), 0));
+        entry.1 += 1;
+        entry.1 == 1
+    }
+
+    /// One client fewer on `uri`; its server when it was the last.
+    pub fn release(&self, uri: &str) -> Option<String> {
+        let mut map = self.lock();
+        let entry = map.get_mut(uri)?;
+        entry.1 = entry.1.saturating_sub(1);
+        if entry.1 > 0 {
+            return None;
+        }
+        map.remove(uri).map(|(server, _)| server)
+    }
+
+    /// The URIs held of `server` (a server's coalesced update may concern any of them).
+    fn of_server(&self, server: &str) -> Vec<String> {
+        self.lock()
+            .iter()
+            .filter(|(_, (owner, _))| owner == server)
+            .map(|(uri, _)| uri.clone())
+            .collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (String, usize)>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// A catalog and its tools as MCP tool objects.
@@ -56,6 +103,10 @@ pub struct Aggregate {
     /// The level the servers were asked to log at: the most verbose any client asked for. Held
     /// across the servers' `logging/setLevel`, so that concurrent asks end at the lowest.
     servers_log_level: tokio::sync::Mutex<Option<LogLevel>>,
+    /// Who owns each resource URI and prompt name listed.
+    owners: Owners,
+    /// The resources clients are subscribed to.
+    subscribers: Arc<Subscribers>,
 }
 
 impl Aggregate {
@@ -87,10 +138,16 @@ impl Aggregate {
             parked: ParkedCalls::default(),
             page_size,
             servers_log_level: tokio::sync::Mutex::new(None),
+            owners: Owners::default(),
+            subscribers: Arc::default(),
         });
         let quiet_until_settled = wait_for_servers.then(|| aggregate.settled.subscribe());
         let changed = Arc::clone(&aggregate.changed);
-        let to = Forwarded { notices, logs };
+        let to = Forwarded {
+            notices,
+            logs,
+            subscribers: Arc::clone(&aggregate.subscribers),
+        };
         tokio::spawn(forward(events_rx, to, quiet_until_settled, changed));
         aggregate
     }
@@ -256,6 +313,21 @@ impl Aggregate {
         }
     }
 
+    /// Who owns each resource URI and prompt name listed.
+    pub fn owners(&self) -> &Owners {
+        &self.owners
+    }
+
+    /// The resources clients are subscribed to.
+    pub fn subscribers(&self) -> &Subscribers {
+        &self.subscribers
+    }
+
+    /// The same, to keep past a request.
+    pub fn subscribers_arc(&self) -> Arc<Subscribers> {
+        Arc::clone(&self.subscribers)
+    }
+
     /// The changes from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Notice> {
         self.notices.subscribe()
@@ -276,6 +348,7 @@ impl Aggregate {
 struct Forwarded {
     notices: broadcast::Sender<Notice>,
     logs: broadcast::Sender<Arc<ServerLog>>,
+    subscribers: Arc<Subscribers>,
 }
 
 /// Registry events → notices and logs: a change of the exposed tools is one `ToolsChanged` — each server
@@ -298,6 +371,21 @@ async fn forward(
                 // An error only means nobody listens right now.
                 let _ = to.notices.send(Notice::ToolsChanged);
             }
+            Event::ResourcesChanged { .. } => {
+                let _ = to.notices.send(Notice::ResourcesChanged);
+            }
+            Event::PromptsChanged { .. } => {
+                let _ = to.notices.send(Notice::PromptsChanged);
+            }
+            Event::ResourceUpdated { uri: Some(uri), .. } => {
+                let _ = to.notices.send(Notice::ResourceUpdated(uri.into()));
+            }
+            // Coalesced: any resource of the server subscribed to may have changed.
+            Event::ResourceUpdated { server, uri: None } => {
+                for uri in to.subscribers.of_server(&server) {
+                    let _ = to.notices.send(Notice::ResourceUpdated(uri.into()));
+                }
+            }
             Event::ServerLog(log) => {
                 let _ = to.logs.send(Arc::new(*log));
             }
@@ -307,7 +395,6 @@ async fn forward(
             Event::Barrier(ack) => {
                 let _ = ack.send(());
             }
-            _ => {}
         }
     }
 }

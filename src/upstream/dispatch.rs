@@ -10,6 +10,7 @@ use super::aggregate::Aggregate;
 use super::era::{self, Era};
 use super::request::Request;
 use super::session::Session;
+use super::surface::{self, List};
 use super::wire::WireError;
 use super::{lifecycle, listen, tools};
 use crate::jsonrpc::RequestId;
@@ -57,6 +58,12 @@ async fn legacy(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<
             "`{method}` before `initialize`: this session is not initialized"
         ))),
         "logging/setLevel" => lifecycle::set_level(r.aggregate, r.session, params.as_ref()).await,
+        "resources/subscribe" => {
+            surface::subscribe(r.aggregate, r.session, params.as_ref(), true).await
+        }
+        "resources/unsubscribe" => {
+            surface::subscribe(r.aggregate, r.session, params.as_ref(), false).await
+        }
         _ => shared(r, method, params).await,
     }
 }
@@ -76,6 +83,14 @@ async fn shared(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<
     match method {
         "tools/list" => tools::list(r.aggregate, params.as_ref()).await,
         "tools/call" => tools::call(r, params).await,
+        "resources/list" => surface::list(r.aggregate, List::Resources, params.as_ref()).await,
+        "resources/templates/list" => {
+            surface::list(r.aggregate, List::ResourceTemplates, params.as_ref()).await
+        }
+        "prompts/list" => surface::list(r.aggregate, List::Prompts, params.as_ref()).await,
+        "resources/read" => surface::read(r.aggregate, params.as_ref()).await,
+        "prompts/get" => surface::get_prompt(r.aggregate, params).await,
+        "completion/complete" => surface::complete(r.aggregate, params).await,
         _ => Err(WireError::method_not_found(method)),
     }
 }

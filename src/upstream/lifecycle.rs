@@ -26,6 +26,9 @@ pub const LOG_LEVELS: [&str; 8] = [
 pub fn capabilities() -> Value {
     json!({
         "tools": {"listChanged": true},
+        "resources": {"subscribe": true, "listChanged": true},
+        "prompts": {"listChanged": true},
+        "completions": {},
         "logging": {},
     })
 }

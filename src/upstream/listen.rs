@@ -8,26 +8,64 @@
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast::{self, error::RecvError};
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::aggregate::{Aggregate, Notice};
+use super::aggregate::{Aggregate, Notice, Subscribers};
 use super::era::META_SUBSCRIPTION_ID;
 use super::logs;
 use super::session::Session;
+use super::surface;
 use super::wire::WireError;
 use crate::jsonrpc::{encode_notification, RequestId};
+use crate::limits;
 use crate::serving::Sink;
 use crate::supervisor::ServerLog;
 
-/// The `list_changed` notification of a notice (a lagged listener is told the tools changed: it
-/// missed something, and a re-list is all it takes).
-fn changed_method(notice: Result<Notice, RecvError>) -> Option<&'static str> {
-    match notice {
-        Ok(Notice::ToolsChanged) | Err(RecvError::Lagged(_)) => {
-            Some("notifications/tools/list_changed")
+/// What a listener asked to be told of.
+#[derive(Default)]
+struct Wants {
+    tools: bool,
+    resources: bool,
+    prompts: bool,
+}
+
+/// The notifications a notice makes, as `(method, params)`, for a listener that wants `wants` and
+/// is subscribed to the resources `subscribed` says; a lagged listener is told every list it
+/// wants changed (it missed something, and a re-list is all it takes). `None`: the aggregate is
+/// gone.
+fn notifications_of(
+    notice: Result<Notice, RecvError>,
+    wants: &Wants,
+    subscribed: impl Fn(&str) -> bool,
+) -> Option<Vec<(&'static str, Option<Value>)>> {
+    let lists = |tools: bool, resources: bool, prompts: bool| {
+        let mut out = Vec::new();
+        if tools && wants.tools {
+            out.push(("notifications/tools/list_changed", None));
         }
-        Err(RecvError::Closed) => None,
-    }
+        if resources && wants.resources {
+            out.push(("notifications/resources/list_changed", None));
+        }
+        if prompts && wants.prompts {
+            out.push(("notifications/prompts/list_changed", None));
+        }
+        out
+    };
+    Some(match notice {
+        Ok(Notice::ToolsChanged) => lists(true, false, false),
+        Ok(Notice::ResourcesChanged) => lists(false, true, false),
+        Ok(Notice::PromptsChanged) => lists(false, false, true),
+        Ok(Notice::ResourceUpdated(uri)) if subscribed(&uri) => {
+            vec![(
+                "notifications/resources/updated",
+                Some(json!({ "uri": &*uri })),
+            )]
+        }
+        Ok(Notice::ResourceUpdated(_)) => Vec::new(),
+        Err(RecvError::Lagged(_)) => lists(true, true, true),
+        Err(RecvError::Closed) => return None,
+    })
 }
 
 /// Tells a legacy session of every change among `notices`, and gives it the servers' `logs` at or
@@ -40,11 +78,23 @@ pub async fn forward_legacy(
     session: &Session,
     sink: &Sink,
 ) {
+    let everything = Wants {
+        tools: true,
+        resources: true,
+        prompts: true,
+    };
     loop {
         let line = tokio::select! {
-            notice = notices.recv() => match changed_method(notice) {
-                Some(method) => encode_notification::<Value>(method, None),
-                None => return,
+            notice = notices.recv() => {
+                let Some(sent) = notifications_of(notice, &everything, |uri| session.is_subscribed(uri)) else {
+                    return;
+                };
+                for (method, params) in sent {
+                    if !sink.send(encode_notification(method, params.as_ref())).await {
+                        return;
+                    }
+                }
+                continue;
             },
             log = logs.recv() => match log {
                 Ok(log) if logs::admits(session.log_level(), &log) => logs::message(&log),
@@ -65,6 +115,9 @@ pub async fn forward_legacy(
 
 /// `subscriptions/listen`: acknowledges, then sends every change the client asked for until it
 /// cancels (the request is dropped) or goes away; ends with a result once the aggregate is gone.
+/// The resources it asks for (`resourceSubscriptions`) are subscribed to for as long as it
+/// listens; those that cannot be (unknown, or their server refuses) are left out of the
+/// acknowledgement.
 pub async fn subscribe(
     aggregate: &Aggregate,
     id: &RequestId,
@@ -72,17 +125,58 @@ pub async fn subscribe(
     sink: &Sink,
 ) -> Result<Value, WireError> {
     let asked = params.and_then(|p| p.get("notifications"));
-    let tools = asked
-        .and_then(|a| a.get("toolsListChanged"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let flag = |key: &str| {
+        asked
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
+    let wants = Wants {
+        tools: flag("toolsListChanged"),
+        resources: flag("resourcesListChanged"),
+        prompts: flag("promptsListChanged"),
+    };
+    let uris: Vec<&str> = asked
+        .and_then(|a| a.get("resourceSubscriptions"))
+        .and_then(Value::as_array)
+        .map(|uris| uris.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if uris.len() > limits::UPSTREAM_SUBSCRIPTIONS_MAX {
+        return Err(WireError::invalid_params(format!(
+            "`resourceSubscriptions` names {} resources, over the {} one listener may hold",
+            uris.len(),
+            limits::UPSTREAM_SUBSCRIPTIONS_MAX
+        ))
+        .with_data(json!({"field": "notifications.resourceSubscriptions", "limit": limits::UPSTREAM_SUBSCRIPTIONS_MAX})));
+    }
     let mut honoured = Map::new();
-    if tools {
-        honoured.insert("toolsListChanged".into(), Value::Bool(true));
+    for (key, on) in [
+        ("toolsListChanged", wants.tools),
+        ("resourcesListChanged", wants.resources),
+        ("promptsListChanged", wants.prompts),
+    ] {
+        if on {
+            honoured.insert(key.into(), Value::Bool(true));
+        }
     }
     let subscription = json!({ META_SUBSCRIPTION_ID: id });
     // Subscribed before the acknowledgement is sent: no change can fall between the two.
     let mut notices = aggregate.subscribe();
+    let mut held = Held::new(aggregate);
+    for uri in uris {
+        if held.uris.contains(uri) {
+            continue;
+        }
+        match surface::hold(aggregate, uri).await {
+            Ok(_) => {
+                held.uris.insert(uri.to_owned());
+            }
+            Err(e) => tracing::debug!(uri, "not subscribed for a listener: {}", e.message),
+        }
+    }
+    if !held.uris.is_empty() {
+        honoured.insert("resourceSubscriptions".into(), json!(held.uris));
+    }
     let ack = json!({"notifications": honoured, "_meta": subscription});
     if !sink
         .send(encode_notification(
@@ -98,15 +192,51 @@ pub async fn subscribe(
             notice = notices.recv() => notice,
             _ = sink.closed() => return Err(gone()),
         };
-        let Some(method) = changed_method(notice) else {
+        let Some(sent) = notifications_of(notice, &wants, |uri| held.uris.contains(uri)) else {
             return Ok(json!({ "_meta": subscription }));
         };
-        if !tools {
-            continue;
+        for (method, params) in sent {
+            let mut tagged = params.unwrap_or_else(|| json!({}));
+            tagged["_meta"] = subscription.clone();
+            if !sink.send(encode_notification(method, Some(&tagged))).await {
+                return Err(gone());
+            }
         }
-        let tagged = json!({ "_meta": subscription });
-        if !sink.send(encode_notification(method, Some(&tagged))).await {
-            return Err(gone());
+    }
+}
+
+/// The resources one listener subscribed to, released when it stops listening (however it
+/// stops: the request's future is dropped on a cancel).
+struct Held {
+    registry: Arc<crate::supervisor::Registry>,
+    subscribers: Arc<Subscribers>,
+    uris: BTreeSet<String>,
+}
+
+impl Held {
+    fn new(aggregate: &Aggregate) -> Self {
+        Held {
+            registry: Arc::clone(aggregate.registry()),
+            subscribers: aggregate.subscribers_arc(),
+            uris: BTreeSet::new(),
+        }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if self.uris.is_empty() {
+            return;
+        }
+        let (registry, subscribers) = (Arc::clone(&self.registry), Arc::clone(&self.subscribers));
+        let uris = std::mem::take(&mut self.uris);
+        // Off the dropping task: telling the servers waits for them.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                for uri in uris {
+                    surface::release(&registry, &subscribers, &uri).await;
+                }
+            });
         }
     }
 }
@@ -118,7 +248,6 @@ fn gone() -> WireError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::limits;
     use crate::supervisor::LogLevel;
     use tokio::sync::mpsc;
 

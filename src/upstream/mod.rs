@@ -8,7 +8,8 @@
 //!    sessions, streams).
 //! 2. `dispatch`: a request in its era → its handler; notifications → the session.
 //! 3. The handlers: `lifecycle` (`initialize`, `server/discover`, `logging/setLevel`), `tools`
-//!    (its list in `pages`),
+//!    (its list in `pages`), `surface` (resources, prompts, completion; who owns what in
+//!    `owners`),
 //!    `listen` (list changes to legacy sessions and `subscriptions/listen`).
 //! 4. What they stand on: `aggregate` (the shared registry, its tools as MCP tools, its
 //!    instructions, its change notices and servers' logs), `progress` and `logs` (a call's
@@ -26,12 +27,14 @@ mod lifecycle;
 mod listen;
 mod logs;
 pub mod options;
+mod owners;
 mod pages;
 mod progress;
 mod request;
 mod run;
 mod session;
 mod stdio;
+mod surface;
 mod tools;
 mod wire;
 

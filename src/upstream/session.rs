@@ -46,6 +46,28 @@ struct State {
     capabilities: Capabilities,
     /// `logging/setLevel`'s level: the servers' logs this client gets (none before it sets one).
     log_level: Option<LogLevel>,
+    /// The resource URIs it subscribed to (`resources/subscribe`), at most
+    /// [`limits::UPSTREAM_SUBSCRIPTIONS_MAX`].
+    subscriptions: std::collections::BTreeSet<String>,
+    /// Gives its subscriptions back when the session ends (set with the first one).
+    release: Option<Release>,
+}
+
+/// What lets a session's resource subscriptions go when it ends (told the URIs it held).
+pub type Release = Box<dyn FnOnce(Vec<String>) + Send>;
+
+impl Drop for Session {
+    /// A session that ends (stdio's end, `DELETE`, eviction) without unsubscribing gives its
+    /// subscriptions back, so a server is not kept subscribed for nobody.
+    fn drop(&mut self) {
+        let state = self.state.get_mut().unwrap_or_else(|p| p.into_inner());
+        let held: Vec<String> = std::mem::take(&mut state.subscriptions)
+            .into_iter()
+            .collect();
+        if let (Some(release), false) = (state.release.take(), held.is_empty()) {
+            release(held);
+        }
+    }
 }
 
 impl Session {
@@ -102,6 +124,40 @@ impl Session {
     /// The level this client set, if it did.
     pub fn log_level(&self) -> Option<LogLevel> {
         self.state().log_level
+    }
+
+    /// Whether the client subscribed to `uri`.
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        self.state().subscriptions.contains(uri)
+    }
+
+    /// Invalid params when the client holds as many subscriptions as one may.
+    pub fn can_subscribe(&self) -> Result<(), WireError> {
+        if self.state().subscriptions.len() < limits::UPSTREAM_SUBSCRIPTIONS_MAX {
+            return Ok(());
+        }
+        Err(WireError::invalid_params(format!(
+            "this session already has {} resource subscriptions (the most kept per client)",
+            limits::UPSTREAM_SUBSCRIPTIONS_MAX
+        ))
+        .with_data(
+            serde_json::json!({"field": "uri", "limit": limits::UPSTREAM_SUBSCRIPTIONS_MAX}),
+        ))
+    }
+
+    /// Notes a subscription (`release` gives them back when the session ends); `false` when it
+    /// was there already.
+    pub fn subscribe(&self, uri: &str, release: impl FnOnce() -> Release) -> bool {
+        let mut state = self.state();
+        if state.release.is_none() {
+            state.release = Some(release());
+        }
+        state.subscriptions.insert(uri.to_owned())
+    }
+
+    /// Forgets a subscription; `false` when there was none.
+    pub fn unsubscribe(&self, uri: &str) -> bool {
+        self.state().subscriptions.remove(uri)
     }
 
     /// Whether the client said it will announce changes of its roots (`roots.listChanged`).

@@ -284,3 +284,47 @@ fn the_typescript_sdk_clients_get_progress_logs_and_pass_on_roots_changes() {
         }
     }
 }
+
+/// The Python SDK's client lists resources, templates and prompts through the aggregate, reads a
+/// resource, gets a prompt (by its prefixed name) and completes its argument, over stdio and HTTP
+/// in both eras.
+#[test]
+fn the_python_sdk_client_reads_resources_and_gets_prompts_through_the_aggregate() {
+    let servers = json!({"fx": fixture(&["--surface"])});
+    let config = config_file(servers.clone());
+    let server = HttpSidecar::start(servers, &["--wait-for-servers"]);
+    let url = server.url();
+    for target in [Target::Stdio(&config), Target::Http(&url)] {
+        for mode in ["legacy", "auto"] {
+            let mut command = Command::new("python3");
+            command
+                .arg(scripts().join("sdk_surface.py"))
+                .arg(mode)
+                .args(target_args(&target));
+            let seen = run(command);
+            let who = format!("python {mode}: {seen}");
+            assert!(
+                seen["resources"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("fixture://text/readme")),
+                "{who}"
+            );
+            assert!(
+                seen["templates"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("fixture://env/{name}")),
+                "{who}"
+            );
+            assert_eq!(
+                seen["prompts"],
+                json!(["fx__greet", "fx__picture"]),
+                "{who}"
+            );
+            assert!(!seen["read"].as_str().unwrap().is_empty(), "{who}");
+            assert!(seen["prompt"].as_str().unwrap().contains("Ann"), "{who}");
+            assert_eq!(seen["completion"], json!(["alice", "albert"]), "{who}");
+        }
+    }
+}

@@ -146,6 +146,95 @@ fn a_legacy_session_hears_of_changes_on_its_get_stream() {
     });
 }
 
+/// A legacy HTTP session subscribed to a resource hears of its update on its GET stream (with the
+/// original URI), and of the other session's subscription nothing: an update goes only to the
+/// sessions subscribed to it.
+#[test]
+fn a_legacy_session_hears_of_its_subscribed_resources_on_its_get_stream() {
+    let server = HttpSidecar::start(
+        json!({"a": fixture(&["--surface"]), "b": fixture(&["--surface", "--resources", "2"])}),
+        &["--wait-for-servers"],
+    );
+    let session = open_session(&server);
+    let other = open_session(&server);
+    let listen = |id: &str| {
+        let with = [("Mcp-Session-Id", id), ("Accept", "text/event-stream")];
+        let mut stream = connect(server.port);
+        send_request(&mut stream, "GET", "/mcp", &with, b"");
+        let mut reader = BufReader::new(stream);
+        assert_eq!(read_head(&mut reader).0, 200);
+        reader
+    };
+    let mut reader = listen(&session);
+    let ask = |id: &str, n: i64, method: &str, params: Value| {
+        let r = server.post(&request(n, method, params), &[("Mcp-Session-Id", id)]);
+        r.message()["result"].clone()
+    };
+    let listed = ask(&session, 2, "resources/list", json!({}));
+    assert_eq!(
+        listed["resources"].as_array().unwrap().len(),
+        3 + 5,
+        "{listed}"
+    );
+    assert_eq!(
+        ask(
+            &session,
+            3,
+            "resources/subscribe",
+            json!({"uri": "fixture://item/1"})
+        ),
+        json!({})
+    );
+    assert_eq!(
+        ask(
+            &other,
+            3,
+            "resources/subscribe",
+            json!({"uri": "fixture://item/0"})
+        ),
+        json!({})
+    );
+    let emit = |n: i64, uri: &str| {
+        ask(
+            &session,
+            n,
+            "tools/call",
+            json!({"name": "b__emit", "arguments": {"kind": "updated", "uri": uri}}),
+        )
+    };
+    emit(4, "fixture://item/0");
+    emit(5, "fixture://item/1");
+    let seen = read_events_until(&mut reader, |m| {
+        m["method"] == "notifications/resources/updated"
+    });
+    let updated = seen.last().unwrap();
+    assert_eq!(updated["params"]["uri"], "fixture://item/1", "{seen:?}");
+
+    // The other session ends without unsubscribing: its subscription is given back, and the
+    // server is told once nobody holds the URI.
+    let deleted = http(
+        server.port,
+        "DELETE",
+        "/mcp",
+        &[("Mcp-Session-Id", &other)],
+        b"",
+    );
+    assert_eq!(deleted.status, 200);
+    let n = std::cell::Cell::new(10);
+    crate::support::eventually("the server unsubscribed from item/0", || {
+        n.set(n.get() + 1);
+        let state = ask(
+            &session,
+            n.get(),
+            "tools/call",
+            json!({"name": "b__emit", "arguments": {"kind": "state"}}),
+        );
+        let told: Value =
+            serde_json::from_str(state["content"][0]["text"].as_str().unwrap()).unwrap();
+        told["subscriptions"] == json!(["fixture://item/1"])
+    });
+}
+
 #[test]
 fn modern_requests_are_checked_against_their_headers_and_served_statelessly() {
     let server = HttpSidecar::start(json!({"fx": fixture(&[])}), &[]);

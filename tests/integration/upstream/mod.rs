@@ -11,3 +11,4 @@ mod harness;
 mod http;
 mod relay;
 mod stdio;
+mod surface;
