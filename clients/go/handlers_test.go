@@ -51,12 +51,13 @@ func clientCapabilities(t *testing.T, c *Client) string {
 }
 
 // The handlers set declare exactly their capabilities to the servers;
-// auth is the sidecar's own and is not passed on. Nothing set: nothing.
+// auth is the sidecar's own and is not passed on. Nothing set: only the
+// sidecar's own tasks capability.
 func TestHandlersDeclareCapabilities(t *testing.T) {
 	none := startClient(t, Options{})
 	addFixture(t, none, "a", "--client-requests")
-	if got := clientCapabilities(t, none); got != `{}` {
-		t.Errorf("no handlers: capabilities %s, want {}", got)
+	if got := clientCapabilities(t, none); got != `{"tasks":{}}` {
+		t.Errorf("no handlers: capabilities %s, want {\"tasks\":{}}", got)
 	}
 
 	noop := func(context.Context, *SamplingParams) (*SamplingResult, error) { return nil, nil }
@@ -70,7 +71,7 @@ func TestHandlersDeclareCapabilities(t *testing.T) {
 		Roots: []Root{},
 	})
 	addFixture(t, all, "a", "--client-requests")
-	want := `{"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true},"sampling":{"context":{},"tools":{}}}`
+	want := `{"elicitation":{"form":{},"url":{}},"roots":{"listChanged":true},"sampling":{"context":{},"tools":{}},"tasks":{}}`
 	if got := clientCapabilities(t, all); got != want {
 		t.Errorf("capabilities %s, want %s", got, want)
 	}

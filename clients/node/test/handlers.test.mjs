@@ -32,7 +32,8 @@ const clientState = (client) => client.callTool('mcp__fx__client_state', {}).the
 
 test('initialize declares exactly the registered handlers, refined by capabilities', async () => {
   await withFixture({}, async (client) => {
-    assert.deepEqual((await clientState(client)).capabilities, {});
+    // Servers hear only the sidecar's own `tasks` when the host registered nothing.
+    assert.deepEqual((await clientState(client)).capabilities, { tasks: {} });
   });
   const noop = async () => ({});
   await withFixture(
@@ -47,6 +48,7 @@ test('initialize declares exactly the registered handlers, refined by capabiliti
         sampling: {},
         elicitation: { form: {}, url: {} },
         roots: { listChanged: true },
+        tasks: {},
       });
     },
   );

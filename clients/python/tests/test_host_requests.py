@@ -52,12 +52,13 @@ def _reply(text: str) -> Dict[str, Any]:
 
 
 def test_capabilities_follow_the_registered_handlers() -> None:
-    """Nothing registered declares nothing (as before handlers existed); each handler declares
-    exactly its capability, with the requested modes and features."""
+    """Nothing registered declares nothing of the host's (servers hear only the sidecar's own
+    ``tasks``); each handler declares exactly its capability, with the requested modes and
+    features."""
     with Sidecar(support.SIDECAR_BIN) as plain:
         plain.add_server("fx", ASKING)
         state = plain.call_tool("mcp__fx__client_state", {})["structuredContent"]
-        assert state["capabilities"] == {}
+        assert state["capabilities"] == {"tasks": {}}
 
     async def main() -> Dict[str, Any]:
         sidecar = AsyncSidecar(
@@ -79,6 +80,7 @@ def test_capabilities_follow_the_registered_handlers() -> None:
         "sampling": {"tools": {}},
         "elicitation": {"form": {}, "url": {}},
         "roots": {"listChanged": True},
+        "tasks": {},
     }
 
 
