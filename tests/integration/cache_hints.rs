@@ -121,3 +121,74 @@ fn a_private_list_is_not_written_to_the_schema_cache() {
     assert_eq!(public["state"], "stopped", "{public}");
     assert_eq!(tool_entries(), 1, "a public list is");
 }
+
+/// A background re-list that fails (here: the server lists an invalid schema) keeps the stale
+/// list and the server: no restart, the old definition still served. After the backoff, a later
+/// read re-lists again and the fixed list arrives as a change.
+#[test]
+fn a_failed_relist_keeps_the_stale_list_and_retries_after_a_backoff() {
+    let dir = support::temp_dir("cache-hints-failed");
+    let file = dir.join("echo.json");
+    let mut s = Sidecar::initialized(json!({}));
+    let config = support::fixture(&[
+        "--modern",
+        "--list-ttl-ms",
+        "1",
+        "--definition-file",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(s.add("m", config)["state"], "ready");
+    // Every listing after the first (at the start) sees the invalid schema.
+    std::fs::write(&file, r#"{"inputSchema": "not a schema"}"#).unwrap();
+    // This read starts the re-list that fails; its backoff begins after it.
+    let first_read = std::time::Instant::now();
+    let before = s.call("tools/list", json!({"format": "mcp"}));
+    let started = std::time::Instant::now();
+    while listings(&mut s, "m") < 2 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "no re-list"
+        );
+        // Paced: nothing announces the fixture's answer but its stderr.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::write(&file, r#"{"description": "Fixed."}"#).unwrap();
+    let started = std::time::Instant::now();
+    let after = loop {
+        let listed = s.call("tools/list", json!({"format": "mcp"}));
+        if description(&listed, "mcp__m__echo") == "Fixed." {
+            break listed;
+        }
+        assert_eq!(
+            description(&listed, "mcp__m__echo"),
+            description(&before, "mcp__m__echo"),
+            "the stale list is served meanwhile"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "no retry"
+        );
+        // Paced: the retry after a failure waits a wall-clock backoff by design.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(
+        first_read.elapsed() >= limits_relist_backoff_floor(),
+        "the retry waited for the backoff"
+    );
+    assert_ne!(after["fingerprint"], before["fingerprint"]);
+    s.notification("notifications/tools/changed", |p| {
+        p["changed"] == json!(["mcp__m__echo"])
+    });
+    let status = s.server_status("m");
+    assert_eq!(
+        (status["generation"].as_u64(), status["restarts"].as_u64()),
+        (Some(1), Some(0)),
+        "the failed re-list did not fail the server: {status}"
+    );
+}
+
+/// The shortest first backoff after a failed re-list: 1 s (`limits::RELIST_BACKOFF`) less 20 %
+/// jitter.
+fn limits_relist_backoff_floor() -> std::time::Duration {
+    std::time::Duration::from_millis(800)
+}
