@@ -59,6 +59,11 @@ impl Freshness {
         due
     }
 
+    /// Whether a background re-list was claimed and has not ended yet.
+    pub fn is_relisting(&self) -> bool {
+        self.relisting
+    }
+
     /// A re-list (for whatever reason) succeeded at `now` with these hints.
     pub fn listed(&mut self, hints: CacheHints, now: Instant) {
         self.hints = hints;

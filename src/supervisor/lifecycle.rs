@@ -422,7 +422,13 @@ async fn watch_session(
                     continue;
                 }
             },
-            () = session.relist_due.notified() => true,
+            // A claim that a change's re-list already served (it ends the claim) needs no other.
+            () = session.relist_due.notified() => {
+                if !session.freshness().is_relisting() {
+                    continue;
+                }
+                true
+            }
         };
         let mut again = true;
         while again {
