@@ -142,6 +142,18 @@ pub const MAX_RESTART_BACKOFF: Duration = Duration::from_secs(30);
 /// failed together do not restart in lockstep.
 pub const RESTART_JITTER: f64 = 0.2;
 
+/// The longest a modern server's `tools/list` `ttlMs` is honoured: a larger hint is held to this,
+/// so a list is checked again at least this often while the host keeps asking for it.
+pub const MAX_LIST_TTL: Duration = Duration::from_secs(24 * 3600);
+
+/// After a failed background re-list of a stale list (the stale list is kept), the first wait
+/// before trying again; each further failure doubles it, up to [`MAX_RELIST_BACKOFF`], times a
+/// random factor in `1 ± RESTART_JITTER`.
+pub const RELIST_BACKOFF: Duration = Duration::from_secs(1);
+
+/// The longest wait between failed background re-lists.
+pub const MAX_RELIST_BACKOFF: Duration = Duration::from_secs(300);
+
 /// Failures within [`CRASH_LOOP_WINDOW`] that make a crash loop: the server is left in `error` and
 /// only `servers/restart` starts it again.
 pub const CRASH_LOOP_FAILURES: usize = 5;

@@ -28,6 +28,7 @@ pub fn search(registry: &Arc<Registry>, p: SearchTools) -> Result<Arc<str>> {
         }
     };
     registry.check_servers(p.servers.as_deref())?;
+    registry.relist_expired();
     let (format, options) = registry.format_options(p.format, p.strict);
     let catalog = registry.catalog();
     let (found, total) = catalog.search(&p.query, limit, p.servers.as_deref(), format, options);
@@ -62,6 +63,7 @@ pub fn call_search_tools(
 ) -> Result<Value> {
     let started = Instant::now();
     let (query, limit) = meta_arguments(name, arguments.as_ref())?;
+    registry.relist_expired();
     let (format, options) = registry.format_options(None, None);
     let catalog = registry.catalog();
     let (found, _) = catalog.search(&query, limit, None, format, options);

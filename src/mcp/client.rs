@@ -17,6 +17,7 @@ use tokio::task::JoinHandle;
 
 use tokio_util::sync::CancellationToken;
 
+use super::cache_hints::CacheHints;
 use super::handshake::{self, Handshake, Negotiation};
 use super::modern;
 use super::progress::{Bound, ProgressPolicy, ProgressTable, Watching};
@@ -121,6 +122,14 @@ pub(super) enum Wait<'a> {
 pub(super) enum Ended {
     Failed(Error),
     TimedOut(Bound),
+}
+
+/// Every page of a `tools/list`: the tools as the server listed them, and the cache hints of the
+/// whole list (see [`CacheHints::and`]).
+#[derive(Debug, Default)]
+pub struct ListedTools {
+    pub tools: Vec<Value>,
+    pub hints: CacheHints,
 }
 
 #[derive(Clone)]
@@ -278,11 +287,12 @@ impl Client {
     }
 
     /// Every tool, following `nextCursor` up to [`limits::TOOLS_LIST_MAX_PAGES`] pages.
-    pub async fn list_tools(&self, deadline: tokio::time::Instant) -> Result<Vec<Value>> {
+    pub async fn list_tools(&self, deadline: tokio::time::Instant) -> Result<ListedTools> {
         if !self.handshake.has_tools() {
-            return Ok(Vec::new());
+            return Ok(ListedTools::default());
         }
         let mut tools = Vec::new();
+        let mut hints: Option<CacheHints> = None;
         let mut cursor: Option<String> = None;
         for _ in 0..limits::TOOLS_LIST_MAX_PAGES {
             let params = match &cursor {
@@ -293,6 +303,9 @@ impl Client {
                 .request_until(RequestKind::ListTools, &params, deadline)
                 .await?;
             let mut page = self.outcome(reply)?;
+            // Legacy results carry no hints: their default (stale at once, public) is right.
+            let page_hints = CacheHints::of_page(&page);
+            hints = Some(hints.map_or(page_hints, |h| h.and(page_hints)));
             match page.get_mut("tools").map(Value::take) {
                 // A modern server's tool whose `x-mcp-header` annotations are invalid cannot be
                 // called correctly over HTTP: it is left out (2026-07-28, SEP-2243).
@@ -316,7 +329,12 @@ impl Client {
             }
             match page.get("nextCursor") {
                 Some(Value::String(next)) => cursor = Some(next.clone()),
-                None | Some(Value::Null) => return Ok(tools),
+                None | Some(Value::Null) => {
+                    return Ok(ListedTools {
+                        tools,
+                        hints: hints.unwrap_or_default(),
+                    })
+                }
                 Some(_) => return Err(self.protocol_error("tools/list nextCursor is not a string")),
             }
         }

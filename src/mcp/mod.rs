@@ -13,6 +13,7 @@
 //! `surface` (resources, prompts, completion, the log level); the reader reports what the server
 //! announces (list changes, resource updates, log messages) as [`ClientEvent`]s.
 
+pub mod cache_hints;
 mod call;
 pub mod client;
 pub mod handshake;
@@ -32,7 +33,8 @@ pub mod tools;
 pub mod traffic;
 pub mod transport;
 
-pub use client::{Client, ClientOptions};
+pub use cache_hints::CacheHints;
+pub use client::{Client, ClientOptions, ListedTools};
 pub use handshake::{Capability, Era, Handshake, Negotiation, SUPPORTED_PROTOCOL_VERSIONS};
 pub use log_level::LogLevel;
 pub use progress::{Progress, ProgressPolicy};

@@ -18,7 +18,9 @@ use crate::era;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::transport::http_common::RemoteOptions;
 use crate::mcp::transport::{self, Transport};
-use crate::mcp::{self, Capability, Client, ClientEvent, ClientOptions, Negotiation, ToolDef};
+use crate::mcp::{
+    self, CacheHints, Capability, Client, ClientEvent, ClientOptions, Negotiation, ToolDef,
+};
 use crate::process;
 use crate::process::stderr_ring::{self as stderr, StderrTail};
 use crate::store::{SchemaCache, Verdict};
@@ -27,6 +29,8 @@ use crate::store::{SchemaCache, Verdict};
 pub(super) struct Connected {
     pub client: Client,
     pub tools: Vec<ToolDef>,
+    /// The list's `ttlMs`/`cacheScope` (2026-07-28; defaults for a legacy server).
+    pub hints: CacheHints,
     pub discovery: Duration,
 }
 
@@ -97,13 +101,14 @@ pub(super) async fn connect(
         let client = Client::connect(transport, options, deadline, events).await?;
         timings.initialize = Some(handshake.elapsed());
         let listing = Instant::now();
-        let raw_tools = client.list_tools(deadline).await?;
+        let listed = client.list_tools(deadline).await?;
         let discovery = listing.elapsed();
         timings.list = Some(discovery);
-        let tools = accepted_tools(server, &client, raw_tools)?;
+        let tools = accepted_tools(server, &client, listed.tools)?;
         Ok::<_, Error>(Connected {
             client,
             tools,
+            hints: listed.hints,
             discovery,
         })
     })
@@ -213,11 +218,12 @@ impl<'a> EraVerdicts<'a> {
     }
 }
 
-/// The tools after `notifications/tools/list_changed`: listed again within `startupTimeoutSeconds`.
-pub(super) async fn relist(server: &Server, client: &Client) -> Result<Vec<ToolDef>> {
+/// The tools after `notifications/tools/list_changed` or once their `ttlMs` ran out, with the new
+/// list's cache hints: listed again within `startupTimeoutSeconds`.
+pub(super) async fn relist(server: &Server, client: &Client) -> Result<(Vec<ToolDef>, CacheHints)> {
     let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
-    let raw = client.list_tools(deadline).await?;
-    accepted_tools(server, client, raw)
+    let listed = client.list_tools(deadline).await?;
+    Ok((accepted_tools(server, client, listed.tools)?, listed.hints))
 }
 
 /// A `tools/list` answer validated and put through the tools policy (an `expectTools` mismatch

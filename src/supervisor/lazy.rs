@@ -3,6 +3,7 @@
 //! file format and key live in [`crate::store::schema_cache`]; this file only decides when to use it.
 
 use super::server::Server;
+use super::session::Session;
 use crate::config::{Extras, ServerSpec};
 use crate::mcp::{ToolDef, ToolKind};
 use crate::process;
@@ -27,11 +28,18 @@ pub(super) async fn lookup(
     (Some(key), tools)
 }
 
-/// Writes a lazy server's freshly discovered tools to the schema cache.
-pub(super) async fn remember(cache: Option<&SchemaCache>, server: &Server, tools: &[ToolDef]) {
+/// Writes a lazy server's freshly discovered tools to the schema cache — unless the server said
+/// its list is `cacheScope: "private"`: the cache is shared across runs (and whoever runs them),
+/// which such a list must not be.
+pub(super) async fn remember(cache: Option<&SchemaCache>, server: &Server, session: &Session) {
     let (Some(cache), Some(key)) = (cache, server.cache_key.as_deref()) else {
         return;
     };
+    if session.freshness().hints().private {
+        tracing::debug!(server = %server.name, "schema cache not written: the list is cacheScope private");
+        return;
+    }
+    let tools = session.tools();
     // Only the server's own tools: the resource tools follow from its capabilities at each start.
     let own: Vec<ToolDef> = tools
         .iter()

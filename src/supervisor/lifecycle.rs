@@ -208,7 +208,8 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
         Arc::clone(server),
         Arc::clone(&session),
     ));
-    lazy::remember(roster.settings.cache.as_ref(), server, &session.tools()).await;
+    roster.note_list_ttl(session.freshness().hints());
+    lazy::remember(roster.settings.cache.as_ref(), server, &session).await;
     tokio::spawn(watch_session(
         Arc::clone(roster),
         Arc::clone(server),
@@ -255,6 +256,7 @@ fn new_session(
         limits,
         stderr_tail,
         connected.discovery,
+        connected.hints,
     ))
 }
 
@@ -392,8 +394,9 @@ fn schedule_restart(roster: &Arc<Roster>, server: &Arc<Server>, failed: u64, del
 }
 
 /// Follows one ready generation until it ends: a closed session fails it; a changed tool list is
-/// listed again (and a failure to do so fails it); the server's other announcements go on to the
-/// host ([`forward`]).
+/// listed again (and a failure to do so fails it); a list the host found past its `ttlMs`
+/// ([`Session::claim_relist`]) is listed again in the background (a failure keeps the stale list
+/// and backs off); the server's other announcements go on to the host ([`forward`]).
 ///
 /// The session's events keep being taken while the list is re-read: announcements that arrive
 /// meanwhile make one more re-read, not one each, so a server flooding
@@ -405,17 +408,28 @@ async fn watch_session(
     mut events: mpsc::UnboundedReceiver<ClientEvent>,
 ) {
     let mut open = true;
-    while let Some(event) = events.recv().await {
-        match event {
-            ClientEvent::Closed { error } => {
-                return fail_session(&roster, &server, session.generation, error).await;
+    loop {
+        // Whether this re-list was only because the list expired: then a failure is not fatal.
+        let mut expired_only = tokio::select! {
+            event = events.recv() => match event {
+                None => return,
+                Some(ClientEvent::Closed { error }) => {
+                    return fail_session(&roster, &server, session.generation, error).await;
+                }
+                Some(ClientEvent::ToolsListChanged) => false,
+                Some(other) => {
+                    forward(&roster, &server, other);
+                    continue;
+                }
+            },
+            // A claim that a change's re-list already served (it ends the claim) needs no other.
+            () = session.relist_due.notified() => {
+                if !session.freshness().is_relisting() {
+                    continue;
+                }
+                true
             }
-            ClientEvent::ToolsListChanged => {}
-            other => {
-                forward(&roster, &server, other);
-                continue;
-            }
-        }
+        };
         let mut again = true;
         while again {
             again = false;
@@ -425,7 +439,10 @@ async fn watch_session(
                 tokio::select! {
                     listed = &mut relist => break listed,
                     event = events.recv(), if open => match event {
-                        Some(ClientEvent::ToolsListChanged) => again = true,
+                        Some(ClientEvent::ToolsListChanged) => {
+                            again = true;
+                            expired_only = false;
+                        }
                         Some(ClientEvent::Closed { error }) => {
                             return fail_session(&roster, &server, session.generation, error).await;
                         }
@@ -435,7 +452,9 @@ async fn watch_session(
                 }
             };
             match listed {
-                Ok(tools) => {
+                Ok((tools, hints)) => {
+                    session.freshness().listed(hints, std::time::Instant::now());
+                    roster.note_list_ttl(hints);
                     let current = {
                         let mut slot = server.slot();
                         let current = slot.generation == session.generation;
@@ -449,9 +468,14 @@ async fn watch_session(
                     };
                     if current {
                         roster.transitioned(&server);
-                        lazy::remember(roster.settings.cache.as_ref(), &server, &session.tools())
-                            .await;
+                        lazy::remember(roster.settings.cache.as_ref(), &server, &session).await;
                     }
+                }
+                // The spec allows serving a stale list when its refetch fails: the server stays
+                // ready with the tools it had, and the next host read after the backoff retries.
+                Err(e) if expired_only && !again => {
+                    let wait = session.freshness().failed(std::time::Instant::now());
+                    tracing::warn!(server = %server.name, retry_in_ms = wait.as_millis() as u64, "re-listing an expired tool list failed; the stale list is kept: {e}");
                 }
                 Err(e) => return fail_session(&roster, &server, session.generation, e).await,
             }

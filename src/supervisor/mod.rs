@@ -34,6 +34,7 @@ mod admission;
 mod awaiting;
 mod call;
 mod events;
+mod freshness;
 mod latency;
 mod launch;
 mod lazy;

@@ -480,6 +480,7 @@ impl Registry {
         servers: Option<&[String]>,
     ) -> Result<Arc<Rendered>> {
         self.check_servers(servers)?;
+        self.relist_expired();
         let (format, options) = self.format_options(format, strict);
         Ok(self.catalog().answer(&ListingRequest {
             format,
@@ -487,6 +488,13 @@ impl Registry {
             defer,
             servers,
         }))
+    }
+
+    /// Starts a background re-list of every list past its positive `ttlMs` (stale-while-
+    /// revalidate: the caller answers from the cached catalog now; a changed list reaches the host
+    /// as `notifications/tools/changed`). One atomic load while no server sent a positive TTL.
+    pub fn relist_expired(&self) {
+        self.roster.relist_expired();
     }
 
     /// SERVER_NOT_FOUND for the first of `servers` that is not registered.

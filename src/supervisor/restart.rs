@@ -79,9 +79,13 @@ impl RestartTracker {
 
 /// A small, seedable pseudo-random generator (SplitMix64): jitter needs spread, not secrecy.
 #[derive(Debug)]
-struct SplitMix64(u64);
+pub(super) struct SplitMix64(u64);
 
 impl SplitMix64 {
+    pub(super) fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
     fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
@@ -91,7 +95,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in [0, 1).
-    fn next_unit(&mut self) -> f64 {
+    pub(super) fn next_unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }

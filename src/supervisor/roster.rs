@@ -13,7 +13,7 @@ use super::events::{Event, EventSender, ToolsChange, Withheld};
 use super::server::Server;
 use super::settings::Settings;
 use crate::error::{Error, ErrorCode, Result};
-use crate::mcp::LogLevel;
+use crate::mcp::{CacheHints, LogLevel};
 use crate::store::{Catalog, ServerInfo, ServerTools};
 
 pub(super) struct Roster {
@@ -26,6 +26,9 @@ pub(super) struct Roster {
     events: EventSender,
     /// Set by `shutdown`: nothing starts any more.
     shutting_down: AtomicBool,
+    /// Set once any server listed its tools with a positive `ttlMs`: until then a host's read of
+    /// the tools costs one load of this flag, not a walk over the servers.
+    lists_expire: AtomicBool,
     /// The session's server log level (`initialize {serverLogs}`, `logging/setLevel` without a
     /// server); a server's own level takes precedence.
     log_level: Mutex<Option<LogLevel>>,
@@ -41,6 +44,7 @@ impl Roster {
             rebuild: Mutex::new(()),
             events,
             shutting_down: AtomicBool::new(false),
+            lists_expire: AtomicBool::new(false),
         }
     }
 
@@ -164,6 +168,30 @@ impl Roster {
             changed,
             withheld,
         })));
+    }
+
+    // ----- list freshness (2026-07-28 `ttlMs`) -----
+
+    /// A server listed its tools with these hints.
+    pub fn note_list_ttl(&self, hints: CacheHints) {
+        if !hints.ttl.is_zero() {
+            self.lists_expire.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The host is reading the tools: every ready server whose list is past its positive `ttlMs`
+    /// is re-listed in the background (the host is answered from the cached lists meanwhile).
+    pub fn relist_expired(&self) {
+        if !self.lists_expire.load(Ordering::Relaxed) {
+            return;
+        }
+        let now = std::time::Instant::now();
+        for server in self.all() {
+            let session = server.slot().session.clone();
+            if let Some(session) = session {
+                session.claim_relist(now);
+            }
+        }
     }
 
     /// Queues an event about a server (a list change, a resource update, a log message).

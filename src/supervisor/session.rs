@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, watch, Notify};
 use tokio_util::sync::CancellationToken;
 
+use super::freshness::Freshness;
 use crate::config::ResultPolicy;
 use crate::mcp::transport::MessageSink;
-use crate::mcp::{Client, ToolDef};
+use crate::mcp::{CacheHints, Client, ToolDef};
 use crate::process::{self, ExitInfo, Origin, ServerChild, StderrTail};
 
 /// Control over a spawned process tree. Dropping it stops the tree (the monitor sees its stop
@@ -110,7 +111,11 @@ pub struct Session {
     pub ended: CancellationToken,
     /// Signalled when the last call in flight finishes.
     pub idle: Notify,
+    /// Signalled when a host's read found the list stale and claimed a background re-list
+    /// ([`Session::claim_relist`]); the session's watcher runs it.
+    pub relist_due: Notify,
     tools: RwLock<Arc<Vec<ToolDef>>>,
+    freshness: Mutex<Freshness>,
     activity: Mutex<Activity>,
 }
 
@@ -148,8 +153,10 @@ impl Session {
         limits: CallLimits,
         stderr: Arc<StderrTail>,
         discovery: Duration,
+        hints: CacheHints,
     ) -> Self {
         let now = Instant::now();
+        let seed = super::restart::seed(&generation.to_string());
         Self {
             generation,
             client,
@@ -159,7 +166,9 @@ impl Session {
             discovery,
             ended: CancellationToken::new(),
             idle: Notify::new(),
+            relist_due: Notify::new(),
             tools: RwLock::new(Arc::new(tools)),
+            freshness: Mutex::new(Freshness::new(hints, now, seed)),
             activity: Mutex::new(Activity {
                 in_flight: 0,
                 last_used: now,
@@ -199,5 +208,22 @@ impl Session {
 
     pub fn replace_tools(&self, tools: Vec<ToolDef>) {
         *self.tools.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(tools);
+    }
+
+    /// The freshness of the tool list (its `ttlMs`, background re-lists and their backoff).
+    pub fn freshness(&self) -> std::sync::MutexGuard<'_, Freshness> {
+        self.freshness.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The host read the list: if it is past its positive `ttlMs` and no re-list is in flight or
+    /// backing off, the watcher is woken to re-list in the background (the host is answered from
+    /// the cached list meanwhile). Returns whether one was started.
+    pub fn claim_relist(&self, now: Instant) -> bool {
+        let claimed = self.freshness().claim_relist(now);
+        if claimed {
+            // notify_one keeps a permit when the watcher is busy, so the claim is never lost.
+            self.relist_due.notify_one();
+        }
+        claimed
     }
 }

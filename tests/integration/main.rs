@@ -8,6 +8,7 @@
 
 mod architecture;
 mod backpressure;
+mod cache_hints;
 mod calls;
 mod cancel;
 mod catalog_props;

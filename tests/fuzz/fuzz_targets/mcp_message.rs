@@ -67,7 +67,7 @@ async fn session(data: &[u8]) {
     };
     let mut first_tool = None;
     if let Ok(raw) = client.list_tools(deadline).await {
-        if let Ok(tools) = validate_tools("fuzz", raw) {
+        if let Ok(tools) = validate_tools("fuzz", raw.tools) {
             let mut names = BTreeSet::new();
             for tool in &tools {
                 assert!(
