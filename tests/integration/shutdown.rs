@@ -104,6 +104,20 @@ fn server_ignoring_sigterm_is_killed_within_the_stop_sequence() {
     );
     assert_eq!(status["state"], "starting", "{status}");
     let pid = tree_pids(&pid_file)[0];
+    // Stopped before the sidecar wrote `initialize`, the fixture would just read EOF and exit 0:
+    // wait until it is in its slow start (it says so on stderr, which the status carries).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut asleep = false;
+    while !asleep {
+        assert!(
+            Instant::now() < deadline,
+            "the fixture never got `initialize`"
+        );
+        let list = s.call("servers/list", json!({}));
+        asleep = list["servers"][0]["stderrTail"]
+            .as_str()
+            .is_some_and(|tail| tail.contains("initialize: a slow start"));
+    }
     let started = Instant::now();
     let r = s.call("shutdown", json!({}));
     let took = started.elapsed();
