@@ -418,8 +418,20 @@ impl Client {
         let Some(version) = &self.modern else {
             return self.send_once(kind, params, &mut wait).await;
         };
-        // The modern wire: the envelope on every request, and a result that asks for input
-        // answered and asked again (see `input_required`).
+        // Boxed: the rounds' state stays out of the legacy path's future, which every call in
+        // flight carries.
+        Box::pin(self.send_modern(kind, params, wait, version)).await
+    }
+
+    /// [`Client::send_and_wait`] on the modern wire: the envelope on every request, and a result
+    /// that asks for input answered and asked again (see `input_required`).
+    async fn send_modern<P: Serialize>(
+        &self,
+        kind: RequestKind,
+        params: &P,
+        mut wait: Wait<'_>,
+        version: &str,
+    ) -> std::result::Result<Reply, Ended> {
         let params = serde_json::to_value(params)
             .map_err(|e| Ended::Failed(self.protocol_error(&format!("params: {e}"))))?;
         let level = *self.log_level.lock().unwrap_or_else(|p| p.into_inner());
