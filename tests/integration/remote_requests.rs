@@ -23,7 +23,7 @@ impl Host {
             json!({"sampling": {}, "elicitation": {"form": {}}, "roots": {"listChanged": true}});
         Self {
             s: Sidecar::initialized(json!({ "capabilities": capabilities })),
-            roots: json!([{"uri": "file:///work/alpha", "name": "alpha"}]),
+            roots: json!([{"uri": "file:///srv/alpha", "name": "alpha"}]),
             asked: Vec::new(),
         }
     }
@@ -118,10 +118,10 @@ fn exercise(config: Value) {
     assert!(elicited.contains("Ada Lovelace"), "{elicited}");
 
     let roots = host.text("get-roots-list", json!({}));
-    assert!(roots.contains("file:///work/alpha"), "{roots}");
+    assert!(roots.contains("file:///srv/alpha"), "{roots}");
 
     // The host's roots change: the server is told and asks again.
-    host.roots = json!([{"uri": "file:///work/beta", "name": "beta"}]);
+    host.roots = json!([{"uri": "file:///srv/beta", "name": "beta"}]);
     let asked_before = host.asked.iter().filter(|m| *m == "roots/list").count();
     host.s.notify("notifications/roots/list_changed", json!({}));
     let request = host
@@ -134,7 +134,7 @@ fn exercise(config: Value) {
     let cell = std::cell::RefCell::new(&mut host);
     crate::support::eventually("the server saw the new roots", || {
         let listed = cell.borrow_mut().text("get-roots-list", json!({}));
-        listed.contains("file:///work/beta")
+        listed.contains("file:///srv/beta")
     });
 
     // Progress: tagged with the call's id, every one before the answer.
