@@ -43,8 +43,14 @@ pub async fn request(
     match r.era {
         Era::Legacy => legacy(&r, method, params).await,
         Era::Modern(_) => {
+            // A leg of a request a server asked questions during is not cached (MCP 2026-07-28):
+            // neither a retry nor an `input_required` answer.
+            let retry = params.as_ref().is_some_and(|p| {
+                p.get("requestState").is_some() || p.get("inputResponses").is_some()
+            });
             let result = modern(&r, method, params).await?;
-            let cacheable = CACHEABLE.contains(&method);
+            let input_required = result.get("resultType") == Some(&json!("input_required"));
+            let cacheable = CACHEABLE.contains(&method) && !retry && !input_required;
             Ok(era::complete(result, r.aggregate.server_info(), cacheable))
         }
     }
@@ -88,9 +94,9 @@ async fn shared(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<
             surface::list(r.aggregate, List::ResourceTemplates, params.as_ref()).await
         }
         "prompts/list" => surface::list(r.aggregate, List::Prompts, params.as_ref()).await,
-        "resources/read" => surface::read(r.aggregate, params.as_ref()).await,
-        "prompts/get" => surface::get_prompt(r.aggregate, params).await,
-        "completion/complete" => surface::complete(r.aggregate, params).await,
+        "resources/read" => surface::read(r, params.as_ref()).await,
+        "prompts/get" => surface::get_prompt(r, params).await,
+        "completion/complete" => surface::complete(r, params).await,
         _ => Err(WireError::method_not_found(method)),
     }
 }

@@ -1,13 +1,14 @@
-//! A server's question during a 2026-07-28 client's call: the era has no requests from server to
-//! client, so the call answers with an `input_required` result instead (SEP-2322) and waits, parked,
-//! for the client to retry with the answers.
+//! A server's question during a 2026-07-28 client's request (`tools/call`, `prompts/get`,
+//! `resources/read`; `answering`): the era has no requests from server to client, so the request
+//! answers with an `input_required` result instead (SEP-2322) and waits, parked, for the client to
+//! retry with the answers.
 //!
 //! - The running call is kept under a fresh `requestState` (128 random bits); its questions are
 //!   listed in `inputRequests` under keys of their own (`q1`, `q2`… per call).
-//! - The retry (`tools/call` with the same `name`, `requestState` and `inputResponses`) takes the
-//!   call back: each answered question gets its answer, the call goes on, and its result — or its
+//! - The retry (the same method and `name` or `uri`, with `requestState` and `inputResponses`)
+//!   takes the call back: each answered question gets its answer, the call goes on, and its result — or its
 //!   next question, as another `input_required` — is the retry's answer. A question left without
-//!   an answer is asked again. An unknown or expired `requestState`, or another tool's, is -32602.
+//!   an answer is asked again. An unknown or expired `requestState`, or another request's, is -32602.
 //! - Bounds: at most [`limits::UPSTREAM_PARKED_MAX`] calls parked, each for at most
 //!   [`limits::UPSTREAM_ANSWER_TIMEOUT`]; a call parked longer is cancelled (its server told), and
 //!   past the cap a question is refused at once.
@@ -27,21 +28,25 @@ use super::wire::WireError;
 use crate::ask::AskError;
 use crate::error::Result;
 use crate::limits;
-use crate::supervisor::{CallOutcome, Progress};
+use crate::supervisor::Progress;
 
-/// A call on its way: the task running it (cancelled when dropped), its server's questions, and
-/// the questions waiting for the client's answers, by key.
+/// A request on its way: the task running it (cancelled when dropped), its server's questions,
+/// and the questions waiting for the client's answers, by key.
 pub struct Running {
-    pub tool: String,
-    /// The server whose tool it is, when known at the start.
+    /// What the request is for ("tool `x`", "prompt `y`"…): a retry must name the same.
+    pub request: String,
+    /// The server that serves it, when known at the start.
     pub server: Option<String>,
-    pub call: AbortOnDropHandle<Result<CallOutcome>>,
+    /// The task, its answer the request's result.
+    pub call: AbortOnDropHandle<Result<Value>>,
     /// The server's progress, when the first leg asked for it (`progress`).
     pub progress: Option<watch::Receiver<Progress>>,
     pub questions: Option<CallQuestions>,
     pub waiting: Vec<(String, Asked)>,
     /// Keys given so far (the next is `q{asked + 1}`).
     pub asked: usize,
+    /// Whether the request may answer `input_required` (not `completion/complete`).
+    pub may_park: bool,
 }
 
 impl Running {
@@ -102,27 +107,27 @@ impl ParkedCalls {
         }))
     }
 
-    /// Takes back the call parked under `state` for tool `tool`, delivering `responses` to the
+    /// Takes back the request parked under `state` for `request`, delivering `responses` to the
     /// questions they answer.
     pub fn resume(
         &self,
         state: &str,
-        tool: &str,
+        request: &str,
         responses: Option<&Map<String, Value>>,
     ) -> std::result::Result<Running, WireError> {
         let parked = {
             let mut table = self.table.lock().unwrap_or_else(|p| p.into_inner());
             match table.remove(state) {
-                Some(p) if p.running.tool == tool => p,
+                Some(p) if p.running.request == request => p,
                 Some(p) => {
                     table.insert(state.to_owned(), p);
                     return Err(WireError::invalid_params(format!(
-                        "requestState belongs to another tool than `{tool}`"
+                        "requestState belongs to another request than {request}"
                     )));
                 }
                 None => {
                     return Err(WireError::invalid_params(
-                        "requestState is unknown or expired: call the tool again without it",
+                        "requestState is unknown or expired: send the request again without it",
                     )
                     .with_data(json!({"field": "requestState"})))
                 }
@@ -149,16 +154,17 @@ mod tests {
     use crate::ask::Question;
     use tokio::sync::oneshot;
 
-    fn running(tool: &str) -> Running {
+    fn running(request: &str) -> Running {
         let call = AbortOnDropHandle::new(tokio::spawn(std::future::pending()));
         Running {
-            tool: tool.into(),
+            request: request.into(),
             server: None,
             call,
             progress: None,
             questions: None,
             waiting: Vec::new(),
             asked: 0,
+            may_park: true,
         }
     }
 

@@ -17,6 +17,7 @@
 //!    envelopes, modern results), `wire` (MCP's error codes), `options`.
 
 mod aggregate;
+mod answering;
 mod asks;
 mod dispatch;
 mod era;

@@ -3,7 +3,8 @@
 //! opaque cursor passed through), `resources/read`, `prompts/get`, `completion/complete`, and the
 //! legacy `resources/subscribe`/`unsubscribe` (2026-07-28: `subscriptions/listen`, `listen`).
 //! Results keep MCP's shapes — no provider conversion — with the servers' secrets masked (the
-//! registry masks them, as for a host).
+//! registry masks them, as for a host). While a server reads, gets a prompt or completes, its
+//! questions are asked of the client whose request it is, as during a tool call (`answering`).
 //!
 //! Naming (README "mcp-sidecar mcp"): a prompt is exposed as `mcp__<server>__<prompt>`, by the
 //! tools' name template; a resource keeps its URI, and the server that owns it is the one that
@@ -16,6 +17,8 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::aggregate::Aggregate;
+use super::answering::{self, Step};
+use super::request::Request;
 use super::tools::TRUNCATED_META;
 use super::wire::WireError;
 use crate::error::{Error, ErrorCode};
@@ -203,19 +206,39 @@ async fn owner_of(aggregate: &Aggregate, uri: &str, lists: &[List]) -> Result<St
 }
 
 /// `resources/read {uri}`: `{contents}` from the server that owns it (held to its
-/// `maxResultBytes`; a cut result says so in `_meta["mcp-sidecar/truncated"]`).
-pub async fn read(aggregate: &Aggregate, params: Option<&Value>) -> Result<Value, WireError> {
+/// `maxResultBytes`; a cut result says so in `_meta["mcp-sidecar/truncated"]`). While its owner
+/// reads, the owner's questions are this client's (`answering`).
+pub async fn read(r: &Request<'_>, params: Option<&Value>) -> Result<Value, WireError> {
     let uri = text_param(params, "uri", "resources/read")?;
-    let registry = aggregate.registry();
-    let read = match aggregate.owners().resource(uri) {
-        Some(server) => registry.read_resource(&server, uri).await?,
-        None => try_each(aggregate, uri).await?,
+    let aggregate = r.aggregate;
+    let Some(server) = aggregate.owners().resource(uri) else {
+        return Ok(contents_of(try_each(aggregate, uri).await?));
     };
+    let registry = Arc::clone(aggregate.registry());
+    let (owner, owned_uri) = (server.clone(), uri.to_owned());
+    let work = async move {
+        let read = registry.read_resource(&owner, &owned_uri).await?;
+        Ok(contents_of(read))
+    };
+    let request = format!("resource `{uri}`");
+    let retry = answering::retry_of(r, params);
+    answered(answering::run(r, request, server, retry, true, work).await?)
+}
+
+fn contents_of(read: crate::supervisor::ResourceRead) -> Value {
     let mut result = json!({ "contents": read.contents });
     if let Some(truncated) = &read.truncated {
         result["_meta"] = json!({ TRUNCATED_META: truncated.to_json() });
     }
-    Ok(result)
+    result
+}
+
+/// A request's answer: its result, the `input_required` result that parks it, or its error.
+fn answered(step: Step) -> Result<Value, WireError> {
+    match step {
+        Step::Done(Ok(result)) | Step::InputRequired(result) => Ok(result),
+        Step::Done(Err(e)) => Err(e.into()),
+    }
 }
 
 /// A URI no listing showed: each ready server is asked in name order; the first that reads it
@@ -260,27 +283,35 @@ async fn prompt_of(aggregate: &Aggregate, exposed: &str) -> Result<(String, Stri
     })
 }
 
-/// `prompts/get {name, arguments?}`: `{description?, messages}` of the prompt's own server.
-pub async fn get_prompt(aggregate: &Aggregate, params: Option<Value>) -> Result<Value, WireError> {
+/// `prompts/get {name, arguments?}`: `{description?, messages}` of the prompt's own server, whose
+/// questions meanwhile are this client's (`answering`).
+pub async fn get_prompt(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireError> {
+    let retry_params = params.clone();
+    let retry = answering::retry_of(r, retry_params.as_ref());
     let p: GetParams = serde_json::from_value(params.unwrap_or_default())
         .map_err(|e| WireError::invalid_params(format!("invalid prompts/get params: {e}")))?;
-    let (server, prompt) = prompt_of(aggregate, &p.name).await?;
+    let (server, prompt) = prompt_of(r.aggregate, &p.name).await?;
     let arguments = p.arguments.unwrap_or_default();
-    let got = aggregate
-        .registry()
-        .get_prompt(&server, &prompt, &arguments)
-        .await?;
-    let mut result = Map::new();
-    if let Some(description) = got.description {
-        result.insert("description".into(), Value::String(description));
-    }
-    result.insert("messages".into(), Value::Array(got.messages));
-    Ok(Value::Object(result))
+    let registry = Arc::clone(r.aggregate.registry());
+    let owner = server.clone();
+    let work = async move {
+        let got = registry.get_prompt(&owner, &prompt, &arguments).await?;
+        let mut result = Map::new();
+        if let Some(description) = got.description {
+            result.insert("description".into(), Value::String(description));
+        }
+        result.insert("messages".into(), Value::Array(got.messages));
+        Ok(Value::Object(result))
+    };
+    let request = format!("prompt `{}`", p.name);
+    answered(answering::run(r, request, server, retry, true, work).await?)
 }
 
 /// `completion/complete {ref, argument, context?}`: asked of the server of the prompt (its own
-/// name put back in `ref`) or of the resource (template); `{completion}`.
-pub async fn complete(aggregate: &Aggregate, params: Option<Value>) -> Result<Value, WireError> {
+/// name put back in `ref`) or of the resource (template); `{completion}`. A legacy client is asked
+/// its server's questions meanwhile; a 2026-07-28 one cannot be (`answering`).
+pub async fn complete(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireError> {
+    let aggregate = r.aggregate;
     let mut params = params.unwrap_or_default();
     let reference = params.get("ref").cloned().unwrap_or_default();
     let server = match reference.get("type").and_then(Value::as_str) {
@@ -308,8 +339,14 @@ pub async fn complete(aggregate: &Aggregate, params: Option<Value>) -> Result<Va
     if let Value::Object(map) = &mut params {
         map.remove("_meta");
     }
-    let completion = aggregate.registry().complete(&server, &params).await?;
-    Ok(json!({ "completion": completion }))
+    let registry = Arc::clone(aggregate.registry());
+    let owner = server.clone();
+    let request = format!("completion of {}", params["ref"]);
+    let work = async move {
+        let completion = registry.complete(&owner, &params).await?;
+        Ok(json!({ "completion": completion }))
+    };
+    answered(answering::run(r, request, server, None, false, work).await?)
 }
 
 /// Subscribes the aggregate to `uri` for one more client: its server is asked on the first.

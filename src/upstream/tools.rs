@@ -19,21 +19,17 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use tokio::sync::{broadcast, watch};
-use tokio::task::JoinSet;
-use tokio_util::task::AbortOnDropHandle;
+use tokio::sync::watch;
 
 use super::aggregate::Aggregate;
-use super::asks::{capability_of, required, Asked};
+use super::answering::{self, answering, Relay, Step};
 use super::era::Era;
 use super::input::Running;
 use super::request::Request;
-use super::session::client_capabilities;
-use super::wire::{WireError, MISSING_CLIENT_CAPABILITY};
-use super::{logs, pages, progress};
-use crate::ask::{AskError, Capabilities};
+use super::wire::WireError;
+use super::{pages, progress};
 use crate::error::{Error, ErrorCode};
-use crate::supervisor::{CallOptions, CallOutcome, LogLevel, ServerLog};
+use crate::supervisor::{CallOptions, CallOutcome, LogLevel};
 
 /// The `_meta` key of an error result's details (code, server, tool, limit…).
 pub const ERROR_META: &str = "mcp-sidecar/error";
@@ -96,29 +92,24 @@ pub async fn call(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireE
         (Some(state), Era::Modern(_)) => {
             r.aggregate
                 .parked()
-                .resume(state, &p.name, p.input_responses.as_ref())?
+                .resume(state, &request_of(&p.name), p.input_responses.as_ref())?
         }
-        _ => start(r.aggregate, p.name, p.arguments, token.is_some()),
+        _ => start(r, p.name, p.arguments, token.is_some()),
     };
     let relay = Relay { token, logs };
     match answering(r, running, relay).await? {
-        Step::Done(Ok(outcome)) => Ok(result_of(outcome)),
+        Step::Done(Ok(result)) => Ok(result),
         Step::Done(Err(e)) if runs_into_result(e.code) => Ok(error_result(&e)),
         Step::Done(Err(e)) => Err(e.into()),
         Step::InputRequired(result) => Ok(result),
     }
 }
 
-/// Starts the call as a task of its own (so that it can wait, parked, for a 2026-07-28 client's
-/// answers), registered for its server's questions, its progress watched when the client wants it
-/// (`resetTimeoutOnProgress` and the total bound are the server's config).
-fn start(
-    aggregate: &Aggregate,
-    tool: String,
-    arguments: Option<Value>,
-    with_progress: bool,
-) -> Running {
-    let registry = Arc::clone(aggregate.registry());
+/// Starts the call (`answering::start`), registered for its server's questions, its progress
+/// watched when the client wants it (`resetTimeoutOnProgress` and the total bound are the server's
+/// config).
+fn start(r: &Request<'_>, tool: String, arguments: Option<Value>, with_progress: bool) -> Running {
+    let registry = Arc::clone(r.aggregate.registry());
     // A tool of a server still on its first start is not listed yet: the call waits for that
     // server (the registry sees to it), and its questions come from the server that may name it.
     let server = match registry.catalog().get(&tool) {
@@ -129,7 +120,6 @@ fn start(
             .map(|s| s.name)
             .find(|s| registry.settings().names.may_name(s, &tool)),
     };
-    let questions = server.as_deref().map(|s| aggregate.asks().call_on(s));
     let mut options = CallOptions::default();
     let progress = with_progress.then(|| {
         let (sink, watched) = watch::channel(None);
@@ -138,146 +128,18 @@ fn start(
     });
     let name = tool.clone();
     // The progress sink moves into the call and drops with it: the watch then ends.
-    let call =
-        tokio::spawn(async move { registry.call_tool_with(&name, arguments, options).await });
-    Running {
-        tool,
-        server,
-        call: AbortOnDropHandle::new(call),
-        progress,
-        questions,
-        waiting: Vec::new(),
-        asked: 0,
-    }
-}
-
-/// Where a call stands when its request is answered.
-enum Step {
-    Done(crate::error::Result<CallOutcome>),
-    /// Parked: the client is asked (2026-07-28).
-    InputRequired(Value),
-}
-
-/// What this leg of a call passes on to its client besides the answer.
-struct Relay {
-    /// The client's `progressToken`: the server's progress goes out under it.
-    token: Option<Value>,
-    /// The servers' logs, subscribed before the call started, and the level the request named: its
-    /// server's logs at or above it go out (2026-07-28).
-    logs: Option<(broadcast::Receiver<Arc<ServerLog>>, LogLevel)>,
-}
-
-/// The next log message of `server` at or above the level asked for; never, without a subscription
-/// or a known server, or once the logs are over.
-async fn next_log(
-    logs: Option<&mut (broadcast::Receiver<Arc<ServerLog>>, LogLevel)>,
-    server: Option<&str>,
-) -> Arc<ServerLog> {
-    let (Some((notices, min)), Some(server)) = (logs, server) else {
-        return std::future::pending().await;
+    let call = async move {
+        registry
+            .call_tool_with(&name, arguments, options)
+            .await
+            .map(result_of)
     };
-    loop {
-        match notices.recv().await {
-            Ok(log) if log.server == server && logs::admits(Some(*min), &log) => return log,
-            // Others' logs, and logs lost to a lag (bounded: the oldest go).
-            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-            Err(broadcast::error::RecvError::Closed) => return std::future::pending().await,
-        }
-    }
+    answering::start(r, request_of(&tool), server, true, progress, call)
 }
 
-/// Waits for the call, answering its server's questions meanwhile: a legacy session's client is
-/// asked with a request of the sidecar's own on the call's stream; a 2026-07-28 client through an
-/// `input_required` result — or, when it did not declare what the question needs, the call fails
-/// with -32021 (`MissingRequiredClientCapability`). The server's progress (and logs) go out on
-/// the call's stream as they come; the last progress before the answer.
-async fn answering(
-    r: &Request<'_>,
-    mut running: Running,
-    mut relay: Relay,
-) -> Result<Step, WireError> {
-    let mut asking = JoinSet::new();
-    loop {
-        if !running.waiting.is_empty() {
-            match r.aggregate.parked().park(running) {
-                Ok(input_required) => return Ok(Step::InputRequired(input_required)),
-                Err(refused) => running = *refused,
-            }
-        }
-        let next = async {
-            match running.questions.as_mut() {
-                Some(q) => q.questions.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        let watched = relay.token.as_ref().and(running.progress.as_mut());
-        let log = next_log(relay.logs.as_mut(), running.server.as_deref());
-        tokio::select! {
-            outcome = &mut running.call => {
-                let outcome = outcome.unwrap_or_else(|e| Err(Error::internal(format!("the call's task ended: {e}"))));
-                // The call is over and its progress sink gone: what it reported last goes out
-                // before the answer.
-                if let Some(token) = &relay.token {
-                    while let Some(params) = progress::next(running.progress.as_mut()).await {
-                        r.sink.send(progress::notification(params, token)).await;
-                    }
-                }
-                return Ok(Step::Done(outcome));
-            }
-            Some(params) = progress::next(watched) => {
-                if let Some(token) = &relay.token {
-                    r.sink.send(progress::notification(params, token)).await;
-                }
-            }
-            log = log => {
-                r.sink.send(logs::message(&log)).await;
-            }
-            Some(asked) = next => match r.era {
-                Era::Legacy => {
-                    let ask = r.session.ask(r.sink.clone(), asked.question);
-                    asking.spawn(async move {
-                        let _ = asked.answer.send(ask.await);
-                    });
-                }
-                Era::Modern(modern) => {
-                    let declared = client_capabilities(&modern.capabilities);
-                    consider(&mut running, asked, &declared)?;
-                    // Questions a server sent together are asked together: let those already on
-                    // their way land, then take every one waiting.
-                    tokio::task::yield_now().await;
-                    while let Some(more) = running.questions.as_mut().and_then(|q| q.questions.try_recv().ok()) {
-                        consider(&mut running, more, &declared)?;
-                    }
-                }
-            },
-            // Finished questions leave the set, so it holds only those still open.
-            Some(_) = asking.join_next(), if !asking.is_empty() => {}
-        }
-    }
-}
-
-/// A question for a 2026-07-28 client: kept for its `input_required` result when the client
-/// declared what it needs; else the call fails with -32021 (the question refused), or — a mode or
-/// feature it did not declare — only the question is refused.
-fn consider(running: &mut Running, asked: Asked, declared: &Capabilities) -> Result<(), WireError> {
-    match declared.admit(&asked.question.method, &asked.question.params) {
-        Ok(()) => running.wait_for(asked),
-        Err(AskError::NotDeclared { method }) => {
-            let needed = capability_of(&method).unwrap_or("unknown");
-            let _ = asked.answer.send(Err(AskError::NotDeclared {
-                method: method.clone(),
-            }));
-            return Err(WireError::new(
-                MISSING_CLIENT_CAPABILITY,
-                format!("the tool's server asked for `{method}`, which needs the `{needed}` capability this request did not declare"),
-            )
-            .with_data(required(needed)));
-        }
-        Err(refused) => {
-            let _ = asked.answer.send(Err(refused));
-        }
-    }
-    Ok(())
+/// What a call is for, as its parked state names it.
+fn request_of(tool: &str) -> String {
+    format!("tool `{tool}`")
 }
 
 /// Whether a failure is the tool's (reported to the model as `isError`), not the request's.

@@ -133,6 +133,7 @@ const prompts = [
     arguments: [{ name: "resourceUri", description: "URI of the resource to embed", required: true }],
   },
   { name: "test_prompt_with_image", description: "A prompt with an image" },
+  { name: "test_input_required_result_prompt", description: "Asks for its context before it is made" },
 ];
 
 const server = new Server(
@@ -393,6 +394,15 @@ server.setRequestHandler(GetPromptRequestSchema, async (request) => {
           { role: "user", content: { type: "text", text: "Please analyze the image above." } },
         ],
       };
+    case "test_input_required_result_prompt": {
+      // Asked while prompts/get runs: the sidecar must bring the question to the client whose
+      // request it is (a 2026-07-28 client through input_required).
+      const result = await server.elicitInput({
+        message: "What context should the prompt use?",
+        requestedSchema: { type: "object", properties: { context: { type: "string" } }, required: ["context"] },
+      });
+      return { messages: [{ role: "user", content: { type: "text", text: `Context: ${result.content?.context}` } }] };
+    }
     default:
       throw new McpError(-32602, `Unknown prompt: ${request.params.name}`);
   }

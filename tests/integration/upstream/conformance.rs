@@ -33,10 +33,7 @@ const NOT_APPLICABLE: &[(&str, &str)] = &[
 
 /// Scenarios this build does not pass yet, and what they need (README "What this build does not do
 /// yet" says the same).
-const NOT_YET: &[(&str, &str)] = &[(
-    "input-required-result-non-tool-request",
-    "a server's questions are asked of the client during tools/call only, not during prompts/get (and the fixture has no prompt that asks)",
-)];
+const NOT_YET: &[(&str, &str)] = &[];
 
 /// Scenario name prefixes of extensions the aggregate does not offer, and why.
 const EXTENSIONS_NOT_OFFERED: &[(&str, &str)] = &[(
