@@ -8,12 +8,11 @@
 //! private temporary file (0600, directory 0700) and renamed into place; read through a small
 //! bound; anything unexpected is a miss. All file-system access is asynchronous.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
-use tokio::io::AsyncReadExt;
 
+use super::private_file;
 use super::schema_cache::SchemaCache;
 use crate::{era, limits};
 
@@ -34,19 +33,8 @@ impl SchemaCache {
 
     /// The verdict kept for `key`, or `None` on any kind of miss.
     pub async fn load_verdict(&self, key: &str) -> Option<Verdict> {
-        let file = tokio::fs::File::open(self.verdict_path(key)).await.ok()?;
-        let mut text = Vec::new();
-        file.take(limits::ERA_VERDICT_MAX_BYTES + 1)
-            .read_to_end(&mut text)
-            .await
-            .ok()?;
-        if text.len() as u64 > limits::ERA_VERDICT_MAX_BYTES {
-            return None;
-        }
-        let doc: Value = serde_json::from_slice(&text).ok()?;
-        if doc.get("format") != Some(&json!(FORMAT)) || doc.get("key") != Some(&json!(key)) {
-            return None;
-        }
+        let path = self.verdict_path(key);
+        let doc = private_file::read(&path, limits::ERA_VERDICT_MAX_BYTES, FORMAT, key).await?;
         match (doc["era"].as_str()?, doc["version"].as_str()) {
             ("legacy", _) => Some(Verdict::Legacy),
             ("modern", Some(v)) if era::MODERN_VERSIONS.contains(&v) => {
@@ -69,48 +57,12 @@ impl SchemaCache {
             "version": version,
             "writtenAt": crate::time::rfc3339(std::time::SystemTime::now()),
         });
-        let (dir, path) = (self.dir().to_owned(), self.verdict_path(key));
-        tokio::task::spawn_blocking(move || write_private(&dir, &path, &doc))
-            .await
-            .map_err(std::io::Error::other)?
+        private_file::write(self.dir().to_owned(), self.verdict_path(key), doc).await
     }
 
     /// Drops the verdict of `key` (a start with it failed): the next start negotiates.
     pub async fn forget_verdict(&self, key: &str) {
         let _ = tokio::fs::remove_file(self.verdict_path(key)).await;
-    }
-}
-
-fn write_private(
-    dir: &std::path::Path,
-    path: &std::path::Path,
-    doc: &Value,
-) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)?;
-    // Hidden, like the schema cache's own temporary files: never mistaken for an entry.
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let written = options.open(&tmp).and_then(|mut f| {
-        f.write_all(doc.to_string().as_bytes())?;
-        f.sync_all()
-    });
-    match written.and_then(|()| std::fs::rename(&tmp, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
     }
 }
 

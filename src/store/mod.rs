@@ -10,6 +10,7 @@ pub mod entry;
 pub mod era_verdicts;
 pub mod listing;
 pub mod pieces;
+mod private_file;
 pub mod results;
 pub mod schema_cache;
 

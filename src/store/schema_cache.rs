@@ -13,12 +13,11 @@
 //! Every file-system access (the key's look at the executable, reads, writes) is asynchronous, so
 //! a slow disk never stalls the runtime thread that serves the host.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use tokio::io::AsyncReadExt;
 
+use super::private_file;
 use crate::config::ServerSpec;
 use crate::mcp::{self, ToolDef};
 use crate::{convert, limits};
@@ -92,19 +91,9 @@ impl SchemaCache {
 
     /// The cached, re-validated tools of `key`, or `None` on any kind of miss.
     pub async fn load(&self, key: &str, server: &str) -> Option<Vec<ToolDef>> {
-        let file = tokio::fs::File::open(self.path(key)).await.ok()?;
-        let mut text = Vec::new();
-        file.take(limits::SCHEMA_CACHE_MAX_BYTES + 1)
-            .read_to_end(&mut text)
-            .await
-            .ok()?;
-        if text.len() as u64 > limits::SCHEMA_CACHE_MAX_BYTES {
-            return None;
-        }
-        let mut doc: Value = serde_json::from_slice(&text).ok()?;
-        if doc.get("format") != Some(&json!(FORMAT)) || doc.get("key") != Some(&json!(key)) {
-            return None;
-        }
+        let path = self.path(key);
+        let mut doc =
+            private_file::read(&path, limits::SCHEMA_CACHE_MAX_BYTES, FORMAT, key).await?;
         let Value::Array(raw) = doc.get_mut("tools")?.take() else {
             return None;
         };
@@ -130,41 +119,8 @@ impl SchemaCache {
             "writtenAt": crate::time::rfc3339(std::time::SystemTime::now()),
             "tools": tools.iter().map(|t| &t.raw).collect::<Vec<_>>(),
         });
-        let (this, key) = (self.clone(), key.to_owned());
-        tokio::task::spawn_blocking(move || this.write(&key, &doc))
-            .await
-            .map_err(std::io::Error::other)?
+        private_file::write(self.dir.clone(), self.path(key), doc).await
     }
-
-    /// The blocking half of [`SchemaCache::store`]: a private temporary file renamed into place.
-    fn write(&self, key: &str, doc: &Value) -> std::io::Result<()> {
-        create_private_dir(&self.dir)?;
-        let path = self.path(key);
-        let tmp = self.dir.join(format!(".{key}.{}.tmp", std::process::id()));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let written = options.open(&tmp).and_then(|mut f| {
-            f.write_all(doc.to_string().as_bytes())?;
-            f.sync_all()
-        });
-        match written.and_then(|()| std::fs::rename(&tmp, &path)) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
-                Err(e)
-            }
-        }
-    }
-}
-
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)
 }
 
 /// `{path, size, modified}` of the program the config would run, when it can be found: an upgrade of
