@@ -522,18 +522,21 @@ impl Client {
     /// A reply's result, or its JSON-RPC error as UPSTREAM_ERROR: the server's own error, the only
     /// source of that code (transport failures have theirs, see `TransportError`).
     pub(super) fn outcome(&self, reply: Reply) -> Result<Value> {
-        reply.outcome.map_err(|e| {
-            Error::new(
-                ErrorCode::UpstreamError,
-                format!(
-                    "server `{}` answered with error {}: {}",
-                    self.server, e.code, e.message
-                ),
-            )
-            .with("server", &*self.server)
-            .with("upstreamCode", e.code)
-            .with("upstreamData", e.data.unwrap_or(Value::Null))
-        })
+        reply.outcome.map_err(|e| self.upstream_error(e))
+    }
+
+    /// The server's own JSON-RPC error as UPSTREAM_ERROR, naming the server.
+    pub(super) fn upstream_error(&self, e: crate::jsonrpc::ErrorObject) -> Error {
+        Error::new(
+            ErrorCode::UpstreamError,
+            format!(
+                "server `{}` answered with error {}: {}",
+                self.server, e.code, e.message
+            ),
+        )
+        .with("server", &*self.server)
+        .with("upstreamCode", e.code)
+        .with("upstreamData", e.data.unwrap_or(Value::Null))
     }
 
     /// Turns an upstream error reply into an error, for callers holding a raw [`Reply`].

@@ -34,7 +34,7 @@ impl Client {
             Negotiation::Legacy(version) => {
                 match self.initialize(version, capabilities, deadline).await? {
                     Ok(()) => Ok(()),
-                    Err(e) => Err(self.upstream(e)),
+                    Err(e) => Err(self.upstream_error(e)),
                 }
             }
             Negotiation::Modern(version) => match self.discover(version, deadline).await? {
@@ -62,7 +62,7 @@ impl Client {
                 match self.discover(version, deadline).await? {
                     Verdict::Modern(h) => self.adopt(h),
                     // Not a modern server either: the refusal of `initialize` is the error.
-                    _ => Err(self.upstream(refusal)),
+                    _ => Err(self.upstream_error(refusal)),
                 }
             }
             Negotiation::DiscoverFirst => match self
@@ -81,7 +81,7 @@ impl Client {
                         .await?
                     {
                         Ok(()) => Ok(()),
-                        Err(e) => Err(self.upstream(e)),
+                        Err(e) => Err(self.upstream_error(e)),
                     }
                 }
             },
@@ -144,19 +144,6 @@ impl Client {
         self.handshake = handshake;
         self.open_listen();
         Ok(())
-    }
-
-    fn upstream(&self, e: ErrorObject) -> Error {
-        Error::new(
-            ErrorCode::UpstreamError,
-            format!(
-                "server `{}` answered with error {}: {}",
-                self.server, e.code, e.message
-            ),
-        )
-        .with("server", &*self.server)
-        .with("upstreamCode", e.code)
-        .with("upstreamData", e.data.unwrap_or(Value::Null))
     }
 
     fn version_error(&self, why: &str) -> Error {
