@@ -2,7 +2,9 @@
 //! no handshake, `_meta` on every request) and which legacy (2024-11-05 … 2025-11-25: the
 //! `initialize` handshake), the `_meta` keys of the modern envelope, and the recognised modern
 //! error codes. `upstream` serves both eras; `mcp` speaks both to servers; `config` checks a pinned
-//! revision. Pure: no I/O, no imports.
+//! revision. Pure: no I/O.
+
+use serde_json::{Map, Value};
 
 /// Modern revisions, newest first.
 pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
@@ -32,6 +34,21 @@ pub fn is_modern(version: &str) -> bool {
 /// Whether this build speaks `version` at all, in either era.
 pub fn is_known(version: &str) -> bool {
     MODERN_VERSIONS.contains(&version) || LEGACY_VERSIONS.contains(&version)
+}
+
+/// The `_meta` object of a request, result or notification (made one if it is missing or not an
+/// object), where both eras' envelopes and the sidecar's own keys go.
+pub fn meta_of(object: &mut Map<String, Value>) -> &mut Map<String, Value> {
+    let slot = object
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    match slot {
+        Value::Object(map) => map,
+        _ => unreachable!("made an object just above"),
+    }
 }
 
 #[cfg(test)]

@@ -30,19 +30,12 @@ pub fn enveloped(
         Value::Object(map) => map,
         _ => Map::new(),
     };
-    let meta = params
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !meta.is_object() {
-        *meta = Value::Object(Map::new());
-    }
-    if let Value::Object(meta) = meta {
-        meta.insert(META_PROTOCOL_VERSION.into(), Value::from(version));
-        meta.insert(META_CLIENT_CAPABILITIES.into(), capabilities.clone());
-        meta.insert(META_CLIENT_INFO.into(), client_info());
-        if let Some(level) = log_level {
-            meta.insert(META_LOG_LEVEL.into(), Value::from(level));
-        }
+    let meta = crate::era::meta_of(&mut params);
+    meta.insert(META_PROTOCOL_VERSION.into(), Value::from(version));
+    meta.insert(META_CLIENT_CAPABILITIES.into(), capabilities.clone());
+    meta.insert(META_CLIENT_INFO.into(), client_info());
+    if let Some(level) = log_level {
+        meta.insert(META_LOG_LEVEL.into(), Value::from(level));
     }
     Value::Object(params)
 }

@@ -145,12 +145,7 @@ pub fn complete(result: Value, server_info: &Value, cacheable: bool) -> Value {
     result
         .entry("resultType")
         .or_insert_with(|| Value::from("complete"));
-    let meta = result
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(meta) = meta {
-        meta.insert(META_SERVER_INFO.into(), server_info.clone());
-    }
+    crate::era::meta_of(&mut result).insert(META_SERVER_INFO.into(), server_info.clone());
     if cacheable {
         result.insert("ttlMs".into(), Value::from(LIST_TTL_MS));
         result.insert("cacheScope".into(), Value::from("private"));

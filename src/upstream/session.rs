@@ -195,12 +195,7 @@ pub fn naming(params: Value, server: String) -> Value {
         Value::Object(map) => map,
         _ => Map::new(),
     };
-    let meta = params
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(meta) = meta {
-        meta.insert("mcp-sidecar/server".into(), Value::String(server));
-    }
+    crate::era::meta_of(&mut params).insert("mcp-sidecar/server".into(), Value::String(server));
     Value::Object(params)
 }
 

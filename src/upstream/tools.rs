@@ -162,7 +162,7 @@ fn runs_into_result(code: ErrorCode) -> bool {
 fn result_of(outcome: CallOutcome) -> Value {
     let mut result = outcome.result;
     if let (Some(truncated), Value::Object(map)) = (&outcome.truncated, &mut result) {
-        meta(map).insert(TRUNCATED_META.into(), truncated.to_json());
+        crate::era::meta_of(map).insert(TRUNCATED_META.into(), truncated.to_json());
     }
     result
 }
@@ -176,22 +176,8 @@ pub fn error_result(e: &Error) -> Value {
     );
     map.insert("isError".into(), Value::Bool(true));
     let details = e.to_rpc_error()["data"].take();
-    meta(&mut map).insert(ERROR_META.into(), details);
+    crate::era::meta_of(&mut map).insert(ERROR_META.into(), details);
     Value::Object(map)
-}
-
-/// The result's `_meta` object (made one if it is missing or not an object).
-fn meta(result: &mut Map<String, Value>) -> &mut Map<String, Value> {
-    let slot = result
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !slot.is_object() {
-        *slot = Value::Object(Map::new());
-    }
-    match slot {
-        Value::Object(map) => map,
-        _ => unreachable!("made an object just above"),
-    }
 }
 
 #[cfg(test)]
