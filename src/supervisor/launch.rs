@@ -181,12 +181,13 @@ impl<'a> EraVerdicts<'a> {
         }
     }
 
+    /// A kept verdict orders the two handshakes, it does not pin one: the era it names is tried
+    /// first (so a server that did not change costs one round trip), and a server that changed
+    /// era since (another server now at the same URL, an upgrade) is still found in this start.
     fn negotiation(&self, spec: &ServerSpec) -> Negotiation {
         match &self.known {
-            Some(Verdict::Modern(version)) => Negotiation::Modern(version.clone()),
-            Some(Verdict::Legacy) => {
-                Negotiation::Legacy(mcp::handshake::OFFERED_PROTOCOL_VERSION.to_owned())
-            }
+            Some(Verdict::Modern(_)) => Negotiation::DiscoverFirst,
+            Some(Verdict::Legacy) => Negotiation::LegacyFirst,
             None => negotiation(spec),
         }
     }

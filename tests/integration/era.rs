@@ -229,6 +229,48 @@ fn the_era_verdict_is_kept_and_skips_the_negotiation_next_time() {
     );
 }
 
+/// A kept verdict only orders the handshakes: a server that is no longer of the era its verdict
+/// names (another server now at the same URL, an upgrade) still comes up in the same start, in
+/// its own era, with no failed start and no restart.
+#[test]
+fn a_stale_era_verdict_never_fails_a_start() {
+    let cache = support::temp_dir("era-verdict-stale");
+    let args = ["--cache-dir", cache.to_str().unwrap()];
+    let config = support::fixture(&[]);
+    {
+        let mut s = Sidecar::initialized_with(&args, json!({}));
+        let status = s.add("l", config.clone());
+        assert_eq!(status["era"], "legacy", "{status}");
+    }
+    let verdict_file = || {
+        std::fs::read_dir(&cache)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(".era.json"))
+    };
+    support::eventually("the legacy verdict is kept", || verdict_file().is_some());
+    let path = verdict_file().unwrap();
+    let mut verdict: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(verdict["era"], "legacy", "{verdict}");
+    verdict["era"] = json!("modern");
+    verdict["version"] = json!("2026-07-28");
+    std::fs::write(&path, verdict.to_string()).unwrap();
+
+    let mut s = Sidecar::initialized_with(&args, json!({}));
+    let status = s.add("l", config);
+    assert_eq!(
+        (
+            status["state"].as_str(),
+            status["era"].as_str(),
+            status["generation"].as_u64(),
+            status["restarts"].as_u64()
+        ),
+        (Some("ready"), Some("legacy"), Some(1), Some(0)),
+        "{status}"
+    );
+}
+
 /// MRTR: a 2026-07-28 server's `input_required` becomes the host's own `elicitation/create`
 /// (the same request a legacy server's question would be), the answer goes back in a retry with
 /// the `requestState` unchanged; a server that never stops asking is cut off after the round cap.
