@@ -110,7 +110,9 @@ fn a_modern_client_answers_through_input_required_results() {
     assert_eq!(state.len(), 32);
 
     let mut tampered = ask.clone();
-    tampered["requestState"] = json!(format!("{}0", &state[..31]));
+    // The last character changed (to another one: a state ending in `0` stays tampered).
+    let last = if state.ends_with('0') { '1' } else { '0' };
+    tampered["requestState"] = json!(format!("{}{last}", &state[..31]));
     tampered["inputResponses"] = json!({"q1": {}});
     assert_eq!(s.request("tools/call", tampered)["error"]["code"], -32602);
 
