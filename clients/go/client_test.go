@@ -330,8 +330,8 @@ func TestResponseOverMaxLineBytes(t *testing.T) {
 	ctx := testCtx(t, 10*time.Second)
 	_, err := c.CallTool(ctx, "mcp__a__large", map[string]any{"bytes": 10000}, nil)
 	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeMessageTooLarge || e.Data["limit"] != float64(4096) || e.Data["size"].(float64) < 10000 {
-		t.Fatalf("want MESSAGE_TOO_LARGE, got %v %#v", err, e)
+	if !errors.As(err, &e) || e.Code != CodeLineTooLarge || e.Data["limit"] != float64(4096) || e.Data["size"].(float64) < 10000 {
+		t.Fatalf("want LINE_TOO_LARGE, got %v %#v", err, e)
 	}
 	res, err := c.CallTool(ctx, "mcp__a__echo", map[string]any{"message": "still fine"}, nil)
 	if err != nil || res.Text != "still fine" {

@@ -5,14 +5,16 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"time"
 )
 
 // Close ends the session: it sends shutdown (the sidecar stops every server
-// and its process tree, then exits 0), closes the sidecar's stdin, and waits
-// for the exit. If the sidecar has not exited within Options.CloseTimeout
+// and its process tree, then exits 0), closes the sidecar's stdin right
+// behind it (EOF is the same stop, so a sidecar that never answers shutdown
+// still exits by itself), and waits for the exit. If the sidecar has not exited within Options.CloseTimeout
 // (or before ctx ends), it is killed and Close returns an *Error with
 // CodeKilled. An exit status other than 0 gives CodeSidecarExited.
 //
@@ -32,8 +34,8 @@ func (c *Client) close(ctx context.Context) error {
 
 	sctx, cancel := context.WithTimeout(ctx, c.opts.CloseTimeout)
 	defer cancel()
-	shutdownErr := c.call(sctx, "shutdown", nil, nil)
-	c.closeStdin() // EOF: the same stop, for a sidecar that missed shutdown
+	answer := c.sendShutdown(sctx)
+	c.closeStdin()
 
 	killed := false
 	select {
@@ -41,6 +43,15 @@ func (c *Client) close(ctx context.Context) error {
 	case <-sctx.Done():
 		killed = !errors.Is(c.cmd.Process.Kill(), os.ErrProcessDone)
 		<-c.exited // SIGKILL cannot be ignored; Wait is bounded by WaitDelay
+	}
+	var shutdownErr error
+	select {
+	case r := <-answer: // nil channel (shutdown not sent): never ready
+		if r.err != nil {
+			shutdownErr = r.err
+		}
+	default:
+		shutdownErr = errors.New("shutdown was not answered")
 	}
 	select { // every notification written before the exit is delivered
 	case <-c.readerDone:
@@ -61,5 +72,33 @@ func (c *Client) close(ctx context.Context) error {
 		e.Data["exit"] = state
 		return e
 	}
+	return nil
+}
+
+// sendShutdown queues shutdown without waiting for its answer; it returns the
+// channel the answer comes on, or nil when it was not sent (the connection
+// is over, or ctx ended first). A pending entry left behind is failed with
+// the rest when the reader ends.
+func (c *Client) sendShutdown(ctx context.Context) chan response {
+	id := c.nextID.Add(1)
+	line, err := json.Marshal(request{JSONRPC: "2.0", ID: id, Method: "shutdown"})
+	if err != nil {
+		return nil
+	}
+	ch := make(chan response, 1)
+	c.mu.Lock()
+	if c.broken != nil {
+		c.mu.Unlock()
+		return nil
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+	select {
+	case c.writeQ <- outgoing{line: append(line, '\n'), method: "shutdown", id: id}:
+		return ch
+	case <-c.writerDone:
+	case <-ctx.Done():
+	}
+	c.forget(id)
 	return nil
 }

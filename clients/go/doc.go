@@ -62,8 +62,8 @@
 //
 // # Lifetime and the missing-Close case (design note)
 //
-// Close sends shutdown, waits for the sidecar to exit and kills it after
-// Options.CloseTimeout. There is deliberately no finalizer: a finalizer runs
+// Close sends shutdown and closes stdin behind it, waits for the sidecar to
+// exit and kills it after Options.CloseTimeout. There is deliberately no finalizer: a finalizer runs
 // at an unpredictable time (or never, at process exit), cannot wait for a
 // child, and would hide a missing Close. Instead the design relies on the
 // operating system: the client holds the only write end of the sidecar's

@@ -10,9 +10,8 @@ import (
 )
 
 // Codes raised by this client itself (never sent by the sidecar). Their
-// RPCCode is 0. CodeCancelled and CodeMessageTooLarge are also raised by the
-// client: for a cancelled context, and for a sidecar line over
-// Options.MaxLineBytes.
+// RPCCode is 0. CodeCancelled is also raised by the client, for a cancelled
+// context.
 const (
 	// CodeBinaryNotFound: no mcp-sidecar binary was found; the message lists
 	// every place that was searched (Data["searched"]).
@@ -27,6 +26,14 @@ const (
 	// CodeKilled: Close had to kill the sidecar because it did not exit
 	// within Options.CloseTimeout after shutdown.
 	CodeKilled = "KILLED"
+	// CodeLineTooLarge: the sidecar wrote a line over Options.MaxLineBytes
+	// (Data["limit"], Data["size"]). The call it answered fails; when the
+	// line does not say which call that is, the client is closed.
+	CodeLineTooLarge = "LINE_TOO_LARGE"
+	// CodeInvalidMessage: the sidecar wrote a line that is not a JSON-RPC
+	// message (the client is closed; the message quotes the line's start),
+	// or a response with neither result nor error (that call fails).
+	CodeInvalidMessage = "INVALID_MESSAGE"
 )
 
 // Error is the only error type returned by this package's calls (wrapped

@@ -75,3 +75,26 @@ func TestIDFromPrefix(t *testing.T) {
 		}
 	}
 }
+
+// A long line is not kept by the reader once it has been read: the buffer it
+// keeps for the next line stays at the read buffer's size (a reader that
+// appended every line into one reused buffer kept the longest line's
+// capacity, tens of megabytes, for as long as the client lived).
+func TestLineReaderKeepsNoLongLine(t *testing.T) {
+	const long = 8 << 20
+	input := strings.Repeat("x", long) + "\n" + strings.Repeat("y", 3*long) + "\nshort\n"
+	lr := newLineReader(strings.NewReader(input), 2*long)
+	if line, err := lr.next(); err != nil || len(line) != long {
+		t.Fatalf("the long line: %d bytes, %v", len(line), err)
+	}
+	var tooLong *lineTooLongError
+	if _, err := lr.next(); !errors.As(err, &tooLong) || tooLong.Size != 3*long || len(tooLong.Prefix) != prefixKeep {
+		t.Fatalf("the over-long line: %v", err)
+	}
+	if line, err := lr.next(); err != nil || string(line) != "short" {
+		t.Fatalf("the line after: %q %v", line, err)
+	}
+	if kept := cap(lr.buf) + cap(lr.prefix) + len(lr.pieces); kept > readBufferBytes+prefixKeep {
+		t.Fatalf("the reader keeps %d bytes after a long line, want at most %d", kept, readBufferBytes+prefixKeep)
+	}
+}

@@ -83,7 +83,8 @@ type Options struct {
 	// LogBuffer bounds the Logs channel (default 256), with the same
 	// drop-the-oldest policy, counted by DroppedLogs.
 	LogBuffer int
-	// MaxLineBytes bounds one line read from the sidecar (default 64 MiB).
+	// MaxLineBytes bounds one line read from the sidecar (default 64 MiB);
+	// a longer line fails with CodeLineTooLarge.
 	MaxLineBytes int
 	// CloseTimeout is how long Close waits for the sidecar to answer
 	// shutdown and exit before killing it (default 5 s).

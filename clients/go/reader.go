@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -25,7 +26,9 @@ type wireMessage struct {
 
 // readLoop drains stdout until it ends, routing responses by id and queuing
 // notifications; then it fails every pending call and closes the
-// notification channel.
+// notification channel. After a line that ends the connection (breakOff)
+// it still reads to the end, dispatching nothing, so the sidecar is never
+// left blocked on a full pipe and can exit at the EOF it was given.
 func (c *Client) readLoop() {
 	defer close(c.readerDone)
 	defer c.server.stop() // handlers still running are cancelled
@@ -33,27 +36,40 @@ func (c *Client) readLoop() {
 	defer c.notifs.close()
 	defer c.stdout.Close()
 	lr := newLineReader(c.stdout, c.opts.MaxLineBytes)
+	broken := false
 	var readErr error
 	for {
 		line, err := lr.next()
 		var tooLong *lineTooLongError
-		if errors.As(err, &tooLong) {
-			c.lineTooLong(tooLong)
-			continue
-		}
-		if err != nil {
+		var fatal *Error
+		switch {
+		case errors.As(err, &tooLong):
+			if !broken {
+				fatal = c.lineTooLong(tooLong)
+			}
+		case err != nil:
 			readErr = err
+		case !broken:
+			fatal = c.dispatch(line)
+		}
+		if readErr != nil {
 			break
 		}
-		c.dispatch(line)
+		if fatal != nil {
+			broken = true
+			c.breakOff(fatal)
+		}
 	}
 	c.fail(readErr)
 }
 
-func (c *Client) dispatch(line []byte) {
+// dispatch routes one line; a line that is not a JSON-RPC message gives the
+// error that ends the connection (dropping it would leave the call it was
+// meant to answer waiting forever).
+func (c *Client) dispatch(line []byte) *Error {
 	var m wireMessage
 	if err := json.Unmarshal(line, &m); err != nil {
-		return // not JSON-RPC: PROTOCOL.md guarantees it never happens
+		return invalidLine(line, err)
 	}
 	if m.Method != "" { // responses, the hot path, skip this branch
 		if len(m.ID) != 0 {
@@ -61,19 +77,60 @@ func (c *Client) dispatch(line []byte) {
 		} else {
 			c.notification(m.Method, m.Params)
 		}
-		return
+		return nil
 	}
 	id, err := strconv.ParseInt(string(m.ID), 10, 64)
 	if err != nil {
-		return // id null (a line of ours was malformed) or not ours
+		return nil // id null (a line of ours was malformed) or not ours
 	}
 	var r response
-	if m.Error != nil {
+	switch {
+	case m.Error != nil:
 		r.err = fromWire(*m.Error)
-	} else {
+	case m.Result == nil: // absent; "result": null is kept as the text null
+		r.err = clientError(CodeInvalidMessage, nil,
+			"the sidecar answered request %d with neither result nor error: %s", id, quoteLine(line))
+	default:
 		r.result = m.Result
 	}
 	c.deliver(id, r)
+	return nil
+}
+
+// quotedLineBytes bounds how much of a bad line an error quotes.
+const quotedLineBytes = 200
+
+// quoteLine quotes the start of a line from the sidecar for an error message.
+func quoteLine(line []byte) string {
+	if len(line) > quotedLineBytes {
+		return fmt.Sprintf("%q… (%d bytes)", line[:quotedLineBytes], len(line))
+	}
+	return fmt.Sprintf("%q", line)
+}
+
+// invalidLine is the error of a line that is not a JSON-RPC message.
+func invalidLine(line []byte, cause error) *Error {
+	err := clientError(CodeInvalidMessage, cause,
+		"the sidecar wrote a line that is not a JSON-RPC message: %s; the client is closed", quoteLine(line))
+	err.Data["line"] = string(line[:min(len(line), quotedLineBytes)])
+	return err
+}
+
+// breakOff ends the connection on a line the client cannot trust: every
+// pending call and every later one fails with err, and stdin is closed so
+// that the sidecar stops (EOF is a shutdown). The reader goes on draining.
+func (c *Client) breakOff(err *Error) {
+	c.mu.Lock()
+	if c.broken == nil {
+		c.broken = err
+	}
+	pending := c.pending
+	c.pending = make(map[int64]chan response)
+	c.mu.Unlock()
+	for _, ch := range pending {
+		ch <- response{err: err} // buffered: never blocks
+	}
+	go c.closeStdin() // the writer may be blocked on a sidecar that stopped reading
 }
 
 // notification routes one notification from the sidecar.
@@ -104,16 +161,25 @@ func (c *Client) deliver(id int64, r response) {
 }
 
 // lineTooLong fails the call whose response was over MaxLineBytes, when its
-// id can be read from the line's start; other over-long lines are dropped.
-func (c *Client) lineTooLong(e *lineTooLongError) {
+// id can be read from the line's start. A line that does not say which call
+// it answers gives the error that ends the connection: some call may be
+// waiting for it.
+func (c *Client) lineTooLong(e *lineTooLongError) *Error {
 	id, ok := idFromPrefix(e.Prefix)
-	if !ok {
-		return
+	var err *Error
+	if ok {
+		err = clientError(CodeLineTooLarge, nil,
+			"a response of %d bytes from the sidecar is over Options.MaxLineBytes (%d); it was discarded", e.Size, e.Limit)
+	} else {
+		err = clientError(CodeLineTooLarge, nil,
+			"the sidecar wrote a line of %d bytes, over Options.MaxLineBytes (%d), that does not say which call it answers; the client is closed", e.Size, e.Limit)
 	}
-	err := clientError(CodeMessageTooLarge, nil,
-		"a response of %d bytes from the sidecar is over Options.MaxLineBytes (%d); it was discarded", e.Size, e.Limit)
 	err.Data["setting"], err.Data["limit"], err.Data["size"] = "MaxLineBytes", float64(e.Limit), float64(e.Size)
+	if !ok {
+		return err
+	}
 	c.deliver(id, response{err: err})
+	return nil
 }
 
 // idFromPrefix reads the top-level "id" from the start of a JSON object,
@@ -166,7 +232,11 @@ func (c *Client) fail(readErr error) {
 		gone = c.exitedError(readErr)
 	}
 	c.mu.Lock()
-	c.broken = gone
+	if c.broken == nil { // a line that broke the connection says more than its end
+		c.broken = gone
+	} else {
+		gone = c.broken
+	}
 	pending := c.pending
 	c.pending = make(map[int64]chan response)
 	c.mu.Unlock()
