@@ -265,7 +265,7 @@ export declare class HandlerError extends Error {
 }
 
 export type ClientErrorCode =
-  | 'BINARY_NOT_FOUND' | 'SPAWN_FAILED' | 'SIDECAR_EXITED' | 'CLOSED' | 'LINE_TOO_LONG' | 'INVALID_OUTPUT';
+  | 'BINARY_NOT_FOUND' | 'SPAWN_FAILED' | 'SIDECAR_EXITED' | 'CLOSED' | 'LINE_TOO_LONG' | 'INVALID_OUTPUT' | 'TIMEOUT';
 
 /** A stable code; unknown future protocol codes arrive as plain strings. */
 export type ErrorCode = ProtocolErrorCode | ClientErrorCode | (string & {});
@@ -333,6 +333,14 @@ export interface StartOptions {
   maxLineBytes?: number;
   /** How long close() waits for the sidecar to exit before SIGKILL (default 10000 ms). */
   closeTimeoutMs?: number;
+  /**
+   * How long start() waits for the answer to `initialize` (default 30000 ms; `Infinity`: no bound).
+   * Past it start() rejects with TIMEOUT and the sidecar is stopped, so a sidecar that never
+   * answers cannot keep the host process alive.
+   */
+  startTimeoutMs?: number;
+  /** Aborting it makes a start() still waiting for `initialize` reject with CANCELLED (the sidecar is stopped). */
+  signal?: AbortSignal;
   /** Default buffer of each notifications() and logs() iterator (default 1024). */
   notificationBufferSize?: number;
   /** Handlers of the sidecar's requests; `initialize` declares exactly these (nothing registered: nothing declared). */

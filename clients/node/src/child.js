@@ -114,11 +114,15 @@ export class SidecarProcess {
     }
   }
 
-  /** Resolves to the exit status, or to null if it has not exited within `ms`. */
-  waitExit(ms) {
+  /**
+   * Resolves to the exit status, or to null if it has not exited within `ms`. With
+   * `keepAlive: false` the wait does not keep the Node process alive by itself.
+   */
+  waitExit(ms, { keepAlive = true } = {}) {
     if (this.exit !== null) return Promise.resolve(this.exit);
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(null), ms);
+      if (!keepAlive) timer.unref();
       this.exited.then((exit) => {
         clearTimeout(timer);
         resolve(exit);

@@ -22,8 +22,10 @@ const START_OPTIONS = new Set([
   'binaryPath', 'args', 'env', 'cwd', 'stderr', 'clientInfo', 'toolFormat', 'strict', 'nameTemplate',
   'maxNameLength', 'requireTrust', 'maxLineBytes', 'closeTimeoutMs', 'notificationBufferSize',
   'handlers', 'capabilities', 'roots', 'answerTimeoutMs', 'tokenStorage', 'defer', 'deferAboveTokens',
-  'resourcesAsTools', 'pinTools', 'serverLogs',
+  'resourcesAsTools', 'pinTools', 'serverLogs', 'startTimeoutMs', 'signal',
 ]);
+const DEFAULT_START_TIMEOUT_MS = 30_000;
+const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout fires at once past it
 
 const cancelledError = (method, id, reason) =>
   new SidecarError(
@@ -68,11 +70,17 @@ export class SidecarClient extends EventEmitter {
       }
     }
     // Bad handlers or capabilities are a TypeError before anything is looked for or spawned.
+    const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+    if (!(startTimeoutMs === Infinity || (startTimeoutMs > 0 && startTimeoutMs <= MAX_TIMER_MS))) {
+      throw new TypeError(`startTimeoutMs must be a positive number of milliseconds (or Infinity), got ${startTimeoutMs}`);
+    }
+    const { signal } = options;
+    if (signal?.aborted) throw cancelledError('initialize', undefined, signal.reason);
     const host = new HostHandlers(options);
     const binary = findBinary({ binaryPath: options.binaryPath });
     const client = new SidecarClient(binary, options, host);
     try {
-      client.#initializeResult = await client.#request(
+      const initialize = client.#request(
         'initialize',
         omitUndefined({
           protocolVersion: 1,
@@ -92,6 +100,7 @@ export class SidecarClient extends EventEmitter {
           serverLogs: options.serverLogs,
         }),
       );
+      client.#initializeResult = await settleStart(initialize, startTimeoutMs, signal);
     } catch (err) {
       await client.close({ timeoutMs: 2000 });
       throw err;
@@ -473,7 +482,16 @@ export class SidecarClient extends EventEmitter {
       if (entry === undefined) return; // cancelled, or an id:null error about a line we never sent
       this.#take(msg.id, entry);
       if (msg.error !== undefined) entry.reject(SidecarError.fromRpc(msg.error, entry.method));
-      else entry.resolve(msg.result);
+      else if ('result' in msg) entry.resolve(msg.result);
+      else {
+        entry.reject(
+          new SidecarError(
+            'INVALID_OUTPUT',
+            `the sidecar answered ${entry.method} (request ${msg.id}) with neither result nor error: ${JSON.stringify(line.slice(0, 200))}`,
+            { data: { line: line.slice(0, 1000) } },
+          ),
+        );
+      }
     } else if (typeof msg.method !== 'string') {
       // Not a message of the protocol: ignored.
     } else if (msg.id === undefined || msg.id === null) {
@@ -556,12 +574,20 @@ export class SidecarClient extends EventEmitter {
     }
   }
 
-  /** Fatal client-side failure: reject everything, stop the sidecar. */
+  /**
+   * Fatal client-side failure: reject everything and stop the sidecar by closing its stdin (EOF:
+   * it stops its servers and exits 0). Its stdout is still read (and dropped) so it is never left
+   * blocked on a full pipe before it reaches that EOF; one still running after `closeTimeoutMs`
+   * is killed.
+   */
   #fail(error) {
     if (this.#failure === null || this.#failure.code === 'CLOSED') this.#failure = error;
     this.#rejectAll(error);
-    this.#proc.endInput();
-    this.#proc.kill('SIGKILL');
+    const proc = this.#proc;
+    proc.endInput();
+    proc.waitExit(this.#closeTimeoutMs, { keepAlive: false }).then((exit) => {
+      if (exit === null) proc.kill('SIGKILL');
+    });
   }
 
   #rejectAll(error) {
@@ -605,6 +631,47 @@ function callListener(listener, value) {
       throw err;
     });
   }
+}
+
+/**
+ * The outcome of `initialize`, unless `startTimeoutMs` passes or `signal` aborts first (then a
+ * TIMEOUT or CANCELLED error; the caller closes the client, which settles the request).
+ */
+function settleStart(initialize, startTimeoutMs, signal) {
+  if (startTimeoutMs === Infinity && signal === undefined) return initialize;
+  initialize.catch(() => {}); // once abandoned, its rejection by close() is expected
+  return new Promise((resolve, reject) => {
+    let timer;
+    const onAbort = () => {
+      done();
+      reject(cancelledError('initialize', undefined, signal.reason));
+    };
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    if (startTimeoutMs !== Infinity) {
+      timer = setTimeout(() => {
+        done();
+        reject(
+          new SidecarError('TIMEOUT', `the sidecar did not answer initialize within startTimeoutMs (${startTimeoutMs} ms)`, {
+            data: { setting: 'startTimeoutMs', limit: startTimeoutMs },
+          }),
+        );
+      }, startTimeoutMs);
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    initialize.then(
+      (result) => {
+        done();
+        resolve(result);
+      },
+      (err) => {
+        done();
+        reject(err);
+      },
+    );
+  });
 }
 
 /** Shorthand for `SidecarClient.start(options)`. */

@@ -15,7 +15,8 @@ export const CLIENT_CODES = Object.freeze([
   'SIDECAR_EXITED', // the sidecar exited while a request was waiting (data.exit)
   'CLOSED', // the client was closed (or is closing) when the request was made
   'LINE_TOO_LONG', // a stdout line exceeded maxLineBytes (data.limit); the client is closed
-  'INVALID_OUTPUT', // the sidecar wrote a line that is not a JSON object; the client is closed
+  'INVALID_OUTPUT', // a stdout line that is not a JSON object (the client is closed), or a response with neither result nor error (that call fails)
+  'TIMEOUT', // the sidecar did not answer initialize within startTimeoutMs (data.limit)
 ]);
 
 // Reverse table for an error whose data.code is missing (§14: handle an unknown

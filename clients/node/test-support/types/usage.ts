@@ -11,6 +11,7 @@ import {
 
 export async function newer(client: SidecarClient): Promise<number> {
   const strict = await start({ toolFormat: 'gemini', strict: true, requireTrust: true });
+  await start({ startTimeoutMs: 5000, signal: AbortSignal.timeout(10_000) });
   await strict.close();
   const loaded: LoadServersResult = await client.loadServers({ json: { mcpServers: {} }, dialect: 'claude-desktop', wait: true });
   await client.loadServers({ path: '/etc/mcp.json', trust: { fx: 'sha256:00' }, inputs: { token: 'x' } });
