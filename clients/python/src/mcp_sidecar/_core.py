@@ -44,6 +44,7 @@ __all__ = [
     "line_too_large",
     "spawn_failed",
     "kill_late",
+    "wrong_event_loop",
 ]
 
 W = TypeVar("W")
@@ -283,6 +284,17 @@ def line_too_large(max_line_bytes: int) -> SidecarError:
         "the client closed the connection",
         setting="max_line_bytes",
         limit=max_line_bytes,
+    )
+
+
+def wrong_event_loop(owner: object, running: object) -> SidecarError:
+    """``WRONG_EVENT_LOOP``: an ``AsyncSidecar`` awaited on another loop than its own."""
+    where = "outside any event loop" if running is None else f"on another event loop ({running!r})"
+    return client_error(
+        ErrorCode.WRONG_EVENT_LOOP,
+        f"this AsyncSidecar belongs to the event loop that started it ({owner!r}) and was used "
+        f"{where}; nothing was sent. Start one client per loop, or use the blocking Sidecar "
+        "across threads (close() works from any loop)",
     )
 
 

@@ -37,6 +37,9 @@ class ErrorCode(ProtocolErrorCode):
     LINE_TOO_LARGE = "LINE_TOO_LARGE"
     #: The sidecar wrote a line that is not a JSON-RPC message; the client closed.
     INVALID_MESSAGE = "INVALID_MESSAGE"
+    #: An ``AsyncSidecar`` was used on another event loop than the one that started it (nothing
+    #: was sent; the client stays usable on its own loop).
+    WRONG_EVENT_LOOP = "WRONG_EVENT_LOOP"
     #: No sidecar binary was found (``data["searched"]`` lists every place looked at).
     BINARY_NOT_FOUND = "BINARY_NOT_FOUND"
     #: The sidecar binary could not be started (``data["binary"]``, ``data["errno"]``).

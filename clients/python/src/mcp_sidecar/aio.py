@@ -22,8 +22,10 @@ a call's round trip).
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import os
+import signal
 import subprocess
 import weakref
 from typing import (
@@ -102,6 +104,7 @@ from ._core import (
     line_too_large,
     only_method,
     spawn_failed,
+    wrong_event_loop,
 )
 from ._wire import (
     accept_tools_params,
@@ -204,6 +207,11 @@ class _Connection(asyncio.SubprocessProtocol):
         self._finish_timer: Optional[asyncio.TimerHandle] = None
         self.finished: asyncio.Future[None] = loop.create_future()  # EOF seen and exit known
         self._close_done: Optional[asyncio.Future[None]] = None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop the connection lives on."""
+        return self._loop
 
     @property
     def error(self) -> Optional[SidecarError]:
@@ -489,9 +497,16 @@ class _Connection(asyncio.SubprocessProtocol):
     async def _close(self, timeout: float) -> None:
         self.requests.closing = True
         deadline = self._loop.time() + timeout
+        shutdown: Optional[int] = None
         if self.error is None and not self.exited.done():
+            # shutdown, then EOF right behind it (the same stop, protocol §2): a sidecar that
+            # never answers shutdown exits at the EOF instead of being killed at the deadline.
+            # Its answer is not awaited: the exit and the end of stdout below come after it.
             try:
-                await self.request("shutdown", None, timeout=max(timeout, 0.001))
+                answer: asyncio.Future[Any] = self._loop.create_future()
+                answer.add_done_callback(_retrieve)
+                shutdown, line = self.requests.begin("shutdown", None, answer)
+                self._send(line)
             except SidecarError:
                 pass
         self.close_stdin()
@@ -511,8 +526,75 @@ class _Connection(asyncio.SubprocessProtocol):
         except asyncio.TimeoutError:  # pragma: no cover
             pass
         self._finish(None)
+        if shutdown is not None:
+            self.requests.forget(shutdown)
         if self.transport is not None:
             self.transport.close()
+
+    async def end_without_loop(self, timeout: float) -> None:
+        """End a sidecar whose event loop is closed or stopped, from the running loop (another
+        one): close its stdin pipe (EOF: it stops every server and exits), wait for the exit,
+        kill it after ``timeout``, and reap it (the closed loop's child watcher may never)."""
+        self.requests.closing = True
+        transport = self.transport
+        if transport is not None:
+            # The pipes themselves, stdin first (the EOF): their transports would need the loop.
+            for fd in (0, 1, 2):
+                pipe_transport = transport.get_pipe_transport(fd)
+                pipe = None if pipe_transport is None else pipe_transport.get_extra_info("pipe")
+                if pipe is not None:
+                    try:
+                        pipe.close()
+                    except OSError:
+                        pass
+            pid = transport.get_pid()
+            if not await _reap(pid, timeout):
+                kill_late(pid, functools.partial(os.kill, pid, signal.SIGKILL))
+                if not await _reap(pid, _KILL_WAIT_SECONDS):  # pragma: no cover - SIGKILL ignored?
+                    _log.error("mcp-sidecar (pid %s) survived SIGKILL", pid)
+            try:  # marks the transport closed (no warning when it is collected)
+                transport.close()
+            except RuntimeError:  # its loop is closed: what it schedules there cannot run
+                pass
+        if self.requests.error is None:
+            self.requests.fail(client_error(ErrorCode.CONNECTION_CLOSED, "the client was closed"))
+
+
+async def _reap(pid: int, timeout: float) -> bool:
+    """Wait (on the running loop) until process ``pid`` has exited, at most ``timeout`` seconds,
+    and reap it unless its watcher already did; False if it is still running."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True  # already exited and reaped
+    except (AttributeError, OSError):  # no pidfd (not Linux): wait in a thread, unbounded
+        await asyncio.get_running_loop().run_in_executor(None, _waitpid_quietly, pid, 0)
+        return True
+    loop = asyncio.get_running_loop()
+    readable: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(pidfd, lambda: readable.done() or readable.set_result(None))
+    try:
+        await asyncio.wait_for(readable, timeout)  # a pidfd is readable once its process exited
+    except asyncio.TimeoutError:
+        return False
+    finally:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+    _waitpid_quietly(pid, os.WNOHANG)
+    return True
+
+
+def _retrieve(future: "asyncio.Future[Any]") -> None:
+    """Mark a future's outcome as seen (an answer nobody awaits logs no error)."""
+    if not future.cancelled():
+        future.exception()
+
+
+def _waitpid_quietly(pid: int, options: int) -> None:
+    try:
+        os.waitpid(pid, options)
+    except ChildProcessError:  # reaped by its child watcher meanwhile
+        pass
 
 
 async def _iterate(notes: Notifications[Any], event: asyncio.Event) -> AsyncIterator[Notification]:
@@ -559,6 +641,12 @@ class AsyncSidecar:
     any number of tasks at once; each takes ``timeout`` (seconds, client side): when it runs out the
     request is cancelled at the sidecar and :class:`SidecarError` ``TIMEOUT`` is raised. Cancelling
     the awaiting task cancels the request the same way.
+
+    **A client belongs to the event loop that started it**: its pipes, futures and timers live on
+    that loop. A request awaited on another loop (a second ``asyncio.run``, another thread's loop)
+    raises :class:`SidecarError` ``WRONG_EVENT_LOOP`` at once, before anything is sent; start one
+    client per loop, or use the blocking :class:`~mcp_sidecar.Sidecar` across threads. Only
+    :meth:`close` works from anywhere (see there), so a sidecar is never left running.
 
     Args:
         binary: the sidecar executable; default: ``$MCP_SIDECAR_BIN``, then the binary installed
@@ -697,13 +785,27 @@ class AsyncSidecar:
         return self
 
     async def close(self, timeout: Optional[float] = None) -> None:
-        """Send ``shutdown`` (the sidecar stops every server), wait for the process to exit, and
-        kill it if it has not within ``timeout`` seconds (default ``close_timeout``). Requests
-        still pending fail with ``CONNECTION_CLOSED``. Idempotent."""
+        """Send ``shutdown`` (the sidecar stops every server) and close its stdin right behind it
+        (EOF is the same stop, so a sidecar that never answers still exits by itself), wait for
+        the process to exit, and kill it if it has not within ``timeout`` seconds (default
+        ``close_timeout``). Requests still pending fail with ``CONNECTION_CLOSED``. Idempotent.
+
+        The one method that may be awaited on another event loop than the client's: it closes
+        the client on its own loop when that loop runs in another thread, and when that loop is
+        closed or stopped it ends the sidecar directly (stdin closed, exit awaited, killed after
+        ``timeout``, reaped)."""
         conn = self._conn
         if conn is None:
             return
-        await conn.close(self._close_timeout if timeout is None else timeout)
+        timeout = self._close_timeout if timeout is None else timeout
+        owner = conn.loop
+        if asyncio.get_running_loop() is owner:
+            await conn.close(timeout)
+        elif owner.is_running() and not owner.is_closed():
+            # The loop that owns the client runs in another thread: close it there.
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(conn.close(timeout), owner))
+        else:
+            await conn.end_without_loop(timeout)
         if self._finalizer is not None:
             self._finalizer.detach()
 
@@ -724,6 +826,17 @@ class AsyncSidecar:
                 ErrorCode.CONNECTION_CLOSED,
                 "the client is not started (use `async with` or `await start()`)",
             )
+        return conn
+
+    def _here(self) -> _Connection:
+        """The connection, for a request made on the event loop that started the client."""
+        conn = self._require()
+        try:
+            running: Optional[asyncio.AbstractEventLoop] = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is not conn.loop:
+            raise wrong_event_loop(conn.loop, running)
         return conn
 
     @property
@@ -793,7 +906,7 @@ class AsyncSidecar:
     ) -> Any:
         """Send any host-protocol request and return its raw ``result`` (for methods newer than
         this client; the typed methods below are preferred)."""
-        return await self._require().request(method, params, timeout)
+        return await self._here().request(method, params, timeout)
 
     async def add_server(
         self,
@@ -808,20 +921,20 @@ class AsyncSidecar:
         an exception: the status has ``state: "error"`` and ``lastError``. With ``wait=False``
         the answer comes at once (``starting``); follow ``notifications/servers/changed``."""
         params = add_server_params(name, config, wait, trust)
-        return cast(ServerStatus, await self._require().request("servers/add", params, timeout))
+        return cast(ServerStatus, await self._here().request("servers/add", params, timeout))
 
     async def remove_server(self, name: str, *, timeout: Optional[float] = None) -> None:
         """``servers/remove``: returns once the server's whole process tree is gone."""
-        await self._require().request("servers/remove", {"name": name}, timeout)
+        await self._here().request("servers/remove", {"name": name}, timeout)
 
     async def restart_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
         """``servers/restart``: stop (whatever the state) and start again; the new status."""
-        result = await self._require().request("servers/restart", {"name": name}, timeout)
+        result = await self._here().request("servers/restart", {"name": name}, timeout)
         return cast(ServerStatus, result)
 
     async def list_servers(self, *, timeout: Optional[float] = None) -> ServersListResult:
         """``servers/list``: ``{"servers": [status, ...]}`` sorted by name."""
-        return cast(ServersListResult, await self._require().request("servers/list", None, timeout))
+        return cast(ServersListResult, await self._here().request("servers/list", None, timeout))
 
     async def list_tools(
         self,
@@ -834,7 +947,7 @@ class AsyncSidecar:
         """``tools/list``: ``{"tools": [entry, ...], "fingerprint": "sha256:..."}``; each entry's
         ``definition`` is in ``format`` (default: the session ``tool_format``)."""
         params = list_tools_params(format, servers, strict)
-        return cast(ToolsListResult, await self._require().request("tools/list", params, timeout))
+        return cast(ToolsListResult, await self._here().request("tools/list", params, timeout))
 
     async def call_tool(
         self,
@@ -867,7 +980,7 @@ class AsyncSidecar:
             reset_timeout_on_progress,
             max_total_timeout_ms,
         )
-        result = await self._require().request("tools/call", params, timeout, progress)
+        result = await self._here().request("tools/call", params, timeout, progress)
         return cast(ToolCallResult, result)
 
     async def load_servers(
@@ -889,7 +1002,7 @@ class AsyncSidecar:
         digests (``require_trust``). Problems are ``diagnostics``, never an exception; servers
         held back for trust are in ``trustRequired``."""
         params = load_servers_params(path, json, text, dialect, inputs, trust, wait)
-        result = await self._require().request("servers/load", params, timeout)
+        result = await self._here().request("servers/load", params, timeout)
         return cast(ServersLoadResult, result)
 
     async def test_server(
@@ -905,7 +1018,7 @@ class AsyncSidecar:
         ``error``). Nothing is registered; ``name`` (default ``"test"``) may be taken or not.
         A failed start is ``state: "error"``, not an exception."""
         params = test_server_params(config, name, trust)
-        result = await self._require().request("servers/test", params, timeout)
+        result = await self._here().request("servers/test", params, timeout)
         return cast(ServersTestResult, result)
 
     async def read_result(
@@ -920,7 +1033,7 @@ class AsyncSidecar:
         ``offset`` of the full text of a truncated call result (``result["truncated"]["handle"]``).
         A handle no longer kept raises ``RESULT_EXPIRED``."""
         params = read_result_params(handle, offset, length)
-        result = await self._require().request("results/read", params, timeout)
+        result = await self._here().request("results/read", params, timeout)
         return cast(ResultsReadResult, result)
 
     async def search_tools(
@@ -936,7 +1049,7 @@ class AsyncSidecar:
         """``tools/search``: the tools best matching ``query`` (words or a tool's name), best
         first, each a tool entry with ``score`` (and ``exact`` when named); ``total`` matched."""
         params = search_tools_params(query, limit, servers, format, strict)
-        result = await self._require().request("tools/search", params, timeout)
+        result = await self._here().request("tools/search", params, timeout)
         return cast(ToolsSearchResult, result)
 
     async def accept_tools(
@@ -944,7 +1057,7 @@ class AsyncSidecar:
     ) -> ToolsAcceptResult:
         """``tools/accept``: let tools held by ``pinTools`` (``withheld`` entries, or
         ``{server, tool, hash}``) back into the tool set; ``{accepted, rejected}``."""
-        result = await self._require().request("tools/accept", accept_tools_params(tools), timeout)
+        result = await self._here().request("tools/accept", accept_tools_params(tools), timeout)
         return cast(ToolsAcceptResult, result)
 
     async def server_stats(
@@ -953,7 +1066,7 @@ class AsyncSidecar:
         """``servers/stats``: every server's (or those named) statistics: calls, errors,
         latency percentiles (``total`` and ``recent`` windows), bytes, restarts, startup."""
         params = servers_filter_params(servers)
-        result = await self._require().request("servers/stats", params, timeout)
+        result = await self._here().request("servers/stats", params, timeout)
         return cast(ServersStatsResult, result)
 
     async def login_server(
@@ -962,12 +1075,12 @@ class AsyncSidecar:
         """``servers/login``: OAuth login of a remote server (with an ``AUTHORIZE`` handler the
         browser step is yours; else the status carries ``authorizationUrl``). ``wait=False``
         answers once the login waits for the browser."""
-        result = await self._require().request("servers/login", login_params(name, wait), timeout)
+        result = await self._here().request("servers/login", login_params(name, wait), timeout)
         return cast(ServerStatus, result)
 
     async def logout_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
         """``servers/logout``: forget the server's tokens and stop it (``needs_login``)."""
-        result = await self._require().request("servers/logout", {"name": name}, timeout)
+        result = await self._here().request("servers/logout", {"name": name}, timeout)
         return cast(ServerStatus, result)
 
     async def list_resources(
@@ -980,7 +1093,7 @@ class AsyncSidecar:
         """``resources/list``: one page of resources (each with ``server``) of one server or of
         every ready one; ``nextCursor`` continues, ``errors`` names servers that failed."""
         params = list_page_params(server, cursor)
-        result = await self._require().request("resources/list", params, timeout)
+        result = await self._here().request("resources/list", params, timeout)
         return cast(ResourcesListResult, result)
 
     async def list_resource_templates(
@@ -992,7 +1105,7 @@ class AsyncSidecar:
     ) -> ResourceTemplatesListResult:
         """``resources/templates/list``: as :meth:`list_resources`, for ``resourceTemplates``."""
         params = list_page_params(server, cursor)
-        result = await self._require().request("resources/templates/list", params, timeout)
+        result = await self._here().request("resources/templates/list", params, timeout)
         return cast(ResourceTemplatesListResult, result)
 
     async def read_resource(
@@ -1006,7 +1119,7 @@ class AsyncSidecar:
         """``resources/read``: the server's ``contents``, plus ``text`` and ``output`` (in
         ``format``) as for a tool result."""
         params = read_resource_params(server, uri, format)
-        result = await self._require().request("resources/read", params, timeout)
+        result = await self._here().request("resources/read", params, timeout)
         return cast(ResourcesReadResult, result)
 
     async def subscribe_resource(
@@ -1014,14 +1127,14 @@ class AsyncSidecar:
     ) -> None:
         """``resources/subscribe``: changes of the resource arrive as
         ``notifications/resources/updated`` (see :meth:`on_resources_updated`)."""
-        await self._require().request("resources/subscribe", resource_params(server, uri), timeout)
+        await self._here().request("resources/subscribe", resource_params(server, uri), timeout)
 
     async def unsubscribe_resource(
         self, server: str, uri: str, *, timeout: Optional[float] = None
     ) -> None:
         """``resources/unsubscribe``."""
         params = resource_params(server, uri)
-        await self._require().request("resources/unsubscribe", params, timeout)
+        await self._here().request("resources/unsubscribe", params, timeout)
 
     async def list_prompts(
         self,
@@ -1032,7 +1145,7 @@ class AsyncSidecar:
     ) -> PromptsListResult:
         """``prompts/list``: as :meth:`list_resources`, for ``prompts``."""
         params = list_page_params(server, cursor)
-        result = await self._require().request("prompts/list", params, timeout)
+        result = await self._here().request("prompts/list", params, timeout)
         return cast(PromptsListResult, result)
 
     async def get_prompt(
@@ -1047,7 +1160,7 @@ class AsyncSidecar:
         """``prompts/get``: the prompt's ``messages`` as the server sent them, and ``output``,
         the same messages in ``format``'s message shape."""
         params = get_prompt_params(server, name, arguments, format)
-        result = await self._require().request("prompts/get", params, timeout)
+        result = await self._here().request("prompts/get", params, timeout)
         return cast(PromptsGetResult, result)
 
     async def complete(
@@ -1063,7 +1176,7 @@ class AsyncSidecar:
         ``{"type": "ref/resource", "uri"}``, ``argument`` ``{"name", "value"}``, ``context``
         ``{"arguments": {...}}``; ``{"server", "completion": {"values", "total?", "hasMore?"}}``."""
         params = complete_params(server, ref, argument, context)
-        result = await self._require().request("completion/complete", params, timeout)
+        result = await self._here().request("completion/complete", params, timeout)
         return cast(CompleteResult, result)
 
     async def set_log_level(
@@ -1076,17 +1189,17 @@ class AsyncSidecar:
         """``logging/setLevel``: the session's level of server logs (or one server's): messages
         at or above it reach :meth:`logs`. ``{"servers": [names told], "errors"?}``."""
         params = set_level_params(level, server)
-        result = await self._require().request("logging/setLevel", params, timeout)
+        result = await self._here().request("logging/setLevel", params, timeout)
         return cast(SetLevelResult, result)
 
     async def ping(self, *, timeout: Optional[float] = None) -> None:
         """``ping``: a round trip to the sidecar."""
-        await self._require().request("ping", None, timeout)
+        await self._here().request("ping", None, timeout)
 
     async def shutdown(self, *, timeout: Optional[float] = None) -> None:
         """``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`, which
         also waits for the exit (and kills a sidecar that does not)."""
-        await self._require().request("shutdown", None, timeout)
+        await self._here().request("shutdown", None, timeout)
 
     # -- notifications ----------------------------------------------------------------------
 

@@ -251,6 +251,7 @@ class _Connection:
         self._last_activity = _monotonic()
         self._close_lock = threading.Lock()
         self._closed = False
+        self._drainer: Optional[threading.Thread] = None  # reads stdout after a fatal line
         # Line reader state, touched only by the holder of the read role.
         self._lines = LineSplitter(options.max_line_bytes)
         self._ready: Deque[bytes] = deque()
@@ -437,8 +438,18 @@ class _Connection:
                     return
         except EOFError:
             self._on_eof()
-        except SidecarError as exc:
+        except SidecarError as exc:  # a line that is not a message, or one over the bound
             self.fail(exc)
+            self._drain_rest()
+
+    def _drain_rest(self) -> None:
+        """After a line that ended the connection, read the rest of stdout to its end and drop
+        it, on a thread of its own: a sidecar left blocked on a full pipe would never reach the
+        EOF that fail() gave it, and close() would have to kill it."""
+        self._drainer = threading.Thread(
+            target=_discard, args=(self._stdout_fd,), name="mcp-sidecar-drain", daemon=True
+        )
+        self._drainer.start()
 
     def _next_line(self, deadline: Optional[float]) -> Optional[bytes]:
         """The next line; None if the deadline passed first.
@@ -673,6 +684,27 @@ class _Connection:
             except OSError:
                 pass
 
+    def _shutdown_then_eof(self, deadline: float) -> None:
+        """``shutdown``, then EOF right behind it (the same stop, protocol §2): a sidecar that
+        never answers shutdown exits at the EOF instead of being killed at the deadline. Reads
+        (dispatching notifications) until the answer or the end of stdout, at most to deadline."""
+        slot = _Slot()
+        with self._lock:
+            try:
+                request_id, line = self.requests.begin("shutdown", None, slot)
+            except SidecarError:
+                return
+            self._active += 1
+        try:
+            self._write(line)
+            self.close_stdin()
+            self._wait(slot, deadline)
+        finally:
+            with self._lock:
+                self._active -= 1
+                self.requests.forget(request_id)
+                self._last_activity = _monotonic()
+
     def close(self, timeout: float) -> None:
         with self._close_lock:
             if self._closed:
@@ -680,10 +712,7 @@ class _Connection:
             self.requests.closing = True
             deadline = _monotonic() + timeout
             if self.requests.error is None and self.proc.poll() is None:
-                try:
-                    self.request("shutdown", None, max(timeout, 0.001))
-                except SidecarError:
-                    pass
+                self._shutdown_then_eof(deadline)
             self.close_stdin()
             try:
                 self.proc.wait(max(deadline - _monotonic(), 0.1))
@@ -714,11 +743,24 @@ class _Connection:
                 self._stderr_thread.join(2.0)
                 if not self._stderr_thread.is_alive() and self.proc.stderr is not None:
                     self.proc.stderr.close()
-            if not self._bg.is_alive() and self.proc.stdout is not None:
+            drainer = self._drainer
+            if drainer is not None:
+                drainer.join(2.0)  # stdout's EOF follows the exit
+            drained = drainer is None or not drainer.is_alive()
+            if not self._bg.is_alive() and drained and self.proc.stdout is not None:
                 self.proc.stdout.close()
             if self._pool is not None:
                 self._pool.shutdown(wait=False, cancel_futures=True)
             self._closed = True
+
+
+def _discard(fd: int) -> None:
+    """Read ``fd`` to its end, dropping what comes."""
+    try:
+        while os.read(fd, _READ_CHUNK):
+            pass
+    except OSError:
+        pass
 
 
 def _iterate(
