@@ -43,6 +43,10 @@ export class LineReader {
         this.discarding = false;
       } else {
         const total = this.pendingBytes + (nl - start);
+        if (total > max && this.onOverflow) {
+          this.fail(total);
+          return;
+        }
         if (total > max) {
           this.pieces.push(chunk.subarray(start, nl));
           const joined = Buffer.concat(this.pieces);
@@ -63,6 +67,10 @@ export class LineReader {
     }
     if (start < chunk.length && !this.discarding) {
       const rest = chunk.length - start;
+      if (this.pendingBytes + rest > max && this.onOverflow) {
+        this.fail(this.pendingBytes + rest);
+        return;
+      }
       if (this.pendingBytes + rest > max) {
         this.pieces.push(chunk.subarray(start));
         const joined = Buffer.concat(this.pieces);
@@ -97,13 +105,21 @@ export class LineReader {
     this.onLine(line);
   }
 
+  /**
+   * Fail mode: drops the partial line without joining it (only its size is reported), so an
+   * over-long line never costs more than the bound it passed.
+   */
+  fail(bytes) {
+    this.failed = true;
+    this.pieces = [];
+    this.pendingBytes = 0;
+    this.onOverflow(bytes);
+  }
+
   /** Returns true when reading may continue (truncate mode). */
   overflow(buf, start, end) {
     if (this.onOverflow) {
-      this.failed = true;
-      this.pieces = [];
-      this.pendingBytes = 0;
-      this.onOverflow(end - start);
+      this.fail(end - start);
       return false;
     }
     this.emit(buf, start, start + this.maxLineBytes);

@@ -63,3 +63,27 @@ test('truncate mode keeps the first maxLineBytes of an over-long line and goes o
 test('rejects a bad bound', () => {
   assert.throws(() => new LineReader({ maxLineBytes: 0, onLine() {} }), /positive integer/);
 });
+
+test('fail mode drops an over-long partial line without joining it (it never costs more than the bound)', () => {
+  const concat = Buffer.concat;
+  let joined = 0;
+  Buffer.concat = (...args) => {
+    const out = concat(...args);
+    joined += out.length;
+    return out;
+  };
+  try {
+    for (const tail of ['', '\n']) {
+      let overflowed = null;
+      const reader = new LineReader({ maxLineBytes: 2048, onLine: () => {}, onOverflow: (bytes) => (overflowed = bytes) });
+      reader.push(Buffer.alloc(1024, 120));
+      reader.push(Buffer.alloc(1024, 120));
+      reader.push(Buffer.from('x'.repeat(1024) + tail));
+      assert.equal(overflowed, 3072);
+      assert.equal(reader.pieces.length, 0);
+    }
+  } finally {
+    Buffer.concat = concat;
+  }
+  assert.equal(joined, 0, 'an over-long line was joined before it was dropped');
+});
