@@ -3,8 +3,11 @@
 package client
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -96,5 +99,62 @@ func TestLineReaderKeepsNoLongLine(t *testing.T) {
 	}
 	if kept := cap(lr.buf) + cap(lr.prefix) + len(lr.pieces); kept > readBufferBytes+prefixKeep {
 		t.Fatalf("the reader keeps %d bytes after a long line, want at most %d", kept, readBufferBytes+prefixKeep)
+	}
+}
+
+// FuzzLineReader checks the reader against a plain model of the framing
+// (split at '\n', a line over the bound reported with its size, one '\r'
+// stripped, blank lines skipped), whole and one byte at a time.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\r\n\n  \nbb\nccc"), uint16(2))
+	f.Add([]byte(strings.Repeat("x", 70000)+"\n"+strings.Repeat("y", 20)+"\r\n"), uint16(65535))
+	f.Add([]byte(`{"id":1,"result":{}}`+"\n\r\n\t\n"), uint16(16))
+	f.Add([]byte(strings.Repeat("z", 300)), uint16(299))
+	f.Fuzz(func(t *testing.T, data []byte, bound uint16) {
+		max := int(bound)%(80<<10) + 1
+		want := modelLines(data, max)
+		for name, r := range map[string]io.Reader{
+			"whole": bytes.NewReader(data),
+			"bytes": iotest.OneByteReader(bytes.NewReader(data)),
+		} {
+			if got := readerLines(newLineReader(r, max)); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, max %d: got %q, want %q", name, max, got, want)
+			}
+		}
+	})
+}
+
+func modelLines(data []byte, max int) []string {
+	var out []string
+	segments := bytes.Split(data, []byte("\n"))
+	if last := len(segments) - 1; len(segments[last]) == 0 {
+		segments = segments[:last] // the input ended with '\n' (or was empty)
+	}
+	for _, seg := range segments {
+		switch {
+		case len(seg) > max:
+			out = append(out, fmt.Sprintf("TOO_LONG:%d", len(seg)))
+		case len(bytes.TrimSpace(seg)) > 0:
+			out = append(out, string(bytes.TrimSuffix(seg, []byte("\r"))))
+		}
+	}
+	return out
+}
+
+func readerLines(lr *lineReader) []string {
+	var out []string
+	for {
+		line, err := lr.next()
+		var tooLong *lineTooLongError
+		switch {
+		case errors.As(err, &tooLong):
+			out = append(out, fmt.Sprintf("TOO_LONG:%d", tooLong.Size))
+		case err == io.EOF:
+			return out
+		case err != nil:
+			return append(out, "ERROR:"+err.Error())
+		default:
+			out = append(out, string(line))
+		}
 	}
 }
