@@ -567,8 +567,12 @@ async def _reap(pid: int, timeout: float) -> bool:
         pidfd = os.pidfd_open(pid)
     except ProcessLookupError:
         return True  # already exited and reaped
-    except (AttributeError, OSError):  # no pidfd (not Linux): wait in a thread, unbounded
-        await asyncio.get_running_loop().run_in_executor(None, _waitpid_quietly, pid, 0)
+    except (AttributeError, OSError):  # no pidfd (not Linux): a blocking wait on a thread
+        waiting = asyncio.get_running_loop().run_in_executor(None, _waitpid_quietly, pid, 0)
+        try:
+            await asyncio.wait_for(waiting, timeout)
+        except asyncio.TimeoutError:  # that thread ends with the process (killed next)
+            return False
         return True
     loop = asyncio.get_running_loop()
     readable: asyncio.Future[None] = loop.create_future()
