@@ -184,3 +184,37 @@ func runHostile(t *testing.T, f hostileFile, sidecar string, guard time.Duration
 		}
 	}
 }
+
+// An over-long line whose id comes after the bound cannot be matched to its
+// call: the client closes (a reader that dropped it left the call waiting
+// forever), every call fails at once, and the sidecar still exits by itself.
+func TestOverLongLineWithoutItsIDClosesTheClient(t *testing.T) {
+	t.Parallel()
+	f := loadHostile(t)
+	sidecar, err := filepath.Abs(filepath.Join(filepath.Dir(hostilePath), f.Sidecar))
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := time.Duration(f.StepGuardMs) * time.Millisecond
+	c, err := Start(testCtx(t, guard), Options{
+		BinaryPath:   sidecar,
+		Args:         []string{"huge-line", "--bytes", "8388608", "--id-last"},
+		MaxLineBytes: 1 << 20,
+		Stderr:       &syncBuffer{},
+	})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	for i := 0; i < 2; i++ {
+		err := within(t, guard, "ListServers", func() error {
+			_, err := c.ListServers(context.Background())
+			return err
+		})
+		if !IsCode(err, CodeLineTooLarge) || !strings.Contains(err.Error(), "does not say which call it answers") {
+			t.Fatalf("call %d: want LINE_TOO_LARGE closing the client, got %v", i, err)
+		}
+	}
+	if err := within(t, guard, "Close", func() error { return c.Close(context.Background()) }); err != nil || c.ExitCode() != 0 {
+		t.Fatalf("Close: %v (exit %d)", err, c.ExitCode())
+	}
+}

@@ -10,6 +10,7 @@ shutdown, protocol §2). The modes (hostile.json says what a client must do with
 - ``not-json-on-call``: answers ``servers/list`` with a line that is not JSON.
 - ``huge-line``: answers ``servers/list`` with one line of N bytes (``--bytes``), written in
   pieces; a client that stops reading leaves it blocked on the full pipe (so never at its EOF).
+  The id comes first, where a client looks for it, or last with ``--id-last``.
 - ``no-result``: answers ``servers/list`` with neither ``result`` nor ``error``.
 - ``silent-initialize``: never answers ``initialize``.
 - ``unanswered-shutdown``: never answers ``shutdown`` (it still exits 0 at EOF).
@@ -28,6 +29,7 @@ PIECE = 1 << 16
 def main() -> int:
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
     huge = int(sys.argv[sys.argv.index("--bytes") + 1]) if "--bytes" in sys.argv else 0
+    id_last = "--id-last" in sys.argv
     out = sys.stdout.buffer
     stdin = sys.stdin.buffer
     while True:
@@ -51,7 +53,7 @@ def main() -> int:
             if mode == "not-json-on-call":
                 write(out, NOT_JSON)
             elif mode == "huge-line":
-                write_huge(out, request_id, huge)
+                write_huge(out, request_id, huge, id_last)
             elif mode == "no-result":
                 write(out, json.dumps({"jsonrpc": "2.0", "id": request_id}).encode() + b"\n")
             else:
@@ -84,11 +86,15 @@ def write(out, data: bytes) -> None:
     out.flush()
 
 
-def write_huge(out, request_id, size: int) -> None:
-    """One response line of ``size`` bytes: the id first (where a client looks for it), then a
-    string padding it out, written a piece at a time."""
-    head = b'{"jsonrpc":"2.0","id":%d,"result":{"servers":[],"pad":"' % request_id
-    tail = b'"}}\n'
+def write_huge(out, request_id, size: int, id_last: bool) -> None:
+    """One response line of ``size`` bytes: the id first (or last), and a string padding it out,
+    written a piece at a time."""
+    if id_last:
+        head = b'{"jsonrpc":"2.0","result":{"servers":[],"pad":"'
+        tail = b'"},"id":%d}\n' % request_id
+    else:
+        head = b'{"jsonrpc":"2.0","id":%d,"result":{"servers":[],"pad":"' % request_id
+        tail = b'"}}\n'
     pad = max(size - len(head) - len(tail) + 1, 0)
     out.write(head)
     piece = b"x" * PIECE
