@@ -81,6 +81,21 @@ test('a tool error reaches the model as error text and the run goes on to its an
   assert.equal(run.steps[0].toolResults[0].output.isError, true);
 });
 
+test('a sidecar error (the server is gone) reaches the model as the SDK’s tool error', async () => {
+  const other = await fixtureClient();
+  try {
+    const stale = await aiSdkTools(other);
+    await other.removeServer('fx');
+    const model = scriptedModel('mcp__fx__echo', { message: 'x' }, (r) => `${r.type}: ${r.output.type}: ${r.output.value}`);
+    const run = await generateText({ model, tools: stale, prompt: 'echo', stopWhen: stepCountIs(3) });
+    assert.match(run.text, /^tool-result: error-text: .*(TOOL_NOT_FOUND|mcp__fx__echo)/);
+    const failed = run.steps[0].content.find((part) => part.type === 'tool-error');
+    assert.equal(failed.error.code, 'TOOL_NOT_FOUND');
+  } finally {
+    await other.close();
+  }
+});
+
 test('progress of a call reaches onProgress with the call’s id', async () => {
   const seen = [];
   const withProgress = await aiSdkTools(client, { servers: ['fx'], onProgress: (p) => seen.push(p) });

@@ -75,6 +75,20 @@ test('a tool error becomes an error ToolMessage the model reads, and the run goe
   await assert.rejects(fail.invoke({ message: 'x' }), (err) => err instanceof McpToolError && err.result.isError === true);
 });
 
+test('a sidecar error (the server is gone) becomes an error ToolMessage the same way', async () => {
+  const other = await fixtureClient();
+  try {
+    const stale = await langchainTools(other);
+    await other.removeServer('fx');
+    const messages = await runAgent(stale, scriptedModel('mcp__fx__echo', { message: 'x' }));
+    const toolMessage = toolMessageOf(messages);
+    assert.equal(toolMessage.status, 'error');
+    assert.match(toolMessage.content, /SidecarError: .*mcp__fx__echo/);
+  } finally {
+    await other.close();
+  }
+});
+
 test('progress of a call is a LangChain custom event of the tool’s run, and reaches onProgress', async () => {
   const events = [];
   const seen = [];
