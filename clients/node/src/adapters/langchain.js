@@ -42,14 +42,15 @@ export async function langchainTools(client, options = {}) {
       async (input, config = {}) => {
         const toolCallId = config.toolCall?.id;
         const call = callOptions(options, { signal: config.signal, toolName: tool.name, toolCallId });
-        const onProgress = call.onProgress;
-        call.onProgress = (progress) => {
-          onProgress?.(progress);
-          // A custom event needs the tool's run (config.callbacks); a bare invoke has none.
-          if (config.callbacks) {
+        // Progress is asked for only when someone listens: the adapter's onProgress, or callbacks
+        // of the tool's run for the custom event (a bare invoke has none).
+        if (config.callbacks) {
+          const onProgress = call.onProgress;
+          call.onProgress = (progress) => {
+            onProgress?.(progress);
             dispatchCustomEvent(PROGRESS_EVENT, { ...progress, toolName: tool.name, toolCallId }, config).catch(() => {});
-          }
-        };
+          };
+        }
         const result = await client.callTool(tool.name, input ?? {}, call);
         if (result.isError) throw new McpToolError(tool.name, result);
         return [toolContent(result.content), result.structuredContent === undefined ? undefined : { structuredContent: result.structuredContent }];
