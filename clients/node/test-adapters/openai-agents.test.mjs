@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Agent, run, setTracingDisabled } from '@openai/agents';
+import { Agent, connectMcpServers, run, setTracingDisabled } from '@openai/agents';
 import { ScriptedModel, assistantMessage, functionCall, modelResponder } from '@openai/agents/testing';
 import { openAIAgentsSamplingHandler, openAIAgentsServer } from 'mcp-sidecar/openai-agents';
 import { FIXTURE_PNG, assertCancelled, fixtureClient, recordCalls } from '../test-support/adapters.mjs';
@@ -57,6 +57,18 @@ test('an Agent run calls a tool through the sidecar and ends with the model’s 
   assert.ok(offered.includes('mcp__fx__echo') && offered.includes('mcp__fx__fail'), offered.join(', '));
   const output = result.newItems.find((item) => item.type === 'tool_call_output_item');
   assert.equal(output.rawItem.name, 'mcp__fx__echo');
+});
+
+test('the SDK’s connectMcpServers manages it: connected, used by a run, closed without closing the sidecar', async () => {
+  const servers = await connectMcpServers([openAIAgentsServer(client, { name: 'managed' })]);
+  assert.deepEqual(servers.active.map((s) => s.name), ['managed']);
+  assert.equal(servers.failed.length, 0);
+  const model = scriptedModel('mcp__fx__echo', { message: 'managed' }, (r) => r.output[0].text);
+  const result = await run(new Agent({ name: 'managed', model, mcpServers: servers.active }), 'echo');
+  assert.equal(result.finalOutput, 'managed');
+  await servers.close();
+  assert.equal(client.exitStatus, null, 'the client is left to its owner');
+  assert.equal((await client.callTool('mcp__fx__echo', { message: 'open' })).text, 'open');
 });
 
 test('an image result reaches the model as an input image', async () => {
