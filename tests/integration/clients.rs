@@ -107,3 +107,16 @@ fn python_wheel_installs_the_sidecar_binary() {
     assert!(String::from_utf8_lossy(&version.stdout).starts_with("mcp-sidecar "));
     let _ = std::fs::remove_dir_all(&venv);
 }
+
+/// The Node client's framework adapters (`mcp-sidecar/ai-sdk`, `/openai-agents`, `/langchain`) in
+/// real agent loops of the pinned frameworks with their own offline fake models. The frameworks
+/// are the package's devDependencies, installed by `npm ci` in .ci/run; the core suite above
+/// never needs them.
+#[test]
+fn node_adapters_suite() {
+    run_suite(
+        &repo().join("clients/node"),
+        "npm",
+        &["run", "test:adapters"],
+    );
+}

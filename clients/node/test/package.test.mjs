@@ -26,10 +26,30 @@ test('manifest: ESM, no runtime dependencies, Node >= 20, types, version in step
   }
 });
 
+/** Every file under src/ (the framework adapters are in src/adapters/), as `src/...` paths. */
+const sources = readdirSync(join(PACKAGE_ROOT, 'src'), { recursive: true, withFileTypes: true })
+  .filter((entry) => entry.isFile())
+  .map((entry) => join(entry.parentPath ?? entry.path, entry.name).slice(PACKAGE_ROOT.length).replace(/^\//, ''));
+
 test('every source file starts with a header comment saying what it owns', () => {
-  for (const file of readdirSync(join(PACKAGE_ROOT, 'src'))) {
-    const text = readFileSync(join(PACKAGE_ROOT, 'src', file), 'utf8');
-    assert.match(text, new RegExp(`^// ${file.replace('.', '\\.')} — `), file);
+  assert.ok(sources.includes('src/adapters/ai-sdk.js'), sources.join(', '));
+  for (const path of sources) {
+    const file = path.split('/').pop();
+    const text = readFileSync(join(PACKAGE_ROOT, path), 'utf8');
+    assert.match(text, new RegExp(`^// ${file.replaceAll('.', '\\.')} — `), path);
+  }
+});
+
+test('the core entry point imports no framework adapter (they are subpath exports)', () => {
+  for (const path of sources.filter((p) => !p.startsWith('src/adapters/'))) {
+    const text = readFileSync(join(PACKAGE_ROOT, path), 'utf8');
+    assert.doesNotMatch(text, /from '\.\/adapters\/|from '(ai|@openai\/agents|@langchain\/core)[/']/, path);
+  }
+  for (const [subpath, file] of [['./ai-sdk', 'ai-sdk'], ['./openai-agents', 'openai-agents'], ['./langchain', 'langchain']]) {
+    assert.deepEqual(manifest.exports[subpath], { types: `./src/adapters/${file}.d.ts`, default: `./src/adapters/${file}.js` });
+  }
+  for (const peer of Object.keys(manifest.peerDependencies)) {
+    assert.equal(manifest.peerDependenciesMeta[peer]?.optional, true, `${peer} must be an optional peer`);
   }
 });
 
@@ -38,6 +58,5 @@ test('npm pack ships src/, index.d.ts, the generated protocol files, README.md a
     cwd: PACKAGE_ROOT, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' },
   }));
   const files = packed.files.map((f) => f.path).sort();
-  const sources = readdirSync(join(PACKAGE_ROOT, 'src')).map((f) => `src/${f}`);
   assert.deepEqual(files, ['README.md', 'generated.d.ts', 'generated.js', 'index.d.ts', 'package.json', ...sources].sort());
 });
