@@ -288,7 +288,19 @@ fn load_binds_env_files_and_warns_about_risky_places() {
         )
     };
     let r = load(&mut s, json!({}));
-    assert_eq!(r["diagnostics"], json!([]), "{r}");
+    // The env file outside the workspace is a warning in the answer too, for a host that does not
+    // gate trust (the trust request below warns as well).
+    let diagnostics = r["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1, "{r}");
+    assert_eq!(diagnostics[0]["severity"], "warning", "{r}");
+    assert_eq!(diagnostics[0]["kind"], "path-escape", "{r}");
+    assert_eq!(diagnostics[0]["server"], "outside", "{r}");
+    assert_eq!(diagnostics[0]["path"], "servers.outside.envFile", "{r}");
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("outside.env` outside the config's folder"),
+        "{r}"
+    );
     assert!(
         !r.to_string().contains(VALUE),
         "an env file value was shown: {r}"

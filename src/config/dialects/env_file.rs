@@ -37,6 +37,15 @@ pub struct EnvFile {
     pub sha256: String,
 }
 
+impl EnvFile {
+    /// The config's folder when the file lies outside it (paths compared once resolved, so `..`
+    /// and symlinks cannot hide the way out); `None` inside it or for a document given inline.
+    pub fn outside_config_dir(&self) -> Option<&str> {
+        let dir = self.config_dir.as_deref()?;
+        (!Path::new(&self.path).starts_with(dir)).then_some(dir)
+    }
+}
+
 /// The `envFiles` value of a canonical config (CONFIG_INVALID naming the field otherwise).
 pub fn parse(value: &Value) -> Result<Vec<EnvFile>> {
     // serde's message names the shape problem, never a value: the record holds no secret values.
@@ -151,6 +160,18 @@ pub fn merge_env_file(
         names,
         sha256: sha256_tagged(&bytes),
     };
+    // The trust request warns about it too (`trust::risk`); a host that does not gate trust hears
+    // of it only here.
+    if let Some(dir) = record.outside_config_dir() {
+        diags.push(Diagnostic::warning(
+            Kind::PathEscape,
+            at,
+            format!(
+                "reads env file `{}` outside the config's folder `{dir}`",
+                record.path
+            ),
+        ));
+    }
     // Serialising a struct of strings cannot fail.
     if let Ok(v) = serde_json::to_value(record) {
         push(out, ENV_FILES, std::iter::once(v));
