@@ -412,6 +412,10 @@ pub const CONFIG_ENV_MAX: usize = 1024;
 /// a server may have tools.
 pub const CONFIG_LIST_MAX: usize = MAX_TOOLS_PER_SERVER;
 
+/// Most fields one server entry of a config file may have (each unknown one is a diagnostic; every
+/// dialect defines fewer than 100).
+pub const CONFIG_ENTRY_MAX_FIELDS: usize = 256;
+
 /// Bytes of config files and plugin manifests one `servers/load` (or one `--config` path) reads
 /// together; the files past it are not read, each reported with an error naming this bound. One
 /// file alone is bounded by [`CONFIG_FILE_MAX_BYTES`], a folder scan by 256 files.

@@ -467,6 +467,22 @@ mod tests {
         assert!(message("vars").contains("1025 entries"), "{errors:?}");
     }
 
+    /// An entry of more fields than any dialect has is one error, not a diagnostic per field.
+    #[test]
+    fn an_entry_of_too_many_fields_is_one_error() {
+        let mut entry: serde_json::Map<String, Value> = (0..limits::CONFIG_ENTRY_MAX_FIELDS)
+            .map(|i| (format!("x{i}"), Value::from(1)))
+            .collect();
+        entry.insert("command".into(), Value::from("sh"));
+        let loaded =
+            load_json(serde_json::json!({"mcpServers": {"wide": entry, "ok": {"command": "sh"}}}));
+        let names: Vec<&str> = loaded.servers.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["ok"]);
+        assert_eq!(loaded.diagnostics.len(), 1, "{:#?}", loaded.diagnostics);
+        assert_eq!(loaded.diagnostics[0].kind, Kind::TooLarge);
+        assert!(loaded.diagnostics[0].message.contains("257 fields"));
+    }
+
     /// One load adds at most `CONFIG_LOAD_MAX_SERVERS`; a longer table is read no further.
     #[test]
     fn a_load_adds_a_bounded_number_of_servers() {

@@ -135,6 +135,20 @@ pub fn read_entry(
         ));
         return None;
     };
+    // Every unknown field is a diagnostic of its own: an entry of a million fields would be a
+    // million of them. No dialect has this many.
+    if map.len() > limits::CONFIG_ENTRY_MAX_FIELDS {
+        diags.push(Diagnostic::error(
+            Kind::TooLarge,
+            path,
+            format!(
+                "the entry has {} fields; the limit is {}",
+                map.len(),
+                limits::CONFIG_ENTRY_MAX_FIELDS
+            ),
+        ));
+        return None;
+    }
     let before = diags.iter().filter(|d| d.is_error()).count();
     let mut entry = Entry::default();
     let all = fields.iter().chain(EXTENSIONS).chain(SUPERVISION);
