@@ -111,6 +111,7 @@ def config():
           "b": {"command": "x", "args": ["a"] * 1024}}}))
     write("config", bytes([dialects["vscode"], 0]) + compact({"servers": {"e": {"type": "stdio", "command": "x",
           "env": {f"V{i}": "1" for i in range(1025)}}}}))
+    write("config", bytes([0, 0]) + compact({"mcpServers": {"w": {"command": "x", **{f"x{i}": 1 for i in range(257)}}}}))
 
 
 def schema():
