@@ -408,6 +408,11 @@ pub const CONFIG_ARGS_MAX_BYTES: usize = 256 * 1024;
 /// Most entries of one server's `env` (and of any other map of strings in its config: `headers`).
 pub const CONFIG_ENV_MAX: usize = 1024;
 
+/// Most bytes of one server's `env` (names and values together, an `envFile`'s included): a
+/// process gets 2 MiB of args and environment on Linux, and a value of a few megabytes read from an
+/// env file would be held by every server naming it.
+pub const CONFIG_ENV_MAX_BYTES: usize = 256 * 1024;
+
 /// Most items of any other list in a server's config (`includeTools`, `secretEnv`, …): as many as
 /// a server may have tools.
 pub const CONFIG_LIST_MAX: usize = MAX_TOOLS_PER_SERVER;

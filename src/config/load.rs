@@ -446,6 +446,7 @@ mod tests {
             "many": {"command": "sh", "args": vec![1; limits::CONFIG_ARGS_MAX + 1]},
             "long": {"command": "sh", "args": ["x".repeat(limits::CONFIG_ARGS_MAX_BYTES), "y"]},
             "vars": {"command": "sh", "env": env},
+            "huge": {"command": "sh", "env": {"BIG": "v".repeat(limits::CONFIG_ENV_MAX_BYTES)}},
             "fine": {"command": "sh", "args": vec!["a"; limits::CONFIG_ARGS_MAX]},
         }}));
         let names: Vec<&str> = loaded.servers.iter().map(|c| c.name.as_str()).collect();
@@ -456,7 +457,7 @@ mod tests {
             .filter(|d| d.is_error())
             .map(|d| (d.server.as_deref().unwrap_or(""), d.message.as_str()))
             .collect();
-        assert_eq!(errors.len(), 3, "{errors:#?}");
+        assert_eq!(errors.len(), 4, "{errors:#?}");
         assert!(loaded
             .diagnostics
             .iter()
@@ -465,6 +466,7 @@ mod tests {
         assert!(message("many").contains("the limit is 1024"), "{errors:?}");
         assert!(message("long").contains("262144 bytes"), "{errors:?}");
         assert!(message("vars").contains("1025 entries"), "{errors:?}");
+        assert!(message("huge").contains("262147 bytes"), "{errors:?}");
     }
 
     /// An entry of more fields than any dialect has is one error, not a diagnostic per field.
@@ -506,7 +508,7 @@ mod tests {
             let sub = dir.join(format!("r{i}"));
             std::fs::create_dir_all(&sub).unwrap();
             let doc = format!(
-                r#"{{"mcpServers": {{"s{i}": {{"command": "sh", "env": {{"PAD": "{}"}}}}}}}}"#,
+                r#"{{"mcpServers": {{"s{i}": {{"command": "sh"}}}}, "padding": "{}"}}"#,
                 "p".repeat(third)
             );
             std::fs::write(sub.join(".mcp.json"), doc).unwrap();

@@ -273,7 +273,7 @@ fn checked_args(args: Vec<String>) -> Result<Vec<String>> {
 }
 
 /// `env` once every name and value is one a process can be given, within
-/// [`limits::CONFIG_ENV_MAX`] entries.
+/// [`limits::CONFIG_ENV_MAX`] entries and [`limits::CONFIG_ENV_MAX_BYTES`] bytes.
 fn checked_env(env: BTreeMap<String, String>) -> Result<BTreeMap<String, String>> {
     if env.len() > limits::CONFIG_ENV_MAX {
         return Err(invalid(
@@ -282,6 +282,16 @@ fn checked_env(env: BTreeMap<String, String>) -> Result<BTreeMap<String, String>
                 "has {} entries; the limit is {}",
                 env.len(),
                 limits::CONFIG_ENV_MAX
+            ),
+        ));
+    }
+    let bytes: usize = env.iter().map(|(k, v)| k.len() + v.len()).sum();
+    if bytes > limits::CONFIG_ENV_MAX_BYTES {
+        return Err(invalid(
+            "env",
+            format!(
+                "holds {bytes} bytes; the limit is {}",
+                limits::CONFIG_ENV_MAX_BYTES
             ),
         ));
     }
@@ -388,6 +398,8 @@ mod tests {
             err(json!({"command": "x", "env": env})).details["field"],
             "env"
         );
+        let big = json!({"command": "x", "env": {"BIG": "v".repeat(limits::CONFIG_ENV_MAX_BYTES)}});
+        assert!(err(big).message.contains("the limit is 262144"));
         assert!(ServerSpec::from_json(
             &json!({"command": "x", "args": vec!["a"; limits::CONFIG_ARGS_MAX]})
         )

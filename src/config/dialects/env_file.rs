@@ -119,6 +119,10 @@ pub fn merge_env_file(
     // one per line of a file of junk).
     let mut skipped: Option<(usize, usize)> = None;
     if let Value::Object(env) = env {
+        let mut bytes: usize = env
+            .iter()
+            .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
+            .sum();
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -137,15 +141,18 @@ pub fn merge_env_file(
                 .unwrap_or(v);
             let k = k.trim().to_owned();
             if !env.contains_key(&k) {
-                if env.len() >= limits::CONFIG_ENV_MAX {
+                bytes += k.len() + v.len();
+                let past = if env.len() >= limits::CONFIG_ENV_MAX {
+                    Some(format!("more than {} variables", limits::CONFIG_ENV_MAX))
+                } else {
+                    (bytes > limits::CONFIG_ENV_MAX_BYTES)
+                        .then(|| format!("more than {} bytes", limits::CONFIG_ENV_MAX_BYTES))
+                };
+                if let Some(past) = past {
                     diags.push(Diagnostic::error(
                         Kind::TooLarge,
                         at,
-                        format!(
-                            "env file {} gives more than {} variables (the limit of `env`)",
-                            path.display(),
-                            limits::CONFIG_ENV_MAX
-                        ),
+                        format!("env file {} gives `env` {past} (its limit)", path.display()),
                     ));
                     return None;
                 }
@@ -334,6 +341,18 @@ mod tests {
         assert_eq!(diags[0].kind, Kind::TooLarge);
         assert!(
             diags[0].message.contains("more than 1024 variables"),
+            "{diags:?}"
+        );
+        std::fs::write(
+            root.join("big.env"),
+            format!("BIG={}\n", "v".repeat(limits::CONFIG_ENV_MAX_BYTES)),
+        )
+        .unwrap();
+        let (merged, _, diags) = merge("big.env");
+        assert!(merged.is_none());
+        assert_eq!(diags[0].kind, Kind::TooLarge);
+        assert!(
+            diags[0].message.contains("more than 262144 bytes"),
             "{diags:?}"
         );
         let _ = std::fs::remove_dir_all(&root);

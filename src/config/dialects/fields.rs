@@ -342,6 +342,23 @@ fn string_map(
         ));
         return None;
     }
+    if field.name == "env" {
+        let bytes: usize = m
+            .iter()
+            .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
+            .sum();
+        if bytes > limits::CONFIG_ENV_MAX_BYTES {
+            diags.push(Diagnostic::error(
+                Kind::TooLarge,
+                at,
+                format!(
+                    "`env` holds {bytes} bytes; the limit is {}",
+                    limits::CONFIG_ENV_MAX_BYTES
+                ),
+            ));
+            return None;
+        }
+    }
     let mut out = Map::new();
     let mut ok = true;
     for (k, v) in m {
