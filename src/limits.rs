@@ -393,3 +393,45 @@ pub const TASK_ID_MAX_BYTES: usize = 1024;
 
 /// Bytes of a task's `statusMessage` quoted in an error (the rest is cut).
 pub const TASK_STATUS_MESSAGE_MAX_BYTES: usize = 1024;
+
+// ----- configuration loading (`servers/load`, `--config`, `servers/add`) -----
+
+/// Most `args` one server may have. A command line longer than a few hundred words is not a
+/// config someone wrote; a hostile repository's 1.3 million one-letter args cost 100 bytes of
+/// memory each before anything is approved (the kernel's own `ARG_MAX` would refuse them later).
+pub const CONFIG_ARGS_MAX: usize = 1024;
+
+/// Most bytes one server's `args` hold together (after `${…}` expansion): Linux gives a whole
+/// command line and environment 2 MiB, and the trust request shows every byte of it twice.
+pub const CONFIG_ARGS_MAX_BYTES: usize = 256 * 1024;
+
+/// Most entries of one server's `env` (and of any other map of strings in its config: `headers`).
+pub const CONFIG_ENV_MAX: usize = 1024;
+
+/// Most bytes of one server's `env` (names and values together, an `envFile`'s included): a
+/// process gets 2 MiB of args and environment on Linux, and a value of a few megabytes read from an
+/// env file would be held by every server naming it.
+pub const CONFIG_ENV_MAX_BYTES: usize = 256 * 1024;
+
+/// Most items of any other list in a server's config (`includeTools`, `secretEnv`, …): as many as
+/// a server may have tools.
+pub const CONFIG_LIST_MAX: usize = MAX_TOOLS_PER_SERVER;
+
+/// Most fields one server entry of a config file may have (each unknown one is a diagnostic; every
+/// dialect defines fewer than 100).
+pub const CONFIG_ENTRY_MAX_FIELDS: usize = 256;
+
+/// Bytes of config files and plugin manifests one `servers/load` (or one `--config` path) reads
+/// together; the files past it are not read, each reported with an error naming this bound. One
+/// file alone is bounded by [`CONFIG_FILE_MAX_BYTES`], a folder scan by 256 files.
+pub const CONFIG_LOAD_MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Most servers one `servers/load` (or one `--config` path) adds; the rest of each file past it
+/// is reported in one error. Each server costs a trust request and a supervisor whatever its
+/// config's size, so a few megabytes of two-line servers would otherwise cost gigabytes.
+pub const CONFIG_LOAD_MAX_SERVERS: usize = 1024;
+
+/// Largest `servers/load` answer (its statuses, trust requests and diagnostics as JSON); what does
+/// not fit is left out and one error diagnostic counts it, so a repository of hostile configs
+/// cannot make the host read tens of megabytes.
+pub const SERVERS_LOAD_ANSWER_MAX_BYTES: usize = 8 * 1024 * 1024;

@@ -336,7 +336,7 @@ export interface CallToolResultFields {
 export interface LoadDiagnostic {
   /** error: the server (or, without `server`, the whole file) was not loaded; warning: loaded anyway. */
   severity: "error" | "warning";
-  kind: "unreadable" | "syntax" | "unknown-dialect" | "wrong-type" | "missing-field" | "unknown-field" | "ignored" | "unresolved-variable" | "command-not-found" | "path-escape" | "unsupported" | "invalid" | "duplicate";
+  kind: "unreadable" | "syntax" | "unknown-dialect" | "wrong-type" | "missing-field" | "unknown-field" | "ignored" | "unresolved-variable" | "command-not-found" | "path-escape" | "unsupported" | "invalid" | "duplicate" | "too-large";
   /** The file, when the config came from one. */
   file?: string;
   /** JSON path of the field (`mcpServers.github.args[1]`); "" for the whole file. */

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::AskError;
+use super::shown_url::check_shown_url;
 
 /// The capabilities an owner may declare, by name (announced to hosts so they can detect them).
 pub const DECLARABLE: [&str; 4] = ["sampling", "elicitation", "roots", "auth"];
@@ -98,19 +99,37 @@ impl Capabilities {
             "elicitation/create" => {
                 let elicitation = self.elicitation.as_ref().ok_or_else(not_declared)?;
                 let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
-                if elicitation.supports(mode) {
-                    Ok(())
-                } else {
-                    Err(AskError::Unsupported {
+                if !elicitation.supports(mode) {
+                    return Err(AskError::Unsupported {
                         reason: format!("elicitation mode `{mode}` is not supported by the client"),
-                    })
+                    });
                 }
+                if mode == "url" {
+                    admit_url(method, params)?;
+                }
+                Ok(())
             }
             "roots/list" => self.roots.as_ref().map(drop).ok_or_else(not_declared),
-            "auth/authorize" => self.auth.as_ref().map(drop).ok_or_else(not_declared),
+            "auth/authorize" => {
+                self.auth.as_ref().ok_or_else(not_declared)?;
+                admit_url(method, params)
+            }
             _ => Err(not_declared()),
         }
     }
+}
+
+/// The `url` of a question that shows one to a person passes [`check_shown_url`] (-32602 otherwise).
+fn admit_url(method: &str, params: &Value) -> Result<(), AskError> {
+    let url = params
+        .get("url")
+        .and_then(Value::as_str)
+        .ok_or_else(|| AskError::Unsupported {
+            reason: format!("`{method}` needs a `url` string"),
+        })?;
+    check_shown_url(url).map_err(|why| AskError::Unsupported {
+        reason: format!("the `url` of `{method}` {why}"),
+    })
 }
 
 fn admit_sampling(sampling: &Sampling, params: &Value) -> Result<(), AskError> {
@@ -152,12 +171,62 @@ mod tests {
         // `auth` is the sidecar's own: admitted, never forwarded to a server.
         let auth = declared(json!({"auth": {}, "roots": {}}));
         assert_eq!(auth.to_mcp(), json!({"roots": {}}));
-        assert!(auth.admit("auth/authorize", &json!({})).is_ok());
+        let login = json!({"server": "s", "url": "https://as.example/authorize?x=1", "redirectUri": "http://127.0.0.1:9/cb"});
+        assert!(auth.admit("auth/authorize", &login).is_ok());
         assert!(declared(json!({}))
             .admit("auth/authorize", &json!({}))
             .is_err());
         assert!(declared(json!({"roots": {"listChanged": true}})).roots_list_changed());
         assert!(!declared(json!({"roots": {}})).roots_list_changed());
+    }
+
+    /// Elicitation in URL mode and `auth/authorize` show a URL to a person under one rule: https,
+    /// or http to a loopback host; anything else is -32602 before the owner is asked.
+    #[test]
+    fn urls_shown_to_a_person_are_https_or_loopback() {
+        let both = declared(json!({"elicitation": {"url": {}}, "auth": {}}));
+        let elicit = |url: Value| {
+            both.admit(
+                "elicitation/create",
+                &json!({"mode": "url", "url": url, "elicitationId": "e", "message": "m"}),
+            )
+        };
+        let authorize = |url: Value| {
+            both.admit(
+                "auth/authorize",
+                &json!({"server": "s", "url": url, "redirectUri": "http://127.0.0.1:1/cb"}),
+            )
+        };
+        for ok in [
+            "https://example.com/v",
+            "http://127.0.0.1:8/v",
+            "http://localhost/v",
+        ] {
+            assert!(elicit(json!(ok)).is_ok(), "{ok}");
+            assert!(authorize(json!(ok)).is_ok(), "{ok}");
+        }
+        for bad in [
+            json!("javascript:alert(1)"),
+            json!("file:///etc/passwd"),
+            json!("data:text/html,<script>alert(1)</script>"),
+            json!("http://example.com/v"),
+            json!(7),
+            Value::Null,
+        ] {
+            for refused in [elicit(bad.clone()), authorize(bad.clone())] {
+                let e = refused.unwrap_err();
+                assert_eq!(e.rpc_code(), -32602, "{bad}: {e}");
+                assert!(e.to_string().contains("url"), "{e}");
+            }
+        }
+        // Form mode shows no URL: nothing to check.
+        let form = declared(json!({"elicitation": {}}));
+        assert!(form
+            .admit(
+                "elicitation/create",
+                &json!({"message": "m", "url": "javascript:x"})
+            )
+            .is_ok());
     }
 
     #[test]
@@ -198,7 +267,10 @@ mod tests {
         assert!(matches!(url, Err(AskError::Unsupported { .. })), "{url:?}");
         let url_only = declared(json!({"elicitation": {"url": {}}}));
         assert!(url_only
-            .admit("elicitation/create", &json!({"mode": "url"}))
+            .admit(
+                "elicitation/create",
+                &json!({"mode": "url", "url": "https://example.com/verify"})
+            )
             .is_ok());
         assert!(url_only.admit("elicitation/create", &json!({})).is_err());
 

@@ -18,7 +18,9 @@
 mod asker;
 mod capabilities;
 mod error;
+mod shown_url;
 
 pub use asker::{nobody, Asker, Nobody, Question};
 pub use capabilities::{Capabilities, Elicitation, Roots, Sampling, DECLARABLE};
 pub use error::AskError;
+pub use shown_url::check_shown_url;

@@ -41,6 +41,8 @@ pub enum Kind {
     Invalid,
     /// Two servers with the same name.
     Duplicate,
+    /// Past a bound of `limits` (`args`, `env`, a list, the bytes of one load, the answer's size).
+    TooLarge,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

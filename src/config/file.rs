@@ -14,22 +14,63 @@ use crate::limits;
 /// sidecar's memory.
 pub fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
     let limit = limits::CONFIG_FILE_MAX_BYTES;
+    read_at_most(path, limit).map_err(|e| {
+        too_large(e, || {
+            format!("larger than the {limit}-byte limit for config files")
+        })
+    })
+}
+
+/// [`read_bounded`], as UTF-8 text.
+pub fn read_text_bounded(path: &Path) -> std::io::Result<String> {
+    utf8(read_bounded(path)?)
+}
+
+/// [`read_text_bounded`] for a load that has `left` bytes of its [`limits::CONFIG_LOAD_MAX_BYTES`]
+/// to read: a file past what is left is refused (`QuotaExceeded`) with an error naming that bound.
+pub fn read_text_within_load(path: &Path, left: u64) -> std::io::Result<String> {
+    let limit = limits::CONFIG_FILE_MAX_BYTES;
+    if left >= limit {
+        return read_text_bounded(path);
+    }
+    let bytes = read_at_most(path, left).map_err(|e| {
+        if e.kind() != std::io::ErrorKind::FileTooLarge {
+            return e;
+        }
+        std::io::Error::new(
+            std::io::ErrorKind::QuotaExceeded,
+            format!(
+                "not read: the files of one load may hold {} bytes together and {left} are left; load fewer files at once",
+                limits::CONFIG_LOAD_MAX_BYTES
+            ),
+        )
+    })?;
+    utf8(bytes)
+}
+
+/// At most `limit` bytes of `path`; one more is an `InvalidData` error with no message yet.
+fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
         .take(limit + 1)
         .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("larger than the {limit}-byte limit for config files"),
-        ));
+        return Err(std::io::Error::from(std::io::ErrorKind::FileTooLarge));
     }
     Ok(bytes)
 }
 
-/// [`read_bounded`], as UTF-8 text.
-pub fn read_text_bounded(path: &Path) -> std::io::Result<String> {
-    String::from_utf8(read_bounded(path)?).map_err(|_| {
+/// `e` with `message` when it is the bound's error, as it is otherwise.
+fn too_large(e: std::io::Error, message: impl FnOnce() -> String) -> std::io::Error {
+    if e.kind() == std::io::ErrorKind::FileTooLarge {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, message())
+    } else {
+        e
+    }
+}
+
+fn utf8(bytes: Vec<u8>) -> std::io::Result<String> {
+    String::from_utf8(bytes).map_err(|_| {
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             "stream did not contain valid UTF-8",

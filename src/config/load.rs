@@ -17,6 +17,7 @@ use super::source::Source;
 use super::{extras, validate_server_name, ServerSpec};
 use crate::config::expand::mask_values;
 use crate::config::paths;
+use crate::limits;
 
 /// Deepest directory level a scan descends to, and most files it reads: a scan of a home directory
 /// by mistake stays bounded.
@@ -94,12 +95,20 @@ pub fn load_path(path: &Path, dialect: Option<Dialect>, src: &Sources<'_>) -> Lo
                 .in_file(Some(&path.display().to_string())),
             );
         }
-        let mut seen = BTreeSet::new();
+        let (mut seen, mut read) = (BTreeSet::new(), 0);
         for file in files {
-            load_file(&file, dialect, src, &mut loaded, &mut seen);
+            load_file(&file, dialect, src, &mut loaded, &mut seen, &mut read);
         }
     } else {
-        load_file(path, dialect, src, &mut loaded, &mut BTreeSet::new());
+        let mut read = 0;
+        load_file(
+            path,
+            dialect,
+            src,
+            &mut loaded,
+            &mut BTreeSet::new(),
+            &mut read,
+        );
     }
     loaded
 }
@@ -128,19 +137,30 @@ pub fn load_document(doc: &Value, dialect: Option<Dialect>, src: &Sources<'_>) -
     loaded
 }
 
+/// Reads one file into `loaded`; `read` counts the bytes this load has read, against
+/// [`limits::CONFIG_LOAD_MAX_BYTES`].
 fn load_file(
     file: &Path,
     dialect: Option<Dialect>,
     src: &Sources<'_>,
     loaded: &mut Loaded,
     seen: &mut BTreeSet<String>,
+    read: &mut u64,
 ) {
     let name = file.display().to_string();
-    let text = match super::file::read_text_bounded(file) {
-        Ok(t) => t,
+    let left = limits::CONFIG_LOAD_MAX_BYTES.saturating_sub(*read);
+    let text = match super::file::read_text_within_load(file, left) {
+        Ok(t) => {
+            *read += t.len() as u64;
+            t
+        }
         Err(e) => {
+            let kind = match e.kind() {
+                std::io::ErrorKind::QuotaExceeded => Kind::TooLarge,
+                _ => Kind::Unreadable,
+            };
             loaded.diagnostics.push(
-                Diagnostic::error(Kind::Unreadable, "", format!("cannot read the file: {e}"))
+                Diagnostic::error(kind, "", format!("cannot read the file: {e}"))
                     .in_file(Some(&name)),
             );
             return;
@@ -240,7 +260,22 @@ fn finish(
     loaded: &mut Loaded,
     seen: &mut BTreeSet<String>,
 ) {
-    for c in servers {
+    let room = limits::CONFIG_LOAD_MAX_SERVERS.saturating_sub(loaded.servers.len());
+    if servers.len() > room {
+        loaded.diagnostics.push(
+            Diagnostic::error(
+                Kind::TooLarge,
+                "",
+                format!(
+                    "{} of this file's servers are not loaded: one load may add {} servers",
+                    servers.len() - room,
+                    limits::CONFIG_LOAD_MAX_SERVERS
+                ),
+            )
+            .in_file(file),
+        );
+    }
+    for c in servers.into_iter().take(room) {
         let diags = check(&c, seen);
         let bad = diags.iter().any(Diagnostic::is_error);
         loaded.diagnostics.extend(
@@ -385,6 +420,115 @@ mod tests {
         assert!(missing.servers.is_empty());
         assert_eq!(missing.diagnostics[0].kind, Kind::Unreadable);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    fn load_json(doc: Value) -> Loaded {
+        let inputs = BTreeMap::new();
+        let src = Sources {
+            env: &no_env,
+            inputs: &inputs,
+        };
+        load_document(&doc, None, &src)
+    }
+
+    /// `args` past their count or bytes and `env` past its entries are one `too-large` error each
+    /// (not one per item), and the other servers load.
+    #[test]
+    fn args_and_env_past_their_bounds_are_one_error_each() {
+        let env: serde_json::Map<String, Value> = (0..=limits::CONFIG_ENV_MAX)
+            .map(|i| (format!("V{i}"), Value::from("1")))
+            .collect();
+        let loaded = load_json(serde_json::json!({"mcpServers": {
+            "many": {"command": "sh", "args": vec![1; limits::CONFIG_ARGS_MAX + 1]},
+            "long": {"command": "sh", "args": ["x".repeat(limits::CONFIG_ARGS_MAX_BYTES), "y"]},
+            "vars": {"command": "sh", "env": env},
+            "huge": {"command": "sh", "env": {"BIG": "v".repeat(limits::CONFIG_ENV_MAX_BYTES)}},
+            "fine": {"command": "sh", "args": vec!["a"; limits::CONFIG_ARGS_MAX]},
+        }}));
+        let names: Vec<&str> = loaded.servers.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["fine"], "{:#?}", loaded.diagnostics);
+        let errors: Vec<(&str, &str)> = loaded
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| (d.server.as_deref().unwrap_or(""), d.message.as_str()))
+            .collect();
+        assert_eq!(errors.len(), 4, "{errors:#?}");
+        assert!(loaded
+            .diagnostics
+            .iter()
+            .all(|d| !d.is_error() || d.kind == Kind::TooLarge));
+        let message = |server: &str| errors.iter().find(|(s, _)| *s == server).unwrap().1;
+        assert!(message("many").contains("the limit is 1024"), "{errors:?}");
+        assert!(message("long").contains("262144 bytes"), "{errors:?}");
+        assert!(message("vars").contains("1025 entries"), "{errors:?}");
+        assert!(message("huge").contains("262147 bytes"), "{errors:?}");
+    }
+
+    /// An entry of more fields than any dialect has is one error, not a diagnostic per field.
+    #[test]
+    fn an_entry_of_too_many_fields_is_one_error() {
+        let mut entry: serde_json::Map<String, Value> = (0..limits::CONFIG_ENTRY_MAX_FIELDS)
+            .map(|i| (format!("x{i}"), Value::from(1)))
+            .collect();
+        entry.insert("command".into(), Value::from("sh"));
+        let loaded =
+            load_json(serde_json::json!({"mcpServers": {"wide": entry, "ok": {"command": "sh"}}}));
+        let names: Vec<&str> = loaded.servers.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["ok"]);
+        assert_eq!(loaded.diagnostics.len(), 1, "{:#?}", loaded.diagnostics);
+        assert_eq!(loaded.diagnostics[0].kind, Kind::TooLarge);
+        assert!(loaded.diagnostics[0].message.contains("257 fields"));
+    }
+
+    /// One load adds at most `CONFIG_LOAD_MAX_SERVERS`; a longer table is read no further.
+    #[test]
+    fn a_load_adds_a_bounded_number_of_servers() {
+        let table: serde_json::Map<String, Value> = (0..limits::CONFIG_LOAD_MAX_SERVERS + 5)
+            .map(|i| (format!("s{i}"), serde_json::json!({"command": "sh"})))
+            .collect();
+        let loaded = load_json(serde_json::json!({ "mcpServers": table }));
+        assert_eq!(loaded.servers.len(), limits::CONFIG_LOAD_MAX_SERVERS);
+        let errors: Vec<_> = loaded.diagnostics.iter().filter(|d| d.is_error()).collect();
+        assert_eq!(errors.len(), 1, "{errors:#?}");
+        assert_eq!(errors[0].kind, Kind::TooLarge);
+        assert!(errors[0].message.contains("1029 servers"), "{errors:?}");
+    }
+
+    /// The files of one folder share one byte bound: the file that would pass it is not read.
+    #[test]
+    fn the_files_of_one_load_share_a_byte_bound() {
+        let dir = std::env::temp_dir().join(format!("mcp-sidecar-budget-{}", std::process::id()));
+        let third = limits::CONFIG_LOAD_MAX_BYTES as usize / 3 + 1;
+        for i in 0..3 {
+            let sub = dir.join(format!("r{i}"));
+            std::fs::create_dir_all(&sub).unwrap();
+            let doc = format!(
+                r#"{{"mcpServers": {{"s{i}": {{"command": "sh"}}}}, "padding": "{}"}}"#,
+                "p".repeat(third)
+            );
+            std::fs::write(sub.join(".mcp.json"), doc).unwrap();
+        }
+        let inputs = BTreeMap::new();
+        let src = Sources {
+            env: &no_env,
+            inputs: &inputs,
+        };
+        let loaded = load_path(&dir, None, &src);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let names: Vec<&str> = loaded.servers.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["s0", "s1"], "{:#?}", loaded.diagnostics);
+        let d = &loaded.diagnostics[0];
+        assert_eq!(d.kind, Kind::TooLarge, "{d:?}");
+        assert!(
+            d.file.as_deref().unwrap().ends_with("r2/.mcp.json"),
+            "{d:?}"
+        );
+        assert!(d.message.contains("16777216 bytes together"), "{d:?}");
     }
 
     #[test]

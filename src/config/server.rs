@@ -104,6 +104,7 @@ impl ServerSpec {
             }
         };
         let env = checked_env(raw.env.unwrap_or_default())?;
+        let args = checked_args(raw.args.unwrap_or_default())?;
         let cwd = match raw.cwd {
             None => None,
             Some(s) if !s.is_empty() => Some(PathBuf::from(s)),
@@ -132,7 +133,7 @@ impl ServerSpec {
         };
         Ok(Self {
             command,
-            args: raw.args.unwrap_or_default(),
+            args,
             env,
             cwd,
             inherit_env,
@@ -246,8 +247,54 @@ fn remote_spec(
     }))
 }
 
-/// `env` once every name and value is one a process can be given.
+/// `args` within [`limits::CONFIG_ARGS_MAX`] items and [`limits::CONFIG_ARGS_MAX_BYTES`] bytes.
+fn checked_args(args: Vec<String>) -> Result<Vec<String>> {
+    if args.len() > limits::CONFIG_ARGS_MAX {
+        return Err(invalid(
+            "args",
+            format!(
+                "has {} items; the limit is {}",
+                args.len(),
+                limits::CONFIG_ARGS_MAX
+            ),
+        ));
+    }
+    let bytes: usize = args.iter().map(String::len).sum();
+    if bytes > limits::CONFIG_ARGS_MAX_BYTES {
+        return Err(invalid(
+            "args",
+            format!(
+                "hold {bytes} bytes together; the limit is {}",
+                limits::CONFIG_ARGS_MAX_BYTES
+            ),
+        ));
+    }
+    Ok(args)
+}
+
+/// `env` once every name and value is one a process can be given, within
+/// [`limits::CONFIG_ENV_MAX`] entries and [`limits::CONFIG_ENV_MAX_BYTES`] bytes.
 fn checked_env(env: BTreeMap<String, String>) -> Result<BTreeMap<String, String>> {
+    if env.len() > limits::CONFIG_ENV_MAX {
+        return Err(invalid(
+            "env",
+            format!(
+                "has {} entries; the limit is {}",
+                env.len(),
+                limits::CONFIG_ENV_MAX
+            ),
+        ));
+    }
+    let bytes: usize = env.iter().map(|(k, v)| k.len() + v.len()).sum();
+    if bytes > limits::CONFIG_ENV_MAX_BYTES {
+        return Err(invalid(
+            "env",
+            format!(
+                "holds {bytes} bytes; the limit is {}",
+                limits::CONFIG_ENV_MAX_BYTES
+            ),
+        ));
+    }
     for (k, v) in &env {
         let field = format!("env.{k}");
         if k.is_empty() || k.contains('=') || k.contains('\0') {
@@ -325,6 +372,38 @@ mod tests {
 
     fn err(v: Value) -> Error {
         ServerSpec::from_json(&v).unwrap_err()
+    }
+
+    /// A config given whole (`servers/add`) meets the same bounds as one read from a file.
+    #[test]
+    fn args_and_env_are_bounded() {
+        let many = err(json!({"command": "x", "args": vec!["a"; limits::CONFIG_ARGS_MAX + 1]}));
+        assert_eq!(many.details["field"], "args");
+        assert!(
+            many.message.contains("1025 items; the limit is 1024"),
+            "{}",
+            many.message
+        );
+        let long =
+            err(json!({"command": "x", "args": ["a".repeat(limits::CONFIG_ARGS_MAX_BYTES + 1)]}));
+        assert!(
+            long.message.contains("the limit is 262144"),
+            "{}",
+            long.message
+        );
+        let env: serde_json::Map<String, Value> = (0..=limits::CONFIG_ENV_MAX)
+            .map(|i| (format!("V{i}"), Value::from("1")))
+            .collect();
+        assert_eq!(
+            err(json!({"command": "x", "env": env})).details["field"],
+            "env"
+        );
+        let big = json!({"command": "x", "env": {"BIG": "v".repeat(limits::CONFIG_ENV_MAX_BYTES)}});
+        assert!(err(big).message.contains("the limit is 262144"));
+        assert!(ServerSpec::from_json(
+            &json!({"command": "x", "args": vec!["a"; limits::CONFIG_ARGS_MAX]})
+        )
+        .is_ok());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::digest::{self, keyed};
 use super::risk;
-use super::secrets::{looks_secret, Secrets};
+use super::secrets::{looks_secret, url_secrets, Secrets};
 use crate::config::source::Source;
 use crate::config::{shell_quote, Extras, ServerSpec};
 
@@ -135,12 +135,20 @@ pub fn raw_secrets(config: &Value, extras: &Extras) -> Secrets {
             .iter()
             .find_map(|k| o.get(*k).and_then(Value::as_str))
     });
+    // The URL's password and query values, when it parses (an invalid URL's error does not quote it).
+    let url_values = config
+        .get("url")
+        .and_then(Value::as_str)
+        .and_then(|u| url::Url::parse(u).ok())
+        .map(|u| url_secrets(&u))
+        .unwrap_or_default();
     Secrets::from_values(
         env.chain(raw_headers(config))
             .filter(|(k, _)| marked.contains(*k) || looks_secret(k))
             .map(|(_, v)| v.to_owned())
             .chain(extras.secret_values.iter().cloned())
-            .chain(oauth_secret.map(str::to_owned)),
+            .chain(oauth_secret.map(str::to_owned))
+            .chain(url_values),
     )
 }
 

@@ -124,13 +124,11 @@ pub fn env_file_warnings(files: &[EnvFile]) -> Vec<String> {
     files
         .iter()
         .filter_map(|f| {
-            let dir = f.config_dir.as_deref()?;
-            (!Path::new(&f.path).starts_with(dir)).then(|| {
-                format!(
-                    "reads env file `{}` outside the config's folder `{dir}`",
-                    f.path
-                )
-            })
+            let dir = f.outside_config_dir()?;
+            Some(format!(
+                "reads env file `{}` outside the config's folder `{dir}`",
+                f.path
+            ))
         })
         .collect()
 }

@@ -2,7 +2,9 @@
 //! headers marked secret (`secretEnv`, `secretHeaders`, `{value, secret: true}`) or whose names look
 //! like keys, tokens, passwords, authorization, cookies or credentials; inherited variables
 //! (`inheritEnv`) under such names or marked; secret expansions that landed in args, the URL or cwd
-//! (`secretValues`, filled by the dialect readers); a URL's password and secret-looking query values.
+//! (`secretValues`, filled by the dialect readers); a URL's password and every query value but those
+//! of a short list of parameters that carry none ([`SHOWN_QUERY_PARAMETERS`]). Each value is masked
+//! in every spelling text shows it in: as it is, and JSON-escaped (a `"` or `\` in it).
 //! Their values stay in memory (the child's environment, the request headers) and are replaced by
 //! `***` wherever text is shown: status, errors, diagnostics, the trust request, tool results (by
 //! default) and — through the process-wide set in [`crate::logging`] — every log line.
@@ -104,6 +106,7 @@ impl Secrets {
                     .filter(|c| !c.is_empty());
                 std::iter::once(v).chain(cred)
             })
+            .flat_map(spellings)
             .filter(|v| v.len() >= MIN_MASKED_LEN)
             .collect();
         values.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
@@ -187,18 +190,16 @@ impl Secrets {
         if !self.is_empty() {
             e.message = self.mask(&e.message);
             for (k, v) in e.details.iter_mut() {
-                match v {
-                    serde_json::Value::String(s) if k == "stderrTail" => {
-                        *s = self.mask_excerpt(s);
-                    }
-                    _ => self.mask_json(v),
-                }
+                self.mask_member(k, v);
             }
         }
         e
     }
 
     /// Masks every string inside a JSON value (object keys too: a server may echo a secret as one).
+    /// A `stderrTail` string is an excerpt ([`Self::mask_excerpt`]) wherever it is — in a status,
+    /// in `lastError.data`, in a notification carrying either — so a secret cut by the tail is
+    /// masked in every copy.
     pub fn mask_json(&self, value: &mut serde_json::Value) {
         let Some(m) = &self.matcher else {
             return;
@@ -212,22 +213,56 @@ impl Secrets {
                     *map = old
                         .into_iter()
                         .map(|(k, mut v)| {
-                            self.mask_json(&mut v);
+                            self.mask_member(&k, &mut v);
                             (self.mask(&k), v)
                         })
                         .collect();
                 } else {
-                    map.values_mut().for_each(|v| self.mask_json(v));
+                    map.iter_mut().for_each(|(k, v)| self.mask_member(k, v));
                 }
             }
             _ => {}
         }
     }
+
+    /// One member of an object: a stderr tail as an excerpt, anything else by [`Self::mask_json`].
+    fn mask_member(&self, key: &str, value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::String(s) if key == STDERR_TAIL => *s = self.mask_excerpt(s),
+            _ => self.mask_json(value),
+        }
+    }
 }
 
-/// A URL's password and the values of its secret-looking query parameters (`api_key=…`), both as
-/// written (percent-encoded, as the URL is shown) and decoded.
-fn url_secrets(url: &url::Url) -> Vec<String> {
+/// The member of an error's data (and of a status) that holds a cut stderr excerpt.
+const STDERR_TAIL: &str = "stderrTail";
+
+/// Query parameters whose values are shown: they choose a page, a format, a language or a version,
+/// and carry no credential. Every other query value of a server's URL is a secret (masked in the
+/// trust request, status, `servers/list`, errors and logs), whatever its name — `sig` (Azure SAS),
+/// `code`, `session`, `jwt`, or a name nobody foresaw. Compared in lowercase.
+pub const SHOWN_QUERY_PARAMETERS: &[&str] = &[
+    "api-version",
+    "api_version",
+    "format",
+    "lang",
+    "language",
+    "limit",
+    "locale",
+    "offset",
+    "page",
+    "per_page",
+    "readonly",
+    "read_only",
+    "region",
+    "transport",
+    "v",
+    "version",
+];
+
+/// A URL's password and the value of every query parameter not in [`SHOWN_QUERY_PARAMETERS`],
+/// both as written (percent-encoded, as the URL is shown) and decoded.
+pub fn url_secrets(url: &url::Url) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(p) = url.password() {
         out.push(p.to_owned());
@@ -238,17 +273,45 @@ fn url_secrets(url: &url::Url) -> Vec<String> {
         );
     }
     for pair in url.query().unwrap_or("").split('&') {
-        if let Some((k, v)) = pair.split_once('=') {
-            let name = percent_decoded(k).map_or_else(|| k.to_owned(), |d| d.into_owned());
-            if looks_secret(&name) && !v.is_empty() {
-                out.push(v.to_owned());
-                if let Some(d) = percent_decoded(v) {
-                    out.push(d.into_owned());
-                }
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let name = percent_decoded(k).map_or_else(|| k.to_owned(), |d| d.into_owned());
+        if !v.is_empty() && !SHOWN_QUERY_PARAMETERS.contains(&name.to_ascii_lowercase().as_str()) {
+            out.push(v.to_owned());
+            if let Some(d) = percent_decoded(v) {
+                out.push(d.into_owned());
             }
         }
     }
     out
+}
+
+/// `v` as it is and as text that quotes it shows it: JSON-escaped (a `"` or `\` in a secret
+/// becomes `\"` or `\\` in a JSON log line, a server's JSON on stderr, an HTTP error body), and
+/// escaped once more (such text quoted inside JSON again); and, for a value of many lines (a PEM
+/// key), each of its lines, since stderr is logged and cut into tails line by line. Only the
+/// spellings that differ.
+fn spellings(v: String) -> Vec<String> {
+    let once = json_escaped(&v);
+    let twice = once.as_deref().and_then(json_escaped);
+    let lines: Vec<String> = if v.contains('\n') {
+        v.lines()
+            .map(|l| l.trim_end_matches('\r').to_owned())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    std::iter::once(v)
+        .chain(once)
+        .chain(twice)
+        .chain(lines)
+        .collect()
+}
+
+/// `s` as it appears between the quotes of a JSON string, when that differs from `s`.
+fn json_escaped(s: &str) -> Option<String> {
+    let quoted = serde_json::to_string(s).ok()?;
+    let inner = &quoted[1..quoted.len() - 1];
+    (inner != s).then(|| inner.to_owned())
 }
 
 fn percent_decoded(s: &str) -> Option<std::borrow::Cow<'_, str>> {
@@ -316,6 +379,62 @@ mod tests {
         assert_eq!(s.mask_excerpt("a EXCERPT-secret-value-42 b"), "a *** b");
         // Pieces shorter than 4 bytes are ordinary text.
         assert_eq!(s.mask_excerpt("42 and EX"), "42 and EX");
+    }
+
+    /// A secret with `"` or `\` is masked as it is and as JSON text shows it (once and twice
+    /// escaped), in masks and in the log's net.
+    #[test]
+    fn escaped_spellings_are_masked_too() {
+        let secret = r#"quo"te\back-1"#;
+        let s = Secrets::from_values([secret.to_owned()]);
+        assert_eq!(s.mask(&format!("raw {secret}")), "raw ***");
+        assert_eq!(s.mask(r#"json "quo\"te\\back-1""#), r#"json "***""#);
+        assert_eq!(s.mask(r#"twice quo\\\"te\\\\back-1"#), "twice ***");
+        let line = serde_json::json!({"message": format!("token {secret} seen")}).to_string();
+        assert!(line.contains(r#"quo\"te"#), "{line}");
+        assert_eq!(
+            crate::logging::mask_registered(&line),
+            r#"{"message":"token *** seen"}"#
+        );
+    }
+
+    /// Each line of a secret of many lines is a secret of its own.
+    #[test]
+    fn each_line_of_a_long_secret_is_masked() {
+        let s = Secrets::from_values(["-----BEGIN KEY-----\r\nline-one-1234\nab\n".to_owned()]);
+        assert_eq!(s.mask("tail: line-one-1234 ab"), "tail: *** ab");
+    }
+
+    /// Every query value of a server's URL is secret but those of the shown parameters.
+    #[test]
+    fn query_values_are_secret_unless_shown() {
+        let url = url::Url::parse(
+            "https://h.example/mcp?sig=sas-sig-1&pwd=pwd-val-1&code=code-val-1&session=sess-val-1\
+             &whatever=what-val-1&page=page-2&api-version=2024-01-01&flag",
+        )
+        .unwrap();
+        let s = Secrets::from_values(url_secrets(&url));
+        assert_eq!(
+            s.mask(url.as_str()),
+            "https://h.example/mcp?sig=***&pwd=***&code=***&session=***&whatever=***\
+             &page=page-2&api-version=2024-01-01&flag"
+        );
+    }
+
+    /// A stderr tail cut inside a secret is an excerpt in every copy: in a status, in an error's
+    /// data (`lastError`), in a notification that carries either.
+    #[test]
+    fn stderr_tails_are_excerpts_wherever_they_are() {
+        let s = Secrets::from_values(["TAIL-secret-value-42".to_owned()]);
+        let mut v = serde_json::json!({"params": {"status": {
+            "stderrTail": "ecret-value-42 then more",
+            "lastError": {"data": {"stderrTail": "log TAIL-sec"}, "message": "TAIL-secret-value-42"},
+        }}});
+        s.mask_json(&mut v);
+        let status = &v["params"]["status"];
+        assert_eq!(status["stderrTail"], "*** then more");
+        assert_eq!(status["lastError"]["data"]["stderrTail"], "log ***");
+        assert_eq!(status["lastError"]["message"], "***");
     }
 
     #[test]

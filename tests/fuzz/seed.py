@@ -106,6 +106,12 @@ def config():
           "servers": {"s": {"type": "stdio", "command": "node", "args": ["${input:token}", "${env:HOME}"], "envFile": "x.env"}}}))
     write("config", bytes([dialects["epoch"], 0]) + compact({"servers": {"e": {"transport": "http", "url": "https://h/mcp",
           "timeout_ms": 5, "secret_env": ["K"], "headers": {"A": "${API_TOKEN}"}}}}))
+    # Past the bounds of limits.rs: one args item too many, one env entry too many (each one error).
+    write("config", bytes([0, 0]) + compact({"mcpServers": {"a": {"command": "x", "args": ["a"] * 1025},
+          "b": {"command": "x", "args": ["a"] * 1024}}}))
+    write("config", bytes([dialects["vscode"], 0]) + compact({"servers": {"e": {"type": "stdio", "command": "x",
+          "env": {f"V{i}": "1" for i in range(1025)}}}}))
+    write("config", bytes([0, 0]) + compact({"mcpServers": {"w": {"command": "x", **{f"x{i}": 1 for i in range(257)}}}}))
 
 
 def schema():

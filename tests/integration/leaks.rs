@@ -436,3 +436,121 @@ fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// The spellings and pieces of a secret: a private key of many lines whose first line the stderr
+/// tail cut off (in the status, in `lastError.data.stderrTail`, in the `notifications/servers/changed`
+/// carrying both), a secret with `"` and `\` that a server quotes as JSON (its escaped spelling in
+/// args, the stderr tail and the log), and URL query values under names that do not look secret
+/// (`sig`, `pwd`, `pass`, `jwt`, `bearer`, `session`, `sessionid`, `code`). None may leave.
+#[test]
+fn no_cut_escaped_or_query_secret_leaves() {
+    let m = Markers::new();
+    let dir = temp_dir("leaks-spellings");
+    let log = dir.join("stderr.log");
+    let s = Sidecar::spawn_logging_to(&log, &["--log", "trace"], &[]);
+    let mut s = Recorded {
+        s,
+        seen: Vec::new(),
+    };
+    let init = s.request(
+        "initialize",
+        json!({"protocolVersion": 1, "requireTrust": true}),
+    );
+    assert!(init.get("result").is_some(), "{init}");
+
+    // A key of two lines, the second long enough that the tail (8 KiB) begins inside the first:
+    // the fixture writes `PRIVATE_KEY=<first line>\n<second line>\n`.
+    let key = format!(
+        "{}-first-{}\n{}-second-{}",
+        m.env,
+        "a".repeat(80),
+        m.env,
+        "b".repeat(8150)
+    );
+    let quoted = format!(r#"{}-quo"te\back"#, m.env_marked);
+    let config = json!({
+        "command": fixture_bin(),
+        "args": ["--stderr-line", json!({"token": quoted}).to_string(), "--stderr-env-halves", "PRIVATE_KEY"],
+        "env": {"PRIVATE_KEY": key, "QUOTED_TOKEN": quoted},
+    });
+    let (trust, status) = add_trusted(&mut s, "cut", &config);
+    assert!(
+        text(&trust).contains(r#"{\"token\":\"***\"}"#),
+        "the escaped spelling in args, masked: {trust}"
+    );
+    assert_eq!(status["state"], "ready", "{status}");
+    s.request("tools/list", json!({}));
+    let crash = s.request(
+        "tools/call",
+        json!({"name": "mcp__cut__exit", "arguments": {"code": 3}}),
+    );
+    assert!(crash.get("error").is_some(), "{crash}");
+    let changed = s.server_changed("cut", |st| st["lastExit"].is_object());
+    let tail = changed["lastError"]["data"]["stderrTail"].as_str().unwrap();
+    assert_eq!(tail, "***", "the cut key in lastError: {changed}");
+    assert_eq!(changed["stderrTail"], "***", "{changed}");
+    let listed = s.call("servers/list", json!({}));
+    let cut = listed["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|st| st["name"] == "cut")
+        .cloned()
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(cut["lastError"]["data"]["stderrTail"], "***", "{cut}");
+
+    // Query values under names that do not look secret: masked in the trust request, the status,
+    // `servers/list` and the log; the parameters listed as shown (`page`) stay readable.
+    let fx = HttpFixture::start(&[]);
+    let names = [
+        "sig",
+        "pwd",
+        "pass",
+        "jwt",
+        "bearer",
+        "session",
+        "sessionid",
+        "code",
+    ];
+    let query: Vec<String> = names
+        .iter()
+        .map(|n| format!("{n}={}-{n}", m.query))
+        .collect();
+    let url = format!("{}/mcp?{}&page=2", fx.base, query.join("&"));
+    let (web_trust, web) = add_trusted(&mut s, "web", &json!({"type": "http", "url": url}));
+    let masked: Vec<String> = names.iter().map(|n| format!("{n}=***")).collect();
+    let expected = format!("{}/mcp?{}&page=2", fx.base, masked.join("&"));
+    assert_eq!(web_trust["error"]["data"]["url"], expected, "{web_trust}");
+    assert_eq!(web["url"], expected, "{web}");
+    let list = s.request("servers/list", json!({}));
+    assert!(text(&list).contains(&expected), "{list}");
+    s.request("shutdown", json!({}));
+    assert_eq!(s.s.wait_exit(), Some(0));
+
+    let mut stdout = std::mem::take(&mut s.seen);
+    stdout.extend(s.s.held().iter().map(text));
+    stdout.extend(s.s.drain_after_exit().iter().map(text));
+    let stderr = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        stderr.contains(r#"{"token":"***"}"#),
+        "the server's JSON line was logged, masked"
+    );
+    let mut leaks: Vec<String> = Vec::new();
+    leaks.extend(
+        stdout
+            .iter()
+            .filter(|l| l.contains(LEAK))
+            .map(|l| format!("stdout: {l}")),
+    );
+    leaks.extend(
+        stderr
+            .lines()
+            .filter(|l| l.contains(LEAK))
+            .map(|l| format!("stderr: {l}")),
+    );
+    assert!(
+        leaks.is_empty(),
+        "secret markers leaked:\n{}",
+        leaks.join("\n")
+    );
+}

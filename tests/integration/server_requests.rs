@@ -294,3 +294,43 @@ fn a_host_that_cancels_the_call_sees_the_servers_question_withdrawn() {
         p["requestId"] == request["id"]
     });
 }
+
+/// An elicitation in URL mode shows its URL to a person: only https (or http to a loopback host)
+/// reaches the host; `javascript:`, `file:` and `data:` URLs, or plain http across the network, are
+/// -32602 to the server and the host is never asked. A good one still reaches it.
+#[test]
+fn an_elicitation_url_that_is_not_https_is_refused_before_the_host_sees_it() {
+    let mut s = host_declaring(json!({"elicitation": {"url": {}}}), json!({}), &[]);
+    for url in [
+        "javascript:alert(document.cookie)",
+        "file:///etc/passwd",
+        "data:text/html,<script>alert(1)</script>",
+        "http://example.com/verify",
+    ] {
+        let params = json!({"mode": "url", "url": url, "message": "m", "elicitationId": "e"});
+        let call = ask(&mut s, "elicitation/create", params, json!({}));
+        let got = server_got(&mut s, call);
+        assert_eq!(got["error"]["code"], -32602, "{url}: {got}");
+        assert!(
+            got["error"]["message"].as_str().unwrap().contains("url"),
+            "{got}"
+        );
+    }
+    s.call("ping", json!({}));
+    let asked: Vec<Value> = s
+        .held()
+        .into_iter()
+        .filter(|m| m.get("method").is_some() && m.get("id").is_some())
+        .collect();
+    assert!(asked.is_empty(), "the host was asked: {asked:?}");
+
+    let params = json!({"mode": "url", "url": "https://example.com/verify", "message": "m", "elicitationId": "e"});
+    let call = ask(&mut s, "elicitation/create", params, json!({}));
+    let request = request_to_host(&mut s, "elicitation/create");
+    assert_eq!(request["params"]["url"], "https://example.com/verify");
+    answer(&mut s, &request["id"], json!({"action": "accept"}));
+    assert_eq!(
+        server_got(&mut s, call),
+        json!({"result": {"action": "accept"}})
+    );
+}

@@ -288,7 +288,19 @@ fn load_binds_env_files_and_warns_about_risky_places() {
         )
     };
     let r = load(&mut s, json!({}));
-    assert_eq!(r["diagnostics"], json!([]), "{r}");
+    // The env file outside the workspace is a warning in the answer too, for a host that does not
+    // gate trust (the trust request below warns as well).
+    let diagnostics = r["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1, "{r}");
+    assert_eq!(diagnostics[0]["severity"], "warning", "{r}");
+    assert_eq!(diagnostics[0]["kind"], "path-escape", "{r}");
+    assert_eq!(diagnostics[0]["server"], "outside", "{r}");
+    assert_eq!(diagnostics[0]["path"], "servers.outside.envFile", "{r}");
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("outside.env` outside the config's folder"),
+        "{r}"
+    );
     assert!(
         !r.to_string().contains(VALUE),
         "an env file value was shown: {r}"
@@ -374,4 +386,64 @@ fn resources_as_tools_and_pins_are_bound_serial_calls_are_not() {
         json!({"name": "fx", "config": serial, "trust": plain["digest"]}),
     );
     assert_eq!(status["state"], "ready");
+}
+
+/// A hostile repository under `requireTrust`: configs whose one server has far more args than a
+/// command line holds, and more config bytes than one load reads. Each gets one `too-large` error
+/// naming its bound, nothing reaches the trust gate, the answer stays small, and the sane
+/// repository beside them still gets its trust request.
+#[test]
+fn a_hostile_repository_gets_one_error_per_bound_and_a_small_answer() {
+    let root = crate::support::temp_dir("trust-hostile");
+    let args = serde_json::to_string(&vec!["a"; 1_300_000]).unwrap();
+    for i in 0..4 {
+        let repo = root.join(format!("r{i}"));
+        std::fs::create_dir_all(&repo).unwrap();
+        let doc = format!(r#"{{"mcpServers": {{"s{i}": {{"command": "sh", "args": {args}}}}}}}"#);
+        std::fs::write(repo.join(".mcp.json"), doc).unwrap();
+    }
+    let sane = root.join("a-sane");
+    std::fs::create_dir_all(&sane).unwrap();
+    let doc = json!({"mcpServers": {"fine": fixture(&[])}});
+    std::fs::write(sane.join(".mcp.json"), doc.to_string()).unwrap();
+
+    let mut s = Sidecar::initialized(json!({"requireTrust": true}));
+    let id = s.send("servers/load", json!({"path": root.display().to_string()}));
+    let answer = s.response(id);
+    assert!(
+        answer.to_string().len() < 16 * 1024,
+        "{} bytes",
+        answer.to_string().len()
+    );
+    let r = &answer["result"];
+    let names: Vec<&str> = r["trustRequired"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["fine"], "{r}");
+    let diagnostics = r["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 4, "{r}");
+    for d in diagnostics {
+        assert_eq!(d["severity"], "error", "{d}");
+        assert_eq!(d["kind"], "too-large", "{d}");
+    }
+    // Three files of 5.2 MB fit in one load's 16 MiB: their args are refused by count; the
+    // fourth is not read at all.
+    let args_errors = diagnostics
+        .iter()
+        .filter(|d| {
+            d["message"]
+                .as_str()
+                .unwrap()
+                .contains("1300000 items; the limit is 1024")
+        })
+        .count();
+    assert_eq!(args_errors, 3, "{r}");
+    assert!(diagnostics[3]["message"]
+        .as_str()
+        .unwrap()
+        .contains("16777216 bytes together"));
+    let _ = std::fs::remove_dir_all(&root);
 }

@@ -188,7 +188,20 @@ impl Entries<'_> {
         parsed: &mut Parsed,
         mut build: impl FnMut(&Entry, &str, &mut Vec<Diagnostic>) -> Option<Map<String, Value>>,
     ) {
-        for (name, raw) in servers {
+        // A table of a million two-line servers is read no further than one load may add
+        // (`config::load` bounds the servers of all files together).
+        let max = crate::limits::CONFIG_LOAD_MAX_SERVERS;
+        if servers.len() > max {
+            parsed.diagnostics.push(Diagnostic::error(
+                Kind::TooLarge,
+                self.base,
+                format!(
+                    "{} servers are given; only the first {max} are read (one load may add {max})",
+                    servers.len()
+                ),
+            ));
+        }
+        for (name, raw) in servers.iter().take(max) {
             let path = join(self.base, name);
             let final_name = match self.plugin {
                 Some((p, _)) => format!("{p}__{name}"),

@@ -13,6 +13,7 @@ use crate::canonical::sha256_tagged;
 use crate::config::diagnostics::{Diagnostic, Kind};
 use crate::config::invalid::invalid;
 use crate::error::Result;
+use crate::limits;
 
 /// The canonical config key of the records (`env_files` in snake_case).
 pub const ENV_FILES: &str = "envFiles";
@@ -35,6 +36,15 @@ pub struct EnvFile {
     /// `sha256:<hex>` of the file's bytes. Derived from secrets: the trust gate only ever shows or
     /// hashes it under its per-process key.
     pub sha256: String,
+}
+
+impl EnvFile {
+    /// The config's folder when the file lies outside it (paths compared once resolved, so `..`
+    /// and symlinks cannot hide the way out); `None` inside it or for a document given inline.
+    pub fn outside_config_dir(&self) -> Option<&str> {
+        let dir = self.config_dir.as_deref()?;
+        (!Path::new(&self.path).starts_with(dir)).then_some(dir)
+    }
 }
 
 /// The `envFiles` value of a canonical config (CONFIG_INVALID naming the field otherwise).
@@ -105,7 +115,14 @@ pub fn merge_env_file(
         .entry("env")
         .or_insert_with(|| Value::Object(Map::new()));
     let mut names = Vec::new();
+    // Lines that are not `KEY=VALUE`: the first is named, the others counted (one warning, not
+    // one per line of a file of junk).
+    let mut skipped: Option<(usize, usize)> = None;
     if let Value::Object(env) = env {
+        let mut bytes: usize = env
+            .iter()
+            .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
+            .sum();
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -113,15 +130,8 @@ pub fn merge_env_file(
             }
             let line = line.strip_prefix("export ").unwrap_or(line);
             let Some((k, v)) = line.split_once('=') else {
-                diags.push(Diagnostic::warning(
-                    Kind::Invalid,
-                    at,
-                    format!(
-                        "{}:{}: not a KEY=VALUE line; skipped",
-                        path.display(),
-                        n + 1
-                    ),
-                ));
+                let (_, count) = skipped.get_or_insert((n + 1, 0));
+                *count += 1;
                 continue;
             };
             let v = v.trim();
@@ -131,10 +141,35 @@ pub fn merge_env_file(
                 .unwrap_or(v);
             let k = k.trim().to_owned();
             if !env.contains_key(&k) {
+                bytes += k.len() + v.len();
+                let past = if env.len() >= limits::CONFIG_ENV_MAX {
+                    Some(format!("more than {} variables", limits::CONFIG_ENV_MAX))
+                } else {
+                    (bytes > limits::CONFIG_ENV_MAX_BYTES)
+                        .then(|| format!("more than {} bytes", limits::CONFIG_ENV_MAX_BYTES))
+                };
+                if let Some(past) = past {
+                    diags.push(Diagnostic::error(
+                        Kind::TooLarge,
+                        at,
+                        format!("env file {} gives `env` {past} (its limit)", path.display()),
+                    ));
+                    return None;
+                }
                 env.insert(k.clone(), Value::from(v));
                 names.push(k);
             }
         }
+    }
+    if let Some((first, count)) = skipped {
+        diags.push(Diagnostic::warning(
+            Kind::Invalid,
+            at,
+            format!(
+                "{}:{first}: not a KEY=VALUE line; skipped ({count} such lines in the file)",
+                path.display()
+            ),
+        ));
     }
     if !names.is_empty() {
         push(
@@ -151,6 +186,18 @@ pub fn merge_env_file(
         names,
         sha256: sha256_tagged(&bytes),
     };
+    // The trust request warns about it too (`trust::risk`); a host that does not gate trust hears
+    // of it only here.
+    if let Some(dir) = record.outside_config_dir() {
+        diags.push(Diagnostic::warning(
+            Kind::PathEscape,
+            at,
+            format!(
+                "reads env file `{}` outside the config's folder `{dir}`",
+                record.path
+            ),
+        ));
+    }
     // Serialising a struct of strings cannot fail.
     if let Ok(v) = serde_json::to_value(record) {
         push(out, ENV_FILES, std::iter::once(v));
@@ -250,6 +297,64 @@ mod tests {
         assert_eq!(records[0].names, ["A", "B"]);
         assert!(records[0].sha256.starts_with("sha256:"));
         assert!(parse(&json!([{"path": "/x"}])).is_err());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// An env file of junk lines is one warning; one past the `env` bound is one error.
+    #[test]
+    fn env_files_are_bounded_and_junk_is_one_warning() {
+        let root =
+            std::env::temp_dir().join(format!("mcp-sidecar-envbound-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        let junk: String = (0..5000).map(|i| format!("junk line {i}\n")).collect();
+        std::fs::write(root.join("junk.env"), format!("A=1\n{junk}")).unwrap();
+        let many: String = (0..=limits::CONFIG_ENV_MAX)
+            .map(|i| format!("V{i}=1\n"))
+            .collect();
+        std::fs::write(root.join("many.env"), many).unwrap();
+        let file = root.join(".mcp.json");
+        let inputs = BTreeMap::new();
+        let ctx = Context {
+            file: Some(&file),
+            env: &|_| None,
+            inputs: &inputs,
+            source: crate::config::source::Source::User,
+        };
+        let merge = |name: &str| {
+            let (mut out, mut diags) = (Map::new(), Vec::new());
+            let merged = merge_env_file(name, "s.envFile", &ctx, &mut out, &mut diags);
+            (merged, out, diags)
+        };
+        let (merged, out, diags) = merge("junk.env");
+        assert!(merged.is_some());
+        assert_eq!(out["env"], json!({"A": "1"}));
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert!(
+            diags[0]
+                .message
+                .ends_with(":2: not a KEY=VALUE line; skipped (5000 such lines in the file)"),
+            "{diags:?}"
+        );
+        let (merged, _, diags) = merge("many.env");
+        assert!(merged.is_none());
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert_eq!(diags[0].kind, Kind::TooLarge);
+        assert!(
+            diags[0].message.contains("more than 1024 variables"),
+            "{diags:?}"
+        );
+        std::fs::write(
+            root.join("big.env"),
+            format!("BIG={}\n", "v".repeat(limits::CONFIG_ENV_MAX_BYTES)),
+        )
+        .unwrap();
+        let (merged, _, diags) = merge("big.env");
+        assert!(merged.is_none());
+        assert_eq!(diags[0].kind, Kind::TooLarge);
+        assert!(
+            diags[0].message.contains("more than 262144 bytes"),
+            "{diags:?}"
+        );
         let _ = std::fs::remove_dir_all(&root);
     }
 

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::config::diagnostics::{did_you_mean, index, join, Diagnostic, Kind};
 use crate::config::expand::{Expanded, Vars};
 use crate::config::strict::snake;
+use crate::limits;
 
 /// The JSON type a field must have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,6 +135,20 @@ pub fn read_entry(
         ));
         return None;
     };
+    // Every unknown field is a diagnostic of its own: an entry of a million fields would be a
+    // million of them. No dialect has this many.
+    if map.len() > limits::CONFIG_ENTRY_MAX_FIELDS {
+        diags.push(Diagnostic::error(
+            Kind::TooLarge,
+            path,
+            format!(
+                "the entry has {} fields; the limit is {}",
+                map.len(),
+                limits::CONFIG_ENTRY_MAX_FIELDS
+            ),
+        ));
+        return None;
+    }
     let before = diags.iter().filter(|d| d.is_error()).count();
     let mut entry = Entry::default();
     let all = fields.iter().chain(EXTENSIONS).chain(SUPERVISION);
@@ -267,13 +282,33 @@ fn string_list(
     entry: &mut Entry,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Value> {
+    // Counted before anything is copied or reported item by item: a list of a million items is
+    // one diagnostic, not a million, and never a second copy.
+    let max = list_max(field.name);
+    if items.len() > max {
+        diags.push(too_many(field, at, items.len(), max, "items"));
+        return None;
+    }
     let mut out = Vec::with_capacity(items.len());
     let mut ok = true;
+    let mut bytes = 0;
     for (i, item) in items.iter().enumerate() {
         let at = index(at, i);
         match item {
             Value::String(s) => match expand(field, vars, s, &at, diags) {
                 Some(e) => {
+                    bytes += e.text.len();
+                    if field.name == "args" && bytes > limits::CONFIG_ARGS_MAX_BYTES {
+                        diags.push(Diagnostic::error(
+                            Kind::TooLarge,
+                            at,
+                            format!(
+                                "`args` hold more than {} bytes together (the limit)",
+                                limits::CONFIG_ARGS_MAX_BYTES
+                            ),
+                        ));
+                        return None;
+                    }
                     entry.secret_values.extend(e.secret_values);
                     out.push(Value::from(e.text));
                 }
@@ -297,6 +332,33 @@ fn string_map(
     entry: &mut Entry,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Value> {
+    if m.len() > limits::CONFIG_ENV_MAX {
+        diags.push(too_many(
+            field,
+            at,
+            m.len(),
+            limits::CONFIG_ENV_MAX,
+            "entries",
+        ));
+        return None;
+    }
+    if field.name == "env" {
+        let bytes: usize = m
+            .iter()
+            .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
+            .sum();
+        if bytes > limits::CONFIG_ENV_MAX_BYTES {
+            diags.push(Diagnostic::error(
+                Kind::TooLarge,
+                at,
+                format!(
+                    "`env` holds {bytes} bytes; the limit is {}",
+                    limits::CONFIG_ENV_MAX_BYTES
+                ),
+            ));
+            return None;
+        }
+    }
     let mut out = Map::new();
     let mut ok = true;
     for (k, v) in m {
@@ -321,6 +383,24 @@ fn string_map(
         }
     }
     ok.then_some(Value::Object(out))
+}
+
+/// The most items list `field` may hold: [`limits::CONFIG_ARGS_MAX`] for `args`,
+/// [`limits::CONFIG_LIST_MAX`] for the others.
+fn list_max(field: &str) -> usize {
+    if field == "args" {
+        limits::CONFIG_ARGS_MAX
+    } else {
+        limits::CONFIG_LIST_MAX
+    }
+}
+
+fn too_many(field: &Field, at: &str, given: usize, max: usize, what: &str) -> Diagnostic {
+    Diagnostic::error(
+        Kind::TooLarge,
+        at,
+        format!("`{}` has {given} {what}; the limit is {max}", field.name),
+    )
 }
 
 /// Copies the sidecar's own fields of `entry` (extensions and supervision) into the canonical

@@ -318,7 +318,7 @@ class ToolCallResult(_ToolCallResultRequired, total=False):
 
 class _DiagnosticRequired(TypedDict):
     severity: Literal["error", "warning"]
-    kind: Literal["unreadable", "syntax", "unknown-dialect", "wrong-type", "missing-field", "unknown-field", "ignored", "unresolved-variable", "command-not-found", "path-escape", "unsupported", "invalid", "duplicate"]
+    kind: Literal["unreadable", "syntax", "unknown-dialect", "wrong-type", "missing-field", "unknown-field", "ignored", "unresolved-variable", "command-not-found", "path-escape", "unsupported", "invalid", "duplicate", "too-large"]
     path: str
     message: str
 
