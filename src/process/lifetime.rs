@@ -62,16 +62,6 @@ fn contain() -> Option<std::path::PathBuf> {
     }
 }
 
-/// The mechanism that contains each server's process tree: `cgroup` (a cgroup v2 of its own, killed
-/// whole) or `process-group` (its process group, the subreaper and the origin marker).
-pub fn containment() -> &'static str {
-    #[cfg(target_os = "linux")]
-    if ledger::containment().is_some() {
-        return "cgroup";
-    }
-    "process-group"
-}
-
 #[cfg(unix)]
 fn set_nonblocking(pipe: &std::process::ChildStdin) {
     use nix::libc;

@@ -49,7 +49,7 @@ pub mod stderr_ring;
 mod stop;
 mod sweep;
 
-pub use lifetime::{containment, farewell, final_sweep, install, kill_all_now};
+pub use lifetime::{farewell, final_sweep, install, kill_all_now};
 pub use origin::{Origin, ORIGIN_ENV};
 pub use spawn::{
     child_env, server as spawn, sidecar as spawn_sidecar, ServerChild, Spawned, BASE_ENV,
