@@ -110,6 +110,7 @@ pub fn containment() -> Option<Containment> {
 }
 
 /// Takes the cgroup of the spawn `origin` out, for its stop to empty and remove.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // cgroups are Linux's
 pub fn take_cgroup(origin: Origin) -> Option<std::path::PathBuf> {
     ledger().cgroups.remove(&origin)
 }

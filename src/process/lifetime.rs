@@ -113,7 +113,8 @@ pub async fn final_sweep() {
     }
 }
 
-/// Immediate kill of everything (a second signal): SIGKILL to every group and descendant, no wait.
+/// Immediate kill of everything (a second signal): SIGKILL to the sidecar's cgroup, every group and
+/// every descendant, no wait.
 /// Runs on the signal thread; the process exits right after.
 pub fn kill_all_now() {
     #[cfg(target_os = "linux")]

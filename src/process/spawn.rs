@@ -207,14 +207,15 @@ fn join_cgroup(c: &mut tokio::process::Command, procs_fd: std::os::fd::RawFd) {
     }
 }
 
-/// The cgroup's directory if the server is in it now (the spawn returned, so it ran the pre-exec
-/// hook); otherwise the empty cgroup is removed and the server is uncontained (logged).
+/// The cgroup's directory if the server joined it (the spawn returned, so the pre-exec hook ran):
+/// it is a member, or, if it exited already, what it forked is. Otherwise the empty cgroup is
+/// removed and the server is uncontained (logged).
 #[cfg(target_os = "linux")]
 fn joined(server: &str, pid: u32, cgroup: cgroup::ServerCgroup) -> Option<std::path::PathBuf> {
-    if cgroup::members(&cgroup.dir).contains(&pid) {
+    if !cgroup::members(&cgroup.dir).is_empty() {
         return Some(cgroup.dir);
     }
-    // A server that already exited is in no cgroup either: nothing to contain, nothing to say.
+    // A server that already exited, leaving nothing, has nothing to contain: nothing to say.
     if super::procfs::alive(pid, None) {
         tracing::warn!(
             server,
