@@ -328,6 +328,61 @@ mod tests {
         assert_eq!(own_path("0::relative\n"), None);
     }
 
+    /// Both ways of killing a cgroup take every member, a grandchild included, and leave a cgroup
+    /// that can be removed. Needs a writable cgroup2 hierarchy (CI runs as root); says so if not.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // a test spawns the processes it contains
+    fn both_kill_modes_take_a_whole_cgroup() {
+        use std::os::unix::process::CommandExt;
+        let containment = match set_up() {
+            Ok(c) => c,
+            Err(reason) => {
+                eprintln!("NOTE: no cgroup to test here ({reason}); skipped");
+                return;
+            }
+        };
+        let modes = match containment.kill_mode {
+            KillMode::Kill => vec![KillMode::Kill, KillMode::FreezeThenKill],
+            KillMode::FreezeThenKill => vec![KillMode::FreezeThenKill],
+        };
+        for (n, mode) in (1..).zip(modes) {
+            let cgroup = containment.server(n).unwrap();
+            let fd = cgroup.procs_fd();
+            let mut command = std::process::Command::new("sh");
+            command.args(["-c", "sleep 60 & wait"]);
+            // SAFETY: `join` is one write system call, see its doc.
+            unsafe {
+                command.pre_exec(move || join(fd));
+            }
+            let mut child = command.spawn().unwrap();
+            // No event says "sh has forked": look, bounded.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            while members(&cgroup.dir).len() < 2 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "{mode:?}: no grandchild"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            let watched: Vec<super::super::pidfd::Pidfd> = members(&cgroup.dir)
+                .into_iter()
+                .filter_map(|p| super::super::pidfd::Pidfd::open(p, None).unwrap())
+                .collect();
+            assert_eq!(watched.len(), 2, "{mode:?}");
+            kill(&cgroup.dir, mode).unwrap();
+            assert!(
+                super::super::pidfd::wait_blocking(&watched, std::time::Duration::from_secs(20)),
+                "{mode:?}: every member exits"
+            );
+            use std::os::unix::process::ExitStatusExt;
+            assert_eq!(child.wait().unwrap().signal(), Some(9), "{mode:?}");
+            assert_eq!(members(&cgroup.dir), Vec::<u32>::new(), "{mode:?}");
+            remove(&cgroup.dir).unwrap();
+            assert!(!cgroup.dir.exists(), "{mode:?}");
+        }
+        remove(&containment.dir).unwrap();
+    }
+
     #[test]
     fn unescapes_only_octal_triples() {
         assert_eq!(unescape("a\\040b\\134c"), "a b\\c");
