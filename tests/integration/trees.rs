@@ -1,5 +1,7 @@
 //! No orphan, ever: every way a server or the sidecar can go away, each test asserting by pid that
-//! nothing of the process tree survives (servers, grandchildren, double-forked escapees, guardian).
+//! nothing of the process tree survives (servers, grandchildren, double-forked escapees, guardian,
+//! and, where a writable cgroup2 hierarchy exists, daemons that cleared their environment; without
+//! one, the `without_cgroups_*` tests pin what such a daemon can still do).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
