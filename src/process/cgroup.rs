@@ -75,7 +75,12 @@ pub fn set_up() -> Result<Containment, String> {
     let own = read_bounded(Path::new("/proc/self/cgroup"))
         .map_err(|e| format!("cannot read /proc/self/cgroup: {e}"))?;
     let own = own_path(&own).ok_or("no cgroup2 line (0::) in /proc/self/cgroup")?;
-    let parent = mount.join(own.trim_start_matches('/'));
+    let parent = mount.locate(own).ok_or_else(|| {
+        format!(
+            "our cgroup {own} is not below the mounted part of the hierarchy ({})",
+            mount.root
+        )
+    })?;
     // Moving a process needs write access to the `cgroup.procs` of the common ancestor of its
     // source and destination: the sidecar's own cgroup.
     std::fs::OpenOptions::new()
@@ -113,15 +118,42 @@ fn create_dir(dir: &Path) -> std::io::Result<()> {
     }
 }
 
-/// The mount point of the first cgroup2 hierarchy in a `/proc/PID/mountinfo` text.
-pub fn cgroup2_mount(mountinfo: &str) -> Option<PathBuf> {
+/// A mounted cgroup2 hierarchy: which of its cgroups is mounted (`root`, `/` unless a container
+/// mounted only its own part) and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mount {
+    pub root: String,
+    pub point: PathBuf,
+}
+
+impl Mount {
+    /// The directory of the cgroup `path` (as `/proc/PID/cgroup` names it), if it is mounted.
+    pub fn locate(&self, path: &str) -> Option<PathBuf> {
+        let below = if self.root == "/" {
+            path
+        } else {
+            let rest = path.strip_prefix(self.root.as_str())?;
+            if !(rest.is_empty() || rest.starts_with('/')) {
+                return None;
+            }
+            rest
+        };
+        Some(self.point.join(below.trim_start_matches('/')))
+    }
+}
+
+/// The first cgroup2 hierarchy in a `/proc/PID/mountinfo` text.
+pub fn cgroup2_mount(mountinfo: &str) -> Option<Mount> {
     mountinfo.lines().find_map(|line| {
         // `ID PARENT MAJ:MIN ROOT MOUNT-POINT OPTIONS [OPTIONAL…] - FSTYPE SOURCE SUPER-OPTIONS`
         let (left, right) = line.split_once(" - ")?;
         if right.split(' ').next()? != "cgroup2" {
             return None;
         }
-        left.split(' ').nth(4).map(|p| PathBuf::from(unescape(p)))
+        let mut fields = left.split(' ').skip(3);
+        let root = unescape(fields.next()?);
+        let point = PathBuf::from(unescape(fields.next()?));
+        Some(Mount { root, point })
     })
 }
 
@@ -299,16 +331,34 @@ mod tests {
         let hybrid = "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n\
             32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n\
             41 31 0:38 / /sys/fs/cgroup/unified rw,relatime shared:9 - cgroup2 cgroup2 rw\n";
-        assert_eq!(
-            cgroup2_mount(hybrid),
-            Some(PathBuf::from("/sys/fs/cgroup/unified"))
-        );
+        let at = |point: &str| {
+            Some(Mount {
+                root: "/".into(),
+                point: PathBuf::from(point),
+            })
+        };
+        assert_eq!(cgroup2_mount(hybrid), at("/sys/fs/cgroup/unified"));
         let pure = "25 30 0:22 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n";
-        assert_eq!(cgroup2_mount(pure), Some(PathBuf::from("/sys/fs/cgroup")));
+        assert_eq!(cgroup2_mount(pure), at("/sys/fs/cgroup"));
         let escaped = "25 30 0:22 / /mnt/my\\040cgroups rw - cgroup2 none rw\n";
+        assert_eq!(cgroup2_mount(escaped), at("/mnt/my cgroups"));
+        // A container without a cgroup namespace: only its own cgroup is mounted.
+        let part = "25 30 0:22 /docker/abc /sys/fs/cgroup ro - cgroup2 cgroup2 rw\n";
+        let mount = cgroup2_mount(part).unwrap();
+        assert_eq!(mount.root, "/docker/abc");
         assert_eq!(
-            cgroup2_mount(escaped),
-            Some(PathBuf::from("/mnt/my cgroups"))
+            mount.locate("/docker/abc/app"),
+            Some(PathBuf::from("/sys/fs/cgroup/app"))
+        );
+        assert_eq!(
+            mount.locate("/docker/abc"),
+            Some(PathBuf::from("/sys/fs/cgroup"))
+        );
+        assert_eq!(mount.locate("/docker/abcd"), None);
+        assert_eq!(mount.locate("/other"), None);
+        assert_eq!(
+            at("/sys/fs/cgroup").unwrap().locate("/a/b"),
+            Some(PathBuf::from("/sys/fs/cgroup/a/b"))
         );
         let v1_only = "32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n";
         assert_eq!(cgroup2_mount(v1_only), None);
