@@ -195,6 +195,14 @@ pub const DEATH_POLL_INTERVAL: Duration = Duration::from_millis(10);
 /// How long the sidecar waits for the guardian to exit after `bye`.
 pub const GUARDIAN_EXIT_WAIT: Duration = Duration::from_secs(1);
 
+/// Bytes read from one cgroupfs file (`cgroup.procs`, `cgroup.events`) or from
+/// `/proc/self/mountinfo` and `/proc/self/cgroup` while finding the cgroup2 hierarchy.
+pub const CGROUP_FILE_MAX_BYTES: u64 = 1024 * 1024;
+
+/// Cgroups walked below one server's (or the sidecar's) cgroup when listing, killing or removing
+/// it: a server may create cgroups of its own where it may write.
+pub const CGROUP_WALK_MAX_DIRS: usize = 1024;
+
 // ----- remote (HTTP) servers -----
 
 /// Messages read from a remote server and not yet taken by its session (backpressure on the reads).

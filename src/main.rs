@@ -68,6 +68,9 @@ enum Command {
     Guardian {
         #[arg(long)]
         sidecar_pid: u32,
+        /// The sidecar's cgroup, killed whole and removed if the sidecar dies.
+        #[arg(long)]
+        cgroup: Option<PathBuf>,
     },
 }
 
@@ -77,9 +80,13 @@ const PEOPLE_LOG_FILTER: &str = "error";
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::Guardian { sidecar_pid }) = cli.command {
+    if let Some(Command::Guardian {
+        sidecar_pid,
+        cgroup,
+    }) = cli.command
+    {
         // No logging set-up and no runtime: the guardian stays as small as possible.
-        return ExitCode::from(u8::try_from(guardian::run(sidecar_pid)).unwrap_or(1));
+        return ExitCode::from(u8::try_from(guardian::run(sidecar_pid, cgroup)).unwrap_or(1));
     }
     let quiet_logs = matches!(cli.command, Some(Command::People(_)))
         && std::env::var_os("MCP_SIDECAR_LOG").is_none();

@@ -11,16 +11,20 @@
 //! session (so a signal to the host's process group does not reach it), with stdin a pipe from the
 //! sidecar. The sidecar writes one [`Record`] per line whenever a process group appears or goes, or it
 //! adopts an escaped descendant. When the pipe reaches end of file without a final `bye` — the sidecar
-//! died, whatever the cause — the guardian SIGKILLs every recorded group and process, then every
-//! process whose environment carries the sidecar's origin marker, and exits. After `bye` it exits
-//! without touching anything.
+//! died, whatever the cause — the guardian kills the sidecar's cgroup whole and removes it (where
+//! servers are contained in cgroups: `--cgroup DIR`, see `cgroup`), then SIGKILLs every recorded
+//! group and process, then every process whose environment carries the sidecar's origin marker, and
+//! exits. After `bye` it exits without touching anything.
 //!
 //! The guardian uses plain `std` (no async runtime) and holds a few small sets: a few hundred KiB of
 //! resident memory, most of it the shared binary. See the README for its limits.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
+use std::path::{Path, PathBuf};
 
+#[cfg(target_os = "linux")]
+use super::cgroup;
 use super::kill::{self, Signal};
 #[cfg(target_os = "linux")]
 use super::origin::{Origin, ORIGIN_ENV};
@@ -98,8 +102,9 @@ impl Ledger {
     }
 }
 
-/// The guardian's `main`: follows the records on stdin; on end of file without `bye`, kills.
-pub fn run(sidecar_pid: u32) -> i32 {
+/// The guardian's `main`: follows the records on stdin; on end of file without `bye`, kills
+/// (first the cgroup `cgroup`, the sidecar's, if it has one).
+pub fn run(sidecar_pid: u32, cgroup: Option<PathBuf>) -> i32 {
     let mut ledger = Ledger::default();
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
@@ -123,10 +128,55 @@ pub fn run(sidecar_pid: u32) -> i32 {
             Err(_) => break,
         }
     }
-    let killed = kill_everything(sidecar_pid, &ledger);
+    let killed = cgroup.as_deref().map_or(0, kill_cgroup) + kill_everything(sidecar_pid, &ledger);
     if killed > 0 {
         eprintln!("mcp-sidecar guardian: sidecar {sidecar_pid} died; killed {killed} leftover process(es)");
     }
+    0
+}
+
+/// Kills the sidecar's cgroup whole (every server's cgroup below it) in a few rounds, each waiting
+/// for the members it found to exit, then removes it. Returns how many members it killed.
+#[cfg(target_os = "linux")]
+fn kill_cgroup(dir: &Path) -> usize {
+    use super::pidfd::{self, Pidfd};
+    let Some(mode) = cgroup::kill_mode_of(dir) else {
+        return 0; // Gone already (or never ours to kill).
+    };
+    let mut killed = 0;
+    for _ in 0..crate::limits::ESCAPEE_SWEEP_ROUNDS {
+        let members = cgroup::members(dir);
+        if members.is_empty() {
+            break;
+        }
+        // Opened before the kill, so each exit can be awaited.
+        let watched: Vec<Pidfd> = members
+            .iter()
+            .filter_map(|&pid| Pidfd::open(pid, None).ok().flatten())
+            .collect();
+        if let Err(e) = cgroup::kill(dir, mode) {
+            eprintln!(
+                "mcp-sidecar guardian: cannot kill cgroup {}: {e}",
+                dir.display()
+            );
+            for &pid in &members {
+                kill::signal_pid(pid, Signal::Kill);
+            }
+        }
+        killed += members.len();
+        pidfd::wait_blocking(&watched, crate::limits::STOP_AFTER_SIGKILL);
+    }
+    if let Err(e) = cgroup::remove(dir) {
+        eprintln!(
+            "mcp-sidecar guardian: cannot remove cgroup {}: {e}",
+            dir.display()
+        );
+    }
+    killed
+}
+
+#[cfg(not(target_os = "linux"))]
+fn kill_cgroup(_dir: &Path) -> usize {
     0
 }
 

@@ -8,6 +8,9 @@
 //!   `/proc/self/task/*/children`, skips the owned ones, and reaps the rest by pid.
 //! - **Guardian records.** Every change to the groups and adoptees is told to the guardian (see
 //!   `guardian`), so it knows what to kill if the sidecar is SIGKILLed.
+//! - **Cgroups (Linux).** The sidecar's cgroup, if it has one (see `cgroup`), and each running
+//!   spawn's cgroup by origin. The guardian was told the sidecar's at its start: it needs no record
+//!   per server, killing the sidecar's cgroup kills every server's below it.
 //!
 //! Lock: one global mutex, never held across an `.await`, also held while spawning so that the
 //! reaper cannot see (and reap) a child before it is recorded as owned. The reaper lists children
@@ -18,6 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::sync::{Mutex, MutexGuard};
 
+#[cfg(target_os = "linux")]
+use super::cgroup::Containment;
 use super::guardian::Record;
 use super::origin::Origin;
 
@@ -32,6 +37,11 @@ struct Ledger {
     guardian: Option<GuardianLink>,
     next_origin: u64,
     subreaper: bool,
+    /// The sidecar's cgroup, when servers are contained in cgroups.
+    #[cfg(target_os = "linux")]
+    containment: Option<Containment>,
+    /// The cgroup of each spawn whose server joined one, until its stop removes it.
+    cgroups: BTreeMap<Origin, std::path::PathBuf>,
 }
 
 /// The guardian process and the write end of its pipe.
@@ -47,6 +57,9 @@ static LEDGER: Mutex<Ledger> = Mutex::new(Ledger {
     guardian: None,
     next_origin: 0,
     subreaper: false,
+    #[cfg(target_os = "linux")]
+    containment: None,
+    cgroups: BTreeMap::new(),
 });
 
 fn ledger() -> MutexGuard<'static, Ledger> {
@@ -82,6 +95,24 @@ impl Ledger {
 /// The sidecar is now a child subreaper: orphans of its tree are its children to reap.
 pub fn set_subreaper() {
     ledger().subreaper = true;
+}
+
+/// Records the sidecar's cgroup: every server spawned from now on gets one below it.
+#[cfg(target_os = "linux")]
+pub fn set_containment(containment: Containment) {
+    ledger().containment = Some(containment);
+}
+
+/// The sidecar's cgroup, if servers are contained in cgroups.
+#[cfg(target_os = "linux")]
+pub fn containment() -> Option<Containment> {
+    ledger().containment.clone()
+}
+
+/// Takes the cgroup of the spawn `origin` out, for its stop to empty and remove.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // cgroups are Linux's
+pub fn take_cgroup(origin: Origin) -> Option<std::path::PathBuf> {
+    ledger().cgroups.remove(&origin)
 }
 
 /// Records the guardian (its pid is owned: never reaped by [`reap_adoptees`]). The pipe must
@@ -127,9 +158,25 @@ impl Spawning {
         Origin::nth(self.0.next_origin)
     }
 
-    /// Records a spawned leader whose `wait` belongs to the caller, and its process group.
-    pub fn spawned(mut self, pid: u32, pgid: Option<u32>) {
+    /// The sidecar's cgroup, if servers are contained in cgroups.
+    #[cfg(target_os = "linux")]
+    pub fn containment(&self) -> Option<Containment> {
+        self.0.containment.clone()
+    }
+
+    /// Records a spawned leader whose `wait` belongs to the caller, its process group, and the
+    /// cgroup it runs in.
+    pub fn spawned(
+        mut self,
+        pid: u32,
+        pgid: Option<u32>,
+        origin: Origin,
+        cgroup: Option<std::path::PathBuf>,
+    ) {
         self.0.owned.insert(pid);
+        if let Some(dir) = cgroup {
+            self.0.cgroups.insert(origin, dir);
+        }
         if let Some(g) = pgid {
             self.0.groups.insert(g);
             self.0.tell(Record::AddGroup(g));

@@ -6,6 +6,9 @@
 //!   it stays inside the sidecar's process tree where it can be found, and the sidecar must reap it
 //!   when it exits: on every SIGCHLD, [`ledger::reap_adoptees`] runs on a blocking thread.
 //! - **Guardian.** See `guardian`: every group and adopted process is recorded there too.
+//! - **Cgroup (Linux).** Where a writable cgroup2 hierarchy exists, the sidecar creates its cgroup
+//!   (see `cgroup`) before the guardian starts, and tells the guardian its path on the command line.
+//!   The mechanism in use is logged once.
 
 use std::io::Write;
 
@@ -21,8 +24,12 @@ pub fn install() {
         Ok(()) => ledger::set_subreaper(),
         Err(e) => tracing::warn!("cannot become a child subreaper ({e}); escaped descendants will be re-parented to init"),
     }
+    #[cfg(target_os = "linux")]
+    let cgroup = contain();
+    #[cfg(not(target_os = "linux"))]
+    let cgroup: Option<std::path::PathBuf> = None;
     #[cfg(unix)]
-    match super::spawn::guardian(std::process::id()) {
+    match super::spawn::guardian(std::process::id(), cgroup.as_deref()) {
         Ok((child, stdin)) => {
             tracing::debug!(pid = child.id(), "guardian started");
             set_nonblocking(&stdin);
@@ -32,6 +39,27 @@ pub fn install() {
     }
     #[cfg(target_os = "linux")]
     tokio::spawn(reap_on_sigchld());
+}
+
+/// Sets up the sidecar's cgroup if it can, logs the mechanism in use, and returns its directory.
+#[cfg(target_os = "linux")]
+fn contain() -> Option<std::path::PathBuf> {
+    match super::cgroup::set_up() {
+        Ok(containment) => {
+            tracing::info!(
+                cgroup = %containment.dir.display(),
+                kill = containment.kill_mode.as_str(),
+                "process containment: each server's tree in a cgroup of its own"
+            );
+            let dir = containment.dir.clone();
+            ledger::set_containment(containment);
+            Some(dir)
+        }
+        Err(reason) => {
+            tracing::info!("process containment: process groups, subreaper and origin marker; no cgroup: {reason}");
+            None
+        }
+    }
 }
 
 #[cfg(unix)]
@@ -79,11 +107,20 @@ pub async fn final_sweep() {
         sweep::sweep_groups(&groups).await;
     }
     sweep::kill_descendants().await;
+    #[cfg(target_os = "linux")]
+    if let Some(containment) = ledger::containment() {
+        sweep::empty_cgroup(containment.dir, containment.kill_mode).await;
+    }
 }
 
-/// Immediate kill of everything (a second signal): SIGKILL to every group and descendant, no wait.
+/// Immediate kill of everything (a second signal): SIGKILL to the sidecar's cgroup, every group and
+/// every descendant, no wait.
 /// Runs on the signal thread; the process exits right after.
 pub fn kill_all_now() {
+    #[cfg(target_os = "linux")]
+    if let Some(containment) = ledger::containment() {
+        let _ = super::cgroup::kill(&containment.dir, containment.kill_mode);
+    }
     for g in ledger::groups() {
         super::kill::signal_group(g, super::kill::Signal::Kill);
     }

@@ -8,6 +8,8 @@
 //! - [`procfs`]: reading `/proc` (blocking; async callers go through `spawn_blocking`).
 //! - `origin`: the `MCP_SIDECAR_ORIGIN` marker; `kill`: signals to a group or a pid.
 //! - `pidfd` (Linux): a process's exit as an event, and signals that cannot hit a reused pid.
+//! - `cgroup` (Linux): finding a writable cgroup2 hierarchy, a cgroup per server, killing and
+//!   removing one whole.
 //! - [`guardian`]: the guardian program and the records it reads.
 //! - `ledger`: what the sidecar answers for (owned pids, groups, adoptees, the guardian's pipe), and
 //!   the reaping of adopted orphans by pid (never `waitpid(-1)`).
@@ -20,6 +22,10 @@
 //! any other process's exit is its pidfd becoming readable, adopted orphans are reaped on SIGCHLD, and
 //! `/proc` is read only when there is a reason (a leader is gone; a round of kills landed).
 //!
+//! Where the kernel offers a writable cgroup2 hierarchy, each server's tree also lives in a cgroup of
+//! its own (`cgroup`), which holds a descendant whatever it does (setsid, a cleared environment, an
+//! adoption without SIGCHLD): a stop empties it, the guardian kills the sidecar's whole.
+//!
 //! Why process groups are not process-wrap's: its `ProcessGroup` wrapper's `wait` goes on to
 //! `waitpid(-pgid)` until every member of the group is reaped, and a member re-parented to our
 //! subreaper is never reaped by anyone else, so that `wait` blocks forever on the first grandchild
@@ -27,6 +33,8 @@
 //! plain tokio child; process-wrap is a dependency on Windows only, for its Job Object with
 //! kill-on-job-close.
 
+#[cfg(target_os = "linux")]
+mod cgroup;
 pub mod guardian;
 mod kill;
 mod ledger;

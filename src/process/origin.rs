@@ -7,13 +7,18 @@
 pub const ORIGIN_ENV: &str = "MCP_SIDECAR_ORIGIN";
 
 /// One spawn of one server; see [`ORIGIN_ENV`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Origin(u64);
 
 impl Origin {
     /// The `n`th spawn of this sidecar.
     pub fn nth(n: u64) -> Self {
         Self(n)
+    }
+
+    /// Which spawn of this sidecar it is (1, 2, …).
+    pub fn number(self) -> u64 {
+        self.0
     }
 
     /// The value of [`ORIGIN_ENV`] for this spawn.

@@ -7,7 +7,8 @@
 //! also gets `PR_SET_PDEATHSIG(SIGKILL)`: if the sidecar dies, so does the server. (The kernel sends
 //! it when the *thread* that forked the child exits, not the process: servers are spawned from the
 //! runtime's own thread — the main thread, the runtime being single-threaded — never from
-//! `spawn_blocking`.)
+//! `spawn_blocking`.) Where the sidecar has a cgroup (see `cgroup`), the server joins its own cgroup
+//! below it between fork and exec, so its whole tree is inside from its first instruction.
 //!
 //! On Unix the child is a plain tokio child made group leader with `process_group(0)`: process-wrap's
 //! `ProcessGroup` wrapper is not used because its `wait` goes on to `waitpid(-pgid)` until the whole
@@ -19,6 +20,8 @@ use std::process::Stdio;
 
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
+#[cfg(target_os = "linux")]
+use super::cgroup;
 use super::ledger;
 use super::origin::{Origin, ORIGIN_ENV};
 use crate::config::ServerSpec;
@@ -111,6 +114,12 @@ pub fn server(server: &str, spec: &ServerSpec) -> Result<Spawned> {
     #[cfg(unix)]
     c.process_group(0);
     #[cfg(target_os = "linux")]
+    let cgroup = server_cgroup(server, &spawning, origin);
+    #[cfg(target_os = "linux")]
+    if let Some(cgroup) = &cgroup {
+        join_cgroup(&mut c, cgroup.procs_fd());
+    }
+    #[cfg(target_os = "linux")]
     die_with_parent(&mut c);
     #[cfg(not(windows))]
     let spawned = c.spawn();
@@ -124,9 +133,22 @@ pub fn server(server: &str, spec: &ServerSpec) -> Result<Spawned> {
         command.wrap(process_wrap::tokio::KillOnDrop);
         command.spawn()
     };
-    let mut child = spawned.map_err(|e| spawn_error(server, spec, &env, e))?;
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            #[cfg(target_os = "linux")]
+            if let Some(cgroup) = cgroup {
+                let _ = std::fs::remove_dir(&cgroup.dir);
+            }
+            return Err(spawn_error(server, spec, &env, e));
+        }
+    };
     let pid = child.id().unwrap_or(0);
-    spawning.spawned(pid, cfg!(unix).then_some(pid));
+    #[cfg(target_os = "linux")]
+    let cgroup = cgroup.and_then(|cgroup| joined(server, pid, cgroup));
+    #[cfg(not(target_os = "linux"))]
+    let cgroup = None;
+    spawning.spawned(pid, cfg!(unix).then_some(pid), origin, cgroup);
     #[cfg(not(windows))]
     let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
     #[cfg(windows)]
@@ -148,6 +170,62 @@ pub fn server(server: &str, spec: &ServerSpec) -> Result<Spawned> {
         stderr,
         origin,
     })
+}
+
+/// The cgroup for this spawn, if the sidecar has one; a failure to create it leaves this server
+/// uncontained (logged), not down.
+#[cfg(target_os = "linux")]
+fn server_cgroup(
+    server: &str,
+    spawning: &ledger::Spawning,
+    origin: Origin,
+) -> Option<cgroup::ServerCgroup> {
+    let containment = spawning.containment()?;
+    match containment.server(origin.number()) {
+        Ok(cgroup) => Some(cgroup),
+        Err(e) => {
+            tracing::warn!(
+                server,
+                "cannot create a cgroup for this server ({e}); its tree is contained by its process group and origin marker only"
+            );
+            None
+        }
+    }
+}
+
+/// The child joins its cgroup between fork and exec. A failure is not fatal there (the child
+/// cannot say why; the parent checks the membership once the spawn returns, see [`joined`]).
+#[cfg(target_os = "linux")]
+fn join_cgroup(c: &mut tokio::process::Command, procs_fd: std::os::fd::RawFd) {
+    // SAFETY: the closure runs in the forked child before exec and makes one write system call
+    // on a descriptor the parent holds open until the spawn returns; it does not allocate.
+    unsafe {
+        c.pre_exec(move || {
+            let _ = cgroup::join(procs_fd);
+            Ok(())
+        });
+    }
+}
+
+/// The cgroup's directory if the server joined it (the spawn returned, so the pre-exec hook ran):
+/// it is a member, or, if it exited already, what it forked is. Otherwise the empty cgroup is
+/// removed and the server is uncontained (logged).
+#[cfg(target_os = "linux")]
+fn joined(server: &str, pid: u32, cgroup: cgroup::ServerCgroup) -> Option<std::path::PathBuf> {
+    if !cgroup::members(&cgroup.dir).is_empty() {
+        return Some(cgroup.dir);
+    }
+    // A server that already exited, leaving nothing, has nothing to contain: nothing to say.
+    if super::procfs::alive(pid, None) {
+        tracing::warn!(
+            server,
+            pid,
+            cgroup = %cgroup.dir.display(),
+            "the server did not join its cgroup; its tree is contained by its process group and origin marker only"
+        );
+    }
+    let _ = std::fs::remove_dir(&cgroup.dir);
+    None
 }
 
 /// `PR_SET_PDEATHSIG(SIGKILL)` in the child between fork and exec.
@@ -178,17 +256,22 @@ fn die_with_parent(c: &mut tokio::process::Command) {
     }
 }
 
-/// Starts the guardian (see [`super::guardian`]): this binary again, `guardian --sidecar-pid N`, in
-/// its own session, stdin a pipe from us, stdout closed, stderr shared (for its one-line report).
+/// Starts the guardian (see [`super::guardian`]): this binary again, `guardian --sidecar-pid N`
+/// (and `--cgroup DIR`, the sidecar's cgroup, where servers are contained in one), in its own
+/// session, stdin a pipe from us, stdout closed, stderr shared (for its one-line report).
 #[cfg(unix)]
 #[allow(clippy::disallowed_methods)] // The guardian is spawned here too, for the same reason.
 pub fn guardian(
     sidecar_pid: u32,
+    cgroup: Option<&Path>,
 ) -> std::io::Result<(std::process::Child, std::process::ChildStdin)> {
     use std::os::unix::process::CommandExt;
     let mut command = std::process::Command::new(std::env::current_exe()?);
+    command.args(["guardian", "--sidecar-pid", &sidecar_pid.to_string()]);
+    if let Some(dir) = cgroup {
+        command.arg("--cgroup").arg(dir);
+    }
     command
-        .args(["guardian", "--sidecar-pid", &sidecar_pid.to_string()])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::inherit());

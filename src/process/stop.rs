@@ -4,8 +4,9 @@
 //! wait [`limits::STOP_AFTER_SIGTERM`], SIGKILL the group, reap the leader (tokio's `wait`: an
 //! event, the leader being our child); then any member of the group still alive (a grandchild that
 //! outlived its parent) gets the same TERM-then-KILL treatment, and so does every descendant that
-//! escaped the group but carries the server's origin marker (see `sweep`). Both functions return
-//! only once the whole tree is gone.
+//! escaped the group but carries the server's origin marker (see `sweep`), and, where the server
+//! ran in a cgroup (see `cgroup`), whatever its cgroup still holds. Both functions return only once
+//! the whole tree is gone.
 
 use std::process::ExitStatus;
 
@@ -100,4 +101,10 @@ async fn finish_tree(pid: u32, origin: Origin) {
     ledger::group_gone(pid);
     sweep::kill_escapees(origin).await;
     tracing::debug!(pid, "escapees done");
+    #[cfg(target_os = "linux")]
+    if let Some(dir) = ledger::take_cgroup(origin) {
+        let mode = ledger::containment().map_or(super::cgroup::KillMode::Kill, |c| c.kill_mode);
+        sweep::empty_cgroup(dir, mode).await;
+        tracing::debug!(pid, "cgroup emptied and removed");
+    }
 }

@@ -1,6 +1,7 @@
 //! Taking down what a server leaves behind once its leader is reaped — the rest of its process group,
-//! then the descendants that escaped the group but carry its origin marker — and, at exit, every
-//! group and descendant still there. Event-driven: no timer loop, and no look at the whole machine.
+//! then the descendants that escaped the group but carry its origin marker, then whatever is left
+//! in its cgroup — and, at exit, every group and descendant still there. Event-driven: no timer
+//! loop, and no look at the whole machine.
 //!
 //! - **Finding them.** Only the sidecar's own tree is read (`procfs::tree_below`, a few reads per
 //!   descendant, on a blocking thread): the subreaper keeps every orphan of a server inside it, so an
@@ -19,6 +20,8 @@ use super::ledger;
 use super::{kill, kill::Signal};
 use crate::limits;
 
+#[cfg(target_os = "linux")]
+use super::cgroup;
 #[cfg(target_os = "linux")]
 use super::origin::{Origin, ORIGIN_ENV};
 #[cfg(target_os = "linux")]
@@ -126,6 +129,64 @@ pub async fn kill_escapees(origin: Origin) {
 
 #[cfg(not(target_os = "linux"))]
 pub async fn kill_escapees(_origin: super::origin::Origin) {}
+
+/// Empties the cgroup `dir` and removes it. Its live members, at this point, are descendants that
+/// left the server's group and lost its marker (a daemon that cleared its environment): they get
+/// SIGTERM and a grace period like any escapee; then the cgroup is killed whole, which also takes
+/// what forked meanwhile or is outside the sidecar's tree. The common case, an empty cgroup, costs
+/// one read and a `rmdir`.
+#[cfg(target_os = "linux")]
+pub async fn empty_cgroup(dir: std::path::PathBuf, mode: cgroup::KillMode) {
+    let listed = dir.clone();
+    if !blocking(move || cgroup::members(&listed)).await.is_empty() {
+        let listed = dir.clone();
+        kill_rounds(move |_, candidates| {
+            let members = cgroup::members(&listed);
+            candidates
+                .iter()
+                .copied()
+                .filter(|pid| members.binary_search(pid).is_ok())
+                .collect()
+        })
+        .await;
+        kill_cgroup(&dir, mode).await;
+    }
+    let removed = dir.clone();
+    if let Some(e) = blocking(move || cgroup::remove(&removed).err().map(|e| e.to_string())).await {
+        tracing::warn!(cgroup = %dir.display(), "cannot remove a server's cgroup: {e}");
+    }
+}
+
+/// Rounds of: kill the cgroup `dir` whole, wait for the members found to exit; until none is left.
+#[cfg(target_os = "linux")]
+async fn kill_cgroup(dir: &std::path::Path, mode: cgroup::KillMode) {
+    for _ in 0..limits::ESCAPEE_SWEEP_ROUNDS {
+        let listed = dir.to_path_buf();
+        let members = blocking(move || {
+            let found: Vec<Stat> = cgroup::members(&listed)
+                .into_iter()
+                .filter_map(procfs::stat)
+                .collect();
+            if !found.is_empty() {
+                if let Err(e) = cgroup::kill(&listed, mode) {
+                    tracing::warn!(cgroup = %listed.display(), "cannot kill a cgroup ({e}); killing its members one by one");
+                    for s in &found {
+                        kill::signal_pid(s.pid, Signal::Kill);
+                    }
+                }
+            }
+            open_all(&found)
+        })
+        .await;
+        if members.is_empty() {
+            break;
+        }
+        tracing::info!(cgroup = %dir.display(), pids = ?members.iter().map(Opened::pid).collect::<Vec<_>>(), "killed what was left in a cgroup");
+        let watches = watch_all(members);
+        all_exited_by(&watches, Instant::now() + limits::STOP_AFTER_SIGKILL).await;
+        reap_adoptees().await;
+    }
+}
 
 /// Stops every live descendant of the sidecar but the guardian and the leaders someone waits for,
 /// whatever its origin (the last sweep before exit).

@@ -1,5 +1,7 @@
 //! No orphan, ever: every way a server or the sidecar can go away, each test asserting by pid that
-//! nothing of the process tree survives (servers, grandchildren, double-forked escapees, guardian).
+//! nothing of the process tree survives (servers, grandchildren, double-forked escapees, guardian,
+//! and, where a writable cgroup2 hierarchy exists, daemons that cleared their environment; without
+//! one, the `without_cgroups_*` tests pin what such a daemon can still do).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -265,4 +267,135 @@ fn twenty_servers_stopped_at_once() {
         "20 stops of 3 s each took {took:?}: not in parallel"
     );
     assert_eq!(sc.wait_exit(), Some(0));
+}
+
+/// Disables the cgroup containment of a sidecar (a host without a writable cgroup2 hierarchy).
+const NO_CGROUP: (&str, &str) = ("MCP_SIDECAR_NO_CGROUP", "1");
+
+/// A sidecar started with `env`, initialized.
+fn sidecar_with(env: &[(&str, &str)]) -> Sidecar {
+    let mut sc = Sidecar::spawn_with(&[], env);
+    sc.initialize(json!({}));
+    sc
+}
+
+/// Adds `d`, a fixture that leaves a daemon behind: a double fork through `setsid`, every inherited
+/// descriptor closed, an exec with an empty environment (so no origin marker), re-parented to the
+/// sidecar without a SIGCHLD. Checks the daemon is all that, and returns (server pid, daemon pid).
+fn add_daemon(sc: &mut Sidecar, dir: &Path) -> (u32, u32) {
+    let pid_file = dir.join("d.json");
+    let status = sc.add(
+        "d",
+        fixture(&["--daemon", "--pid-file", pid_file.to_str().unwrap()]),
+    );
+    assert_eq!(status["state"], "ready", "{status}");
+    let record = read_pid_file(&pid_file);
+    let server = record["pid"].as_u64().unwrap() as u32;
+    let daemon = record["daemons"][0].as_u64().unwrap() as u32;
+    let (ppid, pgrp, session) = parentage(daemon);
+    assert_eq!(ppid, sc.pid(), "the daemon was re-parented to the sidecar");
+    assert_ne!(
+        (pgrp, session),
+        (parentage(server).1, parentage(server).2),
+        "the daemon left the server's group and session"
+    );
+    let environ = std::fs::read(format!("/proc/{daemon}/environ")).unwrap();
+    assert!(environ.is_empty(), "the daemon has an empty environment");
+    (server, daemon)
+}
+
+/// Whether `server` runs in a cgroup of the sidecar `sidecar` (`…/mcp-sidecar-PID/server-N`).
+fn in_sidecar_cgroup(sidecar: u32, server: u32) -> bool {
+    cgroup_of(server).is_some_and(|path| path.contains(&format!("/mcp-sidecar-{sidecar}/server-")))
+}
+
+#[test]
+fn sidecar_sigkill_takes_a_daemon_that_cleared_its_environment() {
+    if !cgroup2_writable() {
+        eprintln!(
+            "NOTE: no writable cgroup2 hierarchy here: the sidecar runs without cgroups, so this \
+             test checks the fallback's documented limit instead (see \
+             without_cgroups_a_daemon_that_cleared_its_environment_outlives_a_sigkill)"
+        );
+        return daemon_outlives_a_sigkill_without_cgroups(&[]);
+    }
+    let (dir, mut sc) = setup("daemon-sigkill");
+    let (server, daemon) = add_daemon(&mut sc, &dir);
+    let contained = in_sidecar_cgroup(sc.pid(), server);
+    let guardian = guardian_of(sc.pid());
+    sc.child.kill().unwrap(); // SIGKILL: only the guardian is left to clean up
+    sc.child.wait().unwrap();
+    all_dead(
+        "the server, its daemon and the guardian after the sidecar's SIGKILL",
+        &[server, daemon, guardian],
+    );
+    assert!(contained, "the server ran in the sidecar's cgroup");
+}
+
+#[test]
+fn removing_a_server_takes_its_daemon_that_cleared_its_environment() {
+    if !cgroup2_writable() {
+        eprintln!(
+            "NOTE: no writable cgroup2 hierarchy here: the sidecar runs without cgroups, so this \
+             test checks the fallback's documented limit instead (see \
+             without_cgroups_a_daemon_that_cleared_its_environment_outlives_its_server)"
+        );
+        return daemon_outlives_its_server_without_cgroups(&[]);
+    }
+    let (dir, mut sc) = setup("daemon-remove");
+    let (server, daemon) = add_daemon(&mut sc, &dir);
+    assert!(
+        in_sidecar_cgroup(sc.pid(), server),
+        "the server runs in the sidecar's cgroup"
+    );
+    // The answer comes once the whole tree is gone, the cgroup's every member included.
+    remove_leaves_no_survivor(&mut sc, "d", &[server, daemon]);
+}
+
+#[test]
+fn without_cgroups_a_daemon_that_cleared_its_environment_outlives_its_server() {
+    daemon_outlives_its_server_without_cgroups(&[NO_CGROUP]);
+}
+
+/// The documented limit without cgroups: nothing ties the daemon to its server, so removing the
+/// server leaves it running; the sweep at the sidecar's exit still takes it (it is the sidecar's
+/// descendant).
+fn daemon_outlives_its_server_without_cgroups(env: &[(&str, &str)]) {
+    let dir = temp_dir("daemon-remove-nocg");
+    let mut sc = sidecar_with(env);
+    let (server, daemon) = add_daemon(&mut sc, &dir);
+    assert!(!in_sidecar_cgroup(sc.pid(), server), "no cgroup was used");
+    sc.call("servers/remove", json!({ "name": "d" }));
+    assert!(!pid_alive(server), "the server is gone once removed");
+    assert!(pid_alive(daemon), "nothing ties the daemon to its server");
+    sc.call("shutdown", json!({}));
+    all_dead("the daemon after shutdown", &[daemon]);
+}
+
+#[test]
+fn without_cgroups_a_daemon_that_cleared_its_environment_outlives_a_sigkill() {
+    daemon_outlives_a_sigkill_without_cgroups(&[NO_CGROUP]);
+}
+
+/// The documented limit without cgroups: after a SIGKILL of the sidecar, the guardian kills the
+/// server (and everything recorded or marked) but cannot find a daemon that left the group, cleared
+/// its environment and was adopted without a SIGCHLD. The test kills it itself.
+fn daemon_outlives_a_sigkill_without_cgroups(env: &[(&str, &str)]) {
+    let dir = temp_dir("daemon-nocg");
+    let mut sc = sidecar_with(env);
+    let (server, daemon) = add_daemon(&mut sc, &dir);
+    assert!(!in_sidecar_cgroup(sc.pid(), server), "no cgroup was used");
+    let guardian = guardian_of(sc.pid());
+    sc.child.kill().unwrap();
+    sc.child.wait().unwrap();
+    // The guardian's sweep is over once it exited.
+    all_dead("the server and the guardian", &[server, guardian]);
+    let survived = pid_alive(daemon);
+    if survived {
+        signal(daemon, Signal::SIGKILL);
+    }
+    assert!(
+        survived,
+        "the daemon outlives the guardian's sweep without cgroups (README, Supervision)"
+    );
 }

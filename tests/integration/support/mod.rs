@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 pub use data::{data_path, schema_files};
-pub use proc::{guardian_of, parentage, pid_alive};
+pub use proc::{cgroup2_writable, cgroup_of, guardian_of, parentage, pid_alive};
 pub use sidecar::Sidecar;
 
 /// The longest any single wait in a test may take before the test fails.
@@ -133,12 +133,12 @@ pub fn temp_dir(tag: &str) -> PathBuf {
 /// Every pid a fixture `--pid-file` names: the server, its grandchildren and its escapees.
 pub fn pids_in(record: &Value) -> Vec<u32> {
     let mut pids = vec![record["pid"].as_u64().unwrap() as u32];
-    for key in ["grandchildren", "escapees"] {
+    for key in ["grandchildren", "escapees", "daemons"] {
         pids.extend(
             record[key]
                 .as_array()
-                .unwrap()
-                .iter()
+                .into_iter()
+                .flatten()
                 .map(|p| p.as_u64().unwrap() as u32),
         );
     }

@@ -70,6 +70,38 @@ pub fn guardian_of(sidecar: u32) -> u32 {
     found.unwrap_or_else(|| panic!("sidecar {sidecar} has no guardian child"))
 }
 
+/// The cgroup (v2) path of `pid`, from its `0::` line in `/proc/PID/cgroup`.
+pub fn cgroup_of(pid: u32) -> Option<String> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    text.lines()
+        .find_map(|line| line.strip_prefix("0::"))
+        .map(str::to_owned)
+}
+
+/// Whether this test process may create a cgroup below its own in a cgroup2 hierarchy (found in
+/// `/proc/self/mountinfo`), checked by creating and removing one: then so may a sidecar it spawns.
+pub fn cgroup2_writable() -> bool {
+    let Ok(mounts) = std::fs::read_to_string("/proc/self/mountinfo") else {
+        return false;
+    };
+    let mount = mounts.lines().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        (right.split(' ').next()? == "cgroup2")
+            .then(|| left.split(' ').nth(4).map(str::to_owned))?
+    });
+    let (Some(mount), Some(own)) = (mount, cgroup_of(std::process::id())) else {
+        return false;
+    };
+    let probe = std::path::Path::new(&mount)
+        .join(own.trim_start_matches('/'))
+        .join(format!("mcp-sidecar-test-probe-{}", std::process::id()));
+    let made = std::fs::create_dir(&probe).is_ok();
+    if made {
+        let _ = std::fs::remove_dir(&probe);
+    }
+    made
+}
+
 #[test]
 fn stat_fields_are_counted_from_the_last_parenthesis() {
     let text = "4242 (a) (b c)) S 17 4242 99 0 -1 4194560 1 0 0 0";
