@@ -1,14 +1,16 @@
 //! What every HTTP request of the endpoint shares: the aggregate, the guard, the legacy sessions,
-//! the flow budgets (requests in flight and the bytes of their bodies, across all clients), and the
-//! stop: `closing` ends every stream and request, `tasks` tracks what runs apart from a response.
+//! the flow budgets (requests in flight and the bytes of their bodies, across all clients), the
+//! bodies being read and the GET streams open, the connections, and the stop: `closing` ends every stream and request, `tasks` tracks what runs apart from a response.
 
 use std::sync::Arc;
 
 use hyper::{HeaderMap, StatusCode};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::body::Refusal;
+use super::conns::Conns;
 use super::guard::Guard;
 use super::sessions::{HttpSession, Sessions};
 use crate::serving::Flow;
@@ -24,6 +26,13 @@ pub struct State {
     pub flow: Flow,
     /// Longest request body.
     pub max_body: usize,
+    /// The bytes of request bodies being read, across connections
+    /// ([`crate::limits::UPSTREAM_HTTP_READING_BYTES`]).
+    pub reading: Arc<Semaphore>,
+    /// GET streams open ([`crate::limits::UPSTREAM_HTTP_MAX_STREAMS`]).
+    pub streams: Arc<Semaphore>,
+    /// The open connections and what each is doing.
+    pub conns: Conns,
     pub closing: CancellationToken,
     pub tasks: TaskTracker,
 }
