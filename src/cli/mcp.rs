@@ -109,7 +109,8 @@ fn http_addr(text: &str) -> Result<SocketAddr, String> {
         .map_err(|_| format!("--http {text:?}: expected PORT, localhost:PORT or IP:PORT"))
 }
 
-/// The bearer token from `--token-file`, else `MCP_SIDECAR_TOKEN`; it is masked in every log line.
+/// The bearer tokens from `--token-file` (one per line), else `MCP_SIDECAR_TOKEN`; they are masked
+/// in every log line.
 fn token(file: Option<&std::path::Path>) -> Result<Option<upstream::Token>, String> {
     let value = match file {
         Some(path) => std::fs::read_to_string(path)
@@ -118,7 +119,7 @@ fn token(file: Option<&std::path::Path>) -> Result<Option<upstream::Token>, Stri
     };
     let token = upstream::Token::new(&value);
     if let Some(token) = &token {
-        logging::register_secrets([token.value()]);
+        logging::register_secrets(token.values());
     } else if let Some(path) = file {
         return Err(format!(
             "--token-file {}: the file is empty",

@@ -33,6 +33,16 @@ impl Guard {
         }
     }
 
+    /// Who presents `headers`: which token (its line in the token file), `None` without tokens.
+    /// A legacy session belongs to the caller that opened it.
+    pub fn caller(&self, headers: &HeaderMap) -> Option<usize> {
+        let token = self.token.as_ref()?;
+        headers
+            .get(AUTHORIZATION)
+            .and_then(|v| bearer_credentials(v.as_bytes()))
+            .and_then(|p| token.which(p))
+    }
+
     /// `Ok` when the request may be served; else the refusal to send.
     pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         if self.loopback && !headers.get(HOST).is_some_and(loopback_host) {

@@ -195,7 +195,8 @@ async fn request(
                 }
             }
             if job.method == "initialize" {
-                return job.initialize(ticket).await;
+                let owner = state.guard.caller(headers);
+                return job.initialize(owner, ticket).await;
             }
             match state.session_of(headers) {
                 Ok(http) => job.run(Client::Session(http), ticket).await,
@@ -240,8 +241,8 @@ enum First {
 
 impl Job {
     /// A legacy `initialize`: a new session, named in the answer's `Mcp-Session-Id`.
-    async fn initialize(self, ticket: Ticket) -> Response<Out> {
-        let Some(http) = self.state.sessions.create() else {
+    async fn initialize(self, owner: Option<usize>, ticket: Ticket) -> Response<Out> {
+        let Some(http) = self.state.sessions.create(owner) else {
             return refusal(
                 StatusCode::SERVICE_UNAVAILABLE,
                 INTERNAL_ERROR,

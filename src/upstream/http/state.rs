@@ -39,7 +39,7 @@ pub struct State {
 
 impl State {
     /// The legacy session a request names: 400 when it names none, 404 when it is unknown (ended,
-    /// evicted, or never was: the client starts a new one).
+    /// evicted, never was, or opened by another token: the client starts a new one).
     pub fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Refusal> {
         let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
             return Err(Refusal::new(
@@ -47,7 +47,9 @@ impl State {
                 "Bad Request: an Mcp-Session-Id header is required (send initialize first)",
             ));
         };
-        self.sessions.get(id.trim()).ok_or_else(|| {
+        let caller = self.guard.caller(headers);
+        let session = self.sessions.get(id.trim()).filter(|s| s.owner == caller);
+        session.ok_or_else(|| {
             Refusal::new(
                 StatusCode::NOT_FOUND,
                 "Session not found: it ended; initialize a new one",

@@ -376,6 +376,61 @@ fn the_guard_refuses_rebound_hosts_foreign_origins_and_missing_tokens() {
     );
 }
 
+/// With a token per client (one per line of the token file), a legacy session belongs to the token
+/// that opened it: to another token its id is unknown (404) for every method, and the session
+/// lives on for its owner.
+#[test]
+fn a_session_belongs_to_the_token_that_opened_it() {
+    let token_file = temp_dir("mcp-tokens").join("tokens");
+    std::fs::write(&token_file, "token-of-alice\ntoken-of-bob\n").unwrap();
+    let server = HttpSidecar::start(
+        json!({"fx": fixture(&[])}),
+        &["--token-file", token_file.to_str().unwrap()],
+    );
+    let opened = server.post(
+        &initialize_body(1),
+        &[("Authorization", "Bearer token-of-alice")],
+    );
+    assert_eq!(opened.status, 200, "{opened:?}");
+    let session = opened.header("mcp-session-id").unwrap().to_owned();
+    let bob_auth = "Bearer token-of-bob";
+    let alice_auth = "Bearer token-of-alice";
+    let bob = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Authorization", bob_auth),
+    ];
+    let list = request(2, "tools/list", json!({}));
+    assert_eq!(
+        server.post(&list, &bob).status,
+        404,
+        "another token's session"
+    );
+    let stream = http(
+        server.port,
+        "GET",
+        "/mcp",
+        &[bob.as_slice(), &[("Accept", "text/event-stream")]].concat(),
+        b"",
+    );
+    assert_eq!(stream.status, 404);
+    assert_eq!(http(server.port, "DELETE", "/mcp", &bob, b"").status, 404);
+    let alice = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Authorization", alice_auth),
+    ];
+    let listed = server.post(&list, &alice);
+    assert_eq!(
+        listed.status, 200,
+        "the owner's session lives on: {listed:?}"
+    );
+    let without: Vec<(&str, &str)> = alice[..2].to_vec();
+    assert_eq!(server.post(&list, &without).status, 401, "no token");
+    let log = std::fs::read_to_string(&server.log).unwrap();
+    assert!(!log.contains("token-of-alice") && !log.contains("token-of-bob"));
+}
+
 #[test]
 fn a_public_address_without_a_token_is_refused_at_start() {
     let config = super::harness::config_file(json!({}));
