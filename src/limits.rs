@@ -355,8 +355,10 @@ pub const UPSTREAM_HTTP_MAX_CONNECTIONS: usize = 256;
 /// past it a GET is refused 503, so streams never take every connection from requests.
 pub const UPSTREAM_HTTP_MAX_STREAMS: usize = 128;
 
-/// Time a connection may wait for its next request's head (new, or idle after a response).
-pub const UPSTREAM_HTTP_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Time a connection may wait for its next request's head (new, or idle after a response); by
+/// default the same as [`UPSTREAM_HTTP_HEADER_TIMEOUT`], which hyper also counts from the end of
+/// the previous response (`--http-idle-timeout-ms` can only shorten it).
+pub const UPSTREAM_HTTP_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Time a client has to send a request's body once its head is in.
 pub const UPSTREAM_HTTP_BODY_TIMEOUT: Duration = Duration::from_secs(30);

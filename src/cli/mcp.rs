@@ -5,6 +5,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
@@ -48,6 +49,14 @@ pub struct McpArgs {
     /// Repeatable.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     pub allowed_origins: Vec<String>,
+    /// HTTP: how long a connection may wait for its next request's head before it is closed.
+    #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_IDLE_TIMEOUT.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub http_idle_timeout_ms: u64,
+    /// HTTP: how long a client has to send a request's body once its head is in (408 past it).
+    #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_BODY_TIMEOUT.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub http_body_timeout_ms: u64,
 }
 
 /// The command line's global values `mcp` mode reads too.
@@ -72,6 +81,8 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
             token: token(args.token_file.as_deref())?,
             allowed_origins: args.allowed_origins,
             stop_on_stdin_eof: stdin_is_a_pipe(),
+            idle_timeout: Duration::from_millis(args.http_idle_timeout_ms),
+            body_timeout: Duration::from_millis(args.http_body_timeout_ms),
         }),
     };
     Ok(upstream::Options {

@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
@@ -46,6 +47,9 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// End when this pipe (the sidecar's stdin, held by the process that started it) ends.
     pub stop_on_stdin_eof: bool,
+    /// How long a connection may wait for a request's head, and a request take to send its body.
+    pub idle_timeout: Duration,
+    pub body_timeout: Duration,
 }
 
 /// The bearer tokens callers may present: one per line of the token file (one per client), so a

@@ -2,14 +2,15 @@
 //! between requests), reading a request's body, or serving (a request past its body, a response
 //! or stream being written). Two things follow from it:
 //!
-//! - time bounds: a connection waits at most [`limits::UPSTREAM_HTTP_IDLE_TIMEOUT`] and reads a
-//!   body for at most [`limits::UPSTREAM_HTTP_BODY_TIMEOUT`], then it is closed (a head has
-//!   hyper's own [`limits::UPSTREAM_HTTP_HEADER_TIMEOUT`] besides); serving has no bound here;
+//! - time bounds: a connection waits at most [`crate::limits::UPSTREAM_HTTP_IDLE_TIMEOUT`] and
+//!   reads a body for at most [`crate::limits::UPSTREAM_HTTP_BODY_TIMEOUT`] (the defaults), then
+//!   it is closed (a head has hyper's own [`crate::limits::UPSTREAM_HTTP_HEADER_TIMEOUT`]
+//!   besides); serving has no bound here;
 //! - the reserve: when every connection slot is taken and a client connects, the connection that
 //!   has waited or read longest without serving is closed to make room. A client that holds
 //!   connections open without finishing a request (slow-loris) therefore cannot keep a new client
 //!   out; only requests being served and the GET streams (capped apart,
-//!   [`limits::UPSTREAM_HTTP_MAX_STREAMS`]) keep their slots.
+//!   [`crate::limits::UPSTREAM_HTTP_MAX_STREAMS`]) keep their slots.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -23,8 +24,6 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::limits;
-
 /// What a connection is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -36,21 +35,17 @@ pub enum Phase {
     Serving,
 }
 
-/// How long a connection may stay in each phase before it is closed.
+/// How long a connection may stay in each phase before it is closed (`--http-idle-timeout-ms`,
+/// `--http-body-timeout-ms`). A body past its bound is answered 408 by `post`; the connection is
+/// closed [`BODY_GRACE`] later if that answer could not be written.
 #[derive(Clone, Copy, Debug)]
 pub struct Timeouts {
     pub idle: Duration,
     pub body: Duration,
 }
 
-impl Default for Timeouts {
-    fn default() -> Self {
-        Self {
-            idle: limits::UPSTREAM_HTTP_IDLE_TIMEOUT,
-            body: limits::UPSTREAM_HTTP_BODY_TIMEOUT,
-        }
-    }
-}
+/// How long past the body's bound a connection still reading is closed without an answer.
+pub const BODY_GRACE: Duration = Duration::from_secs(1);
 
 /// One connection's phase and since when; requests reach it through their extensions.
 pub struct Activity(watch::Sender<(Phase, Instant)>);
@@ -75,7 +70,7 @@ impl Activity {
             let (phase, since) = *changes.borrow_and_update();
             let bound = match phase {
                 Phase::Waiting => Some(timeouts.idle),
-                Phase::Reading => Some(timeouts.body),
+                Phase::Reading => Some(timeouts.body + BODY_GRACE),
                 Phase::Serving => None,
             };
             match bound {
@@ -224,7 +219,11 @@ mod tests {
         activity.enter(Phase::Reading);
         let started = Instant::now();
         activity.expired(T).await;
-        assert_eq!(started.elapsed(), T.body, "reading: the body bound");
+        assert_eq!(
+            started.elapsed(),
+            T.body + BODY_GRACE,
+            "reading: the body bound, and the grace for its 408"
+        );
 
         activity.enter(Phase::Serving);
         let serving = activity.expired(T);

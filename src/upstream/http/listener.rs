@@ -78,6 +78,10 @@ pub async fn serve(
         reading: Arc::new(Semaphore::new(limits::UPSTREAM_HTTP_READING_BYTES)),
         streams: Arc::new(Semaphore::new(limits::UPSTREAM_HTTP_MAX_STREAMS)),
         conns: Default::default(),
+        timeouts: Timeouts {
+            idle: options.idle_timeout,
+            body: options.body_timeout,
+        },
         closing: CancellationToken::new(),
         tasks: TaskTracker::new(),
     });
@@ -139,6 +143,7 @@ async fn accept(
 /// it when it stays too long in a phase (`conns::Timeouts`) or is evicted to make room.
 async fn connection(state: Arc<State>, stream: tokio::net::TcpStream, peer: SocketAddr) {
     let closing = state.closing.clone();
+    let timeouts = state.timeouts;
     let registered = state.conns.register();
     let activity = Arc::clone(&registered.activity);
     let shared = Arc::clone(&state);
@@ -175,7 +180,7 @@ async fn connection(state: Arc<State>, stream: tokio::net::TcpStream, peer: Sock
             tracing::debug!(%peer, "connection closed to make room for a new one");
             return;
         }
-        () = registered.activity.expired(Timeouts::default()) => {
+        () = registered.activity.expired(timeouts) => {
             tracing::debug!(%peer, "connection closed: idle, or its body too slow");
             return;
         }

@@ -49,7 +49,18 @@ pub async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<
     if declared.is_some_and(|n| n > state.max_body) {
         return too_large(state.max_body);
     }
-    let (bytes, reading) = match body::read(body, state.max_body, &state.reading).await {
+    let read = body::read(body, state.max_body, &state.reading);
+    let Ok(read) = tokio::time::timeout(state.timeouts.body, read).await else {
+        return refusal(
+            StatusCode::REQUEST_TIMEOUT,
+            INVALID_REQUEST,
+            &format!(
+                "Request Timeout: the body did not arrive within {} ms (--http-body-timeout-ms)",
+                state.timeouts.body.as_millis()
+            ),
+        );
+    };
+    let (bytes, reading) = match read {
         Ok(read) => read,
         Err(BodyError::TooLarge) => return too_large(state.max_body),
         Err(BodyError::Broken) => {

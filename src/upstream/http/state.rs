@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::body::Refusal;
-use super::conns::Conns;
+use super::conns::{Conns, Timeouts};
 use super::guard::Guard;
 use super::sessions::{HttpSession, Sessions};
 use crate::serving::Flow;
@@ -33,6 +33,7 @@ pub struct State {
     pub streams: Arc<Semaphore>,
     /// The open connections and what each is doing.
     pub conns: Conns,
+    pub timeouts: Timeouts,
     pub closing: CancellationToken,
     pub tasks: TaskTracker,
 }

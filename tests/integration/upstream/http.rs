@@ -542,6 +542,55 @@ fn slow_loris_connections_never_keep_a_new_client_out() {
     drop(stalled);
 }
 
+/// A body that does not arrive within `--http-body-timeout-ms` is answered 408 and its connection
+/// closed; a connection that sends nothing is closed after `--http-idle-timeout-ms`, and so is one
+/// idle after its answer. (Before, a stalled body held its connection for as long as the client
+/// kept it; a silent one was closed by the head's own 10 s bound, which the flag can shorten.)
+#[test]
+fn slow_bodies_and_idle_connections_are_closed_after_their_bounds() {
+    use std::io::Read;
+    let server = HttpSidecar::start(
+        json!({"fx": fixture(&[])}),
+        &[
+            "--http-body-timeout-ms",
+            "200",
+            "--http-idle-timeout-ms",
+            "200",
+        ],
+    );
+    let mut reader = BufReader::new(stalled_body(server.port));
+    let (status, _) = read_head(&mut reader);
+    assert_eq!(status, 408, "a body that stalls");
+    let mut rest = String::new();
+    reader.read_to_string(&mut rest).unwrap();
+    assert!(rest.contains("--http-body-timeout-ms"), "{rest}");
+
+    let mut silent = connect(server.port);
+    let mut nothing = Vec::new();
+    assert_eq!(
+        silent.read_to_end(&mut nothing).unwrap(),
+        0,
+        "closed without an answer"
+    );
+
+    // Keep-alive: one request answered, then nothing; the connection is closed from the server.
+    use std::io::Write;
+    let mut kept = connect(server.port);
+    let body = initialize_body(1).to_string();
+    write!(
+        kept,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        server.port,
+        body.len()
+    )
+    .unwrap();
+    let mut reader = BufReader::new(kept);
+    assert_eq!(read_head(&mut reader).0, 200);
+    let mut answered = Vec::new();
+    reader.read_to_end(&mut answered).unwrap();
+    assert!(String::from_utf8_lossy(&answered).contains("protocolVersion"));
+}
+
 /// GET streams are capped apart from requests: past the cap a GET is refused 503 and requests are
 /// still served. Before, 256 open streams took every connection.
 #[test]
