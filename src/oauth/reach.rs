@@ -8,8 +8,8 @@
 //! - https, or plain http only to a loopback host for a server that is itself on loopback;
 //! - never a link-local, cloud metadata or unroutable address (`0.0.0.0` reaches this machine);
 //! - loopback only for a server on loopback, a private range only for a server in a private range;
-//! - the server's own host name and the configured proxies' are the config's word, not the
-//!   server's: they are not checked.
+//! - the server's own origin, its host name and the configured proxies' are the config's word, not
+//!   the server's: they are not checked.
 //!
 //! A refused URL is never connected to, so nothing of what answers there can reach an error.
 
@@ -178,6 +178,11 @@ impl Reach {
                 "{during}: refused to fetch {url}, which the server named: {why}"
             ))
         };
+        // The server's own origin (its well-known metadata URIs) is where the config already sends
+        // every request, whatever its scheme or address.
+        if url.origin() == self.server.origin() {
+            return Ok(());
+        }
         let server_on_loopback = self.server_classes().await.contains(&Class::Loopback);
         match url.scheme() {
             "https" => {}
@@ -377,6 +382,17 @@ mod tests {
         ] {
             assert!(admitted(public, url).await.is_err(), "{url}");
         }
+        let plain = "http://10.0.0.5/mcp";
+        assert!(
+            admitted(
+                plain,
+                "http://10.0.0.5/.well-known/oauth-protected-resource"
+            )
+            .await
+            .is_ok(),
+            "the server's own origin, as configured"
+        );
+        assert!(admitted(plain, "http://10.0.0.5:8080/as").await.is_err());
         let private = "https://10.0.0.5/mcp";
         assert!(admitted(private, "https://10.0.0.6/as").await.is_ok());
         assert!(admitted(private, "https://127.0.0.1/as").await.is_err());
