@@ -354,8 +354,26 @@ pub const UPSTREAM_REQUESTS_MAX_OUTSTANDING: usize = 256;
 /// (`input_required`); past it a question is refused at once.
 pub const UPSTREAM_PARKED_MAX: usize = 256;
 
-/// Connections the HTTP endpoint serves at once; past it new ones wait in the listen queue.
+/// Connections the HTTP endpoint serves at once; past it a new one takes the slot of the
+/// connection that has waited or read a body longest (one serving keeps its slot), else it waits in
+/// the listen queue.
 pub const UPSTREAM_HTTP_MAX_CONNECTIONS: usize = 256;
+
+/// GET streams of legacy sessions open at once (each holds a connection for as long as it lasts);
+/// past it a GET is refused 503, so streams never take every connection from requests.
+pub const UPSTREAM_HTTP_MAX_STREAMS: usize = 128;
+
+/// Time a connection may wait for its next request's head (new, or idle after a response); by
+/// default the same as [`UPSTREAM_HTTP_HEADER_TIMEOUT`], which hyper also counts from the end of
+/// the previous response (`--http-idle-timeout-ms` can only shorten it).
+pub const UPSTREAM_HTTP_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Time a client has to send a request's body once its head is in.
+pub const UPSTREAM_HTTP_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Bytes of request bodies being read, across every connection, held at once; a body takes its
+/// bytes as they arrive (a body that only trickles holds only what it sent).
+pub const UPSTREAM_HTTP_READING_BYTES: usize = 64 * 1024 * 1024;
 
 /// Legacy (2025-era) sessions kept at once; past it the least recently used idle one is ended.
 pub const UPSTREAM_HTTP_MAX_SESSIONS: usize = 1024;

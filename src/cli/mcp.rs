@@ -5,6 +5,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
@@ -48,6 +49,14 @@ pub struct McpArgs {
     /// Repeatable.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     pub allowed_origins: Vec<String>,
+    /// HTTP: how long a connection may wait for its next request's head before it is closed.
+    #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_IDLE_TIMEOUT.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub http_idle_timeout_ms: u64,
+    /// HTTP: how long a client has to send a request's body once its head is in (408 past it).
+    #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_BODY_TIMEOUT.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub http_body_timeout_ms: u64,
 }
 
 /// The command line's global values `mcp` mode reads too.
@@ -72,6 +81,8 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
             token: token(args.token_file.as_deref())?,
             allowed_origins: args.allowed_origins,
             stop_on_stdin_eof: stdin_is_a_pipe(),
+            idle_timeout: Duration::from_millis(args.http_idle_timeout_ms),
+            body_timeout: Duration::from_millis(args.http_body_timeout_ms),
         }),
     };
     Ok(upstream::Options {
@@ -109,7 +120,8 @@ fn http_addr(text: &str) -> Result<SocketAddr, String> {
         .map_err(|_| format!("--http {text:?}: expected PORT, localhost:PORT or IP:PORT"))
 }
 
-/// The bearer token from `--token-file`, else `MCP_SIDECAR_TOKEN`; it is masked in every log line.
+/// The bearer tokens from `--token-file` (one per line), else `MCP_SIDECAR_TOKEN`; they are masked
+/// in every log line.
 fn token(file: Option<&std::path::Path>) -> Result<Option<upstream::Token>, String> {
     let value = match file {
         Some(path) => std::fs::read_to_string(path)
@@ -118,7 +130,7 @@ fn token(file: Option<&std::path::Path>) -> Result<Option<upstream::Token>, Stri
     };
     let token = upstream::Token::new(&value);
     if let Some(token) = &token {
-        logging::register_secrets([token.value()]);
+        logging::register_secrets(token.values());
     } else if let Some(path) = file {
         return Err(format!(
             "--token-file {}: the file is empty",

@@ -1,8 +1,10 @@
 //! Requests to OAuth endpoints (metadata documents, registration, the token endpoint): JSON in,
 //! bounded reads, no redirects followed (an endpoint that redirects is refused: a token request must
 //! not land elsewhere), no proxy for loopback hosts (the environment's proxies otherwise), each
-//! request bounded in time.
+//! request bounded in time. Every URL but the server's own passes [`Reach`] first, and every name
+//! is resolved through its [`GuardedResolver`].
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
@@ -10,6 +12,7 @@ use reqwest::{RequestBuilder, StatusCode, Url};
 use serde_json::Value;
 
 use super::error::AuthError;
+use super::reach::{GuardedResolver, Reach};
 use crate::config::is_loopback_host;
 use crate::limits;
 
@@ -24,13 +27,18 @@ pub struct Answer {
 pub struct OAuthHttp {
     direct: reqwest::Client,
     proxied: reqwest::Client,
+    /// Which URLs the server's documents may send these clients to.
+    reach: Arc<Reach>,
 }
 
 impl OAuthHttp {
-    pub fn new() -> Result<Self, AuthError> {
+    /// The clients of the server at `server`.
+    pub fn new(server: &Url) -> Result<Self, AuthError> {
+        let reach = Arc::new(Reach::new(server));
         let build = |direct: bool| {
             let mut b = reqwest::Client::builder()
                 .use_rustls_tls()
+                .dns_resolver(Arc::new(GuardedResolver(Arc::clone(&reach))))
                 .redirect(reqwest::redirect::Policy::none())
                 .timeout(limits::OAUTH_HTTP_TIMEOUT)
                 .connect_timeout(Duration::from_secs(10))
@@ -46,6 +54,7 @@ impl OAuthHttp {
         Ok(Self {
             direct: build(true)?,
             proxied: build(false)?,
+            reach,
         })
     }
 
@@ -59,6 +68,7 @@ impl OAuthHttp {
 
     /// `GET url` for a JSON document.
     pub async fn get(&self, url: &Url, during: &str) -> Result<Answer, AuthError> {
+        self.reach.admit(url, during).await?;
         let req = self
             .client(url)
             .get(url.clone())
@@ -67,6 +77,7 @@ impl OAuthHttp {
     }
 
     /// The server's challenge to an unauthenticated MCP request (`initialize`), if it answers 401.
+    /// The server's own URL is the config's word: it is not checked.
     pub async fn challenge(&self, mcp_url: &Url) -> Option<super::challenge::Challenge> {
         let body = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp-sidecar","version":"0"}}}"#;
         let resp = self
@@ -90,6 +101,7 @@ impl OAuthHttp {
         basic: Option<(&str, &str)>,
         during: &str,
     ) -> Result<Answer, AuthError> {
+        self.reach.admit(url, during).await?;
         let body = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(form)
             .finish();
@@ -112,6 +124,7 @@ impl OAuthHttp {
         body: &Value,
         during: &str,
     ) -> Result<Answer, AuthError> {
+        self.reach.admit(url, during).await?;
         let req = self
             .client(url)
             .post(url.clone())

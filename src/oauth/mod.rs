@@ -4,7 +4,8 @@
 //! `403 insufficient_scope` comes here) and by the supervisor and host for logins and logouts.
 //!
 //! Files, lowest first, each importing only files listed before it: `error`, `challenge`
-//! (`WWW-Authenticate`), `http` (bounded JSON requests to OAuth endpoints), `discovery` (RFC 9728,
+//! (`WWW-Authenticate`), `reach` (which URLs a server's word may send the sidecar to: no SSRF),
+//! `http` (bounded JSON requests to OAuth endpoints), `discovery` (RFC 9728,
 //! RFC 8414, OpenID Connect), `pkce`, `token` (the token endpoint, the tokens kept), `store` (the
 //! 0600 files or memory), `callback` (the loopback listener), `authorize` (the request and the
 //! checks of its answer), `register` (client identity), `renew` (a refresh), `scopes` (which a
@@ -20,6 +21,7 @@ mod error;
 mod http;
 mod login;
 mod pkce;
+mod reach;
 mod register;
 mod renew;
 mod scopes;

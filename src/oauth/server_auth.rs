@@ -92,12 +92,13 @@ impl ServerAuth {
         store: Arc<TokenStore>,
         asker: Option<Arc<dyn Asker>>,
     ) -> Result<Self, AuthError> {
+        let http = OAuthHttp::new(&url)?;
         Ok(Self {
             server: server.to_owned(),
             url,
             spec,
             store,
-            http: OAuthHttp::new()?,
+            http,
             asker: asker.filter(|a| browser::can_ask(a.as_ref())),
             state: Mutex::new(State::default()),
             authorizations: AtomicUsize::new(0),

@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
@@ -39,35 +40,59 @@ pub struct Options {
 
 pub struct HttpOptions {
     pub addr: SocketAddr,
-    /// Required on every request when set; required to be set for an address that is not loopback.
+    /// Required on every request when set (one of its tokens); required to be set for an address
+    /// that is not loopback.
     pub token: Option<Token>,
     /// Browser origins allowed besides loopback ones (`http://localhost:PORT` on a loopback bind).
     pub allowed_origins: Vec<String>,
     /// End when this pipe (the sidecar's stdin, held by the process that started it) ends.
     pub stop_on_stdin_eof: bool,
+    /// How long a connection may wait for a request's head, and a request take to send its body.
+    pub idle_timeout: Duration,
+    pub body_timeout: Duration,
 }
 
-/// A bearer token. Its value never appears in `Debug` output, and it is compared in constant time.
+/// The bearer tokens callers may present: one per line of the token file (one per client), so a
+/// legacy session can be bound to the token that opened it. Their values never appear in `Debug`
+/// output, and they are compared in constant time.
 #[derive(Clone)]
-pub struct Token(String);
+pub struct Token(Vec<String>);
 
 impl Token {
-    /// `None` for an empty value (after trimming a trailing newline, as a token file has).
+    /// `None` when no line holds a token (lines end with `\n` or `\r\n`; empty lines are skipped).
     pub fn new(value: &str) -> Option<Token> {
-        let value = value.trim_end_matches(['\r', '\n']);
-        (!value.is_empty()).then(|| Token(value.to_owned()))
+        let tokens: Vec<String> = value
+            .split('\n')
+            .map(|line| line.trim_end_matches('\r'))
+            .filter(|line| !line.is_empty())
+            .map(str::to_owned)
+            .collect();
+        (!tokens.is_empty()).then_some(Token(tokens))
     }
 
-    pub fn value(&self) -> &str {
-        &self.0
+    /// Every token (to mask).
+    pub fn values(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(String::as_str)
     }
 
-    /// Whether `presented` is this token, in time that does not depend on where they differ.
-    pub fn matches(&self, presented: &[u8]) -> bool {
+    /// Which token `presented` is (its line, from 0), compared with every token in time that does
+    /// not depend on where they differ.
+    pub fn which(&self, presented: &[u8]) -> Option<usize> {
         use subtle::ConstantTimeEq;
-        let (a, b) = (self.0.as_bytes(), presented);
-        // Lengths are compared openly (a token's length is no secret worth a timing channel).
-        a.len() == b.len() && bool::from(a.ct_eq(b))
+        let mut found = None;
+        for (i, token) in self.0.iter().enumerate() {
+            let a = token.as_bytes();
+            // Lengths are compared openly (a token's length is no secret worth a timing channel).
+            if a.len() == presented.len() && bool::from(a.ct_eq(presented)) {
+                found = Some(i);
+            }
+        }
+        found
+    }
+
+    /// Whether `presented` is one of the tokens.
+    pub fn matches(&self, presented: &[u8]) -> bool {
+        self.which(presented).is_some()
     }
 }
 
@@ -89,5 +114,10 @@ mod tests {
         assert!(!t.matches(b"s3cret"));
         assert_eq!(format!("{t:?}"), "Token(***)");
         assert!(Token::new("\n").is_none());
+        let two = Token::new("first\r\n\nsecond\n").unwrap();
+        assert_eq!(two.values().collect::<Vec<_>>(), ["first", "second"]);
+        assert_eq!(two.which(b"first"), Some(0));
+        assert_eq!(two.which(b"second"), Some(1));
+        assert_eq!(two.which(b"third"), None);
     }
 }

@@ -481,3 +481,77 @@ fn the_login_command_prints_the_url_and_keeps_the_tokens_for_the_sidecar() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no server named `nope`"), "{stderr}");
 }
+
+/// Server `o` at `fx`, started; its status once the start failed.
+fn refused_start(fx: &HttpFixture) -> String {
+    let mut s = cached_sidecar(&temp_dir("oauth-reach"));
+    let status = s.add("o", config(fx));
+    assert_eq!(status["state"], "error", "{status}");
+    assert_eq!(
+        status["lastError"]["data"]["code"], "AUTH_FAILED",
+        "{status}"
+    );
+    status["lastError"]["message"].as_str().unwrap().to_owned()
+}
+
+/// A resource whose metadata names an authorization server on an internal address: refused before
+/// any request goes there. `0.0.0.0` reaches this machine on Linux (the fixture itself, which counts
+/// the metadata requests it gets), so the refusal is seen without sending anything off loopback;
+/// the other addresses are refused by the same rule without being connected to.
+#[test]
+fn an_authorization_server_on_an_internal_address_is_never_fetched() {
+    for (issuer, why) in [
+        ("http://0.0.0.0:{port}", "not https"),
+        ("https://0.0.0.0:{port}", "unroutable"),
+        ("https://169.254.169.254/latest/meta-data", "cloud metadata"),
+        ("http://169.254.169.254/latest/meta-data", "not https"),
+        (
+            "https://10.1.2.3/as",
+            "in a private range, and the server is not",
+        ),
+    ] {
+        let fx = HttpFixture::start(&["--oauth", "--oauth-issuer", issuer]);
+        let message = refused_start(&fx);
+        assert!(
+            message.contains("refused to fetch") && message.contains(why),
+            "{issuer}: {message}"
+        );
+        assert!(message.contains("server `o`"), "{message}");
+        assert_eq!(count(&fx, "metadata"), 0, "{issuer}: nothing fetched");
+        assert!(!message.contains("HTTP"), "no status echoed: {message}");
+    }
+}
+
+/// A 401 whose `resource_metadata` points at an internal address: refused, nothing fetched there,
+/// nothing of it echoed (before, the sidecar fetched it and went on with what it said).
+#[test]
+fn a_challenge_naming_internal_resource_metadata_is_never_fetched() {
+    for (metadata, why) in [
+        (
+            "http://0.0.0.0:{port}/.well-known/oauth-protected-resource/mcp",
+            "not https",
+        ),
+        (
+            "https://0.0.0.0:{port}/.well-known/oauth-protected-resource/mcp",
+            "unroutable",
+        ),
+        (
+            "https://10.1.2.3/.well-known/oauth-protected-resource",
+            "in a private range",
+        ),
+        ("http://169.254.169.254/latest/meta-data", "not https"),
+    ] {
+        let fx = HttpFixture::start(&["--oauth", "--oauth-metadata-url", metadata]);
+        let message = refused_start(&fx);
+        assert!(
+            message.contains("refused to fetch") && message.contains(why),
+            "{metadata}: {message}"
+        );
+        assert_eq!(count(&fx, "prm"), 0, "{metadata}: nothing fetched");
+        // The fixture's metadata names its resource at 127.0.0.1: none of it is repeated.
+        assert!(
+            !message.contains("127.0.0.1") && !message.contains("HTTP"),
+            "nothing of an answer echoed: {message}"
+        );
+    }
+}

@@ -4,16 +4,18 @@
 
 use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use http_body_util::{BodyExt, Limited};
+use http_body_util::BodyExt;
 use hyper::body::{Body, Bytes, Frame, Incoming, SizeHint};
 use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use hyper::{Response, StatusCode};
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 use crate::jsonrpc::{encode_response, RequestId};
+use crate::limits;
 use crate::upstream::wire::INVALID_REQUEST;
 
 /// A response body.
@@ -88,13 +90,42 @@ pub enum BodyError {
     Broken,
 }
 
-/// The whole body, refused past `limit` bytes (counted as they arrive, before they are kept).
-pub async fn read(body: Incoming, limit: usize) -> Result<Bytes, BodyError> {
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(BodyError::TooLarge),
-        Err(_) => Err(BodyError::Broken),
+/// The whole body, refused past `limit` bytes (counted as they arrive, before they are kept). Each
+/// chunk takes its bytes of `budget` (shared by every body being read, at most its whole size for
+/// one body) before it is kept: a body that trickles holds only what it sent, and bodies together
+/// hold at most the budget. The permit returned holds the body's bytes until the caller drops it.
+pub async fn read(
+    mut body: Incoming,
+    limit: usize,
+    budget: &Arc<Semaphore>,
+) -> Result<(Bytes, Option<OwnedSemaphorePermit>), BodyError> {
+    let mut out = Vec::new();
+    let mut held: Option<OwnedSemaphorePermit> = None;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.map_err(|_| BodyError::Broken)?.into_data() else {
+            continue; // trailers
+        };
+        if out.len() + data.len() > limit {
+            return Err(BodyError::TooLarge);
+        }
+        let holding = held.as_ref().map_or(0, OwnedSemaphorePermit::num_permits);
+        let weight = data
+            .len()
+            .min(limits::UPSTREAM_HTTP_READING_BYTES.saturating_sub(holding));
+        if weight > 0 {
+            // The budget is never closed; weight ≤ the budget, which fits u32.
+            let permit = Arc::clone(budget)
+                .acquire_many_owned(weight as u32)
+                .await
+                .map_err(|_| BodyError::Broken)?;
+            match held.as_mut() {
+                Some(h) => h.merge(permit),
+                None => held = Some(permit),
+            }
+        }
+        out.extend_from_slice(&data);
     }
+    Ok((Bytes::from(out), held))
 }
 
 /// A response with a whole body of `content_type`.

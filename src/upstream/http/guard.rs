@@ -33,6 +33,16 @@ impl Guard {
         }
     }
 
+    /// Who presents `headers`: which token (its line in the token file), `None` without tokens.
+    /// A legacy session belongs to the caller that opened it.
+    pub fn caller(&self, headers: &HeaderMap) -> Option<usize> {
+        let token = self.token.as_ref()?;
+        headers
+            .get(AUTHORIZATION)
+            .and_then(|v| bearer_credentials(v.as_bytes()))
+            .and_then(|p| token.which(p))
+    }
+
     /// `Ok` when the request may be served; else the refusal to send.
     pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         if self.loopback && !headers.get(HOST).is_some_and(loopback_host) {
@@ -48,7 +58,7 @@ impl Guard {
         if let Some(token) = &self.token {
             let presented = headers
                 .get(AUTHORIZATION)
-                .and_then(|v| v.as_bytes().strip_prefix(b"Bearer "));
+                .and_then(|v| bearer_credentials(v.as_bytes()));
             if !presented.is_some_and(|p| token.matches(p)) {
                 let why = "Unauthorized: a valid `Authorization: Bearer` token is required";
                 return Err(Refusal::new(StatusCode::UNAUTHORIZED, why)
@@ -72,6 +82,16 @@ impl Guard {
                 .find_map(|scheme| origin.strip_prefix(scheme))
                 .is_some_and(is_loopback_authority)
     }
+}
+
+/// The credentials of `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 7235
+/// §2.1), one or more spaces follow it.
+fn bearer_credentials(value: &[u8]) -> Option<&[u8]> {
+    let space = value.iter().position(|b| *b == b' ')?;
+    let (scheme, rest) = value.split_at(space);
+    scheme
+        .eq_ignore_ascii_case(b"bearer")
+        .then(|| rest.trim_ascii_start())
 }
 
 fn forbidden(why: &str) -> Refusal {
@@ -168,6 +188,16 @@ mod tests {
         assert_eq!(status(&g, &[("authorization", "Bearer t0ken")]), 200);
         assert_eq!(status(&g, &[("authorization", "Bearer t0kem")]), 401);
         assert_eq!(status(&g, &[("authorization", "t0ken")]), 401);
+        for scheme in ["bearer", "BEARER", "bEaReR", "Bearer  "] {
+            let value = format!("{scheme} t0ken");
+            assert_eq!(
+                status(&g, &[("authorization", &value)]),
+                200,
+                "the scheme is case-insensitive: {value:?}"
+            );
+        }
+        assert_eq!(status(&g, &[("authorization", "Bearert0ken")]), 401);
+        assert_eq!(status(&g, &[("authorization", "Basic t0ken")]), 401);
         assert_eq!(
             status(
                 &g,

@@ -1,6 +1,7 @@
 //! The HTTP endpoint's life: bind (a non-loopback address only with a bearer token), accept
-//! connections — at most [`limits::UPSTREAM_HTTP_MAX_CONNECTIONS`] at once, each with a bound on
-//! its request head and the time to send it — and serve HTTP/1.1 on each (hyper). On `stop`
+//! connections — at most [`limits::UPSTREAM_HTTP_MAX_CONNECTIONS`] at once, a new one taking the
+//! slot of one that stalls (`conns`), each with a bound on its request head, the time to send it,
+//! its body's time and its idle time — and serve HTTP/1.1 on each (hyper). On `stop`
 //! (a signal, or the end of the pipe that started it): no new connection; every session and
 //! stream ends; connections finish their answers for a short grace, then are dropped.
 
@@ -9,8 +10,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
+use hyper::{Method, Request};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
@@ -18,6 +21,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::conns::{Phase, Timeouts, Tracked};
 use super::guard::Guard;
 use super::route;
 use super::sessions::Sessions;
@@ -71,6 +75,13 @@ pub async fn serve(
         sessions: Sessions::default(),
         flow: Flow::new(bounds.max_inflight, limits::HOST_INFLIGHT_LINE_BYTES),
         max_body: bounds.max_line_bytes,
+        reading: Arc::new(Semaphore::new(limits::UPSTREAM_HTTP_READING_BYTES)),
+        streams: Arc::new(Semaphore::new(limits::UPSTREAM_HTTP_MAX_STREAMS)),
+        conns: Default::default(),
+        timeouts: Timeouts {
+            idle: options.idle_timeout,
+            body: options.body_timeout,
+        },
         closing: CancellationToken::new(),
         tasks: TaskTracker::new(),
     });
@@ -89,12 +100,6 @@ async fn accept(
     let slots = Arc::new(Semaphore::new(limits::UPSTREAM_HTTP_MAX_CONNECTIONS));
     let mut connections = JoinSet::new();
     loop {
-        // A slot first: past the cap, new connections wait in the kernel's listen queue.
-        let slot = tokio::select! {
-            slot = Arc::clone(&slots).acquire_owned() => slot,
-            _ = stop.cancelled() => break,
-        };
-        let Ok(slot) = slot else { break };
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             _ = stop.cancelled() => break,
@@ -108,6 +113,23 @@ async fn accept(
                 continue;
             }
         };
+        // A free slot, else the slot of the connection that has waited or read longest without
+        // serving (closed now); when every connection serves, this one waits for a slot (and
+        // later ones in the kernel's listen queue).
+        let slot = match Arc::clone(&slots).try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(_) => {
+                if state.conns.evict_one() {
+                    tracing::debug!(%peer, "closed the longest stalled connection to make room");
+                }
+                let slot = tokio::select! {
+                    slot = Arc::clone(&slots).acquire_owned() => slot,
+                    _ = stop.cancelled() => break,
+                };
+                let Ok(slot) = slot else { break };
+                slot
+            }
+        };
         let state = Arc::clone(state);
         connections.spawn(async move {
             connection(state, stream, peer).await;
@@ -117,12 +139,29 @@ async fn accept(
     connections
 }
 
-/// Serves one connection until it closes, or until the endpoint closes (then gracefully).
+/// Serves one connection until it closes, or until the endpoint closes (then gracefully); closes
+/// it when it stays too long in a phase (`conns::Timeouts`) or is evicted to make room.
 async fn connection(state: Arc<State>, stream: tokio::net::TcpStream, peer: SocketAddr) {
     let closing = state.closing.clone();
-    let service = service_fn(move |request| {
-        let state = Arc::clone(&state);
-        async move { Ok::<_, Infallible>(route::route(state, request).await) }
+    let timeouts = state.timeouts;
+    let registered = state.conns.register();
+    let activity = Arc::clone(&registered.activity);
+    let shared = Arc::clone(&state);
+    let service = service_fn(move |mut request: Request<Incoming>| {
+        let state = Arc::clone(&shared);
+        let activity = Arc::clone(&activity);
+        async move {
+            // A POST's body comes next (`post` marks the end of it); anything else is served now.
+            let phase = if request.method() == Method::POST {
+                Phase::Reading
+            } else {
+                Phase::Serving
+            };
+            activity.enter(phase);
+            request.extensions_mut().insert(Arc::clone(&activity));
+            let response = route::route(state, request).await;
+            Ok::<_, Infallible>(response.map(|body| Tracked { body, activity }))
+        }
     });
     let mut builder = http1::Builder::new();
     builder
@@ -136,6 +175,14 @@ async fn connection(state: Arc<State>, stream: tokio::net::TcpStream, peer: Sock
         _ = closing.cancelled() => {
             conn.as_mut().graceful_shutdown();
             conn.await
+        }
+        () = registered.evicted.cancelled() => {
+            tracing::debug!(%peer, "connection closed to make room for a new one");
+            return;
+        }
+        () = registered.activity.expired(timeouts) => {
+            tracing::debug!(%peer, "connection closed: idle, or its body too slow");
+            return;
         }
     };
     if let Err(e) = outcome {

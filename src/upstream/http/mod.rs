@@ -2,9 +2,11 @@
 //! (`/mcp`). `listener` binds, accepts and closes; `route` guards and routes each request; `post`
 //! serves messages, `streams` a legacy session's GET stream and DELETE. Below them: `state` (what
 //! requests share), `headers` (2026-07-28 request headers), `sessions` (legacy sessions), `guard`
-//! (Host, Origin, bearer token), `body` (bounded reads, JSON and SSE answers).
+//! (Host, Origin, bearer token), `body` (bounded reads, JSON and SSE answers), `conns` (what each
+//! connection is doing: its time bounds, and the slot a new client takes from a stalled one).
 
 mod body;
+mod conns;
 mod guard;
 mod headers;
 mod listener;

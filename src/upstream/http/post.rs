@@ -1,8 +1,9 @@
 //! `POST /mcp`: one JSON-RPC message per request, in either era.
 //!
-//! The body is read through the bound (`--max-line-bytes`) after the request has a ticket of the
-//! flow budgets (sized by its `Content-Length`), so clients together cannot make the sidecar hold
-//! more than the budget. Then:
+//! The body is read through the bound (`--max-line-bytes`), each chunk holding its bytes of the
+//! reading budget as it arrives; then the request takes a ticket of the flow budgets sized by what
+//! it sent. So clients together cannot make the sidecar hold more than the budgets, and a body that
+//! trickles (or a `Content-Length` it never sends) holds nothing a small request needs. Then:
 //! - a notification or a response is accepted (202); a legacy one needs its session;
 //! - a modern request (2026-07-28) is checked against its headers and served statelessly;
 //! - a legacy `initialize` opens a session (`Mcp-Session-Id` on the answer); any other legacy
@@ -23,6 +24,7 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use super::body::{self, events, json, refusal, BodyError, Feed, Out, Refusal};
+use super::conns::{Activity, Phase};
 use super::headers;
 use super::sessions::HttpSession;
 use super::state::{accepts, header, State, SESSION_HEADER, VERSION_HEADER};
@@ -47,9 +49,19 @@ pub async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<
     if declared.is_some_and(|n| n > state.max_body) {
         return too_large(state.max_body);
     }
-    let ticket = state.flow.admit(declared.unwrap_or(state.max_body)).await;
-    let bytes = match body::read(body, state.max_body).await {
-        Ok(bytes) => bytes,
+    let read = body::read(body, state.max_body, &state.reading);
+    let Ok(read) = tokio::time::timeout(state.timeouts.body, read).await else {
+        return refusal(
+            StatusCode::REQUEST_TIMEOUT,
+            INVALID_REQUEST,
+            &format!(
+                "Request Timeout: the body did not arrive within {} ms (--http-body-timeout-ms)",
+                state.timeouts.body.as_millis()
+            ),
+        );
+    };
+    let (bytes, reading) = match read {
+        Ok(read) => read,
         Err(BodyError::TooLarge) => return too_large(state.max_body),
         Err(BodyError::Broken) => {
             return refusal(
@@ -59,6 +71,11 @@ pub async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<
             )
         }
     };
+    if let Some(activity) = parts.extensions.get::<Arc<Activity>>() {
+        activity.enter(Phase::Serving);
+    }
+    let ticket = state.flow.admit(bytes.len()).await;
+    drop(reading);
     match Message::parse(&bytes) {
         Err(e) => refusal(
             StatusCode::BAD_REQUEST,
@@ -189,7 +206,8 @@ async fn request(
                 }
             }
             if job.method == "initialize" {
-                return job.initialize(ticket).await;
+                let owner = state.guard.caller(headers);
+                return job.initialize(owner, ticket).await;
             }
             match state.session_of(headers) {
                 Ok(http) => job.run(Client::Session(http), ticket).await,
@@ -234,8 +252,8 @@ enum First {
 
 impl Job {
     /// A legacy `initialize`: a new session, named in the answer's `Mcp-Session-Id`.
-    async fn initialize(self, ticket: Ticket) -> Response<Out> {
-        let Some(http) = self.state.sessions.create() else {
+    async fn initialize(self, owner: Option<usize>, ticket: Ticket) -> Response<Out> {
+        let Some(http) = self.state.sessions.create(owner) else {
             return refusal(
                 StatusCode::SERVICE_UNAVAILABLE,
                 INTERNAL_ERROR,

@@ -1,6 +1,8 @@
 //! Legacy HTTP sessions (2025-03-26 … 2025-11-25): each `initialize` without a session gets one,
 //! named by a random `Mcp-Session-Id` that every later request carries; `DELETE` ends it and its id
-//! is then unknown (404). At most [`limits::UPSTREAM_HTTP_MAX_SESSIONS`] live at once: a new one
+//! is then unknown (404). With bearer tokens, a session belongs to the token that opened it: to any
+//! other caller its id is unknown too (404), so a session id alone lets no one else act in it. At
+//! most [`limits::UPSTREAM_HTTP_MAX_SESSIONS`] live at once: a new one
 //! ends the least recently used session that is idle (no request in flight, no open stream).
 
 use std::collections::HashMap;
@@ -15,6 +17,8 @@ use crate::upstream::session::Session;
 
 pub struct HttpSession {
     pub id: String,
+    /// The token that opened it (its line in the token file); `None` without tokens.
+    pub owner: Option<usize>,
     pub session: Arc<Session>,
     /// Cancelled when the session ends (`DELETE`, eviction, stop): its stream ends with it.
     pub ended: CancellationToken,
@@ -56,7 +60,7 @@ pub struct Sessions {
 impl Sessions {
     /// A new session, or `None` when the table is full of sessions in use. An idle session evicted
     /// to make room is ended in the background.
-    pub fn create(&self) -> Option<Arc<HttpSession>> {
+    pub fn create(&self, owner: Option<usize>) -> Option<Arc<HttpSession>> {
         let mut table = self.table();
         if table.len() >= limits::UPSTREAM_HTTP_MAX_SESSIONS {
             let oldest = table
@@ -71,6 +75,7 @@ impl Sessions {
         }
         let session = Arc::new(HttpSession {
             id: random_id(),
+            owner,
             session: Arc::default(),
             ended: CancellationToken::new(),
             streaming: Mutex::new(false),
@@ -113,20 +118,20 @@ mod tests {
     #[tokio::test]
     async fn a_full_table_ends_its_least_recently_used_idle_session() {
         let sessions = Sessions::default();
-        let first = sessions.create().unwrap();
+        let first = sessions.create(None).unwrap();
         assert_eq!(first.id.len(), 32);
         assert!(first.id.bytes().all(|b| b.is_ascii_hexdigit()));
-        let busy = sessions.create().unwrap();
+        let busy = sessions.create(None).unwrap();
         assert!(busy.open_stream());
         assert!(!busy.open_stream(), "one GET stream at a time");
         for _ in 2..limits::UPSTREAM_HTTP_MAX_SESSIONS {
-            sessions.create().unwrap();
+            sessions.create(None).unwrap();
         }
         assert!(
             sessions.get(&first.id).is_some(),
             "touched: now the most recent"
         );
-        let newest = sessions.create().unwrap();
+        let newest = sessions.create(None).unwrap();
         assert!(sessions.get(&first.id).is_some(), "recently used stays");
         assert!(
             sessions.get(&busy.id).is_some(),

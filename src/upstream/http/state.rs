@@ -1,14 +1,16 @@
 //! What every HTTP request of the endpoint shares: the aggregate, the guard, the legacy sessions,
-//! the flow budgets (requests in flight and the bytes of their bodies, across all clients), and the
-//! stop: `closing` ends every stream and request, `tasks` tracks what runs apart from a response.
+//! the flow budgets (requests in flight and the bytes of their bodies, across all clients), the
+//! bodies being read and the GET streams open, the connections, and the stop: `closing` ends every stream and request, `tasks` tracks what runs apart from a response.
 
 use std::sync::Arc;
 
 use hyper::{HeaderMap, StatusCode};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::body::Refusal;
+use super::conns::{Conns, Timeouts};
 use super::guard::Guard;
 use super::sessions::{HttpSession, Sessions};
 use crate::serving::Flow;
@@ -24,13 +26,21 @@ pub struct State {
     pub flow: Flow,
     /// Longest request body.
     pub max_body: usize,
+    /// The bytes of request bodies being read, across connections
+    /// ([`crate::limits::UPSTREAM_HTTP_READING_BYTES`]).
+    pub reading: Arc<Semaphore>,
+    /// GET streams open ([`crate::limits::UPSTREAM_HTTP_MAX_STREAMS`]).
+    pub streams: Arc<Semaphore>,
+    /// The open connections and what each is doing.
+    pub conns: Conns,
+    pub timeouts: Timeouts,
     pub closing: CancellationToken,
     pub tasks: TaskTracker,
 }
 
 impl State {
     /// The legacy session a request names: 400 when it names none, 404 when it is unknown (ended,
-    /// evicted, or never was: the client starts a new one).
+    /// evicted, never was, or opened by another token: the client starts a new one).
     pub fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Refusal> {
         let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
             return Err(Refusal::new(
@@ -38,7 +48,9 @@ impl State {
                 "Bad Request: an Mcp-Session-Id header is required (send initialize first)",
             ));
         };
-        self.sessions.get(id.trim()).ok_or_else(|| {
+        let caller = self.guard.caller(headers);
+        let session = self.sessions.get(id.trim()).filter(|s| s.owner == caller);
+        session.ok_or_else(|| {
             Refusal::new(
                 StatusCode::NOT_FOUND,
                 "Session not found: it ended; initialize a new one",

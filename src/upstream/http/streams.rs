@@ -1,6 +1,6 @@
 //! `GET /mcp` and `DELETE /mcp` of a legacy session: the session's own stream, on which it hears of
-//! every change of the aggregate (one stream at a time; it ends with the session), and the end of
-//! the session. The 2026-07-28 transport has neither (405).
+//! every change of the aggregate (one stream at a time; it ends with the session; at most
+//! [`limits::UPSTREAM_HTTP_MAX_STREAMS`] across sessions), and the end of the session. The 2026-07-28 transport has neither (405).
 
 use std::sync::Arc;
 
@@ -31,6 +31,16 @@ pub fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
         Ok(http) => http,
         Err(refused) => return refused.response(),
     };
+    let Ok(stream_slot) = Arc::clone(&state.streams).try_acquire_owned() else {
+        return refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            INVALID_REQUEST,
+            &format!(
+                "Service Unavailable: {} GET streams are open, the most this endpoint keeps; answers still come on POST responses",
+                limits::UPSTREAM_HTTP_MAX_STREAMS
+            ),
+        );
+    };
     if !http.open_stream() {
         return refusal(
             StatusCode::CONFLICT,
@@ -54,6 +64,7 @@ pub fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
             _ = closing.cancelled() => {}
         }
         http.close_stream();
+        drop(stream_slot);
     });
     events(Feed {
         first: None,
