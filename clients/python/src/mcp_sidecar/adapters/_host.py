@@ -1,0 +1,153 @@
+"""One sidecar for the life of an adapter: started on first use (once, however many tasks ask at
+the same time), the adapter's servers added to it, and closed with the adapter. Every framework
+adapter holds one :class:`SidecarHost`; the frameworks differ only in how they turn its tools and
+results into their own types.
+
+A host either owns its sidecar (built from the client's options, closed by :meth:`close`) or is
+given a running :class:`~mcp_sidecar.AsyncSidecar` to share, which it never closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+from typing import Any, Dict, List, Mapping, Optional
+
+from .._errors import ErrorCode, SidecarError
+from .._protocol import SAMPLING, ServerStatus, ToolCallResult, ToolEntry
+from ..aio import AsyncSidecar, Handler, ProgressCallback
+
+__all__ = ["SidecarHost", "image_bytes", "data_url", "sampling_text"]
+
+_log = logging.getLogger("mcp_sidecar.adapters")
+
+
+class SidecarHost:
+    """The sidecar an adapter uses, and the servers it adds to it.
+
+    ``servers``: ``{name: config}`` (a :class:`~mcp_sidecar.ServerConfig` each) added on start;
+    ``sidecar``: an :class:`~mcp_sidecar.AsyncSidecar` to use instead of spawning one (not
+    closed by the host; register a sampling handler on it yourself); ``sampling``: the handler of
+    the servers' ``sampling/createMessage``; ``options``: :class:`~mcp_sidecar.AsyncSidecar`
+    options of the owned sidecar (``binary``, ``args``, ``stderr``, …).
+    """
+
+    def __init__(
+        self,
+        servers: Optional[Mapping[str, Mapping[str, Any]]] = None,
+        *,
+        sidecar: Optional[AsyncSidecar] = None,
+        sampling: Optional[Handler] = None,
+        options: Optional[Mapping[str, Any]] = None,
+    ) -> None:
+        if sidecar is not None and (options or sampling is not None):
+            raise ValueError(
+                "pass either a running `sidecar` or options to start one (sidecar options, "
+                "sampling), not both: a shared sidecar's handlers are registered before its start"
+            )
+        self.servers: Dict[str, Mapping[str, Any]] = dict(servers or {})
+        self._given = sidecar
+        self._sidecar: Optional[AsyncSidecar] = sidecar
+        self._sampling = sampling
+        self._options = dict(options or {})
+        self._started = False
+        # Created on first use: an asyncio.Lock binds to the loop that first waits on it.
+        self._lock: Optional[asyncio.Lock] = None
+
+    async def sidecar(self) -> AsyncSidecar:
+        """The running sidecar with the servers added: started on the first call."""
+        if self._started and self._sidecar is not None:
+            return self._sidecar
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if not self._started:
+                sidecar = self._sidecar
+                if sidecar is None:
+                    handlers = dict(self._options.pop("handlers", None) or {})
+                    if self._sampling is not None:
+                        handlers[SAMPLING] = self._sampling
+                    sidecar = AsyncSidecar(handlers=handlers, **self._options)
+                    await sidecar.start()
+                    self._sidecar = sidecar
+                try:
+                    for name, config in self.servers.items():
+                        _raise_if_failed(name, await sidecar.add_server(name, config))
+                except BaseException:
+                    if self._given is None:
+                        await sidecar.close()
+                        self._sidecar = None
+                    raise
+                self._started = True
+        assert self._sidecar is not None
+        return self._sidecar
+
+    async def tools(self) -> List[ToolEntry]:
+        """Every tool of every server, definitions in the MCP shape (name, description,
+        inputSchema, annotations) under the sidecar's provider-ready names."""
+        sidecar = await self.sidecar()
+        return list((await sidecar.list_tools(format="mcp"))["tools"])
+
+    async def call(
+        self,
+        name: str,
+        arguments: Optional[Mapping[str, Any]],
+        progress: Optional[ProgressCallback] = None,
+        timeout_ms: Optional[int] = None,
+    ) -> ToolCallResult:
+        """``tools/call``; cancelling the awaiting task cancels it at the sidecar and server."""
+        sidecar = await self.sidecar()
+        return await sidecar.call_tool(
+            name, arguments or {}, format="mcp", progress=progress, timeout_ms=timeout_ms
+        )
+
+    async def close(self) -> None:
+        """Close the sidecar if this host started it (every server's process tree goes with it;
+        a later use starts a new one); a shared one stays up. Idempotent."""
+        if self._given is not None:
+            return
+        sidecar, self._sidecar, self._started = self._sidecar, None, False
+        if sidecar is not None:
+            await sidecar.close()
+
+
+def _raise_if_failed(name: str, status: ServerStatus) -> None:
+    if status.get("state") != "error":
+        return
+    error: Any = status.get("lastError") or {}
+    message = error.get("message") if isinstance(error, dict) else str(error)
+    raise SidecarError(
+        ErrorCode.SERVER_UNAVAILABLE,
+        f"server {name!r} did not start: {message or 'no reason given'}",
+        {"server": name, "status": dict(status)},
+    )
+
+
+def image_bytes(block: Mapping[str, Any]) -> bytes:
+    """The decoded bytes of an MCP image/audio block (``data``: base64)."""
+    return base64.b64decode(str(block.get("data", "")), validate=False)
+
+
+def data_url(block: Mapping[str, Any]) -> str:
+    """An MCP image block as a ``data:`` URL."""
+    return f"data:{block.get('mimeType', 'application/octet-stream')};base64,{block.get('data', '')}"
+
+
+def sampling_text(params: Mapping[str, Any]) -> List[Dict[str, str]]:
+    """The messages of a ``sampling/createMessage`` as ``[{role, text}]``: text blocks joined,
+    other blocks named (``[image/png]``) so that the model still sees something was there."""
+    out: List[Dict[str, str]] = []
+    for message in params.get("messages") or []:
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [content]
+        parts = []
+        for block in blocks:
+            if not isinstance(block, Mapping):
+                continue
+            if block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            else:
+                parts.append(f"[{block.get('mimeType') or block.get('type')}]")
+        out.append({"role": str(message.get("role", "user")), "text": "\n".join(parts)})
+    return out
