@@ -4,11 +4,9 @@ cancel reached the server."""
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any, Dict
 
 import support
-from mcp_sidecar import AsyncSidecar
 
 #: The fixture as server "fx", with the tools that ask the client (`ask`, `progress`) and the
 #: resources and prompts surface.
@@ -67,11 +65,3 @@ async def cancel_run_at_server(run: "asyncio.Task[Any]", blocker: Blocker) -> No
     except Exception:  # a framework may wrap the cancel into its own error: the run still ended
         pass
     await asyncio.wait_for(blocker.withdrawn.wait(), support.CALL_TIMEOUT)
-
-
-async def fixture_tail(sidecar: AsyncSidecar) -> str:
-    return str((await sidecar.list_servers())["servers"][0].get("stderrTail", ""))
-
-
-def elapsed_since(started: float) -> float:
-    return time.monotonic() - started

@@ -5,9 +5,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Iterator, List
+from typing import Any, List
 
-import pytest
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
@@ -25,6 +24,8 @@ from common import (
     Blocker,
     cancel_run_at_server,
 )
+import support
+from mcp_sidecar import AsyncSidecar
 from mcp_sidecar.adapters.langchain import SidecarMCPClient, chat_model_sampler
 
 
@@ -190,5 +191,21 @@ def test_one_sidecar_for_the_life_of_the_client() -> None:
             assert client.sidecar is first and status.get("restarts", 0) == 0
             stats = (await first.server_stats())["servers"][0]
             assert stats["total"]["calls"] >= 3
+
+    asyncio.run(main())
+
+
+def test_a_shared_sidecar_and_a_tool_list_that_follows_its_changes() -> None:
+    async def main() -> None:
+        async with AsyncSidecar(**SIDECAR_OPTIONS) as sidecar:
+            await sidecar.add_server("fx", SERVERS["fx"])
+            client = SidecarMCPClient(sidecar=sidecar)
+            before = {t.name for t in await client.get_tools()}
+            assert ECHO in before and "mcp__fx2__echo" not in before
+            await sidecar.add_server("fx2", support.fixture_config())
+            after = {t.name for t in await client.get_tools()}
+            assert "mcp__fx2__echo" in after
+            await client.aclose()
+            assert (await sidecar.call_tool(ECHO, {"message": "shared"}))["text"] == "shared"
 
     asyncio.run(main())

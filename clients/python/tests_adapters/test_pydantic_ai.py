@@ -5,7 +5,7 @@ Pydantic AI shapes it, the run ends with the final answer."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, List
+from typing import Any, List
 
 import pytest
 from pydantic_ai import Agent

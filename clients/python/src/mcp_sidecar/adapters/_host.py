@@ -15,7 +15,15 @@ import logging
 from typing import Any, Dict, List, Mapping, Optional
 
 from .._errors import ErrorCode, SidecarError
-from .._protocol import SAMPLING, ServerStatus, ToolCallResult, ToolEntry
+from .._protocol import (
+    SAMPLING,
+    SERVERS_CHANGED,
+    TOOLS_CHANGED,
+    Notification,
+    ServerStatus,
+    ToolCallResult,
+    ToolEntry,
+)
 from ..aio import AsyncSidecar, Handler, ProgressCallback
 
 __all__ = ["SidecarHost", "image_bytes", "data_url", "sampling_text"]
@@ -52,6 +60,12 @@ class SidecarHost:
         self._sampling = sampling
         self._options = dict(options or {})
         self._started = False
+        # The tool list, kept until the sidecar says it changed: frameworks list the tools on
+        # every model turn. `_generation` counts the changes, so a list that was being fetched
+        # while one arrived is not kept.
+        self._tools: Optional[List[ToolEntry]] = None
+        self._generation = 0
+        self._unsubscribe: Optional[Any] = None
         # Created on first use: an asyncio.Lock binds to the loop that first waits on it.
         self._lock: Optional[asyncio.Lock] = None
 
@@ -71,9 +85,14 @@ class SidecarHost:
                     sidecar = AsyncSidecar(handlers=handlers, **self._options)
                     await sidecar.start()
                     self._sidecar = sidecar
+                self._unsubscribe = sidecar.on_notification(self._on_notification)
                 try:
-                    for name, config in self.servers.items():
-                        _raise_if_failed(name, await sidecar.add_server(name, config))
+                    # Every server starts at once (the sidecar starts them in parallel anyway).
+                    statuses = await asyncio.gather(
+                        *(sidecar.add_server(name, config) for name, config in self.servers.items())
+                    )
+                    for name, status in zip(self.servers, statuses):
+                        _raise_if_failed(name, status)
                 except BaseException:
                     if self._given is None:
                         await sidecar.close()
@@ -83,11 +102,23 @@ class SidecarHost:
         assert self._sidecar is not None
         return self._sidecar
 
+    def _on_notification(self, note: Notification) -> None:
+        if note.method in (TOOLS_CHANGED, SERVERS_CHANGED):
+            self._generation += 1
+            self._tools = None
+
     async def tools(self) -> List[ToolEntry]:
         """Every tool of every server, definitions in the MCP shape (name, description,
-        inputSchema, annotations) under the sidecar's provider-ready names."""
+        inputSchema, annotations) under the sidecar's provider-ready names; listed again only
+        after ``notifications/tools/changed`` or ``servers/changed``."""
         sidecar = await self.sidecar()
-        return list((await sidecar.list_tools(format="mcp"))["tools"])
+        if self._tools is None:
+            generation = self._generation
+            tools = list((await sidecar.list_tools(format="mcp"))["tools"])
+            if generation != self._generation:
+                return tools
+            self._tools = tools
+        return self._tools
 
     async def call(
         self,
@@ -106,7 +137,11 @@ class SidecarHost:
         """Close the sidecar if this host started it (every server's process tree goes with it;
         a later use starts a new one); a shared one stays up. Idempotent."""
         if self._given is not None:
-            return
+            return  # shared: its servers, and this host's view of them, stay
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self._tools = None
         sidecar, self._sidecar, self._started = self._sidecar, None, False
         if sidecar is not None:
             await sidecar.close()
