@@ -170,11 +170,17 @@ def test_progress_reaches_the_callback_and_the_run_events() -> None:
     asyncio.run(main())
 
 
-def test_prompts_become_messages() -> None:
+def test_prompts_become_messages_and_resources_blobs() -> None:
     async def main() -> None:
         async with _client() as client:
             messages = await client.get_prompt("fx", "greet", arguments={"name": "Ada"})
             assert messages and "Ada" in str(messages[0].content)
+            blobs = {b.metadata["uri"]: b for b in await client.get_resources("fx")}
+            assert "fixture://text/readme" in blobs and blobs["fixture://text/readme"].as_string()
+            pixel = blobs["fixture://blob/pixel"]
+            assert pixel.mimetype == "image/png" and pixel.as_bytes().startswith(b"\x89PNG")
+            (one,) = await client.get_resources(uris=["fixture://text/readme"])
+            assert one.metadata["server"] == "fx"
 
     asyncio.run(main())
 

@@ -33,6 +33,7 @@ from ._extra import require
 require("langchain_core", "langchain", "mcp_sidecar.adapters.langchain")
 
 from langchain_core.callbacks import adispatch_custom_event  # noqa: E402
+from langchain_core.documents.base import Blob  # noqa: E402
 from langchain_core.language_models import BaseChatModel  # noqa: E402
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage  # noqa: E402
 from langchain_core.runnables import RunnableConfig  # noqa: E402
@@ -41,7 +42,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException  # noqa
 from .._errors import CLIENT_RPC_CODE, SidecarError  # noqa: E402
 from .._protocol import ToolCallResult, ToolEntry  # noqa: E402
 from ..aio import AsyncSidecar, Handler, ProgressCallback  # noqa: E402
-from ._host import SidecarHost, sampling_text  # noqa: E402
+from ._host import SidecarHost, image_bytes, sampling_text  # noqa: E402
 
 __all__ = ["SidecarMCPClient", "chat_model_sampler", "to_content_blocks"]
 
@@ -109,6 +110,34 @@ class SidecarMCPClient:
             cls = AIMessage if message.get("role") == "assistant" else HumanMessage
             messages.append(cls(content=content))
         return messages
+
+    async def get_resources(
+        self, server_name: Optional[str] = None, *, uris: Optional[Sequence[str]] = None
+    ) -> List[Blob]:
+        """Resources as LangChain ``Blob``\\ s (``metadata["uri"]``, ``metadata["server"]``): the
+        ``uris`` given, or every resource listed by ``server_name`` (every server's when
+        ``None``); a URI is read from the server that listed it."""
+        sidecar = await self._host.sidecar()
+        listed: List[Mapping[str, Any]] = []
+        cursor: Optional[str] = None
+        for _ in range(1000):  # bounded: the sidecar also bounds a server's pages
+            page = await sidecar.list_resources(server_name, cursor=cursor)
+            listed.extend(page["resources"])
+            cursor = page.get("nextCursor")
+            if not cursor:
+                break
+        owner = {r["uri"]: r["server"] for r in listed}
+        wanted = list(uris) if uris is not None else [r["uri"] for r in listed]
+        blobs: List[Blob] = []
+        for uri in wanted:
+            if uri not in owner:
+                raise ValueError(f"no server lists the resource {uri!r}")
+            read = await sidecar.read_resource(owner[uri], uri)
+            for item in read["contents"]:
+                data: Any = item["text"] if "text" in item else image_bytes({"data": item.get("blob", "")})
+                meta = {"uri": item.get("uri", uri), "server": owner[uri]}
+                blobs.append(Blob.from_data(data, mime_type=item.get("mimeType"), metadata=meta))
+        return blobs
 
     def _tool(self, entry: ToolEntry) -> StructuredTool:
         definition = entry["definition"]
