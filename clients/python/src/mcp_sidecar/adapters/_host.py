@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import logging
 from typing import Any, Dict, List, Mapping, Optional
 
 from .._errors import ErrorCode, SidecarError
@@ -26,9 +25,7 @@ from .._protocol import (
 )
 from ..aio import AsyncSidecar, Handler, ProgressCallback
 
-__all__ = ["SidecarHost", "image_bytes", "data_url", "sampling_text"]
-
-_log = logging.getLogger("mcp_sidecar.adapters")
+__all__ = ["SidecarHost", "image_bytes", "sampling_text"]
 
 
 class SidecarHost:
@@ -79,10 +76,11 @@ class SidecarHost:
             if not self._started:
                 sidecar = self._sidecar
                 if sidecar is None:
-                    handlers = dict(self._options.pop("handlers", None) or {})
+                    options = dict(self._options)
+                    handlers = dict(options.pop("handlers", None) or {})
                     if self._sampling is not None:
                         handlers[SAMPLING] = self._sampling
-                    sidecar = AsyncSidecar(handlers=handlers, **self._options)
+                    sidecar = AsyncSidecar(handlers=handlers, **options)
                     await sidecar.start()
                     self._sidecar = sidecar
                 self._unsubscribe = sidecar.on_notification(self._on_notification)
@@ -94,6 +92,8 @@ class SidecarHost:
                     for name, status in zip(self.servers, statuses):
                         _raise_if_failed(name, status)
                 except BaseException:
+                    self._unsubscribe()
+                    self._unsubscribe = None
                     if self._given is None:
                         await sidecar.close()
                         self._sidecar = None
@@ -162,11 +162,6 @@ def _raise_if_failed(name: str, status: ServerStatus) -> None:
 def image_bytes(block: Mapping[str, Any]) -> bytes:
     """The decoded bytes of an MCP image/audio block (``data``: base64)."""
     return base64.b64decode(str(block.get("data", "")), validate=False)
-
-
-def data_url(block: Mapping[str, Any]) -> str:
-    """An MCP image block as a ``data:`` URL."""
-    return f"data:{block.get('mimeType', 'application/octet-stream')};base64,{block.get('data', '')}"
 
 
 def sampling_text(params: Mapping[str, Any]) -> List[Dict[str, str]]:
