@@ -226,9 +226,11 @@ async def run_pydantic_ai(mode: str, cfg: Dict[str, Any], calls: int, sidecar: s
             MCPToolset(StdioTransport(command=c["command"], args=c["args"], env=_native_env(c)), id=n)
             for n, c in cfg.items()
         ]
+    from pydantic_ai.usage import UsageLimits
+
     agent = Agent(FunctionModel(respond), toolsets=toolsets)
     async with agent:
-        result = await agent.run("go")
+        result = await agent.run("go", usage_limits=UsageLimits(request_limit=calls + 5))
         assert result.output == "done"
         await ready()
 
