@@ -120,3 +120,25 @@ fn node_adapters_suite() {
         &["run", "test:adapters"],
     );
 }
+
+/// The Python framework adapters (clients/python/tests_adapters: OpenAI Agents, LangChain,
+/// Pydantic AI) in real agent loops, run by the venv `.ci/run` makes with the frameworks at
+/// pinned versions (they pin their own `mcp`, so not the global one); the client comes from
+/// `src/` on the path, no wheel is built.
+#[test]
+fn python_adapters_suite() {
+    let dir = repo().join("clients/python");
+    let python = dir.join(".venv-adapters/bin/python");
+    run_suite(
+        &dir,
+        python.to_str().unwrap(),
+        &[
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests_adapters",
+        ],
+    );
+}
