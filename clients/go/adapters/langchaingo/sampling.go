@@ -68,20 +68,30 @@ func messageContents(req *client.SamplingParams) ([]llms.MessageContent, error) 
 	if err != nil {
 		return nil, err
 	}
+	history, err := mcpMessages(raw)
+	if err != nil {
+		return nil, fmt.Errorf("sampling %w", err)
+	}
+	if req.SystemPrompt == "" {
+		return history, nil
+	}
+	return append([]llms.MessageContent{llms.TextParts(llms.ChatMessageTypeSystem, req.SystemPrompt)}, history...), nil
+}
+
+// mcpMessages converts MCP messages ({role, content}: one block or an
+// array; text, image and audio blocks) to LangChainGo messages.
+func mcpMessages(raw []byte) ([]llms.MessageContent, error) {
 	var history []samplingMessage
 	if err := json.Unmarshal(raw, &history); err != nil {
-		return nil, fmt.Errorf("sampling messages: %w", err)
+		return nil, fmt.Errorf("messages: %w", err)
 	}
-	var out []llms.MessageContent
-	if req.SystemPrompt != "" {
-		out = append(out, llms.TextParts(llms.ChatMessageTypeSystem, req.SystemPrompt))
-	}
+	out := make([]llms.MessageContent, 0, len(history))
 	for i, m := range history {
 		var blocks []samplingBlock
 		if err := json.Unmarshal(m.Content, &blocks); err != nil {
 			var one samplingBlock
 			if err := json.Unmarshal(m.Content, &one); err != nil {
-				return nil, fmt.Errorf("sampling message %d: content is neither a block nor an array of blocks", i)
+				return nil, fmt.Errorf("message %d: content is neither a block nor an array of blocks", i)
 			}
 			blocks = []samplingBlock{one}
 		}
@@ -91,7 +101,7 @@ func messageContents(req *client.SamplingParams) ([]llms.MessageContent, error) 
 		case "assistant":
 			mc.Role = llms.ChatMessageTypeAI
 		default:
-			return nil, fmt.Errorf("sampling message %d: unknown role %q", i, m.Role)
+			return nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
 		}
 		for _, b := range blocks {
 			switch b.Type {
@@ -100,11 +110,11 @@ func messageContents(req *client.SamplingParams) ([]llms.MessageContent, error) 
 			case "image", "audio":
 				data, err := base64.StdEncoding.DecodeString(b.Data)
 				if err != nil {
-					return nil, fmt.Errorf("sampling message %d: %s data is not base64: %w", i, b.Type, err)
+					return nil, fmt.Errorf("message %d: %s data is not base64: %w", i, b.Type, err)
 				}
 				mc.Parts = append(mc.Parts, llms.BinaryContent{MIMEType: b.MimeType, Data: data})
 			default:
-				return nil, fmt.Errorf("sampling message %d: a %s block is not supported", i, b.Type)
+				return nil, fmt.Errorf("message %d: a %s block is not supported", i, b.Type)
 			}
 		}
 		out = append(out, mc)

@@ -59,7 +59,7 @@ func startSidecar(t *testing.T, handlers client.Handlers) *client.Client {
 	}
 	t.Cleanup(func() { _ = c.Close(context.Background()) })
 	st, err := c.AddServer(ctx, "fixture", client.ServerConfig{
-		Command: testBinary(t, "MCP_FIXTURE_BIN", "mcp-fixture"), Args: []string{"--client-requests"}}, nil)
+		Command: testBinary(t, "MCP_FIXTURE_BIN", "mcp-fixture"), Args: []string{"--client-requests", "--surface"}}, nil)
 	if err != nil || st.State != client.StateReady {
 		t.Fatalf("AddServer: %v %+v", err, st)
 	}
