@@ -6,6 +6,7 @@ package openaigo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -159,5 +160,33 @@ func TestCancelledRunCancelsTheCall(t *testing.T) {
 	res, err := c.CallTool(testCtx(t), "mcp__fixture__echo", map[string]string{"message": "still here"}, nil)
 	if err != nil || res.Text != "still here" {
 		t.Fatalf("after the cancel: %v %+v", err, res)
+	}
+}
+
+func TestStrictToolsetSendsStrictDefinitions(t *testing.T) {
+	ctx := testCtx(t)
+	ts := New(startSidecar(t, client.Handlers{}))
+	for _, strict := range []bool{false, true} {
+		ts.Strict = strict
+		tools, err := ts.ChatTools(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, tool := range tools {
+			raw, err := json.Marshal(tool) // the JSON openai-go sends
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(raw), `"name":"mcp__fixture__echo"`) {
+				found = true
+				if strings.Contains(string(raw), `"strict":true`) != strict {
+					t.Errorf("strict %v: echo sent as %s", strict, raw)
+				}
+			}
+		}
+		if !found {
+			t.Fatal("no echo tool")
+		}
 	}
 }

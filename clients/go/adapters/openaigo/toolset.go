@@ -34,7 +34,8 @@ type Toolset struct {
 	// Servers limits the tools to these servers (nil: every ready server).
 	Servers []string
 	// Strict asks for OpenAI strict-mode definitions (PROTOCOL.md §9.3); a
-	// tool that cannot be strict keeps strict: false.
+	// tool that cannot be strict keeps strict: false. Unset, the session's
+	// Options.Strict applies.
 	Strict bool
 	// Timeout of each call on the server (0: the server's
 	// toolTimeoutSeconds). A context deadline cancels the call instead.
@@ -50,8 +51,12 @@ func New(c *client.Client) *Toolset {
 }
 
 func (t *Toolset) list(ctx context.Context, format client.ToolFormat) (*client.ToolList, error) {
-	strict := t.Strict
-	return t.Client.ListTools(ctx, &client.ListToolsOptions{Format: format, Servers: t.Servers, Strict: &strict})
+	opts := &client.ListToolsOptions{Format: format, Servers: t.Servers}
+	if t.Strict {
+		// Only when asked: false would override the session's Options.Strict.
+		opts.Strict = &t.Strict
+	}
+	return t.Client.ListTools(ctx, opts)
 }
 
 // call runs one tool call in format. A failure the model can act on (bad
