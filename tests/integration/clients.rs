@@ -142,3 +142,15 @@ fn python_adapters_suite() {
         ],
     );
 }
+
+/// The Go framework adapters (clients/go/adapters: openai-go, anthropic-sdk-go, LangChainGo), each a
+/// module of its own pinned in its go.mod/go.sum (`.ci/run` downloads them): agent loops through
+/// the frameworks' own clients and agents against the fixture server.
+#[test]
+fn go_adapters_suite() {
+    for adapter in ["openaigo", "anthropicgo", "langchaingo"] {
+        let dir = repo().join("clients/go/adapters").join(adapter);
+        run_suite(&dir, "go", &["vet", "./..."]);
+        run_suite(&dir, "go", &["test", "-count=1", "./..."]);
+    }
+}

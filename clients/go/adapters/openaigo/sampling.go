@@ -1,0 +1,124 @@
+// sampling.go owns the answer to a server's sampling/createMessage with the
+// agent's own OpenAI model (Chat Completions).
+
+package openaigo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/openai/openai-go/v3"
+)
+
+// samplingMessage is one MCP SamplingMessage; content is one block or an
+// array of blocks.
+type samplingMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type samplingBlock struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	Data     string `json:"data"`
+	MimeType string `json:"mimeType"`
+}
+
+// Sampler returns a client.Handlers.Sampling handler that answers a
+// server's sampling/createMessage with a Chat Completion of model through
+// oc: text and image messages, the system prompt, maxTokens, temperature
+// and stop sequences are passed on; the answer is the first choice's text.
+//
+//	c, err := client.Start(ctx, client.Options{Handlers: client.Handlers{
+//		Sampling: openaigo.Sampler(oc, openai.ChatModelGPT4o)}})
+func Sampler(oc openai.Client, model openai.ChatModel) func(context.Context, *client.SamplingParams) (*client.SamplingResult, error) {
+	return func(ctx context.Context, req *client.SamplingParams) (*client.SamplingResult, error) {
+		messages, err := chatMessages(req)
+		if err != nil {
+			return nil, client.HandlerError(-32602, err.Error(), nil)
+		}
+		params := openai.ChatCompletionNewParams{Model: model, Messages: messages}
+		if req.MaxTokens > 0 {
+			params.MaxCompletionTokens = openai.Int(req.MaxTokens)
+		}
+		if req.Temperature != nil {
+			params.Temperature = openai.Float(*req.Temperature)
+		}
+		if len(req.StopSequences) > 0 {
+			params.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: req.StopSequences}
+		}
+		completion, err := oc.Chat.Completions.New(ctx, params)
+		if err != nil {
+			return nil, err
+		}
+		if len(completion.Choices) == 0 {
+			return nil, fmt.Errorf("openaigo: the model %s answered no choice", completion.Model)
+		}
+		choice := completion.Choices[0]
+		stop := choice.FinishReason
+		switch stop {
+		case "stop":
+			stop = "endTurn"
+		case "length":
+			stop = "maxTokens"
+		}
+		return &client.SamplingResult{Role: "assistant", Content: client.TextContent(choice.Message.Content),
+			Model: completion.Model, StopReason: stop}, nil
+	}
+}
+
+// chatMessages converts the request's system prompt and messages.
+func chatMessages(req *client.SamplingParams) ([]openai.ChatCompletionMessageParamUnion, error) {
+	raw, err := json.Marshal(req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	var history []samplingMessage
+	if err := json.Unmarshal(raw, &history); err != nil {
+		return nil, fmt.Errorf("sampling messages: %w", err)
+	}
+	var out []openai.ChatCompletionMessageParamUnion
+	if req.SystemPrompt != "" {
+		out = append(out, openai.SystemMessage(req.SystemPrompt))
+	}
+	for i, m := range history {
+		var blocks []samplingBlock
+		if err := json.Unmarshal(m.Content, &blocks); err != nil {
+			var one samplingBlock
+			if err := json.Unmarshal(m.Content, &one); err != nil {
+				return nil, fmt.Errorf("sampling message %d: content is neither a block nor an array of blocks", i)
+			}
+			blocks = []samplingBlock{one}
+		}
+		switch m.Role {
+		case "assistant":
+			text := ""
+			for _, b := range blocks {
+				if b.Type != "text" {
+					return nil, fmt.Errorf("sampling message %d: an assistant %s block cannot be sent to Chat Completions", i, b.Type)
+				}
+				text += b.Text
+			}
+			out = append(out, openai.AssistantMessage(text))
+		case "user":
+			parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(blocks))
+			for _, b := range blocks {
+				switch b.Type {
+				case "text":
+					parts = append(parts, openai.TextContentPart(b.Text))
+				case "image":
+					parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
+						URL: "data:" + b.MimeType + ";base64," + b.Data}))
+				default:
+					return nil, fmt.Errorf("sampling message %d: a %s block cannot be sent to Chat Completions", i, b.Type)
+				}
+			}
+			out = append(out, openai.UserMessage(parts))
+		default:
+			return nil, fmt.Errorf("sampling message %d: unknown role %q", i, m.Role)
+		}
+	}
+	return out, nil
+}
