@@ -19,6 +19,14 @@ use crate::serving::{Flow, Outbox, Requests};
 use crate::store::SchemaCache;
 use crate::supervisor::{Event, EventSender, Registry};
 
+/// NOT_INITIALIZED: a request before `initialize` succeeded.
+pub fn not_initialized() -> Error {
+    Error::new(
+        ErrorCode::NotInitialized,
+        "the first request must be `initialize`",
+    )
+}
+
 pub struct Host {
     pub outbox: Outbox,
     pub cache: Option<SchemaCache>,
@@ -57,12 +65,7 @@ impl Host {
     }
 
     pub fn registry(&self) -> Result<&Arc<Registry>> {
-        self.registry.get().ok_or_else(|| {
-            Error::new(
-                ErrorCode::NotInitialized,
-                "the first request must be `initialize`",
-            )
-        })
+        self.registry.get().ok_or_else(not_initialized)
     }
 
     pub async fn answer(&self, id: Option<&RequestId>, outcome: Result<Value>) {
