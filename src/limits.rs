@@ -72,6 +72,11 @@ pub const STOP_AFTER_SIGKILL: Duration = Duration::from_secs(2);
 /// Messages queued for the single stdout writer before producers wait (backpressure on the host).
 pub const HOST_OUTBOX_CAPACITY: usize = 1024;
 
+/// Once the session stops (stdin ended, a signal, `shutdown`): how long a write to stdout may make
+/// no progress before the writer gives up and drops what is left, so a peer that closed stdin and
+/// never reads cannot hold the sidecar's exit. A peer that keeps reading, however slowly, gets all.
+pub const STDOUT_STALL_AT_STOP: Duration = Duration::from_secs(2);
+
 /// Requests from the host in flight at once (`--max-inflight` overrides it). Past it the sidecar
 /// reads no more of stdin until one is answered: the host's writes block (pushback, no error).
 pub const DEFAULT_HOST_MAX_INFLIGHT: usize = 4096;

@@ -9,7 +9,9 @@
 //!
 //! Three ways to stop, one sequence (`session::stop_all`, then a flush of the outbox): `shutdown`
 //! (answered after the stop), end of input or a read error, and a signal (`ServeOptions::stop`) or
-//! a broken stdout (the writer cancels the same token's child).
+//! a broken stdout (the writer cancels the same token's child). Every way cancels that token
+//! first, which bounds how long the stop's writes may wait for a host that no longer reads
+//! (`limits::STDOUT_STALL_AT_STOP`): the sidecar exits even then.
 
 use std::sync::Arc;
 
@@ -99,6 +101,8 @@ where
             }
             Next::Shutdown(id) => {
                 // `shutdown`: answered once every server is stopped, and flushed before returning.
+                // Stopping: from now on a stdout nobody reads cannot hold the exit (`writer`).
+                stop.cancel();
                 session::stop_all(&host).await;
                 host.answer(Some(&id), Ok(json!({}))).await;
                 host.outbox.flush().await;
@@ -107,6 +111,7 @@ where
             }
         }
     }
+    stop.cancel();
     session::stop_all(&host).await;
     host.outbox.flush().await;
 }

@@ -9,6 +9,7 @@ pub mod flow;
 pub mod peer_requests;
 pub mod requests;
 pub mod sink;
+mod stall;
 pub mod stdio;
 pub mod writer;
 

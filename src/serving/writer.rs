@@ -1,13 +1,15 @@
 //! The one task that writes the sidecar's stdout. Everything its peer (the host, or the upstream MCP
 //! client) receives passes through here, whole lines at a time, so messages never interleave. When
 //! stdout breaks (the peer closed its read end: EPIPE), the task cancels `closed` and ends: the
-//! session stops as at end of input.
+//! session stops as at end of input. Once `closed` is cancelled (the session is stopping) a write
+//! that stalls too long ends the writer (`stall`): nothing left to say may hold the exit.
 
 use tokio::io::{AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::stall::StallBound;
 use crate::limits;
 
 enum Message {
@@ -38,12 +40,15 @@ impl Outbox {
     }
 }
 
-/// Starts the writer over `out`; `closed` is cancelled if writing fails.
+/// Starts the writer over `out`; `closed` is cancelled if writing fails, and once it is cancelled
+/// (by anyone: the session is stopping) a stalled write fails after
+/// [`limits::STDOUT_STALL_AT_STOP`].
 pub fn spawn<W: AsyncWrite + Unpin + Send + 'static>(
     out: W,
     closed: CancellationToken,
 ) -> (Outbox, JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(limits::HOST_OUTBOX_CAPACITY);
+    let out = StallBound::new(out, closed.clone());
     let task = async move {
         if let Err(e) = run(rx, out).await {
             // Nothing can reach the peer any more: serving on would only keep servers running

@@ -546,3 +546,49 @@ fn a_log_storm_while_the_host_is_not_reading_is_counted_not_kept() {
     assert!(dropped > 0, "the host was not reading: some were dropped");
     assert!(peak < 64 * 1024 * 1024, "sidecar peak RSS {peak} bytes");
 }
+
+/// A host that closes stdin and never reads again, with a pipe-full of answers and the stop's
+/// notifications before it: the sidecar still stops every server and exits (its last writes
+/// give up after `limits::STDOUT_STALL_AT_STOP` without progress). The exit is awaited as an
+/// event; the outer bound only fails the test.
+#[test]
+fn a_host_that_closes_stdin_and_never_reads_still_sees_the_sidecar_exit() {
+    const PINGS: u64 = 3000; // ~130 KB of answers: twice what a pipe holds
+    let mut host = RawHost::spawn(&[], &[]);
+    let servers: Vec<u32> = (0..3)
+        .map(|n| add_raw(&mut host, 100 + n, &format!("fx{n}"), &[]))
+        .collect();
+    let mut pings = String::new();
+    for id in 1..=PINGS {
+        pings.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n"
+        ));
+    }
+    host.write(pings.trim_end());
+    drop(host.stdin.take()); // end of input; stdout stays open and unread
+    let pid = host.pid();
+    let exited = std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel();
+        let child = &mut host.child;
+        scope.spawn(move || {
+            let _ = tx.send(child.wait().unwrap());
+        });
+        let status = rx.recv_timeout(WAIT);
+        if status.is_err() {
+            // Unblocks the waiting thread; the test fails below.
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid as i32),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        status
+    });
+    let status = exited.expect("the sidecar never exited: its writes to an unread stdout held it");
+    assert!(status.success(), "{status}");
+    for server in servers {
+        assert!(
+            !crate::support::pid_alive(server),
+            "server {server} outlived the sidecar"
+        );
+    }
+}
