@@ -15,7 +15,8 @@ use super::asks::HostAsks;
 use super::reply::{self, Reply};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::RequestId;
-use crate::serving::{Flow, Outbox, Requests};
+use crate::limits;
+use crate::serving::{Answers, Flow, Outbox, Requests};
 use crate::store::SchemaCache;
 use crate::supervisor::{Event, EventSender, Registry};
 
@@ -41,6 +42,8 @@ pub struct Host {
     pub requests: Requests,
     /// The budgets a request takes before it starts (`flow`): they push back into reading stdin.
     pub flow: Flow,
+    /// The bytes the requests' answers may hold before they are queued for the host.
+    pub answers: Answers,
     pub shutting_down: AtomicBool,
 }
 
@@ -60,6 +63,7 @@ impl Host {
             asks: OnceLock::new(),
             requests: Requests::default(),
             flow,
+            answers: Answers::new(limits::HOST_ANSWER_BYTES, limits::HOST_ANSWER_RESERVE_BYTES),
             shutting_down: AtomicBool::new(false),
         }
     }
