@@ -8,6 +8,11 @@
         8 servers each asking 32 sampling requests of 1.9 MB (the fixture's `ask` with `padBytes`)
         of a host that declared sampling and does not read.
 
+    python3 tests/memory/host_not_reading.py SIDECAR FIXTURE exit
+        200 servers added, then the host closes stdin and never reads again: the seconds until the
+        sidecar exits (the stop's 400 `servers/changed` and a large `tools/changed` fill the pipe),
+        or how long it was still running when the script gave up (60 s).
+
 SIDECAR and FIXTURE are the `mcp-sidecar` and `mcp-fixture` binaries (a release build:
 `CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo build --release
 --workspace`). Once the sidecar and its servers are idle (no CPU time for 2 s) the sidecar's VmHWM
@@ -74,9 +79,11 @@ def children(pid):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[3] not in CASES:
+    if len(sys.argv) != 4 or sys.argv[3] not in list(CASES) + ["exit"]:
         sys.exit(__doc__)
     sidecar, fixture, case = sys.argv[1:]
+    if case == "exit":
+        return exit_after_stdin_closes(sidecar, fixture)
     servers, per_server, flags, call = CASES[case]
     calls = servers * per_server
     proc = subprocess.Popen([sidecar], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -131,6 +138,32 @@ def main():
     request("end", "shutdown", {})
     answer_of("end")
     proc.wait()
+
+
+def exit_after_stdin_closes(sidecar, fixture, servers=200, give_up=60):
+    proc = subprocess.Popen([sidecar], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc.stdin.write(line({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {"protocolVersion": 1}}))
+    config = {"command": fixture, "args": []}
+    for n in range(servers):
+        params = {"name": f"fx{n}", "config": config, "wait": False}
+        proc.stdin.write(line({"jsonrpc": "2.0", "id": n, "method": "servers/add", "params": params}))
+    proc.stdin.flush()
+    # Read until every server is ready, then stop reading for good.
+    ready = set()
+    while len(ready) < servers:
+        message = json.loads(proc.stdout.readline())
+        status = message.get("params", {}).get("status", {})
+        if message.get("method") == "notifications/servers/changed" and status.get("state") == "ready":
+            ready.add(status["name"])
+    started = time.monotonic()
+    proc.stdin.close()
+    try:
+        proc.wait(timeout=give_up)
+        print(f"exit: {servers} servers, stdin closed, stdout never read again: exited after {time.monotonic() - started:.1f} s")
+    except subprocess.TimeoutExpired:
+        print(f"exit: {servers} servers, stdin closed, stdout never read again: still running after {give_up} s")
+        proc.kill()
+        proc.wait()
 
 
 if __name__ == "__main__":
