@@ -72,6 +72,28 @@ pub const STOP_AFTER_SIGKILL: Duration = Duration::from_secs(2);
 /// Messages queued for the single stdout writer before producers wait (backpressure on the host).
 pub const HOST_OUTBOX_CAPACITY: usize = 1024;
 
+/// Bytes of lines queued for the single stdout writer before producers wait: with
+/// [`HOST_OUTBOX_CAPACITY`], what waits for a peer that does not read is bounded in bytes as well
+/// as in messages. A longer line waits until the queue is empty.
+pub const HOST_OUTBOX_BYTES: usize = 8 * 1024 * 1024;
+
+/// Bytes of answers the host's requests may hold at once, made and not yet queued for the writer.
+/// A request reserves [`HOST_ANSWER_RESERVE_BYTES`] of it before its handler runs (waiting while
+/// none is left) and fits the reservation to its answer once made; so a host that does not read
+/// holds back the calls that would make answers, not only the lines it has yet to read.
+pub const HOST_ANSWER_BYTES: usize = 128 * 1024 * 1024;
+
+/// What a request reserves of [`HOST_ANSWER_BYTES`] before it runs (128 requests at once before
+/// the next waits; a `ping` reserves nothing): a `tools/call` answer carries its result up to three
+/// times (`content`, `text`, `output`), and 1 MiB holds that for the default `maxResultBytes`. An
+/// answer found larger gives its reservation back and waits for its whole size.
+pub const HOST_ANSWER_RESERVE_BYTES: usize = 1024 * 1024;
+
+/// Once the session stops (stdin ended, a signal, `shutdown`): how long a write to stdout may make
+/// no progress before the writer gives up and drops what is left, so a peer that closed stdin and
+/// never reads cannot hold the sidecar's exit. A peer that keeps reading, however slowly, gets all.
+pub const STDOUT_STALL_AT_STOP: Duration = Duration::from_secs(2);
+
 /// Requests from the host in flight at once (`--max-inflight` overrides it). Past it the sidecar
 /// reads no more of stdin until one is answered: the host's writes block (pushback, no error).
 pub const DEFAULT_HOST_MAX_INFLIGHT: usize = 4096;
@@ -93,6 +115,16 @@ pub const EVENTS_QUEUED_BEFORE_COALESCING: usize = 256;
 /// request, asked of the host). Past it a new one is not sent: the server is answered -32000 at
 /// once, so servers cannot pile questions up on a host that does not answer.
 pub const HOST_REQUESTS_MAX_OUTSTANDING: usize = 256;
+
+/// Bytes of the sidecar's requests waiting for the host's answers (as sent: a sampling request
+/// carries its messages); past it a new one is refused at once (-32000), as past
+/// [`HOST_REQUESTS_MAX_OUTSTANDING`], so large questions cannot pile up on a host that does not
+/// read or answer.
+pub const HOST_REQUESTS_MAX_BYTES: usize = 32 * 1024 * 1024;
+
+/// Bytes of one server's questions waiting for the host's answers; past it that server's next one
+/// is refused at once, so one server cannot take all of [`HOST_REQUESTS_MAX_BYTES`].
+pub const SERVER_REQUESTS_MAX_BYTES: usize = 8 * 1024 * 1024;
 
 /// How long the sidecar waits for the host to answer one of its requests unless the host says
 /// otherwise (`initialize` `answerTimeoutMs`): long enough for a person to answer an elicitation,

@@ -29,6 +29,9 @@ pub enum AskError {
     /// Too many questions already wait for the owner.
     #[error("the client already has {limit} requests to answer; try again later")]
     Busy { limit: usize },
+    /// The questions already waiting for the owner hold too many bytes for this one too.
+    #[error("{reason}; try again later")]
+    Crowded { reason: String },
     /// The owner is gone or stopping.
     #[error("the client cannot answer: {reason}")]
     Gone { reason: String },
@@ -46,7 +49,7 @@ impl AskError {
             Self::Refused { code, .. } => *code,
             Self::InvalidAnswer { .. } => -32603,
             Self::TimedOut { .. } => -32001,
-            Self::Busy { .. } | Self::Gone { .. } => -32000,
+            Self::Busy { .. } | Self::Crowded { .. } | Self::Gone { .. } => -32000,
         }
     }
 

@@ -15,9 +15,18 @@ use super::asks::HostAsks;
 use super::reply::{self, Reply};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::RequestId;
-use crate::serving::{Flow, Outbox, Requests};
+use crate::limits;
+use crate::serving::{Answers, Flow, Outbox, Requests};
 use crate::store::SchemaCache;
 use crate::supervisor::{Event, EventSender, Registry};
+
+/// NOT_INITIALIZED: a request before `initialize` succeeded.
+pub fn not_initialized() -> Error {
+    Error::new(
+        ErrorCode::NotInitialized,
+        "the first request must be `initialize`",
+    )
+}
 
 pub struct Host {
     pub outbox: Outbox,
@@ -33,6 +42,8 @@ pub struct Host {
     pub requests: Requests,
     /// The budgets a request takes before it starts (`flow`): they push back into reading stdin.
     pub flow: Flow,
+    /// The bytes the requests' answers may hold before they are queued for the host.
+    pub answers: Answers,
     pub shutting_down: AtomicBool,
 }
 
@@ -52,17 +63,13 @@ impl Host {
             asks: OnceLock::new(),
             requests: Requests::default(),
             flow,
+            answers: Answers::new(limits::HOST_ANSWER_BYTES, limits::HOST_ANSWER_RESERVE_BYTES),
             shutting_down: AtomicBool::new(false),
         }
     }
 
     pub fn registry(&self) -> Result<&Arc<Registry>> {
-        self.registry.get().ok_or_else(|| {
-            Error::new(
-                ErrorCode::NotInitialized,
-                "the first request must be `initialize`",
-            )
-        })
+        self.registry.get().ok_or_else(not_initialized)
     }
 
     pub async fn answer(&self, id: Option<&RequestId>, outcome: Result<Value>) {

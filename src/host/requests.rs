@@ -1,6 +1,7 @@
 //! Requests other than `initialize` and `shutdown`: each runs as its own task, so calls proceed
 //! concurrently, and each can be cancelled by the host. A task holds its `flow` ticket until its
-//! answer is queued for the host, and a panic inside its handler still answers it (INTERNAL).
+//! answer is queued for the host, reserves its answer's bytes (`serving::answers`) before its
+//! handler runs, and a panic inside its handler still answers it (INTERNAL).
 //!
 //! Cancellation: every spawned request has a token in `Host::requests`. `notifications/cancelled`
 //! from the host fires it; the request's future is dropped, which (for `tools/call`) removes the
@@ -15,6 +16,7 @@ use serde_json::Value;
 use super::context::Host;
 use super::dispatch;
 use super::params::{self, parse};
+use super::reply;
 use crate::ask::Asker;
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::RequestId;
@@ -43,18 +45,34 @@ pub async fn start(
     let task_host = Arc::clone(host);
     host.requests.spawn(async move {
         let host = task_host;
-        let outcome = match guarded(&token, dispatch::reply(&host, &id, &method, params)).await {
-            Ok(outcome) => outcome,
-            Err(Stopped::Cancelled) => Err(cancelled_error(&host, &id)),
-            Err(Stopped::Panicked(what)) => Err(panicked(&method, &what)),
+        // The answer's share of `Host::answers` is taken before the handler runs (see
+        // `serving::answers`); a `ping`'s answer is a few bytes and takes none, so pings are
+        // answered even while long calls hold the whole budget.
+        let work = async {
+            let held = match method.as_str() {
+                "ping" => None,
+                _ => Some(host.answers.reserve().await),
+            };
+            (dispatch::reply(&host, &id, &method, params).await, held)
+        };
+        let (outcome, mut held) = match guarded(&token, work).await {
+            Ok((outcome, held)) => (outcome, held),
+            Err(Stopped::Cancelled) => (Err(cancelled_error(&host, &id)), None),
+            Err(Stopped::Panicked(what)) => (Err(panicked(&method, &what)), None),
         };
         host.requests.finish(&id);
         // The answer follows the notifications the request caused (PROTOCOL.md §3).
         if method.starts_with("servers/") || method == "tools/accept" {
             host.events_flushed().await;
         }
-        host.reply(Some(&id), outcome).await;
-        drop(ticket);
+        // Only the line is held from here on, and its reservation fitted to it.
+        let line = reply::encode(Some(&id), &outcome);
+        drop(outcome);
+        if let Some(held) = held.as_mut() {
+            held.fit(line.len()).await;
+        }
+        host.outbox.send(line).await;
+        drop((held, ticket));
     });
 }
 

@@ -1,14 +1,17 @@
 //! The host session's read loop and its shutdown choreography: lines are read through a bound and
 //! parsed; `initialize` and `shutdown` are handled in order on the reader (the host may pipeline
-//! requests right behind them), every other request gets a task of its own (`requests`) once it has
-//! a ticket (`flow`): while none is free the reader reads nothing more but the host's answers to
-//! the sidecar's own requests (`reading`), so a host that does not read its answers is held back
-//! by its own blocked writes. Every answer the reader gives itself (malformed lines, refusals) is
-//! queued before the next line is read, for the same reason.
+//! requests right behind them), as is the refusal of any request before `initialize` (decided by
+//! line order, never by when a task runs); every other request gets a task of its own
+//! (`requests`) once it has a ticket (`flow`): while none is free the reader reads nothing more
+//! but the host's answers to the sidecar's own requests (`reading`), so a host that does not read
+//! its answers is held back by its own blocked writes. Every answer the reader gives itself
+//! (malformed lines, refusals) is queued before the next line is read, for the same reason.
 //!
 //! Three ways to stop, one sequence (`session::stop_all`, then a flush of the outbox): `shutdown`
 //! (answered after the stop), end of input or a read error, and a signal (`ServeOptions::stop`) or
-//! a broken stdout (the writer cancels the same token's child).
+//! a broken stdout (the writer cancels the same token's child). Every way cancels that token
+//! first, which bounds how long the stop's writes may wait for a host that no longer reads
+//! (`limits::STDOUT_STALL_AT_STOP`): the sidecar exits even then.
 
 use std::sync::Arc;
 
@@ -16,7 +19,7 @@ use serde_json::json;
 use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, BufReader};
 use tokio_util::sync::CancellationToken;
 
-use super::context::Host;
+use super::context::{self, Host};
 use super::params::{self, parse};
 use super::reading::{self, Line, Parsed};
 use super::{requests, session};
@@ -98,6 +101,8 @@ where
             }
             Next::Shutdown(id) => {
                 // `shutdown`: answered once every server is stopped, and flushed before returning.
+                // Stopping: from now on a stdout nobody reads cannot hold the exit (`writer`).
+                stop.cancel();
                 session::stop_all(&host).await;
                 host.answer(Some(&id), Ok(json!({}))).await;
                 host.outbox.flush().await;
@@ -106,6 +111,7 @@ where
             }
         }
     }
+    stop.cancel();
     session::stop_all(&host).await;
     host.outbox.flush().await;
 }
@@ -161,6 +167,12 @@ async fn handle<R: AsyncBufRead + Unpin>(
                 Ok(_) => return Next::Shutdown(id),
                 Err(e) => host.answer(Some(&id), Err(e)).await,
             },
+            // Refused here, in line order: a request read before `initialize` is refused even
+            // when `initialize` follows it in the same burst (its task would run after it).
+            _ if host.registry.get().is_none() => {
+                host.answer(Some(&id), Err(context::not_initialized()))
+                    .await;
+            }
             _ => {
                 let admitted =
                     reading::admit(host, bytes, reader.lines, reader.held, reader.stop).await;

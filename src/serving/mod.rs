@@ -5,13 +5,17 @@
 //! requests in flight with their cancel tokens (`requests`), and the sidecar's own requests to the
 //! peer (`peer_requests`). Nothing here knows either protocol.
 
+pub mod answers;
 pub mod flow;
 pub mod peer_requests;
+mod question_bytes;
 pub mod requests;
 pub mod sink;
+mod stall;
 pub mod stdio;
 pub mod writer;
 
+pub use answers::{Answers, Held};
 pub use flow::{Flow, Ticket};
 pub use peer_requests::PeerRequests;
 pub use requests::{guarded, Requests, Stopped};

@@ -10,8 +10,11 @@
 //! two cases the peer gets `notifications/cancelled` for the request on the same sink, so it can
 //! stop working on it; a late answer is dropped.
 //!
-//! Bounds: at most `max_outstanding` requests wait on the peer; past it a request is refused at
-//! once ([`AskError::Busy`]). Every line goes through a bounded sink.
+//! Bounds: at most `max_outstanding` requests wait on the peer, holding at most
+//! [`limits::HOST_REQUESTS_MAX_BYTES`] bytes between them and [`limits::SERVER_REQUESTS_MAX_BYTES`]
+//! for one server's questions (`question_bytes`); past any of them a request is refused at once
+//! ([`AskError::Busy`], [`AskError::Crowded`]). A request keeps its line, nothing more, and the
+//! line goes through a bounded sink.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,9 +23,11 @@ use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 
+use super::question_bytes::QuestionBytes;
 use super::sink::Sink;
 use crate::ask::{AskError, Capabilities, Question};
 use crate::jsonrpc::{encode_notification, encode_request, ErrorObject, Pending, Reply, RequestId};
+use crate::limits;
 
 /// The prefix of every id the sidecar gives its own requests.
 pub const ID_PREFIX: &str = "sidecar-";
@@ -35,6 +40,7 @@ pub struct PeerRequests {
     max_outstanding: usize,
     pending: Arc<Pending<AskError>>,
     slots: Arc<Semaphore>,
+    bytes: Arc<QuestionBytes>,
 }
 
 impl PeerRequests {
@@ -47,6 +53,10 @@ impl PeerRequests {
             max_outstanding,
             pending: Arc::new(Pending::new()),
             slots: Arc::new(Semaphore::new(max_outstanding)),
+            bytes: QuestionBytes::new(
+                limits::HOST_REQUESTS_MAX_BYTES,
+                limits::SERVER_REQUESTS_MAX_BYTES,
+            ),
         }
     }
 
@@ -93,39 +103,58 @@ impl PeerRequests {
             method,
             params,
         } = question;
-        self.request(sink, method, params_for(params, server))
+        let from = server.clone();
+        self.request(sink, &from, method, params_for(params, server))
     }
 
-    /// Sends `method` with `params` to the peer over `sink` and waits for its answer (an object,
-    /// or its error relayed). The bound is checked now, not when the future first runs; dropping
-    /// the future withdraws the request.
+    /// Sends `method` with `params` (a question of server `from`) to the peer over `sink` and
+    /// waits for its answer (an object, or its error relayed). Every bound is checked now, not
+    /// when the future first runs, and the params are made into the line now: a question refused
+    /// or waiting holds its line and nothing more (a server's questions arrive faster than their
+    /// futures run). Dropping the future withdraws the request.
     pub fn request(
         &self,
         sink: Sink,
+        from: &str,
         method: String,
         params: Value,
     ) -> BoxFuture<'static, Result<Value, AskError>> {
-        let slot = Arc::clone(&self.slots).try_acquire_owned();
-        let (pending, timeout, limit) = (
-            Arc::clone(&self.pending),
-            self.timeout,
-            self.max_outstanding,
-        );
-        let timeout_reason = self.timeout_reason;
+        let refused = |why: AskError| -> BoxFuture<'static, Result<Value, AskError>> {
+            Box::pin(async move { Err(why) })
+        };
+        let limit = self.max_outstanding;
+        let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() else {
+            return refused(AskError::Busy { limit });
+        };
+        let (number, answer) = match self.pending.register() {
+            Ok(registered) => registered,
+            Err(gone) => return refused(gone),
+        };
+        let id = RequestId::String(format!("{ID_PREFIX}{number}"));
+        let line = encode_request(&id, &method, Some(&params));
+        drop(params);
+        let taken = match self.bytes.take(from, line.len()) {
+            Ok(taken) => taken,
+            Err(crowded) => {
+                // Never sent: nothing to tell the peer.
+                self.pending.forget(number);
+                return refused(crowded);
+            }
+        };
+        let open = Open {
+            pending: Arc::clone(&self.pending),
+            sink: sink.clone(),
+            number,
+            id,
+            reason: "the server withdrew its request",
+            sent: false,
+            finished: false,
+        };
+        let (timeout, timeout_reason) = (self.timeout, self.timeout_reason);
         Box::pin(async move {
-            let _slot = slot.map_err(|_| AskError::Busy { limit })?;
-            let (number, answer) = pending.register()?;
-            let id = RequestId::String(format!("{ID_PREFIX}{number}"));
-            let mut open = Open {
-                pending,
-                sink: sink.clone(),
-                number,
-                id: id.clone(),
-                reason: "the server withdrew its request",
-                finished: false,
-            };
-            let line = encode_request(&id, &method, Some(&params));
-            tracing::debug!(%id, method, "asking the peer");
+            let (_held, mut open) = ((slot, taken), open);
+            tracing::debug!(id = %open.id, method, "asking the peer");
+            open.sent = true;
             let sent_and_answered = async {
                 if !sink.send(line).await {
                     return Err(AskError::Gone {
@@ -182,12 +211,14 @@ struct Open {
     number: i64,
     id: RequestId,
     reason: &'static str,
+    /// Set once its line goes to the sink: a request never sent is forgotten without a notice.
+    sent: bool,
     finished: bool,
 }
 
 impl Drop for Open {
     fn drop(&mut self) {
-        if self.finished || !self.pending.forget(self.number) {
+        if self.finished || !self.pending.forget(self.number) || !self.sent {
             return;
         }
         tracing::debug!(id = %self.id, reason = self.reason, "a request to the peer was abandoned");
@@ -218,7 +249,7 @@ mod tests {
     }
 
     fn ask(peer: &PeerRequests, sink: &Sink) -> BoxFuture<'static, Result<Value, AskError>> {
-        peer.request(sink.clone(), "roots/list".into(), json!({}))
+        peer.request(sink.clone(), "fx", "roots/list".into(), json!({}))
     }
 
     #[tokio::test]
@@ -261,6 +292,37 @@ mod tests {
         let cancel: Value = serde_json::from_slice(&lines.recv().await.unwrap()).unwrap();
         assert_eq!(cancel["method"], "notifications/cancelled");
         assert_eq!(cancel["params"]["requestId"], "sidecar-2");
+    }
+
+    #[tokio::test]
+    async fn large_questions_are_bounded_in_bytes_per_server_and_in_all() {
+        let (peer, sink, _unread) = peer(256);
+        let big = json!({"messages": "x".repeat(2_000_000)});
+        let ask_big = |server: &str| {
+            peer.request(
+                sink.clone(),
+                server,
+                "sampling/createMessage".into(),
+                big.clone(),
+            )
+        };
+        let mut open = Vec::new();
+        for server in ["a", "b", "c", "d"] {
+            for _ in 0..4 {
+                let mut question = ask_big(server);
+                assert!((&mut question).now_or_never().is_none(), "asked");
+                open.push(question);
+            }
+        }
+        // Four 2 MB questions of one server fill its 8 MiB; sixteen fill the 32 MiB of all.
+        let crowded = ask_big("a").await.unwrap_err();
+        assert!(crowded.to_string().contains("server `a`"), "{crowded}");
+        let crowded = ask_big("e").await.unwrap_err();
+        assert!(crowded.to_string().contains("every server"), "{crowded}");
+        assert_eq!(crowded.rpc_code(), -32000);
+        drop(open); // withdrawn: their bytes come back
+        let mut again = ask_big("e");
+        assert!((&mut again).now_or_never().is_none(), "asked again");
     }
 
     #[test]

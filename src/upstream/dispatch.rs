@@ -56,13 +56,25 @@ pub async fn request(
     }
 }
 
+/// The refusal of a legacy request that needs an initialized session and came before
+/// `initialize`. Over stdio the reader asks this in line order, before the request gets a task: a
+/// request written before `initialize` is refused even when `initialize` follows in the same burst.
+pub fn refused_before_initialize(session: &Session, method: &str) -> Option<WireError> {
+    let allowed = matches!(method, "initialize" | "ping") || session.version().is_some();
+    (!allowed).then(|| {
+        WireError::invalid_request(format!(
+            "`{method}` before `initialize`: this session is not initialized"
+        ))
+    })
+}
+
 async fn legacy(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<Value, WireError> {
+    if let Some(refused) = refused_before_initialize(r.session, method) {
+        return Err(refused);
+    }
     match method {
         "initialize" => lifecycle::initialize(r.aggregate, r.session, params.as_ref()).await,
         "ping" => Ok(json!({})),
-        _ if r.session.version().is_none() => Err(WireError::invalid_request(format!(
-            "`{method}` before `initialize`: this session is not initialized"
-        ))),
         "logging/setLevel" => lifecycle::set_level(r.aggregate, r.session, params.as_ref()).await,
         "resources/subscribe" => {
             surface::subscribe(r.aggregate, r.session, params.as_ref(), true).await

@@ -4,9 +4,10 @@
 //! Lines are read through a bound (`--max-line-bytes`); every request runs as its own task once it
 //! has a ticket of `serving::flow`, so a client that does not read its answers is held back by its
 //! own blocked writes; `initialize` is served in order on the reader, so that the session's change
-//! notifications start only after its answer. A request the client cancels is not answered (MCP);
-//! one cut short by the sidecar's stop is answered with an error. The session ends at end of input,
-//! on a signal (`stop`) or when stdout breaks.
+//! notifications start only after its answer, and so is the refusal of a request before it. A
+//! request the client cancels is not answered (MCP); one cut short by the sidecar's stop is
+//! answered with an error. The session ends at end of input, on a signal (`stop`) or when stdout
+//! breaks.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -105,6 +106,14 @@ pub async fn serve<R, W>(
                 continue;
             }
         };
+        // In line order, not when the request's task runs (see `refused_before_initialize`).
+        let refused = (era == Era::Legacy)
+            .then(|| dispatch::refused_before_initialize(&stdio.session, &method))
+            .flatten();
+        if let Some(refused) = refused {
+            stdio.answer(Some(&id), Err(refused)).await;
+            continue;
+        }
         if method == "initialize" && era == Era::Legacy {
             stdio.initialize(id, params, &stop).await;
             continue;

@@ -546,3 +546,98 @@ fn a_log_storm_while_the_host_is_not_reading_is_counted_not_kept() {
     assert!(dropped > 0, "the host was not reading: some were dropped");
     assert!(peak < 64 * 1024 * 1024, "sidecar peak RSS {peak} bytes");
 }
+
+/// A host that closes stdin and never reads again, with a pipe-full of answers and the stop's
+/// notifications before it: the sidecar still stops every server and exits (its last writes
+/// give up after `limits::STDOUT_STALL_AT_STOP` without progress). The exit is awaited as an
+/// event; the outer bound only fails the test.
+#[test]
+fn a_host_that_closes_stdin_and_never_reads_still_sees_the_sidecar_exit() {
+    const PINGS: u64 = 3000; // ~130 KB of answers: twice what a pipe holds
+    let mut host = RawHost::spawn(&[], &[]);
+    let servers: Vec<u32> = (0..3)
+        .map(|n| add_raw(&mut host, 100 + n, &format!("fx{n}"), &[]))
+        .collect();
+    let mut pings = String::new();
+    for id in 1..=PINGS {
+        pings.push_str(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n"
+        ));
+    }
+    host.write(pings.trim_end());
+    drop(host.stdin.take()); // end of input; stdout stays open and unread
+    let pid = host.pid();
+    let exited = std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel();
+        let child = &mut host.child;
+        scope.spawn(move || {
+            let _ = tx.send(child.wait().unwrap());
+        });
+        let status = rx.recv_timeout(WAIT);
+        if status.is_err() {
+            // Unblocks the waiting thread; the test fails below.
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid as i32),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        status
+    });
+    let status = exited.expect("the sidecar never exited: its writes to an unread stdout held it");
+    assert!(status.success(), "{status}");
+    for server in servers {
+        assert!(
+            !crate::support::pid_alive(server),
+            "server {server} outlived the sidecar"
+        );
+    }
+}
+
+/// A host that sends 800 calls whose results are 200 KB each and reads nothing: what waits for
+/// it is bounded in bytes (the answers' budget, `limits::HOST_ANSWER_BYTES`, and the writer's,
+/// `limits::HOST_OUTBOX_BYTES`), not in messages, so the sidecar's peak RSS stays far below the
+/// 480 MB of answers (each carries its result three times: `content`, `text`, `output`), which
+/// it held whole before. Then the host reads: every call is answered exactly once, in full.
+#[test]
+fn large_answers_for_a_host_that_does_not_read_are_bounded_in_bytes() {
+    const CALLS: u64 = 800;
+    const BYTES: u64 = 200_000;
+    let mut host = RawHost::spawn(&[], &[]);
+    let servers: Vec<u32> = (0..2)
+        .map(|n| add_raw(&mut host, 100 + n, &format!("fx{n}"), &[]))
+        .collect();
+    let mut calls = String::new();
+    for id in 1..=CALLS {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": format!("mcp__fx{}__large", id % 2), "arguments": {"bytes": BYTES}}});
+        calls.push_str(&format!("{call}\n"));
+    }
+    host.write(calls.trim_end());
+    for server in &servers {
+        wait_until_quiet(host.pid(), *server);
+    }
+    let peak = proc_status_bytes(host.pid(), "VmHWM");
+    eprintln!("{CALLS} answers of {BYTES} bytes waiting; sidecar VmHWM {peak} bytes");
+    assert!(
+        peak < 256 * 1024 * 1024,
+        "sidecar peak RSS {peak} bytes while the host was not reading"
+    );
+
+    let lines = host.lines();
+    let mut answered: HashMap<u64, u32> = HashMap::new();
+    while (answered.len() as u64) < CALLS {
+        let line = lines.recv_timeout(WAIT).expect("an answer");
+        // The head names the id; the three copies of the result make up the rest (parsing 480 MB
+        // of answers would only slow the test down).
+        let Some(rest) = line.strip_prefix(r#"{"jsonrpc":"2.0","id":"#) else {
+            continue;
+        };
+        let (id, rest) = rest.split_once(',').unwrap();
+        assert!(rest.starts_with(r#""result":"#), "{:.200}", line);
+        let copies = line.matches(&"x".repeat(BYTES as usize)).count();
+        assert_eq!(copies, 3, "call {id}: {:.200}", line);
+        *answered.entry(id.parse().unwrap()).or_default() += 1;
+    }
+    assert!(answered.values().all(|&n| n == 1), "each exactly once");
+    assert!(answered.keys().all(|id| (1..=CALLS).contains(id)));
+}

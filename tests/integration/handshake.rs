@@ -114,6 +114,33 @@ fn requests_before_initialize_fail_not_initialized() {
     assert_still_serving(&mut s);
 }
 
+/// `tools/list` and `initialize` written in one burst: the request read first is refused
+/// NOT_INITIALIZED every time (the check follows line order, not when its task runs), and
+/// `initialize` still succeeds behind it.
+#[test]
+fn a_request_written_in_one_burst_before_initialize_is_refused_every_time() {
+    const RUNS: usize = 8;
+    for run in 0..RUNS {
+        let mut s = Sidecar::spawn();
+        s.write_raw(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}"#,
+                "\n",
+            )
+            .as_bytes(),
+        );
+        let first = s.response(1);
+        assert_eq!(
+            first["error"]["data"]["code"], "NOT_INITIALIZED",
+            "run {run} of {RUNS}: {first}"
+        );
+        let init = s.response(2);
+        assert!(init.get("result").is_some(), "run {run}: {init}");
+    }
+}
+
 #[test]
 fn second_initialize_fails_already_initialized() {
     let mut s = Sidecar::initialized(json!({}));

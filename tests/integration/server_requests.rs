@@ -214,6 +214,56 @@ fn one_server_cannot_hold_more_than_its_share_of_questions() {
     }
 }
 
+/// A server's questions are bounded by their size as well as their count: four sampling requests
+/// of 1.9 MB fill its 8 MiB (`limits::SERVER_REQUESTS_MAX_BYTES`), so a fifth and sixth are
+/// refused at once (-32000, naming the bytes) while the four wait; once they are answered, the
+/// server may ask again.
+#[test]
+fn one_server_cannot_hold_more_than_its_share_of_question_bytes() {
+    const PAD: u64 = 1_900_000;
+    let mut s = host_declaring(json!({"sampling": {}}), json!({}), &[]);
+    let sampling = json!({"messages": [], "maxTokens": 1});
+    let pad = json!({ "padBytes": PAD });
+    let calls: Vec<i64> = (0..6)
+        .map(|_| {
+            ask(
+                &mut s,
+                "sampling/createMessage",
+                sampling.clone(),
+                pad.clone(),
+            )
+        })
+        .collect();
+    let requests: Vec<Value> = (0..4)
+        .map(|_| request_to_host(&mut s, "sampling/createMessage"))
+        .collect();
+    for refused in &calls[4..] {
+        let got = server_got(&mut s, *refused);
+        assert_eq!(got["error"]["code"], -32000, "{got}");
+        let message = got["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("server `fx`") && message.contains("bytes"),
+            "{got}"
+        );
+    }
+    let done =
+        json!({"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m"});
+    for request in &requests {
+        assert_eq!(
+            request["params"]["pad"].as_str().map(str::len),
+            Some(PAD as usize)
+        );
+        answer(&mut s, &request["id"], done.clone());
+    }
+    for call in &calls[..4] {
+        assert_eq!(server_got(&mut s, *call)["result"]["model"], "m");
+    }
+    let again = ask(&mut s, "sampling/createMessage", sampling, pad);
+    let request = request_to_host(&mut s, "sampling/createMessage");
+    answer(&mut s, &request["id"], done);
+    assert_eq!(server_got(&mut s, again)["result"]["model"], "m");
+}
+
 #[test]
 fn the_host_going_away_with_a_question_open_ends_the_session_cleanly() {
     let mut s = host_declaring(json!({"roots": {}}), json!({}), &[]);

@@ -82,6 +82,32 @@ fn a_request_before_initialize_is_refused_and_ping_is_not() {
     );
 }
 
+/// `tools/list` and `initialize` written in one burst: the request read first is refused every
+/// time (the check follows line order, not when its task runs), and `initialize` succeeds.
+#[test]
+fn a_request_written_in_one_burst_before_initialize_is_refused_every_time() {
+    const RUNS: usize = 8;
+    for run in 0..RUNS {
+        let (mut s, _) = mcp_stdio(json!({}), &[]);
+        s.write_raw(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+                "\n",
+            )
+            .as_bytes(),
+        );
+        let first = s.response(1);
+        assert_eq!(
+            first["error"]["code"], -32600,
+            "run {run} of {RUNS}: {first}"
+        );
+        let init = s.response(2);
+        assert!(init.get("result").is_some(), "run {run}: {init}");
+    }
+}
+
 #[test]
 fn errors_are_protocol_errors_or_tool_results_by_kind() {
     let servers = json!({
