@@ -84,7 +84,8 @@ pub const HOST_OUTBOX_BYTES: usize = 8 * 1024 * 1024;
 pub const HOST_ANSWER_BYTES: usize = 128 * 1024 * 1024;
 
 /// What a request reserves of [`HOST_ANSWER_BYTES`] before it runs (128 requests at once before
-/// the next waits; a `ping` reserves nothing): a `tools/call` answer carries its result up to three
+/// the next waits; `ping`, `servers/remove`, `servers/logout` and `logging/setLevel`, whose
+/// answers are a few bytes, reserve nothing): a `tools/call` answer carries its result up to three
 /// times (`content`, `text`, `output`), and 1 MiB holds that for the default `maxResultBytes`. An
 /// answer found larger gives its reservation back and waits for its whole size.
 pub const HOST_ANSWER_RESERVE_BYTES: usize = 1024 * 1024;

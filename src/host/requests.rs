@@ -46,11 +46,12 @@ pub async fn start(
     host.requests.spawn(async move {
         let host = task_host;
         // The answer's share of `Host::answers` is taken before the handler runs (see
-        // `serving::answers`); a `ping`'s answer is a few bytes and takes none, so pings are
-        // answered even while long calls hold the whole budget.
+        // `serving::answers`). A request whose answer is a few bytes takes none, so a host
+        // whose long calls hold the whole budget can still ping, and still remove the server
+        // they wait on (their count is bounded by `flow`'s tickets all the same).
         let work = async {
             let held = match method.as_str() {
-                "ping" => None,
+                "ping" | "servers/remove" | "servers/logout" | "logging/setLevel" => None,
                 _ => Some(host.answers.reserve().await),
             };
             (dispatch::reply(&host, &id, &method, params).await, held)

@@ -641,3 +641,41 @@ fn large_answers_for_a_host_that_does_not_read_are_bounded_in_bytes() {
     assert!(answered.values().all(|&n| n == 1), "each exactly once");
     assert!(answered.keys().all(|id| (1..=CALLS).contains(id)));
 }
+
+/// Calls that hold the whole answer budget (each reserves its share before it runs) leave the
+/// host able to remove the server they wait on: `servers/remove` answers a few bytes and reserves
+/// nothing, so it is answered at once, and so is every call (its server is gone).
+#[test]
+fn calls_holding_the_whole_answer_budget_leave_the_host_able_to_remove_their_server() {
+    let calls = (mcp_sidecar::limits::HOST_ANSWER_BYTES
+        / mcp_sidecar::limits::HOST_ANSWER_RESERVE_BYTES) as u64
+        + 16;
+    let mut host = RawHost::spawn(&[], &[]);
+    add_raw(&mut host, 1, "slow", &[]);
+    let mut batch = String::new();
+    for id in 1000..1000 + calls {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "mcp__slow__sleep", "arguments": {"ms": 600_000}}});
+        batch.push_str(&format!("{call}\n"));
+    }
+    batch.push_str(
+        r#"{"jsonrpc":"2.0","id":"remove","method":"servers/remove","params":{"name":"slow"}}"#,
+    );
+    host.write(&batch);
+    let lines = host.lines();
+    let (mut answered, mut removed) = (0, false);
+    while !(removed && answered == calls) {
+        // Without the exemption the removal waits behind the calls' reservations, which the
+        // 600 s sleeps hold far beyond this wait.
+        let line = lines
+            .recv_timeout(WAIT)
+            .expect("the removal and every call answered");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == "remove" {
+            assert_eq!(v["result"], json!({}), "{v}");
+            removed = true;
+        } else if v["id"].is_u64() {
+            answered += 1;
+        }
+    }
+}
