@@ -5,25 +5,13 @@ package anthropicgo
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adapterkit"
 )
-
-type samplingMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-type samplingBlock struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	Data     string `json:"data"`
-	MimeType string `json:"mimeType"`
-}
 
 // Sampler returns a client.Handlers.Sampling handler that answers a
 // server's sampling/createMessage with a message of model through ac: text
@@ -72,23 +60,15 @@ func Sampler(ac anthropic.Client, model anthropic.Model) func(context.Context, *
 
 // messageParams converts the request's messages (text and image blocks).
 func messageParams(req *client.SamplingParams) ([]anthropic.MessageParam, error) {
-	raw, err := json.Marshal(req.Messages)
+	history, err := adapterkit.SamplingMessages(req)
 	if err != nil {
 		return nil, err
 	}
-	var history []samplingMessage
-	if err := json.Unmarshal(raw, &history); err != nil {
-		return nil, fmt.Errorf("sampling messages: %w", err)
-	}
 	out := make([]anthropic.MessageParam, 0, len(history))
 	for i, m := range history {
-		var parts []samplingBlock
-		if err := json.Unmarshal(m.Content, &parts); err != nil {
-			var one samplingBlock
-			if err := json.Unmarshal(m.Content, &one); err != nil {
-				return nil, fmt.Errorf("sampling message %d: content is neither a block nor an array of blocks", i)
-			}
-			parts = []samplingBlock{one}
+		parts, err := m.Blocks(i)
+		if err != nil {
+			return nil, fmt.Errorf("sampling %w", err)
 		}
 		blocks := make([]anthropic.ContentBlockParamUnion, 0, len(parts))
 		for _, b := range parts {

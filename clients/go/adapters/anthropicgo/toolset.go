@@ -20,11 +20,11 @@ package anthropicgo
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adapterkit"
 )
 
 // Toolset is the sidecar's tools seen from anthropic-sdk-go. The zero value
@@ -59,13 +59,7 @@ func (t *Toolset) definitions(ctx context.Context) ([]definition, error) {
 	if err != nil {
 		return nil, err
 	}
-	defs := make([]definition, len(list.Tools))
-	for i, tool := range list.Tools {
-		if err := json.Unmarshal(tool.Definition, &defs[i]); err != nil || defs[i].Name == "" {
-			return nil, fmt.Errorf("anthropicgo: tool %s: not an anthropic definition: %s", tool.Name, tool.Definition)
-		}
-	}
-	return defs, nil
+	return adapterkit.Definitions(list, "anthropicgo", "anthropic", func(d *definition) bool { return d.Name != "" })
 }
 
 // schemaParts splits an input schema into what the SDK's schema param has
@@ -104,31 +98,17 @@ func asList(v any) []any {
 // context or a sidecar that is gone is a Go error, because the run cannot go
 // on.
 func (t *Toolset) call(ctx context.Context, name string, input json.RawMessage) (*client.CallResult, error) {
-	opts := &client.CallOptions{Timeout: t.Timeout, Format: client.FormatAnthropic}
-	if t.Progress != nil {
-		opts.Progress = func(u client.ProgressUpdate) { t.Progress(name, u) }
-	}
 	var args any
 	if len(input) > 0 {
 		args = input
 	}
-	res, err := t.Client.CallTool(ctx, name, args, opts)
-	if err == nil {
-		return res, nil
+	res, refusal, err := adapterkit.Caller{Client: t.Client, Format: client.FormatAnthropic, Timeout: t.Timeout,
+		Progress: t.Progress}.Call(ctx, name, args)
+	if err != nil || refusal == "" {
+		return res, err
 	}
-	var e *client.Error
-	if fatal(err) || !errors.As(err, &e) {
-		return nil, err
-	}
-	text := fmt.Sprintf("error %s: %s", e.Code, e.Message)
-	output, _ := json.Marshal([]map[string]string{{"type": "text", "text": text}})
-	return &client.CallResult{IsError: true, Text: text, Output: output}, nil
-}
-
-// fatal reports errors that end the run rather than the one call.
-func fatal(err error) bool {
-	return client.IsCode(err, client.CodeCancelled) || client.IsCode(err, client.CodeClosed) ||
-		client.IsCode(err, client.CodeSidecarExited) || client.IsCode(err, client.CodeKilled)
+	output, _ := json.Marshal([]map[string]string{{"type": "text", "text": refusal}})
+	return &client.CallResult{IsError: true, Text: refusal, Output: output}, nil
 }
 
 // block is one content block of the sidecar's anthropic output: text, or a

@@ -7,8 +7,8 @@ package langchaingo
 import (
 	"context"
 	"encoding/json"
-	"sync"
 
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adapterkit"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -33,35 +33,29 @@ func (t *Toolset) FunctionTools(ctx context.Context) ([]llms.Tool, error) {
 // calls. The error is only a cancelled ctx or a sidecar that is gone.
 func (t *Toolset) ToolMessages(ctx context.Context, calls []llms.ToolCall) ([]llms.MessageContent, error) {
 	out := make([]llms.MessageContent, len(calls))
-	errs := make([]error, len(calls))
-	var wg sync.WaitGroup
-	for i, call := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var content string
-			if call.FunctionCall == nil {
-				content = "error: tool call " + call.ID + " names no function"
-			} else {
-				var args json.RawMessage
-				if call.FunctionCall.Arguments != "" {
-					args = json.RawMessage(call.FunctionCall.Arguments)
-				}
-				content, errs[i] = t.call(ctx, call.FunctionCall.Name, args)
+	err := adapterkit.Each(len(calls), func(i int) error {
+		call := calls[i]
+		var content string
+		var err error
+		if call.FunctionCall == nil {
+			content = "error: tool call " + call.ID + " names no function"
+		} else {
+			var args json.RawMessage
+			if call.FunctionCall.Arguments != "" {
+				args = json.RawMessage(call.FunctionCall.Arguments)
 			}
-			name := ""
-			if call.FunctionCall != nil {
-				name = call.FunctionCall.Name
-			}
-			out[i] = llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
-				llms.ToolCallResponse{ToolCallID: call.ID, Name: name, Content: content}}}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+			content, err = t.call(ctx, call.FunctionCall.Name, args)
 		}
+		name := ""
+		if call.FunctionCall != nil {
+			name = call.FunctionCall.Name
+		}
+		out[i] = llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
+			llms.ToolCallResponse{ToolCallID: call.ID, Name: name, Content: content}}}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

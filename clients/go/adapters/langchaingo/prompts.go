@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adapterkit"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -22,7 +23,11 @@ func (t *Toolset) Prompt(ctx context.Context, server, name string, args map[stri
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := mcpMessages(raw)
+	history, err := adapterkit.Messages(raw)
+	if err != nil {
+		return nil, fmt.Errorf("langchaingo: prompt %s of %s: %w", name, server, err)
+	}
+	msgs, err := messageContents(history)
 	if err != nil {
 		return nil, fmt.Errorf("langchaingo: prompt %s of %s: %w", name, server, err)
 	}

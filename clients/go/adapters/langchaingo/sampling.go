@@ -6,24 +6,12 @@ package langchaingo
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adapterkit"
 	"github.com/tmc/langchaingo/llms"
 )
-
-type samplingMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-type samplingBlock struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	Data     string `json:"data"`
-	MimeType string `json:"mimeType"`
-}
 
 // Sampler returns a client.Handlers.Sampling handler that answers a
 // server's sampling/createMessage with model.GenerateContent (name is the
@@ -35,7 +23,7 @@ type samplingBlock struct {
 //		Sampling: langchaingo.Sampler(llm, "gpt-4o")}})
 func Sampler(model llms.Model, name string) func(context.Context, *client.SamplingParams) (*client.SamplingResult, error) {
 	return func(ctx context.Context, req *client.SamplingParams) (*client.SamplingResult, error) {
-		messages, err := messageContents(req)
+		messages, err := samplingContents(req)
 		if err != nil {
 			return nil, client.HandlerError(-32602, err.Error(), nil)
 		}
@@ -62,38 +50,30 @@ func Sampler(model llms.Model, name string) func(context.Context, *client.Sampli
 	}
 }
 
-// messageContents converts the request's system prompt and messages.
-func messageContents(req *client.SamplingParams) ([]llms.MessageContent, error) {
-	raw, err := json.Marshal(req.Messages)
+// samplingContents converts the request's system prompt and messages.
+func samplingContents(req *client.SamplingParams) ([]llms.MessageContent, error) {
+	history, err := adapterkit.SamplingMessages(req)
 	if err != nil {
 		return nil, err
 	}
-	history, err := mcpMessages(raw)
+	msgs, err := messageContents(history)
 	if err != nil {
 		return nil, fmt.Errorf("sampling %w", err)
 	}
 	if req.SystemPrompt == "" {
-		return history, nil
+		return msgs, nil
 	}
-	return append([]llms.MessageContent{llms.TextParts(llms.ChatMessageTypeSystem, req.SystemPrompt)}, history...), nil
+	return append([]llms.MessageContent{llms.TextParts(llms.ChatMessageTypeSystem, req.SystemPrompt)}, msgs...), nil
 }
 
-// mcpMessages converts MCP messages ({role, content}: one block or an
-// array; text, image and audio blocks) to LangChainGo messages.
-func mcpMessages(raw []byte) ([]llms.MessageContent, error) {
-	var history []samplingMessage
-	if err := json.Unmarshal(raw, &history); err != nil {
-		return nil, fmt.Errorf("messages: %w", err)
-	}
+// messageContents converts MCP messages (text, image and audio blocks) to
+// LangChainGo messages.
+func messageContents(history []adapterkit.Message) ([]llms.MessageContent, error) {
 	out := make([]llms.MessageContent, 0, len(history))
 	for i, m := range history {
-		var blocks []samplingBlock
-		if err := json.Unmarshal(m.Content, &blocks); err != nil {
-			var one samplingBlock
-			if err := json.Unmarshal(m.Content, &one); err != nil {
-				return nil, fmt.Errorf("message %d: content is neither a block nor an array of blocks", i)
-			}
-			blocks = []samplingBlock{one}
+		blocks, err := m.Blocks(i)
+		if err != nil {
+			return nil, err
 		}
 		mc := llms.MessageContent{Role: llms.ChatMessageTypeHuman}
 		switch m.Role {

@@ -17,11 +17,10 @@ package langchaingo
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adapterkit"
 )
 
 // Toolset is the sidecar's tools seen from LangChainGo. The zero value of
@@ -60,13 +59,7 @@ func (t *Toolset) definitions(ctx context.Context) ([]definition, error) {
 	if err != nil {
 		return nil, err
 	}
-	defs := make([]definition, len(list.Tools))
-	for i, tool := range list.Tools {
-		if err := json.Unmarshal(tool.Definition, &defs[i]); err != nil || defs[i].Function.Name == "" {
-			return nil, fmt.Errorf("langchaingo: tool %s: not an openai definition: %s", tool.Name, tool.Definition)
-		}
-	}
-	return defs, nil
+	return adapterkit.Definitions(list, "langchaingo", "openai", func(d *definition) bool { return d.Function.Name != "" })
 }
 
 // call runs one tool call and returns the text the model reads: the
@@ -75,23 +68,10 @@ func (t *Toolset) definitions(ctx context.Context) ([]definition, error) {
 // context or a sidecar that is gone is a Go error: LangChainGo's executor
 // ends the run on a tool's error, which is right only then.
 func (t *Toolset) call(ctx context.Context, name string, args json.RawMessage) (string, error) {
-	opts := &client.CallOptions{Timeout: t.Timeout, Format: client.FormatOpenAI}
-	if t.Progress != nil {
-		opts.Progress = func(u client.ProgressUpdate) { t.Progress(name, u) }
+	res, refusal, err := adapterkit.Caller{Client: t.Client, Format: client.FormatOpenAI, Timeout: t.Timeout,
+		Progress: t.Progress}.Call(ctx, name, args)
+	if err != nil || refusal != "" {
+		return refusal, err
 	}
-	res, err := t.Client.CallTool(ctx, name, args, opts)
-	if err == nil {
-		return res.OutputString(), nil
-	}
-	var e *client.Error
-	if fatal(err) || !errors.As(err, &e) {
-		return "", err
-	}
-	return fmt.Sprintf("error %s: %s", e.Code, e.Message), nil
-}
-
-// fatal reports errors that end the run rather than the one call.
-func fatal(err error) bool {
-	return client.IsCode(err, client.CodeCancelled) || client.IsCode(err, client.CodeClosed) ||
-		client.IsCode(err, client.CodeSidecarExited) || client.IsCode(err, client.CodeKilled)
+	return res.OutputString(), nil
 }

@@ -6,11 +6,10 @@ package openaigo
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"sync"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adapterkit"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 )
@@ -33,12 +32,12 @@ func (t *Toolset) ChatTools(ctx context.Context) ([]openai.ChatCompletionToolUni
 	if err != nil {
 		return nil, err
 	}
-	tools := make([]openai.ChatCompletionToolUnionParam, 0, len(list.Tools))
-	for _, tool := range list.Tools {
-		var def chatDefinition
-		if err := json.Unmarshal(tool.Definition, &def); err != nil || def.Type != "function" {
-			return nil, fmt.Errorf("openaigo: tool %s: not an openai function definition: %s", tool.Name, tool.Definition)
-		}
+	defs, err := adapterkit.Definitions(list, "openaigo", "openai function", func(d *chatDefinition) bool { return d.Type == "function" })
+	if err != nil {
+		return nil, err
+	}
+	tools := make([]openai.ChatCompletionToolUnionParam, 0, len(defs))
+	for _, def := range defs {
 		fn := shared.FunctionDefinitionParam{Name: def.Function.Name, Parameters: def.Function.Parameters}
 		if def.Function.Description != nil {
 			fn.Description = openai.String(*def.Function.Description)
@@ -60,30 +59,22 @@ func (t *Toolset) ChatTools(ctx context.Context) ([]openai.ChatCompletionToolUni
 // text. The error is only a cancelled ctx or a sidecar that is gone.
 func (t *Toolset) ChatToolMessages(ctx context.Context, calls []openai.ChatCompletionMessageToolCallUnion) ([]openai.ChatCompletionMessageParamUnion, error) {
 	out := make([]openai.ChatCompletionMessageParamUnion, len(calls))
-	errs := make([]error, len(calls))
-	var wg sync.WaitGroup
-	for i, call := range calls {
+	err := adapterkit.Each(len(calls), func(i int) error {
+		call := calls[i]
 		if call.Type != "function" {
 			out[i] = openai.ToolMessage(fmt.Sprintf("error: %s is a %s tool call; only function tools are served here", call.ID, call.Type), call.ID)
-			continue
+			return nil
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn := call.AsFunction().Function
-			res, err := t.call(ctx, fn.Name, fn.Arguments, client.FormatOpenAI)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			out[i] = openai.ToolMessage(res.OutputString(), call.ID)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
+		fn := call.AsFunction().Function
+		res, err := t.call(ctx, fn.Name, fn.Arguments, client.FormatOpenAI)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		out[i] = openai.ToolMessage(res.OutputString(), call.ID)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -8,9 +8,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adapterkit"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 )
@@ -30,12 +30,12 @@ func (t *Toolset) ResponsesTools(ctx context.Context) ([]responses.ToolUnionPara
 	if err != nil {
 		return nil, err
 	}
-	tools := make([]responses.ToolUnionParam, 0, len(list.Tools))
-	for _, tool := range list.Tools {
-		var def responsesDefinition
-		if err := json.Unmarshal(tool.Definition, &def); err != nil || def.Type != "function" {
-			return nil, fmt.Errorf("openaigo: tool %s: not an openai-responses function definition: %s", tool.Name, tool.Definition)
-		}
+	defs, err := adapterkit.Definitions(list, "openaigo", "openai-responses function", func(d *responsesDefinition) bool { return d.Type == "function" })
+	if err != nil {
+		return nil, err
+	}
+	tools := make([]responses.ToolUnionParam, 0, len(defs))
+	for _, def := range defs {
 		param := responses.ToolParamOfFunction(def.Name, def.Parameters, def.Strict)
 		if def.Description != nil {
 			param.OfFunction.Description = openai.String(*def.Description)
@@ -58,25 +58,16 @@ func (t *Toolset) ResponsesToolOutputs(ctx context.Context, output []responses.R
 		}
 	}
 	out := make([]responses.ResponseInputItemUnionParam, len(calls))
-	errs := make([]error, len(calls))
-	var wg sync.WaitGroup
-	for i, call := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res, err := t.call(ctx, call.Name, call.Arguments, client.FormatOpenAIResponses)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			out[i], errs[i] = functionCallOutput(call.CallID, res.Output)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
+	err := adapterkit.Each(len(calls), func(i int) error {
+		res, err := t.call(ctx, calls[i].Name, calls[i].Arguments, client.FormatOpenAIResponses)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		out[i], err = functionCallOutput(calls[i].CallID, res.Output)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

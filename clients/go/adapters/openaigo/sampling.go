@@ -5,26 +5,12 @@ package openaigo
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adapterkit"
 	"github.com/openai/openai-go/v3"
 )
-
-// samplingMessage is one MCP SamplingMessage; content is one block or an
-// array of blocks.
-type samplingMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-type samplingBlock struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	Data     string `json:"data"`
-	MimeType string `json:"mimeType"`
-}
 
 // Sampler returns a client.Handlers.Sampling handler that answers a
 // server's sampling/createMessage with a Chat Completion of model through
@@ -71,26 +57,18 @@ func Sampler(oc openai.Client, model openai.ChatModel) func(context.Context, *cl
 
 // chatMessages converts the request's system prompt and messages.
 func chatMessages(req *client.SamplingParams) ([]openai.ChatCompletionMessageParamUnion, error) {
-	raw, err := json.Marshal(req.Messages)
+	history, err := adapterkit.SamplingMessages(req)
 	if err != nil {
 		return nil, err
-	}
-	var history []samplingMessage
-	if err := json.Unmarshal(raw, &history); err != nil {
-		return nil, fmt.Errorf("sampling messages: %w", err)
 	}
 	var out []openai.ChatCompletionMessageParamUnion
 	if req.SystemPrompt != "" {
 		out = append(out, openai.SystemMessage(req.SystemPrompt))
 	}
 	for i, m := range history {
-		var blocks []samplingBlock
-		if err := json.Unmarshal(m.Content, &blocks); err != nil {
-			var one samplingBlock
-			if err := json.Unmarshal(m.Content, &one); err != nil {
-				return nil, fmt.Errorf("sampling message %d: content is neither a block nor an array of blocks", i)
-			}
-			blocks = []samplingBlock{one}
+		blocks, err := m.Blocks(i)
+		if err != nil {
+			return nil, fmt.Errorf("sampling %w", err)
 		}
 		switch m.Role {
 		case "assistant":

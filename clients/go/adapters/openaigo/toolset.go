@@ -19,11 +19,10 @@ package openaigo
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adapterkit"
 )
 
 // Toolset is the sidecar's tools seen from openai-go. The zero value of each
@@ -64,38 +63,16 @@ func (t *Toolset) list(ctx context.Context, format client.ToolFormat) (*client.T
 // the text the model sees (Output a JSON string), with IsError set; only a cancelled context or a
 // sidecar that is gone is a Go error, because the run cannot go on.
 func (t *Toolset) call(ctx context.Context, name, arguments string, format client.ToolFormat) (*client.CallResult, error) {
-	opts := &client.CallOptions{Format: format, Timeout: t.Timeout}
-	if t.Progress != nil {
-		opts.Progress = func(u client.ProgressUpdate) { t.Progress(name, u) }
-	}
 	var args any
 	if arguments != "" {
 		// Invalid JSON from the model fails to encode: INVALID_ARGUMENTS.
 		args = json.RawMessage(arguments)
 	}
-	res, err := t.Client.CallTool(ctx, name, args, opts)
-	if err == nil {
-		return res, nil
+	res, refusal, err := adapterkit.Caller{Client: t.Client, Format: format, Timeout: t.Timeout,
+		Progress: t.Progress}.Call(ctx, name, args)
+	if err != nil || refusal == "" {
+		return res, err
 	}
-	if fatal(err) {
-		return nil, err
-	}
-	var e *client.Error
-	if !errors.As(err, &e) {
-		return nil, err
-	}
-	text := failureText(e)
-	output, _ := json.Marshal(text)
-	return &client.CallResult{IsError: true, Text: text, Output: output}, nil
-}
-
-// failureText is what the model reads for a call the sidecar refused.
-func failureText(e *client.Error) string {
-	return fmt.Sprintf("error %s: %s", e.Code, e.Message)
-}
-
-// fatal reports errors that end the run rather than the one call.
-func fatal(err error) bool {
-	return client.IsCode(err, client.CodeCancelled) || client.IsCode(err, client.CodeClosed) ||
-		client.IsCode(err, client.CodeSidecarExited) || client.IsCode(err, client.CodeKilled)
+	output, _ := json.Marshal(refusal)
+	return &client.CallResult{IsError: true, Text: refusal, Output: output}, nil
 }
