@@ -8,11 +8,12 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adaptertest"
 )
 
 func TestToolRunnerRunsTheSidecarsTools(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	p, ac := newFakeProvider(t, func(t *testing.T, path string, turn int, body map[string]any) any {
 		if path != "/v1/messages" {
 			t.Errorf("path %s", path)
@@ -41,12 +42,12 @@ func TestToolRunnerRunsTheSidecarsTools(t *testing.T) {
 		t.Fatalf("answer %q, want %q", got, want)
 	}
 	found := false
-	for _, raw := range asList(p.requests[0]["tools"]) {
+	for _, raw := range asList(p.Requests()[0]["tools"]) {
 		tool := raw.(map[string]any)
 		schema, _ := tool["input_schema"].(map[string]any)
 		found = found || (tool["name"] == "mcp__fixture__echo" && schema["additionalProperties"] == false)
 	}
 	if !found {
-		t.Fatalf("echo not sent with its schema: %v", p.requests[0]["tools"])
+		t.Fatalf("echo not sent with its schema: %v", p.Requests()[0]["tools"])
 	}
 }

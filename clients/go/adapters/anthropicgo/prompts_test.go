@@ -7,11 +7,12 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adaptertest"
 )
 
 func TestPromptBecomesMessages(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	p, ac := newFakeProvider(t, func(*testing.T, string, int, map[string]any) any { return message(text("ok")) })
 	msgs, err := ts.Prompt(ctx, "fixture", "picture", nil)
 	if err != nil {
@@ -24,7 +25,7 @@ func TestPromptBecomesMessages(t *testing.T) {
 	if _, err := ac.Messages.New(ctx, anthropic.MessageNewParams{Model: "claude-test", MaxTokens: 16, Messages: append(msgs, greet...)}); err != nil {
 		t.Fatal(err)
 	}
-	sent := asList(p.requests[0]["messages"])
+	sent := asList(p.Requests()[0]["messages"])
 	first := asList(sent[0].(map[string]any)["content"])[0].(map[string]any)
 	src, _ := first["source"].(map[string]any)
 	second := asList(sent[1].(map[string]any)["content"])[0].(map[string]any)

@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adaptertest"
 )
 
 func TestSamplerAnswersAServerWithTheAgentsModel(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := adaptertest.Ctx(t)
 	var sampled map[string]any
 	_, ac := newFakeProvider(t, func(t *testing.T, _ string, turn int, body map[string]any) any {
 		switch turn {
@@ -27,7 +28,7 @@ func TestSamplerAnswersAServerWithTheAgentsModel(t *testing.T) {
 			return message(text(describe(lastToolResults(t, body))))
 		}
 	})
-	c := startSidecar(t, client.Handlers{Sampling: Sampler(ac, "claude-test")})
+	c := adaptertest.StartSidecar(t, client.Handlers{Sampling: Sampler(ac, "claude-test")})
 	answer, err := runMessages(ctx, New(c), ac, "ask the server")
 	if err != nil {
 		t.Fatal(err)

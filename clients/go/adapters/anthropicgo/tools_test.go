@@ -12,6 +12,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adaptertest"
 )
 
 // runMessages is the agent loop a user writes with the adapter.
@@ -51,15 +52,15 @@ func scriptUses(uses ...map[string]any) func(*testing.T, string, int, map[string
 }
 
 func TestMessagesLoopCallsAToolAndAnswers(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	p, ac := newFakeProvider(t, scriptUses(toolUse("toolu_1", "mcp__fixture__echo", map[string]string{"message": "hello agent"})))
 	answer, err := runMessages(ctx, ts, ac, "say hello")
 	if err != nil || answer != "toolu_1: hello agent" {
 		t.Fatalf("answer %q, err %v", answer, err)
 	}
 	var echo map[string]any
-	for _, raw := range asList(p.requests[0]["tools"]) {
+	for _, raw := range asList(p.Requests()[0]["tools"]) {
 		if tool := raw.(map[string]any); tool["name"] == "mcp__fixture__echo" {
 			echo = tool
 		}
@@ -73,8 +74,8 @@ func TestMessagesLoopCallsAToolAndAnswers(t *testing.T) {
 }
 
 func TestMessagesLoopImageReachesTheModelAsAnImageBlock(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	_, ac := newFakeProvider(t, scriptUses(toolUse("toolu_2", "mcp__fixture__image", map[string]any{})))
 	answer, err := runMessages(ctx, ts, ac, "draw")
 	if err != nil || answer != "toolu_2: a 1x1 png base64/image/png/iVBORw0K" {
@@ -83,8 +84,8 @@ func TestMessagesLoopImageReachesTheModelAsAnImageBlock(t *testing.T) {
 }
 
 func TestMessagesLoopToolErrorsSetIsError(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	_, ac := newFakeProvider(t, scriptUses(
 		toolUse("toolu_a", "mcp__fixture__fail", map[string]string{"message": "disk on fire"}),
 		toolUse("toolu_b", "mcp__fixture__echo", map[string]int{"message": 7}),
@@ -103,8 +104,8 @@ func TestMessagesLoopToolErrorsSetIsError(t *testing.T) {
 // A cancelled run cancels the call: the context is cancelled from the
 // tool's first progress update (an event, not a timer).
 func TestCancelledRunCancelsTheCall(t *testing.T) {
-	ctx, cancel := context.WithCancel(testCtx(t))
-	c := startSidecar(t, client.Handlers{})
+	ctx, cancel := context.WithCancel(adaptertest.Ctx(t))
+	c := adaptertest.StartSidecar(t, client.Handlers{})
 	ts := New(c)
 	ts.Progress = func(string, client.ProgressUpdate) { cancel() }
 	_, ac := newFakeProvider(t, scriptUses(toolUse("toolu_1", "mcp__fixture__progress", map[string]int{"steps": 1000, "intervalMs": 50})))
@@ -112,7 +113,7 @@ func TestCancelledRunCancelsTheCall(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || !client.IsCode(err, client.CodeCancelled) {
 		t.Fatalf("err %v", err)
 	}
-	res, err := c.CallTool(testCtx(t), "mcp__fixture__echo", map[string]string{"message": "still here"}, nil)
+	res, err := c.CallTool(adaptertest.Ctx(t), "mcp__fixture__echo", map[string]string{"message": "still here"}, nil)
 	if err != nil || res.Text != "still here" {
 		t.Fatalf("after the cancel: %v %+v", err, res)
 	}

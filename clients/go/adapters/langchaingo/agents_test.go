@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adaptertest"
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
@@ -25,7 +26,7 @@ func functionsAgent(t *testing.T, ts *Toolset, turns ...turn) *agents.Executor {
 // functionsAgentWith is the one line of a user's agent over the sidecar.
 func functionsAgentWith(t *testing.T, model llms.Model, ts *Toolset) *agents.Executor {
 	t.Helper()
-	tools, err := ts.Tools(testCtx(t))
+	tools, err := ts.Tools(adaptertest.Ctx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func functionsAgentWith(t *testing.T, model llms.Model, ts *Toolset) *agents.Exe
 }
 
 func TestFunctionsAgentCallsAToolAndAnswers(t *testing.T) {
-	ts := New(startSidecar(t, client.Handlers{}))
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	executor := functionsAgent(t, ts,
 		func(t *testing.T, _ []llms.MessageContent, opts llms.CallOptions) *llms.ContentChoice {
 			var echo *llms.FunctionDefinition
@@ -51,14 +52,14 @@ func TestFunctionsAgentCallsAToolAndAnswers(t *testing.T) {
 		func(t *testing.T, msgs []llms.MessageContent, _ llms.CallOptions) *llms.ContentChoice {
 			return &llms.ContentChoice{Content: "tool said: " + toolResponses(msgs)}
 		})
-	answer, err := chains.Run(testCtx(t), executor, "say hello")
+	answer, err := chains.Run(adaptertest.Ctx(t), executor, "say hello")
 	if err != nil || answer != "tool said: call_1=hello agent" {
 		t.Fatalf("answer %q, err %v", answer, err)
 	}
 }
 
 func TestFunctionsAgentImageErrorAndBadInputTakeTheSamePath(t *testing.T) {
-	ts := New(startSidecar(t, client.Handlers{}))
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	executor := functionsAgent(t, ts,
 		func(*testing.T, []llms.MessageContent, llms.CallOptions) *llms.ContentChoice {
 			return toolCalls("mcp__fixture__image", arg1("{}"),
@@ -69,7 +70,7 @@ func TestFunctionsAgentImageErrorAndBadInputTakeTheSamePath(t *testing.T) {
 		func(t *testing.T, msgs []llms.MessageContent, _ llms.CallOptions) *llms.ContentChoice {
 			return &llms.ContentChoice{Content: toolResponses(msgs)}
 		})
-	answer, err := chains.Run(testCtx(t), executor, "try four")
+	answer, err := chains.Run(adaptertest.Ctx(t), executor, "try four")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,8 +86,8 @@ func TestFunctionsAgentImageErrorAndBadInputTakeTheSamePath(t *testing.T) {
 // LangChainGo's own fake LLM drives the text (ReAct) agent: the action
 // input is plain text, the observation is the tool's result.
 func TestOneShotAgentWithTheFakeLLM(t *testing.T) {
-	ts := New(startSidecar(t, client.Handlers{}))
-	tools, err := ts.Tools(testCtx(t))
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
+	tools, err := ts.Tools(adaptertest.Ctx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestOneShotAgentWithTheFakeLLM(t *testing.T) {
 	})
 	executor := agents.NewExecutor(agents.NewOneShotAgent(llm, tools), agents.WithMaxIterations(3),
 		agents.WithReturnIntermediateSteps())
-	out, err := executor.Call(testCtx(t), map[string]any{"input": "echo plain words"})
+	out, err := executor.Call(adaptertest.Ctx(t), map[string]any{"input": "echo plain words"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +110,8 @@ func TestOneShotAgentWithTheFakeLLM(t *testing.T) {
 // A cancelled run cancels the call: the context is cancelled from the
 // tool's first progress update (an event, not a timer).
 func TestCancelledRunCancelsTheCall(t *testing.T) {
-	ctx, cancel := context.WithCancel(testCtx(t))
-	c := startSidecar(t, client.Handlers{})
+	ctx, cancel := context.WithCancel(adaptertest.Ctx(t))
+	c := adaptertest.StartSidecar(t, client.Handlers{})
 	ts := New(c)
 	ts.Progress = func(string, client.ProgressUpdate) { cancel() }
 	executor := functionsAgent(t, ts, func(*testing.T, []llms.MessageContent, llms.CallOptions) *llms.ContentChoice {
@@ -120,7 +121,7 @@ func TestCancelledRunCancelsTheCall(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || !client.IsCode(err, client.CodeCancelled) {
 		t.Fatalf("err %v", err)
 	}
-	res, err := c.CallTool(testCtx(t), "mcp__fixture__echo", map[string]string{"message": "still here"}, nil)
+	res, err := c.CallTool(adaptertest.Ctx(t), "mcp__fixture__echo", map[string]string{"message": "still here"}, nil)
 	if err != nil || res.Text != "still here" {
 		t.Fatalf("after the cancel: %v %+v", err, res)
 	}

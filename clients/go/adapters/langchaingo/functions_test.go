@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adaptertest"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -42,7 +43,7 @@ func runNative(ctx context.Context, ts *Toolset, model llms.Model, prompt string
 }
 
 func TestNativeToolCallingWithTheRealSchemas(t *testing.T) {
-	ts := New(startSidecar(t, client.Handlers{}))
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	model := &scriptedModel{t: t, turns: []turn{
 		func(t *testing.T, _ []llms.MessageContent, opts llms.CallOptions) *llms.ContentChoice {
 			found := false
@@ -60,7 +61,7 @@ func TestNativeToolCallingWithTheRealSchemas(t *testing.T) {
 			return &llms.ContentChoice{Content: toolResponses(msgs)}
 		},
 	}}
-	answer, err := runNative(testCtx(t), ts, model, "go")
+	answer, err := runNative(adaptertest.Ctx(t), ts, model, "go")
 	if err != nil || answer != "call_1=native | call_2=fixture failure" {
 		t.Fatalf("answer %q, err %v", answer, err)
 	}

@@ -1,5 +1,6 @@
-// helpers_test.go owns what the tests share: the sidecar with the fixture
-// server, and a scripted llms.Model that checks what the agent sends it.
+// helpers_test.go owns what the tests share beyond internal/adaptertest (the
+// sidecar with the fixture server): a scripted llms.Model that checks what
+// the agent sends it.
 
 package langchaingo
 
@@ -7,62 +8,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
 	"github.com/tmc/langchaingo/llms"
 )
-
-// testBinary returns $env or the checkout's target/debug/name, absolute.
-func testBinary(t *testing.T, env, name string) string {
-	t.Helper()
-	p := os.Getenv(env)
-	if p == "" {
-		p = filepath.Join("..", "..", "..", "..", "target", "debug", name)
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(abs); err != nil {
-		t.Fatalf("%s not found (%v): run `cargo build --workspace` in the repository root or set %s", name, err, env)
-	}
-	return abs
-}
-
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// startSidecar starts a sidecar with the fixture server "fixture" (its
-// ask and progress tools included); Close runs at cleanup.
-func startSidecar(t *testing.T, handlers client.Handlers) *client.Client {
-	t.Helper()
-	ctx := testCtx(t)
-	c, err := client.Start(ctx, client.Options{
-		BinaryPath: testBinary(t, "MCP_SIDECAR_BIN", "mcp-sidecar"),
-		Stderr:     io.Discard,
-		Handlers:   handlers,
-	})
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Close(context.Background()) })
-	st, err := c.AddServer(ctx, "fixture", client.ServerConfig{
-		Command: testBinary(t, "MCP_FIXTURE_BIN", "mcp-fixture"), Args: []string{"--client-requests", "--surface"}}, nil)
-	if err != nil || st.State != client.StateReady {
-		t.Fatalf("AddServer: %v %+v", err, st)
-	}
-	return c
-}
 
 // turn is one scripted model turn: it sees the messages and options the
 // agent sent and returns the choice.

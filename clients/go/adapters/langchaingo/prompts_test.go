@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adaptertest"
 	"github.com/tmc/langchaingo/llms"
 )
 
 func TestPromptBecomesMessages(t *testing.T) {
-	ts := New(startSidecar(t, client.Handlers{}))
-	msgs, err := ts.Prompt(testCtx(t), "fixture", "picture", nil)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
+	msgs, err := ts.Prompt(adaptertest.Ctx(t), "fixture", "picture", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adaptertest"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -28,9 +29,9 @@ func TestSamplerAnswersAServerWithTheAgentsModel(t *testing.T) {
 			return &llms.ContentChoice{Content: toolResponses(msgs)}
 		},
 	}}
-	c := startSidecar(t, client.Handlers{Sampling: Sampler(model, "scripted")})
+	c := adaptertest.StartSidecar(t, client.Handlers{Sampling: Sampler(model, "scripted")})
 	executor := functionsAgentWith(t, model, New(c))
-	answer, err := chains.Run(testCtx(t), executor, "ask the server")
+	answer, err := chains.Run(adaptertest.Ctx(t), executor, "ask the server")
 	if err != nil || !strings.Contains(answer, `"teal"`) || !strings.Contains(answer, `"model":"scripted"`) {
 		t.Fatalf("answer %q, err %v", answer, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adaptertest"
 	"github.com/openai/openai-go/v3"
 )
 
@@ -58,8 +59,8 @@ func scriptOneCall(tool string, args any) func(*testing.T, string, int, map[stri
 }
 
 func TestChatLoopCallsAToolAndAnswers(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	p, oc := newFakeProvider(t, scriptOneCall("mcp__fixture__echo", map[string]string{"message": "hello agent"}))
 
 	answer, err := runChat(ctx, ts, oc, "say hello")
@@ -70,7 +71,7 @@ func TestChatLoopCallsAToolAndAnswers(t *testing.T) {
 		t.Fatalf("answer %q", answer)
 	}
 	// What the SDK sent: the sidecar's definition as a function tool.
-	tools, _ := p.requests[0]["tools"].([]any)
+	tools, _ := p.Requests()[0]["tools"].([]any)
 	var echo map[string]any
 	for _, raw := range tools {
 		tool, _ := raw.(map[string]any)
@@ -90,8 +91,8 @@ func TestChatLoopCallsAToolAndAnswers(t *testing.T) {
 }
 
 func TestChatLoopImageResultIsRenderedAsText(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	_, oc := newFakeProvider(t, scriptOneCall("mcp__fixture__image", map[string]any{}))
 	answer, err := runChat(ctx, ts, oc, "draw")
 	if err != nil {
@@ -104,8 +105,8 @@ func TestChatLoopImageResultIsRenderedAsText(t *testing.T) {
 }
 
 func TestChatLoopToolErrorAndRefusedCallReachTheModel(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	_, oc := newFakeProvider(t, scriptOneCall("mcp__fixture__fail", map[string]string{"message": "disk on fire"}))
 	answer, err := runChat(ctx, ts, oc, "fail please")
 	if err != nil || answer != "tool said: disk on fire" {
@@ -120,8 +121,8 @@ func TestChatLoopToolErrorAndRefusedCallReachTheModel(t *testing.T) {
 }
 
 func TestChatToolCallsRunTogetherInOrder(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	_, oc := newFakeProvider(t, func(t *testing.T, _ string, turn int, body map[string]any) any {
 		if turn == 0 {
 			return completion("", toolCall("a", "mcp__fixture__echo", map[string]string{"message": "one"}),
@@ -141,8 +142,8 @@ func TestChatToolCallsRunTogetherInOrder(t *testing.T) {
 // A cancelled run cancels the call: the context is cancelled from the
 // tool's first progress update (an event, not a timer).
 func TestCancelledRunCancelsTheCall(t *testing.T) {
-	ctx, cancel := context.WithCancel(testCtx(t))
-	c := startSidecar(t, client.Handlers{})
+	ctx, cancel := context.WithCancel(adaptertest.Ctx(t))
+	c := adaptertest.StartSidecar(t, client.Handlers{})
 	ts := New(c)
 	progressed := 0
 	ts.Progress = func(tool string, u client.ProgressUpdate) {
@@ -157,15 +158,15 @@ func TestCancelledRunCancelsTheCall(t *testing.T) {
 		t.Fatalf("err %v after %d progress updates", err, progressed)
 	}
 	// The sidecar and the server go on serving.
-	res, err := c.CallTool(testCtx(t), "mcp__fixture__echo", map[string]string{"message": "still here"}, nil)
+	res, err := c.CallTool(adaptertest.Ctx(t), "mcp__fixture__echo", map[string]string{"message": "still here"}, nil)
 	if err != nil || res.Text != "still here" {
 		t.Fatalf("after the cancel: %v %+v", err, res)
 	}
 }
 
 func TestStrictToolsetSendsStrictDefinitions(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	for _, strict := range []bool{false, true} {
 		ts.Strict = strict
 		tools, err := ts.ChatTools(ctx)

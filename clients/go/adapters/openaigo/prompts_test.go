@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adaptertest"
 	"github.com/openai/openai-go/v3"
 )
 
 func TestPromptBecomesChatMessages(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	p, oc := newFakeProvider(t, func(t *testing.T, _ string, _ int, body map[string]any) any {
 		return completion("ok")
 	})
@@ -27,7 +28,7 @@ func TestPromptBecomesChatMessages(t *testing.T) {
 	if _, err := oc.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "gpt-test", Messages: append(msgs, greet...)}); err != nil {
 		t.Fatal(err)
 	}
-	sent := p.requests[0]["messages"].([]any)
+	sent := p.Requests()[0]["messages"].([]any)
 	image := sent[0].(map[string]any)["content"].([]any)[0].(map[string]any)
 	url, _ := image["image_url"].(map[string]any)["url"].(string)
 	if len(sent) != 3 || image["type"] != "image_url" || !strings.HasPrefix(url, "data:image/png;base64,iVBORw0K") ||

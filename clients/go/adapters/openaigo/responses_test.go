@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adaptertest"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 )
@@ -47,8 +48,8 @@ func response(output ...any) map[string]any {
 }
 
 func TestResponsesLoopImageReachesTheModelAsInputImage(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	p, oc := newFakeProvider(t, func(t *testing.T, path string, turn int, body map[string]any) any {
 		if path != "/responses" {
 			t.Errorf("path %s", path)
@@ -82,7 +83,7 @@ func TestResponsesLoopImageReachesTheModelAsInputImage(t *testing.T) {
 	if answer != "text:a 1x1 png image:data:image/png;base64," {
 		t.Fatalf("answer %q", answer)
 	}
-	tools := p.requests[0]["tools"].([]any)
+	tools := p.Requests()[0]["tools"].([]any)
 	found := false
 	for _, raw := range tools {
 		tool := raw.(map[string]any)
@@ -96,8 +97,8 @@ func TestResponsesLoopImageReachesTheModelAsInputImage(t *testing.T) {
 }
 
 func TestResponsesLoopToolErrorIsItsText(t *testing.T) {
-	ctx := testCtx(t)
-	ts := New(startSidecar(t, client.Handlers{}))
+	ctx := adaptertest.Ctx(t)
+	ts := New(adaptertest.StartSidecar(t, client.Handlers{}))
 	_, oc := newFakeProvider(t, func(t *testing.T, _ string, turn int, body map[string]any) any {
 		if turn == 0 {
 			return response(map[string]any{"type": "function_call", "id": "fc_1", "call_id": "call_9",

@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	client "github.com/mcp-sidecar/mcp-sidecar/clients/go"
+	"github.com/mcp-sidecar/mcp-sidecar/clients/go/internal/adaptertest"
 )
 
 func TestSamplerAnswersAServerWithTheAgentsModel(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := adaptertest.Ctx(t)
 	var sampled map[string]any
 	p, oc := newFakeProvider(t, func(t *testing.T, _ string, turn int, body map[string]any) any {
 		switch turn {
@@ -27,7 +28,7 @@ func TestSamplerAnswersAServerWithTheAgentsModel(t *testing.T) {
 			return completion("tool said: " + lastMessage(t, body)["content"].(string))
 		}
 	})
-	c := startSidecar(t, client.Handlers{Sampling: Sampler(oc, "gpt-test")})
+	c := adaptertest.StartSidecar(t, client.Handlers{Sampling: Sampler(oc, "gpt-test")})
 	answer, err := runChat(ctx, New(c), oc, "ask the server")
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,7 @@ func TestSamplerAnswersAServerWithTheAgentsModel(t *testing.T) {
 		sampled["max_completion_tokens"] != float64(12) || sampled["tools"] != nil {
 		t.Fatalf("sampling request sent as %v", sampled)
 	}
-	if len(p.requests) != 3 {
-		t.Fatalf("%d requests", len(p.requests))
+	if len(p.Requests()) != 3 {
+		t.Fatalf("%d requests", len(p.Requests()))
 	}
 }
