@@ -384,19 +384,7 @@ fn no_secret_marker_leaves_by_any_channel() {
             .any(|l| l.contains("notifications/servers/changed")),
         "servers/changed was sent"
     );
-    let mut leaks: Vec<String> = Vec::new();
-    leaks.extend(
-        stdout
-            .iter()
-            .filter(|l| l.contains(LEAK))
-            .map(|l| format!("stdout: {l}")),
-    );
-    leaks.extend(
-        stderr
-            .lines()
-            .filter(|l| l.contains(LEAK))
-            .map(|l| format!("stderr: {l}")),
-    );
+    let mut leaks = leaked_lines(&stdout, &stderr);
     // The token store is where tokens belong (0600 files under `oauth/`): present, and skipped.
     let store = cache.join("oauth");
     assert!(
@@ -419,6 +407,19 @@ fn no_secret_marker_leaves_by_any_channel() {
         "secret markers leaked:\n{}",
         leaks.join("\n")
     );
+}
+
+/// Every line of the sidecar's stdout and stderr that carries the leak marker, named by channel.
+fn leaked_lines(stdout: &[String], stderr: &str) -> Vec<String> {
+    let out = stdout
+        .iter()
+        .filter(|l| l.contains(LEAK))
+        .map(|l| format!("stdout: {l}"));
+    let err = stderr
+        .lines()
+        .filter(|l| l.contains(LEAK))
+        .map(|l| format!("stderr: {l}"));
+    out.chain(err).collect()
 }
 
 fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -535,19 +536,7 @@ fn no_cut_escaped_or_query_secret_leaves() {
         stderr.contains(r#"{"token":"***"}"#),
         "the server's JSON line was logged, masked"
     );
-    let mut leaks: Vec<String> = Vec::new();
-    leaks.extend(
-        stdout
-            .iter()
-            .filter(|l| l.contains(LEAK))
-            .map(|l| format!("stdout: {l}")),
-    );
-    leaks.extend(
-        stderr
-            .lines()
-            .filter(|l| l.contains(LEAK))
-            .map(|l| format!("stderr: {l}")),
-    );
+    let leaks = leaked_lines(&stdout, &stderr);
     assert!(
         leaks.is_empty(),
         "secret markers leaked:\n{}",
