@@ -27,7 +27,7 @@
 //! - [`cli`]: subcommands of the binary that are not the sidecar itself (the commands for people:
 //!   `list`, `call`, `test`, `doctor`, `inspect`; the conformance client).
 //!
-//! Architecture invariants (see also the README):
+//! Architecture invariants (see also ARCHITECTURE.md):
 //! 1. `jsonrpc` knows nothing of MCP or of the host protocol; `mcp` and `host` never import each other.
 //! 2. An MCP session does not know whether its transport is a child process.
 //! 3. Only `process::spawn` spawns processes (clippy `disallowed-methods`).

@@ -57,7 +57,7 @@ enum Command {
     Mcp(McpArgs),
     #[command(flatten)]
     People(People),
-    /// Internal: a one-shot MCP client for the official conformance suite (README "Conformance").
+    /// Internal: a one-shot MCP client for the official conformance suite (docs/conformance.md).
     #[command(hide = true)]
     ConformanceClient {
         /// The scenario server's URL (appended by the suite).

@@ -6,7 +6,7 @@
 //! (an elicitation is accepted with the form's defaults; a login is done headlessly: the
 //! authorization URL is fetched, and where it redirects is handed back), then `shutdown`. Everything
 //! scenario-specific is here; the sidecar does what it does for every host. The suite names the
-//! scenario in `MCP_CONFORMANCE_SCENARIO`; see README "Conformance".
+//! scenario in `MCP_CONFORMANCE_SCENARIO`; see `docs/conformance.md`.
 
 use std::sync::Arc;
 use std::time::Duration;

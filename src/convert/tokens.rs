@@ -4,11 +4,11 @@
 //! [`BYTES_PER_TOKEN`], rounded up. That ratio was measured with OpenAI's `o200k_base` tokenizer
 //! (the GPT-4o / GPT-5 family's) over the converted definitions of this repository's saved real-
 //! world schemas in every format: 4.28 bytes per token. `mcp-bench tokens --features tokenizer`
-//! checks it against that tokenizer on real servers' tools (README): totals within 5 % (a slight
-//! over-estimate, the safe side for a budget), single small definitions within about 30 %. No
-//! tokenizer is built in: the exact one depends on the model (Anthropic publishes none), a real
-//! one would add megabytes of vocabulary to a sidecar that otherwise needs about 10 MiB, and a
-//! byte count is free once the definition is serialised.
+//! checks it against that tokenizer on real servers' tools (`docs/benchmarks.md`): totals within
+//! 5 % (a slight over-estimate, the safe side for a budget), single small definitions within about
+//! 30 %. No tokenizer is built in: the exact one depends on the model (Anthropic publishes none),
+//! a real one would add megabytes of vocabulary to a sidecar that otherwise needs about 10 MiB,
+//! and a byte count is free once the definition is serialised.
 
 /// Bytes of compact JSON per token, in hundredths (4.28).
 pub const BYTES_PER_TOKEN_X100: u64 = 428;

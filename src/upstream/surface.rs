@@ -6,7 +6,7 @@
 //! registry masks them, as for a host). While a server reads, gets a prompt or completes, its
 //! questions are asked of the client whose request it is, as during a tool call (`answering`).
 //!
-//! Naming (README "mcp-sidecar mcp"): a prompt is exposed as `mcp__<server>__<prompt>`, by the
+//! Naming (`docs/mcp-mode.md`): a prompt is exposed as `mcp__<server>__<prompt>`, by the
 //! tools' name template; a resource keeps its URI, and the server that owns it is the one that
 //! listed it (`owners`; the first by name when several list it). A URI no listing showed (one made
 //! from a template, or read before any listing) is tried on each ready server in name order.

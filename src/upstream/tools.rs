@@ -2,7 +2,7 @@
 //! arguments checked against the tool's own schema, the server started if dormant, the server's
 //! timeout and `maxInflight`, the result held to `maxResultBytes` and its secrets masked.
 //!
-//! Errors, per kind (README "mcp-sidecar mcp"): a tool that does not exist is a protocol error
+//! Errors, per kind (`docs/mcp-mode.md`): a tool that does not exist is a protocol error
 //! (-32602, as MCP servers answer an unknown tool); a server's own JSON-RPC error is passed on with
 //! its code; every failure of *running* the tool — invalid arguments, timeout, the server down or
 //! overloaded, a result too large, a server that broke the protocol — is a tool result with

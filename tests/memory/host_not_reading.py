@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peak RSS of a sidecar whose host stops reading (README "Reliability"): rerun to get the figures.
+"""Peak RSS of a sidecar whose host stops reading (docs/reliability.md): rerun to get the figures.
 
     python3 tests/memory/host_not_reading.py SIDECAR FIXTURE calls
         3,000 `tools/call`s of 4 servers whose results are 250 KB each (under the default

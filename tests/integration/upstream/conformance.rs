@@ -3,7 +3,7 @@
 //! stdio server written with the official TypeScript SDK that offers every tool, resource and
 //! prompt the scenarios call by name (`tests/remote/conformance-fixture.mjs`), named as they are
 //! (`--name-template {tool}`). Each scenario is either expected to pass or listed in
-//! [`NOT_APPLICABLE`] with the reason (README "mcp-sidecar mcp" lists the same); one in neither
+//! [`NOT_APPLICABLE`] with the reason (`docs/conformance.md` lists the same); one in neither
 //! list fails the test, so a new scenario in the suite is looked at, not ignored.
 
 use std::collections::BTreeMap;
@@ -31,8 +31,8 @@ const NOT_APPLICABLE: &[(&str, &str)] = &[
     ),
 ];
 
-/// Scenarios this build does not pass yet, and what they need (README "What this build does not do
-/// yet" says the same).
+/// Scenarios this build does not pass yet, and what they need (`docs/limitations.md` says
+/// the same).
 const NOT_YET: &[(&str, &str)] = &[];
 
 /// Scenario name prefixes of extensions the aggregate does not offer, and why.
@@ -146,7 +146,7 @@ fn the_server_scenarios_that_apply_to_an_aggregate_pass() {
                 passed += 1;
                 if not_yet(name).is_some() {
                     failures.push(format!(
-                        "[{requirements}] {name} passes: take it off NOT_YET (and README)"
+                        "[{requirements}] {name} passes: take it off NOT_YET and docs/limitations.md"
                     ));
                 }
             } else if let Some(why) = not_yet(name) {
