@@ -272,10 +272,14 @@ export type ErrorCode = ProtocolErrorCode | ClientErrorCode | (string & {});
 
 export declare const CLIENT_CODES: readonly ClientErrorCode[];
 
-/** The only error type this package throws or rejects with. */
+/**
+ * The error type of every failure at run time. A request aborted by its caller's AbortSignal
+ * rejects with the signal's reason instead, as `fetch` does.
+ */
 export declare class SidecarError extends Error {
   constructor(code: ErrorCode, message: string, options?: { data?: ErrorData; rpcCode?: number; cause?: unknown });
-  readonly name: 'SidecarError';
+  /** `'TimeoutError'` for a time bound the client applies itself (`startTimeoutMs`: code TIMEOUT). */
+  name: 'SidecarError' | 'TimeoutError';
   /** Stable string code: branch on this. */
   code: ErrorCode;
   /** `error.data` from the sidecar (e.g. `stderrTail`, `violations`), or client-side details. */
@@ -335,11 +339,11 @@ export interface StartOptions {
   closeTimeoutMs?: number;
   /**
    * How long start() waits for the answer to `initialize` (default 30000 ms; `Infinity`: no bound).
-   * Past it start() rejects with TIMEOUT and the sidecar is stopped, so a sidecar that never
-   * answers cannot keep the host process alive.
+   * Past it start() rejects with a SidecarError named `TimeoutError` (code TIMEOUT) and the sidecar
+   * is stopped, so a sidecar that never answers cannot keep the host process alive.
    */
   startTimeoutMs?: number;
-  /** Aborting it makes a start() still waiting for `initialize` reject with CANCELLED (the sidecar is stopped). */
+  /** Aborting it makes a start() still waiting for `initialize` reject with `signal.reason` (the sidecar is stopped). */
   signal?: AbortSignal;
   /** Default buffer of each notifications() and logs() iterator (default 1024). */
   notificationBufferSize?: number;
@@ -366,7 +370,10 @@ export interface StartOptions {
 }
 
 export interface RequestOptions {
-  /** Aborting sends `notifications/cancelled` and rejects at once with SidecarError code CANCELLED. */
+  /**
+   * Aborting sends `notifications/cancelled` and rejects at once with `signal.reason`, as `fetch`
+   * does: a DOMException `AbortError` for `abort()`, `TimeoutError` for `AbortSignal.timeout()`.
+   */
   signal?: AbortSignal;
 }
 

@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import { findBinary } from './binary.js';
 import { SidecarProcess } from './child.js';
-import { SidecarError, RPC_CODES } from './errors.js';
+import { SidecarError } from './errors.js';
 import { HostHandlers, answerLine, checkRoots } from './handlers.js';
 import { LineReader } from './lines.js';
 import { NotificationStream } from './notifications.js';
@@ -27,14 +27,13 @@ const START_OPTIONS = new Set([
 const DEFAULT_START_TIMEOUT_MS = 30_000;
 const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout fires at once past it
 
-const cancelledError = (method, id, reason) =>
-  new SidecarError(
-    'CANCELLED',
-    id === undefined
-      ? `${method} was not sent: its AbortSignal was already aborted`
-      : `${method} (request ${id}) was cancelled by its AbortSignal`,
-    { rpcCode: RPC_CODES.CANCELLED, data: id === undefined ? {} : { requestId: id }, cause: reason },
-  );
+/**
+ * What a request aborted by its caller's AbortSignal rejects with: the signal's reason, as `fetch`
+ * and the other promise APIs of the platform do — a DOMException `AbortError` for `abort()`, a
+ * `TimeoutError` for `AbortSignal.timeout()`, the caller's own value for `abort(reason)`. A signal
+ * aborted without a reason (only a hand-made one can be) gets an `AbortError`.
+ */
+const abortReason = (signal) => signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 
 function omitUndefined(object) {
   const out = {};
@@ -75,7 +74,7 @@ export class SidecarClient extends EventEmitter {
       throw new TypeError(`startTimeoutMs must be a positive number of milliseconds (or Infinity), got ${startTimeoutMs}`);
     }
     const { signal } = options;
-    if (signal?.aborted) throw cancelledError('initialize', undefined, signal.reason);
+    if (signal?.aborted) throw abortReason(signal);
     const host = new HostHandlers(options);
     const binary = findBinary({ binaryPath: options.binaryPath });
     const client = new SidecarClient(binary, options, host);
@@ -404,7 +403,7 @@ export class SidecarClient extends EventEmitter {
 
   #request(method, params, signal, onProgress) {
     if (this.#failure !== null) return Promise.reject(this.#failure);
-    if (signal?.aborted) return Promise.reject(cancelledError(method, undefined, signal.reason));
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     const id = this.#nextId++;
     this.#out +=
       params === undefined
@@ -450,7 +449,7 @@ export class SidecarClient extends EventEmitter {
     this.#take(id, entry);
     this.#out += `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id}}}\n`;
     this.#flush();
-    entry.reject(cancelledError(entry.method, id, entry.signal.reason));
+    entry.reject(abortReason(entry.signal));
   }
 
   #take(id, entry) {
@@ -635,7 +634,8 @@ function callListener(listener, value) {
 
 /**
  * The outcome of `initialize`, unless `startTimeoutMs` passes or `signal` aborts first (then a
- * TIMEOUT or CANCELLED error; the caller closes the client, which settles the request).
+ * TIMEOUT SidecarError named `TimeoutError`, or the signal's reason; the caller closes the client,
+ * which settles the request).
  */
 function settleStart(initialize, startTimeoutMs, signal) {
   if (startTimeoutMs === Infinity && signal === undefined) return initialize;
@@ -644,7 +644,7 @@ function settleStart(initialize, startTimeoutMs, signal) {
     let timer;
     const onAbort = () => {
       done();
-      reject(cancelledError('initialize', undefined, signal.reason));
+      reject(abortReason(signal));
     };
     const done = () => {
       clearTimeout(timer);
@@ -653,11 +653,12 @@ function settleStart(initialize, startTimeoutMs, signal) {
     if (startTimeoutMs !== Infinity) {
       timer = setTimeout(() => {
         done();
-        reject(
-          new SidecarError('TIMEOUT', `the sidecar did not answer initialize within startTimeoutMs (${startTimeoutMs} ms)`, {
-            data: { setting: 'startTimeoutMs', limit: startTimeoutMs },
-          }),
-        );
+        const err = new SidecarError('TIMEOUT', `the sidecar did not answer initialize within startTimeoutMs (${startTimeoutMs} ms)`, {
+          data: { setting: 'startTimeoutMs', limit: startTimeoutMs },
+        });
+        // A time bound this client applies: named as the platform names one (AbortSignal.timeout()).
+        err.name = 'TimeoutError';
+        reject(err);
       }, startTimeoutMs);
     }
     signal?.addEventListener('abort', onAbort, { once: true });
