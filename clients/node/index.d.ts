@@ -320,8 +320,21 @@ export interface StartOptions {
   /** Environment of the sidecar (default `process.env`); servers only see an allowlist of it. */
   env?: NodeJS.ProcessEnv;
   cwd?: string;
-  /** Where the sidecar's stderr (logs) goes: inherited (default), dropped, or one call per line. */
-  stderr?: 'inherit' | 'ignore' | ((line: string) => void);
+  /**
+   * The sidecar's stderr (its own logs): `'log'` (default) reads them as records for `onLog` and
+   * the `'log'` event (with neither, warnings and errors become process warnings of type
+   * `McpSidecarWarning`); `'inherit'` (raw text into this process's stderr), `'ignore'`, or one
+   * call per raw line.
+   */
+  stderr?: 'log' | 'inherit' | 'ignore' | ((line: string) => void);
+  /** Called with each of the sidecar's own log records from spawn on (`stderr: 'log'` only). */
+  onLog?: (record: SidecarLogRecord) => void;
+  /**
+   * The sidecar's log filter (`--log`): `'error'`, `'warn'` (default), `'info'`, `'debug'`,
+   * `'trace'`, `'off'`, or a filter such as `'mcp_sidecar=debug'`. Without it, MCP_SIDECAR_LOG in
+   * the sidecar's environment applies when set; `--log` in `args` wins over both.
+   */
+  logLevel?: string;
   clientInfo?: { name: string; version: string };
   /** Session tool format (default `openai`). */
   toolFormat?: ToolFormat;
@@ -481,8 +494,23 @@ export interface LogStream extends AsyncIterableIterator<ServerLogParams> {
   return(): Promise<IteratorResult<ServerLogParams, undefined>>;
 }
 
+/** One line of the sidecar's own log (its stderr), not a server's (those are `logs()`). */
+export interface SidecarLogRecord {
+  level: 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** Names the cause (server, field, limit); a line that was not JSON (a panic) is kept whole here, level `error`. */
+  message: string;
+  /** RFC 3339, as the sidecar wrote it. */
+  timestamp?: string;
+  /** The module that logged, when the sidecar writes it. */
+  target?: string;
+  /** The event's other fields and its spans' (e.g. `server`). */
+  fields: Record<string, unknown>;
+}
+
 export interface SidecarEvents {
   notification: [notification: Notification];
+  /** The sidecar's own log records (`stderr: 'log'`, the default); while one is attached, none becomes a process warning. */
+  log: [record: SidecarLogRecord];
   'notifications/servers/changed': [params: ServersChangedParams];
   'notifications/tools/changed': [params: ToolsChangedParams];
   'notifications/progress': [params: ProgressParams];

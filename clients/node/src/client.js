@@ -12,6 +12,7 @@ import { SidecarError } from './errors.js';
 import { HostHandlers, answerLine, checkRoots } from './handlers.js';
 import { LineReader } from './lines.js';
 import { NotificationStream } from './notifications.js';
+import { logSettings, parseLogLine, recordText } from './sidecar-logs.js';
 import { VERSION } from './version.js';
 
 const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -22,7 +23,7 @@ const START_OPTIONS = new Set([
   'binaryPath', 'args', 'env', 'cwd', 'stderr', 'clientInfo', 'toolFormat', 'strict', 'nameTemplate',
   'maxNameLength', 'requireTrust', 'maxLineBytes', 'closeTimeoutMs', 'notificationBufferSize',
   'handlers', 'capabilities', 'roots', 'answerTimeoutMs', 'tokenStorage', 'defer', 'deferAboveTokens',
-  'resourcesAsTools', 'pinTools', 'serverLogs', 'startTimeoutMs', 'signal',
+  'resourcesAsTools', 'pinTools', 'serverLogs', 'startTimeoutMs', 'signal', 'logLevel', 'onLog',
 ]);
 const DEFAULT_START_TIMEOUT_MS = 30_000;
 const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout fires at once past it
@@ -56,6 +57,7 @@ export class SidecarClient extends EventEmitter {
   #closePromise = null;
   #failure = null; // SidecarError that every new request gets (closed, exited, broken output)
   #initializeResult = null;
+  #onLog; // the onLog start option, called with every record of the sidecar's own logs
 
   /**
    * Spawns the sidecar and performs `initialize`. Resolves once the sidecar answered.
@@ -76,8 +78,9 @@ export class SidecarClient extends EventEmitter {
     const { signal } = options;
     if (signal?.aborted) throw abortReason(signal);
     const host = new HostHandlers(options);
+    const logs = logSettings(options);
     const binary = findBinary({ binaryPath: options.binaryPath });
-    const client = new SidecarClient(binary, options, host);
+    const client = new SidecarClient(binary, options, host, logs);
     try {
       const initialize = client.#request(
         'initialize',
@@ -108,19 +111,28 @@ export class SidecarClient extends EventEmitter {
   }
 
   /** Use `SidecarClient.start()`; the constructor only spawns, without `initialize`. */
-  constructor(binary, options = {}, host = new HostHandlers(options)) {
+  constructor(binary, options = {}, host = new HostHandlers(options), logs = logSettings(options)) {
     super();
     this.#host = host;
+    this.#onLog = logs.onLog;
     this.binaryPath = binary.path;
     this.binarySource = binary.source;
     this.#bufferSize = options.notificationBufferSize ?? 1024;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    const userStderr = logs.stderr;
     const proc = new SidecarProcess({
       path: binary.path,
-      args: options.args,
+      args: logs.args,
       env: options.env,
       cwd: options.cwd,
-      stderr: options.stderr,
+      stderr:
+        userStderr === 'log'
+          ? (line) => this.#onLogLine(line)
+          : typeof userStderr === 'function'
+            ? (line) => {
+                userStderr(line); // its result is not the tail's business
+              }
+            : userStderr,
     });
     this.#proc = proc;
     const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -571,6 +583,28 @@ export class SidecarClient extends EventEmitter {
         throw err;
       });
     }
+  }
+
+  /**
+   * One line of the sidecar's own log (stderr, `--log-format json`): to `onLog` and the `'log'`
+   * event; with neither, a warning or an error becomes a process warning (`McpSidecarWarning`),
+   * which Node prints unless warnings are silenced. Returns the line as the stderr tail keeps it.
+   */
+  #onLogLine(line) {
+    const record = parseLogLine(line);
+    if (this.#onLog !== undefined) callListener(this.#onLog, record);
+    if (this.listenerCount('log') > 0) {
+      try {
+        this.emit('log', record);
+      } catch (err) {
+        queueMicrotask(() => {
+          throw err;
+        });
+      }
+    } else if (this.#onLog === undefined && (record.level === 'warn' || record.level === 'error')) {
+      process.emitWarning(record.message, { type: 'McpSidecarWarning', code: record.level.toUpperCase() });
+    }
+    return recordText(record);
   }
 
   /**
