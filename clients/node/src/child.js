@@ -65,8 +65,11 @@ export class SidecarProcess {
         if (this.pid === undefined) this.spawnError = err;
       });
       child.on('exit', () => {
-        // If some descendant still holds stdout open, do not wait for it forever.
-        const timer = setTimeout(() => child.stdout.destroy(), 2000);
+        // If some descendant still holds stdout (or the stderr pipe) open, do not wait for it forever.
+        const timer = setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr?.destroy();
+        }, 2000);
         timer.unref();
       });
       child.on('close', (code, signal) => {

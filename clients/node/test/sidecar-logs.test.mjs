@@ -5,12 +5,16 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import { SidecarClient } from '../src/index.js';
 import { logFlags, parseLogLine } from '../src/sidecar-logs.js';
-import { FIXTURE_BIN, PACKAGE_ROOT, SIDECAR_BIN, requireBinaries } from '../test-support/env.mjs';
+import { FIXTURE_BIN, PACKAGE_ROOT, SIDECAR_BIN, pidAlive, requireBinaries, tempDir, within } from '../test-support/env.mjs';
+
+const tmp = tempDir();
+after(tmp.cleanup);
 
 const MISSING = { command: '/nonexistent/mcp-server' };
 const missingWarning = (r) => r.level === 'warn' && r.fields.server === 'missing' && /start failed: server `missing`/.test(r.message);
@@ -79,6 +83,22 @@ test('a sidecar that dies leaves the tail of its log lines, as text, in SIDECAR_
   const err = await sleeping;
   assert.equal(err.code, 'SIDECAR_EXITED');
   assert.match(err.data.stderrTail, /^WARN start failed: server `missing`/m);
+});
+
+test('a sidecar that exits while a descendant holds its stderr pipe open still ends the client', async () => {
+  // The "sidecar" leaves a process behind that keeps its stdout and stderr open for 30 s.
+  const script = join(tmp.dir, 'leaky-sidecar.sh');
+  const pidFile = join(tmp.dir, 'leaked.pid');
+  writeFileSync(script, `#!/bin/sh\nsleep 30 &\necho $! > '${pidFile}'\nexit 3\n`);
+  chmodSync(script, 0o755);
+  try {
+    const err = await within(10_000, 'start to fail', SidecarClient.start({ binaryPath: script, startTimeoutMs: Infinity }).catch((e) => e));
+    assert.equal(err.code, 'SIDECAR_EXITED');
+    assert.deepEqual(err.data.exit, { code: 3, signal: null });
+  } finally {
+    const leaked = Number(readFileSync(pidFile, 'utf8'));
+    if (pidAlive(leaked)) process.kill(leaked, 'SIGKILL');
+  }
 });
 
 test('a line in either JSON shape, or not JSON at all, is one record', () => {
