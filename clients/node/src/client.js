@@ -1,9 +1,11 @@
 // client.js — owns the host-protocol v1 session: `initialize`, one typed async method per
 // protocol method, matching responses to requests by id (many in flight), AbortSignal
-// cancellation (`notifications/cancelled`), routing a call's progress to its callback, running
-// the host's handlers for the sidecar's requests concurrently (and cancelling one the sidecar
-// withdraws), delivering notifications (EventEmitter events and bounded async iterators, one of
-// them for server logs), and closing (`shutdown`, wait for exit, kill after a timeout).
+// cancellation (`notifications/cancelled`, the call rejected with the signal's reason), routing a
+// call's progress to its callback, running the host's handlers for the sidecar's requests
+// concurrently (and cancelling one the sidecar withdraws), delivering notifications (EventEmitter
+// events and bounded async iterators, one of them for server logs), routing the sidecar's own log
+// records (`onLog`, the `'log'` event, else process warnings), and closing (`shutdown`, wait for
+// exit, kill after a timeout).
 
 import { EventEmitter } from 'node:events';
 import { findBinary } from './binary.js';
