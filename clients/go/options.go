@@ -42,8 +42,8 @@ type Options struct {
 	// slog.Default() as it is when Start is called, whose handler drops
 	// records below its level.
 	Logger *slog.Logger
-	// LogLevel is the sidecar's log filter (--log): "error", "warn",
-	// "info", "debug", "trace", "off", or a filter such as
+	// LogLevel is the sidecar's log filter (--log): "error", "warn" (or
+	// LogWarning), "info", "debug", "trace", "off", or a filter such as
 	// "mcp_sidecar=debug". Empty means DefaultLogLevel ("warn"), unless
 	// MCP_SIDECAR_LOG is set in the sidecar's environment; "--log" in Args
 	// wins over both.

@@ -40,6 +40,11 @@ const maxLogLineBytes = 64 << 10
 func logFlags(args, env []string, level string, structured bool) []string {
 	var flags []string
 	if !hasFlag(args, "--log") {
+		if strings.EqualFold(level, LogWarning) {
+			// MCP's name of the level (LogWarning, for ServerLogs) would be a
+			// filter for a module named "warning": the sidecar would log nothing.
+			level = "warn"
+		}
 		if level == "" && !envSet(env, "MCP_SIDECAR_LOG") {
 			level = DefaultLogLevel
 		}

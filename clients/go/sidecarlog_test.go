@@ -198,6 +198,7 @@ func TestLogFlags(t *testing.T) {
 	}{
 		{nil, []string{}, "", true, []string{"--log", "warn", "--log-format", "json"}},
 		{nil, []string{}, "debug", false, []string{"--log", "debug"}},
+		{nil, []string{}, LogWarning, false, []string{"--log", "warn"}},
 		{nil, []string{"MCP_SIDECAR_LOG=info"}, "", true, []string{"--log-format", "json"}},
 		{nil, []string{"MCP_SIDECAR_LOG=info", "MCP_SIDECAR_LOG="}, "", false, []string{"--log", "warn"}},
 		{nil, []string{"MCP_SIDECAR_LOG=info"}, "error", true, []string{"--log", "error", "--log-format", "json"}},

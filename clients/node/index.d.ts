@@ -330,7 +330,7 @@ export interface StartOptions {
   /** Called with each of the sidecar's own log records from spawn on (`stderr: 'log'` only). */
   onLog?: (record: SidecarLogRecord) => void;
   /**
-   * The sidecar's log filter (`--log`): `'error'`, `'warn'` (default), `'info'`, `'debug'`,
+   * The sidecar's log filter (`--log`): `'error'`, `'warn'` (default; `'warning'` too), `'info'`, `'debug'`,
    * `'trace'`, `'off'`, or a filter such as `'mcp_sidecar=debug'`. Without it, MCP_SIDECAR_LOG in
    * the sidecar's environment applies when set; `--log` in `args` wins over both.
    */

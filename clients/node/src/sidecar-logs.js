@@ -49,7 +49,9 @@ export function logFlags({ args, env, logLevel, structured }) {
   }
   const flags = [];
   if (!hasFlag(args, '--log')) {
-    const level = logLevel ?? (env.MCP_SIDECAR_LOG ? undefined : DEFAULT_LOG_LEVEL);
+    // MCP's name of the level (`serverLogs: 'warning'`) would be a filter for a module named
+    // "warning" to the sidecar, which then logs nothing at all.
+    const level = (logLevel?.toLowerCase() === 'warning' ? 'warn' : logLevel) ?? (env.MCP_SIDECAR_LOG ? undefined : DEFAULT_LOG_LEVEL);
     if (level !== undefined) flags.push('--log', level);
   }
   if (structured && !hasFlag(args, '--log-format')) flags.push('--log-format', 'json');

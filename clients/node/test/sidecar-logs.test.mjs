@@ -126,6 +126,7 @@ test('a line in either JSON shape, or not JSON at all, is one record', () => {
 test('the level and format flags follow the caller\'s args, logLevel and MCP_SIDECAR_LOG', () => {
   assert.deepEqual(logFlags({ args: [], env: {}, structured: true }), ['--log', 'warn', '--log-format', 'json']);
   assert.deepEqual(logFlags({ args: [], env: {}, logLevel: 'debug', structured: false }), ['--log', 'debug']);
+  assert.deepEqual(logFlags({ args: [], env: {}, logLevel: 'Warning', structured: false }), ['--log', 'warn']);
   assert.deepEqual(logFlags({ args: [], env: { MCP_SIDECAR_LOG: 'info' }, structured: true }), ['--log-format', 'json']);
   assert.deepEqual(logFlags({ args: [], env: { MCP_SIDECAR_LOG: 'info' }, logLevel: 'error', structured: true }), ['--log', 'error', '--log-format', 'json']);
   assert.deepEqual(logFlags({ args: ['--log', 'trace'], env: {}, logLevel: 'error', structured: true }), ['--log-format', 'json']);
