@@ -24,8 +24,10 @@ type Client struct {
 	cmd  *exec.Cmd
 	info InitializeResult
 
-	stdin  *os.File // write end of the sidecar's stdin; owned by writeLoop
-	stdout *os.File // read end of the sidecar's stdout; owned by readLoop
+	stdin  *os.File      // write end of the sidecar's stdin; owned by writeLoop
+	stdout *os.File      // read end of the sidecar's stdout; owned by readLoop
+	stderr *os.File      // read end of the sidecar's stderr (nil unless Logger reads it)
+	logged chan struct{} // closed when every stderr line has gone to Logger (or there is none)
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
@@ -120,19 +122,41 @@ func spawn(path string, opts Options, srv *server, roots *rootsState) (*Client, 
 		inW.Close()
 		return nil, clientError(CodeSpawnFailed, err, "creating the stdout pipe: %v", err)
 	}
-	cmd := exec.Command(path, opts.Args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, opts.Stderr
-	if opts.Stderr == io.Discard {
+	var errR, errW *os.File // the sidecar's stderr, read here for Logger
+	if opts.Stderr == nil {
+		if errR, errW, err = os.Pipe(); err != nil {
+			inR.Close()
+			inW.Close()
+			outR.Close()
+			outW.Close()
+			return nil, clientError(CodeSpawnFailed, err, "creating the stderr pipe: %v", err)
+		}
+	}
+	args := append(append([]string(nil), opts.Args...), logFlags(opts.Args, opts.Env, opts.LogLevel, errR != nil)...)
+	cmd := exec.Command(path, args...)
+	cmd.Stdin, cmd.Stdout = inR, outW
+	switch {
+	case errW != nil:
+		cmd.Stderr = errW
+	case opts.Stderr == io.Discard:
 		cmd.Stderr = nil // the null device itself: no pipe, no copying goroutine
+	default:
+		cmd.Stderr = opts.Stderr
 	}
 	cmd.Env, cmd.Dir = opts.Env, opts.Dir
 	cmd.WaitDelay = time.Second // bounds Wait when something else holds stderr open
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
+	if errW != nil {
+		errW.Close()
+	}
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		if errR != nil {
+			errR.Close()
+		}
 		return nil, clientError(CodeSpawnFailed, err, "starting %s: %v", path, err)
 	}
 	c := &Client{
@@ -141,6 +165,8 @@ func spawn(path string, opts Options, srv *server, roots *rootsState) (*Client, 
 		cmd:        cmd,
 		stdin:      inW,
 		stdout:     outR,
+		stderr:     errR,
+		logged:     make(chan struct{}),
 		pending:    make(map[int64]chan response),
 		writeQ:     make(chan outgoing, 64),
 		writerDone: make(chan struct{}),
@@ -151,6 +177,11 @@ func spawn(path string, opts Options, srv *server, roots *rootsState) (*Client, 
 		progress:   make(map[int64]progressSink),
 		server:     srv,
 		roots:      roots,
+	}
+	if errR != nil {
+		go readSidecarLog(errR, opts.Logger, c.logged)
+	} else {
+		close(c.logged)
 	}
 	go c.waitLoop()
 	go c.writeLoop()
@@ -401,5 +432,18 @@ func (c *Client) waitLoop() {
 	case <-c.readerDone:
 	case <-time.After(2 * time.Second):
 		c.stdout.Close()
+	}
+	c.drainLog()
+}
+
+// drainLog waits until the sidecar's stderr has been read to its end (every
+// line handed to Logger), at most 2 s after the exit: a leaked descendant
+// holding it open makes it close the read end instead.
+func (c *Client) drainLog() {
+	select {
+	case <-c.logged:
+	case <-time.After(2 * time.Second):
+		c.stderr.Close() // non-nil: logged is closed at once without a reader
+		<-c.logged
 	}
 }

@@ -59,6 +59,7 @@ func (c *Client) close(ctx context.Context) error {
 		c.stdout.Close()
 		<-c.readerDone
 	}
+	c.drainLog() // and every log line, before Close returns
 
 	state := c.cmd.ProcessState.String()
 	switch {

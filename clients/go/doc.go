@@ -28,7 +28,8 @@
 // typed views), queue.go (the bounded drop-oldest queue behind
 // Notifications and Logs), progress.go (routing progress to its call),
 // handlers.go (the host's handlers for the sidecar's requests and the
-// capabilities they declare), serve.go (running them: one mechanism for
+// capabilities they declare), sidecarlog.go (the sidecar's own log lines
+// as slog records), serve.go (running them: one mechanism for
 // every method), roots.go (the roots list and SetRoots), close.go
 // (shutdown, wait, kill) and generate.go (the go generate step that ships a
 // locally built binary in bin/).
@@ -59,6 +60,14 @@
 // client then sends notifications/cancelled {requestId} so the sidecar stops
 // the work (and, for tools/call, tells the MCP server). A late response is
 // dropped.
+//
+// # The sidecar's own logs
+//
+// By default the sidecar logs at level warn, as JSON lines on its stderr
+// that the client reads and hands to Options.Logger (slog.Default() when
+// nil) as records with the sidecar's level, message, timestamp and fields.
+// Options.LogLevel changes the level; Options.Stderr takes the raw text
+// instead.
 //
 // # Lifetime and the missing-Close case (design note)
 //

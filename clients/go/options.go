@@ -4,7 +4,7 @@ package client
 
 import (
 	"io"
-	"os"
+	"log/slog"
 	"time"
 )
 
@@ -21,19 +21,33 @@ type Options struct {
 	// FindBinary: $MCP_SIDECAR_BIN, next to the executable, the module's
 	// bin/, a source checkout's target/, then PATH).
 	BinaryPath string
-	// Args are extra sidecar arguments, e.g. "--log", "debug".
+	// Args are extra sidecar arguments.
 	Args []string
 	// Env is the sidecar's environment (os/exec form "K=V"); nil inherits
 	// the host's. Servers only ever see an allowlist of it (PROTOCOL.md §6).
 	Env []string
 	// Dir is the sidecar's working directory; empty means the host's.
 	Dir string
-	// Stderr receives the sidecar's stderr (logs only; never parsed, never
-	// mixed with stdout). Nil means os.Stderr; io.Discard gives the sidecar
-	// the null device. An *os.File is handed to the sidecar as is; any
-	// other writer is fed through a pipe by a goroutine of this process, so
-	// it must not block, and it goes away with the host process.
+	// Stderr, when set, receives the sidecar's stderr as raw text lines
+	// (logs only, never mixed with stdout) instead of Logger: io.Discard
+	// gives the sidecar the null device, an *os.File is handed to the
+	// sidecar as is, and any other writer is fed through a pipe by a
+	// goroutine of this process, so it must not block, and it goes away
+	// with the host process.
 	Stderr io.Writer
+	// Logger receives the sidecar's own logs when Stderr is nil (the
+	// default): the sidecar writes JSON lines, and each becomes a record of
+	// this logger with the sidecar's level (TRACE is LevelTrace), message,
+	// timestamp, and fields as attributes (e.g. "server"). Nil means
+	// slog.Default() as it is when Start is called, whose handler drops
+	// records below its level.
+	Logger *slog.Logger
+	// LogLevel is the sidecar's log filter (--log): "error", "warn" (or
+	// LogWarning), "info", "debug", "trace", "off", or a filter such as
+	// "mcp_sidecar=debug". Empty means DefaultLogLevel ("warn"), unless
+	// MCP_SIDECAR_LOG is set in the sidecar's environment; "--log" in Args
+	// wins over both.
+	LogLevel string
 
 	// Session options sent in initialize; zero values take the sidecar's
 	// defaults (openai, "mcp__{server}__{tool}", 64, not strict, no trust
@@ -136,8 +150,8 @@ func (o Options) sessionParams(params map[string]any) {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Stderr == nil {
-		o.Stderr = os.Stderr
+	if o.Stderr == nil && o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	if o.NotificationBuffer <= 0 {
 		o.NotificationBuffer = DefaultNotificationBuffer

@@ -272,10 +272,14 @@ export type ErrorCode = ProtocolErrorCode | ClientErrorCode | (string & {});
 
 export declare const CLIENT_CODES: readonly ClientErrorCode[];
 
-/** The only error type this package throws or rejects with. */
+/**
+ * The error type of every failure at run time. A request aborted by its caller's AbortSignal
+ * rejects with the signal's reason instead, as `fetch` does.
+ */
 export declare class SidecarError extends Error {
   constructor(code: ErrorCode, message: string, options?: { data?: ErrorData; rpcCode?: number; cause?: unknown });
-  readonly name: 'SidecarError';
+  /** `'TimeoutError'` for a time bound the client applies itself (`startTimeoutMs`: code TIMEOUT). */
+  name: 'SidecarError' | 'TimeoutError';
   /** Stable string code: branch on this. */
   code: ErrorCode;
   /** `error.data` from the sidecar (e.g. `stderrTail`, `violations`), or client-side details. */
@@ -316,8 +320,21 @@ export interface StartOptions {
   /** Environment of the sidecar (default `process.env`); servers only see an allowlist of it. */
   env?: NodeJS.ProcessEnv;
   cwd?: string;
-  /** Where the sidecar's stderr (logs) goes: inherited (default), dropped, or one call per line. */
-  stderr?: 'inherit' | 'ignore' | ((line: string) => void);
+  /**
+   * The sidecar's stderr (its own logs): `'log'` (default) reads them as records for `onLog` and
+   * the `'log'` event (with neither, warnings and errors become process warnings of type
+   * `McpSidecarWarning`); `'inherit'` (raw text into this process's stderr), `'ignore'`, or one
+   * call per raw line.
+   */
+  stderr?: 'log' | 'inherit' | 'ignore' | ((line: string) => void);
+  /** Called with each of the sidecar's own log records from spawn on (`stderr: 'log'` only). */
+  onLog?: (record: SidecarLogRecord) => void;
+  /**
+   * The sidecar's log filter (`--log`): `'error'`, `'warn'` (default; `'warning'` too), `'info'`, `'debug'`,
+   * `'trace'`, `'off'`, or a filter such as `'mcp_sidecar=debug'`. Without it, MCP_SIDECAR_LOG in
+   * the sidecar's environment applies when set; `--log` in `args` wins over both.
+   */
+  logLevel?: string;
   clientInfo?: { name: string; version: string };
   /** Session tool format (default `openai`). */
   toolFormat?: ToolFormat;
@@ -335,11 +352,11 @@ export interface StartOptions {
   closeTimeoutMs?: number;
   /**
    * How long start() waits for the answer to `initialize` (default 30000 ms; `Infinity`: no bound).
-   * Past it start() rejects with TIMEOUT and the sidecar is stopped, so a sidecar that never
-   * answers cannot keep the host process alive.
+   * Past it start() rejects with a SidecarError named `TimeoutError` (code TIMEOUT) and the sidecar
+   * is stopped, so a sidecar that never answers cannot keep the host process alive.
    */
   startTimeoutMs?: number;
-  /** Aborting it makes a start() still waiting for `initialize` reject with CANCELLED (the sidecar is stopped). */
+  /** Aborting it makes a start() still waiting for `initialize` reject with `signal.reason` (the sidecar is stopped). */
   signal?: AbortSignal;
   /** Default buffer of each notifications() and logs() iterator (default 1024). */
   notificationBufferSize?: number;
@@ -366,7 +383,10 @@ export interface StartOptions {
 }
 
 export interface RequestOptions {
-  /** Aborting sends `notifications/cancelled` and rejects at once with SidecarError code CANCELLED. */
+  /**
+   * Aborting sends `notifications/cancelled` and rejects at once with `signal.reason`, as `fetch`
+   * does: a DOMException `AbortError` for `abort()`, `TimeoutError` for `AbortSignal.timeout()`.
+   */
   signal?: AbortSignal;
 }
 
@@ -474,8 +494,23 @@ export interface LogStream extends AsyncIterableIterator<ServerLogParams> {
   return(): Promise<IteratorResult<ServerLogParams, undefined>>;
 }
 
+/** One line of the sidecar's own log (its stderr), not a server's (those are `logs()`). */
+export interface SidecarLogRecord {
+  level: 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** Names the cause (server, field, limit); a line that was not JSON (a panic) is kept whole here, level `error`. */
+  message: string;
+  /** RFC 3339, as the sidecar wrote it. */
+  timestamp?: string;
+  /** The module that logged, when the sidecar writes it. */
+  target?: string;
+  /** The event's other fields and its spans' (e.g. `server`). */
+  fields: Record<string, unknown>;
+}
+
 export interface SidecarEvents {
   notification: [notification: Notification];
+  /** The sidecar's own log records (`stderr: 'log'`, the default); while one is attached, none becomes a process warning. */
+  log: [record: SidecarLogRecord];
   'notifications/servers/changed': [params: ServersChangedParams];
   'notifications/tools/changed': [params: ToolsChangedParams];
   'notifications/progress': [params: ProgressParams];

@@ -38,7 +38,16 @@ function fakeModel(messages, tools) {
   return { role: 'assistant', content: `The echo tool says: ${last.content}` };
 }
 
-await withClient(await start({ binaryPath: sidecarBin, stderr: 'ignore' }), async (client) => {
+// Node 20 (the oldest Node this package supports) has no `await using`: close in `finally`.
+const client = await start({ binaryPath: sidecarBin }); // the sidecar's own logs: warnings only
+try {
+  await agentLoop(client);
+} finally {
+  await client.close();
+}
+
+/** The loop: the model's tool calls run through the sidecar until the model answers. */
+async function agentLoop(client) {
   const status = await client.addServer('fx', { command: fixtureBin });
   console.log(`server ${status.name}: ${status.state}, ${status.toolsCount} tools`);
   const { tools, fingerprint } = await client.listTools({ format: 'openai' });
@@ -69,13 +78,4 @@ await withClient(await start({ binaryPath: sidecarBin, stderr: 'ignore' }), asyn
     }
   }
   throw new Error('the model did not finish within 5 turns');
-});
-
-/** `await using` for Node 20, whose syntax lacks it: run `body`, then dispose the client. */
-async function withClient(client, body) {
-  try {
-    await body(client);
-  } finally {
-    await client[Symbol.asyncDispose]();
-  }
 }

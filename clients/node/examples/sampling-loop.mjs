@@ -41,7 +41,6 @@ async function sample(params, { signal }) {
 
 const client = await start({
   binaryPath: sidecarBin,
-  stderr: 'ignore',
   handlers: { 'sampling/createMessage': sample },
 });
 try {

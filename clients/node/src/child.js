@@ -1,5 +1,5 @@
 // child.js — owns the sidecar process: spawning it with piped stdin/stdout, routing its stderr
-// (inherited by default, or split into lines for a callback, never mixed into stdout),
+// (inherited, dropped, or split into bounded lines for a callback, never mixed into stdout),
 // tracking its exit, keeping it from holding the Node event loop open while idle, and killing it.
 
 import { spawn } from 'node:child_process';
@@ -15,7 +15,8 @@ export class SidecarProcess {
    * @param {string[]} [options.args]
    * @param {NodeJS.ProcessEnv} [options.env]
    * @param {string} [options.cwd]
-   * @param {'inherit'|'ignore'|((line: string) => void)} [options.stderr] default 'inherit'
+   * @param {'inherit'|'ignore'|((line: string) => string|void)} [options.stderr] default 'inherit';
+   *   a callback's string result is what the stderr tail keeps of the line (else the line itself)
    */
   constructor({ path, args = [], env, cwd, stderr = 'inherit' }) {
     this.path = path;
@@ -43,14 +44,16 @@ export class SidecarProcess {
       const reader = new LineReader({
         maxLineBytes: STDERR_LINE_BYTES,
         onLine: (line) => {
-          this.stderrTail = (this.stderrTail + line + '\n').slice(-STDERR_TAIL_CHARS);
+          let kept = line;
           try {
-            stderr(line);
+            const shown = stderr(line);
+            if (typeof shown === 'string') kept = shown;
           } catch (err) {
             queueMicrotask(() => {
               throw err;
             });
           }
+          this.stderrTail = (this.stderrTail + kept + '\n').slice(-STDERR_TAIL_CHARS);
         },
       });
       child.stderr.on('data', (chunk) => reader.push(chunk));
@@ -62,8 +65,11 @@ export class SidecarProcess {
         if (this.pid === undefined) this.spawnError = err;
       });
       child.on('exit', () => {
-        // If some descendant still holds stdout open, do not wait for it forever.
-        const timer = setTimeout(() => child.stdout.destroy(), 2000);
+        // If some descendant still holds stdout (or the stderr pipe) open, do not wait for it forever.
+        const timer = setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr?.destroy();
+        }, 2000);
         timer.unref();
       });
       child.on('close', (code, signal) => {

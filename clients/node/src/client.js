@@ -1,17 +1,20 @@
 // client.js — owns the host-protocol v1 session: `initialize`, one typed async method per
 // protocol method, matching responses to requests by id (many in flight), AbortSignal
-// cancellation (`notifications/cancelled`), routing a call's progress to its callback, running
-// the host's handlers for the sidecar's requests concurrently (and cancelling one the sidecar
-// withdraws), delivering notifications (EventEmitter events and bounded async iterators, one of
-// them for server logs), and closing (`shutdown`, wait for exit, kill after a timeout).
+// cancellation (`notifications/cancelled`, the call rejected with the signal's reason), routing a
+// call's progress to its callback, running the host's handlers for the sidecar's requests
+// concurrently (and cancelling one the sidecar withdraws), delivering notifications (EventEmitter
+// events and bounded async iterators, one of them for server logs), routing the sidecar's own log
+// records (`onLog`, the `'log'` event, else process warnings), and closing (`shutdown`, wait for
+// exit, kill after a timeout).
 
 import { EventEmitter } from 'node:events';
 import { findBinary } from './binary.js';
 import { SidecarProcess } from './child.js';
-import { SidecarError, RPC_CODES } from './errors.js';
+import { SidecarError } from './errors.js';
 import { HostHandlers, answerLine, checkRoots } from './handlers.js';
 import { LineReader } from './lines.js';
 import { NotificationStream } from './notifications.js';
+import { logSettings, parseLogLine, recordText } from './sidecar-logs.js';
 import { VERSION } from './version.js';
 
 const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -22,19 +25,18 @@ const START_OPTIONS = new Set([
   'binaryPath', 'args', 'env', 'cwd', 'stderr', 'clientInfo', 'toolFormat', 'strict', 'nameTemplate',
   'maxNameLength', 'requireTrust', 'maxLineBytes', 'closeTimeoutMs', 'notificationBufferSize',
   'handlers', 'capabilities', 'roots', 'answerTimeoutMs', 'tokenStorage', 'defer', 'deferAboveTokens',
-  'resourcesAsTools', 'pinTools', 'serverLogs', 'startTimeoutMs', 'signal',
+  'resourcesAsTools', 'pinTools', 'serverLogs', 'startTimeoutMs', 'signal', 'logLevel', 'onLog',
 ]);
 const DEFAULT_START_TIMEOUT_MS = 30_000;
 const MAX_TIMER_MS = 2 ** 31 - 1; // setTimeout fires at once past it
 
-const cancelledError = (method, id, reason) =>
-  new SidecarError(
-    'CANCELLED',
-    id === undefined
-      ? `${method} was not sent: its AbortSignal was already aborted`
-      : `${method} (request ${id}) was cancelled by its AbortSignal`,
-    { rpcCode: RPC_CODES.CANCELLED, data: id === undefined ? {} : { requestId: id }, cause: reason },
-  );
+/**
+ * What a request aborted by its caller's AbortSignal rejects with: the signal's reason, as `fetch`
+ * and the other promise APIs of the platform do — a DOMException `AbortError` for `abort()`, a
+ * `TimeoutError` for `AbortSignal.timeout()`, the caller's own value for `abort(reason)`. A signal
+ * aborted without a reason (only a hand-made one can be) gets an `AbortError`.
+ */
+const abortReason = (signal) => signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 
 function omitUndefined(object) {
   const out = {};
@@ -57,6 +59,7 @@ export class SidecarClient extends EventEmitter {
   #closePromise = null;
   #failure = null; // SidecarError that every new request gets (closed, exited, broken output)
   #initializeResult = null;
+  #onLog; // the onLog start option, called with every record of the sidecar's own logs
 
   /**
    * Spawns the sidecar and performs `initialize`. Resolves once the sidecar answered.
@@ -75,10 +78,11 @@ export class SidecarClient extends EventEmitter {
       throw new TypeError(`startTimeoutMs must be a positive number of milliseconds (or Infinity), got ${startTimeoutMs}`);
     }
     const { signal } = options;
-    if (signal?.aborted) throw cancelledError('initialize', undefined, signal.reason);
+    if (signal?.aborted) throw abortReason(signal);
     const host = new HostHandlers(options);
+    const logs = logSettings(options);
     const binary = findBinary({ binaryPath: options.binaryPath });
-    const client = new SidecarClient(binary, options, host);
+    const client = new SidecarClient(binary, options, host, logs);
     try {
       const initialize = client.#request(
         'initialize',
@@ -109,19 +113,28 @@ export class SidecarClient extends EventEmitter {
   }
 
   /** Use `SidecarClient.start()`; the constructor only spawns, without `initialize`. */
-  constructor(binary, options = {}, host = new HostHandlers(options)) {
+  constructor(binary, options = {}, host = new HostHandlers(options), logs = logSettings(options)) {
     super();
     this.#host = host;
+    this.#onLog = logs.onLog;
     this.binaryPath = binary.path;
     this.binarySource = binary.source;
     this.#bufferSize = options.notificationBufferSize ?? 1024;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    const userStderr = logs.stderr;
     const proc = new SidecarProcess({
       path: binary.path,
-      args: options.args,
+      args: logs.args,
       env: options.env,
       cwd: options.cwd,
-      stderr: options.stderr,
+      stderr:
+        userStderr === 'log'
+          ? (line) => this.#onLogLine(line)
+          : typeof userStderr === 'function'
+            ? (line) => {
+                userStderr(line); // its result is not the tail's business
+              }
+            : userStderr,
     });
     this.#proc = proc;
     const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -404,7 +417,7 @@ export class SidecarClient extends EventEmitter {
 
   #request(method, params, signal, onProgress) {
     if (this.#failure !== null) return Promise.reject(this.#failure);
-    if (signal?.aborted) return Promise.reject(cancelledError(method, undefined, signal.reason));
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     const id = this.#nextId++;
     this.#out +=
       params === undefined
@@ -450,7 +463,7 @@ export class SidecarClient extends EventEmitter {
     this.#take(id, entry);
     this.#out += `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id}}}\n`;
     this.#flush();
-    entry.reject(cancelledError(entry.method, id, entry.signal.reason));
+    entry.reject(abortReason(entry.signal));
   }
 
   #take(id, entry) {
@@ -575,6 +588,28 @@ export class SidecarClient extends EventEmitter {
   }
 
   /**
+   * One line of the sidecar's own log (stderr, `--log-format json`): to `onLog` and the `'log'`
+   * event; with neither, a warning or an error becomes a process warning (`McpSidecarWarning`),
+   * which Node prints unless warnings are silenced. Returns the line as the stderr tail keeps it.
+   */
+  #onLogLine(line) {
+    const record = parseLogLine(line);
+    if (this.#onLog !== undefined) callListener(this.#onLog, record);
+    if (this.listenerCount('log') > 0) {
+      try {
+        this.emit('log', record);
+      } catch (err) {
+        queueMicrotask(() => {
+          throw err;
+        });
+      }
+    } else if (this.#onLog === undefined && (record.level === 'warn' || record.level === 'error')) {
+      process.emitWarning(record.message, { type: 'McpSidecarWarning', code: record.level.toUpperCase() });
+    }
+    return recordText(record);
+  }
+
+  /**
    * Fatal client-side failure: reject everything and stop the sidecar by closing its stdin (EOF:
    * it stops its servers and exits 0). Its stdout is still read (and dropped) so it is never left
    * blocked on a full pipe before it reaches that EOF; one still running after `closeTimeoutMs`
@@ -635,7 +670,8 @@ function callListener(listener, value) {
 
 /**
  * The outcome of `initialize`, unless `startTimeoutMs` passes or `signal` aborts first (then a
- * TIMEOUT or CANCELLED error; the caller closes the client, which settles the request).
+ * TIMEOUT SidecarError named `TimeoutError`, or the signal's reason; the caller closes the client,
+ * which settles the request).
  */
 function settleStart(initialize, startTimeoutMs, signal) {
   if (startTimeoutMs === Infinity && signal === undefined) return initialize;
@@ -644,7 +680,7 @@ function settleStart(initialize, startTimeoutMs, signal) {
     let timer;
     const onAbort = () => {
       done();
-      reject(cancelledError('initialize', undefined, signal.reason));
+      reject(abortReason(signal));
     };
     const done = () => {
       clearTimeout(timer);
@@ -653,11 +689,12 @@ function settleStart(initialize, startTimeoutMs, signal) {
     if (startTimeoutMs !== Infinity) {
       timer = setTimeout(() => {
         done();
-        reject(
-          new SidecarError('TIMEOUT', `the sidecar did not answer initialize within startTimeoutMs (${startTimeoutMs} ms)`, {
-            data: { setting: 'startTimeoutMs', limit: startTimeoutMs },
-          }),
-        );
+        const err = new SidecarError('TIMEOUT', `the sidecar did not answer initialize within startTimeoutMs (${startTimeoutMs} ms)`, {
+          data: { setting: 'startTimeoutMs', limit: startTimeoutMs },
+        });
+        // A time bound this client applies: named as the platform names one (AbortSignal.timeout()).
+        err.name = 'TimeoutError';
+        reject(err);
       }, startTimeoutMs);
     }
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,5 +1,5 @@
-// start.test.mjs — start() against a sidecar that never answers initialize: the start timeout
-// and the AbortSignal end it with a clear error and stop the sidecar, and a host that does
+// start.test.mjs — start() against a sidecar that never answers initialize: the start timeout (a
+// TimeoutError) and the AbortSignal (its reason) end it and stop the sidecar, and a host that does
 // nothing else then exits by itself (the pending initialize does not hold it forever).
 
 import assert from 'node:assert/strict';
@@ -14,20 +14,22 @@ const SILENT = {
   args: ['silent-initialize'],
 };
 
-test('an AbortSignal ends a start() waiting for initialize with CANCELLED', async () => {
+test('an AbortSignal ends a start() waiting for initialize with the signal\'s reason', async () => {
   const controller = new AbortController();
   const starting = SidecarClient.start({ ...SILENT, startTimeoutMs: Infinity, signal: controller.signal });
-  controller.abort(new Error('the user gave up'));
+  const reason = new Error('the user gave up');
+  controller.abort(reason);
   const err = await within(10_000, 'start after abort', starting.catch((e) => e));
-  assert.ok(err instanceof SidecarError);
-  assert.equal(err.code, 'CANCELLED');
-  assert.equal(err.cause?.message, 'the user gave up');
+  assert.equal(err, reason);
   const already = await SidecarClient.start({ ...SILENT, signal: AbortSignal.abort() }).catch((e) => e);
-  assert.equal(already.code, 'CANCELLED');
+  assert.ok(already instanceof DOMException);
+  assert.equal(already.name, 'AbortError');
 });
 
-test('startTimeoutMs ends a start() waiting for initialize with TIMEOUT', async () => {
+test('startTimeoutMs ends a start() waiting for initialize with a TimeoutError (code TIMEOUT)', async () => {
   const err = await within(10_000, 'start', SidecarClient.start({ ...SILENT, startTimeoutMs: 300 }).catch((e) => e));
+  assert.ok(err instanceof SidecarError);
+  assert.equal(err.name, 'TimeoutError');
   assert.equal(err.code, 'TIMEOUT');
   assert.equal(err.data.limit, 300);
   assert.match(err.message, /did not answer initialize within startTimeoutMs \(300 ms\)/);

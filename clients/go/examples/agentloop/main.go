@@ -99,7 +99,7 @@ func run(ctx context.Context, out io.Writer, prompt string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c, err := client.Start(ctx, client.Options{ToolFormat: client.FormatOpenAI, Stderr: io.Discard})
+	c, err := client.Start(ctx, client.Options{ToolFormat: client.FormatOpenAI}) // the sidecar's warnings: slog.Default()
 	if err != nil {
 		return "", err
 	}

@@ -82,7 +82,6 @@ func run(ctx context.Context, out io.Writer, prompt string) (string, error) {
 		return "", err
 	}
 	c, err := client.Start(ctx, client.Options{
-		Stderr: io.Discard,
 		// Registering the handler declares sampling to every server.
 		Handlers: client.Handlers{
 			Sampling: func(ctx context.Context, req *client.SamplingParams) (*client.SamplingResult, error) {

@@ -7,7 +7,23 @@ import {
   type Notification, type OpenAIDefinition, type ServerStatus, type ToolsListResult, type GeminiDefinition,
   type LoadServersResult, type ServerTestReport, type ReadResultResult, HandlerError, type SamplingParams,
   type ResourcesListResult, type ServersStatsResult, type ProgressParams, type ServerLogParams,
+  type SidecarLogRecord,
 } from 'mcp-sidecar';
+
+export async function sidecarLogs(): Promise<string[]> {
+  const seen: string[] = [];
+  const client = await start({ logLevel: 'info', onLog: (r: SidecarLogRecord) => seen.push(`${r.level} ${r.message}`) });
+  client.on('log', (r) => void (r.fields.server ?? r.timestamp));
+  await start({ stderr: 'log', logLevel: 'mcp_sidecar=debug' });
+  // @ts-expect-error a level is one of five
+  const bad: SidecarLogRecord['level'] = 'warning';
+  try {
+    await start({ startTimeoutMs: 100 });
+  } catch (err) {
+    if (err instanceof SidecarError && err.name === 'TimeoutError') seen.push(err.code);
+  }
+  return [...seen, bad];
+}
 
 export async function newer(client: SidecarClient): Promise<number> {
   const strict = await start({ toolFormat: 'gemini', strict: true, requireTrust: true });
