@@ -4,7 +4,9 @@ host provider-ready tools over host protocol v1 (JSON-RPC 2.0 on its stdin/stdou
 - :class:`AsyncSidecar` (``mcp_sidecar.aio``): the asyncio client.
 - :class:`Sidecar` (``mcp_sidecar.sync``): the blocking client (threads welcome), with
   :class:`CancelToken` to cancel its calls from another thread.
-- :class:`SidecarError`: the one exception type (``code``, ``message``, ``data``, ``rpc_code``).
+- :class:`SidecarError`: the one exception type (``code``, ``message``, ``data``, ``rpc_code``);
+  its timeouts are :class:`SidecarTimeoutError` (also a ``TimeoutError``) and its cancellations
+  :class:`SidecarCancelledError` (also a ``concurrent.futures.CancelledError``).
 - :class:`HandlerError`: raised by the host's handler of a sidecar request (sampling,
   elicitation, roots, OAuth browser step) to answer it with a JSON-RPC error.
 - :func:`find_sidecar_bin`: where the sidecar binary is looked for.
@@ -18,7 +20,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._binary import ENV_VAR, find_sidecar_bin
-from ._errors import CLIENT_RPC_CODE, ErrorCode, SidecarError
+from ._errors import (
+    CLIENT_RPC_CODE,
+    ErrorCode,
+    SidecarCancelledError,
+    SidecarError,
+    SidecarTimeoutError,
+)
 from ._handlers import HandlerError
 from ._protocol import (
     PROTOCOL_VERSION,
@@ -105,6 +113,8 @@ __all__ = [
     "Sidecar",
     "CancelToken",
     "SidecarError",
+    "SidecarTimeoutError",
+    "SidecarCancelledError",
     "HandlerError",
     "ErrorCode",
     "CLIENT_RPC_CODE",
