@@ -49,6 +49,7 @@ from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
 from ._options import (
+    DEFAULT_LOG_LEVEL,
     DEFAULT_LOG_QUEUE_SIZE,
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_NOTIFICATION_QUEUE_SIZE,
@@ -198,8 +199,8 @@ class _Connection(asyncio.SubprocessProtocol):
             SERVER_LOG: self._on_log,
             CANCELLED: self._on_cancelled,
         }
-        # Stderr to a logger.
-        self._stderr_logger = options.stderr_logger()
+        # Stderr to logging.
+        self._stderr_sink = options.stderr_sink()
         self._stderr_lines = LineSplitter(_STDERR_LINE_BYTES)
         # Ending.
         self.exited: asyncio.Future[Optional[int]] = loop.create_future()
@@ -242,13 +243,13 @@ class _Connection(asyncio.SubprocessProtocol):
                 return
             if splitter.overflowed:
                 self._fatal(line_too_large(self._max_line_bytes))
-        elif fd == 2 and self._stderr_logger is not None:
+        elif fd == 2 and self._stderr_sink is not None:
             lines = self._stderr_lines.feed(data)
             if self._stderr_lines.overflowed:
                 self._stderr_lines = LineSplitter(_STDERR_LINE_BYTES)
                 lines.append(b"(an over-long stderr line was dropped)")
             for line in lines:
-                self._stderr_logger.info("%s", line.decode("utf-8", "replace").rstrip())
+                self._stderr_sink(line)
 
     def pipe_connection_lost(self, fd: int, exc: Optional[Exception]) -> None:
         if fd == 1:
@@ -662,7 +663,9 @@ class AsyncSidecar:
         args: extra command-line flags of the sidecar (e.g. ``["--log", "debug"]``).
         env: the sidecar's environment (default: inherited).
         cwd: the sidecar's working directory.
-        stderr: where the sidecar's log goes (see :data:`StderrTarget`); default inherited.
+        stderr: where the sidecar's log goes (see :data:`StderrTarget`); default: each line
+            becomes a record of ``logging.getLogger("mcp_sidecar.sidecar")`` at its level
+            (``sys.stderr`` passes the raw lines to yours, as before).
         max_line_bytes: longest line accepted from the sidecar's stdout (64 MiB); a longer
             one closes the client with ``LINE_TOO_LARGE``.
         notification_queue_size: notifications kept for :meth:`notifications`; when full the
@@ -689,6 +692,10 @@ class AsyncSidecar:
         log_queue_size: server log messages kept for :meth:`logs`; when full the oldest is
             dropped (counted in :attr:`dropped_logs`). 0: no log queue.
         answer_timeout_ms: how long the sidecar waits for a handler's answer (600000).
+        log_level: the sidecar's log filter (``--log``): ``"warn"`` by default, so its INFO
+            lines stay out of your log; ``"info"``, ``"debug"`` or a filter such as
+            ``"mcp_sidecar=debug"``; None leaves it to ``MCP_SIDECAR_LOG`` or the sidecar's
+            default (info). A ``--log`` in ``args`` or ``MCP_SIDECAR_LOG`` set takes precedence.
     """
 
     def __init__(
@@ -716,6 +723,7 @@ class AsyncSidecar:
         server_logs: Optional[LogLevel] = None,
         log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE,
         answer_timeout_ms: Optional[int] = None,
+        log_level: Optional[str] = DEFAULT_LOG_LEVEL,
     ) -> None:
         self._options = Options(
             binary=binary,
@@ -739,6 +747,7 @@ class AsyncSidecar:
             server_logs=server_logs,
             log_queue_size=log_queue_size,
             answer_timeout_ms=answer_timeout_ms,
+            log_level=log_level,
         )
         self._close_timeout = close_timeout
         self._conn: Optional[_Connection] = None

@@ -26,7 +26,6 @@ import weakref
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import (
-    TYPE_CHECKING,
     IO,
     Any,
     Callable,
@@ -47,6 +46,7 @@ from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
 from ._options import (
+    DEFAULT_LOG_LEVEL,
     DEFAULT_LOG_QUEUE_SIZE,
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_NOTIFICATION_QUEUE_SIZE,
@@ -123,9 +123,6 @@ from ._wire import (
     set_level_params,
     test_server_params,
 )
-
-if TYPE_CHECKING:
-    import logging
 
 __all__ = [
     "Sidecar",
@@ -283,11 +280,11 @@ class _Connection:
         self._bg = threading.Thread(target=self._background, name="mcp-sidecar-reader", daemon=True)
         self._bg.start()
         self._stderr_thread: Optional[threading.Thread] = None
-        stderr_logger = options.stderr_logger()
-        if stderr_logger is not None and proc.stderr is not None:
+        stderr_sink = options.stderr_sink()
+        if stderr_sink is not None and proc.stderr is not None:
             self._stderr_thread = threading.Thread(
                 target=_drain_stderr,
-                args=(proc.stderr, stderr_logger),
+                args=(proc.stderr, stderr_sink),
                 name="mcp-sidecar-stderr",
                 daemon=True,
             )
@@ -786,14 +783,14 @@ def _iterate(
         yield item
 
 
-def _drain_stderr(stream: IO[bytes], target: "logging.Logger") -> None:
-    """Forward the sidecar's stderr to a logger, line by line (cut at 64 KiB per line)."""
+def _drain_stderr(stream: IO[bytes], sink: Callable[[bytes], None]) -> None:
+    """Forward the sidecar's stderr to its sink, line by line (cut at 64 KiB per line)."""
     try:
         while True:
             line = stream.readline(1 << 16)
             if not line:
                 return
-            target.info("%s", line.decode("utf-8", "replace").rstrip())
+            sink(line)
     except (OSError, ValueError):
         return
 
@@ -845,6 +842,7 @@ class Sidecar:
         server_logs: Optional[LogLevel] = None,
         log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE,
         answer_timeout_ms: Optional[int] = None,
+        log_level: Optional[str] = DEFAULT_LOG_LEVEL,
     ) -> None:
         options = Options(
             binary=binary,
@@ -868,6 +866,7 @@ class Sidecar:
             server_logs=server_logs,
             log_queue_size=log_queue_size,
             answer_timeout_ms=answer_timeout_ms,
+            log_level=log_level,
         )
         self._close_timeout = close_timeout
         self._handlers = options.handlers
