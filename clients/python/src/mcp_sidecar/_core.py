@@ -33,7 +33,7 @@ from typing import (
 from . import _log
 from ._errors import ErrorCode, SidecarError, client_error, error_from_rpc
 from ._handlers import SidecarRequest
-from ._protocol import Notification
+from ._protocol import SERVERS_CHANGED, Notification, ServerStatus
 from ._wire import cancel_line, decode_line, encode_request
 
 __all__ = [
@@ -248,6 +248,10 @@ def classify(
         params = message.get("params")
         if "id" in message:
             return SidecarRequest(message["id"], method, params if isinstance(params, dict) else {})
+        if method == SERVERS_CHANGED and isinstance(params, dict):
+            status = params.get("status")
+            if isinstance(status, dict):
+                params["status"] = ServerStatus(status)  # a typed result, as servers/list's
         return Notification(method, params if isinstance(params, dict) else {})
     request_id = message.get("id")
     if type(request_id) is not int:

@@ -1,8 +1,8 @@
 """Host protocol v1 types: the shapes of params, results and notifications.
 
-Owns: the protocol constants and :class:`Notification`. The TypedDicts are generated from
-``proto/schema/*.json`` into ``_generated.py`` (``clients/codegen/generate.py``) and re-exported
-here. Per protocol §14, the sidecar may add fields at any time: code reading these dicts must
+Owns: the protocol constants and :class:`Notification`. The result classes and TypedDicts are
+generated from ``proto/schema/*.json`` into ``_generated.py`` (``clients/codegen/generate.py``) and
+re-exported here. Per protocol §14, the sidecar may add fields at any time: code reading these dicts must
 ignore keys it does not know.
 """
 

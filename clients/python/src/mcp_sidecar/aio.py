@@ -48,6 +48,7 @@ from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
+from ._results import shape
 from ._options import (
     DEFAULT_LOG_LEVEL,
     DEFAULT_LOG_QUEUE_SIZE,
@@ -794,7 +795,7 @@ class AsyncSidecar:
         except BaseException:
             await conn.close(1.0)
             raise
-        self._initialize_result = cast(InitializeResult, result)
+        self._initialize_result = shape(InitializeResult, result)
         return self
 
     async def close(self, timeout: Optional[float] = None) -> None:
@@ -934,7 +935,7 @@ class AsyncSidecar:
         an exception: the status has ``state: "error"`` and ``lastError``. With ``wait=False``
         the answer comes at once (``starting``); follow ``notifications/servers/changed``."""
         params = add_server_params(name, config, wait, trust)
-        return cast(ServerStatus, await self._here().request("servers/add", params, timeout))
+        return shape(ServerStatus, await self._here().request("servers/add", params, timeout))
 
     async def remove_server(self, name: str, *, timeout: Optional[float] = None) -> None:
         """``servers/remove``: returns once the server's whole process tree is gone."""
@@ -943,11 +944,11 @@ class AsyncSidecar:
     async def restart_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
         """``servers/restart``: stop (whatever the state) and start again; the new status."""
         result = await self._here().request("servers/restart", {"name": name}, timeout)
-        return cast(ServerStatus, result)
+        return shape(ServerStatus, result)
 
     async def list_servers(self, *, timeout: Optional[float] = None) -> ServersListResult:
         """``servers/list``: ``{"servers": [status, ...]}`` sorted by name."""
-        return cast(ServersListResult, await self._here().request("servers/list", None, timeout))
+        return shape(ServersListResult, await self._here().request("servers/list", None, timeout))
 
     async def list_tools(
         self,
@@ -960,7 +961,7 @@ class AsyncSidecar:
         """``tools/list``: ``{"tools": [entry, ...], "fingerprint": "sha256:..."}``; each entry's
         ``definition`` is in ``format`` (default: the session ``tool_format``)."""
         params = list_tools_params(format, servers, strict)
-        return cast(ToolsListResult, await self._here().request("tools/list", params, timeout))
+        return shape(ToolsListResult, await self._here().request("tools/list", params, timeout))
 
     async def call_tool(
         self,
@@ -994,7 +995,7 @@ class AsyncSidecar:
             max_total_timeout_ms,
         )
         result = await self._here().request("tools/call", params, timeout, progress)
-        return cast(ToolCallResult, result)
+        return shape(ToolCallResult, result)
 
     async def load_servers(
         self,
@@ -1016,7 +1017,7 @@ class AsyncSidecar:
         held back for trust are in ``trustRequired``."""
         params = load_servers_params(path, json, text, dialect, inputs, trust, wait)
         result = await self._here().request("servers/load", params, timeout)
-        return cast(ServersLoadResult, result)
+        return shape(ServersLoadResult, result)
 
     async def test_server(
         self,
@@ -1032,7 +1033,7 @@ class AsyncSidecar:
         A failed start is ``state: "error"``, not an exception."""
         params = test_server_params(config, name, trust)
         result = await self._here().request("servers/test", params, timeout)
-        return cast(ServersTestResult, result)
+        return shape(ServersTestResult, result)
 
     async def read_result(
         self,
@@ -1047,7 +1048,7 @@ class AsyncSidecar:
         A handle no longer kept raises ``RESULT_EXPIRED``."""
         params = read_result_params(handle, offset, length)
         result = await self._here().request("results/read", params, timeout)
-        return cast(ResultsReadResult, result)
+        return shape(ResultsReadResult, result)
 
     async def search_tools(
         self,
@@ -1063,7 +1064,7 @@ class AsyncSidecar:
         first, each a tool entry with ``score`` (and ``exact`` when named); ``total`` matched."""
         params = search_tools_params(query, limit, servers, format, strict)
         result = await self._here().request("tools/search", params, timeout)
-        return cast(ToolsSearchResult, result)
+        return shape(ToolsSearchResult, result)
 
     async def accept_tools(
         self, tools: Sequence[Mapping[str, Any]], *, timeout: Optional[float] = None
@@ -1071,7 +1072,7 @@ class AsyncSidecar:
         """``tools/accept``: let tools held by ``pinTools`` (``withheld`` entries, or
         ``{server, tool, hash}``) back into the tool set; ``{accepted, rejected}``."""
         result = await self._here().request("tools/accept", accept_tools_params(tools), timeout)
-        return cast(ToolsAcceptResult, result)
+        return shape(ToolsAcceptResult, result)
 
     async def server_stats(
         self, servers: Optional[Sequence[str]] = None, *, timeout: Optional[float] = None
@@ -1080,7 +1081,7 @@ class AsyncSidecar:
         latency percentiles (``total`` and ``recent`` windows), bytes, restarts, startup."""
         params = servers_filter_params(servers)
         result = await self._here().request("servers/stats", params, timeout)
-        return cast(ServersStatsResult, result)
+        return shape(ServersStatsResult, result)
 
     async def login_server(
         self, name: str, *, wait: bool = True, timeout: Optional[float] = None
@@ -1089,12 +1090,12 @@ class AsyncSidecar:
         browser step is yours; else the status carries ``authorizationUrl``). ``wait=False``
         answers once the login waits for the browser."""
         result = await self._here().request("servers/login", login_params(name, wait), timeout)
-        return cast(ServerStatus, result)
+        return shape(ServerStatus, result)
 
     async def logout_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
         """``servers/logout``: forget the server's tokens and stop it (``needs_login``)."""
         result = await self._here().request("servers/logout", {"name": name}, timeout)
-        return cast(ServerStatus, result)
+        return shape(ServerStatus, result)
 
     async def list_resources(
         self,
@@ -1107,7 +1108,7 @@ class AsyncSidecar:
         every ready one; ``nextCursor`` continues, ``errors`` names servers that failed."""
         params = list_page_params(server, cursor)
         result = await self._here().request("resources/list", params, timeout)
-        return cast(ResourcesListResult, result)
+        return shape(ResourcesListResult, result)
 
     async def list_resource_templates(
         self,
@@ -1119,7 +1120,7 @@ class AsyncSidecar:
         """``resources/templates/list``: as :meth:`list_resources`, for ``resourceTemplates``."""
         params = list_page_params(server, cursor)
         result = await self._here().request("resources/templates/list", params, timeout)
-        return cast(ResourceTemplatesListResult, result)
+        return shape(ResourceTemplatesListResult, result)
 
     async def read_resource(
         self,
@@ -1133,7 +1134,7 @@ class AsyncSidecar:
         ``format``) as for a tool result."""
         params = read_resource_params(server, uri, format)
         result = await self._here().request("resources/read", params, timeout)
-        return cast(ResourcesReadResult, result)
+        return shape(ResourcesReadResult, result)
 
     async def subscribe_resource(
         self, server: str, uri: str, *, timeout: Optional[float] = None
@@ -1159,7 +1160,7 @@ class AsyncSidecar:
         """``prompts/list``: as :meth:`list_resources`, for ``prompts``."""
         params = list_page_params(server, cursor)
         result = await self._here().request("prompts/list", params, timeout)
-        return cast(PromptsListResult, result)
+        return shape(PromptsListResult, result)
 
     async def get_prompt(
         self,
@@ -1174,7 +1175,7 @@ class AsyncSidecar:
         the same messages in ``format``'s message shape."""
         params = get_prompt_params(server, name, arguments, format)
         result = await self._here().request("prompts/get", params, timeout)
-        return cast(PromptsGetResult, result)
+        return shape(PromptsGetResult, result)
 
     async def complete(
         self,
@@ -1190,7 +1191,7 @@ class AsyncSidecar:
         ``{"arguments": {...}}``; ``{"server", "completion": {"values", "total?", "hasMore?"}}``."""
         params = complete_params(server, ref, argument, context)
         result = await self._here().request("completion/complete", params, timeout)
-        return cast(CompleteResult, result)
+        return shape(CompleteResult, result)
 
     async def set_log_level(
         self,
@@ -1203,7 +1204,7 @@ class AsyncSidecar:
         at or above it reach :meth:`logs`. ``{"servers": [names told], "errors"?}``."""
         params = set_level_params(level, server)
         result = await self._here().request("logging/setLevel", params, timeout)
-        return cast(SetLevelResult, result)
+        return shape(SetLevelResult, result)
 
     async def ping(self, *, timeout: Optional[float] = None) -> None:
         """``ping``: a round trip to the sidecar."""

@@ -45,6 +45,7 @@ from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
+from ._results import shape
 from ._options import (
     DEFAULT_LOG_LEVEL,
     DEFAULT_LOG_QUEUE_SIZE,
@@ -896,7 +897,7 @@ class Sidecar:
             conn.close(1.0)
             self._finalizer.detach()
             raise
-        self._initialize_result = cast(InitializeResult, result)
+        self._initialize_result = shape(InitializeResult, result)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -977,7 +978,7 @@ class Sidecar:
     ) -> ServerStatus:
         """``servers/add`` (see :meth:`AsyncSidecar.add_server`)."""
         params = add_server_params(name, config, wait, trust)
-        return cast(ServerStatus, self._conn.request("servers/add", params, timeout))
+        return shape(ServerStatus, self._conn.request("servers/add", params, timeout))
 
     def remove_server(self, name: str, *, timeout: Optional[float] = None) -> None:
         """``servers/remove``: returns once the server's whole process tree is gone."""
@@ -985,11 +986,11 @@ class Sidecar:
 
     def restart_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
         """``servers/restart``: stop (whatever the state) and start again; the new status."""
-        return cast(ServerStatus, self._conn.request("servers/restart", {"name": name}, timeout))
+        return shape(ServerStatus, self._conn.request("servers/restart", {"name": name}, timeout))
 
     def list_servers(self, *, timeout: Optional[float] = None) -> ServersListResult:
         """``servers/list``: ``{"servers": [status, ...]}`` sorted by name."""
-        return cast(ServersListResult, self._conn.request("servers/list", None, timeout))
+        return shape(ServersListResult, self._conn.request("servers/list", None, timeout))
 
     def list_tools(
         self,
@@ -1001,7 +1002,7 @@ class Sidecar:
     ) -> ToolsListResult:
         """``tools/list`` (see :meth:`AsyncSidecar.list_tools`)."""
         params = list_tools_params(format, servers, strict)
-        return cast(ToolsListResult, self._conn.request("tools/list", params, timeout))
+        return shape(ToolsListResult, self._conn.request("tools/list", params, timeout))
 
     def call_tool(
         self,
@@ -1031,7 +1032,7 @@ class Sidecar:
             max_total_timeout_ms,
         )
         result = self._conn.request("tools/call", params, timeout, cancel, progress)
-        return cast(ToolCallResult, result)
+        return shape(ToolCallResult, result)
 
     def load_servers(
         self,
@@ -1052,7 +1053,7 @@ class Sidecar:
         digests (``require_trust``). Problems are ``diagnostics``, never an exception; servers
         held back for trust are in ``trustRequired``."""
         params = load_servers_params(path, json, text, dialect, inputs, trust, wait)
-        return cast(ServersLoadResult, self._conn.request("servers/load", params, timeout))
+        return shape(ServersLoadResult, self._conn.request("servers/load", params, timeout))
 
     def test_server(
         self,
@@ -1067,7 +1068,7 @@ class Sidecar:
         ``error``). Nothing is registered; ``name`` (default ``"test"``) may be taken or not.
         A failed start is ``state: "error"``, not an exception."""
         params = test_server_params(config, name, trust)
-        return cast(ServersTestResult, self._conn.request("servers/test", params, timeout))
+        return shape(ServersTestResult, self._conn.request("servers/test", params, timeout))
 
     def read_result(
         self,
@@ -1081,7 +1082,7 @@ class Sidecar:
         ``offset`` of the full text of a truncated call result (``result["truncated"]["handle"]``).
         A handle no longer kept raises ``RESULT_EXPIRED``."""
         params = read_result_params(handle, offset, length)
-        return cast(ResultsReadResult, self._conn.request("results/read", params, timeout))
+        return shape(ResultsReadResult, self._conn.request("results/read", params, timeout))
 
     def search_tools(
         self,
@@ -1097,7 +1098,7 @@ class Sidecar:
         first, each a tool entry with ``score`` (and ``exact`` when named); ``total`` matched."""
         params = search_tools_params(query, limit, servers, format, strict)
         result = self._conn.request("tools/search", params, timeout)
-        return cast(ToolsSearchResult, result)
+        return shape(ToolsSearchResult, result)
 
     def accept_tools(
         self, tools: Sequence[Mapping[str, Any]], *, timeout: Optional[float] = None
@@ -1105,7 +1106,7 @@ class Sidecar:
         """``tools/accept``: let tools held by ``pinTools`` (``withheld`` entries, or
         ``{server, tool, hash}``) back into the tool set; ``{accepted, rejected}``."""
         result = self._conn.request("tools/accept", accept_tools_params(tools), timeout)
-        return cast(ToolsAcceptResult, result)
+        return shape(ToolsAcceptResult, result)
 
     def server_stats(
         self, servers: Optional[Sequence[str]] = None, *, timeout: Optional[float] = None
@@ -1114,7 +1115,7 @@ class Sidecar:
         latency percentiles (``total`` and ``recent`` windows), bytes, restarts, startup."""
         params = servers_filter_params(servers)
         result = self._conn.request("servers/stats", params, timeout)
-        return cast(ServersStatsResult, result)
+        return shape(ServersStatsResult, result)
 
     def login_server(
         self, name: str, *, wait: bool = True, timeout: Optional[float] = None
@@ -1123,12 +1124,12 @@ class Sidecar:
         browser step is yours; else the status carries ``authorizationUrl``). ``wait=False``
         answers once the login waits for the browser."""
         result = self._conn.request("servers/login", login_params(name, wait), timeout)
-        return cast(ServerStatus, result)
+        return shape(ServerStatus, result)
 
     def logout_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
         """``servers/logout``: forget the server's tokens and stop it (``needs_login``)."""
         result = self._conn.request("servers/logout", {"name": name}, timeout)
-        return cast(ServerStatus, result)
+        return shape(ServerStatus, result)
 
     def list_resources(
         self,
@@ -1141,7 +1142,7 @@ class Sidecar:
         every ready one; ``nextCursor`` continues, ``errors`` names servers that failed."""
         params = list_page_params(server, cursor)
         result = self._conn.request("resources/list", params, timeout)
-        return cast(ResourcesListResult, result)
+        return shape(ResourcesListResult, result)
 
     def list_resource_templates(
         self,
@@ -1153,7 +1154,7 @@ class Sidecar:
         """``resources/templates/list``: as :meth:`list_resources`, for ``resourceTemplates``."""
         params = list_page_params(server, cursor)
         result = self._conn.request("resources/templates/list", params, timeout)
-        return cast(ResourceTemplatesListResult, result)
+        return shape(ResourceTemplatesListResult, result)
 
     def read_resource(
         self,
@@ -1167,7 +1168,7 @@ class Sidecar:
         ``format``) as for a tool result."""
         params = read_resource_params(server, uri, format)
         result = self._conn.request("resources/read", params, timeout)
-        return cast(ResourcesReadResult, result)
+        return shape(ResourcesReadResult, result)
 
     def subscribe_resource(
         self, server: str, uri: str, *, timeout: Optional[float] = None
@@ -1193,7 +1194,7 @@ class Sidecar:
         """``prompts/list``: as :meth:`list_resources`, for ``prompts``."""
         params = list_page_params(server, cursor)
         result = self._conn.request("prompts/list", params, timeout)
-        return cast(PromptsListResult, result)
+        return shape(PromptsListResult, result)
 
     def get_prompt(
         self,
@@ -1208,7 +1209,7 @@ class Sidecar:
         the same messages in ``format``'s message shape."""
         params = get_prompt_params(server, name, arguments, format)
         result = self._conn.request("prompts/get", params, timeout)
-        return cast(PromptsGetResult, result)
+        return shape(PromptsGetResult, result)
 
     def complete(
         self,
@@ -1224,7 +1225,7 @@ class Sidecar:
         ``{"arguments": {...}}``; ``{"server", "completion": {"values", "total?", "hasMore?"}}``."""
         params = complete_params(server, ref, argument, context)
         result = self._conn.request("completion/complete", params, timeout)
-        return cast(CompleteResult, result)
+        return shape(CompleteResult, result)
 
     def set_log_level(
         self,
@@ -1237,7 +1238,7 @@ class Sidecar:
         at or above it reach :meth:`logs`. ``{"servers": [names told], "errors"?}``."""
         params = set_level_params(level, server)
         result = self._conn.request("logging/setLevel", params, timeout)
-        return cast(SetLevelResult, result)
+        return shape(SetLevelResult, result)
 
     def ping(self, *, timeout: Optional[float] = None) -> None:
         """``ping``: a round trip to the sidecar."""
