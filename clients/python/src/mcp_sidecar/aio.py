@@ -48,6 +48,7 @@ from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
+from . import _surface
 from ._results import shape
 from ._options import (
     DEFAULT_LOG_LEVEL,
@@ -61,42 +62,19 @@ from ._options import (
 from ._protocol import (
     CANCELLED,
     PROGRESS,
-    PROMPTS_CHANGED,
-    RESOURCES_CHANGED,
-    RESOURCES_UPDATED,
     ROOTS_LIST_CHANGED,
     SERVER_LOG,
     ClientInfo,
-    CompleteResult,
     ElicitationMode,
     JsonObject,
     LogLevel,
     ProgressParams,
-    PromptsChangedParams,
-    PromptsGetResult,
-    PromptsListResult,
-    ResourcesChangedParams,
-    ResourcesListResult,
-    ResourcesReadResult,
-    ResourcesUpdatedParams,
-    ResourceTemplatesListResult,
     Root,
     ServerLogParams,
-    ServersStatsResult,
-    SetLevelResult,
-    ToolsAcceptResult,
-    ToolsSearchResult,
-    ConfigDialect,
     InitializeResult,
     Notification,
-    ResultsReadResult,
-    ServersListResult,
-    ServersLoadResult,
-    ServersTestResult,
-    ServerStatus,
     ToolCallResult,
     ToolFormat,
-    ToolsListResult,
 )
 from ._core import (
     Notifications,
@@ -104,29 +82,10 @@ from ._core import (
     classify,
     kill_late,
     line_too_large,
-    only_method,
     spawn_failed,
     wrong_event_loop,
 )
-from ._wire import (
-    accept_tools_params,
-    add_server_params,
-    call_tool_params,
-    complete_params,
-    encode_notification,
-    get_prompt_params,
-    list_page_params,
-    list_tools_params,
-    load_servers_params,
-    login_params,
-    read_resource_params,
-    read_result_params,
-    resource_params,
-    search_tools_params,
-    servers_filter_params,
-    set_level_params,
-    test_server_params,
-)
+from ._wire import encode_notification
 
 __all__ = ["AsyncSidecar", "NotificationCallback", "ProgressCallback", "Handler"]
 
@@ -578,7 +537,7 @@ async def _reap(pid: int, timeout: float) -> bool:
         return True
     loop = asyncio.get_running_loop()
     readable: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(pidfd, lambda: readable.done() or readable.set_result(None))
+    loop.add_reader(pidfd, _resolve, readable)
     try:
         await asyncio.wait_for(readable, timeout)  # a pidfd is readable once its process exited
     except asyncio.TimeoutError:
@@ -588,6 +547,11 @@ async def _reap(pid: int, timeout: float) -> bool:
         os.close(pidfd)
     _waitpid_quietly(pid, os.WNOHANG)
     return True
+
+
+def _resolve(future: "asyncio.Future[None]") -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _retrieve(future: "asyncio.Future[Any]") -> None:
@@ -922,47 +886,6 @@ class AsyncSidecar:
         this client; the typed methods below are preferred)."""
         return await self._here().request(method, params, timeout)
 
-    async def add_server(
-        self,
-        name: str,
-        config: Mapping[str, Any],
-        *,
-        wait: bool = True,
-        trust: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ServerStatus:
-        """``servers/add``: start a server (config: :class:`ServerConfig`). A failed start is not
-        an exception: the status has ``state: "error"`` and ``lastError``. With ``wait=False``
-        the answer comes at once (``starting``); follow ``notifications/servers/changed``."""
-        params = add_server_params(name, config, wait, trust)
-        return shape(ServerStatus, await self._here().request("servers/add", params, timeout))
-
-    async def remove_server(self, name: str, *, timeout: Optional[float] = None) -> None:
-        """``servers/remove``: returns once the server's whole process tree is gone."""
-        await self._here().request("servers/remove", {"name": name}, timeout)
-
-    async def restart_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
-        """``servers/restart``: stop (whatever the state) and start again; the new status."""
-        result = await self._here().request("servers/restart", {"name": name}, timeout)
-        return shape(ServerStatus, result)
-
-    async def list_servers(self, *, timeout: Optional[float] = None) -> ServersListResult:
-        """``servers/list``: ``{"servers": [status, ...]}`` sorted by name."""
-        return shape(ServersListResult, await self._here().request("servers/list", None, timeout))
-
-    async def list_tools(
-        self,
-        format: Optional[ToolFormat] = None,
-        servers: Optional[Sequence[str]] = None,
-        *,
-        strict: Optional[bool] = None,
-        timeout: Optional[float] = None,
-    ) -> ToolsListResult:
-        """``tools/list``: ``{"tools": [entry, ...], "fingerprint": "sha256:..."}``; each entry's
-        ``definition`` is in ``format`` (default: the session ``tool_format``)."""
-        params = list_tools_params(format, servers, strict)
-        return shape(ToolsListResult, await self._here().request("tools/list", params, timeout))
-
     async def call_tool(
         self,
         name: str,
@@ -985,7 +908,7 @@ class AsyncSidecar:
         ``progress``, ``total?``, ``message?``) before its result; the sidecar sends the latest
         and may skip some for a slow reader. ``reset_timeout_on_progress`` and
         ``max_total_timeout_ms`` are the call's progress-aware timeout (protocol §4)."""
-        params = call_tool_params(
+        params = _surface.call_tool_params(
             name,
             arguments,
             timeout_ms,
@@ -996,224 +919,6 @@ class AsyncSidecar:
         )
         result = await self._here().request("tools/call", params, timeout, progress)
         return shape(ToolCallResult, result)
-
-    async def load_servers(
-        self,
-        path: Optional[PathArg] = None,
-        *,
-        json: Optional[Mapping[str, Any]] = None,
-        text: Optional[str] = None,
-        dialect: Optional[ConfigDialect] = None,
-        inputs: Optional[Mapping[str, str]] = None,
-        trust: Optional[Mapping[str, str]] = None,
-        wait: bool = True,
-        timeout: Optional[float] = None,
-    ) -> ServersLoadResult:
-        """``servers/load``: add every server of a config, given as exactly one of ``path`` (a
-        file of any dialect, or a directory scanned for plugins and ``.mcp.json``), ``json`` (a
-        document) or ``text`` (TOML, YAML or JSON). ``dialect`` forces the dialect (detected
-        otherwise); ``inputs`` fills ``${input:ID}``; ``trust`` maps server names to approved
-        digests (``require_trust``). Problems are ``diagnostics``, never an exception; servers
-        held back for trust are in ``trustRequired``."""
-        params = load_servers_params(path, json, text, dialect, inputs, trust, wait)
-        result = await self._here().request("servers/load", params, timeout)
-        return shape(ServersLoadResult, result)
-
-    async def test_server(
-        self,
-        config: Mapping[str, Any],
-        *,
-        name: Optional[str] = None,
-        trust: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ServersTestResult:
-        """``servers/test``: start ``config`` as :meth:`add_server` would (handshake, tool
-        discovery), stop it and report (``state``, ``tools``, ``timings``, ``stderrTail``,
-        ``error``). Nothing is registered; ``name`` (default ``"test"``) may be taken or not.
-        A failed start is ``state: "error"``, not an exception."""
-        params = test_server_params(config, name, trust)
-        result = await self._here().request("servers/test", params, timeout)
-        return shape(ServersTestResult, result)
-
-    async def read_result(
-        self,
-        handle: str,
-        offset: Optional[int] = None,
-        length: Optional[int] = None,
-        *,
-        timeout: Optional[float] = None,
-    ) -> ResultsReadResult:
-        """``results/read``: ``length`` bytes (at most, and by default, 256 KiB) from byte
-        ``offset`` of the full text of a truncated call result (``result["truncated"]["handle"]``).
-        A handle no longer kept raises ``RESULT_EXPIRED``."""
-        params = read_result_params(handle, offset, length)
-        result = await self._here().request("results/read", params, timeout)
-        return shape(ResultsReadResult, result)
-
-    async def search_tools(
-        self,
-        query: str,
-        *,
-        limit: Optional[int] = None,
-        servers: Optional[Sequence[str]] = None,
-        format: Optional[ToolFormat] = None,
-        strict: Optional[bool] = None,
-        timeout: Optional[float] = None,
-    ) -> ToolsSearchResult:
-        """``tools/search``: the tools best matching ``query`` (words or a tool's name), best
-        first, each a tool entry with ``score`` (and ``exact`` when named); ``total`` matched."""
-        params = search_tools_params(query, limit, servers, format, strict)
-        result = await self._here().request("tools/search", params, timeout)
-        return shape(ToolsSearchResult, result)
-
-    async def accept_tools(
-        self, tools: Sequence[Mapping[str, Any]], *, timeout: Optional[float] = None
-    ) -> ToolsAcceptResult:
-        """``tools/accept``: let tools held by ``pinTools`` (``withheld`` entries, or
-        ``{server, tool, hash}``) back into the tool set; ``{accepted, rejected}``."""
-        result = await self._here().request("tools/accept", accept_tools_params(tools), timeout)
-        return shape(ToolsAcceptResult, result)
-
-    async def server_stats(
-        self, servers: Optional[Sequence[str]] = None, *, timeout: Optional[float] = None
-    ) -> ServersStatsResult:
-        """``servers/stats``: every server's (or those named) statistics: calls, errors,
-        latency percentiles (``total`` and ``recent`` windows), bytes, restarts, startup."""
-        params = servers_filter_params(servers)
-        result = await self._here().request("servers/stats", params, timeout)
-        return shape(ServersStatsResult, result)
-
-    async def login_server(
-        self, name: str, *, wait: bool = True, timeout: Optional[float] = None
-    ) -> ServerStatus:
-        """``servers/login``: OAuth login of a remote server (with an ``AUTHORIZE`` handler the
-        browser step is yours; else the status carries ``authorizationUrl``). ``wait=False``
-        answers once the login waits for the browser."""
-        result = await self._here().request("servers/login", login_params(name, wait), timeout)
-        return shape(ServerStatus, result)
-
-    async def logout_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
-        """``servers/logout``: forget the server's tokens and stop it (``needs_login``)."""
-        result = await self._here().request("servers/logout", {"name": name}, timeout)
-        return shape(ServerStatus, result)
-
-    async def list_resources(
-        self,
-        server: Optional[str] = None,
-        *,
-        cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ResourcesListResult:
-        """``resources/list``: one page of resources (each with ``server``) of one server or of
-        every ready one; ``nextCursor`` continues, ``errors`` names servers that failed."""
-        params = list_page_params(server, cursor)
-        result = await self._here().request("resources/list", params, timeout)
-        return shape(ResourcesListResult, result)
-
-    async def list_resource_templates(
-        self,
-        server: Optional[str] = None,
-        *,
-        cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ResourceTemplatesListResult:
-        """``resources/templates/list``: as :meth:`list_resources`, for ``resourceTemplates``."""
-        params = list_page_params(server, cursor)
-        result = await self._here().request("resources/templates/list", params, timeout)
-        return shape(ResourceTemplatesListResult, result)
-
-    async def read_resource(
-        self,
-        server: str,
-        uri: str,
-        *,
-        format: Optional[ToolFormat] = None,
-        timeout: Optional[float] = None,
-    ) -> ResourcesReadResult:
-        """``resources/read``: the server's ``contents``, plus ``text`` and ``output`` (in
-        ``format``) as for a tool result."""
-        params = read_resource_params(server, uri, format)
-        result = await self._here().request("resources/read", params, timeout)
-        return shape(ResourcesReadResult, result)
-
-    async def subscribe_resource(
-        self, server: str, uri: str, *, timeout: Optional[float] = None
-    ) -> None:
-        """``resources/subscribe``: changes of the resource arrive as
-        ``notifications/resources/updated`` (see :meth:`on_resources_updated`)."""
-        await self._here().request("resources/subscribe", resource_params(server, uri), timeout)
-
-    async def unsubscribe_resource(
-        self, server: str, uri: str, *, timeout: Optional[float] = None
-    ) -> None:
-        """``resources/unsubscribe``."""
-        params = resource_params(server, uri)
-        await self._here().request("resources/unsubscribe", params, timeout)
-
-    async def list_prompts(
-        self,
-        server: Optional[str] = None,
-        *,
-        cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> PromptsListResult:
-        """``prompts/list``: as :meth:`list_resources`, for ``prompts``."""
-        params = list_page_params(server, cursor)
-        result = await self._here().request("prompts/list", params, timeout)
-        return shape(PromptsListResult, result)
-
-    async def get_prompt(
-        self,
-        server: str,
-        name: str,
-        arguments: Optional[Mapping[str, str]] = None,
-        *,
-        format: Optional[ToolFormat] = None,
-        timeout: Optional[float] = None,
-    ) -> PromptsGetResult:
-        """``prompts/get``: the prompt's ``messages`` as the server sent them, and ``output``,
-        the same messages in ``format``'s message shape."""
-        params = get_prompt_params(server, name, arguments, format)
-        result = await self._here().request("prompts/get", params, timeout)
-        return shape(PromptsGetResult, result)
-
-    async def complete(
-        self,
-        server: str,
-        ref: Mapping[str, Any],
-        argument: Mapping[str, Any],
-        context: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-    ) -> CompleteResult:
-        """``completion/complete``: ``ref`` is ``{"type": "ref/prompt", "name"}`` or
-        ``{"type": "ref/resource", "uri"}``, ``argument`` ``{"name", "value"}``, ``context``
-        ``{"arguments": {...}}``; ``{"server", "completion": {"values", "total?", "hasMore?"}}``."""
-        params = complete_params(server, ref, argument, context)
-        result = await self._here().request("completion/complete", params, timeout)
-        return shape(CompleteResult, result)
-
-    async def set_log_level(
-        self,
-        level: LogLevel,
-        *,
-        server: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> SetLevelResult:
-        """``logging/setLevel``: the session's level of server logs (or one server's): messages
-        at or above it reach :meth:`logs`. ``{"servers": [names told], "errors"?}``."""
-        params = set_level_params(level, server)
-        result = await self._here().request("logging/setLevel", params, timeout)
-        return shape(SetLevelResult, result)
-
-    async def ping(self, *, timeout: Optional[float] = None) -> None:
-        """``ping``: a round trip to the sidecar."""
-        await self._here().request("ping", None, timeout)
-
-    async def shutdown(self, *, timeout: Optional[float] = None) -> None:
-        """``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`, which
-        also waits for the exit (and kills a sidecar that does not)."""
-        await self._here().request("shutdown", None, timeout)
 
     # -- notifications ----------------------------------------------------------------------
 
@@ -1238,22 +943,36 @@ class AsyncSidecar:
         also delivered as notifications. The iteration ends when the client closes."""
         return self._require().iterate_logs()
 
-    def on_resources_updated(
-        self, callback: Callable[[ResourcesUpdatedParams], Any]
-    ) -> Callable[[], None]:
-        """Call ``callback({server, uri?})`` when a subscribed resource changed (no ``uri``:
-        any subscribed resource of that server may have). Returns the unregister function."""
-        return self.on_notification(only_method(RESOURCES_UPDATED, callback))
+    # Every host method but call_tool and request: one definition for both clients (_surface).
+    add_server = _surface.awaitable(_surface.add_server)
+    remove_server = _surface.awaitable(_surface.remove_server)
+    restart_server = _surface.awaitable(_surface.restart_server)
+    list_servers = _surface.awaitable(_surface.list_servers)
+    list_tools = _surface.awaitable(_surface.list_tools)
+    load_servers = _surface.awaitable(_surface.load_servers)
+    test_server = _surface.awaitable(_surface.test_server)
+    read_result = _surface.awaitable(_surface.read_result)
+    search_tools = _surface.awaitable(_surface.search_tools)
+    accept_tools = _surface.awaitable(_surface.accept_tools)
+    server_stats = _surface.awaitable(_surface.server_stats)
+    login_server = _surface.awaitable(_surface.login_server)
+    logout_server = _surface.awaitable(_surface.logout_server)
+    list_resources = _surface.awaitable(_surface.list_resources)
+    list_resource_templates = _surface.awaitable(_surface.list_resource_templates)
+    read_resource = _surface.awaitable(_surface.read_resource)
+    subscribe_resource = _surface.awaitable(_surface.subscribe_resource)
+    unsubscribe_resource = _surface.awaitable(_surface.unsubscribe_resource)
+    list_prompts = _surface.awaitable(_surface.list_prompts)
+    get_prompt = _surface.awaitable(_surface.get_prompt)
+    complete = _surface.awaitable(_surface.complete)
+    set_log_level = _surface.awaitable(_surface.set_log_level)
+    ping = _surface.awaitable(_surface.ping)
+    shutdown = _surface.awaitable(_surface.shutdown)
 
-    def on_resources_changed(
-        self, callback: Callable[[ResourcesChangedParams], Any]
-    ) -> Callable[[], None]:
-        """Call ``callback({server})`` when a server's resource list changed (list again)."""
-        return self.on_notification(only_method(RESOURCES_CHANGED, callback))
+    # Notification callbacks of one method.
+    on_resources_updated = _surface.on_resources_updated
+    on_resources_changed = _surface.on_resources_changed
+    on_prompts_changed = _surface.on_prompts_changed
 
-    def on_prompts_changed(
-        self, callback: Callable[[PromptsChangedParams], Any]
-    ) -> Callable[[], None]:
-        """Call ``callback({server})`` when a server's prompt list changed (list again)."""
-        return self.on_notification(only_method(PROMPTS_CHANGED, callback))
 
+_surface.name_methods(AsyncSidecar)

@@ -45,6 +45,7 @@ from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
+from . import _surface
 from ._results import shape
 from ._options import (
     DEFAULT_LOG_LEVEL,
@@ -58,42 +59,19 @@ from ._options import (
 from ._protocol import (
     CANCELLED,
     PROGRESS,
-    PROMPTS_CHANGED,
-    RESOURCES_CHANGED,
-    RESOURCES_UPDATED,
     ROOTS_LIST_CHANGED,
     SERVER_LOG,
     ClientInfo,
-    CompleteResult,
     ElicitationMode,
     JsonObject,
     LogLevel,
     ProgressParams,
-    PromptsChangedParams,
-    PromptsGetResult,
-    PromptsListResult,
-    ResourcesChangedParams,
-    ResourcesListResult,
-    ResourcesReadResult,
-    ResourcesUpdatedParams,
-    ResourceTemplatesListResult,
     Root,
     ServerLogParams,
-    ServersStatsResult,
-    SetLevelResult,
-    ToolsAcceptResult,
-    ToolsSearchResult,
-    ConfigDialect,
     InitializeResult,
     Notification,
-    ResultsReadResult,
-    ServersListResult,
-    ServersLoadResult,
-    ServersTestResult,
-    ServerStatus,
     ToolCallResult,
     ToolFormat,
-    ToolsListResult,
 )
 from ._core import (
     Notifications,
@@ -102,28 +80,9 @@ from ._core import (
     for_method,
     kill_late,
     line_too_large,
-    only_method,
     spawn_failed,
 )
-from ._wire import (
-    accept_tools_params,
-    add_server_params,
-    call_tool_params,
-    complete_params,
-    encode_notification,
-    get_prompt_params,
-    list_page_params,
-    list_tools_params,
-    load_servers_params,
-    login_params,
-    read_resource_params,
-    read_result_params,
-    resource_params,
-    search_tools_params,
-    servers_filter_params,
-    set_level_params,
-    test_server_params,
-)
+from ._wire import encode_notification
 
 __all__ = [
     "Sidecar",
@@ -967,43 +926,6 @@ class Sidecar:
         this client; the typed methods below are preferred)."""
         return self._conn.request(method, params, timeout, cancel)
 
-    def add_server(
-        self,
-        name: str,
-        config: Mapping[str, Any],
-        *,
-        wait: bool = True,
-        trust: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ServerStatus:
-        """``servers/add`` (see :meth:`AsyncSidecar.add_server`)."""
-        params = add_server_params(name, config, wait, trust)
-        return shape(ServerStatus, self._conn.request("servers/add", params, timeout))
-
-    def remove_server(self, name: str, *, timeout: Optional[float] = None) -> None:
-        """``servers/remove``: returns once the server's whole process tree is gone."""
-        self._conn.request("servers/remove", {"name": name}, timeout)
-
-    def restart_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
-        """``servers/restart``: stop (whatever the state) and start again; the new status."""
-        return shape(ServerStatus, self._conn.request("servers/restart", {"name": name}, timeout))
-
-    def list_servers(self, *, timeout: Optional[float] = None) -> ServersListResult:
-        """``servers/list``: ``{"servers": [status, ...]}`` sorted by name."""
-        return shape(ServersListResult, self._conn.request("servers/list", None, timeout))
-
-    def list_tools(
-        self,
-        format: Optional[ToolFormat] = None,
-        servers: Optional[Sequence[str]] = None,
-        *,
-        strict: Optional[bool] = None,
-        timeout: Optional[float] = None,
-    ) -> ToolsListResult:
-        """``tools/list`` (see :meth:`AsyncSidecar.list_tools`)."""
-        params = list_tools_params(format, servers, strict)
-        return shape(ToolsListResult, self._conn.request("tools/list", params, timeout))
-
     def call_tool(
         self,
         name: str,
@@ -1022,7 +944,7 @@ class Sidecar:
         (``TIMEOUT``); ``cancel`` lets another thread cancel the call (``CANCELLED``).
         ``progress`` is called with each progress update of the call before its result, on the
         thread reading stdout (keep it short); see :meth:`AsyncSidecar.call_tool`."""
-        params = call_tool_params(
+        params = _surface.call_tool_params(
             name,
             arguments,
             timeout_ms,
@@ -1033,220 +955,6 @@ class Sidecar:
         )
         result = self._conn.request("tools/call", params, timeout, cancel, progress)
         return shape(ToolCallResult, result)
-
-    def load_servers(
-        self,
-        path: Optional[PathArg] = None,
-        *,
-        json: Optional[Mapping[str, Any]] = None,
-        text: Optional[str] = None,
-        dialect: Optional[ConfigDialect] = None,
-        inputs: Optional[Mapping[str, str]] = None,
-        trust: Optional[Mapping[str, str]] = None,
-        wait: bool = True,
-        timeout: Optional[float] = None,
-    ) -> ServersLoadResult:
-        """``servers/load``: add every server of a config, given as exactly one of ``path`` (a
-        file of any dialect, or a directory scanned for plugins and ``.mcp.json``), ``json`` (a
-        document) or ``text`` (TOML, YAML or JSON). ``dialect`` forces the dialect (detected
-        otherwise); ``inputs`` fills ``${input:ID}``; ``trust`` maps server names to approved
-        digests (``require_trust``). Problems are ``diagnostics``, never an exception; servers
-        held back for trust are in ``trustRequired``."""
-        params = load_servers_params(path, json, text, dialect, inputs, trust, wait)
-        return shape(ServersLoadResult, self._conn.request("servers/load", params, timeout))
-
-    def test_server(
-        self,
-        config: Mapping[str, Any],
-        *,
-        name: Optional[str] = None,
-        trust: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ServersTestResult:
-        """``servers/test``: start ``config`` as :meth:`add_server` would (handshake, tool
-        discovery), stop it and report (``state``, ``tools``, ``timings``, ``stderrTail``,
-        ``error``). Nothing is registered; ``name`` (default ``"test"``) may be taken or not.
-        A failed start is ``state: "error"``, not an exception."""
-        params = test_server_params(config, name, trust)
-        return shape(ServersTestResult, self._conn.request("servers/test", params, timeout))
-
-    def read_result(
-        self,
-        handle: str,
-        offset: Optional[int] = None,
-        length: Optional[int] = None,
-        *,
-        timeout: Optional[float] = None,
-    ) -> ResultsReadResult:
-        """``results/read``: ``length`` bytes (at most, and by default, 256 KiB) from byte
-        ``offset`` of the full text of a truncated call result (``result["truncated"]["handle"]``).
-        A handle no longer kept raises ``RESULT_EXPIRED``."""
-        params = read_result_params(handle, offset, length)
-        return shape(ResultsReadResult, self._conn.request("results/read", params, timeout))
-
-    def search_tools(
-        self,
-        query: str,
-        *,
-        limit: Optional[int] = None,
-        servers: Optional[Sequence[str]] = None,
-        format: Optional[ToolFormat] = None,
-        strict: Optional[bool] = None,
-        timeout: Optional[float] = None,
-    ) -> ToolsSearchResult:
-        """``tools/search``: the tools best matching ``query`` (words or a tool's name), best
-        first, each a tool entry with ``score`` (and ``exact`` when named); ``total`` matched."""
-        params = search_tools_params(query, limit, servers, format, strict)
-        result = self._conn.request("tools/search", params, timeout)
-        return shape(ToolsSearchResult, result)
-
-    def accept_tools(
-        self, tools: Sequence[Mapping[str, Any]], *, timeout: Optional[float] = None
-    ) -> ToolsAcceptResult:
-        """``tools/accept``: let tools held by ``pinTools`` (``withheld`` entries, or
-        ``{server, tool, hash}``) back into the tool set; ``{accepted, rejected}``."""
-        result = self._conn.request("tools/accept", accept_tools_params(tools), timeout)
-        return shape(ToolsAcceptResult, result)
-
-    def server_stats(
-        self, servers: Optional[Sequence[str]] = None, *, timeout: Optional[float] = None
-    ) -> ServersStatsResult:
-        """``servers/stats``: every server's (or those named) statistics: calls, errors,
-        latency percentiles (``total`` and ``recent`` windows), bytes, restarts, startup."""
-        params = servers_filter_params(servers)
-        result = self._conn.request("servers/stats", params, timeout)
-        return shape(ServersStatsResult, result)
-
-    def login_server(
-        self, name: str, *, wait: bool = True, timeout: Optional[float] = None
-    ) -> ServerStatus:
-        """``servers/login``: OAuth login of a remote server (with an ``AUTHORIZE`` handler the
-        browser step is yours; else the status carries ``authorizationUrl``). ``wait=False``
-        answers once the login waits for the browser."""
-        result = self._conn.request("servers/login", login_params(name, wait), timeout)
-        return shape(ServerStatus, result)
-
-    def logout_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
-        """``servers/logout``: forget the server's tokens and stop it (``needs_login``)."""
-        result = self._conn.request("servers/logout", {"name": name}, timeout)
-        return shape(ServerStatus, result)
-
-    def list_resources(
-        self,
-        server: Optional[str] = None,
-        *,
-        cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ResourcesListResult:
-        """``resources/list``: one page of resources (each with ``server``) of one server or of
-        every ready one; ``nextCursor`` continues, ``errors`` names servers that failed."""
-        params = list_page_params(server, cursor)
-        result = self._conn.request("resources/list", params, timeout)
-        return shape(ResourcesListResult, result)
-
-    def list_resource_templates(
-        self,
-        server: Optional[str] = None,
-        *,
-        cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ResourceTemplatesListResult:
-        """``resources/templates/list``: as :meth:`list_resources`, for ``resourceTemplates``."""
-        params = list_page_params(server, cursor)
-        result = self._conn.request("resources/templates/list", params, timeout)
-        return shape(ResourceTemplatesListResult, result)
-
-    def read_resource(
-        self,
-        server: str,
-        uri: str,
-        *,
-        format: Optional[ToolFormat] = None,
-        timeout: Optional[float] = None,
-    ) -> ResourcesReadResult:
-        """``resources/read``: the server's ``contents``, plus ``text`` and ``output`` (in
-        ``format``) as for a tool result."""
-        params = read_resource_params(server, uri, format)
-        result = self._conn.request("resources/read", params, timeout)
-        return shape(ResourcesReadResult, result)
-
-    def subscribe_resource(
-        self, server: str, uri: str, *, timeout: Optional[float] = None
-    ) -> None:
-        """``resources/subscribe``: changes of the resource arrive as
-        ``notifications/resources/updated`` (see :meth:`on_resources_updated`)."""
-        self._conn.request("resources/subscribe", resource_params(server, uri), timeout)
-
-    def unsubscribe_resource(
-        self, server: str, uri: str, *, timeout: Optional[float] = None
-    ) -> None:
-        """``resources/unsubscribe``."""
-        params = resource_params(server, uri)
-        self._conn.request("resources/unsubscribe", params, timeout)
-
-    def list_prompts(
-        self,
-        server: Optional[str] = None,
-        *,
-        cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> PromptsListResult:
-        """``prompts/list``: as :meth:`list_resources`, for ``prompts``."""
-        params = list_page_params(server, cursor)
-        result = self._conn.request("prompts/list", params, timeout)
-        return shape(PromptsListResult, result)
-
-    def get_prompt(
-        self,
-        server: str,
-        name: str,
-        arguments: Optional[Mapping[str, str]] = None,
-        *,
-        format: Optional[ToolFormat] = None,
-        timeout: Optional[float] = None,
-    ) -> PromptsGetResult:
-        """``prompts/get``: the prompt's ``messages`` as the server sent them, and ``output``,
-        the same messages in ``format``'s message shape."""
-        params = get_prompt_params(server, name, arguments, format)
-        result = self._conn.request("prompts/get", params, timeout)
-        return shape(PromptsGetResult, result)
-
-    def complete(
-        self,
-        server: str,
-        ref: Mapping[str, Any],
-        argument: Mapping[str, Any],
-        context: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-    ) -> CompleteResult:
-        """``completion/complete``: ``ref`` is ``{"type": "ref/prompt", "name"}`` or
-        ``{"type": "ref/resource", "uri"}``, ``argument`` ``{"name", "value"}``, ``context``
-        ``{"arguments": {...}}``; ``{"server", "completion": {"values", "total?", "hasMore?"}}``."""
-        params = complete_params(server, ref, argument, context)
-        result = self._conn.request("completion/complete", params, timeout)
-        return shape(CompleteResult, result)
-
-    def set_log_level(
-        self,
-        level: LogLevel,
-        *,
-        server: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> SetLevelResult:
-        """``logging/setLevel``: the session's level of server logs (or one server's): messages
-        at or above it reach :meth:`logs`. ``{"servers": [names told], "errors"?}``."""
-        params = set_level_params(level, server)
-        result = self._conn.request("logging/setLevel", params, timeout)
-        return shape(SetLevelResult, result)
-
-    def ping(self, *, timeout: Optional[float] = None) -> None:
-        """``ping``: a round trip to the sidecar."""
-        self._conn.request("ping", None, timeout)
-
-    def shutdown(self, *, timeout: Optional[float] = None) -> None:
-        """``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`."""
-        self._conn.request("shutdown", None, timeout)
 
     # -- notifications ----------------------------------------------------------------------
 
@@ -1272,22 +980,36 @@ class Sidecar:
         message arrived within ``timeout`` seconds."""
         return self._conn.iterate_logs(timeout)
 
-    def on_resources_updated(
-        self, callback: Callable[[ResourcesUpdatedParams], Any]
-    ) -> Callable[[], None]:
-        """Call ``callback({server, uri?})`` when a subscribed resource changed (no ``uri``:
-        any subscribed resource of that server may have). Returns the unregister function."""
-        return self.on_notification(only_method(RESOURCES_UPDATED, callback))
+    # Every host method but call_tool and request: one definition for both clients (_surface).
+    add_server = _surface.blocking(_surface.add_server)
+    remove_server = _surface.blocking(_surface.remove_server)
+    restart_server = _surface.blocking(_surface.restart_server)
+    list_servers = _surface.blocking(_surface.list_servers)
+    list_tools = _surface.blocking(_surface.list_tools)
+    load_servers = _surface.blocking(_surface.load_servers)
+    test_server = _surface.blocking(_surface.test_server)
+    read_result = _surface.blocking(_surface.read_result)
+    search_tools = _surface.blocking(_surface.search_tools)
+    accept_tools = _surface.blocking(_surface.accept_tools)
+    server_stats = _surface.blocking(_surface.server_stats)
+    login_server = _surface.blocking(_surface.login_server)
+    logout_server = _surface.blocking(_surface.logout_server)
+    list_resources = _surface.blocking(_surface.list_resources)
+    list_resource_templates = _surface.blocking(_surface.list_resource_templates)
+    read_resource = _surface.blocking(_surface.read_resource)
+    subscribe_resource = _surface.blocking(_surface.subscribe_resource)
+    unsubscribe_resource = _surface.blocking(_surface.unsubscribe_resource)
+    list_prompts = _surface.blocking(_surface.list_prompts)
+    get_prompt = _surface.blocking(_surface.get_prompt)
+    complete = _surface.blocking(_surface.complete)
+    set_log_level = _surface.blocking(_surface.set_log_level)
+    ping = _surface.blocking(_surface.ping)
+    shutdown = _surface.blocking(_surface.shutdown)
 
-    def on_resources_changed(
-        self, callback: Callable[[ResourcesChangedParams], Any]
-    ) -> Callable[[], None]:
-        """Call ``callback({server})`` when a server's resource list changed (list again)."""
-        return self.on_notification(only_method(RESOURCES_CHANGED, callback))
+    # Notification callbacks of one method.
+    on_resources_updated = _surface.on_resources_updated
+    on_resources_changed = _surface.on_resources_changed
+    on_prompts_changed = _surface.on_prompts_changed
 
-    def on_prompts_changed(
-        self, callback: Callable[[PromptsChangedParams], Any]
-    ) -> Callable[[], None]:
-        """Call ``callback({server})`` when a server's prompt list changed (list again)."""
-        return self.on_notification(only_method(PROMPTS_CHANGED, callback))
 
+_surface.name_methods(Sidecar)
