@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Options",
+    "options_of",
     "StderrTarget",
     "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_NOTIFICATION_QUEUE_SIZE",
@@ -182,6 +183,13 @@ class Options:
         default. A longer request would be answered with ``id: null`` (no way to tie it to the
         request), so the client refuses it before sending."""
         return _flag_value(self.args, "--max-line-bytes", SIDECAR_DEFAULT_MAX_LINE_BYTES)
+
+
+def options_of(arguments: Mapping[str, Any]) -> Options:
+    """The :class:`Options` of a client's constructor, given its ``locals()`` (taken first
+    thing): each of its arguments is an option of the same name, but ``close_timeout``."""
+    skip = ("self", "close_timeout", "__class__")
+    return Options(**{name: value for name, value in arguments.items() if name not in skip})
 
 
 def _flag_value(args: Sequence[str], flag: str, default: int) -> int:

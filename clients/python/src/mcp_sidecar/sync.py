@@ -53,6 +53,7 @@ from ._options import (
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_NOTIFICATION_QUEUE_SIZE,
     Options,
+    options_of,
     StderrTarget,
     fspath_or_none,
 )
@@ -804,30 +805,7 @@ class Sidecar:
         answer_timeout_ms: Optional[int] = None,
         log_level: Optional[str] = DEFAULT_LOG_LEVEL,
     ) -> None:
-        options = Options(
-            binary=binary,
-            tool_format=tool_format,
-            name_template=name_template,
-            max_name_length=max_name_length,
-            client_info=client_info,
-            args=tuple(args),
-            env=env,
-            cwd=cwd,
-            stderr=stderr,
-            max_line_bytes=max_line_bytes,
-            notification_queue_size=notification_queue_size,
-            start_timeout=start_timeout,
-            strict=strict,
-            require_trust=require_trust,
-            handlers=handlers,
-            roots=roots,
-            elicitation_modes=elicitation_modes,
-            sampling_features=sampling_features,
-            server_logs=server_logs,
-            log_queue_size=log_queue_size,
-            answer_timeout_ms=answer_timeout_ms,
-            log_level=log_level,
-        )
+        options = options_of(locals())  # every argument but close_timeout
         self._close_timeout = close_timeout
         self._handlers = options.handlers
         argv = options.argv()
