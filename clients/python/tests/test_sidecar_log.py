@@ -14,7 +14,7 @@ from typing import List
 
 import support
 from mcp_sidecar import AsyncSidecar, Sidecar
-from mcp_sidecar._stderr import SIDECAR_LOGGER, parse_line
+from mcp_sidecar._stderr import SIDECAR_LOGGER, STDERR_LINE_BYTES, StderrReader, parse_line
 
 SRC = os.path.join(os.path.dirname(support.HERE), "src")
 MISSING = {"command": "/nonexistent/mcp-server"}  # the sidecar warns "start failed" for it
@@ -135,3 +135,12 @@ def test_both_json_shapes_of_a_line_are_read() -> None:
     )
     assert parse_line('{"level":"ERROR","fields":{"message":"e"}}')[0] == logging.ERROR
     assert parse_line('{"level":"DEBUG","message":"d"}')[:2] == (logging.DEBUG, "d")
+
+
+def test_stderr_is_cut_into_bounded_lines_across_reads() -> None:
+    got: List[bytes] = []
+    reader = StderrReader(got.append)
+    reader.feed(b'{"level":"WARN","message":"a')  # a line split over two reads
+    reader.feed(b'"}\nsecond\n')
+    reader.feed(b"x" * (STDERR_LINE_BYTES + 10) + b"\n")  # over the bound: dropped, said so
+    assert got == [b'{"level":"WARN","message":"a"}', b"second", b"(an over-long stderr line was dropped)"]

@@ -27,7 +27,7 @@ from typing import (
 from ._binary import PathArg, find_sidecar_bin
 from ._handlers import HostHandlers
 from ._protocol import ClientInfo, ElicitationMode, LogLevel, Root, ToolFormat
-from ._stderr import json_log_sink, raw_log_sink
+from ._stderr import StderrReader, json_log_sink, raw_log_sink
 from ._version import __version__
 from ._wire import initialize_params
 
@@ -129,14 +129,14 @@ class Options:
             return cast("logging.Logger", self.stderr)
         return None
 
-    def stderr_sink(self) -> Optional[Callable[[bytes], None]]:
-        """What each line of the sidecar's stderr goes to, when the client reads it: the
-        ``mcp_sidecar.sidecar`` logger by default, a logger given as ``stderr``; None when the
-        process writes it elsewhere itself."""
+    def stderr_reader(self) -> Optional[StderrReader]:
+        """Where the sidecar's stderr goes when the client reads it: the ``mcp_sidecar.sidecar``
+        logger by default, a logger given as ``stderr``; None when the process writes it
+        elsewhere itself."""
         target = self.stderr_logger()
         if target is not None:
-            return raw_log_sink(target)
-        return json_log_sink() if self.stderr is None else None
+            return StderrReader(raw_log_sink(target))
+        return StderrReader(json_log_sink()) if self.stderr is None else None
 
     def argv(self) -> List[str]:
         """The command line: the binary found per ``find_sidecar_bin``, ``args``, then

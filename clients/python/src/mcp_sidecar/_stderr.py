@@ -6,7 +6,8 @@ Owns: turning one stderr line into a record. By default the sidecar runs with
 ``INFO``, ``WARN`` → WARNING, ``ERROR``) with its fields as ``extra``. A line that is not such an
 object (a panic, a text-format log) is emitted as it is, at WARNING: nothing the sidecar says on
 stderr is lost. A ``logging.Logger`` given as ``stderr=`` keeps receiving every raw line at INFO.
-Both clients feed it complete lines, already bounded by their line readers.
+Both clients feed it the bytes they read (:class:`StderrReader`), cut into lines of at most
+64 KiB.
 """
 
 from __future__ import annotations
@@ -14,14 +15,18 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
 
+from ._lines import LineSplitter
+
 if TYPE_CHECKING:
     import logging
 
-__all__ = ["SIDECAR_LOGGER", "json_log_sink", "raw_log_sink"]
+__all__ = ["SIDECAR_LOGGER", "StderrReader", "json_log_sink", "raw_log_sink"]
 
 #: The logger that receives the sidecar's own log lines by default.
 SIDECAR_LOGGER = "mcp_sidecar.sidecar"
 
+#: Longest stderr line kept whole; the rest of a longer one is dropped, and said so.
+STDERR_LINE_BYTES = 1 << 16
 #: tracing's level names → logging's levels.
 _LEVELS = {"TRACE": 10, "DEBUG": 10, "INFO": 20, "WARN": 30, "WARNING": 30, "ERROR": 40}
 #: Keys of a line that describe the event rather than carry its fields.
@@ -78,3 +83,19 @@ def raw_log_sink(target: "logging.Logger") -> Callable[[bytes], None]:
         target.info("%s", line.decode("utf-8", "replace").rstrip())
 
     return emit
+
+
+class StderrReader:
+    """The sidecar's stderr bytes, as read, to ``sink`` line by line (bounded per line)."""
+
+    def __init__(self, sink: Callable[[bytes], None]) -> None:
+        self.sink = sink
+        self._lines = LineSplitter(STDERR_LINE_BYTES)
+
+    def feed(self, data: bytes) -> None:
+        lines = self._lines.feed(data)
+        if self._lines.overflowed:
+            self._lines = LineSplitter(STDERR_LINE_BYTES)
+            lines.append(b"(an over-long stderr line was dropped)")
+        for line in lines:
+            self.sink(line)

@@ -103,7 +103,6 @@ _KILL_WAIT_SECONDS = 5.0
 # After stdout's EOF, how long to wait for the exit status (and after the exit, for EOF: a
 # grandchild could hold the pipe) before reporting the connection closed anyway.
 _EXIT_GRACE_SECONDS = 2.0
-_STDERR_LINE_BYTES = 1 << 16
 
 
 def _settle_future(
@@ -161,8 +160,7 @@ class _Connection(asyncio.SubprocessProtocol):
             CANCELLED: self._on_cancelled,
         }
         # Stderr to logging.
-        self._stderr_sink = options.stderr_sink()
-        self._stderr_lines = LineSplitter(_STDERR_LINE_BYTES)
+        self._stderr = options.stderr_reader()
         # Ending.
         self.exited: asyncio.Future[Optional[int]] = loop.create_future()
         self._stdout_eof = False
@@ -204,13 +202,8 @@ class _Connection(asyncio.SubprocessProtocol):
                 return
             if splitter.overflowed:
                 self._fatal(line_too_large(self._max_line_bytes))
-        elif fd == 2 and self._stderr_sink is not None:
-            lines = self._stderr_lines.feed(data)
-            if self._stderr_lines.overflowed:
-                self._stderr_lines = LineSplitter(_STDERR_LINE_BYTES)
-                lines.append(b"(an over-long stderr line was dropped)")
-            for line in lines:
-                self._stderr_sink(line)
+        elif fd == 2 and self._stderr is not None:
+            self._stderr.feed(data)
 
     def pipe_connection_lost(self, fd: int, exc: Optional[Exception]) -> None:
         if fd == 1:

@@ -47,6 +47,7 @@ from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
 from . import _surface
 from ._results import shape
+from ._stderr import StderrReader
 from ._options import (
     DEFAULT_LOG_LEVEL,
     DEFAULT_LOG_QUEUE_SIZE,
@@ -241,11 +242,11 @@ class _Connection:
         self._bg = threading.Thread(target=self._background, name="mcp-sidecar-reader", daemon=True)
         self._bg.start()
         self._stderr_thread: Optional[threading.Thread] = None
-        stderr_sink = options.stderr_sink()
-        if stderr_sink is not None and proc.stderr is not None:
+        stderr = options.stderr_reader()
+        if stderr is not None and proc.stderr is not None:
             self._stderr_thread = threading.Thread(
                 target=_drain_stderr,
-                args=(proc.stderr, stderr_sink),
+                args=(proc.stderr.fileno(), stderr),
                 name="mcp-sidecar-stderr",
                 daemon=True,
             )
@@ -744,14 +745,14 @@ def _iterate(
         yield item
 
 
-def _drain_stderr(stream: IO[bytes], sink: Callable[[bytes], None]) -> None:
-    """Forward the sidecar's stderr to its sink, line by line (cut at 64 KiB per line)."""
+def _drain_stderr(fd: int, reader: StderrReader) -> None:
+    """Read the sidecar's stderr to its end, into ``reader``."""
     try:
         while True:
-            line = stream.readline(1 << 16)
-            if not line:
+            chunk = os.read(fd, _READ_CHUNK)
+            if not chunk:
                 return
-            sink(line)
+            reader.feed(chunk)
     except (OSError, ValueError):
         return
 
