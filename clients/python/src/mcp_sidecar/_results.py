@@ -26,14 +26,21 @@ class Result(Dict[str, Any]):
     #: protocol key → (class of its object, whether it is a list of them) (generated).
     _nested: ClassVar[Dict[str, Tuple[Type[Result], bool]]] = {}
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        dict.__init__(self, *args, **kwargs)
-        for key, (cls, many) in self._nested.items():
-            value = self.get(key)
-            if many and isinstance(value, list):
-                self[key] = [cls(v) if isinstance(v, dict) else v for v in value]
-            elif isinstance(value, dict):
-                self[key] = cls(value)
+    @classmethod
+    def of(cls: Type[R], data: Dict[str, Any]) -> R:
+        """``data`` (a decoded object) as this class, the objects of result types inside it
+        converted too. Constructing the class directly (``ToolEntry({...})``) converts nothing:
+        ``dict``'s own constructor, kept fast for the clients' hot path."""
+        result = cls(data)
+        if not cls._nested:
+            return result
+        for key, (inner, many) in cls._nested.items():
+            value = result.get(key)
+            if many and type(value) is list:
+                result[key] = [inner.of(v) if type(v) is dict else v for v in value]
+            elif type(value) is dict:
+                result[key] = inner.of(value)
+        return result
 
     if not TYPE_CHECKING:  # type checkers see only the generated attributes
 
@@ -46,4 +53,4 @@ class Result(Dict[str, Any]):
 
 def shape(cls: Type[R], result: Any) -> R:
     """``result`` as a ``cls`` (left as it is if the sidecar sent no object)."""
-    return cls(result) if isinstance(result, dict) else result
+    return cls.of(result) if type(result) is dict else result
