@@ -251,7 +251,7 @@ def classify(
         if method == SERVERS_CHANGED and isinstance(params, dict):
             status = params.get("status")
             if isinstance(status, dict):
-                params["status"] = ServerStatus.of(status)  # a typed result, as servers/list's
+                params["status"] = ServerStatus(status)  # a typed result, as servers/list's
         return Notification(method, params if isinstance(params, dict) else {})
     request_id = message.get("id")
     if type(request_id) is not int:

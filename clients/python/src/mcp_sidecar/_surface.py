@@ -89,7 +89,7 @@ class _Call:
         cls = self.result
         if cls is None:
             return None
-        return cls.of(result) if type(result) is dict else result
+        return cls(result) if type(result) is dict else result
 
 
 if TYPE_CHECKING:
