@@ -10,7 +10,6 @@ clients (``cancel``; the progress callback's type), are written in each client.
 
 from __future__ import annotations
 
-import inspect
 import os
 import types
 from typing import (
@@ -428,49 +427,57 @@ BLOCKING_DOCS = {
 # -- making the clients' methods -----------------------------------------------------------------
 
 
+# Each method is compiled from its spec's parameter list (read off its code object) rather than
+# wrapped as (*args, **kwargs): its own signature is then the spec's with ``self`` first, for
+# help(), inspect and IDEs, with no inspect.Signature built (importing inspect would cost every
+# program importing the client), and a call passes its arguments straight on.
+_BLOCKING = """def {name}(self, {params}):
+    call = spec({args})
+    return call.shape(self._conn.request(call.method, call.params, call.timeout))
+"""
+_AWAITABLE = """async def {name}(self, {params}):
+    call = spec({args})
+    return call.shape(await self._here().request(call.method, call.params, call.timeout))
+"""
+
+
 def blocking(spec: Callable[P, Call[R]]) -> Callable[Concatenate[Any, P], R]:
     """The ``Sidecar`` method of ``spec``: makes the call on the client's connection."""
-
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        call = spec(*args, **kwargs)
-        return call.shape(self._conn.request(call.method, call.params, call.timeout))
-
-    return cast("Callable[Concatenate[Any, P], R]", _like(method, spec, BLOCKING_DOCS.get(spec.__name__)))
+    method = _method(_BLOCKING, spec, BLOCKING_DOCS.get(spec.__name__))
+    return cast("Callable[Concatenate[Any, P], R]", method)
 
 
 def awaitable(spec: Callable[P, Call[R]]) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
     """The ``AsyncSidecar`` method of ``spec``: a coroutine function making the call on the
     client's event loop."""
-
-    async def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        call = spec(*args, **kwargs)
-        return call.shape(await self._here().request(call.method, call.params, call.timeout))
-
-    return cast("Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]", _like(method, spec, None))
+    method = _method(_AWAITABLE, spec, None)
+    return cast("Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]", method)
 
 
-def _like(method: Callable[..., Any], spec: Callable[..., Any], doc: Optional[str]) -> Any:
-    """``method`` named, documented and signed as ``spec`` with ``self`` first, returning what
-    the spec's :class:`Call` holds (``help()`` and ``inspect.signature`` read as for a method
-    written out)."""
-    signature = inspect.signature(spec)
-    returns = str(signature.return_annotation)
+def _method(template: str, spec: Callable[..., Any], doc: Optional[str]) -> Any:
+    """The method ``template`` makes of ``spec``: its parameters, defaults, annotations (the
+    return one being what the spec's :class:`Call` holds) and docstring, ``self`` first."""
+    code = spec.__code__
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    positional, keyword = names[: code.co_argcount], names[code.co_argcount :]
+    params = ", ".join([*positional, *(["*", *keyword] if keyword else [])])
+    args = ", ".join([*positional, *(f"{name}={name}" for name in keyword)])
+    namespace = {**globals(), "spec": spec}  # the annotations resolve as in this module
+    exec(template.format(name=spec.__name__, params=params, args=args), namespace)
+    method = namespace[spec.__name__]
+    method.__defaults__, method.__kwdefaults__ = spec.__defaults__, spec.__kwdefaults__
+    returns = spec.__annotations__["return"]
     returns = returns[len("Call[") : -1] if returns.startswith("Call[") else returns
-    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    method.__name__ = method.__qualname__ = spec.__name__
-    method.__doc__ = doc or spec.__doc__
-    method.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[self_param, *signature.parameters.values()], return_annotation=returns
-    )
     method.__annotations__ = {**spec.__annotations__, "return": returns}
+    method.__doc__ = doc or spec.__doc__
     return method
 
 
 def name_methods(cls: Type[Any]) -> None:
-    """Give the methods made here the qualified names of their class (``Sidecar.ping``); a
+    """Give the methods made here the names and module of their class (``Sidecar.ping``); a
     function shared by both classes gets a copy of its own first, its ``self`` unannotated."""
     for name, member in list(vars(cls).items()):
-        if not inspect.isfunction(member) or member.__qualname__ != name:
+        if not isinstance(member, types.FunctionType) or member.__qualname__ != name:
             continue
         if "self" in member.__annotations__:
             shared = member
@@ -483,6 +490,7 @@ def name_methods(cls: Type[Any]) -> None:
             }
             setattr(cls, name, member)
         member.__qualname__ = f"{cls.__name__}.{name}"
+        member.__module__ = cls.__module__
 
 
 # -- notification callbacks of one method, the same in both clients ---------------------------

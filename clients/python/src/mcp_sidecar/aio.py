@@ -61,10 +61,7 @@ from ._options import (
     fspath_or_none,
 )
 from ._protocol import (
-    CANCELLED,
-    PROGRESS,
     ROOTS_LIST_CHANGED,
-    SERVER_LOG,
     ClientInfo,
     ElicitationMode,
     JsonObject,
@@ -79,8 +76,7 @@ from ._protocol import (
 )
 from ._core import (
     Notifications,
-    Requests,
-    classify,
+    Session,
     kill_late,
     line_too_large,
     spawn_failed,
@@ -117,7 +113,7 @@ def _settle_future(
         future.set_result(result)
 
 
-class _Connection(asyncio.SubprocessProtocol):
+class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.SubprocessProtocol):
     """One running sidecar, as the protocol of its process: the pipes, driving the protocol core
     (:mod:`~mcp_sidecar._core`) from the event loop.
 
@@ -132,33 +128,15 @@ class _Connection(asyncio.SubprocessProtocol):
         self._max_line_bytes = options.max_line_bytes
         self._lines = LineSplitter(options.max_line_bytes)
         self._discarding = False  # after a fatal error: stdout is drained and ignored
-        self.requests: Requests[asyncio.Future[Any]] = Requests(
-            options.max_request_bytes(), _settle_future
-        )
+        super().__init__(options, _settle_future)
         self._write_paused = False
         self._drain_waiters: List[asyncio.Future[None]] = []
-        # Notifications: the core's queue, and a wake-up of the iterators waiting on it.
-        self.notes: Notifications[NotificationCallback] = Notifications(
-            options.notification_queue_size
-        )
+        # Wake-ups of the iterators waiting on the core's notification and log queues.
         self._callback_tasks: Set[asyncio.Future[Any]] = set()
         self._queue_event = asyncio.Event()
-        # The log stream: a queue of its own, so that logs never crowd out other notifications.
-        self.logs: Notifications[NotificationCallback] = Notifications(
-            options.log_queue_size, "server log", "iterate logs() or raise log_queue_size"
-        )
         self._logs_event = asyncio.Event()
-        # Progress callbacks of the calls in flight that have one, by request id.
-        self._progress: Dict[int, ProgressCallback] = {}
-        # The sidecar's requests to the host: the handlers, and the tasks running them by id.
-        self.handlers = options.handlers
+        # The tasks running the host's handlers of the sidecar's requests, by request id.
         self._handling: Dict[Any, asyncio.Task[None]] = {}
-        # Notifications with a meaning of their own for the client (besides their delivery).
-        self._special: Dict[str, Callable[[JsonObject], None]] = {
-            PROGRESS: self._on_progress,
-            SERVER_LOG: self._on_log,
-            CANCELLED: self._on_cancelled,
-        }
         # Stderr to logging.
         self._stderr = options.stderr_reader()
         # Ending.
@@ -196,7 +174,7 @@ class _Connection(asyncio.SubprocessProtocol):
             splitter = self._lines
             try:
                 for line in splitter.feed(data):
-                    self._dispatch(line)
+                    self.dispatch(line)
             except SidecarError as exc:  # a line that is not a JSON-RPC message
                 self._fatal(exc)
                 return
@@ -284,31 +262,15 @@ class _Connection(asyncio.SubprocessProtocol):
 
     # -- reading ----------------------------------------------------------------------------
 
-    def _dispatch(self, line: bytes) -> None:
-        routed = classify(line)
-        if isinstance(routed, Notification):
-            self._deliver(routed)
-        elif type(routed) is tuple:  # a response: the hot path pays this one branch
-            self.requests.answer(*routed)
-        elif isinstance(routed, SidecarRequest):
-            self._on_request(routed)
-
     # -- the sidecar's requests (protocol §17) ----------------------------------------------
 
-    def _on_request(self, request: SidecarRequest) -> None:
-        """Answer at once what needs no handler; run a handler as a task of its own (the reader
-        never waits for a handler; any number run at once)."""
-        line = self.handlers.immediate(request)
-        if line is not None:
-            self._send(line)
-            return
-        try:
-            hash(request.id)
-        except TypeError:  # not a JSON-RPC id: nothing could be answered
-            return
+    def _send_answer(self, line: bytes) -> None:
+        self._send(line)
+
+    def _start(self, request: SidecarRequest, handler: Handler) -> None:
+        """Run a handler as a task of its own (any number run at once)."""
         if request.id in self._handling:
             return  # the sidecar never reuses an id in flight; a duplicate is ignored
-        handler = self.handlers.lookup(request.method)
         self._handling[request.id] = self._loop.create_task(self._handle(request, handler))
 
     async def _handle(self, request: SidecarRequest, handler: Handler) -> None:
@@ -336,23 +298,13 @@ class _Connection(asyncio.SubprocessProtocol):
             if task is not None:
                 task.cancel()
 
-    def _on_progress(self, params: JsonObject) -> None:
-        callback = self._progress.get(params.get("requestId"))  # type: ignore[arg-type]
-        if callback is None:
-            return  # the call ended (or never asked for progress): dropped
-        try:
-            outcome = callback(cast(ProgressParams, params))
-        except Exception:
-            _log.exception("mcp-sidecar progress callback %r failed", callback)
-            return
-        if outcome is not None and hasattr(outcome, "__await__"):
+    def _spawn(self, outcome: Any) -> None:
+        if hasattr(outcome, "__await__"):  # an awaitable progress callback: run as a task
             self._track(asyncio.ensure_future(outcome))
 
-    def _on_log(self, params: JsonObject) -> None:
-        logs = self.logs
-        if logs.queue is not None:
-            logs.push(Notification(SERVER_LOG, params))
-            self._logs_event.set()
+    def _push_log(self, log: Notification) -> None:
+        self.logs.push(log)
+        self._logs_event.set()
 
     def _fatal(self, error: SidecarError) -> None:
         """The sidecar's output cannot be trusted: fail everything, ignore the rest of stdout
@@ -391,9 +343,6 @@ class _Connection(asyncio.SubprocessProtocol):
         return self.notes.add_callback(callback)
 
     def _deliver(self, notification: Notification) -> None:
-        special = self._special.get(notification.method)
-        if special is not None:
-            special(notification.params)
         notes = self.notes
         for outcome in notes.run_callbacks(notification, notes.callbacks):
             if hasattr(outcome, "__await__"):

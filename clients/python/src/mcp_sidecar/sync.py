@@ -59,10 +59,7 @@ from ._options import (
     fspath_or_none,
 )
 from ._protocol import (
-    CANCELLED,
-    PROGRESS,
     ROOTS_LIST_CHANGED,
-    SERVER_LOG,
     ClientInfo,
     ElicitationMode,
     JsonObject,
@@ -77,8 +74,7 @@ from ._protocol import (
 )
 from ._core import (
     Notifications,
-    Requests,
-    classify,
+    Session,
     for_method,
     kill_late,
     line_too_large,
@@ -187,9 +183,10 @@ class _Slot:
         self.done = False
 
 
-class _Connection:
-    """One running sidecar (see the module doc). Holds no reference to the public
-    :class:`Sidecar`, whose finalizer closes stdin when it is collected without ``close()``."""
+class _Connection(Session[_Slot, SyncNotificationCallback]):
+    """One running sidecar (see the module doc): the protocol core's :class:`Session`, driven
+    under this class's locks. Holds no reference to the public :class:`Sidecar`, whose finalizer
+    closes stdin when it is collected without ``close()``."""
 
     def __init__(self, proc: "subprocess.Popen[bytes]", options: Options) -> None:
         assert proc.stdin is not None and proc.stdout is not None
@@ -198,8 +195,8 @@ class _Connection:
         self._stdin_fd = proc.stdin.fileno()
         self._stdout_fd = proc.stdout.fileno()
         self._max_line_bytes = options.max_line_bytes
-        # The request table, touched only under _lock (its settle runs under it too).
-        self.requests: Requests[_Slot] = Requests(options.max_request_bytes(), self._settle)
+        # The request table is touched only under _lock (its settle runs under it too).
+        super().__init__(options, self._settle)
         self._lock = threading.Lock()
         # Threads waiting while another one reads, each on its own locked Lock: released when its
         # response lands or when it is handed the read role (never a broadcast to all).
@@ -215,30 +212,16 @@ class _Connection:
         self._lines = LineSplitter(options.max_line_bytes)
         self._ready: Deque[bytes] = deque()
         # Notifications: the core's queue (under _queue_cv) and callbacks (run by the background
-        # thread, from the backlog under _bg_cv).
-        size = options.notification_queue_size
-        self.notes: Notifications[SyncNotificationCallback] = Notifications(size)
+        # thread, from the backlog under _bg_cv); the log queue under _logs_cv.
         self._queue_cv = threading.Condition(threading.Lock())
-        self._backlog: Deque[Notification] = deque(maxlen=max(size, 1024))
+        self._backlog: Deque[Notification] = deque(maxlen=max(options.notification_queue_size, 1024))
         self._bg_cv = threading.Condition(threading.Lock())
         self._bg_stop = False
-        # The log stream: a bounded queue of its own.
-        self.logs: Notifications[SyncNotificationCallback] = Notifications(
-            options.log_queue_size, "server log", "iterate logs() or raise log_queue_size"
-        )
         self._logs_cv = threading.Condition(threading.Lock())
-        # Progress callbacks of the calls in flight that have one, by request id.
-        self._progress: Dict[int, SyncProgressCallback] = {}
-        # The sidecar's requests: the handlers, the thread pool (made on first use) and the
-        # token of each request being handled, by id (under _lock).
-        self.handlers = options.handlers
+        # The sidecar's requests: the thread pool (made on first use) and the token of each
+        # request being handled, by id (under _lock).
         self._pool: Optional[ThreadPoolExecutor] = None
         self._handling: Dict[Any, Tuple[CancelToken, "Future[None]"]] = {}
-        self._special: Dict[str, Callable[[JsonObject], None]] = {
-            PROGRESS: self._on_progress,
-            SERVER_LOG: self._on_log,
-            CANCELLED: self._on_cancelled,
-        }
         self._bg = threading.Thread(target=self._background, name="mcp-sidecar-reader", daemon=True)
         self._bg.start()
         self._stderr_thread: Optional[threading.Thread] = None
@@ -392,7 +375,7 @@ class _Connection:
                 line = self._next_line(deadline)
                 if line is None:
                     return
-                notification = self._dispatch(line)
+                notification = self.dispatch(line)
                 if slot is None and (notification or self._active):
                     return
         except EOFError:
@@ -437,18 +420,9 @@ class _Connection:
             ready.extend(lines)
         return ready.popleft()
 
-    def _dispatch(self, line: bytes) -> bool:
-        """Route one line; True if it was a notification."""
-        routed = classify(line)
-        if isinstance(routed, Notification):
-            self._deliver(routed)
-            return True
-        if type(routed) is tuple:  # a response: the hot path pays this one branch
-            with self._lock:
-                self.requests.answer(*routed)  # False: a late answer to a request that timed out
-        elif isinstance(routed, SidecarRequest):
-            self._on_request(routed)
-        return False
+    def _answer(self, request_id: int, message: Dict[str, Any]) -> None:
+        with self._lock:
+            self.requests.answer(request_id, message)
 
     # -- the sidecar's requests (protocol §17) ----------------------------------------------
 
@@ -470,24 +444,17 @@ class _Connection:
             except OSError:
                 pass  # the sidecar is gone: reading reports it
 
-    def _on_request(self, request: SidecarRequest) -> None:
-        """Answer at once what needs no handler; hand a handler to the pool (the reader never
-        waits for a handler)."""
-        line = self.handlers.immediate(request)
-        if line is not None:
-            self._write_if_open(line)
-            return
-        try:
-            hash(request.id)
-        except TypeError:  # not a JSON-RPC id: nothing could be answered
-            return
+    def _send_answer(self, line: bytes) -> None:
+        self._write_if_open(line)
+
+    def _start(self, request: SidecarRequest, handler: SyncHandler) -> None:
+        """Hand a handler to the pool."""
         token = CancelToken()
         with self._lock:
             if request.id in self._handling or self.requests.error is not None:
                 return
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(_HANDLER_THREADS, "mcp-sidecar-handler")
-            handler = self.handlers.lookup(request.method)
             future = self._pool.submit(self._handle, request, handler, token)
             self._handling[request.id] = (token, future)
 
@@ -515,20 +482,10 @@ class _Connection:
             entry[1].cancel()  # not started yet: never runs
             entry[0].cancel()
 
-    def _on_progress(self, params: JsonObject) -> None:
-        callback = self._progress.get(params.get("requestId"))  # type: ignore[arg-type]
-        if callback is None:
-            return  # the call ended (or never asked for progress): dropped
-        try:
-            callback(cast(ProgressParams, params))
-        except Exception:
-            _log.exception("mcp-sidecar progress callback %r failed", callback)
-
-    def _on_log(self, params: JsonObject) -> None:
-        if self.logs.queue is not None:
-            with self._logs_cv:
-                self.logs.push(Notification(SERVER_LOG, params))
-                self._logs_cv.notify_all()
+    def _push_log(self, log: Notification) -> None:
+        with self._logs_cv:
+            self.logs.push(log)
+            self._logs_cv.notify_all()
 
     def _on_eof(self) -> None:
         code = self.proc.poll()
@@ -556,9 +513,6 @@ class _Connection:
         return remove
 
     def _deliver(self, notification: Notification) -> None:
-        special = self._special.get(notification.method)
-        if special is not None:
-            special(notification.params)
         notes = self.notes
         if notes.queue is not None:
             with self._queue_cv:
