@@ -2,8 +2,8 @@
 
 Owns: the protocol constants and :class:`Notification`. The result classes and TypedDicts are
 generated from ``proto/schema/*.json`` into ``_generated.py`` (``clients/codegen/generate.py``) and
-re-exported here. Per protocol §14, the sidecar may add fields at any time: code reading these dicts must
-ignore keys it does not know.
+re-exported here. Per protocol §14, the sidecar may add fields at any time: code reading these
+dicts must ignore keys it does not know.
 """
 
 from __future__ import annotations

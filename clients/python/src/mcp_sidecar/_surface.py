@@ -420,7 +420,7 @@ def shutdown(*, timeout: Optional[float] = None) -> Call[None]:
 BLOCKING_DOCS = {
     "add_server": """``servers/add`` (see :meth:`AsyncSidecar.add_server`).""",
     "list_tools": """``tools/list`` (see :meth:`AsyncSidecar.list_tools`).""",
-    "shutdown": """``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`.""",
+    "shutdown": "``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`.",
 }
 
 
@@ -500,18 +500,21 @@ def on_resources_updated(
 ) -> Callable[[], None]:
     """Call ``callback({server, uri?})`` when a subscribed resource changed (no ``uri``:
     any subscribed resource of that server may have). Returns the unregister function."""
-    return self.on_notification(only_method(RESOURCES_UPDATED, callback))  # type: ignore[no-any-return]
+    unregister: Callable[[], None] = self.on_notification(only_method(RESOURCES_UPDATED, callback))
+    return unregister
 
 
 def on_resources_changed(
     self: Any, callback: Callable[[ResourcesChangedParams], Any]
 ) -> Callable[[], None]:
     """Call ``callback({server})`` when a server's resource list changed (list again)."""
-    return self.on_notification(only_method(RESOURCES_CHANGED, callback))  # type: ignore[no-any-return]
+    unregister: Callable[[], None] = self.on_notification(only_method(RESOURCES_CHANGED, callback))
+    return unregister
 
 
 def on_prompts_changed(
     self: Any, callback: Callable[[PromptsChangedParams], Any]
 ) -> Callable[[], None]:
     """Call ``callback({server})`` when a server's prompt list changed (list again)."""
-    return self.on_notification(only_method(PROMPTS_CHANGED, callback))  # type: ignore[no-any-return]
+    unregister: Callable[[], None] = self.on_notification(only_method(PROMPTS_CHANGED, callback))
+    return unregister

@@ -214,7 +214,8 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
         # Notifications: the core's queue (under _queue_cv) and callbacks (run by the background
         # thread, from the backlog under _bg_cv); the log queue under _logs_cv.
         self._queue_cv = threading.Condition(threading.Lock())
-        self._backlog: Deque[Notification] = deque(maxlen=max(options.notification_queue_size, 1024))
+        backlog = max(options.notification_queue_size, 1024)
+        self._backlog: Deque[Notification] = deque(maxlen=backlog)
         self._bg_cv = threading.Condition(threading.Lock())
         self._bg_stop = False
         self._logs_cv = threading.Condition(threading.Lock())
