@@ -67,10 +67,9 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 
 
-class _Call:
+class Call(Generic[R]):
     """One request to make: ``method``, ``params``, the client-side ``timeout`` and the class
-    its result becomes (None: the method returns None). Typed as ``Call[R]``, the value the
-    method returns; generic only for type checkers (a ``Generic`` costs at every call)."""
+    its result becomes (None: the method returns None); ``R`` is what the method returns."""
 
     __slots__ = ("method", "params", "timeout", "result")
 
@@ -83,21 +82,12 @@ class _Call:
     ) -> None:
         self.method, self.params, self.timeout, self.result = method, params, timeout, result
 
-    def shape(self, result: Any) -> Any:
+    def shape(self, result: Any) -> R:
         """The method's return value from the response's ``result``."""
         cls = self.result
         if cls is None:
-            return None
-        return cls(result) if type(result) is dict else result
-
-
-if TYPE_CHECKING:
-
-    class Call(_Call, Generic[R]):
-        def shape(self, result: Any) -> R: ...
-
-else:
-    Call = _Call
+            return cast(R, None)
+        return cast(R, cls(result) if type(result) is dict else result)
 
 
 def fields(**given: Any) -> Dict[str, Any]:
