@@ -6,7 +6,7 @@ proto/schema/*.json (host protocol v1), so that no client copies them by hand.
     python3 clients/codegen/generate.py --check  # exit 1 naming every stale file
 
 Outputs (checked in, deterministic, each with a "do not edit" header):
-    clients/python/src/mcp_sidecar/_generated.py   TypedDicts, Literal aliases, error codes
+    clients/python/src/mcp_sidecar/_generated.py   result classes, TypedDicts, Literal aliases, error codes
     clients/node/generated.d.ts, generated.js      interfaces, unions, RPC_CODES
     clients/go/generated.go                        structs, enum constants, error codes
 
@@ -339,6 +339,22 @@ def referenced(schema: Json, file: str) -> Tuple[Json, str, str]:
 # ------------------------------------------------------------------------------ Python
 
 PY_SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+# Python: what the sidecar answers (results and the objects inside them) are classes over the
+# decoded dict (mcp_sidecar._results.Result): the dict's camelCase keys as before, plus snake_case
+# attributes with their types. The rest (what the host sends, notification and handler params)
+# stay TypedDicts.
+PY_RESULTS = {
+    "ServerInfo", "Capabilities", "InitializeResult", "ExitStatus", "ErrorObject", "ServerStatus",
+    "ServersListResult", "ConversionNote", "ToolEntry", "ToolsListResult", "TruncatedInfo",
+    "ToolCallResult", "Diagnostic", "TrustRequest", "ServersLoadResult", "ServerTestTimings",
+    "ServersTestResult", "ResultsReadResult", "ServerError", "Resource", "ResourcesListResult",
+    "ResourceTemplate", "ResourceTemplatesListResult", "ResourceContents", "ResourcesReadResult",
+    "Prompt", "PromptsListResult", "PromptsGetResult", "Completion", "CompleteResult",
+    "SetLevelResult", "ToolsSearchResult", "StatsWindow", "ServerStats", "ServersStatsResult",
+    "AcceptedTool", "ToolsAcceptResult",
+}
+# Attribute names a dict already has (``Completion.values``) get a trailing underscore.
+PY_DICT_NAMES = set(dir(dict))
 
 
 def py_type(schema: Json, file: str, where: str) -> str:
@@ -384,8 +400,33 @@ def py_class(name: str, base: str, doc: Optional[str], fs: List[Field]) -> List[
     return lines + [f"    {f.name}: {py_type(f.schema, f.file, f.where)}" for f in fs]
 
 
+def py_attribute(key: str) -> str:
+    """The snake_case attribute of a protocol key: ``isError`` -> ``is_error``."""
+    name = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).lower()
+    return name + "_" if name in PY_DICT_NAMES else name
+
+
+def py_result_class(named: Named, fs: List[Field]) -> Tuple[List[str], List[str]]:
+    """A result class (its lines) and its nested conversions (lines run once all classes exist)."""
+    lines = ["", "", f"class {named.py}(Result):", f'    """{named.doc}"""', ""]
+    keys, nested = [], []
+    for f in fs:
+        attr, hint = py_attribute(f.name), py_type(f.schema, f.file, f.where)
+        if not f.required and not hint.startswith("Optional["):
+            hint = f"Optional[{hint}]"
+        keys.append(f'"{attr}": "{f.name}"')
+        lines.append(f"    {attr}: {hint}")
+        inner = re.fullmatch(r"(?:Optional\[)?(List\[)?(\w+)\]?\]?", hint)
+        if inner and inner.group(2) in PY_RESULTS:
+            nested.append(f'"{f.name}": ({inner.group(2)}, {bool(inner.group(1))})')
+    lines += ["", f"    _keys = {{{', '.join(keys)}}}"]
+    after = [f"{named.py}._nested = {{{', '.join(nested)}}}"] if nested else []
+    return lines, after
+
+
 def gen_python() -> str:
     body: List[str] = []
+    conversions: List[str] = []
     names = ["JsonObject"]
     for named in TYPES:
         if named.py is None:
@@ -396,6 +437,11 @@ def gen_python() -> str:
             body += ["", f"#: {named.doc}", f"{named.py} = {py_type(not_null(node), '', '')}"]
             continue
         fs = fields(named)
+        if named.py in PY_RESULTS:
+            lines, after = py_result_class(named, fs)
+            body += lines
+            conversions += after
+            continue
         required = [f for f in fs if f.required]
         optional = [f for f in fs if not f.required]
         if required and optional:  # Python 3.9 has no NotRequired: a base class holds the rest
@@ -404,6 +450,7 @@ def gen_python() -> str:
         else:
             base = "TypedDict" if required else "TypedDict, total=False"
             body += py_class(named.py, base, named.doc, fs)
+    body += ["", "", "# The result classes inside results, converted when their result is.", *conversions]
     codes = error_codes()
     body += ["", "", "class ProtocolErrorCode:",
              '    """The stable string codes the sidecar sends in error.data.code (PROTOCOL.md §12)."""',
@@ -412,11 +459,13 @@ def gen_python() -> str:
              "RPC_CODES: Dict[str, int] = {", *(f'    "{c}": {n},' for c, n in codes), "}"]
     names += ["ProtocolErrorCode", "RPC_CODES"]
     head = [f"# {HEADER}", '"""Host protocol v1 types and error codes, generated from proto/schema.', "",
-            "Results are the decoded JSON objects themselves (TypedDicts cost nothing at run time);",
-            "keys keep the protocol's camelCase spelling. The sidecar may add fields (protocol §14):",
-            'code reading these dicts must ignore keys it does not know."""', "",
+            "Results are the decoded JSON objects as dicts (keys keep the protocol's camelCase",
+            "spelling) whose classes add typed snake_case attributes (``r.is_error``); what the host",
+            "sends and notification params are TypedDicts. The sidecar may add fields (protocol",
+            '§14): code reading these dicts must ignore keys it does not know."""', "",
             "from __future__ import annotations", "",
             "from typing import Any, Dict, List, Literal, Optional, TypedDict, Union", "",
+            "from ._results import Result", "",
             "__all__ = [", *(f'    "{n}",' for n in names), "]", "", "JsonObject = Dict[str, Any]"]
     return "\n".join(head + body) + "\n"
 

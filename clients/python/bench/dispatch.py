@@ -35,10 +35,11 @@ def per_call_us() -> float:
     ]
     futures = [loop.create_future() for _ in range(CALLS)]
     params = {"name": "mcp__fx__echo", "arguments": {"message": "x"}}
+    dispatch = getattr(conn, "dispatch", None) or conn._dispatch  # older checkouts: _dispatch
     started = time.perf_counter()
     for i in range(CALLS):
         conn.requests.begin("tools/call", params, futures[i])
-        conn._dispatch(lines[i])
+        dispatch(lines[i])
     elapsed = time.perf_counter() - started
     assert all(f.done() for f in futures)
     loop.close()

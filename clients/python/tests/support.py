@@ -70,8 +70,9 @@ def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 
 FAKE_SIDECAR = r'''
 import json, os, signal, sys, time
 
-mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
-pid_file = sys.argv[2] if len(sys.argv) > 2 else None
+args = [arg for arg in sys.argv[1:] if not arg.startswith("--")]  # the client's --log=… flags
+mode = args[0] if args else "ok"
+pid_file = args[1] if len(args) > 1 else None
 if pid_file:
     with open(pid_file, "w") as f:
         f.write(str(os.getpid()))

@@ -6,16 +6,20 @@ the sidecar's ``--max-line-bytes``), what a decoded line is (a response settles 
 notification goes to the bounded queue and the callbacks), the error of a closed connection, and
 the errors the client raises on its own.
 
+:class:`Session` holds these for one connection and routes each line to them (responses,
+notifications, progress, logs, the sidecar's requests); each client's connection is a Session.
 The clients drive it: ``aio`` from its event loop (the subprocess protocol's callbacks and timer
 handles), ``sync`` from whichever thread holds its read role, under its locks (:class:`Requests`
 under the request lock, :class:`Notifications` under the queue lock). How a waiter is woken is
-theirs: the core calls ``settle(waiter, result, error)``, given at construction.
+theirs: the core calls ``settle(waiter, result, error)``, given at construction, and the hooks
+:class:`Session` names.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from typing import (
+    TYPE_CHECKING,
     Any,
     Callable,
     Deque,
@@ -28,15 +32,29 @@ from typing import (
     Tuple,
     TypeVar,
     Union,
+    cast,
 )
 
 from . import _log
 from ._errors import ErrorCode, SidecarError, client_error, error_from_rpc
 from ._handlers import SidecarRequest
-from ._protocol import Notification
+from ._protocol import (
+    CANCELLED,
+    PROGRESS,
+    SERVER_LOG,
+    SERVERS_CHANGED,
+    JsonObject,
+    Notification,
+    ProgressParams,
+    ServerStatus,
+)
 from ._wire import cancel_line, decode_line, encode_request
 
+if TYPE_CHECKING:
+    from ._options import Options
+
 __all__ = [
+    "Session",
     "Requests",
     "Notifications",
     "classify",
@@ -48,6 +66,7 @@ __all__ = [
 ]
 
 W = TypeVar("W")
+C = TypeVar("C", bound=Callable[..., Any])
 #: Wakes a waiter with its outcome: ``(waiter, result, None)`` or ``(waiter, None, error)``.
 Settle = Callable[[W, Any, Optional[SidecarError]], None]
 
@@ -167,7 +186,6 @@ class Requests(Generic[W]):
         self.fail(client_error(ErrorCode.CONNECTION_CLOSED, message, exitCode=exit_code))
 
 
-C = TypeVar("C", bound=Callable[..., Any])
 
 
 class Notifications(Generic[C]):
@@ -228,6 +246,104 @@ class Notifications(Generic[C]):
         return outcomes
 
 
+class Session(Generic[W, C]):
+    """What both clients' connections make of the sidecar's lines, whatever drives them (the
+    event loop, or the thread holding the read role): the request table, the notification and
+    log queues, the progress callbacks of the calls in flight, the host's handlers, and the
+    routing of each line to them. A client supplies what depends on how it runs: settling a
+    response under its locks (:meth:`_answer`), delivering a notification and waking the
+    iterators (:meth:`_deliver`, :meth:`_push_log`), running and cancelling a handler
+    (:meth:`_start`, :meth:`_on_cancelled`), sending a line (:meth:`_send_answer`) and what
+    becomes of a value a progress callback returns (:meth:`_spawn`)."""
+
+    def __init__(self, options: "Options", settle: Settle[W]) -> None:
+        self.requests: Requests[W] = Requests(options.max_request_bytes(), settle)
+        self.notes: Notifications[C] = Notifications(options.notification_queue_size)
+        # The log stream: a queue of its own, so that logs never crowd out other notifications.
+        self.logs: Notifications[C] = Notifications(
+            options.log_queue_size, "server log", "iterate logs() or raise log_queue_size"
+        )
+        #: Progress callbacks of the calls in flight that have one, by request id.
+        self._progress: Dict[int, Callable[[ProgressParams], Any]] = {}
+        self.handlers = options.handlers
+        # Notifications with a meaning of their own for the client (besides their delivery).
+        self._special: Dict[str, Callable[[JsonObject], None]] = {
+            PROGRESS: self._on_progress,
+            SERVER_LOG: self._on_log,
+            CANCELLED: self._on_cancelled,
+        }
+
+    def dispatch(self, line: bytes) -> bool:
+        """Route one line of stdout; True if it was a notification.
+
+        Raises:
+            SidecarError: ``INVALID_MESSAGE`` (see :func:`classify`).
+        """
+        routed = classify(line)
+        if isinstance(routed, Notification):
+            special = self._special.get(routed.method)
+            if special is not None:
+                special(routed.params)
+            self._deliver(routed)
+            return True
+        if type(routed) is tuple:  # a response: the hot path pays this one branch
+            self._answer(*routed)
+        elif isinstance(routed, SidecarRequest):
+            self._on_request(routed)
+        return False
+
+    def _answer(self, request_id: int, message: Dict[str, Any]) -> None:
+        self.requests.answer(request_id, message)  # False: a late answer (timed out, cancelled)
+
+    def _on_request(self, request: SidecarRequest) -> None:
+        """Answer at once what needs no handler; start a handler (the reader never waits)."""
+        line = self.handlers.immediate(request)
+        if line is not None:
+            self._send_answer(line)
+            return
+        try:
+            hash(request.id)
+        except TypeError:  # not a JSON-RPC id: nothing could be answered
+            return
+        self._start(request, self.handlers.lookup(request.method))
+
+    def _on_progress(self, params: JsonObject) -> None:
+        callback = self._progress.get(params.get("requestId"))  # type: ignore[arg-type]
+        if callback is None:
+            return  # the call ended (or never asked for progress): dropped
+        try:
+            outcome = callback(cast(ProgressParams, params))
+        except Exception:
+            _log.exception("mcp-sidecar progress callback %r failed", callback)
+            return
+        if outcome is not None:
+            self._spawn(outcome)
+
+    def _on_log(self, params: JsonObject) -> None:
+        if self.logs.queue is not None:
+            self._push_log(Notification(SERVER_LOG, params))
+
+    # What each client supplies.
+
+    def _deliver(self, notification: Notification) -> None:
+        raise NotImplementedError
+
+    def _push_log(self, log: Notification) -> None:
+        raise NotImplementedError
+
+    def _start(self, request: SidecarRequest, handler: Callable[..., Any]) -> None:
+        raise NotImplementedError
+
+    def _on_cancelled(self, params: JsonObject) -> None:
+        raise NotImplementedError
+
+    def _send_answer(self, line: bytes) -> None:
+        raise NotImplementedError
+
+    def _spawn(self, outcome: Any) -> None:
+        """A progress callback returned something: ignored unless the client runs awaitables."""
+
+
 def classify(
     line: bytes,
 ) -> Union[Notification, Tuple[int, Dict[str, Any]], SidecarRequest, None]:
@@ -248,6 +364,10 @@ def classify(
         params = message.get("params")
         if "id" in message:
             return SidecarRequest(message["id"], method, params if isinstance(params, dict) else {})
+        if method == SERVERS_CHANGED and isinstance(params, dict):
+            status = params.get("status")
+            if isinstance(status, dict):
+                params["status"] = ServerStatus(status)  # a typed result, as servers/list's
         return Notification(method, params if isinstance(params, dict) else {})
     request_id = message.get("id")
     if type(request_id) is not int:

@@ -1,17 +1,23 @@
 """The one exception type of the client, :class:`SidecarError`, and the codes it carries.
 
 Owns: turning a JSON-RPC ``error`` object from the sidecar into a :class:`SidecarError`, and the
-few codes the client raises on its own (when no response from the sidecar can exist).
+few codes the client raises on its own (when no response from the sidecar can exist). Timeouts and
+cancellations are also the standard library's exceptions (:class:`SidecarTimeoutError` is a
+``TimeoutError``, :class:`SidecarCancelledError` a ``concurrent.futures.CancelledError``), so code
+that already catches those catches them, and their stable ``code`` stays.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+from concurrent.futures import CancelledError
+from typing import Any, Dict, List, Mapping, Optional, Type
 
 from ._generated import RPC_CODES, ProtocolErrorCode
 
 __all__ = [
     "SidecarError",
+    "SidecarTimeoutError",
+    "SidecarCancelledError",
     "ErrorCode",
     "CLIENT_RPC_CODE",
 ]
@@ -102,7 +108,7 @@ class SidecarError(Exception):
 
     def copy(self) -> SidecarError:
         """A fresh instance with the same fields (to raise one stored error more than once)."""
-        return SidecarError(self.code, self.message, self.data, self.rpc_code, self.method)
+        return type(self)(self.code, self.message, self.data, self.rpc_code, self.method)
 
     def __str__(self) -> str:
         where = f" ({self.method})" if self.method else ""
@@ -115,13 +121,48 @@ class SidecarError(Exception):
         )
 
     def __reduce__(self) -> Any:
-        return (SidecarError, (self.code, self.message, self.data, self.rpc_code, self.method))
+        return (type(self), (self.code, self.message, self.data, self.rpc_code, self.method))
+
+
+class SidecarTimeoutError(SidecarError, TimeoutError):
+    """A timeout: ``TIMEOUT`` (the call's ``timeout=`` ran out; the request was cancelled at the
+    sidecar) or ``TOOL_TIMEOUT`` (the sidecar's ``timeout_ms`` bound on the server's answer).
+    Also a built-in ``TimeoutError`` (which ``asyncio.TimeoutError`` is since Python 3.11), so
+    ``except TimeoutError`` catches it; ``code`` says which one it was."""
+
+
+class SidecarCancelledError(SidecarError, CancelledError):
+    """``CANCELLED``: the request was cancelled at the sidecar (a :class:`CancelToken` of the
+    blocking client, or the sidecar's own cancel). Also a ``concurrent.futures.CancelledError``,
+    what a cancelled thread-pool future raises. Deliberately not an ``asyncio.CancelledError``:
+    that one means "this task was cancelled", and raising it in a task nobody cancelled would
+    confuse ``asyncio.timeout``, ``TaskGroup`` and ``Task.cancelled()``. When an asyncio caller
+    cancels its own task, it gets ``asyncio.CancelledError`` itself, never this."""
+
+
+#: The subclass raised for a code (every other code is a plain :class:`SidecarError`).
+_CLASS_OF_CODE: Dict[str, Type[SidecarError]] = {
+    ErrorCode.TIMEOUT: SidecarTimeoutError,
+    ErrorCode.TOOL_TIMEOUT: SidecarTimeoutError,
+    ErrorCode.CANCELLED: SidecarCancelledError,
+}
+
+
+def make_error(
+    code: str,
+    message: str,
+    data: Optional[Mapping[str, Any]] = None,
+    rpc_code: int = CLIENT_RPC_CODE,
+    method: Optional[str] = None,
+) -> SidecarError:
+    """The :class:`SidecarError` of ``code``: its timeout or cancellation subclass, if any."""
+    return _CLASS_OF_CODE.get(code, SidecarError)(code, message, data, rpc_code, method)
 
 
 def error_from_rpc(error: Any, method: Optional[str] = None) -> SidecarError:
     """The :class:`SidecarError` of a JSON-RPC ``error`` member (tolerant of malformed ones)."""
     if not isinstance(error, dict):
-        return SidecarError(
+        return make_error(
             ErrorCode.INVALID_MESSAGE, f"malformed error object from the sidecar: {error!r}",
             method=method,
         )
@@ -136,11 +177,11 @@ def error_from_rpc(error: Any, method: Optional[str] = None) -> SidecarError:
     if not isinstance(code, str):
         code = _BY_RPC_CODE.get(rpc_code, f"RPC_{rpc_code}")
         data["code"] = code
-    return SidecarError(code, message, data, rpc_code, method)
+    return make_error(code, message, data, rpc_code, method)
 
 
 def client_error(
     code: str, message: str, method: Optional[str] = None, **data: Any
 ) -> SidecarError:
     """A client-side :class:`SidecarError` (``rpc_code`` 0)."""
-    return SidecarError(code, message, data, CLIENT_RPC_CODE, method)
+    return make_error(code, message, data, CLIENT_RPC_CODE, method)

@@ -1,7 +1,7 @@
 """What a client is configured with, and what follows from it before anything runs.
 
 Owns: validating the constructor options shared by both clients, the command line that spawns the
-sidecar, where its stderr goes, and the ``initialize`` params.
+sidecar (with its log level and format), where its stderr goes, and the ``initialize`` params.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import (
 from ._binary import PathArg, find_sidecar_bin
 from ._handlers import HostHandlers
 from ._protocol import ClientInfo, ElicitationMode, LogLevel, Root, ToolFormat
+from ._stderr import StderrReader, json_log_sink, raw_log_sink
 from ._version import __version__
 from ._wire import initialize_params
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Options",
+    "options_of",
     "StderrTarget",
     "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_NOTIFICATION_QUEUE_SIZE",
@@ -50,10 +52,14 @@ DEFAULT_NOTIFICATION_QUEUE_SIZE = 1024
 #: Server log messages kept for ``logs()`` before the oldest is dropped.
 DEFAULT_LOG_QUEUE_SIZE = 1024
 
-#: Where the sidecar's stderr (its log) goes: None inherits the host's stderr; an int
-#: (``subprocess.DEVNULL``) or a file object is handed to the process; a ``logging.Logger``
-#: receives every line (at INFO) from a drain task/thread. Never stdout.
+#: Where the sidecar's stderr (its log) goes: None (the default) runs it with
+#: ``--log-format json`` and emits each line through ``logging.getLogger("mcp_sidecar.sidecar")``
+#: at its level; an int (``subprocess.DEVNULL``) or a file object (``sys.stderr``: the raw lines,
+#: as the host's own stderr) is handed to the process; a ``logging.Logger`` receives every raw
+#: line (at INFO) from a drain task/thread. Never stdout.
 StderrTarget = Union[None, int, IO[Any], "logging.Logger"]
+#: The sidecar's log filter unless told otherwise: warnings and errors only.
+DEFAULT_LOG_LEVEL = "warn"
 
 
 class Options:
@@ -82,6 +88,7 @@ class Options:
         server_logs: Optional[LogLevel] = None,
         log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE,
         answer_timeout_ms: Optional[int] = None,
+        log_level: Optional[str] = DEFAULT_LOG_LEVEL,
     ) -> None:
         if isinstance(args, str):
             raise TypeError("args must be a sequence of strings, not one string")
@@ -113,6 +120,7 @@ class Options:
         self.server_logs = server_logs
         self.log_queue_size = log_queue_size
         self.answer_timeout_ms = answer_timeout_ms
+        self.log_level = log_level
 
     def stderr_logger(self) -> Optional["logging.Logger"]:
         """The logger that receives the sidecar's stderr, if ``stderr`` is one."""
@@ -121,13 +129,33 @@ class Options:
             return cast("logging.Logger", self.stderr)
         return None
 
+    def stderr_reader(self) -> Optional[StderrReader]:
+        """Where the sidecar's stderr goes when the client reads it: the ``mcp_sidecar.sidecar``
+        logger by default, a logger given as ``stderr``; None when the process writes it
+        elsewhere itself."""
+        target = self.stderr_logger()
+        if target is not None:
+            return StderrReader(raw_log_sink(target))
+        return StderrReader(json_log_sink()) if self.stderr is None else None
+
     def argv(self) -> List[str]:
-        """The command line: the binary found per ``find_sidecar_bin`` plus ``args``."""
-        return [find_sidecar_bin(self.binary), *self.args]
+        """The command line: the binary found per ``find_sidecar_bin``, ``args``, then
+        ``--log LEVEL`` (unless ``args`` or ``MCP_SIDECAR_LOG`` set a filter) and, when the
+        client turns stderr into log records, ``--log-format json`` (unless ``args`` chose)."""
+        # One token each (``--log=warn``): a wrapper script reading positional arguments sees
+        # flags it can skip, not a stray value.
+        argv = [find_sidecar_bin(self.binary), *self.args]
+        env = os.environ if self.env is None else self.env
+        if self.log_level is not None and not _has_flag(self.args, "--log"):
+            if "MCP_SIDECAR_LOG" not in env:
+                argv.append(f"--log={self.log_level}")
+        if self.stderr is None and not _has_flag(self.args, "--log-format"):
+            argv.append("--log-format=json")
+        return argv
 
     def popen_stderr(self) -> Union[None, int, IO[Any]]:
-        """The ``stderr`` argument of the spawn (a logger gets a pipe that a drain reads)."""
-        if self.stderr_logger() is not None:
+        """The ``stderr`` argument of the spawn (what the client reads gets a pipe)."""
+        if self.stderr is None or self.stderr_logger() is not None:
             return subprocess.PIPE
         return cast(Union[None, int, IO[Any]], self.stderr)
 
@@ -157,6 +185,13 @@ class Options:
         return _flag_value(self.args, "--max-line-bytes", SIDECAR_DEFAULT_MAX_LINE_BYTES)
 
 
+def options_of(arguments: Mapping[str, Any]) -> Options:
+    """The :class:`Options` of a client's constructor, given its ``locals()`` (taken first
+    thing): each of its arguments is an option of the same name, but ``close_timeout``."""
+    skip = ("self", "close_timeout", "__class__")
+    return Options(**{name: value for name, value in arguments.items() if name not in skip})
+
+
 def _flag_value(args: Sequence[str], flag: str, default: int) -> int:
     value: Optional[str] = None
     for i, arg in enumerate(args):
@@ -170,6 +205,10 @@ def _flag_value(args: Sequence[str], flag: str, default: int) -> int:
         return int(value)
     except ValueError:
         return default
+
+
+def _has_flag(args: Sequence[str], flag: str) -> bool:
+    return any(arg == flag or arg.startswith(flag + "=") for arg in args)
 
 
 def fspath_or_none(path: Optional[PathArg]) -> Optional[str]:

@@ -48,83 +48,41 @@ from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
+from . import _surface
+from ._results import shape
 from ._options import (
+    DEFAULT_LOG_LEVEL,
     DEFAULT_LOG_QUEUE_SIZE,
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_NOTIFICATION_QUEUE_SIZE,
     Options,
+    options_of,
     StderrTarget,
     fspath_or_none,
 )
 from ._protocol import (
-    CANCELLED,
-    PROGRESS,
-    PROMPTS_CHANGED,
-    RESOURCES_CHANGED,
-    RESOURCES_UPDATED,
     ROOTS_LIST_CHANGED,
-    SERVER_LOG,
     ClientInfo,
-    CompleteResult,
     ElicitationMode,
     JsonObject,
     LogLevel,
     ProgressParams,
-    PromptsChangedParams,
-    PromptsGetResult,
-    PromptsListResult,
-    ResourcesChangedParams,
-    ResourcesListResult,
-    ResourcesReadResult,
-    ResourcesUpdatedParams,
-    ResourceTemplatesListResult,
     Root,
     ServerLogParams,
-    ServersStatsResult,
-    SetLevelResult,
-    ToolsAcceptResult,
-    ToolsSearchResult,
-    ConfigDialect,
     InitializeResult,
     Notification,
-    ResultsReadResult,
-    ServersListResult,
-    ServersLoadResult,
-    ServersTestResult,
-    ServerStatus,
     ToolCallResult,
     ToolFormat,
-    ToolsListResult,
 )
 from ._core import (
     Notifications,
-    Requests,
-    classify,
+    Session,
     kill_late,
     line_too_large,
-    only_method,
     spawn_failed,
     wrong_event_loop,
 )
-from ._wire import (
-    accept_tools_params,
-    add_server_params,
-    call_tool_params,
-    complete_params,
-    encode_notification,
-    get_prompt_params,
-    list_page_params,
-    list_tools_params,
-    load_servers_params,
-    login_params,
-    read_resource_params,
-    read_result_params,
-    resource_params,
-    search_tools_params,
-    servers_filter_params,
-    set_level_params,
-    test_server_params,
-)
+from ._wire import encode_notification
 
 __all__ = ["AsyncSidecar", "NotificationCallback", "ProgressCallback", "Handler"]
 
@@ -141,7 +99,6 @@ _KILL_WAIT_SECONDS = 5.0
 # After stdout's EOF, how long to wait for the exit status (and after the exit, for EOF: a
 # grandchild could hold the pipe) before reporting the connection closed anyway.
 _EXIT_GRACE_SECONDS = 2.0
-_STDERR_LINE_BYTES = 1 << 16
 
 
 def _settle_future(
@@ -156,7 +113,7 @@ def _settle_future(
         future.set_result(result)
 
 
-class _Connection(asyncio.SubprocessProtocol):
+class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.SubprocessProtocol):
     """One running sidecar, as the protocol of its process: the pipes, driving the protocol core
     (:mod:`~mcp_sidecar._core`) from the event loop.
 
@@ -171,36 +128,17 @@ class _Connection(asyncio.SubprocessProtocol):
         self._max_line_bytes = options.max_line_bytes
         self._lines = LineSplitter(options.max_line_bytes)
         self._discarding = False  # after a fatal error: stdout is drained and ignored
-        self.requests: Requests[asyncio.Future[Any]] = Requests(
-            options.max_request_bytes(), _settle_future
-        )
+        super().__init__(options, _settle_future)
         self._write_paused = False
         self._drain_waiters: List[asyncio.Future[None]] = []
-        # Notifications: the core's queue, and a wake-up of the iterators waiting on it.
-        self.notes: Notifications[NotificationCallback] = Notifications(
-            options.notification_queue_size
-        )
+        # Wake-ups of the iterators waiting on the core's notification and log queues.
         self._callback_tasks: Set[asyncio.Future[Any]] = set()
         self._queue_event = asyncio.Event()
-        # The log stream: a queue of its own, so that logs never crowd out other notifications.
-        self.logs: Notifications[NotificationCallback] = Notifications(
-            options.log_queue_size, "server log", "iterate logs() or raise log_queue_size"
-        )
         self._logs_event = asyncio.Event()
-        # Progress callbacks of the calls in flight that have one, by request id.
-        self._progress: Dict[int, ProgressCallback] = {}
-        # The sidecar's requests to the host: the handlers, and the tasks running them by id.
-        self.handlers = options.handlers
+        # The tasks running the host's handlers of the sidecar's requests, by request id.
         self._handling: Dict[Any, asyncio.Task[None]] = {}
-        # Notifications with a meaning of their own for the client (besides their delivery).
-        self._special: Dict[str, Callable[[JsonObject], None]] = {
-            PROGRESS: self._on_progress,
-            SERVER_LOG: self._on_log,
-            CANCELLED: self._on_cancelled,
-        }
-        # Stderr to a logger.
-        self._stderr_logger = options.stderr_logger()
-        self._stderr_lines = LineSplitter(_STDERR_LINE_BYTES)
+        # Stderr to logging.
+        self._stderr = options.stderr_reader()
         # Ending.
         self.exited: asyncio.Future[Optional[int]] = loop.create_future()
         self._stdout_eof = False
@@ -236,19 +174,14 @@ class _Connection(asyncio.SubprocessProtocol):
             splitter = self._lines
             try:
                 for line in splitter.feed(data):
-                    self._dispatch(line)
+                    self.dispatch(line)
             except SidecarError as exc:  # a line that is not a JSON-RPC message
                 self._fatal(exc)
                 return
             if splitter.overflowed:
                 self._fatal(line_too_large(self._max_line_bytes))
-        elif fd == 2 and self._stderr_logger is not None:
-            lines = self._stderr_lines.feed(data)
-            if self._stderr_lines.overflowed:
-                self._stderr_lines = LineSplitter(_STDERR_LINE_BYTES)
-                lines.append(b"(an over-long stderr line was dropped)")
-            for line in lines:
-                self._stderr_logger.info("%s", line.decode("utf-8", "replace").rstrip())
+        elif fd == 2 and self._stderr is not None:
+            self._stderr.feed(data)
 
     def pipe_connection_lost(self, fd: int, exc: Optional[Exception]) -> None:
         if fd == 1:
@@ -329,31 +262,15 @@ class _Connection(asyncio.SubprocessProtocol):
 
     # -- reading ----------------------------------------------------------------------------
 
-    def _dispatch(self, line: bytes) -> None:
-        routed = classify(line)
-        if isinstance(routed, Notification):
-            self._deliver(routed)
-        elif type(routed) is tuple:  # a response: the hot path pays this one branch
-            self.requests.answer(*routed)
-        elif isinstance(routed, SidecarRequest):
-            self._on_request(routed)
-
     # -- the sidecar's requests (protocol §17) ----------------------------------------------
 
-    def _on_request(self, request: SidecarRequest) -> None:
-        """Answer at once what needs no handler; run a handler as a task of its own (the reader
-        never waits for a handler; any number run at once)."""
-        line = self.handlers.immediate(request)
-        if line is not None:
-            self._send(line)
-            return
-        try:
-            hash(request.id)
-        except TypeError:  # not a JSON-RPC id: nothing could be answered
-            return
+    def _send_answer(self, line: bytes) -> None:
+        self._send(line)
+
+    def _start(self, request: SidecarRequest, handler: Handler) -> None:
+        """Run a handler as a task of its own (any number run at once)."""
         if request.id in self._handling:
             return  # the sidecar never reuses an id in flight; a duplicate is ignored
-        handler = self.handlers.lookup(request.method)
         self._handling[request.id] = self._loop.create_task(self._handle(request, handler))
 
     async def _handle(self, request: SidecarRequest, handler: Handler) -> None:
@@ -381,23 +298,13 @@ class _Connection(asyncio.SubprocessProtocol):
             if task is not None:
                 task.cancel()
 
-    def _on_progress(self, params: JsonObject) -> None:
-        callback = self._progress.get(params.get("requestId"))  # type: ignore[arg-type]
-        if callback is None:
-            return  # the call ended (or never asked for progress): dropped
-        try:
-            outcome = callback(cast(ProgressParams, params))
-        except Exception:
-            _log.exception("mcp-sidecar progress callback %r failed", callback)
-            return
-        if outcome is not None and hasattr(outcome, "__await__"):
+    def _spawn(self, outcome: Any) -> None:
+        if hasattr(outcome, "__await__"):  # an awaitable progress callback: run as a task
             self._track(asyncio.ensure_future(outcome))
 
-    def _on_log(self, params: JsonObject) -> None:
-        logs = self.logs
-        if logs.queue is not None:
-            logs.push(Notification(SERVER_LOG, params))
-            self._logs_event.set()
+    def _push_log(self, log: Notification) -> None:
+        self.logs.push(log)
+        self._logs_event.set()
 
     def _fatal(self, error: SidecarError) -> None:
         """The sidecar's output cannot be trusted: fail everything, ignore the rest of stdout
@@ -436,9 +343,6 @@ class _Connection(asyncio.SubprocessProtocol):
         return self.notes.add_callback(callback)
 
     def _deliver(self, notification: Notification) -> None:
-        special = self._special.get(notification.method)
-        if special is not None:
-            special(notification.params)
         notes = self.notes
         for outcome in notes.run_callbacks(notification, notes.callbacks):
             if hasattr(outcome, "__await__"):
@@ -576,7 +480,7 @@ async def _reap(pid: int, timeout: float) -> bool:
         return True
     loop = asyncio.get_running_loop()
     readable: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(pidfd, lambda: readable.done() or readable.set_result(None))
+    loop.add_reader(pidfd, _resolve, readable)
     try:
         await asyncio.wait_for(readable, timeout)  # a pidfd is readable once its process exited
     except asyncio.TimeoutError:
@@ -586,6 +490,11 @@ async def _reap(pid: int, timeout: float) -> bool:
         os.close(pidfd)
     _waitpid_quietly(pid, os.WNOHANG)
     return True
+
+
+def _resolve(future: "asyncio.Future[None]") -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _retrieve(future: "asyncio.Future[Any]") -> None:
@@ -662,7 +571,9 @@ class AsyncSidecar:
         args: extra command-line flags of the sidecar (e.g. ``["--log", "debug"]``).
         env: the sidecar's environment (default: inherited).
         cwd: the sidecar's working directory.
-        stderr: where the sidecar's log goes (see :data:`StderrTarget`); default inherited.
+        stderr: where the sidecar's log goes (see :data:`StderrTarget`); default: each line
+            becomes a record of ``logging.getLogger("mcp_sidecar.sidecar")`` at its level
+            (``sys.stderr`` passes the raw lines to yours, as before).
         max_line_bytes: longest line accepted from the sidecar's stdout (64 MiB); a longer
             one closes the client with ``LINE_TOO_LARGE``.
         notification_queue_size: notifications kept for :meth:`notifications`; when full the
@@ -689,6 +600,10 @@ class AsyncSidecar:
         log_queue_size: server log messages kept for :meth:`logs`; when full the oldest is
             dropped (counted in :attr:`dropped_logs`). 0: no log queue.
         answer_timeout_ms: how long the sidecar waits for a handler's answer (600000).
+        log_level: the sidecar's log filter (``--log``): ``"warn"`` by default, so its INFO
+            lines stay out of your log; ``"info"``, ``"debug"`` or a filter such as
+            ``"mcp_sidecar=debug"``; None leaves it to ``MCP_SIDECAR_LOG`` or the sidecar's
+            default (info). A ``--log`` in ``args`` or ``MCP_SIDECAR_LOG`` set takes precedence.
     """
 
     def __init__(
@@ -716,30 +631,9 @@ class AsyncSidecar:
         server_logs: Optional[LogLevel] = None,
         log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE,
         answer_timeout_ms: Optional[int] = None,
+        log_level: Optional[str] = DEFAULT_LOG_LEVEL,
     ) -> None:
-        self._options = Options(
-            binary=binary,
-            tool_format=tool_format,
-            name_template=name_template,
-            max_name_length=max_name_length,
-            client_info=client_info,
-            args=tuple(args),
-            env=env,
-            cwd=cwd,
-            stderr=stderr,
-            max_line_bytes=max_line_bytes,
-            notification_queue_size=notification_queue_size,
-            start_timeout=start_timeout,
-            strict=strict,
-            require_trust=require_trust,
-            handlers=handlers,
-            roots=roots,
-            elicitation_modes=elicitation_modes,
-            sampling_features=sampling_features,
-            server_logs=server_logs,
-            log_queue_size=log_queue_size,
-            answer_timeout_ms=answer_timeout_ms,
-        )
+        self._options = options_of(locals())  # every argument but close_timeout
         self._close_timeout = close_timeout
         self._conn: Optional[_Connection] = None
         self._initialize_result: Optional[InitializeResult] = None
@@ -785,7 +679,7 @@ class AsyncSidecar:
         except BaseException:
             await conn.close(1.0)
             raise
-        self._initialize_result = cast(InitializeResult, result)
+        self._initialize_result = shape(InitializeResult, result)
         return self
 
     async def close(self, timeout: Optional[float] = None) -> None:
@@ -912,47 +806,6 @@ class AsyncSidecar:
         this client; the typed methods below are preferred)."""
         return await self._here().request(method, params, timeout)
 
-    async def add_server(
-        self,
-        name: str,
-        config: Mapping[str, Any],
-        *,
-        wait: bool = True,
-        trust: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ServerStatus:
-        """``servers/add``: start a server (config: :class:`ServerConfig`). A failed start is not
-        an exception: the status has ``state: "error"`` and ``lastError``. With ``wait=False``
-        the answer comes at once (``starting``); follow ``notifications/servers/changed``."""
-        params = add_server_params(name, config, wait, trust)
-        return cast(ServerStatus, await self._here().request("servers/add", params, timeout))
-
-    async def remove_server(self, name: str, *, timeout: Optional[float] = None) -> None:
-        """``servers/remove``: returns once the server's whole process tree is gone."""
-        await self._here().request("servers/remove", {"name": name}, timeout)
-
-    async def restart_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
-        """``servers/restart``: stop (whatever the state) and start again; the new status."""
-        result = await self._here().request("servers/restart", {"name": name}, timeout)
-        return cast(ServerStatus, result)
-
-    async def list_servers(self, *, timeout: Optional[float] = None) -> ServersListResult:
-        """``servers/list``: ``{"servers": [status, ...]}`` sorted by name."""
-        return cast(ServersListResult, await self._here().request("servers/list", None, timeout))
-
-    async def list_tools(
-        self,
-        format: Optional[ToolFormat] = None,
-        servers: Optional[Sequence[str]] = None,
-        *,
-        strict: Optional[bool] = None,
-        timeout: Optional[float] = None,
-    ) -> ToolsListResult:
-        """``tools/list``: ``{"tools": [entry, ...], "fingerprint": "sha256:..."}``; each entry's
-        ``definition`` is in ``format`` (default: the session ``tool_format``)."""
-        params = list_tools_params(format, servers, strict)
-        return cast(ToolsListResult, await self._here().request("tools/list", params, timeout))
-
     async def call_tool(
         self,
         name: str,
@@ -975,7 +828,7 @@ class AsyncSidecar:
         ``progress``, ``total?``, ``message?``) before its result; the sidecar sends the latest
         and may skip some for a slow reader. ``reset_timeout_on_progress`` and
         ``max_total_timeout_ms`` are the call's progress-aware timeout (protocol §4)."""
-        params = call_tool_params(
+        params = _surface.call_tool_params(
             name,
             arguments,
             timeout_ms,
@@ -985,225 +838,7 @@ class AsyncSidecar:
             max_total_timeout_ms,
         )
         result = await self._here().request("tools/call", params, timeout, progress)
-        return cast(ToolCallResult, result)
-
-    async def load_servers(
-        self,
-        path: Optional[PathArg] = None,
-        *,
-        json: Optional[Mapping[str, Any]] = None,
-        text: Optional[str] = None,
-        dialect: Optional[ConfigDialect] = None,
-        inputs: Optional[Mapping[str, str]] = None,
-        trust: Optional[Mapping[str, str]] = None,
-        wait: bool = True,
-        timeout: Optional[float] = None,
-    ) -> ServersLoadResult:
-        """``servers/load``: add every server of a config, given as exactly one of ``path`` (a
-        file of any dialect, or a directory scanned for plugins and ``.mcp.json``), ``json`` (a
-        document) or ``text`` (TOML, YAML or JSON). ``dialect`` forces the dialect (detected
-        otherwise); ``inputs`` fills ``${input:ID}``; ``trust`` maps server names to approved
-        digests (``require_trust``). Problems are ``diagnostics``, never an exception; servers
-        held back for trust are in ``trustRequired``."""
-        params = load_servers_params(path, json, text, dialect, inputs, trust, wait)
-        result = await self._here().request("servers/load", params, timeout)
-        return cast(ServersLoadResult, result)
-
-    async def test_server(
-        self,
-        config: Mapping[str, Any],
-        *,
-        name: Optional[str] = None,
-        trust: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ServersTestResult:
-        """``servers/test``: start ``config`` as :meth:`add_server` would (handshake, tool
-        discovery), stop it and report (``state``, ``tools``, ``timings``, ``stderrTail``,
-        ``error``). Nothing is registered; ``name`` (default ``"test"``) may be taken or not.
-        A failed start is ``state: "error"``, not an exception."""
-        params = test_server_params(config, name, trust)
-        result = await self._here().request("servers/test", params, timeout)
-        return cast(ServersTestResult, result)
-
-    async def read_result(
-        self,
-        handle: str,
-        offset: Optional[int] = None,
-        length: Optional[int] = None,
-        *,
-        timeout: Optional[float] = None,
-    ) -> ResultsReadResult:
-        """``results/read``: ``length`` bytes (at most, and by default, 256 KiB) from byte
-        ``offset`` of the full text of a truncated call result (``result["truncated"]["handle"]``).
-        A handle no longer kept raises ``RESULT_EXPIRED``."""
-        params = read_result_params(handle, offset, length)
-        result = await self._here().request("results/read", params, timeout)
-        return cast(ResultsReadResult, result)
-
-    async def search_tools(
-        self,
-        query: str,
-        *,
-        limit: Optional[int] = None,
-        servers: Optional[Sequence[str]] = None,
-        format: Optional[ToolFormat] = None,
-        strict: Optional[bool] = None,
-        timeout: Optional[float] = None,
-    ) -> ToolsSearchResult:
-        """``tools/search``: the tools best matching ``query`` (words or a tool's name), best
-        first, each a tool entry with ``score`` (and ``exact`` when named); ``total`` matched."""
-        params = search_tools_params(query, limit, servers, format, strict)
-        result = await self._here().request("tools/search", params, timeout)
-        return cast(ToolsSearchResult, result)
-
-    async def accept_tools(
-        self, tools: Sequence[Mapping[str, Any]], *, timeout: Optional[float] = None
-    ) -> ToolsAcceptResult:
-        """``tools/accept``: let tools held by ``pinTools`` (``withheld`` entries, or
-        ``{server, tool, hash}``) back into the tool set; ``{accepted, rejected}``."""
-        result = await self._here().request("tools/accept", accept_tools_params(tools), timeout)
-        return cast(ToolsAcceptResult, result)
-
-    async def server_stats(
-        self, servers: Optional[Sequence[str]] = None, *, timeout: Optional[float] = None
-    ) -> ServersStatsResult:
-        """``servers/stats``: every server's (or those named) statistics: calls, errors,
-        latency percentiles (``total`` and ``recent`` windows), bytes, restarts, startup."""
-        params = servers_filter_params(servers)
-        result = await self._here().request("servers/stats", params, timeout)
-        return cast(ServersStatsResult, result)
-
-    async def login_server(
-        self, name: str, *, wait: bool = True, timeout: Optional[float] = None
-    ) -> ServerStatus:
-        """``servers/login``: OAuth login of a remote server (with an ``AUTHORIZE`` handler the
-        browser step is yours; else the status carries ``authorizationUrl``). ``wait=False``
-        answers once the login waits for the browser."""
-        result = await self._here().request("servers/login", login_params(name, wait), timeout)
-        return cast(ServerStatus, result)
-
-    async def logout_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
-        """``servers/logout``: forget the server's tokens and stop it (``needs_login``)."""
-        result = await self._here().request("servers/logout", {"name": name}, timeout)
-        return cast(ServerStatus, result)
-
-    async def list_resources(
-        self,
-        server: Optional[str] = None,
-        *,
-        cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ResourcesListResult:
-        """``resources/list``: one page of resources (each with ``server``) of one server or of
-        every ready one; ``nextCursor`` continues, ``errors`` names servers that failed."""
-        params = list_page_params(server, cursor)
-        result = await self._here().request("resources/list", params, timeout)
-        return cast(ResourcesListResult, result)
-
-    async def list_resource_templates(
-        self,
-        server: Optional[str] = None,
-        *,
-        cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ResourceTemplatesListResult:
-        """``resources/templates/list``: as :meth:`list_resources`, for ``resourceTemplates``."""
-        params = list_page_params(server, cursor)
-        result = await self._here().request("resources/templates/list", params, timeout)
-        return cast(ResourceTemplatesListResult, result)
-
-    async def read_resource(
-        self,
-        server: str,
-        uri: str,
-        *,
-        format: Optional[ToolFormat] = None,
-        timeout: Optional[float] = None,
-    ) -> ResourcesReadResult:
-        """``resources/read``: the server's ``contents``, plus ``text`` and ``output`` (in
-        ``format``) as for a tool result."""
-        params = read_resource_params(server, uri, format)
-        result = await self._here().request("resources/read", params, timeout)
-        return cast(ResourcesReadResult, result)
-
-    async def subscribe_resource(
-        self, server: str, uri: str, *, timeout: Optional[float] = None
-    ) -> None:
-        """``resources/subscribe``: changes of the resource arrive as
-        ``notifications/resources/updated`` (see :meth:`on_resources_updated`)."""
-        await self._here().request("resources/subscribe", resource_params(server, uri), timeout)
-
-    async def unsubscribe_resource(
-        self, server: str, uri: str, *, timeout: Optional[float] = None
-    ) -> None:
-        """``resources/unsubscribe``."""
-        params = resource_params(server, uri)
-        await self._here().request("resources/unsubscribe", params, timeout)
-
-    async def list_prompts(
-        self,
-        server: Optional[str] = None,
-        *,
-        cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> PromptsListResult:
-        """``prompts/list``: as :meth:`list_resources`, for ``prompts``."""
-        params = list_page_params(server, cursor)
-        result = await self._here().request("prompts/list", params, timeout)
-        return cast(PromptsListResult, result)
-
-    async def get_prompt(
-        self,
-        server: str,
-        name: str,
-        arguments: Optional[Mapping[str, str]] = None,
-        *,
-        format: Optional[ToolFormat] = None,
-        timeout: Optional[float] = None,
-    ) -> PromptsGetResult:
-        """``prompts/get``: the prompt's ``messages`` as the server sent them, and ``output``,
-        the same messages in ``format``'s message shape."""
-        params = get_prompt_params(server, name, arguments, format)
-        result = await self._here().request("prompts/get", params, timeout)
-        return cast(PromptsGetResult, result)
-
-    async def complete(
-        self,
-        server: str,
-        ref: Mapping[str, Any],
-        argument: Mapping[str, Any],
-        context: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-    ) -> CompleteResult:
-        """``completion/complete``: ``ref`` is ``{"type": "ref/prompt", "name"}`` or
-        ``{"type": "ref/resource", "uri"}``, ``argument`` ``{"name", "value"}``, ``context``
-        ``{"arguments": {...}}``; ``{"server", "completion": {"values", "total?", "hasMore?"}}``."""
-        params = complete_params(server, ref, argument, context)
-        result = await self._here().request("completion/complete", params, timeout)
-        return cast(CompleteResult, result)
-
-    async def set_log_level(
-        self,
-        level: LogLevel,
-        *,
-        server: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> SetLevelResult:
-        """``logging/setLevel``: the session's level of server logs (or one server's): messages
-        at or above it reach :meth:`logs`. ``{"servers": [names told], "errors"?}``."""
-        params = set_level_params(level, server)
-        result = await self._here().request("logging/setLevel", params, timeout)
-        return cast(SetLevelResult, result)
-
-    async def ping(self, *, timeout: Optional[float] = None) -> None:
-        """``ping``: a round trip to the sidecar."""
-        await self._here().request("ping", None, timeout)
-
-    async def shutdown(self, *, timeout: Optional[float] = None) -> None:
-        """``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`, which
-        also waits for the exit (and kills a sidecar that does not)."""
-        await self._here().request("shutdown", None, timeout)
+        return shape(ToolCallResult, result)
 
     # -- notifications ----------------------------------------------------------------------
 
@@ -1228,22 +863,36 @@ class AsyncSidecar:
         also delivered as notifications. The iteration ends when the client closes."""
         return self._require().iterate_logs()
 
-    def on_resources_updated(
-        self, callback: Callable[[ResourcesUpdatedParams], Any]
-    ) -> Callable[[], None]:
-        """Call ``callback({server, uri?})`` when a subscribed resource changed (no ``uri``:
-        any subscribed resource of that server may have). Returns the unregister function."""
-        return self.on_notification(only_method(RESOURCES_UPDATED, callback))
+    # Every host method but call_tool and request: one definition for both clients (_surface).
+    add_server = _surface.awaitable(_surface.add_server)
+    remove_server = _surface.awaitable(_surface.remove_server)
+    restart_server = _surface.awaitable(_surface.restart_server)
+    list_servers = _surface.awaitable(_surface.list_servers)
+    list_tools = _surface.awaitable(_surface.list_tools)
+    load_servers = _surface.awaitable(_surface.load_servers)
+    test_server = _surface.awaitable(_surface.test_server)
+    read_result = _surface.awaitable(_surface.read_result)
+    search_tools = _surface.awaitable(_surface.search_tools)
+    accept_tools = _surface.awaitable(_surface.accept_tools)
+    server_stats = _surface.awaitable(_surface.server_stats)
+    login_server = _surface.awaitable(_surface.login_server)
+    logout_server = _surface.awaitable(_surface.logout_server)
+    list_resources = _surface.awaitable(_surface.list_resources)
+    list_resource_templates = _surface.awaitable(_surface.list_resource_templates)
+    read_resource = _surface.awaitable(_surface.read_resource)
+    subscribe_resource = _surface.awaitable(_surface.subscribe_resource)
+    unsubscribe_resource = _surface.awaitable(_surface.unsubscribe_resource)
+    list_prompts = _surface.awaitable(_surface.list_prompts)
+    get_prompt = _surface.awaitable(_surface.get_prompt)
+    complete = _surface.awaitable(_surface.complete)
+    set_log_level = _surface.awaitable(_surface.set_log_level)
+    ping = _surface.awaitable(_surface.ping)
+    shutdown = _surface.awaitable(_surface.shutdown)
 
-    def on_resources_changed(
-        self, callback: Callable[[ResourcesChangedParams], Any]
-    ) -> Callable[[], None]:
-        """Call ``callback({server})`` when a server's resource list changed (list again)."""
-        return self.on_notification(only_method(RESOURCES_CHANGED, callback))
+    # Notification callbacks of one method.
+    on_resources_updated = _surface.on_resources_updated
+    on_resources_changed = _surface.on_resources_changed
+    on_prompts_changed = _surface.on_prompts_changed
 
-    def on_prompts_changed(
-        self, callback: Callable[[PromptsChangedParams], Any]
-    ) -> Callable[[], None]:
-        """Call ``callback({server})`` when a server's prompt list changed (list again)."""
-        return self.on_notification(only_method(PROMPTS_CHANGED, callback))
 
+_surface.name_methods(AsyncSidecar)

@@ -26,7 +26,6 @@ import weakref
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import (
-    TYPE_CHECKING,
     IO,
     Any,
     Callable,
@@ -46,86 +45,42 @@ from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
+from . import _surface
+from ._results import shape
+from ._stderr import StderrReader
 from ._options import (
+    DEFAULT_LOG_LEVEL,
     DEFAULT_LOG_QUEUE_SIZE,
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_NOTIFICATION_QUEUE_SIZE,
     Options,
+    options_of,
     StderrTarget,
     fspath_or_none,
 )
 from ._protocol import (
-    CANCELLED,
-    PROGRESS,
-    PROMPTS_CHANGED,
-    RESOURCES_CHANGED,
-    RESOURCES_UPDATED,
     ROOTS_LIST_CHANGED,
-    SERVER_LOG,
     ClientInfo,
-    CompleteResult,
     ElicitationMode,
     JsonObject,
     LogLevel,
     ProgressParams,
-    PromptsChangedParams,
-    PromptsGetResult,
-    PromptsListResult,
-    ResourcesChangedParams,
-    ResourcesListResult,
-    ResourcesReadResult,
-    ResourcesUpdatedParams,
-    ResourceTemplatesListResult,
     Root,
     ServerLogParams,
-    ServersStatsResult,
-    SetLevelResult,
-    ToolsAcceptResult,
-    ToolsSearchResult,
-    ConfigDialect,
     InitializeResult,
     Notification,
-    ResultsReadResult,
-    ServersListResult,
-    ServersLoadResult,
-    ServersTestResult,
-    ServerStatus,
     ToolCallResult,
     ToolFormat,
-    ToolsListResult,
 )
 from ._core import (
     Notifications,
-    Requests,
-    classify,
+    Session,
     for_method,
     kill_late,
     line_too_large,
-    only_method,
     spawn_failed,
 )
-from ._wire import (
-    accept_tools_params,
-    add_server_params,
-    call_tool_params,
-    complete_params,
-    encode_notification,
-    get_prompt_params,
-    list_page_params,
-    list_tools_params,
-    load_servers_params,
-    login_params,
-    read_resource_params,
-    read_result_params,
-    resource_params,
-    search_tools_params,
-    servers_filter_params,
-    set_level_params,
-    test_server_params,
-)
-
-if TYPE_CHECKING:
-    import logging
+from ._wire import encode_notification
 
 __all__ = [
     "Sidecar",
@@ -228,9 +183,10 @@ class _Slot:
         self.done = False
 
 
-class _Connection:
-    """One running sidecar (see the module doc). Holds no reference to the public
-    :class:`Sidecar`, whose finalizer closes stdin when it is collected without ``close()``."""
+class _Connection(Session[_Slot, SyncNotificationCallback]):
+    """One running sidecar (see the module doc): the protocol core's :class:`Session`, driven
+    under this class's locks. Holds no reference to the public :class:`Sidecar`, whose finalizer
+    closes stdin when it is collected without ``close()``."""
 
     def __init__(self, proc: "subprocess.Popen[bytes]", options: Options) -> None:
         assert proc.stdin is not None and proc.stdout is not None
@@ -239,8 +195,8 @@ class _Connection:
         self._stdin_fd = proc.stdin.fileno()
         self._stdout_fd = proc.stdout.fileno()
         self._max_line_bytes = options.max_line_bytes
-        # The request table, touched only under _lock (its settle runs under it too).
-        self.requests: Requests[_Slot] = Requests(options.max_request_bytes(), self._settle)
+        # The request table is touched only under _lock (its settle runs under it too).
+        super().__init__(options, self._settle)
         self._lock = threading.Lock()
         # Threads waiting while another one reads, each on its own locked Lock: released when its
         # response lands or when it is handed the read role (never a broadcast to all).
@@ -256,38 +212,25 @@ class _Connection:
         self._lines = LineSplitter(options.max_line_bytes)
         self._ready: Deque[bytes] = deque()
         # Notifications: the core's queue (under _queue_cv) and callbacks (run by the background
-        # thread, from the backlog under _bg_cv).
-        size = options.notification_queue_size
-        self.notes: Notifications[SyncNotificationCallback] = Notifications(size)
+        # thread, from the backlog under _bg_cv); the log queue under _logs_cv.
         self._queue_cv = threading.Condition(threading.Lock())
-        self._backlog: Deque[Notification] = deque(maxlen=max(size, 1024))
+        backlog = max(options.notification_queue_size, 1024)
+        self._backlog: Deque[Notification] = deque(maxlen=backlog)
         self._bg_cv = threading.Condition(threading.Lock())
         self._bg_stop = False
-        # The log stream: a bounded queue of its own.
-        self.logs: Notifications[SyncNotificationCallback] = Notifications(
-            options.log_queue_size, "server log", "iterate logs() or raise log_queue_size"
-        )
         self._logs_cv = threading.Condition(threading.Lock())
-        # Progress callbacks of the calls in flight that have one, by request id.
-        self._progress: Dict[int, SyncProgressCallback] = {}
-        # The sidecar's requests: the handlers, the thread pool (made on first use) and the
-        # token of each request being handled, by id (under _lock).
-        self.handlers = options.handlers
+        # The sidecar's requests: the thread pool (made on first use) and the token of each
+        # request being handled, by id (under _lock).
         self._pool: Optional[ThreadPoolExecutor] = None
         self._handling: Dict[Any, Tuple[CancelToken, "Future[None]"]] = {}
-        self._special: Dict[str, Callable[[JsonObject], None]] = {
-            PROGRESS: self._on_progress,
-            SERVER_LOG: self._on_log,
-            CANCELLED: self._on_cancelled,
-        }
         self._bg = threading.Thread(target=self._background, name="mcp-sidecar-reader", daemon=True)
         self._bg.start()
         self._stderr_thread: Optional[threading.Thread] = None
-        stderr_logger = options.stderr_logger()
-        if stderr_logger is not None and proc.stderr is not None:
+        stderr = options.stderr_reader()
+        if stderr is not None and proc.stderr is not None:
             self._stderr_thread = threading.Thread(
                 target=_drain_stderr,
-                args=(proc.stderr, stderr_logger),
+                args=(proc.stderr.fileno(), stderr),
                 name="mcp-sidecar-stderr",
                 daemon=True,
             )
@@ -433,7 +376,7 @@ class _Connection:
                 line = self._next_line(deadline)
                 if line is None:
                     return
-                notification = self._dispatch(line)
+                notification = self.dispatch(line)
                 if slot is None and (notification or self._active):
                     return
         except EOFError:
@@ -478,18 +421,9 @@ class _Connection:
             ready.extend(lines)
         return ready.popleft()
 
-    def _dispatch(self, line: bytes) -> bool:
-        """Route one line; True if it was a notification."""
-        routed = classify(line)
-        if isinstance(routed, Notification):
-            self._deliver(routed)
-            return True
-        if type(routed) is tuple:  # a response: the hot path pays this one branch
-            with self._lock:
-                self.requests.answer(*routed)  # False: a late answer to a request that timed out
-        elif isinstance(routed, SidecarRequest):
-            self._on_request(routed)
-        return False
+    def _answer(self, request_id: int, message: Dict[str, Any]) -> None:
+        with self._lock:
+            self.requests.answer(request_id, message)
 
     # -- the sidecar's requests (protocol §17) ----------------------------------------------
 
@@ -511,24 +445,17 @@ class _Connection:
             except OSError:
                 pass  # the sidecar is gone: reading reports it
 
-    def _on_request(self, request: SidecarRequest) -> None:
-        """Answer at once what needs no handler; hand a handler to the pool (the reader never
-        waits for a handler)."""
-        line = self.handlers.immediate(request)
-        if line is not None:
-            self._write_if_open(line)
-            return
-        try:
-            hash(request.id)
-        except TypeError:  # not a JSON-RPC id: nothing could be answered
-            return
+    def _send_answer(self, line: bytes) -> None:
+        self._write_if_open(line)
+
+    def _start(self, request: SidecarRequest, handler: SyncHandler) -> None:
+        """Hand a handler to the pool."""
         token = CancelToken()
         with self._lock:
             if request.id in self._handling or self.requests.error is not None:
                 return
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(_HANDLER_THREADS, "mcp-sidecar-handler")
-            handler = self.handlers.lookup(request.method)
             future = self._pool.submit(self._handle, request, handler, token)
             self._handling[request.id] = (token, future)
 
@@ -556,20 +483,10 @@ class _Connection:
             entry[1].cancel()  # not started yet: never runs
             entry[0].cancel()
 
-    def _on_progress(self, params: JsonObject) -> None:
-        callback = self._progress.get(params.get("requestId"))  # type: ignore[arg-type]
-        if callback is None:
-            return  # the call ended (or never asked for progress): dropped
-        try:
-            callback(cast(ProgressParams, params))
-        except Exception:
-            _log.exception("mcp-sidecar progress callback %r failed", callback)
-
-    def _on_log(self, params: JsonObject) -> None:
-        if self.logs.queue is not None:
-            with self._logs_cv:
-                self.logs.push(Notification(SERVER_LOG, params))
-                self._logs_cv.notify_all()
+    def _push_log(self, log: Notification) -> None:
+        with self._logs_cv:
+            self.logs.push(log)
+            self._logs_cv.notify_all()
 
     def _on_eof(self) -> None:
         code = self.proc.poll()
@@ -597,9 +514,6 @@ class _Connection:
         return remove
 
     def _deliver(self, notification: Notification) -> None:
-        special = self._special.get(notification.method)
-        if special is not None:
-            special(notification.params)
         notes = self.notes
         if notes.queue is not None:
             with self._queue_cv:
@@ -786,14 +700,14 @@ def _iterate(
         yield item
 
 
-def _drain_stderr(stream: IO[bytes], target: "logging.Logger") -> None:
-    """Forward the sidecar's stderr to a logger, line by line (cut at 64 KiB per line)."""
+def _drain_stderr(fd: int, reader: StderrReader) -> None:
+    """Read the sidecar's stderr to its end, into ``reader``."""
     try:
         while True:
-            line = stream.readline(1 << 16)
-            if not line:
+            chunk = os.read(fd, _READ_CHUNK)
+            if not chunk:
                 return
-            target.info("%s", line.decode("utf-8", "replace").rstrip())
+            reader.feed(chunk)
     except (OSError, ValueError):
         return
 
@@ -845,30 +759,9 @@ class Sidecar:
         server_logs: Optional[LogLevel] = None,
         log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE,
         answer_timeout_ms: Optional[int] = None,
+        log_level: Optional[str] = DEFAULT_LOG_LEVEL,
     ) -> None:
-        options = Options(
-            binary=binary,
-            tool_format=tool_format,
-            name_template=name_template,
-            max_name_length=max_name_length,
-            client_info=client_info,
-            args=tuple(args),
-            env=env,
-            cwd=cwd,
-            stderr=stderr,
-            max_line_bytes=max_line_bytes,
-            notification_queue_size=notification_queue_size,
-            start_timeout=start_timeout,
-            strict=strict,
-            require_trust=require_trust,
-            handlers=handlers,
-            roots=roots,
-            elicitation_modes=elicitation_modes,
-            sampling_features=sampling_features,
-            server_logs=server_logs,
-            log_queue_size=log_queue_size,
-            answer_timeout_ms=answer_timeout_ms,
-        )
+        options = options_of(locals())  # every argument but close_timeout
         self._close_timeout = close_timeout
         self._handlers = options.handlers
         argv = options.argv()
@@ -897,7 +790,7 @@ class Sidecar:
             conn.close(1.0)
             self._finalizer.detach()
             raise
-        self._initialize_result = cast(InitializeResult, result)
+        self._initialize_result = shape(InitializeResult, result)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -967,43 +860,6 @@ class Sidecar:
         this client; the typed methods below are preferred)."""
         return self._conn.request(method, params, timeout, cancel)
 
-    def add_server(
-        self,
-        name: str,
-        config: Mapping[str, Any],
-        *,
-        wait: bool = True,
-        trust: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ServerStatus:
-        """``servers/add`` (see :meth:`AsyncSidecar.add_server`)."""
-        params = add_server_params(name, config, wait, trust)
-        return cast(ServerStatus, self._conn.request("servers/add", params, timeout))
-
-    def remove_server(self, name: str, *, timeout: Optional[float] = None) -> None:
-        """``servers/remove``: returns once the server's whole process tree is gone."""
-        self._conn.request("servers/remove", {"name": name}, timeout)
-
-    def restart_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
-        """``servers/restart``: stop (whatever the state) and start again; the new status."""
-        return cast(ServerStatus, self._conn.request("servers/restart", {"name": name}, timeout))
-
-    def list_servers(self, *, timeout: Optional[float] = None) -> ServersListResult:
-        """``servers/list``: ``{"servers": [status, ...]}`` sorted by name."""
-        return cast(ServersListResult, self._conn.request("servers/list", None, timeout))
-
-    def list_tools(
-        self,
-        format: Optional[ToolFormat] = None,
-        servers: Optional[Sequence[str]] = None,
-        *,
-        strict: Optional[bool] = None,
-        timeout: Optional[float] = None,
-    ) -> ToolsListResult:
-        """``tools/list`` (see :meth:`AsyncSidecar.list_tools`)."""
-        params = list_tools_params(format, servers, strict)
-        return cast(ToolsListResult, self._conn.request("tools/list", params, timeout))
-
     def call_tool(
         self,
         name: str,
@@ -1022,7 +878,7 @@ class Sidecar:
         (``TIMEOUT``); ``cancel`` lets another thread cancel the call (``CANCELLED``).
         ``progress`` is called with each progress update of the call before its result, on the
         thread reading stdout (keep it short); see :meth:`AsyncSidecar.call_tool`."""
-        params = call_tool_params(
+        params = _surface.call_tool_params(
             name,
             arguments,
             timeout_ms,
@@ -1032,221 +888,7 @@ class Sidecar:
             max_total_timeout_ms,
         )
         result = self._conn.request("tools/call", params, timeout, cancel, progress)
-        return cast(ToolCallResult, result)
-
-    def load_servers(
-        self,
-        path: Optional[PathArg] = None,
-        *,
-        json: Optional[Mapping[str, Any]] = None,
-        text: Optional[str] = None,
-        dialect: Optional[ConfigDialect] = None,
-        inputs: Optional[Mapping[str, str]] = None,
-        trust: Optional[Mapping[str, str]] = None,
-        wait: bool = True,
-        timeout: Optional[float] = None,
-    ) -> ServersLoadResult:
-        """``servers/load``: add every server of a config, given as exactly one of ``path`` (a
-        file of any dialect, or a directory scanned for plugins and ``.mcp.json``), ``json`` (a
-        document) or ``text`` (TOML, YAML or JSON). ``dialect`` forces the dialect (detected
-        otherwise); ``inputs`` fills ``${input:ID}``; ``trust`` maps server names to approved
-        digests (``require_trust``). Problems are ``diagnostics``, never an exception; servers
-        held back for trust are in ``trustRequired``."""
-        params = load_servers_params(path, json, text, dialect, inputs, trust, wait)
-        return cast(ServersLoadResult, self._conn.request("servers/load", params, timeout))
-
-    def test_server(
-        self,
-        config: Mapping[str, Any],
-        *,
-        name: Optional[str] = None,
-        trust: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ServersTestResult:
-        """``servers/test``: start ``config`` as :meth:`add_server` would (handshake, tool
-        discovery), stop it and report (``state``, ``tools``, ``timings``, ``stderrTail``,
-        ``error``). Nothing is registered; ``name`` (default ``"test"``) may be taken or not.
-        A failed start is ``state: "error"``, not an exception."""
-        params = test_server_params(config, name, trust)
-        return cast(ServersTestResult, self._conn.request("servers/test", params, timeout))
-
-    def read_result(
-        self,
-        handle: str,
-        offset: Optional[int] = None,
-        length: Optional[int] = None,
-        *,
-        timeout: Optional[float] = None,
-    ) -> ResultsReadResult:
-        """``results/read``: ``length`` bytes (at most, and by default, 256 KiB) from byte
-        ``offset`` of the full text of a truncated call result (``result["truncated"]["handle"]``).
-        A handle no longer kept raises ``RESULT_EXPIRED``."""
-        params = read_result_params(handle, offset, length)
-        return cast(ResultsReadResult, self._conn.request("results/read", params, timeout))
-
-    def search_tools(
-        self,
-        query: str,
-        *,
-        limit: Optional[int] = None,
-        servers: Optional[Sequence[str]] = None,
-        format: Optional[ToolFormat] = None,
-        strict: Optional[bool] = None,
-        timeout: Optional[float] = None,
-    ) -> ToolsSearchResult:
-        """``tools/search``: the tools best matching ``query`` (words or a tool's name), best
-        first, each a tool entry with ``score`` (and ``exact`` when named); ``total`` matched."""
-        params = search_tools_params(query, limit, servers, format, strict)
-        result = self._conn.request("tools/search", params, timeout)
-        return cast(ToolsSearchResult, result)
-
-    def accept_tools(
-        self, tools: Sequence[Mapping[str, Any]], *, timeout: Optional[float] = None
-    ) -> ToolsAcceptResult:
-        """``tools/accept``: let tools held by ``pinTools`` (``withheld`` entries, or
-        ``{server, tool, hash}``) back into the tool set; ``{accepted, rejected}``."""
-        result = self._conn.request("tools/accept", accept_tools_params(tools), timeout)
-        return cast(ToolsAcceptResult, result)
-
-    def server_stats(
-        self, servers: Optional[Sequence[str]] = None, *, timeout: Optional[float] = None
-    ) -> ServersStatsResult:
-        """``servers/stats``: every server's (or those named) statistics: calls, errors,
-        latency percentiles (``total`` and ``recent`` windows), bytes, restarts, startup."""
-        params = servers_filter_params(servers)
-        result = self._conn.request("servers/stats", params, timeout)
-        return cast(ServersStatsResult, result)
-
-    def login_server(
-        self, name: str, *, wait: bool = True, timeout: Optional[float] = None
-    ) -> ServerStatus:
-        """``servers/login``: OAuth login of a remote server (with an ``AUTHORIZE`` handler the
-        browser step is yours; else the status carries ``authorizationUrl``). ``wait=False``
-        answers once the login waits for the browser."""
-        result = self._conn.request("servers/login", login_params(name, wait), timeout)
-        return cast(ServerStatus, result)
-
-    def logout_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
-        """``servers/logout``: forget the server's tokens and stop it (``needs_login``)."""
-        result = self._conn.request("servers/logout", {"name": name}, timeout)
-        return cast(ServerStatus, result)
-
-    def list_resources(
-        self,
-        server: Optional[str] = None,
-        *,
-        cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ResourcesListResult:
-        """``resources/list``: one page of resources (each with ``server``) of one server or of
-        every ready one; ``nextCursor`` continues, ``errors`` names servers that failed."""
-        params = list_page_params(server, cursor)
-        result = self._conn.request("resources/list", params, timeout)
-        return cast(ResourcesListResult, result)
-
-    def list_resource_templates(
-        self,
-        server: Optional[str] = None,
-        *,
-        cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> ResourceTemplatesListResult:
-        """``resources/templates/list``: as :meth:`list_resources`, for ``resourceTemplates``."""
-        params = list_page_params(server, cursor)
-        result = self._conn.request("resources/templates/list", params, timeout)
-        return cast(ResourceTemplatesListResult, result)
-
-    def read_resource(
-        self,
-        server: str,
-        uri: str,
-        *,
-        format: Optional[ToolFormat] = None,
-        timeout: Optional[float] = None,
-    ) -> ResourcesReadResult:
-        """``resources/read``: the server's ``contents``, plus ``text`` and ``output`` (in
-        ``format``) as for a tool result."""
-        params = read_resource_params(server, uri, format)
-        result = self._conn.request("resources/read", params, timeout)
-        return cast(ResourcesReadResult, result)
-
-    def subscribe_resource(
-        self, server: str, uri: str, *, timeout: Optional[float] = None
-    ) -> None:
-        """``resources/subscribe``: changes of the resource arrive as
-        ``notifications/resources/updated`` (see :meth:`on_resources_updated`)."""
-        self._conn.request("resources/subscribe", resource_params(server, uri), timeout)
-
-    def unsubscribe_resource(
-        self, server: str, uri: str, *, timeout: Optional[float] = None
-    ) -> None:
-        """``resources/unsubscribe``."""
-        params = resource_params(server, uri)
-        self._conn.request("resources/unsubscribe", params, timeout)
-
-    def list_prompts(
-        self,
-        server: Optional[str] = None,
-        *,
-        cursor: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> PromptsListResult:
-        """``prompts/list``: as :meth:`list_resources`, for ``prompts``."""
-        params = list_page_params(server, cursor)
-        result = self._conn.request("prompts/list", params, timeout)
-        return cast(PromptsListResult, result)
-
-    def get_prompt(
-        self,
-        server: str,
-        name: str,
-        arguments: Optional[Mapping[str, str]] = None,
-        *,
-        format: Optional[ToolFormat] = None,
-        timeout: Optional[float] = None,
-    ) -> PromptsGetResult:
-        """``prompts/get``: the prompt's ``messages`` as the server sent them, and ``output``,
-        the same messages in ``format``'s message shape."""
-        params = get_prompt_params(server, name, arguments, format)
-        result = self._conn.request("prompts/get", params, timeout)
-        return cast(PromptsGetResult, result)
-
-    def complete(
-        self,
-        server: str,
-        ref: Mapping[str, Any],
-        argument: Mapping[str, Any],
-        context: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-    ) -> CompleteResult:
-        """``completion/complete``: ``ref`` is ``{"type": "ref/prompt", "name"}`` or
-        ``{"type": "ref/resource", "uri"}``, ``argument`` ``{"name", "value"}``, ``context``
-        ``{"arguments": {...}}``; ``{"server", "completion": {"values", "total?", "hasMore?"}}``."""
-        params = complete_params(server, ref, argument, context)
-        result = self._conn.request("completion/complete", params, timeout)
-        return cast(CompleteResult, result)
-
-    def set_log_level(
-        self,
-        level: LogLevel,
-        *,
-        server: Optional[str] = None,
-        timeout: Optional[float] = None,
-    ) -> SetLevelResult:
-        """``logging/setLevel``: the session's level of server logs (or one server's): messages
-        at or above it reach :meth:`logs`. ``{"servers": [names told], "errors"?}``."""
-        params = set_level_params(level, server)
-        result = self._conn.request("logging/setLevel", params, timeout)
-        return cast(SetLevelResult, result)
-
-    def ping(self, *, timeout: Optional[float] = None) -> None:
-        """``ping``: a round trip to the sidecar."""
-        self._conn.request("ping", None, timeout)
-
-    def shutdown(self, *, timeout: Optional[float] = None) -> None:
-        """``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`."""
-        self._conn.request("shutdown", None, timeout)
+        return shape(ToolCallResult, result)
 
     # -- notifications ----------------------------------------------------------------------
 
@@ -1272,22 +914,36 @@ class Sidecar:
         message arrived within ``timeout`` seconds."""
         return self._conn.iterate_logs(timeout)
 
-    def on_resources_updated(
-        self, callback: Callable[[ResourcesUpdatedParams], Any]
-    ) -> Callable[[], None]:
-        """Call ``callback({server, uri?})`` when a subscribed resource changed (no ``uri``:
-        any subscribed resource of that server may have). Returns the unregister function."""
-        return self.on_notification(only_method(RESOURCES_UPDATED, callback))
+    # Every host method but call_tool and request: one definition for both clients (_surface).
+    add_server = _surface.blocking(_surface.add_server)
+    remove_server = _surface.blocking(_surface.remove_server)
+    restart_server = _surface.blocking(_surface.restart_server)
+    list_servers = _surface.blocking(_surface.list_servers)
+    list_tools = _surface.blocking(_surface.list_tools)
+    load_servers = _surface.blocking(_surface.load_servers)
+    test_server = _surface.blocking(_surface.test_server)
+    read_result = _surface.blocking(_surface.read_result)
+    search_tools = _surface.blocking(_surface.search_tools)
+    accept_tools = _surface.blocking(_surface.accept_tools)
+    server_stats = _surface.blocking(_surface.server_stats)
+    login_server = _surface.blocking(_surface.login_server)
+    logout_server = _surface.blocking(_surface.logout_server)
+    list_resources = _surface.blocking(_surface.list_resources)
+    list_resource_templates = _surface.blocking(_surface.list_resource_templates)
+    read_resource = _surface.blocking(_surface.read_resource)
+    subscribe_resource = _surface.blocking(_surface.subscribe_resource)
+    unsubscribe_resource = _surface.blocking(_surface.unsubscribe_resource)
+    list_prompts = _surface.blocking(_surface.list_prompts)
+    get_prompt = _surface.blocking(_surface.get_prompt)
+    complete = _surface.blocking(_surface.complete)
+    set_log_level = _surface.blocking(_surface.set_log_level)
+    ping = _surface.blocking(_surface.ping)
+    shutdown = _surface.blocking(_surface.shutdown)
 
-    def on_resources_changed(
-        self, callback: Callable[[ResourcesChangedParams], Any]
-    ) -> Callable[[], None]:
-        """Call ``callback({server})`` when a server's resource list changed (list again)."""
-        return self.on_notification(only_method(RESOURCES_CHANGED, callback))
+    # Notification callbacks of one method.
+    on_resources_updated = _surface.on_resources_updated
+    on_resources_changed = _surface.on_resources_changed
+    on_prompts_changed = _surface.on_prompts_changed
 
-    def on_prompts_changed(
-        self, callback: Callable[[PromptsChangedParams], Any]
-    ) -> Callable[[], None]:
-        """Call ``callback({server})`` when a server's prompt list changed (list again)."""
-        return self.on_notification(only_method(PROMPTS_CHANGED, callback))
 
+_surface.name_methods(Sidecar)

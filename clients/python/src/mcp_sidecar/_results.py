@@ -1,0 +1,51 @@
+"""The base of the typed results: a ``dict`` that also answers typed snake_case attributes.
+
+Owns: :class:`Result`. Every result class of ``_generated.py`` (``ToolCallResult``,
+``ServerStatus``, …) subclasses it, generated from ``proto/schema``: the object is the decoded
+JSON dict itself (``r["isError"]``, ``json.dumps(r)``, ``r == {...}`` all as before) and each
+protocol key is also an attribute in snake_case with its type (``r.is_error: bool``); an optional
+key that is absent reads as None. Objects of a result type inside a result (``r.truncated``,
+``r.tools[0]``) are converted when first reached through their attribute, and kept in place.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, Tuple, Type, TypeVar
+
+__all__ = ["Result", "shape"]
+
+R = TypeVar("R", bound="Result")
+
+
+class Result(Dict[str, Any]):
+    """A protocol object: the JSON dict, plus its keys as typed snake_case attributes."""
+
+    __slots__ = ()
+    #: attribute → protocol key (generated per class).
+    _keys: ClassVar[Dict[str, str]] = {}
+    #: protocol key → (class of its object, whether it is a list of them) (generated).
+    _nested: ClassVar[Dict[str, Tuple[Type[Result], bool]]] = {}
+
+    if not TYPE_CHECKING:  # type checkers see only the generated attributes
+
+        def __getattr__(self, name: str) -> Any:
+            key = self._keys.get(name)
+            if key is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            value = self.get(key)
+            nested = self._nested.get(key)
+            if nested is None or value is None:
+                return value
+            # An object of a result type inside: converted on first reach and kept in place, so
+            # r.tools[0] and r["tools"][0] are then one object (the hot path never pays for it).
+            cls, many = nested
+            if not many and type(value) is dict:
+                value = self[key] = cls(value)
+            elif many and type(value) is list and any(type(v) is dict for v in value):
+                value = self[key] = [cls(v) if type(v) is dict else v for v in value]
+            return value
+
+
+def shape(cls: Type[R], result: Any) -> R:
+    """``result`` as a ``cls`` (left as it is if the sidecar sent no object)."""
+    return cls(result) if type(result) is dict else result
