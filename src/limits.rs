@@ -421,6 +421,15 @@ pub const UPSTREAM_HTTP_MAX_HEAD_BYTES: usize = 64 * 1024;
 /// that does not read holds back only its own request.
 pub const UPSTREAM_HTTP_STREAM_QUEUE: usize = 64;
 
+/// How long `mcp --http` lets the requests in flight finish once a stop begins (SIGTERM, the end of
+/// the pipe that started it) before it answers those left with `SHUTTING_DOWN`
+/// (`--drain-timeout-ms`): below Kubernetes' default grace of 30 s.
+pub const UPSTREAM_HTTP_DRAIN_TIMEOUT: Duration = Duration::from_secs(25);
+
+/// Servers `/readyz` names in its 503 body (the rest are counted): a probe's answer stays small
+/// however many servers a config holds.
+pub const UPSTREAM_READYZ_MAX_NAMES: usize = 32;
+
 // ----- tasks (MCP 2025-11-25: tools that must run as a task) -----
 
 /// Wait between two `tasks/get` when the server suggests no `pollInterval` (a

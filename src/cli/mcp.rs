@@ -57,6 +57,12 @@ pub struct McpArgs {
     #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_BODY_TIMEOUT.as_millis() as u64,
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub http_body_timeout_ms: u64,
+    /// HTTP: on SIGTERM (or the end of the stdin pipe), how long the requests in flight may take
+    /// to finish while new ones are refused (503) and /readyz answers 503; those left are then
+    /// answered SHUTTING_DOWN and every server is stopped. 0: no drain.
+    #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_DRAIN_TIMEOUT.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
+    pub drain_timeout_ms: u64,
 }
 
 /// The command line's global values `mcp` mode reads too.
@@ -83,6 +89,7 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
             stop_on_stdin_eof: stdin_is_a_pipe(),
             idle_timeout: Duration::from_millis(args.http_idle_timeout_ms),
             body_timeout: Duration::from_millis(args.http_body_timeout_ms),
+            drain_timeout: Duration::from_millis(args.drain_timeout_ms),
         }),
     };
     Ok(upstream::Options {

@@ -364,6 +364,17 @@ impl Registry {
         self.roster.all().iter().map(|s| s.status()).collect()
     }
 
+    /// Each server's name and state, and whether it starts with the sidecar (`autoStart`, true
+    /// by default) rather than on its first call: what a readiness check reads, without the rest
+    /// of a status.
+    pub fn states(&self) -> Vec<(String, ServerState, bool)> {
+        self.roster
+            .all()
+            .iter()
+            .map(|s| (s.name.clone(), s.slot().state, s.spec.auto_start))
+            .collect()
+    }
+
     pub fn status(&self, name: &str) -> Result<ServerStatus> {
         Ok(self.roster.find(name)?.status())
     }

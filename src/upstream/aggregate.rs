@@ -206,6 +206,12 @@ impl Aggregate {
         let _ = registered.wait_for(|done| *done).await;
     }
 
+    /// Whether the config files are read and their servers registered (see
+    /// [`Aggregate::registered`]), without waiting.
+    pub fn is_registered(&self) -> bool {
+        *self.registered.borrow()
+    }
+
     /// Before a list: with `--wait-for-servers`, until every server started or failed, so that a
     /// client that ignores `list_changed` still sees every tool; else for the first moments of
     /// the load only ([`limits::UPSTREAM_INITIALIZE_WAIT`]), so a client that lists at once (a

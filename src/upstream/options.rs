@@ -50,6 +50,8 @@ pub struct HttpOptions {
     /// How long a connection may wait for a request's head, and a request take to send its body.
     pub idle_timeout: Duration,
     pub body_timeout: Duration,
+    /// How long a stop lets the requests in flight finish before answering them `SHUTTING_DOWN`.
+    pub drain_timeout: Duration,
 }
 
 /// The bearer tokens callers may present: one per line of the token file (one per client), so a

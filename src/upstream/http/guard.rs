@@ -45,6 +45,15 @@ impl Guard {
 
     /// `Ok` when the request may be served; else the refusal to send.
     pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+        self.check_place(headers)?;
+        self.check_token(headers)
+    }
+
+    /// The checks of where a request comes from (Host, Origin), without the token: what the
+    /// health endpoints pass. A kubelet's probe sends `Host: <pod IP>:<port>` and no `Origin`;
+    /// the gateway then listens on a non-loopback address, where `Host` is not checked (the
+    /// token guards `/mcp` there instead).
+    pub fn check_place(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         if self.loopback && !headers.get(HOST).is_some_and(loopback_host) {
             return Err(forbidden(
                 "the Host header must name a loopback host (localhost, 127.0.0.1, [::1])",
@@ -55,6 +64,10 @@ impl Guard {
                 return Err(forbidden("this Origin is not allowed (see --allow-origin)"));
             }
         }
+        Ok(())
+    }
+
+    fn check_token(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         if let Some(token) = &self.token {
             let presented = headers
                 .get(AUTHORIZATION)
@@ -174,6 +187,29 @@ mod tests {
         assert_eq!(
             status(&g, &[("host", "localhost:1"), ("origin", "null")]),
             403
+        );
+    }
+
+    #[test]
+    fn a_probe_passes_the_place_checks_without_the_token() {
+        let public = Guard::new(false, Token::new("t0ken"), &[]);
+        let probe = headers(&[("host", "10.1.2.3:8080"), ("user-agent", "kube-probe/1.31")]);
+        assert!(public.check_place(&probe).is_ok(), "a pod IP as Host");
+        assert!(public.check(&probe).is_err(), "/mcp still needs the token");
+        let browser = headers(&[
+            ("host", "10.1.2.3:8080"),
+            ("origin", "https://evil.example"),
+        ]);
+        assert!(public.check_place(&browser).is_err(), "a foreign Origin");
+        let local = Guard::new(true, Token::new("t0ken"), &[]);
+        assert!(local
+            .check_place(&headers(&[("host", "127.0.0.1:1")]))
+            .is_ok());
+        assert!(
+            local
+                .check_place(&headers(&[("host", "rebound.example:1")]))
+                .is_err(),
+            "the DNS-rebinding check holds for probes too"
         );
     }
 

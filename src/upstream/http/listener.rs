@@ -2,8 +2,10 @@
 //! connections — at most [`limits::UPSTREAM_HTTP_MAX_CONNECTIONS`] at once, a new one taking the
 //! slot of one that stalls (`conns`), each with a bound on its request head, the time to send it,
 //! its body's time and its idle time — and serve HTTP/1.1 on each (hyper). On `stop`
-//! (a signal, or the end of the pipe that started it): no new connection; every session and
-//! stream ends; connections finish their answers for a short grace, then are dropped.
+//! (a signal, or the end of the pipe that started it) it drains first (`drain`: `/readyz` 503, no
+//! new request, those in flight answered within `--drain-timeout-ms`); then no new connection;
+//! every session and stream ends, what is left is answered `SHUTTING_DOWN`; connections finish
+//! their answers for a short grace, then are dropped.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -22,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::conns::{Phase, Timeouts, Tracked};
+use super::drain::Drain;
 use super::guard::Guard;
 use super::route;
 use super::sessions::Sessions;
@@ -82,10 +85,16 @@ pub async fn serve(
             idle: options.idle_timeout,
             body: options.body_timeout,
         },
+        drain: Drain::default(),
         closing: CancellationToken::new(),
         tasks: TaskTracker::new(),
     });
-    let connections = accept(&listener, &state, &stop).await;
+    // The listener stays open while the endpoint drains (the probes see it, the calls in flight
+    // still get their clients' answers); accepting ends when it closes.
+    let (connections, ()) = tokio::join!(
+        accept(&listener, &state, &state.closing),
+        drain_on(&state, &stop, options.drain_timeout)
+    );
     drop(listener);
     close(&state, connections).await;
     Ok(())
@@ -188,6 +197,23 @@ async fn connection(state: Arc<State>, stream: tokio::net::TcpStream, peer: Sock
     if let Err(e) = outcome {
         tracing::debug!(%peer, "connection ended: {e}");
     }
+}
+
+/// Once `stop` fires: drains for at most `bound`, then closes the endpoint (`closing`).
+async fn drain_on(state: &State, stop: &CancellationToken, bound: Duration) {
+    stop.cancelled().await;
+    tracing::info!(
+        bound_ms = bound.as_millis() as u64,
+        "draining: /readyz answers 503, new requests are refused, the requests in flight finish"
+    );
+    match state.drain.run(bound).await {
+        0 => tracing::info!("drained: every request in flight was answered"),
+        left => tracing::warn!(
+            left,
+            "the drain bound passed (--drain-timeout-ms): the requests still in flight are answered SHUTTING_DOWN"
+        ),
+    }
+    state.closing.cancel();
 }
 
 /// Ends every session and stream, lets connections finish for [`SHUTDOWN_GRACE`], drops the rest.

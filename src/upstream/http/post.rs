@@ -25,6 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::body::{self, events, json, refusal, BodyError, Feed, Out, Refusal};
 use super::conns::{Activity, Phase};
+use super::drain::{self, InFlight};
 use super::headers;
 use super::sessions::HttpSession;
 use super::state::{accepts, header, State, SESSION_HEADER, VERSION_HEADER};
@@ -167,6 +168,11 @@ async fn request(
     params: Option<Value>,
     ticket: Ticket,
 ) -> Response<Out> {
+    // Answers and notifications still pass while the endpoint drains (the calls in flight wait
+    // for them); a new request does not.
+    let Some(in_flight) = state.drain.admit() else {
+        return drain::refused(Some(&id), "requests");
+    };
     let carrier = Carrier::Http {
         version_header: header(headers, VERSION_HEADER),
     };
@@ -193,7 +199,8 @@ async fn request(
                 let status = status_of(&e);
                 return answer_json(Some(&job.id), Err(e), status);
             }
-            job.run(Client::Stateless(Box::default()), ticket).await
+            job.run(Client::Stateless(Box::default()), ticket, in_flight)
+                .await
         }
         Era::Legacy => {
             if let Some(v) = header(headers, VERSION_HEADER).map(str::trim) {
@@ -207,10 +214,10 @@ async fn request(
             }
             if job.method == "initialize" {
                 let owner = state.guard.caller(headers);
-                return job.initialize(owner, ticket).await;
+                return job.initialize(owner, ticket, in_flight).await;
             }
             match state.session_of(headers) {
-                Ok(http) => job.run(Client::Session(http), ticket).await,
+                Ok(http) => job.run(Client::Session(http), ticket, in_flight).await,
                 Err(refused) => refused.response(),
             }
         }
@@ -252,7 +259,12 @@ enum First {
 
 impl Job {
     /// A legacy `initialize`: a new session, named in the answer's `Mcp-Session-Id`.
-    async fn initialize(self, owner: Option<usize>, ticket: Ticket) -> Response<Out> {
+    async fn initialize(
+        self,
+        owner: Option<usize>,
+        ticket: Ticket,
+        in_flight: InFlight,
+    ) -> Response<Out> {
         let Some(http) = self.state.sessions.create(owner) else {
             return refusal(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -270,6 +282,7 @@ impl Job {
         };
         let outcome = dispatch::request(request, "initialize", self.params).await;
         drop(ticket);
+        drop(in_flight);
         let initialized = outcome.is_ok();
         let mut response = answer_json(Some(&self.id), outcome, StatusCode::OK);
         match HeaderValue::from_str(&http.id) {
@@ -285,7 +298,7 @@ impl Job {
 
     /// Runs the request as a task of its own and answers with JSON, or with an SSE stream once a
     /// message of its own comes before its answer (module doc).
-    async fn run(self, client: Client, ticket: Ticket) -> Response<Out> {
+    async fn run(self, client: Client, ticket: Ticket, in_flight: InFlight) -> Response<Out> {
         let token = match &client {
             Client::Session(http) => match http.session.requests.begin(&self.id) {
                 Some(token) => token,
@@ -326,6 +339,8 @@ impl Job {
                 }
             }
             drop(ticket);
+            // Answered: the drain waits for this request no longer.
+            drop(in_flight);
         };
         match tracked {
             Some(http) => http.session.requests.spawn(task),
@@ -442,6 +457,9 @@ fn answer_json(
 }
 
 fn stopping() -> WireError {
-    WireError::new(INTERNAL_ERROR, "the sidecar is shutting down")
+    WireError::new(
+        INTERNAL_ERROR,
+        "the sidecar is shutting down: this request was still running when the drain ended (--drain-timeout-ms)",
+    )
         .with_data(json!({"code": ErrorCode::ShuttingDown.as_str()}))
 }

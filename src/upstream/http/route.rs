@@ -1,5 +1,6 @@
-//! One HTTP request to its handler: the guard first (every request), then the endpoint's path
-//! (`/mcp`) and method (`POST` messages, `GET` a session's stream, `DELETE` a session).
+//! One HTTP request to its handler: the guard first (every request; the probes `/healthz` and
+//! `/readyz` pass its Host and Origin checks, not the token), then the endpoint's path (`/mcp`)
+//! and method (`POST` messages, `GET` a session's stream, `DELETE` a session).
 
 use std::sync::Arc;
 
@@ -9,13 +10,20 @@ use hyper::{Method, Request, Response, StatusCode};
 
 use super::body::{refusal, Out};
 use super::state::State;
-use super::{post, streams};
+use super::{health, post, streams};
 use crate::upstream::wire::INVALID_REQUEST;
 
 /// The endpoint's path.
 pub const PATH: &str = "/mcp";
 
 pub async fn route(state: Arc<State>, request: Request<Incoming>) -> Response<Out> {
+    if health::is_probe(request.uri().path()) {
+        // Probes carry no token (a kubelet's cannot): where they come from is still checked.
+        return match state.guard.check_place(request.headers()) {
+            Ok(()) => health::answer(&state, request.method(), request.uri().path()),
+            Err(refused) => refused.response(),
+        };
+    }
     if let Err(refused) = state.guard.check(request.headers()) {
         return refused.response();
     }

@@ -1,6 +1,8 @@
 //! What every HTTP request of the endpoint shares: the aggregate, the guard, the legacy sessions,
 //! the flow budgets (requests in flight and the bytes of their bodies, across all clients), the
-//! bodies being read and the GET streams open, the connections, and the stop: `closing` ends every stream and request, `tasks` tracks what runs apart from a response.
+//! bodies being read and the GET streams open, the connections, and the stop: `drain` refuses new
+//! requests and counts those in flight, `closing` then ends every stream and request, `tasks`
+//! tracks what runs apart from a response.
 
 use std::sync::Arc;
 
@@ -11,6 +13,7 @@ use tokio_util::task::TaskTracker;
 
 use super::body::Refusal;
 use super::conns::{Conns, Timeouts};
+use super::drain::Drain;
 use super::guard::Guard;
 use super::sessions::{HttpSession, Sessions};
 use crate::serving::Flow;
@@ -34,6 +37,8 @@ pub struct State {
     /// The open connections and what each is doing.
     pub conns: Conns,
     pub timeouts: Timeouts,
+    /// The first part of the stop: new requests refused, those in flight waited for.
+    pub drain: Drain,
     pub closing: CancellationToken,
     pub tasks: TaskTracker,
 }

@@ -8,6 +8,7 @@ use hyper::{HeaderMap, Response, StatusCode};
 use tokio::sync::mpsc;
 
 use super::body::{self, events, refusal, Feed, Out};
+use super::drain;
 use super::state::{accepts, header, State, VERSION_HEADER};
 use crate::limits;
 use crate::serving::Sink;
@@ -31,6 +32,9 @@ pub fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
         Ok(http) => http,
         Err(refused) => return refused.response(),
     };
+    if state.drain.is_draining() {
+        return drain::refused(None, "streams");
+    }
     let Ok(stream_slot) = Arc::clone(&state.streams).try_acquire_owned() else {
         return refusal(
             StatusCode::SERVICE_UNAVAILABLE,

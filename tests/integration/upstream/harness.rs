@@ -85,6 +85,11 @@ impl HttpSidecar {
 
     /// [`HttpSidecar::start`] with `stdin` as the sidecar's standard input.
     pub fn start_with(servers: Value, args: &[&str], stdin: Stdio) -> HttpSidecar {
+        Self::start_until(servers, args, stdin, "the aggregate is loaded")
+    }
+
+    /// Starts it and waits (bounded) for a line of its log holding `needle`.
+    pub fn start_until(servers: Value, args: &[&str], stdin: Stdio, needle: &str) -> HttpSidecar {
         let config = config_file(servers);
         let log = config.with_file_name("stderr.log");
         let port = free_port();
@@ -100,7 +105,7 @@ impl HttpSidecar {
             .spawn()
             .expect("spawn mcp-sidecar mcp --http");
         let server = HttpSidecar { child, port, log };
-        wait_for_log(&server.log, "the aggregate is loaded");
+        wait_for_log(&server.log, needle);
         server
     }
 

@@ -2,11 +2,13 @@
 //! `asks` its servers' questions to the client, `relay` what it passes on besides answers
 //! (progress, logs, roots changes, cancels),
 //! `clients` through the official SDK clients, `conformance` through the official conformance
-//! suite's server scenarios; `harness` is what they share.
+//! suite's server scenarios, `gateway` what runs it behind a load balancer (the probes, the drain on
+//! SIGTERM); `harness` is what they share.
 
 mod asks;
 mod clients;
 mod conformance;
+mod gateway;
 mod harness;
 mod http;
 mod relay;
