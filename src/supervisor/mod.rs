@@ -5,6 +5,7 @@
 //! [`crate::store`].
 //!
 //! Layering inside: a file imports only files listed after it (no circles).
+//! 0. `config_files.rs`: a set of config files kept in force (read, added, reloaded by difference).
 //! 1. `registry.rs`: [`Registry`], the public API; admits, looks up, hands over.
 //! 2. `call.rs` (one tool call, its turn in a serial queue, its result budget), `probe.rs` (the
 //!    `servers/test` report), `awaiting.rs` (a call to a tool of a server still on its first
@@ -33,6 +34,7 @@ mod accept;
 mod admission;
 mod awaiting;
 mod call;
+mod config_files;
 mod events;
 mod freshness;
 mod latency;
@@ -67,6 +69,7 @@ pub use crate::mcp::LogLevel;
 pub use crate::mcp::Progress;
 pub use accept::Acceptance;
 pub use call::{CallOptions, CallOutcome};
+pub use config_files::{ConfigFiles, Read as ConfigRead, Reloaded};
 pub use events::{
     queue as event_queue, Event, EventReceiver, EventSender, ServerLog, ToolsChange, Withheld,
 };

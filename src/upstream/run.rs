@@ -1,25 +1,40 @@
-//! `mcp-sidecar mcp`: the aggregate is made, its config files start loading, and it is served over
-//! stdio or HTTP until the client goes or a signal comes; then every server is stopped, its whole
-//! process tree with it, before this returns (the caller sweeps what is left, as in serve mode).
+//! `mcp-sidecar mcp`: its config files are read (nothing to serve is an error before anything
+//! starts), the aggregate is made, the servers start, and it is served over stdio or HTTP until the
+//! client goes or a signal comes — an edit of a config file or SIGHUP reloads them meanwhile; then
+//! every server is stopped, its whole process tree with it, before this returns (the caller sweeps
+//! what is left, as in serve mode).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
+
+use tokio::sync::Notify;
 
 use super::aggregate::Aggregate;
 use super::http;
 use super::options::Options;
 use super::stdio::{self, Bounds};
+use super::watch;
+use crate::limits;
 use crate::serving;
-use crate::supervisor::{AuthSettings, Settings};
+use crate::supervisor::{AuthSettings, ConfigFiles, Settings};
 
 /// Why `mcp` mode could not start (its message is what the person sees).
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error("{0}")]
     Http(#[from] http::ListenError),
+    /// No config file defines a server that could be read: the file and the cause.
+    #[error("nothing to serve: {0}")]
+    NothingToServe(String),
 }
 
 /// Serves until the client goes (stdio) or `options.stop` fires; every server is stopped on return.
 pub async fn run(options: Options) -> Result<(), StartError> {
+    let files = Arc::new(ConfigFiles::new(options.configs, BTreeMap::new()));
+    let read = files.read().await;
+    if let Some(why) = read.nothing_to_serve() {
+        return Err(StartError::NothingToServe(why));
+    }
     // The tokens `mcp-sidecar login` kept under the cache directory are used; an MCP client cannot
     // be asked to show a login, so a server without them waits in `needs_login`.
     let auth = AuthSettings::for_cache(options.cache.as_ref());
@@ -39,9 +54,15 @@ pub async fn run(options: Options) -> Result<(), StartError> {
     };
     let aggregate = Aggregate::new(settings, options.wait_for_servers, options.page_size);
     let loading = {
-        let (aggregate, configs) = (Arc::clone(&aggregate), options.configs);
-        tokio::spawn(async move { aggregate.load(configs).await })
+        let (aggregate, files) = (Arc::clone(&aggregate), Arc::clone(&files));
+        tokio::spawn(async move { aggregate.load(&files, read).await })
     };
+    let _watching = watch::watch(files.paths(), Arc::clone(&options.reload));
+    let reloading = tokio::spawn(reload_on_wake(
+        Arc::clone(&aggregate),
+        files,
+        options.reload,
+    ));
     let bounds = Bounds {
         max_line_bytes: options.max_message_bytes,
         max_inflight: options.max_inflight,
@@ -54,8 +75,20 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         }
         Some(http) => http::serve(Arc::clone(&aggregate), http, bounds, options.stop).await,
     };
+    reloading.abort();
     // A load still running sees the registry closed and gives up on the servers it had left.
     aggregate.shutdown().await;
     let _ = loading.await;
     served.map_err(StartError::from)
+}
+
+/// Reloads the config files each time `wake` fires (an edit seen, SIGHUP), once the first load has
+/// registered its servers; the events of one save settle first.
+async fn reload_on_wake(aggregate: Arc<Aggregate>, files: Arc<ConfigFiles>, wake: Arc<Notify>) {
+    aggregate.registered().await;
+    loop {
+        wake.notified().await;
+        tokio::time::sleep(limits::CONFIG_RELOAD_SETTLE).await;
+        files.reload(aggregate.registry()).await;
+    }
 }
