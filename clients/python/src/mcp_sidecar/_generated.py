@@ -207,6 +207,7 @@ class ErrorObject(TypedDict):
 
 class _ServerStatusRequired(TypedDict):
     name: str
+    prefix: str
     state: ServerState
     generation: int
     command: str
