@@ -115,6 +115,9 @@ pub struct LoadServers {
     pub trust: std::collections::BTreeMap<String, String>,
     #[serde(default = "yes")]
     pub wait: bool,
+    /// With `path`: keep the file in force, reloading it on every edit.
+    #[serde(default)]
+    pub watch: bool,
 }
 
 fn yes() -> bool {

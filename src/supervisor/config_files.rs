@@ -10,9 +10,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use serde_json::Value;
+use tokio::sync::Notify;
 
 use super::registry::Registry;
 use super::settings::AddOptions;
@@ -20,8 +21,9 @@ use crate::config::diagnostics::Diagnostic;
 use crate::config::dialects::Candidate;
 use crate::config::expand::process_env;
 use crate::config::load::{load, Loaded, Request};
-use crate::config::Source;
+use crate::config::{Dialect, Source};
 use crate::error::ErrorCode;
+use crate::limits;
 
 /// One server's entry as its file gives it: what a reload compares.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,6 +98,10 @@ pub struct Reloaded {
 /// A set of config files and the entries of the servers it added.
 pub struct ConfigFiles {
     paths: Vec<PathBuf>,
+    /// Read as this dialect instead of detecting it (`servers/load {dialect}`).
+    dialect: Option<Dialect>,
+    /// `${input:ID}` values (`servers/load {inputs}`).
+    inputs: BTreeMap<String, String>,
     /// Approved digests by name, when the registry requires trust.
     trust: BTreeMap<String, String>,
     /// The entry each running server of this set was added from.
@@ -108,14 +114,50 @@ impl ConfigFiles {
     pub fn new(paths: Vec<PathBuf>, trust: BTreeMap<String, String>) -> ConfigFiles {
         ConfigFiles {
             paths,
+            dialect: None,
+            inputs: BTreeMap::new(),
             trust,
             in_force: Mutex::new(BTreeMap::new()),
             reloading: tokio::sync::Mutex::new(()),
         }
     }
 
+    /// Files read as `dialect` (when given) with `inputs` for `${input:ID}`.
+    pub fn reading_as(
+        mut self,
+        dialect: Option<Dialect>,
+        inputs: BTreeMap<String, String>,
+    ) -> Self {
+        self.dialect = dialect;
+        self.inputs = inputs;
+        self
+    }
+
     pub fn paths(&self) -> &[PathBuf] {
         &self.paths
+    }
+
+    /// Takes `servers` (added to the registry by another path, `servers/load`) as this set's.
+    pub fn adopt<'a>(&self, servers: impl IntoIterator<Item = &'a Candidate>) {
+        for c in servers {
+            self.remember(c);
+        }
+    }
+
+    /// Reloads each time `wake` fires (an edit seen, SIGHUP), the events of one save settled
+    /// first; ends once the registry is gone or shutting down.
+    pub async fn keep_in_force(&self, registry: Weak<Registry>, wake: Arc<Notify>) {
+        loop {
+            wake.notified().await;
+            tokio::time::sleep(limits::CONFIG_RELOAD_SETTLE).await;
+            let Some(registry) = registry.upgrade() else {
+                return;
+            };
+            if registry.is_shutting_down() {
+                return;
+            }
+            self.reload(&registry).await;
+        }
     }
 
     /// Reads every file at once (any dialect, `${VAR}` from the process environment).
@@ -123,8 +165,8 @@ impl ConfigFiles {
         let loads = self.paths.iter().map(|path| async move {
             let loaded = load(
                 Request::Path(path.clone()),
-                None,
-                BTreeMap::new(),
+                self.dialect,
+                self.inputs.clone(),
                 process_env,
             )
             .await;

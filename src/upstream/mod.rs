@@ -37,7 +37,6 @@ mod session;
 mod stdio;
 mod surface;
 mod tools;
-mod watch;
 mod wire;
 
 pub use options::{HttpOptions, Options, Token, DEFAULT_NAME_TEMPLATE};

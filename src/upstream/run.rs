@@ -7,16 +7,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use tokio::sync::Notify;
-
 use super::aggregate::Aggregate;
 use super::http;
 use super::options::Options;
 use super::stdio::{self, Bounds};
-use super::watch;
-use crate::limits;
 use crate::serving;
-use crate::supervisor::{AuthSettings, ConfigFiles, Settings};
+use crate::supervisor::{watch_config_files, AuthSettings, ConfigFiles, Settings};
 
 /// Why `mcp` mode could not start (its message is what the person sees).
 #[derive(Debug, thiserror::Error)]
@@ -57,12 +53,17 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         let (aggregate, files) = (Arc::clone(&aggregate), Arc::clone(&files));
         tokio::spawn(async move { aggregate.load(&files, read).await })
     };
-    let _watching = watch::watch(files.paths(), Arc::clone(&options.reload));
-    let reloading = tokio::spawn(reload_on_wake(
-        Arc::clone(&aggregate),
-        files,
-        options.reload,
-    ));
+    let _watching = watch_config_files(files.paths(), Arc::clone(&options.reload));
+    let reloading = {
+        let (aggregate, wake) = (Arc::clone(&aggregate), options.reload);
+        tokio::spawn(async move {
+            // A reload compares with the servers the first load registered.
+            aggregate.registered().await;
+            files
+                .keep_in_force(Arc::downgrade(aggregate.registry()), wake)
+                .await;
+        })
+    };
     let bounds = Bounds {
         max_line_bytes: options.max_message_bytes,
         max_inflight: options.max_inflight,
@@ -80,15 +81,4 @@ pub async fn run(options: Options) -> Result<(), StartError> {
     aggregate.shutdown().await;
     let _ = loading.await;
     served.map_err(StartError::from)
-}
-
-/// Reloads the config files each time `wake` fires (an edit seen, SIGHUP), once the first load has
-/// registered its servers; the events of one save settle first.
-async fn reload_on_wake(aggregate: Arc<Aggregate>, files: Arc<ConfigFiles>, wake: Arc<Notify>) {
-    aggregate.registered().await;
-    loop {
-        wake.notified().await;
-        tokio::time::sleep(limits::CONFIG_RELOAD_SETTLE).await;
-        files.reload(aggregate.registry()).await;
-    }
 }

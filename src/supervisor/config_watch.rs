@@ -1,4 +1,4 @@
-//! `mcp` mode's config files watched for edits: each file's folder is watched (an editor that saves
+//! Config files watched for edits (`mcp` mode's, a host's `servers/load {watch: true}`): each file's folder is watched (an editor that saves
 //! by writing a new file and renaming it over the old one replaces the inode a watch on the file
 //! itself would hold), and an event naming one of the files — or anything below a config folder —
 //! wakes the reload. Reads (ours included) are no edit and are ignored, or a reload would wake the
