@@ -1,6 +1,7 @@
 //! `servers/load {path, watch: true}`: the file is kept in force. An edit (an editor's rename
 //! included) adds, restarts and removes exactly the servers whose entries changed — an unchanged
-//! server keeps its process — and a changed server is held to the trust gate as at the load.
+//! server keeps its process — and a changed server is held to the trust gate as at the load. The
+//! same for the `--config` files under `initialize {watchConfig: true}`.
 
 use std::path::Path;
 
@@ -108,4 +109,21 @@ fn an_edited_entry_is_held_to_the_trust_gate() {
     });
     let list = s.call("servers/list", json!({}));
     assert_eq!(list["servers"], json!([]), "{list}");
+}
+
+/// `initialize {watchConfig: true}` keeps the sidecar's own `--config` files in force the same way.
+#[test]
+fn watch_config_keeps_the_command_lines_files_in_force() {
+    let config = temp_dir("watch-config").join("servers.json");
+    save(&config, json!({"a": fixture(&[])}));
+    let mut s = Sidecar::spawn_with(&["--config", config.to_str().unwrap()], &[]);
+    s.initialize(json!({"watchConfig": true}));
+    let a = pid(&s.server_changed("a", |st| st["state"] == "ready"));
+    save(&config, json!({"a": fixture(&[]), "b": fixture(&[])}));
+    s.server_changed("b", |st| st["state"] == "ready");
+    assert_eq!(
+        pid(&s.server_status("a")),
+        a,
+        "an unchanged server is not touched"
+    );
 }
