@@ -61,7 +61,8 @@ fn keep_in_force(registry: &Arc<Registry>, files: ConfigFiles) {
     let registry = Arc::downgrade(registry);
     tokio::spawn(async move {
         let _watching = watching;
-        files.keep_in_force(registry, wake).await;
+        // The host hears of each change through the registry's own notifications.
+        files.keep_in_force(registry, wake, |_| {}).await;
     });
 }
 

@@ -150,7 +150,7 @@ fn load_configs(registry: &Arc<Registry>, configs: Vec<PathBuf>, watch: bool) {
         let read = files.read().await;
         files.add(&registry, read, false).await;
         let registry = Arc::downgrade(&registry);
-        files.keep_in_force(registry, wake).await;
+        files.keep_in_force(registry, wake, |_| {}).await;
     });
 }
 

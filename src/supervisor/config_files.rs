@@ -95,6 +95,13 @@ pub struct Reloaded {
     pub unchanged: usize,
 }
 
+impl Reloaded {
+    /// Whether any server was added, restarted or removed.
+    pub fn touched_any(&self) -> bool {
+        !(self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty())
+    }
+}
+
 /// A set of config files and the entries of the servers it added.
 pub struct ConfigFiles {
     paths: Vec<PathBuf>,
@@ -145,8 +152,14 @@ impl ConfigFiles {
     }
 
     /// Reloads each time `wake` fires (an edit seen, SIGHUP), the events of one save settled
-    /// first; ends once the registry is gone or shutting down.
-    pub async fn keep_in_force(&self, registry: Weak<Registry>, wake: Arc<Notify>) {
+    /// first, and tells `after` what each reload did; ends once the registry is gone or shutting
+    /// down.
+    pub async fn keep_in_force(
+        &self,
+        registry: Weak<Registry>,
+        wake: Arc<Notify>,
+        after: impl Fn(&Reloaded),
+    ) {
         loop {
             wake.notified().await;
             tokio::time::sleep(limits::CONFIG_RELOAD_SETTLE).await;
@@ -156,7 +169,7 @@ impl ConfigFiles {
             if registry.is_shutting_down() {
                 return;
             }
-            self.reload(&registry).await;
+            after(&self.reload(&registry).await);
         }
     }
 
@@ -268,7 +281,8 @@ impl ConfigFiles {
                 tracing::debug!(server = %name, "reload: stopping: {}", e.message);
             }
         }
-        self.add_each(registry, &start, false).await;
+        // Until each start has ended: what follows a reload (the clients' lists) sees them.
+        self.add_each(registry, &start, true).await;
         tracing::info!(
             added = ?done.added,
             changed = ?done.changed,

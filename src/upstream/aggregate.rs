@@ -191,6 +191,14 @@ impl Aggregate {
         );
     }
 
+    /// The servers themselves changed (a config reload): every client re-lists resources and
+    /// prompts (tools are announced by the catalog's own change).
+    pub fn surface_changed(&self) {
+        // An error only means nobody listens right now.
+        let _ = self.notices.send(Notice::ResourcesChanged);
+        let _ = self.notices.send(Notice::PromptsChanged);
+    }
+
     /// Returns once the config files' servers have each started or failed. Bounded: every start
     /// is bounded by its server's `startupTimeoutSeconds`.
     pub async fn settled(&self) {

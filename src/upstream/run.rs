@@ -59,8 +59,13 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         tokio::spawn(async move {
             // A reload compares with the servers the first load registered.
             aggregate.registered().await;
+            let registry = Arc::downgrade(aggregate.registry());
             files
-                .keep_in_force(Arc::downgrade(aggregate.registry()), wake)
+                .keep_in_force(registry, wake, |done| {
+                    if done.touched_any() {
+                        aggregate.surface_changed();
+                    }
+                })
                 .await;
         })
     };

@@ -1,7 +1,7 @@
 //! `mcp-sidecar mcp` keeps its config files in force: an edit (seen by the file watch, an editor's
 //! rename included) or SIGHUP reloads them, and exactly the servers whose entries changed are
 //! touched — added, restarted, stopped with their whole tree — while the rest run on (same pid);
-//! the client is told `list_changed`. A bad edit changes nothing.
+//! the client is told `list_changed` (tools, resources, prompts). A bad edit changes nothing.
 
 use std::path::{Path, PathBuf};
 
@@ -85,6 +85,9 @@ fn an_edit_adds_restarts_and_stops_exactly_the_servers_it_changed() {
         json!({"name": "added__echo", "arguments": {"message": "new"}}),
     );
     assert_eq!(r["content"][0]["text"], "new", "{r}");
+    // The servers' resources and prompts changed with them.
+    s.notification("notifications/resources/list_changed", |_| true);
+    s.notification("notifications/prompts/list_changed", |_| true);
 }
 
 #[test]
