@@ -1,6 +1,7 @@
 //! How `mcp-sidecar mcp` starts for a person: names as people write them in a Claude Desktop
 //! config, a loud failure (exit 3, the file and the cause) when no file gives a server, flags
-//! checked before any server starts, and a closed stderr that never turns into a panic.
+//! checked before any server starts, a closed stderr that never turns into a panic, and `list`
+//! showing the prefix a name is exposed under.
 
 #![allow(clippy::disallowed_methods)] // the tests run the binary under test
 
@@ -214,4 +215,26 @@ fn stdout_carries_only_protocol_when_stderr_is_closed() {
     }
     drop(stdin);
     assert_eq!(exit_code(&mut child), Some(0));
+}
+
+/// `mcp-sidecar list` shows the prefix a name is exposed under when it is not the name.
+#[test]
+fn list_shows_the_prefix_of_a_name_people_write() {
+    let config = config_file(json!({"Time Server": fixture(&[]), "plain": fixture(&[])}));
+    let out = Command::new(sidecar_bin())
+        .args(["list", "--config", config.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("Time Server (exposed as time_server_"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(line.contains("7 tools"), "{line}");
+    assert!(
+        stdout.lines().any(|l| l.starts_with("plain: ")),
+        "a valid name is shown alone: {stdout}"
+    );
 }
