@@ -159,8 +159,13 @@ pub const SERVER_WRITE_BUFFER_BYTES: usize = 4 * 1024 * 1024;
 /// Read buffer for a server's stdout (per server: kept small, 20 servers must fit in a few MB).
 pub const SERVER_READ_BUFFER_BYTES: usize = 8 * 1024;
 
-/// Longest server name; names become part of tool names sent to model providers.
-pub const MAX_SERVER_NAME_BYTES: usize = 64;
+/// Longest server name, in bytes of UTF-8 (a name of another alphabet takes 2-4 a character);
+/// what providers see is its bounded prefix (`convert::server_prefix`).
+pub const MAX_SERVER_NAME_BYTES: usize = 128;
+
+/// `mcp` mode: how long a config reload waits after the first sign of an edit (a file event,
+/// SIGHUP) before reading, so the several events of one save make one reload.
+pub const CONFIG_RELOAD_SETTLE: Duration = Duration::from_millis(150);
 
 // ----- supervision -----
 

@@ -4,8 +4,9 @@
 //! - [`LogFormat::Text`], for people: one line per event, coloured only when stderr is a terminal
 //!   (a sidecar's stderr is nearly always a pipe into its host, where escape codes are noise) and
 //!   `NO_COLOR` is unset;
-//! - [`LogFormat::Json`], for log pipelines: one JSON object per line (`timestamp`, `level`,
-//!   `fields.message` and the event's other fields, `spans`), never coloured.
+//! - [`LogFormat::Json`], for log pipelines: one flat JSON object per line (`timestamp`, `level`,
+//!   `target`, `message`, the event's other fields and its spans' fields at the top level:
+//!   [`flat_json`]), never coloured.
 //!
 //! Every line passes through [`MaskingStderr`] on its way out: the process-wide, append-only set of
 //! secret values ([`register_secrets`], fed whenever a server's secrets are collected) is replaced
@@ -19,6 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
+
+mod flat_json;
+pub use flat_json::FlatJson;
 
 /// What a secret becomes in any output (`trust::secrets` uses this same mask).
 pub const MASK: &str = "***";
@@ -134,7 +138,9 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for MaskingStderr {
 }
 
 /// One event's writer. The formatter hands it each event whole, in one `write_all` (one `write`
-/// here, which consumes everything), so a secret is never split across two calls.
+/// here, which consumes everything), so a secret is never split across two calls. A failed write
+/// (a reader that closed our stderr: EPIPE) is swallowed: a log line is never worth a panic, nor
+/// an error that could reach a caller that treats it as one.
 pub struct MaskingWriter {
     matcher: Option<Arc<AhoCorasick>>,
 }
@@ -142,18 +148,19 @@ pub struct MaskingWriter {
 impl Write for MaskingWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let mut err = std::io::stderr().lock();
-        match &self.matcher {
+        let _ = match &self.matcher {
             Some(m) if m.is_match(buf) => {
                 let masked = m.replace_all_bytes(buf, &vec![MASK.as_bytes(); m.patterns_len()]);
-                err.write_all(&masked)?;
+                err.write_all(&masked)
             }
-            _ => err.write_all(buf)?,
-        }
+            _ => err.write_all(buf),
+        };
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        std::io::stderr().flush()
+        let _ = std::io::stderr().flush();
+        Ok(())
     }
 }
 
@@ -188,7 +195,29 @@ pub fn init(filter: Option<&str>, format: LogFormat) {
         .log_internal_errors(false);
     match format {
         LogFormat::Text => builder.with_ansi(colour_wanted()).init(),
-        LogFormat::Json => builder.json().with_ansi(false).init(),
+        LogFormat::Json => builder
+            .with_ansi(false)
+            .fmt_fields(tracing_subscriber::fmt::format::JsonFields::new())
+            .event_format(FlatJson)
+            .init(),
+    }
+}
+
+/// Writes one line to stderr for a person (a refusal before logging matters, a last word before
+/// exit), through the secrets' mask, ignoring a closed stderr: `eprintln!` would panic there.
+pub fn say(line: std::fmt::Arguments<'_>) {
+    // Whole, in one write: a secret is never split across two.
+    let _ = MaskingStderr
+        .make_writer_now()
+        .write_all(format!("{line}\n").as_bytes());
+}
+
+impl MaskingStderr {
+    /// The writer of one line, outside any subscriber.
+    fn make_writer_now(&self) -> MaskingWriter {
+        MaskingWriter {
+            matcher: current_matcher(),
+        }
     }
 }
 

@@ -109,7 +109,7 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("mcp-sidecar: cannot start the runtime: {e}");
+            logging::say(format_args!("mcp-sidecar: cannot start the runtime: {e}"));
             return ExitCode::FAILURE;
         }
     };
@@ -129,7 +129,7 @@ fn main() -> ExitCode {
             match runtime.block_on(mcp_sidecar::cli::conformance_client::run(&url)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("mcp-sidecar conformance-client: {e}");
+                    logging::say(format_args!("mcp-sidecar conformance-client: {e}"));
                     ExitCode::FAILURE
                 }
             }
@@ -144,7 +144,7 @@ fn main() -> ExitCode {
             match mcp::options(args, globals) {
                 Ok(options) => run_mcp(runtime, options),
                 Err(message) => {
-                    eprintln!("mcp-sidecar mcp: {message}");
+                    logging::say(format_args!("mcp-sidecar mcp: {message}"));
                     ExitCode::from(2)
                 }
             }
@@ -163,21 +163,27 @@ fn main() -> ExitCode {
 /// Serve mode: the host protocol on stdio until `shutdown`, end of input or a termination signal.
 fn run_serve(runtime: tokio::runtime::Runtime, options: host::ServeOptions) -> ExitCode {
     let stop = options.stop.clone();
-    supervised(runtime, stop, async {
+    supervised(runtime, stop, None, async {
         host::serve(serving::stdio::input(), serving::stdio::output(), options).await;
     });
     ExitCode::SUCCESS
 }
 
-/// `mcp` mode: the aggregate served until the client goes or a signal comes, then every server
-/// stopped, as in serve mode. Exit 2 when it cannot start (say, the HTTP address is taken).
+/// `mcp` mode: the aggregate served until the client goes or a signal comes (SIGHUP reloads the
+/// config files instead), then every server stopped, as in serve mode. Exit 3 when no config file
+/// gives a server (the status the commands for people give a bad config), 2 when it cannot start
+/// (say, the HTTP address is taken).
 fn run_mcp(runtime: tokio::runtime::Runtime, options: upstream::Options) -> ExitCode {
     let stop = options.stop.clone();
-    match supervised(runtime, stop, upstream::run(options)) {
+    let reload = std::sync::Arc::clone(&options.reload);
+    match supervised(runtime, stop, Some(reload), upstream::run(options)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("mcp-sidecar mcp: {e}");
-            ExitCode::from(2)
+            logging::say(format_args!("mcp-sidecar mcp: {e}"));
+            ExitCode::from(match e {
+                upstream::StartError::NothingToServe(_) => 3,
+                upstream::StartError::Http(_) => 2,
+            })
         }
     }
 }
@@ -189,7 +195,7 @@ fn run_people(
     globals: people::Globals,
 ) -> ExitCode {
     let stop = globals.stop.clone();
-    let exit = supervised(runtime, stop, people::run(command, globals));
+    let exit = supervised(runtime, stop, None, people::run(command, globals));
     ExitCode::from(exit.code())
 }
 
@@ -199,9 +205,10 @@ fn run_people(
 fn supervised<T>(
     runtime: tokio::runtime::Runtime,
     stop: CancellationToken,
+    hangup: Option<std::sync::Arc<tokio::sync::Notify>>,
     serve: impl std::future::Future<Output = T>,
 ) -> T {
-    if let Err(e) = signals::install(stop) {
+    if let Err(e) = signals::install(stop, hangup) {
         tracing::warn!("cannot handle termination signals: {e}");
     }
     let outcome = runtime.block_on(async {

@@ -1,5 +1,6 @@
 //! Termination signals (SIGTERM, SIGINT, SIGHUP), through signal-hook on a dedicated thread that
-//! only forwards them; in serve mode and in the commands for people.
+//! only forwards them; in serve mode and in the commands for people. Where a mode reloads its
+//! config files (`mcp`), SIGHUP is no termination signal: it asks for the reload.
 //!
 //! - The first one asks for a graceful stop: the host session ends as if stdin had closed (every
 //!   server is stopped with the full stop sequence), and the sidecar exits 0 (a command for people
@@ -30,8 +31,12 @@ pub fn await_escalated_exit() -> ! {
     }
 }
 
-/// Starts the signal thread; `stop` is cancelled on the first signal.
-pub fn install(stop: CancellationToken) -> std::io::Result<()> {
+/// Starts the signal thread; `stop` is cancelled on the first signal. With `hangup`, SIGHUP
+/// notifies it instead (and counts for nothing).
+pub fn install(
+    stop: CancellationToken,
+    hangup: Option<std::sync::Arc<tokio::sync::Notify>>,
+) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -41,6 +46,11 @@ pub fn install(stop: CancellationToken) -> std::io::Result<()> {
             let mut seen = 0u32;
             // `forever` blocks this thread only; signal-hook's handler just writes to a pipe.
             for signal in signals.forever() {
+                if let (SIGHUP, Some(hangup)) = (signal, &hangup) {
+                    tracing::info!("SIGHUP: reloading the config files");
+                    hangup.notify_one();
+                    continue;
+                }
                 seen += 1;
                 if seen == 1 {
                     tracing::info!(signal, "termination signal: stopping every server (a second signal kills them at once)");
@@ -55,6 +65,6 @@ pub fn install(stop: CancellationToken) -> std::io::Result<()> {
         })?;
     }
     #[cfg(not(unix))]
-    let _ = stop;
+    let _ = (stop, hangup);
     Ok(())
 }

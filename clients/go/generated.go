@@ -222,9 +222,11 @@ type ExitStatus struct {
 
 // ServerStatus: A server's status (PROTOCOL.md §8.1).
 type ServerStatus struct {
-	// Server name: 1-64 ASCII letters, digits, '_' or '-'.
-	Name  string      `json:"name"`
-	State ServerState `json:"state"`
+	// Server name, as configured: any name an MCP host accepts as a config key ("Time Server", "my.server"), 1-128 bytes of UTF-8, no control character.
+	Name string `json:"name"`
+	// What the server's tools and prompts are exposed under ({server} in the name template): the name itself when it is 1-64 ASCII letters, digits, '_' or '-', else a slug of it, '_' and 6 hex digits of its sha256 (PROTOCOL.md 9.1).
+	Prefix string      `json:"prefix"`
+	State  ServerState `json:"state"`
 	// Incremented by one on every start (servers/add, servers/restart, an automatic restart, a call waking a stopped server) and every stop (remove, shutdown, idle stop, recycle).
 	Generation int64 `json:"generation"`
 	// Command line for display, arguments shell-quoted when needed, secret values as `***`; a remote server's URL.

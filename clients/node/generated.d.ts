@@ -215,8 +215,10 @@ export interface ErrorDataFields {
 
 /** A server's status (PROTOCOL.md §8.1). */
 export interface ServerStatus {
-  /** Server name: 1-64 ASCII letters, digits, '_' or '-'. */
+  /** Server name, as configured: any name an MCP host accepts as a config key ("Time Server", "my.server"), 1-128 bytes of UTF-8, no control character. */
   name: string;
+  /** What the server's tools and prompts are exposed under ({server} in the name template): the name itself when it is 1-64 ASCII letters, digits, '_' or '-', else a slug of it, '_' and 6 hex digits of its sha256 (PROTOCOL.md 9.1). */
+  prefix: string;
   state: ServerState;
   /** Incremented by one on every start (servers/add, servers/restart, an automatic restart, a call waking a stopped server) and every stop (remove, shutdown, idle stop, recycle). */
   generation: number;

@@ -120,9 +120,15 @@ fn human(
                 .as_deref()
                 .map(|v| format!(" (MCP {v})"))
                 .unwrap_or_default();
+            // A name a provider would refuse ("Time Server") is exposed under its prefix.
+            let exposed = if s.prefix == s.name {
+                String::new()
+            } else {
+                format!(" (exposed as {})", s.prefix)
+            };
             let _ = writeln!(
                 out,
-                "{}: {info}{protocol}, {} tools, ~{} tokens of definitions",
+                "{}{exposed}: {info}{protocol}, {} tools, ~{} tokens of definitions",
                 s.name,
                 s.tools_count,
                 tokens_of(&s.name, tools)

@@ -84,7 +84,7 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
         None => None,
         Some(addr) => Some(upstream::HttpOptions {
             addr: http_addr(&addr)?,
-            token: token(args.token_file.as_deref())?,
+            token: token_for(&addr, args.token_file.as_deref())?,
             allowed_origins: args.allowed_origins,
             stop_on_stdin_eof: stdin_is_a_pipe(),
             idle_timeout: Duration::from_millis(args.http_idle_timeout_ms),
@@ -103,8 +103,25 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
         max_message_bytes: globals.max_line_bytes,
         max_inflight: globals.max_inflight,
         stop: CancellationToken::new(),
+        reload: Default::default(),
         http,
     })
+}
+
+/// The token of an HTTP endpoint at `addr`; one is required where the address is not loopback —
+/// checked here, before any server starts.
+fn token_for(
+    addr: &str,
+    file: Option<&std::path::Path>,
+) -> Result<Option<upstream::Token>, String> {
+    let token = token(file)?;
+    let at = http_addr(addr)?;
+    if token.is_none() && !at.ip().is_loopback() {
+        return Err(format!(
+            "refusing to listen on {at} without a bearer token: it is not a loopback address (give one with --token-file FILE or MCP_SIDECAR_TOKEN)"
+        ));
+    }
+    Ok(token)
 }
 
 fn kebab(field: &str) -> &'static str {

@@ -63,24 +63,25 @@ pub struct ServerSpec {
 /// Fields that only make sense for a spawned server.
 const STDIO_ONLY: &[&str] = &["command", "args", "env", "cwd", "inheritEnv"];
 
-/// Server names become part of tool names sent to model providers, so they are kept simple.
+/// Any name the MCP hosts accept as a key ("Time Server", "my.server", unicode) within the bounds
+/// kept: not empty, at most [`limits::MAX_SERVER_NAME_BYTES`] bytes, no control character (it
+/// would break a log line or a terminal). What a model sees is the name's prefix
+/// ([`crate::convert::server_prefix`]), valid for every provider.
 pub fn validate_server_name(name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= limits::MAX_SERVER_NAME_BYTES
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if ok {
-        Ok(())
+    let why = if name.is_empty() {
+        "must not be empty".to_owned()
+    } else if name.len() > limits::MAX_SERVER_NAME_BYTES {
+        format!(
+            "is {} bytes; at most {} are accepted",
+            name.len(),
+            limits::MAX_SERVER_NAME_BYTES
+        )
+    } else if name.chars().any(char::is_control) {
+        "must not contain control characters (a line break, a tab…)".to_owned()
     } else {
-        Err(invalid(
-            "name",
-            format!(
-                "server name {name:?} must be 1-{} characters of letters, digits, '_' or '-'",
-                limits::MAX_SERVER_NAME_BYTES
-            ),
-        ))
-    }
+        return Ok(());
+    };
+    Err(invalid("name", format!("server name {name:?} {why}")))
 }
 
 impl ServerSpec {
@@ -609,8 +610,10 @@ mod tests {
 
     #[test]
     fn server_names() {
-        assert!(validate_server_name("files-1_a").is_ok());
-        for bad in ["", "a.b", "a b", "ü", &"x".repeat(65)] {
+        for good in ["files-1_a", "a.b", "Time Server", "ü", &"x".repeat(128)] {
+            assert!(validate_server_name(good).is_ok(), "{good:?}");
+        }
+        for bad in ["", "a\nb", "a\tb", "nul\0", "\u{7f}", &"x".repeat(129)] {
             assert!(validate_server_name(bad).is_err(), "{bad:?}");
         }
     }

@@ -3,7 +3,8 @@
 //! The conversion jobs, one per file or folder ([`ToolFormat`], in `format`, names the provider
 //! dialect a host asked for):
 //!
-//! - [`names`]: deterministic exposed tool names (`mcp__{server}__{tool}`).
+//! - [`names`]: deterministic exposed tool names (`mcp__{server}__{tool}`), `{server}` being the
+//!   server's [`server_prefix`](mod@server_prefix) (its name, or a slug of it with a hash).
 //! - [`definitions`]: MCP tool object → provider tool definition + notes.
 //! - [`mcp_tool`](mod@mcp_tool): MCP tool object → the MCP tool the sidecar serves upstream, its
 //!   input schema cleaned for a provider.
@@ -42,6 +43,7 @@ pub mod prompts;
 pub mod resources;
 pub mod results;
 pub mod schema;
+pub mod server_prefix;
 pub mod tokens;
 
 pub use definitions::{definition, Converted, Options};
@@ -53,6 +55,7 @@ pub use names::{
     MIN_MAX_NAME_LENGTH,
 };
 pub use results::{convert_owned, convert_result, CallOutput};
+pub use server_prefix::server_prefix;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)] // a failed unwrap is a failed test

@@ -9,7 +9,8 @@
 //! first; it also allows `.` and `:`, which the others do not), at once.
 //! With the default `max_len` of 64 every name fits every provider.
 //!
-//! 1. Render the template. A rendering that starts with a digit or `-` gets a
+//! 1. Render the template, `{server}` being the server's prefix (`server_prefix`: the name
+//!    itself when it is valid in a tool name, else a slug of it and a hash). A rendering that starts with a digit or `-` gets a
 //!    `_` in front (Gemini's first-character rule; a custom template such as
 //!    `{tool}` can produce one). If the result is a valid name, keep it.
 //! 2. Otherwise sanitise it (every char outside `[A-Za-z0-9_-]` becomes `_`,
@@ -38,6 +39,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sha2::{Digest, Sha256};
+
+use super::server_prefix::server_prefix;
 
 /// The template used when config names none.
 pub const DEFAULT_NAME_TEMPLATE: &str = "mcp__{server}__{tool}";
@@ -229,9 +232,9 @@ impl NameTemplate {
         let rendered: String = before
             .iter()
             .map(|s| match s {
-                Segment::Literal(text) => text.as_str(),
-                Segment::Server => server,
-                Segment::Tool => "",
+                Segment::Literal(text) => text.clone(),
+                Segment::Server => server_prefix(server).into_owned(),
+                Segment::Tool => String::new(),
             })
             .collect();
         // ASCII: slicing by bytes is slicing by characters.
@@ -251,7 +254,8 @@ impl NameTemplate {
         let mut candidates: BTreeMap<(&str, &str), Candidate> = BTreeMap::new();
         for &(server, tool) in pairs {
             candidates.entry((server, tool)).or_insert_with(|| {
-                let rendered = letter_first(self.render(server, tool));
+                // `{server}` is the server's prefix; the hash stays over its name.
+                let rendered = letter_first(self.render(&server_prefix(server), tool));
                 let form = if self.is_valid_name(&rendered) {
                     Form::Plain
                 } else {

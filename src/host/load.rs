@@ -3,9 +3,11 @@
 //! one bad server never stops the others. The answer is bounded
 //! ([`limits::SERVERS_LOAD_ANSWER_MAX_BYTES`]): what does not fit is counted, not sent.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use tokio::sync::Notify;
 
 use super::params::LoadServers;
 use crate::config::diagnostics::{Diagnostic, Kind};
@@ -13,17 +15,55 @@ use crate::config::expand::process_env;
 use crate::config::load::{load, Loaded, Request};
 use crate::error::{Error, Result};
 use crate::limits;
-use crate::supervisor::{LoadOutcome, Registry};
+use crate::supervisor::{watch_config_files, ConfigFiles, LoadOutcome, Registry};
 
 /// `{added: [status], diagnostics: [diagnostic], trustRequired: [trust request]}`.
 ///
 /// Every server starts at once (`Registry::add_loaded`): a slow one never holds up the others,
 /// each one's tools are announced (`notifications/tools/changed`) as soon as it is ready, and with
 /// `wait` the answer comes once the last has ended. Results keep the file's order.
+///
+/// With `watch` (a `path` only), the file is kept in force afterwards: each edit reloads it, and
+/// exactly the servers whose entries changed are added, restarted or removed
+/// (`supervisor::ConfigFiles`), the trust gate applied as at this load.
 pub async fn run(registry: &Arc<Registry>, p: LoadServers) -> Result<Value> {
+    let watched = match (&p.path, p.watch) {
+        (_, false) => None,
+        (Some(path), true) => Some(path.clone()),
+        (None, true) => {
+            return Err(
+                Error::invalid_params("`watch` needs a `path`: a document cannot change")
+                    .with("field", "watch"),
+            )
+        }
+    };
     let loaded = read(&p).await?;
+    let candidates = watched.as_ref().map(|_| loaded.servers.clone());
     let outcome = registry.add_loaded(loaded, &p.trust, p.wait).await;
+    if let (Some(path), Some(candidates)) = (watched, candidates) {
+        let files =
+            ConfigFiles::new(vec![path], p.trust.clone()).reading_as(p.dialect, p.inputs.clone());
+        let added: BTreeSet<&str> = outcome.added.iter().map(|s| s.name.as_str()).collect();
+        files.adopt(
+            candidates
+                .iter()
+                .filter(|c| added.contains(c.name.as_str())),
+        );
+        keep_in_force(registry, files);
+    }
     Ok(answer(outcome, limits::SERVERS_LOAD_ANSWER_MAX_BYTES))
+}
+
+/// Watches the files of `files` and reloads them on each edit for as long as the registry lives.
+fn keep_in_force(registry: &Arc<Registry>, files: ConfigFiles) {
+    let wake = Arc::new(Notify::new());
+    let watching = watch_config_files(files.paths(), Arc::clone(&wake));
+    let registry = Arc::downgrade(registry);
+    tokio::spawn(async move {
+        let _watching = watching;
+        // The host hears of each change through the registry's own notifications.
+        files.keep_in_force(registry, wake, |_| {}).await;
+    });
 }
 
 /// The answer within `max` bytes: statuses first, then trust requests, then diagnostics, each kept

@@ -56,6 +56,9 @@ pub struct Initialize {
     /// Servers' log messages at or above this level reach the host (none when absent).
     #[serde(default)]
     pub server_logs: Option<LogLevel>,
+    /// The `--config` files are kept in force: each edit reloads them.
+    #[serde(default)]
+    pub watch_config: bool,
 }
 
 /// `initialize`'s `tokenStorage`.
@@ -115,6 +118,9 @@ pub struct LoadServers {
     pub trust: std::collections::BTreeMap<String, String>,
     #[serde(default = "yes")]
     pub wait: bool,
+    /// With `path`: keep the file in force, reloading it on every edit.
+    #[serde(default)]
+    pub watch: bool,
 }
 
 fn yes() -> bool {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use tokio::sync::Notify;
 
 use super::asks::HostAsks;
 use super::context::Host;
@@ -18,7 +19,9 @@ use crate::convert::{self, NameTemplate, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
 use crate::store::DeferRule;
-use crate::supervisor::{event_queue, AuthSettings, Registry, Settings};
+use crate::supervisor::{
+    event_queue, watch_config_files, AuthSettings, ConfigFiles, Registry, Settings,
+};
 
 /// `initialize`: creates the registry with the host's settings and starts the session.
 pub fn initialize(host: &Host, params: Option<Value>) -> Result<Value> {
@@ -50,7 +53,7 @@ pub fn initialize(host: &Host, params: Option<Value>) -> Result<Value> {
     }
     tokio::spawn(events::forward(events_rx, host.outbox.clone()));
     if let Some(registry) = host.registry.get() {
-        load_configs(registry, host.configs.clone());
+        load_configs(registry, host.configs.clone(), p.watch_config);
     }
     Ok(capabilities())
 }
@@ -127,13 +130,28 @@ fn settings(p: &params::Initialize, host: &Host, asker: Arc<dyn ask::Asker>) -> 
 }
 
 /// Loads each `--config` file in the background (source `user`). Outcomes reach the host as
-/// `notifications/servers/changed`; problems go to the log.
-fn load_configs(registry: &Arc<Registry>, configs: Vec<PathBuf>) {
+/// `notifications/servers/changed`; problems go to the log. With `watch` (`initialize
+/// {watchConfig: true}`), the files are kept in force afterwards: each edit reloads them.
+fn load_configs(registry: &Arc<Registry>, configs: Vec<PathBuf>, watch: bool) {
     if configs.is_empty() {
         return;
     }
+    if !watch {
+        let registry = Arc::clone(registry);
+        tokio::spawn(async move { registry.load_files(configs, false).await });
+        return;
+    }
+    let files = ConfigFiles::new(configs, Default::default());
+    let wake = Arc::new(Notify::new());
+    let watching = watch_config_files(files.paths(), Arc::clone(&wake));
     let registry = Arc::clone(registry);
-    tokio::spawn(async move { registry.load_files(configs, false).await });
+    tokio::spawn(async move {
+        let _watching = watching;
+        let read = files.read().await;
+        files.add(&registry, read, false).await;
+        let registry = Arc::downgrade(&registry);
+        files.keep_in_force(registry, wake, |_| {}).await;
+    });
 }
 
 fn capabilities() -> Value {

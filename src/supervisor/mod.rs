@@ -5,6 +5,8 @@
 //! [`crate::store`].
 //!
 //! Layering inside: a file imports only files listed after it (no circles).
+//! 0. `config_files.rs`: a set of config files kept in force (read, added, reloaded by difference);
+//!    `config_watch.rs` (their edits seen; imports nothing here).
 //! 1. `registry.rs`: [`Registry`], the public API; admits, looks up, hands over.
 //! 2. `call.rs` (one tool call, its turn in a serial queue, its result budget), `probe.rs` (the
 //!    `servers/test` report), `awaiting.rs` (a call to a tool of a server still on its first
@@ -33,6 +35,8 @@ mod accept;
 mod admission;
 mod awaiting;
 mod call;
+mod config_files;
+mod config_watch;
 mod events;
 mod freshness;
 mod latency;
@@ -67,6 +71,8 @@ pub use crate::mcp::LogLevel;
 pub use crate::mcp::Progress;
 pub use accept::Acceptance;
 pub use call::{CallOptions, CallOutcome};
+pub use config_files::{ConfigFiles, Read as ConfigRead, Reloaded};
+pub use config_watch::{watch as watch_config_files, ConfigWatch};
 pub use events::{
     queue as event_queue, Event, EventReceiver, EventSender, ServerLog, ToolsChange, Withheld,
 };

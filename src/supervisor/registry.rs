@@ -448,6 +448,11 @@ impl Registry {
         self.probes.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Whether [`Registry::shutdown`] has begun: nothing is added from then on.
+    pub fn is_shutting_down(&self) -> bool {
+        self.roster.is_shutting_down()
+    }
+
     /// Stops every server in parallel; returns once every process tree is gone. Nothing starts
     /// after this (pending restarts are dropped).
     pub async fn shutdown(&self) {

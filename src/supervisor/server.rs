@@ -333,6 +333,7 @@ impl Server {
         }
         ServerStatus {
             name: self.name.clone(),
+            prefix: crate::convert::server_prefix(&self.name).into_owned(),
             source: self.source,
             state: slot.state,
             generation: slot.generation,

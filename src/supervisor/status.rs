@@ -34,6 +34,10 @@ pub enum ServerState {
 #[serde(rename_all = "camelCase")]
 pub struct ServerStatus {
     pub name: String,
+    /// What the server's tools and prompts are exposed under (`{server}` in the name template):
+    /// the name itself, or for a name a provider would refuse ("Time Server") a slug of it and a
+    /// hash (`convert::server_prefix`).
+    pub prefix: String,
     /// `user`, `host` or `plugin`: how the server arrived.
     pub source: crate::config::Source,
     pub state: ServerState,

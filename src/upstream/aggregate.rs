@@ -4,7 +4,6 @@
 //! instructions, the identity it answers with, and the changes every listening client is told of.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
@@ -18,7 +17,8 @@ use crate::convert::{self, ToolFormat};
 use crate::limits;
 use crate::store::Catalog;
 use crate::supervisor::{
-    event_queue, Event, EventReceiver, LogLevel, Registry, ServerLog, ServerState, Settings,
+    event_queue, ConfigFiles, ConfigRead as Read, Event, EventReceiver, LogLevel, Registry,
+    ServerLog, ServerState, Settings,
 };
 
 /// A change a listening client is told of.
@@ -158,8 +158,8 @@ impl Aggregate {
 
     /// Adds every server of the config files, all at once, and waits until each is ready or has
     /// failed (see [`Aggregate::settled`]).
-    pub async fn load(&self, configs: Vec<PathBuf>) {
-        self.registry.load_files(configs, false).await;
+    pub async fn load(&self, files: &ConfigFiles, read: Read) {
+        files.add(&self.registry, read, false).await;
         self.registered.send_replace(true);
         loop {
             // Enabled before the look, so a change between the two is not missed.
@@ -189,6 +189,14 @@ impl Aggregate {
             tools,
             "the aggregate is loaded"
         );
+    }
+
+    /// The servers themselves changed (a config reload): every client re-lists resources and
+    /// prompts (tools are announced by the catalog's own change).
+    pub fn surface_changed(&self) {
+        // An error only means nobody listens right now.
+        let _ = self.notices.send(Notice::ResourcesChanged);
+        let _ = self.notices.send(Notice::PromptsChanged);
     }
 
     /// Returns once the config files' servers have each started or failed. Bounded: every start

@@ -32,8 +32,10 @@ pub struct Options {
     pub max_message_bytes: usize,
     /// The client's requests in flight at once; past it no more is read until one is answered.
     pub max_inflight: usize,
-    /// Cancelled to stop gracefully (the first SIGTERM/SIGINT/SIGHUP).
+    /// Cancelled to stop gracefully (the first SIGTERM or SIGINT).
     pub stop: CancellationToken,
+    /// Notified to reload the config files (SIGHUP; their edits notify it too).
+    pub reload: std::sync::Arc<tokio::sync::Notify>,
     /// Streamable HTTP instead of stdio.
     pub http: Option<HttpOptions>,
 }

@@ -165,6 +165,17 @@ fn text(v: &Value) -> String {
 
 #[test]
 fn no_secret_marker_leaves_by_any_channel() {
+    no_secret_marker_leaves(&[]);
+}
+
+/// The same with the log as one flat JSON object a line: a value is escaped there once more.
+#[test]
+fn no_secret_marker_leaves_by_any_channel_with_json_logs() {
+    no_secret_marker_leaves(&["--log-format", "json"]);
+}
+
+/// Every channel exercised with the sidecar started with `log_args` besides its own.
+fn no_secret_marker_leaves(log_args: &[&str]) {
     let m = Markers::new();
     let dir = temp_dir("leaks");
     let cache = dir.join("cache");
@@ -202,9 +213,11 @@ fn no_secret_marker_leaves_by_any_channel() {
 
     let fx = HttpFixture::start(&["--call-status", "503", "--get-status", "500"]);
     let cache_arg = cache.to_string_lossy().into_owned();
+    let mut args = vec!["--log", "trace", "--cache-dir", &cache_arg];
+    args.extend_from_slice(log_args);
     let s = Sidecar::spawn_logging_to(
         &log,
-        &["--log", "trace", "--cache-dir", &cache_arg],
+        &args,
         &[
             ("LEAK_INHERITED_TOKEN", m.inherited.as_str()),
             ("DB_CONN", m.inherited_marked.as_str()),

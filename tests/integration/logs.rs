@@ -1,5 +1,6 @@
 //! The sidecar's stderr log: no colour codes when stderr is a pipe (always, for a sidecar), and
-//! `--log-format json` writes one JSON object per line that a log pipeline can parse.
+//! `--log-format json` writes one flat JSON object per line that a log pipeline can parse: the
+//! message at the top level next to `level`, `target` and `timestamp`.
 
 use serde_json::{json, Value};
 
@@ -50,8 +51,18 @@ fn json_logs_are_one_object_per_line() {
             .unwrap_or_else(|| panic!("no level: {line}"));
         levels.insert(level.to_owned());
         assert!(event["timestamp"].is_string(), "no timestamp: {line}");
-        assert!(event["fields"].is_object(), "no fields: {line}");
+        assert!(event["target"].is_string(), "no target: {line}");
+        assert!(event["message"].is_string(), "no top-level message: {line}");
+        assert!(event.get("fields").is_none(), "nested fields: {line}");
     }
+    // An event's own fields sit next to its message.
+    assert!(
+        text.lines().any(|line| {
+            let event: Value = serde_json::from_str(line).unwrap();
+            event["message"] == "server ready" && event["server"] == "fx" && event["tools"].is_u64()
+        }),
+        "no flat `server ready` line:\n{text}"
+    );
     assert!(levels.contains("DEBUG"), "levels seen: {levels:?}");
     assert!(!text.contains('\u{1b}'), "escape code in JSON logs");
 }

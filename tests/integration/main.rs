@@ -19,6 +19,7 @@ mod clients;
 mod codegen;
 mod concurrency;
 mod config_dialects;
+mod config_watch;
 mod convert;
 mod convert_golden;
 mod convert_props;

@@ -160,10 +160,41 @@ fn config_field_of_wrong_type_is_config_invalid_naming_it() {
 #[test]
 fn bad_server_name_is_config_invalid_naming_name() {
     let mut s = Sidecar::initialized(json!({}));
-    for bad in ["has space", "dot.ted", "", &"x".repeat(65)] {
+    for bad in ["", "line\nbreak", "tab\there", &"x".repeat(129)] {
         let e = config_error(&mut s, bad, fixture(&[]));
         assert_eq!(e["data"]["field"], "name", "{bad:?}: {e}");
     }
+}
+
+/// Names Claude Desktop accepts ("Time Server", "my.server") are the server's name everywhere;
+/// its tools are exposed under a prefix every provider accepts, shown in its status.
+#[test]
+fn a_name_people_write_is_kept_and_its_tools_exposed_under_its_prefix() {
+    let mut s = Sidecar::initialized(json!({}));
+    let status = s.add("Time Server", fixture(&[]));
+    assert_eq!(status["state"], "ready", "{status}");
+    assert_eq!(status["name"], "Time Server");
+    let prefix = status["prefix"].as_str().unwrap().to_owned();
+    let hash = prefix
+        .strip_prefix("time_server_")
+        .unwrap_or_else(|| panic!("{prefix}"));
+    assert!(
+        hash.len() == 6 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{prefix}"
+    );
+    let plain = s.add("plain-name", fixture(&[]));
+    assert_eq!(
+        plain["prefix"], "plain-name",
+        "a valid name is its own prefix"
+    );
+    let listed = s.server_status("Time Server");
+    assert_eq!(listed["prefix"], prefix.as_str());
+    let called = s.request(
+        "tools/call",
+        json!({"name": format!("mcp__{prefix}__echo"), "arguments": {"message": "hi"}}),
+    );
+    assert_eq!(called["result"]["isError"], false, "{called}");
+    assert_eq!(called["result"]["server"], "Time Server", "{called}");
 }
 
 #[test]

@@ -7,6 +7,7 @@ use crate::supervisor::status::ServerState;
 fn status(name: &str, generation: u64) -> Event {
     Event::ServerChanged(Box::new(ServerStatus {
         name: name.into(),
+        prefix: name.into(),
         source: crate::config::Source::Host,
         state: ServerState::Ready,
         generation,

@@ -233,6 +233,12 @@ impl Sidecar {
         self.backlog.iter().cloned().collect()
     }
 
+    /// Spawns with `MCP_SIDECAR_LOG=debug` and the sidecar's stderr going to `stderr` (say, a pipe
+    /// whose reader is gone).
+    pub fn spawn_with_stderr(stderr: Stdio, args: &[&str]) -> Self {
+        Self::spawn_piped(Stdio::piped(), stderr, args, &[])
+    }
+
     /// Spawns with `MCP_SIDECAR_LOG=debug` and the sidecar's stderr written to `stderr_file`.
     pub fn spawn_logging_to(
         stderr_file: &std::path::Path,

@@ -1,9 +1,10 @@
 //! `mcp-sidecar mcp`: the aggregate as one MCP server. `stdio` and `http` drive it on the wire,
 //! `asks` its servers' questions to the client, `relay` what it passes on besides answers
 //! (progress, logs, roots changes, cancels),
-//! `clients` through the official SDK clients, `conformance` through the official conformance
-//! suite's server scenarios, `gateway` what runs it behind a load balancer (the probes, the drain on
-//! SIGTERM); `harness` is what they share.
+//! `start` what a person meets first (names, a config that gives nothing, flags, a closed stderr),
+//! `reload` config edits and SIGHUP, `clients` through the official SDK clients, `conformance`
+//! through the official conformance suite's server scenarios, `gateway` what runs it behind a load
+//! balancer (the probes, the drain on SIGTERM); `harness` is what they share.
 
 mod asks;
 mod clients;
@@ -12,5 +13,7 @@ mod gateway;
 mod harness;
 mod http;
 mod relay;
+mod reload;
+mod start;
 mod stdio;
 mod surface;

@@ -88,7 +88,7 @@ fn a_request_before_initialize_is_refused_and_ping_is_not() {
 fn a_request_written_in_one_burst_before_initialize_is_refused_every_time() {
     const RUNS: usize = 8;
     for run in 0..RUNS {
-        let (mut s, _) = mcp_stdio(json!({}), &[]);
+        let (mut s, _) = mcp_stdio(json!({"a": fixture(&[])}), &[]);
         s.write_raw(
             concat!(
                 r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,

@@ -216,6 +216,7 @@ class ServerStatus(Result):
     """A server's status (PROTOCOL.md §8.1)."""
 
     name: str
+    prefix: str
     state: ServerState
     generation: int
     command: str
@@ -241,7 +242,7 @@ class ServerStatus(Result):
     source: ServerSource
     authorization_url: Optional[str]
 
-    _keys = {"name": "name", "state": "state", "generation": "generation", "command": "command", "transport": "transport", "url": "url", "headers": "headers", "pid": "pid", "protocol_version": "protocolVersion", "era": "era", "server_info": "serverInfo", "instructions": "instructions", "capabilities": "capabilities", "tools_count": "toolsCount", "started_at": "startedAt", "last_exit": "lastExit", "last_error": "lastError", "stderr_tail": "stderrTail", "restarts": "restarts", "next_restart_at": "nextRestartAt", "calls": "calls", "errors": "errors", "p50_latency_ms": "p50LatencyMs", "source": "source", "authorization_url": "authorizationUrl"}
+    _keys = {"name": "name", "prefix": "prefix", "state": "state", "generation": "generation", "command": "command", "transport": "transport", "url": "url", "headers": "headers", "pid": "pid", "protocol_version": "protocolVersion", "era": "era", "server_info": "serverInfo", "instructions": "instructions", "capabilities": "capabilities", "tools_count": "toolsCount", "started_at": "startedAt", "last_exit": "lastExit", "last_error": "lastError", "stderr_tail": "stderrTail", "restarts": "restarts", "next_restart_at": "nextRestartAt", "calls": "calls", "errors": "errors", "p50_latency_ms": "p50LatencyMs", "source": "source", "authorization_url": "authorizationUrl"}
 
 
 class ServersListResult(Result):
