@@ -57,3 +57,4 @@ mod trees;
 mod trust;
 mod upstream;
 mod versions;
+mod windows_wine;
