@@ -322,3 +322,25 @@ fn a_killed_sidecar_leaves_no_process() {
         survivors(wine, &tree).is_empty()
     });
 }
+
+#[test]
+fn a_server_that_exits_on_its_own_leaves_no_process() {
+    let _serial = serial();
+    let wine = wine();
+    let dir = temp_dir("wine-exit");
+    let mut sc = wine.sidecar();
+    let (mut config, pid_file) = wine.launched_fixture(&dir);
+    config["restart"] = json!("never");
+    assert_eq!(sc.add("launched", config)["state"], "ready");
+    let tree = launched_tree(wine, &pid_file);
+    // The fixture exits, so does `cmd.exe`: its grandchild is all that is left of the job.
+    sc.request(
+        "tools/call",
+        json!({"name": "mcp__launched__exit", "arguments": {}}),
+    );
+    // The exit status is reported once the leader's tree is finished.
+    let status = sc.server_changed("launched", |st| st.get("lastExit").is_some());
+    assert_eq!(survivors(wine, &tree), [], "left after the exit: {status}");
+    sc.call("shutdown", json!({}));
+    assert_eq!(sc.wait_exit(), Some(0));
+}
