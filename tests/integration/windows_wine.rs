@@ -111,7 +111,14 @@ fn build_windows_binaries() -> PathBuf {
         .to_path_buf();
     let target_dir = host_target.join("windows");
     let status = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--workspace", "--target", TARGET])
+        .args([
+            "build",
+            "--quiet",
+            "--locked",
+            "--workspace",
+            "--target",
+            TARGET,
+        ])
         .args([
             "--bin",
             "mcp-sidecar",
