@@ -10,7 +10,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use mcp_sidecar::cli::command::{self as people, People};
 use mcp_sidecar::cli::mcp::{self, McpArgs};
-use mcp_sidecar::process::{self as tree, guardian};
+#[cfg(unix)]
+use mcp_sidecar::process::guardian;
+use mcp_sidecar::process::{self as tree};
 use mcp_sidecar::store::SchemaCache;
 use mcp_sidecar::{host, limits, logging, serving, signals, upstream};
 use tokio_util::sync::CancellationToken;
@@ -63,7 +65,9 @@ enum Command {
         /// The scenario server's URL (appended by the suite).
         url: String,
     },
-    /// Internal: the guardian process the sidecar starts to clean up after its own SIGKILL.
+    /// Internal: the guardian process the sidecar starts to clean up after its own SIGKILL (Unix;
+    /// on Windows each server's Job Object does that work).
+    #[cfg(unix)]
     #[command(hide = true)]
     Guardian {
         #[arg(long)]
@@ -80,6 +84,7 @@ const PEOPLE_LOG_FILTER: &str = "error";
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    #[cfg(unix)]
     if let Some(Command::Guardian {
         sidecar_pid,
         cgroup,
@@ -124,6 +129,7 @@ fn main() -> ExitCode {
             };
             run_serve(runtime, options)
         }
+        #[cfg(unix)]
         Command::Guardian { .. } => ExitCode::FAILURE, // handled above
         Command::ConformanceClient { url } => {
             match runtime.block_on(mcp_sidecar::cli::conformance_client::run(&url)) {

@@ -4,8 +4,9 @@
 //! [`Record`]s of the pipe the sidecar feeds it (written by `ledger`, spawned by `spawn::guardian`).
 //!
 //! Why it exists: nothing runs in a process that receives SIGKILL, so the sidecar cannot clean up
-//! after its own SIGKILL. `PR_SET_PDEATHSIG` takes down the servers themselves (its direct children),
-//! but not their descendants, nor descendants that escaped into their own session.
+//! after its own SIGKILL. On Linux `PR_SET_PDEATHSIG` takes down the servers themselves (its direct
+//! children), but not their descendants, nor descendants that escaped into their own session; macOS
+//! has no such thing at all. (Windows needs no guardian: see `job`.)
 //!
 //! How: at start-up the sidecar re-executes itself as `mcp-sidecar guardian --sidecar-pid N` in a new
 //! session (so a signal to the host's process group does not reach it), with stdin a pipe from the
@@ -26,10 +27,8 @@ use std::path::{Path, PathBuf};
 #[cfg(target_os = "linux")]
 use super::cgroup;
 use super::kill::{self, Signal};
-#[cfg(target_os = "linux")]
 use super::origin::{Origin, ORIGIN_ENV};
-#[cfg(target_os = "linux")]
-use super::procfs;
+use super::procs::{self, ExitWatch};
 
 /// One line on the guardian's stdin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,7 +138,6 @@ pub fn run(sidecar_pid: u32, cgroup: Option<PathBuf>) -> i32 {
 /// for the members it found to exit, then removes it. Returns how many members it killed.
 #[cfg(target_os = "linux")]
 fn kill_cgroup(dir: &Path) -> usize {
-    use super::pidfd::{self, Pidfd};
     let Some(mode) = cgroup::kill_mode_of(dir) else {
         return 0; // Gone already (or never ours to kill).
     };
@@ -150,9 +148,9 @@ fn kill_cgroup(dir: &Path) -> usize {
             break;
         }
         // Opened before the kill, so each exit can be awaited.
-        let watched: Vec<Pidfd> = members
+        let watched: Vec<ExitWatch> = members
             .iter()
-            .filter_map(|&pid| Pidfd::open(pid, None).ok().flatten())
+            .filter_map(|&pid| ExitWatch::open(pid, None).ok().flatten())
             .collect();
         if let Err(e) = cgroup::kill(dir, mode) {
             eprintln!(
@@ -164,7 +162,7 @@ fn kill_cgroup(dir: &Path) -> usize {
             }
         }
         killed += members.len();
-        pidfd::wait_blocking(&watched, crate::limits::STOP_AFTER_SIGKILL);
+        procs::wait_blocking(&watched, crate::limits::STOP_AFTER_SIGKILL);
     }
     if let Err(e) = cgroup::remove(dir) {
         eprintln!(
@@ -180,8 +178,8 @@ fn kill_cgroup(_dir: &Path) -> usize {
     0
 }
 
-/// SIGKILLs every recorded group and process, then (Linux) every process still carrying the
-/// sidecar's origin marker. Returns how many kill calls hit something.
+/// SIGKILLs every recorded group and process, then every process still carrying the sidecar's
+/// origin marker. Returns how many kill calls hit something.
 fn kill_everything(sidecar_pid: u32, ledger: &Ledger) -> usize {
     let mut killed = 0;
     for &g in &ledger.groups {
@@ -190,50 +188,34 @@ fn kill_everything(sidecar_pid: u32, ledger: &Ledger) -> usize {
         }
     }
     for (&p, &start) in &ledger.pids {
-        // Through a pidfd opened against the start time: only the process we recorded is killed,
+        // Through a watch opened against the start time: only the process we recorded is killed,
         // never a stranger that reused its pid.
-        #[cfg(target_os = "linux")]
-        let hit = match super::pidfd::Pidfd::open(p, Some(start)) {
-            Ok(Some(fd)) => fd.signal(Signal::Kill),
+        let hit = match ExitWatch::open(p, Some(start)) {
+            Ok(Some(watch)) => watch.signal(Signal::Kill),
             Ok(None) => false,
-            Err(_) => procfs::alive(p, Some(start)) && kill::signal_pid(p, Signal::Kill),
+            Err(_) => procs::alive(p, Some(start)) && kill::signal_pid(p, Signal::Kill),
         };
-        #[cfg(target_os = "linux")]
         if hit {
             killed += 1;
         }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let _ = start;
-            if kill::signal_pid(p, Signal::Kill) {
-                killed += 1;
-            }
-        }
     }
-    #[cfg(target_os = "linux")]
-    {
-        killed += kill_marked(sidecar_pid);
-    }
-    let _ = sidecar_pid;
-    killed
+    killed + kill_marked(sidecar_pid)
 }
 
 /// Kills, in a few rounds, every live process whose environment names this sidecar as its origin
 /// (a descendant that escaped its group and was re-parented away from the dead sidecar). The whole
 /// machine is scanned: the escapees are no longer in the sidecar's tree. Each round waits for its
-/// kills to land (pidfds) before looking again for what forked in between.
-#[cfg(target_os = "linux")]
+/// kills to land (exit watches) before looking again for what forked in between.
 fn kill_marked(sidecar_pid: u32) -> usize {
-    use super::pidfd::Pidfd;
     let prefix = Origin::sidecar_prefix(sidecar_pid);
     let me = std::process::id();
     let mut killed = 0;
     for _ in 0..crate::limits::ESCAPEE_SWEEP_ROUNDS {
-        let marked: Vec<procfs::Stat> = procfs::all()
+        let marked: Vec<procs::Stat> = procs::all()
             .into_iter()
             .filter(|s| !s.is_dead() && s.pid != me && s.pid != sidecar_pid)
             .filter(|s| {
-                procfs::environ_var(s.pid, ORIGIN_ENV)
+                procs::environ_var(s.pid, ORIGIN_ENV)
                     .is_some_and(|v| v.starts_with(prefix.as_bytes()))
             })
             .collect();
@@ -242,11 +224,11 @@ fn kill_marked(sidecar_pid: u32) -> usize {
         }
         let mut landed = Vec::new();
         for s in marked {
-            match Pidfd::open(s.pid, Some(s.start_time)) {
-                Ok(Some(fd)) => {
-                    if fd.signal(Signal::Kill) {
+            match ExitWatch::open(s.pid, Some(s.start_time)) {
+                Ok(Some(watch)) => {
+                    if watch.signal(Signal::Kill) {
                         killed += 1;
-                        landed.push(fd);
+                        landed.push(watch);
                     }
                 }
                 Ok(None) => {}
@@ -257,7 +239,7 @@ fn kill_marked(sidecar_pid: u32) -> usize {
                 }
             }
         }
-        super::pidfd::wait_blocking(&landed, crate::limits::STOP_AFTER_SIGKILL);
+        procs::wait_blocking(&landed, crate::limits::STOP_AFTER_SIGKILL);
     }
     killed
 }

@@ -4,8 +4,9 @@
 //!
 //! - **Owned pids.** Tokio owns the `wait` of every server it spawned (and `lifetime` that of the
 //!   guardian), so this module never calls `waitpid(-1)` (that would steal tokio's children and make
-//!   its `wait` fail with ECHILD): [`reap_adoptees`] lists the sidecar's children in
-//!   `/proc/self/task/*/children`, skips the owned ones, and reaps the rest by pid.
+//!   its `wait` fail with ECHILD): on Linux, where the sidecar is a subreaper, `reap_adoptees` lists
+//!   the sidecar's children in `/proc/self/task/*/children`, skips the owned ones, and reaps the rest
+//!   by pid. (macOS has no subreaper: nothing is adopted, launchd reaps the orphans.)
 //! - **Guardian records.** Every change to the groups and adoptees is told to the guardian (see
 //!   `guardian`), so it knows what to kill if the sidecar is SIGKILLed.
 //! - **Cgroups (Linux).** The sidecar's cgroup, if it has one (see `cgroup`), and each running
@@ -17,13 +18,16 @@
 //! before taking it: a child listed was forked before the listing, so by the time the lock is ours
 //! its spawn has recorded it.
 
-use std::collections::{BTreeMap, BTreeSet};
+#[cfg(target_os = "linux")]
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::sync::{Mutex, MutexGuard};
 
 #[cfg(target_os = "linux")]
 use super::cgroup::Containment;
 use super::guardian::Record;
+#[cfg(target_os = "linux")]
 use super::origin::Origin;
 
 struct Ledger {
@@ -33,14 +37,16 @@ struct Ledger {
     /// Live process groups of servers (a group outlives its leader while a member lives).
     groups: BTreeSet<u32>,
     /// Adopted descendants seen alive (pid → start time), as told to the guardian.
+    #[cfg(target_os = "linux")]
     adoptees: BTreeMap<u32, u64>,
     guardian: Option<GuardianLink>,
-    next_origin: u64,
+    #[cfg(target_os = "linux")]
     subreaper: bool,
     /// The sidecar's cgroup, when servers are contained in cgroups.
     #[cfg(target_os = "linux")]
     containment: Option<Containment>,
     /// The cgroup of each spawn whose server joined one, until its stop removes it.
+    #[cfg(target_os = "linux")]
     cgroups: BTreeMap<Origin, std::path::PathBuf>,
 }
 
@@ -53,12 +59,14 @@ pub struct GuardianLink {
 static LEDGER: Mutex<Ledger> = Mutex::new(Ledger {
     owned: BTreeSet::new(),
     groups: BTreeSet::new(),
+    #[cfg(target_os = "linux")]
     adoptees: BTreeMap::new(),
     guardian: None,
-    next_origin: 0,
+    #[cfg(target_os = "linux")]
     subreaper: false,
     #[cfg(target_os = "linux")]
     containment: None,
+    #[cfg(target_os = "linux")]
     cgroups: BTreeMap::new(),
 });
 
@@ -93,6 +101,7 @@ impl Ledger {
 }
 
 /// The sidecar is now a child subreaper: orphans of its tree are its children to reap.
+#[cfg(target_os = "linux")]
 pub fn set_subreaper() {
     ledger().subreaper = true;
 }
@@ -110,7 +119,7 @@ pub fn containment() -> Option<Containment> {
 }
 
 /// Takes the cgroup of the spawn `origin` out, for its stop to empty and remove.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // cgroups are Linux's
+#[cfg(target_os = "linux")]
 pub fn take_cgroup(origin: Origin) -> Option<std::path::PathBuf> {
     ledger().cgroups.remove(&origin)
 }
@@ -152,35 +161,27 @@ pub fn begin_spawn() -> Spawning {
 }
 
 impl Spawning {
-    /// A fresh origin marker for the process about to be spawned.
-    pub fn origin(&mut self) -> Origin {
-        self.0.next_origin += 1;
-        Origin::nth(self.0.next_origin)
-    }
-
     /// The sidecar's cgroup, if servers are contained in cgroups.
     #[cfg(target_os = "linux")]
     pub fn containment(&self) -> Option<Containment> {
         self.0.containment.clone()
     }
 
-    /// Records a spawned leader whose `wait` belongs to the caller, its process group, and the
-    /// cgroup it runs in.
-    pub fn spawned(
-        mut self,
-        pid: u32,
-        pgid: Option<u32>,
-        origin: Origin,
-        cgroup: Option<std::path::PathBuf>,
-    ) {
+    /// Records a spawned leader whose `wait` belongs to the caller and its process group (the
+    /// leader's pid).
+    pub fn spawned(mut self, pid: u32) {
         self.0.owned.insert(pid);
+        self.0.groups.insert(pid);
+        self.0.tell(Record::AddGroup(pid));
+    }
+
+    /// As [`Spawning::spawned`], and the cgroup the spawn `origin` runs in.
+    #[cfg(target_os = "linux")]
+    pub fn spawned_in(mut self, pid: u32, origin: Origin, cgroup: Option<std::path::PathBuf>) {
         if let Some(dir) = cgroup {
             self.0.cgroups.insert(origin, dir);
         }
-        if let Some(g) = pgid {
-            self.0.groups.insert(g);
-            self.0.tell(Record::AddGroup(g));
-        }
+        self.spawned(pid);
     }
 }
 
@@ -199,8 +200,8 @@ pub fn group_gone(pgid: u32) {
 
 /// Reaps every adopted child that exited and records the live ones. Never touches owned pids.
 /// Blocks on `/proc` reads: async code calls it through `spawn_blocking`.
+#[cfg(target_os = "linux")]
 pub fn reap_adoptees() {
-    #[cfg(target_os = "linux")]
     {
         use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
         use nix::unistd::Pid;

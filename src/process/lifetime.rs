@@ -1,10 +1,13 @@
-//! The sidecar's own start and end as a parent: becoming a child subreaper, starting the guardian
-//! and the reaper of adopted orphans; the final sweep before exit; the immediate kill on a second
-//! termination signal; the farewell that lets the guardian exit without killing.
+//! The sidecar's own start and end as a parent on Unix (Windows: see `job`): becoming a child
+//! subreaper, starting the guardian and the reaper of adopted orphans; the final sweep before exit;
+//! the immediate kill on a second termination signal; the farewell that lets the guardian exit
+//! without killing.
 //!
 //! - **Subreaper (Linux).** An orphaned descendant is re-parented to the sidecar instead of init, so
 //!   it stays inside the sidecar's process tree where it can be found, and the sidecar must reap it
-//!   when it exits: on every SIGCHLD, [`ledger::reap_adoptees`] runs on a blocking thread.
+//!   when it exits: on every SIGCHLD, `ledger::reap_adoptees` runs on a blocking thread. macOS has
+//!   no subreaper: an orphan goes to launchd, and `procs::sidecar_tree` finds it there by its origin
+//!   marker.
 //! - **Guardian.** See `guardian`: every group and adopted process is recorded there too.
 //! - **Cgroup (Linux).** Where a writable cgroup2 hierarchy exists, the sidecar creates its cgroup
 //!   (see `cgroup`) before the guardian starts, and tells the guardian its path on the command line.
@@ -28,7 +31,6 @@ pub fn install() {
     let cgroup = contain();
     #[cfg(not(target_os = "linux"))]
     let cgroup: Option<std::path::PathBuf> = None;
-    #[cfg(unix)]
     match super::spawn::guardian(std::process::id(), cgroup.as_deref()) {
         Ok((child, stdin)) => {
             tracing::debug!(pid = child.id(), "guardian started");
@@ -62,7 +64,6 @@ fn contain() -> Option<std::path::PathBuf> {
     }
 }
 
-#[cfg(unix)]
 fn set_nonblocking(pipe: &std::process::ChildStdin) {
     use nix::libc;
     use std::os::fd::AsRawFd;
@@ -142,12 +143,11 @@ pub fn farewell() {
     }
 }
 
-/// Waits for our own child, the guardian, by pidfd where there is one (it is not reaped before
+/// Waits for our own child, the guardian, by exit watch where there is one (it is not reaped before
 /// `try_wait`, so its pid cannot have been reused).
 fn guardian_exited_within(child: &mut std::process::Child, within: std::time::Duration) -> bool {
-    #[cfg(target_os = "linux")]
-    if let Ok(Some(fd)) = super::pidfd::Pidfd::open(child.id(), None) {
-        super::pidfd::wait_blocking(std::slice::from_ref(&fd), within);
+    if let Ok(Some(watch)) = super::procs::ExitWatch::open(child.id(), None) {
+        super::procs::wait_blocking(std::slice::from_ref(&watch), within);
         return !matches!(child.try_wait(), Ok(None));
     }
     let deadline = std::time::Instant::now() + within;

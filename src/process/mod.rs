@@ -1,26 +1,29 @@
 //! The OS-process layer, below `supervisor`: spawning servers (the only spawn site), their process
-//! groups and environment, the stop sequence of a server's whole tree, the subreaper and the reaping
-//! of adopted orphans, the guardian that cleans up after a SIGKILLed sidecar, and the drained stderr
-//! ring. It knows processes, not servers' states: it never imports `supervisor`, `host`, `mcp` or
+//! groups (Unix) or Job Objects (Windows) and environment, the stop sequence of a server's whole
+//! tree, the subreaper and the reaping of adopted orphans (Linux), the guardian that cleans up after
+//! a SIGKILLed sidecar (Unix), and the drained stderr ring. It knows processes, not servers' states: it never imports `supervisor`, `host`, `mcp` or
 //! `convert`.
 //!
-//! Files, lower to higher (no two import each other):
-//! - [`procfs`]: reading `/proc` (blocking; async callers go through `spawn_blocking`).
-//! - `origin`: the `MCP_SIDECAR_ORIGIN` marker; `kill`: signals to a group or a pid.
-//! - `pidfd` (Linux): a process's exit as an event, and signals that cannot hit a reused pid.
-//! - `cgroup` (Linux): finding a writable cgroup2 hierarchy, a cgroup per server, killing and
-//!   removing one whole.
-//! - [`guardian`]: the guardian program and the records it reads.
-//! - `ledger`: what the sidecar answers for (owned pids, groups, adoptees, the guardian's pipe), and
-//!   the reaping of adopted orphans by pid (never `waitpid(-1)`).
-//! - `spawn`: the one spawn site (servers and the guardian), the server environment.
-//! - `sweep`: group stragglers and escaped descendants, found in the sidecar's own tree and awaited
-//!   by pidfd; `stop`: one server's stop sequence; `lifetime`: install, final sweep, farewell.
-//! - [`stderr_ring`]: each server's drained stderr and its tail.
+//! Each platform has its own code behind the same few functions; `stop` runs one stop sequence over
+//! them and `spawn` is the one spawn site for all. Files, lower to higher (no two import each other):
+//! - `origin`: the `MCP_SIDECAR_ORIGIN` marker; [`stderr_ring`]: each server's drained stderr.
+//! - Unix: `kill` (signals to a group or a pid); `procs`, one view of processes over the kernel's
+//!   own: on Linux [`procfs`] (reading `/proc`) and `pidfd` (an exit as an event, signals that
+//!   cannot hit a reused pid), on macOS `libproc` (libproc and sysctl) and `kqueue`
+//!   (`EVFILT_PROC`); `cgroup` (Linux): a cgroup per server, killed and removed whole; [`guardian`]:
+//!   the guardian program and the records it reads; `ledger`: what the sidecar answers for (owned
+//!   pids, groups, adoptees, the guardian's pipe) and, on Linux, the reaping of adopted orphans by
+//!   pid (never `waitpid(-1)`); `sweep`: group stragglers and escaped descendants, found in the
+//!   sidecar's tree and awaited by exit watch; `group`: one server's tree, its process group;
+//!   `lifetime`: install, final sweep, farewell.
+//! - Windows: `job`: one server's tree, its Job Object, and the sidecar's install and final sweep.
+//! - `spawn`: the one spawn site (servers and, on Unix, the guardian), the server environment;
+//!   `stop`: one server's stop sequence.
 //!
 //! Nothing here polls on a timer and nothing blocks the runtime: the leader's exit is tokio's `wait`,
-//! any other process's exit is its pidfd becoming readable, adopted orphans are reaped on SIGCHLD, and
-//! `/proc` is read only when there is a reason (a leader is gone; a round of kills landed).
+//! any other process's exit is an event (a pidfd, a kqueue, a job's completion port), adopted
+//! orphans are reaped on SIGCHLD, and the process table is read only when there is a reason (a
+//! leader is gone; a round of kills landed).
 //!
 //! Where the kernel offers a writable cgroup2 hierarchy, each server's tree also lives in a cgroup of
 //! its own (`cgroup`), which holds a descendant whatever it does (setsid, a cleared environment, an
@@ -30,25 +33,43 @@
 //! `waitpid(-pgid)` until every member of the group is reaped, and a member re-parented to our
 //! subreaper is never reaped by anyone else, so that `wait` blocks forever on the first grandchild
 //! left in the group. On Unix a server is made group leader directly (`process_group(0)`) and is a
-//! plain tokio child; process-wrap is a dependency on Windows only, for its Job Object with
-//! kill-on-job-close.
+//! plain tokio child; on Windows it is a plain tokio child put in a Job Object by `job`.
+//! `docs/platforms.md` says what each platform does and what each one's tests show.
 
 #[cfg(target_os = "linux")]
 mod cgroup;
+#[cfg(unix)]
+mod group;
+#[cfg(unix)]
 pub mod guardian;
+#[cfg(windows)]
+mod job;
+#[cfg(unix)]
 mod kill;
+#[cfg(target_os = "macos")]
+mod kqueue;
+#[cfg(unix)]
 mod ledger;
+#[cfg(target_os = "macos")]
+mod libproc;
+#[cfg(unix)]
 mod lifetime;
 mod origin;
 #[cfg(target_os = "linux")]
 mod pidfd;
 #[cfg(target_os = "linux")]
 pub mod procfs;
+#[cfg(unix)]
+mod procs;
 mod spawn;
 pub mod stderr_ring;
 mod stop;
+#[cfg(unix)]
 mod sweep;
 
+#[cfg(windows)]
+pub use job::{farewell, final_sweep, install};
+#[cfg(unix)]
 pub use lifetime::{farewell, final_sweep, install, kill_all_now};
 pub use origin::{Origin, ORIGIN_ENV};
 pub use spawn::{

@@ -6,14 +6,17 @@
 /// The environment variable that carries a server's origin marker to all its descendants.
 pub const ORIGIN_ENV: &str = "MCP_SIDECAR_ORIGIN";
 
+/// How many spawns this sidecar made; the next one is its successor.
+static SPAWNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// One spawn of one server; see [`ORIGIN_ENV`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Origin(u64);
 
 impl Origin {
-    /// The `n`th spawn of this sidecar.
-    pub fn nth(n: u64) -> Self {
-        Self(n)
+    /// A fresh marker, for the process about to be spawned.
+    pub fn next() -> Self {
+        Self(SPAWNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1)
     }
 
     /// Which spawn of this sidecar it is (1, 2, …).

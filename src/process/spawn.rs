@@ -2,7 +2,7 @@
 //! guardian, and the sidecar itself under `conformance-client` (which drives it as a host).
 //!
 //! A server runs as the leader of its own process group (Unix) or in a Job Object that kills every
-//! member when its last handle closes (Windows), with no shell, a short allowlisted environment plus
+//! member when its last handle closes (Windows, see `job`), with no shell, a short allowlisted environment plus
 //! what its config adds plus its origin marker ([`ORIGIN_ENV`]), and piped stdio. On Linux it
 //! also gets `PR_SET_PDEATHSIG(SIGKILL)`: if the sidecar dies, so does the server. (The kernel sends
 //! it when the *thread* that forked the child exits, not the process: servers are spawned from the
@@ -10,10 +10,12 @@
 //! `spawn_blocking`.) Where the sidecar has a cgroup (see `cgroup`), the server joins its own cgroup
 //! below it between fork and exec, so its whole tree is inside from its first instruction.
 //!
-//! On Unix the child is a plain tokio child made group leader with `process_group(0)`: process-wrap's
-//! `ProcessGroup` wrapper is not used because its `wait` goes on to `waitpid(-pgid)` until the whole
-//! group is reaped, which under our subreaper blocks forever on any grandchild still alive in the
-//! group (see the module doc of `process`). process-wrap is used on Windows only, for its Job Object.
+//! The child is a plain tokio child on every platform: made group leader with `process_group(0)` on
+//! Unix, put in its Job Object by `job` on Windows. process-wrap (the successor of `command-group`)
+//! is not used: its `ProcessGroup` wrapper's `wait` goes on to `waitpid(-pgid)` until the whole group
+//! is reaped, which under our subreaper blocks forever on any grandchild still alive in the group,
+//! and its Job Object wrapper neither hands out the job's handle nor waits for the job to empty
+//! (see `job`).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -22,17 +24,14 @@ use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
 #[cfg(target_os = "linux")]
 use super::cgroup;
+#[cfg(unix)]
 use super::ledger;
 use super::origin::{Origin, ORIGIN_ENV};
 use crate::config::ServerSpec;
 use crate::error::{Error, ErrorCode, Result};
 
 /// A spawned server's leader, whose `wait` belongs to its owner.
-#[cfg(not(windows))]
 pub type ServerChild = tokio::process::Child;
-/// A spawned server's leader inside its Job Object, whose `wait` belongs to its owner.
-#[cfg(windows)]
-pub type ServerChild = Box<dyn process_wrap::tokio::ChildWrapper>;
 
 /// Variables passed from the sidecar's environment to every server: enough to run programs, nothing
 /// that is usually a secret. Anything else must be named in `inheritEnv` or set in `env`.
@@ -90,12 +89,11 @@ pub fn child_env(spec: &ServerSpec) -> Vec<(String, String)> {
     env.into_iter().collect()
 }
 
-/// Spawns a server as the leader of a new process group with piped stdio.
+/// Spawns a server with piped stdio: the leader of a new process group (Unix), in a Job Object of
+/// its own (Windows).
 #[allow(clippy::disallowed_methods)] // This is the one sanctioned spawn site.
 pub fn server(server: &str, spec: &ServerSpec) -> Result<Spawned> {
-    // Held until the child is recorded: the reaper must never mistake it for an orphan.
-    let mut spawning = ledger::begin_spawn();
-    let origin = spawning.origin();
+    let origin = Origin::next();
     let mut env = child_env(spec);
     env.retain(|(k, _)| k != ORIGIN_ENV);
     env.push((ORIGIN_ENV.to_owned(), origin.env_value()));
@@ -111,52 +109,8 @@ pub fn server(server: &str, spec: &ServerSpec) -> Result<Spawned> {
     if let Some(cwd) = &spec.cwd {
         c.current_dir(cwd);
     }
-    #[cfg(unix)]
-    c.process_group(0);
-    #[cfg(target_os = "linux")]
-    let cgroup = server_cgroup(server, &spawning, origin);
-    #[cfg(target_os = "linux")]
-    if let Some(cgroup) = &cgroup {
-        join_cgroup(&mut c, cgroup.procs_fd());
-    }
-    #[cfg(target_os = "linux")]
-    die_with_parent(&mut c);
-    #[cfg(not(windows))]
-    let spawned = c.spawn();
-    // Untested here (this build is only compiled and tested on Linux): the Job Object is created
-    // with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE because the KillOnDrop wrapper is present, so when the
-    // sidecar dies for any reason the kernel closes the job handle and kills every member.
-    #[cfg(windows)]
-    let spawned = {
-        let mut command = process_wrap::tokio::CommandWrap::from(c);
-        command.wrap(process_wrap::tokio::JobObject);
-        command.wrap(process_wrap::tokio::KillOnDrop);
-        command.spawn()
-    };
-    let mut child = match spawned {
-        Ok(child) => child,
-        Err(e) => {
-            #[cfg(target_os = "linux")]
-            if let Some(cgroup) = cgroup {
-                let _ = std::fs::remove_dir(&cgroup.dir);
-            }
-            return Err(spawn_error(server, spec, &env, e));
-        }
-    };
-    let pid = child.id().unwrap_or(0);
-    #[cfg(target_os = "linux")]
-    let cgroup = cgroup.and_then(|cgroup| joined(server, pid, cgroup));
-    #[cfg(not(target_os = "linux"))]
-    let cgroup = None;
-    spawning.spawned(pid, cfg!(unix).then_some(pid), origin, cgroup);
-    #[cfg(not(windows))]
-    let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
-    #[cfg(windows)]
-    let pipes = (
-        child.stdin().take(),
-        child.stdout().take(),
-        child.stderr().take(),
-    );
+    let (child, pid, pipes) =
+        start(server, c, origin).map_err(|e| spawn_error(server, spec, &env, e))?;
     let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
         return Err(Error::internal(format!(
             "server `{server}`: spawned without piped stdio"
@@ -170,6 +124,71 @@ pub fn server(server: &str, spec: &ServerSpec) -> Result<Spawned> {
         stderr,
         origin,
     })
+}
+
+/// A started server's leader, its pid and its stdio pipes.
+type Started = (
+    ServerChild,
+    u32,
+    (Option<ChildStdin>, Option<ChildStdout>, Option<ChildStderr>),
+);
+
+/// Unix: the leader of its own process group, recorded in the ledger (and, on Linux, dying with
+/// the sidecar and inside its own cgroup where the sidecar has one).
+#[cfg(unix)]
+#[allow(clippy::disallowed_methods)] // Part of the one sanctioned spawn site.
+fn start(server: &str, mut c: tokio::process::Command, origin: Origin) -> std::io::Result<Started> {
+    // Held until the child is recorded: the reaper must never mistake it for an orphan.
+    let spawning = ledger::begin_spawn();
+    c.process_group(0);
+    #[cfg(target_os = "linux")]
+    let cgroup = server_cgroup(server, &spawning, origin);
+    #[cfg(target_os = "linux")]
+    if let Some(cgroup) = &cgroup {
+        join_cgroup(&mut c, cgroup.procs_fd());
+    }
+    #[cfg(target_os = "linux")]
+    die_with_parent(&mut c);
+    let mut child = match c.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            #[cfg(target_os = "linux")]
+            if let Some(cgroup) = cgroup {
+                let _ = std::fs::remove_dir(&cgroup.dir);
+            }
+            return Err(e);
+        }
+    };
+    let pid = child.id().unwrap_or(0);
+    #[cfg(target_os = "linux")]
+    spawning.spawned_in(
+        pid,
+        origin,
+        cgroup.and_then(|cgroup| joined(server, pid, cgroup)),
+    );
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (server, origin);
+        spawning.spawned(pid);
+    }
+    let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    Ok((child, pid, pipes))
+}
+
+/// Windows: created suspended, put in a Job Object of its own, then resumed (see `job`); with no
+/// console window of its own (a sidecar started by a GUI host has no console to share, and each
+/// console server would otherwise open a window).
+#[cfg(windows)]
+#[allow(clippy::disallowed_methods)] // Part of the one sanctioned spawn site.
+fn start(server: &str, mut c: tokio::process::Command, origin: Origin) -> std::io::Result<Started> {
+    use windows_sys::Win32::System::Threading::{CREATE_NO_WINDOW, CREATE_SUSPENDED};
+    c.creation_flags(CREATE_SUSPENDED | CREATE_NO_WINDOW);
+    let mut child = c.spawn()?;
+    let pid = child.id().unwrap_or(0);
+    super::job::contain(&mut child, pid, origin)?;
+    tracing::debug!(server, pid, "started in a job object");
+    let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    Ok((child, pid, pipes))
 }
 
 /// The cgroup for this spawn, if the sidecar has one; a failure to create it leaves this server

@@ -1,46 +1,48 @@
 //! Taking down what a server leaves behind once its leader is reaped — the rest of its process group,
-//! then the descendants that escaped the group but carry its origin marker, then whatever is left
-//! in its cgroup — and, at exit, every group and descendant still there. Event-driven: no timer
-//! loop, and no look at the whole machine.
+//! then the descendants that escaped the group but carry its origin marker, then (Linux) whatever is
+//! left in its cgroup — and, at exit, every group and descendant still there. Event-driven: no timer
+//! loop. Written against `procs`, the same on Linux and macOS.
 //!
-//! - **Finding them.** Only the sidecar's own tree is read (`procfs::tree_below`, a few reads per
-//!   descendant, on a blocking thread): the subreaper keeps every orphan of a server inside it, so an
-//!   escapee is always there. A group whose every member is gone, zombies included, is recognised
-//!   with one `killpg(pgid, 0)` and costs no read at all.
+//! - **Finding them.** Only the sidecar's own tree is read (`procs::sidecar_tree`, on a blocking
+//!   thread): on Linux the subreaper keeps every orphan of a server inside it, so an escapee is always
+//!   there; on macOS, where an orphan goes to launchd, the orphans of the sidecar's user carrying its
+//!   origin marker are added to it. A group whose every member is gone, zombies included, is
+//!   recognised with one `killpg(pgid, 0)` and costs no read at all.
 //! - **Waiting for them.** They are not our children in general (nothing to `wait` for): each one
-//!   found is watched through a pidfd, which the runtime wakes us for when it exits. The tree is read
-//!   again only after every process found is gone, to catch what forked in between; never on a timer.
-//! - **Signalling them.** Through the same pidfd: a pid reused by a stranger is never signalled.
+//!   found is watched (a pidfd on Linux, a kqueue on macOS), which the runtime wakes us for when it
+//!   exits. The tree is read again only after every process found is gone, to catch what forked in
+//!   between; never on a timer.
+//! - **Signalling them.** Through the same watch: on Linux a pid reused by a stranger is never
+//!   signalled (on macOS, see `kqueue`).
 //!
-//! Kernels without pidfds (before 5.3) fall back to polling each process's `/proc` entry every
-//! [`limits::DEATH_POLL_INTERVAL`]; so do Unixes without `/proc`, for groups (`killpg(pgid, 0)`).
+//! Where no watch can be had (Linux before 5.3, no descriptor left) each process's entry is polled
+//! every [`limits::DEATH_POLL_INTERVAL`] instead.
 
-#[cfg(target_os = "linux")]
 use super::ledger;
+use super::origin::{Origin, ORIGIN_ENV};
+use super::procs::{self, ExitWatch, Stat};
 use super::{kill, kill::Signal};
 use crate::limits;
 
 #[cfg(target_os = "linux")]
 use super::cgroup;
-#[cfg(target_os = "linux")]
-use super::origin::{Origin, ORIGIN_ENV};
-#[cfg(target_os = "linux")]
-use super::pidfd::Pidfd;
-#[cfg(target_os = "linux")]
-use super::procfs::{self, Stat};
 
 use tokio::time::Instant;
 
-/// Runs blocking work (`/proc` reads, `waitpid`) off the runtime's thread.
+/// Runs blocking work (process-table reads, `waitpid`) off the runtime's thread.
 async fn blocking<T: Send + Default + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     tokio::task::spawn_blocking(f).await.unwrap_or_default()
 }
 
 /// [`ledger::reap_adoptees`] off the runtime's thread.
+#[cfg(target_os = "linux")]
 pub async fn reap_adoptees() {
-    #[cfg(target_os = "linux")]
     blocking(ledger::reap_adoptees).await;
 }
+
+/// Nothing to reap: without a subreaper an orphan is launchd's child, and launchd reaps it.
+#[cfg(target_os = "macos")]
+pub async fn reap_adoptees() {}
 
 /// Ends every member of `groups` still alive after their leaders are gone: SIGTERM, a grace period,
 /// SIGKILL. Returns once none has a live member (or SIGKILL's grace ran out, logged).
@@ -68,7 +70,6 @@ pub async fn sweep_groups(groups: &[u32]) {
 }
 
 /// Whether every member of `groups` is gone by `deadline`.
-#[cfg(target_os = "linux")]
 async fn groups_gone_by(groups: &[u32], deadline: Instant) -> bool {
     loop {
         let wanted = groups.to_vec();
@@ -95,40 +96,22 @@ async fn groups_gone_by(groups: &[u32], deadline: Instant) -> bool {
     }
 }
 
-/// Without pidfds or `/proc` there is no event for a process that is not our child: poll the group.
-#[cfg(not(target_os = "linux"))]
-async fn groups_gone_by(groups: &[u32], deadline: Instant) -> bool {
-    loop {
-        if !groups.iter().any(|&g| kill::group_exists(g)) {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(limits::DEATH_POLL_INTERVAL).await;
-    }
-}
-
 /// Stops every live descendant attributed to `origin` (and their descendants): SIGTERM, a grace
 /// period, SIGKILL. Called once the server's own group is gone. Returns once they are all gone.
-#[cfg(target_os = "linux")]
 pub async fn kill_escapees(origin: Origin) {
     let marker = origin.env_value().into_bytes();
     kill_rounds(move |tree, candidates| {
         let marked: Vec<u32> = candidates
             .iter()
             .copied()
-            .filter(|&pid| procfs::environ_var(pid, ORIGIN_ENV).is_some_and(|v| v == marker))
+            .filter(|&pid| procs::environ_var(pid, ORIGIN_ENV).is_some_and(|v| v == marker))
             .collect();
-        let mut targets = procfs::descendants(tree, &marked);
+        let mut targets = procs::descendants(tree, &marked);
         targets.extend(marked);
         targets
     })
     .await;
 }
-
-#[cfg(not(target_os = "linux"))]
-pub async fn kill_escapees(_origin: super::origin::Origin) {}
 
 /// Empties the cgroup `dir` and removes it. Its live members, at this point, are descendants that
 /// left the server's group and lost its marker (a daemon that cleared its environment): they get
@@ -165,7 +148,7 @@ async fn kill_cgroup(dir: &std::path::Path, mode: cgroup::KillMode) {
         let members = blocking(move || {
             let found: Vec<Stat> = cgroup::members(&listed)
                 .into_iter()
-                .filter_map(procfs::stat)
+                .filter_map(procs::stat)
                 .collect();
             if !found.is_empty() {
                 if let Err(e) = cgroup::kill(&listed, mode) {
@@ -191,7 +174,6 @@ async fn kill_cgroup(dir: &std::path::Path, mode: cgroup::KillMode) {
 /// Stops every live descendant of the sidecar but the guardian and the leaders someone waits for,
 /// whatever its origin (the last sweep before exit).
 pub async fn kill_descendants() {
-    #[cfg(target_os = "linux")]
     kill_rounds(|_, candidates| candidates.to_vec()).await;
     reap_adoptees().await;
 }
@@ -199,10 +181,9 @@ pub async fn kill_descendants() {
 /// SIGKILLs every descendant of the sidecar but the guardian, owned leaders included, without
 /// waiting; twice, for what forked in between. Blocking (`/proc` reads): for the signal thread.
 pub fn kill_descendants_now() {
-    #[cfg(target_os = "linux")]
     for _ in 0..2 {
         let skip: Vec<u32> = ledger::guardian_pid().into_iter().collect();
-        for s in procfs::tree_below(std::process::id(), &skip) {
+        for s in procs::sidecar_tree(&skip) {
             if !s.is_dead() {
                 kill::signal_pid(s.pid, Signal::Kill);
             }
@@ -212,11 +193,10 @@ pub fn kill_descendants_now() {
 
 /// The sidecar's whole tree but the guardian's, and the pids among its live members that may be
 /// stopped (not the leaders someone waits for). Blocking.
-#[cfg(target_os = "linux")]
 fn candidates() -> (Vec<Stat>, Vec<u32>) {
     let skip: Vec<u32> = ledger::guardian_pid().into_iter().collect();
     let owned = ledger::owned();
-    let tree = procfs::tree_below(std::process::id(), &skip);
+    let tree = procs::sidecar_tree(&skip);
     let candidates = tree
         .iter()
         .filter(|s| !s.is_dead() && !owned.contains(&s.pid))
@@ -227,7 +207,6 @@ fn candidates() -> (Vec<Stat>, Vec<u32>) {
 
 /// Rounds of: pick targets among the sidecar's live descendants, SIGTERM, wait, SIGKILL, wait. A
 /// round starts only when the previous one's targets are gone; the first that finds none ends it.
-#[cfg(target_os = "linux")]
 async fn kill_rounds(select: impl Fn(&[Stat], &[u32]) -> Vec<u32> + Send + Sync + 'static) {
     let select = std::sync::Arc::new(select);
     for _ in 0..limits::ESCAPEE_SWEEP_ROUNDS {
@@ -264,14 +243,12 @@ async fn kill_rounds(select: impl Fn(&[Stat], &[u32]) -> Vec<u32> + Send + Sync 
 }
 
 /// A process found alive, before it is handed to the runtime.
-#[cfg(target_os = "linux")]
 enum Opened {
-    Fd(Pidfd, u64),
-    /// No pidfd to be had (old kernel, no descriptor left): polled instead.
+    Fd(ExitWatch, u64),
+    /// No watch to be had (old kernel, no descriptor left): polled instead.
     Pid(u32, u64),
 }
 
-#[cfg(target_os = "linux")]
 impl Opened {
     fn pid(&self) -> u32 {
         match self {
@@ -281,12 +258,11 @@ impl Opened {
     }
 }
 
-/// Pidfds of the processes in `found` that are still the ones found. Blocking.
-#[cfg(target_os = "linux")]
+/// Watches on the processes in `found` that are still the ones found. Blocking.
 fn open_all(found: &[Stat]) -> Vec<Opened> {
     found
         .iter()
-        .filter_map(|s| match Pidfd::open(s.pid, Some(s.start_time)) {
+        .filter_map(|s| match ExitWatch::open(s.pid, Some(s.start_time)) {
             Ok(Some(fd)) => Some(Opened::Fd(fd, s.start_time)),
             Ok(None) => None,
             Err(_) => Some(Opened::Pid(s.pid, s.start_time)),
@@ -295,13 +271,11 @@ fn open_all(found: &[Stat]) -> Vec<Opened> {
 }
 
 /// A process being waited for.
-#[cfg(target_os = "linux")]
 enum Watch {
-    Fd(tokio::io::unix::AsyncFd<Pidfd>),
+    Fd(tokio::io::unix::AsyncFd<ExitWatch>),
     Pid(u32, u64),
 }
 
-#[cfg(target_os = "linux")]
 fn watch_all(opened: Vec<Opened>) -> Vec<Watch> {
     use tokio::io::unix::AsyncFd;
     use tokio::io::Interest;
@@ -310,12 +284,15 @@ fn watch_all(opened: Vec<Opened>) -> Vec<Watch> {
         .map(|o| match o {
             Opened::Fd(fd, start) => {
                 let pid = fd.pid();
-                // SAFETY: a `Pidfd` owns its descriptor for its whole life and `as_raw_fd` always
-                // returns that one; the `AsyncFd` owns the `Pidfd`.
+                // SAFETY: an `ExitWatch` owns its descriptor (a pidfd, or a kqueue) for its whole
+                // life and `as_raw_fd` always returns that one; the `AsyncFd` owns the watch.
                 match unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) } {
                     Ok(a) => Watch::Fd(a),
                     Err(e) => {
-                        tracing::debug!(pid, "cannot watch a pidfd ({e}); polling instead");
+                        tracing::debug!(
+                            pid,
+                            "cannot watch a process's exit ({e}); polling instead"
+                        );
                         Watch::Pid(pid, start)
                     }
                 }
@@ -325,7 +302,6 @@ fn watch_all(opened: Vec<Opened>) -> Vec<Watch> {
         .collect()
 }
 
-#[cfg(target_os = "linux")]
 impl Watch {
     /// Signals the process if it still runs.
     async fn signal(&self, signal: Signal) {
@@ -334,7 +310,7 @@ impl Watch {
                 a.get_ref().signal(signal);
             }
             &Watch::Pid(pid, start) => {
-                blocking(move || procfs::alive(pid, Some(start)) && kill::signal_pid(pid, signal))
+                blocking(move || procs::alive(pid, Some(start)) && kill::signal_pid(pid, signal))
                     .await;
             }
         }
@@ -344,7 +320,7 @@ impl Watch {
         match self {
             Watch::Fd(a) => a.readable().await.is_ok(),
             &Watch::Pid(pid, start) => loop {
-                if !blocking(move || procfs::alive(pid, Some(start))).await {
+                if !blocking(move || procs::alive(pid, Some(start))).await {
                     return true;
                 }
                 tokio::time::sleep(limits::DEATH_POLL_INTERVAL).await;
@@ -354,7 +330,6 @@ impl Watch {
 }
 
 /// Whether every watched process exits by `deadline`.
-#[cfg(target_os = "linux")]
 async fn all_exited_by(watches: &[Watch], deadline: Instant) -> bool {
     tokio::time::timeout_at(deadline, async {
         for w in watches {

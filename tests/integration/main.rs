@@ -58,3 +58,4 @@ mod trees;
 mod trust;
 mod upstream;
 mod versions;
+mod windows_wine;

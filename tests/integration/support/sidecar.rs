@@ -39,13 +39,18 @@ impl Sidecar {
 
     /// Spawns with the given stdin and stderr; stdout is piped to a reader thread.
     fn spawn_piped(stdin: Stdio, stderr: Stdio, args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(sidecar_bin())
-            .args(args)
-            .envs(env.iter().copied())
+        let mut command = Command::new(sidecar_bin());
+        command.args(args).envs(env.iter().copied()).stderr(stderr);
+        Self::spawn_command(command.stdin(stdin))
+    }
+
+    /// Spawns `command` (a sidecar, however it is started: e.g. under Wine) with stdout piped to a
+    /// reader thread and `MCP_SIDECAR_LOG=debug`; the caller sets its stdin (piped, to talk to it)
+    /// and stderr.
+    pub fn spawn_command(command: &mut Command) -> Self {
+        let mut child = command
             .env("MCP_SIDECAR_LOG", "debug")
-            .stdin(stdin)
             .stdout(Stdio::piped())
-            .stderr(stderr)
             .spawn()
             .expect("spawn mcp-sidecar");
         let stdout = child.stdout.take().unwrap();
