@@ -1,7 +1,8 @@
 //! A remote server's answer that is not JSON-RPC fails the request it answers, not the server:
 //! against `mcp-http-fixture --broken-calls 1` (the first `tools/call` gets a gateway's HTML page
 //! quoting the request's credential), the call fails with a clear, masked error and the next call
-//! runs on the same session, the server ready and never restarted.
+//! runs on the same session, the server ready and never restarted. An event that answers no request
+//! (the GET stream, legacy SSE) is dropped and its stream goes on.
 
 #![allow(clippy::unwrap_used, clippy::disallowed_methods)] // the tests spawn the HTTP fixture
 
@@ -97,6 +98,34 @@ fn a_json_body_that_is_not_json_fails_its_call_and_the_server_stays_ready() {
 #[test]
 fn an_event_that_is_not_json_fails_its_call_and_the_server_stays_ready() {
     a_broken_answer_fails_its_call_alone(&["--sse-responses"]);
+}
+
+/// The GET stream answers no request: a broken event there is dropped, and the stream goes on (the
+/// log message after it reaches the host) with the server ready.
+#[test]
+fn a_get_stream_event_that_is_not_json_is_dropped_and_the_stream_goes_on() {
+    let header = format!("authorization={SECRET}");
+    let fx = HttpFixture::start(&["--broken-get-event", "--require-header", &header]);
+    let mut s = Sidecar::initialized(json!({"serverLogs": "info"}));
+    let status = s.add(
+        "web",
+        json!({
+            "url": format!("{}/mcp", fx.base),
+            "headers": {"Authorization": {"value": SECRET, "secret": true}},
+        }),
+    );
+    assert_eq!(status["state"], "ready", "{status}");
+    let log = s.notification("notifications/server/log", |p| {
+        p["data"] == "after the broken event"
+    });
+    assert_eq!(log["params"]["server"], "web", "{log}");
+    assert_still_served(&mut s);
+    assert_eq!(
+        fx.requests().matches("rpc=initialize").count(),
+        1,
+        "{}",
+        fx.requests()
+    );
 }
 
 /// Legacy HTTP+SSE: answers come on the one event stream, so a broken event answers no request the
