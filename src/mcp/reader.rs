@@ -12,7 +12,7 @@ use super::progress::ProgressTable;
 use super::server_requests::ServerRequests;
 use super::task_support::TaskWakers;
 use super::traffic::Traffic;
-use super::transport::{Inbound, MessageSource, TransportError};
+use super::transport::{escaped_start, Inbound, MessageSource, TransportError, EXCERPT_BYTES};
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::{Incoming, Pending, Reply, RequestId, NULL_ID_ERROR};
 use crate::limits;
@@ -106,7 +106,11 @@ impl Reader {
         }
     }
 
-    /// Routes one message; `Err` when it ends the session (not JSON, not JSON-RPC).
+    /// Routes one message; `Err` when it ends the session (not JSON, not JSON-RPC). Only a stdio
+    /// server's output gets here unchecked: the HTTP transports fail a request whose answer is not
+    /// JSON-RPC and drop such an event on a stream that answers no request, so "stdout" is right.
+    /// A stdio server that writes anything else on its protocol stream is broken (often logging to
+    /// stdout, which will recur) and is restarted.
     fn route(&self, line: &[u8]) -> Result<(), Error> {
         let server = &*self.server;
         match Incoming::parse(line) {
@@ -259,39 +263,6 @@ fn cut(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// Most bytes of an offending line quoted in an error.
-const EXCERPT_BYTES: usize = 120;
-
-/// The start of an offending line, byte for byte (`data.excerpt`): printable text as is, every
-/// other byte — control characters, a byte-order mark, invalid UTF-8 — as `\xNN`, so what a
-/// launcher printed can be read exactly.
-fn escaped_start(line: &[u8]) -> String {
-    let cut = &line[..line.len().min(EXCERPT_BYTES)];
-    let mut out = String::new();
-    for chunk in cut.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '\\' => out.push_str("\\\\"),
-                '\u{feff}' => out.push_str("\\xef\\xbb\\xbf"),
-                c if c.is_control() => {
-                    let mut buf = [0u8; 4];
-                    for b in c.encode_utf8(&mut buf).bytes() {
-                        out.push_str(&format!("\\x{b:02x}"));
-                    }
-                }
-                c => out.push(c),
-            }
-        }
-        for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    if line.len() > EXCERPT_BYTES {
-        out.push('…');
-    }
-    out
-}
-
 /// The start of a line, for error messages.
 fn excerpt(line: &[u8]) -> String {
     const MAX: usize = EXCERPT_BYTES;
@@ -332,17 +303,5 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-    }
-
-    #[test]
-    fn an_excerpt_shows_every_byte() {
-        assert_eq!(escaped_start(b"npm WARN exec"), "npm WARN exec");
-        assert_eq!(
-            escaped_start(b"\xef\xbb\xbf{\"a\":1}\t\x01\xff"),
-            "\\xef\\xbb\\xbf{\"a\":1}\\x09\\x01\\xff"
-        );
-        assert_eq!(escaped_start("caf\u{e9} \\".as_bytes()), "caf\u{e9} \\\\");
-        let long = vec![b'x'; 200];
-        assert_eq!(escaped_start(&long), format!("{}…", "x".repeat(120)));
     }
 }

@@ -229,6 +229,13 @@ impl Secrets {
     fn mask_member(&self, key: &str, value: &mut serde_json::Value) {
         match value {
             serde_json::Value::String(s) if key == STDERR_TAIL => *s = self.mask_excerpt(s),
+            // A message's start, cut at its end (marked `…`): it may stop inside a secret.
+            serde_json::Value::String(s) if key == EXCERPT => {
+                *s = match s.strip_suffix('…') {
+                    Some(cut) => format!("{}…", self.mask_excerpt(cut)),
+                    None => self.mask(s),
+                }
+            }
             _ => self.mask_json(value),
         }
     }
@@ -236,6 +243,9 @@ impl Secrets {
 
 /// The member of an error's data (and of a status) that holds a cut stderr excerpt.
 const STDERR_TAIL: &str = "stderrTail";
+
+/// The member of an error's data that holds the start of a server's message that is not JSON-RPC.
+const EXCERPT: &str = "excerpt";
 
 /// Query parameters whose values are shown: they choose a page, a format, a language or a version,
 /// and carry no credential. Every other query value of a server's URL is a secret (masked in the
@@ -379,6 +389,18 @@ mod tests {
         assert_eq!(s.mask_excerpt("a EXCERPT-secret-value-42 b"), "a *** b");
         // Pieces shorter than 4 bytes are ordinary text.
         assert_eq!(s.mask_excerpt("42 and EX"), "42 and EX");
+    }
+
+    /// An error's `excerpt` (a message's start, `…` when cut) may stop inside a secret.
+    #[test]
+    fn an_excerpt_cut_inside_a_secret_is_masked() {
+        let s = Secrets::from_values(["EXCERPT-secret-value-42".to_owned()]);
+        let e = crate::error::Error::new(crate::error::ErrorCode::ProtocolError, "broken")
+            .with("excerpt", "<html>EXCERPT-sec…");
+        assert_eq!(s.mask_error(e).details["excerpt"], "<html>***…");
+        let e = crate::error::Error::new(crate::error::ErrorCode::ProtocolError, "broken")
+            .with("excerpt", "a EXCERPT-secret-value-42 EXCE");
+        assert_eq!(s.mask_error(e).details["excerpt"], "a *** EXCE");
     }
 
     /// A secret with `"` or `\` is masked as it is and as JSON text shows it (once and twice

@@ -1,6 +1,7 @@
 //! The house's shape, checked from the source (ARCHITECTURE.md states it; this test keeps it true):
 //! - layers: a top-level module of `src/` imports only modules on a lower floor of [`FLOORS`];
-//! - no circles: no two files of `src/` import each other;
+//! - no circles: no files of `src/` import each other, directly or round a loop of any length
+//!   (`a → b → c → a`), found as the import graph's strongly connected components;
 //! - one spawn site and one stdout writer are clippy's job (`clippy.toml`, workspace lints).
 //!
 //! Imports are read as text: `crate::a::b`, `super::a`, `self::a` and a child module's name used
@@ -31,16 +32,20 @@ struct SourceFile {
 }
 
 fn source_files() -> Vec<SourceFile> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    source_files_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+}
+
+/// The `.rs` files under `src` (the crate's own, or a scratch tree a test builds).
+fn source_files_in(src: &Path) -> Vec<SourceFile> {
     let mut files = Vec::new();
-    let mut stack = vec![src.clone()];
+    let mut stack = vec![src.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                let rel = path.strip_prefix(&src).unwrap();
+                let rel = path.strip_prefix(src).unwrap();
                 let mut module: Vec<String> = rel
                     .with_extension("")
                     .components()
@@ -64,11 +69,13 @@ fn source_files() -> Vec<SourceFile> {
     files
 }
 
-/// Drops an inline `#[cfg(test)] mod …` and what follows it: there, `super` is the file itself.
+/// Drops an inline `#[cfg(test)] mod …` (or `#[cfg(all(test, …))]`) and what follows it: there,
+/// `super` is the file itself.
 fn without_test_module(code: &str) -> String {
     let lines: Vec<&str> = code.lines().collect();
     let opens_test_module = |i: usize| {
-        lines[i].trim() == "#[cfg(test)]"
+        let attribute = lines[i].trim();
+        (attribute == "#[cfg(test)]" || attribute.starts_with("#[cfg(all(test,"))
             && lines[i + 1..]
                 .iter()
                 .take(3)
@@ -222,22 +229,230 @@ fn floor_of(top: &str) -> Option<usize> {
     FLOORS.iter().position(|floor| floor.contains(&top))
 }
 
-#[test]
-fn no_two_files_import_each_other() {
-    let graph = import_graph(&source_files());
-    let mut circles = Vec::new();
-    for (a, targets) in &graph {
-        for b in targets {
-            if a < b && graph.get(b).is_some_and(|t| t.contains(a)) {
-                circles.push(format!("{} <-> {}", a.display(), b.display()));
+/// Every import loop of `graph`, each written as its files in import order back to the first
+/// (`a -> b -> c -> a`). A loop is one strongly connected component of more than one file
+/// (Tarjan's algorithm); it is shown as the shortest loop through its first file, followed by
+/// the component's other files when that loop does not pass through all of them.
+fn import_loops(graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<String> {
+    strongly_connected(graph)
+        .into_iter()
+        .filter(|component| component.len() > 1)
+        .map(|component| {
+            let members: BTreeSet<&PathBuf> = component.iter().collect();
+            let first = *members.first().unwrap();
+            let walk = shortest_loop(graph, first, &members);
+            let mut line = walk
+                .iter()
+                .chain([first])
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" -> ");
+            let off_loop: Vec<String> = members
+                .iter()
+                .filter(|m| !walk.contains(m))
+                .map(|m| m.display().to_string())
+                .collect();
+            if !off_loop.is_empty() {
+                line.push_str(&format!(" (same loop: {})", off_loop.join(", ")));
+            }
+            line
+        })
+        .collect()
+}
+
+/// Tarjan's strongly connected components of `graph`, iterative so a deep import chain cannot
+/// overflow the test thread's stack. Edges to files outside `graph`'s keys are ignored.
+fn strongly_connected(graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<PathBuf>> {
+    let nodes: Vec<&PathBuf> = graph.keys().collect();
+    let index_of: BTreeMap<&PathBuf, usize> =
+        nodes.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+    let edges: Vec<Vec<usize>> = nodes
+        .iter()
+        .map(|p| {
+            graph[*p]
+                .iter()
+                .filter_map(|t| index_of.get(t).copied())
+                .collect()
+        })
+        .collect();
+    let mut order = vec![usize::MAX; nodes.len()];
+    let mut low = vec![0; nodes.len()];
+    let mut on_stack = vec![false; nodes.len()];
+    let mut stack = Vec::new();
+    let mut components = Vec::new();
+    let mut next = 0;
+    for root in 0..nodes.len() {
+        if order[root] != usize::MAX {
+            continue;
+        }
+        // (node, how many of its edges are already followed)
+        let mut walk = vec![(root, 0)];
+        order[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut followed)) = walk.last_mut() {
+            if let Some(&w) = edges[v].get(*followed) {
+                *followed += 1;
+                if order[w] == usize::MAX {
+                    order[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    walk.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(order[w]);
+                }
+                continue;
+            }
+            walk.pop();
+            if let Some(&(parent, _)) = walk.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == order[v] {
+                let mut component = Vec::new();
+                loop {
+                    let w = stack.pop().unwrap();
+                    on_stack[w] = false;
+                    component.push(nodes[w].clone());
+                    if w == v {
+                        break;
+                    }
+                }
+                component.sort();
+                components.push(component);
             }
         }
     }
+    components
+}
+
+/// The files of the shortest path from `start` back to itself inside `members` (breadth first),
+/// `start` first.
+fn shortest_loop(
+    graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+    start: &PathBuf,
+    members: &BTreeSet<&PathBuf>,
+) -> Vec<PathBuf> {
+    let mut came_from: BTreeMap<&PathBuf, &PathBuf> = BTreeMap::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(v) = queue.pop_front() {
+        for w in graph[v].iter().filter(|w| members.contains(w)) {
+            if w == start {
+                let mut path = vec![v.clone()];
+                let mut at = v;
+                while at != start {
+                    at = came_from[at];
+                    path.push(at.clone());
+                }
+                path.reverse();
+                return path;
+            }
+            if !came_from.contains_key(w) {
+                came_from.insert(w, v);
+                queue.push_back(w);
+            }
+        }
+    }
+    unreachable!("{} is in a strongly connected component", start.display())
+}
+
+#[test]
+fn no_files_import_each_other_round_a_loop() {
+    let loops = import_loops(&import_graph(&source_files()));
     assert!(
-        circles.is_empty(),
-        "files that import each other:\n{}",
-        circles.join("\n")
+        loops.is_empty(),
+        "files that import each other round a loop:\n{}",
+        loops.join("\n")
     );
+}
+
+/// A scratch `src/` of `files` (path, code) in a fresh directory, removed when dropped.
+struct ScratchSrc(PathBuf);
+
+impl ScratchSrc {
+    fn new(name: &str, files: &[(&str, &str)]) -> Self {
+        let dir = std::env::temp_dir().join(format!("architecture-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, code) in files {
+            let path = dir.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, code).unwrap();
+        }
+        Self(dir)
+    }
+
+    fn loops(&self) -> Vec<String> {
+        import_loops(&import_graph(&source_files_in(&self.0)))
+    }
+}
+
+impl Drop for ScratchSrc {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn a_loop_of_three_files_is_reported_in_order() {
+    let src = ScratchSrc::new(
+        "three-loop",
+        &[
+            ("lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\n"),
+            ("a.rs", "use crate::b::Bee;\npub struct Ay;\n"),
+            ("b.rs", "use crate::c::Sea;\npub struct Bee;\n"),
+            ("c.rs", "use crate::a::Ay;\npub struct Sea;\n"),
+            // Imports into the loop without being part of it.
+            ("d.rs", "use crate::a::Ay;\n"),
+        ],
+    );
+    assert_eq!(src.loops(), ["a.rs -> b.rs -> c.rs -> a.rs"]);
+}
+
+#[test]
+fn every_loop_is_reported_with_the_files_beside_its_shortest_path() {
+    let src = ScratchSrc::new(
+        "two-loops",
+        &[
+            ("lib.rs", "mod a;\nmod b;\nmod c;\nmod x;\nmod y;\n"),
+            ("a.rs", "use crate::b::Bee;\n"),
+            ("b.rs", "use crate::{a::Ay, c::Sea};\n"),
+            ("c.rs", "use crate::a::Ay;\n"),
+            ("x/mod.rs", "mod y;\n"),
+            ("x/y.rs", "use super::z::Zed;\n"),
+            ("x/z.rs", "use crate::x::y::Why;\n"),
+        ],
+    );
+    assert_eq!(
+        src.loops(),
+        [
+            "a.rs -> b.rs -> a.rs (same loop: c.rs)",
+            "x/y.rs -> x/z.rs -> x/y.rs",
+        ]
+    );
+}
+
+#[test]
+fn a_tree_without_a_loop_passes() {
+    let src = ScratchSrc::new(
+        "no-loop",
+        &[
+            ("lib.rs", "mod a;\nmod b;\nmod c;\n"),
+            ("a.rs", "use crate::b::Bee;\nuse crate::c::Sea;\n"),
+            ("b.rs", "use crate::c::Sea;\npub struct Bee;\n"),
+            // A test module's `super` is its own file, whatever its `cfg` adds.
+            (
+                "c.rs",
+                "pub struct Sea;\n#[cfg(all(test, unix))]\nmod tests {\n    use crate::a::*;\n}\n",
+            ),
+        ],
+    );
+    let graph = import_graph(&source_files_in(&src.0));
+    // The reader saw the imports, so an empty answer means no loop rather than nothing read.
+    assert_eq!(graph.values().map(BTreeSet::len).sum::<usize>(), 3);
+    assert!(src.loops().is_empty(), "{:?}", src.loops());
 }
 
 #[test]

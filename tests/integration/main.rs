@@ -39,6 +39,7 @@ mod procfs;
 mod progress;
 mod progressive;
 mod remote;
+mod remote_answers;
 mod remote_requests;
 mod remote_servers;
 mod resources;

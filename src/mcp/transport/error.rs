@@ -46,6 +46,16 @@ pub enum TransportError {
     /// The server broke the transport's rules (a bad session id, content type, endpoint event…).
     #[error("{detail}")]
     Protocol { detail: String },
+    /// The answer to one request is not a JSON-RPC message (not JSON, or JSON of another shape):
+    /// that request fails, the session goes on. `excerpt` is the answer's start
+    /// ([`super::unparsable::escaped_start`]); `reason` says what is wrong, never quoting it.
+    #[error("{during}: the answer is {reason}; {bytes} bytes, the start in data.excerpt")]
+    Unparsable {
+        during: &'static str,
+        reason: String,
+        bytes: usize,
+        excerpt: String,
+    },
     /// The server ended the connection or stream the messages come on.
     #[error("{what}")]
     Closed { what: &'static str },
@@ -92,7 +102,9 @@ impl TransportError {
                 ErrorCode::HttpError
             }
             Self::Network { .. } => ErrorCode::NetworkError,
-            Self::Protocol { .. } | Self::TooLong { .. } => ErrorCode::ProtocolError,
+            Self::Protocol { .. } | Self::TooLong { .. } | Self::Unparsable { .. } => {
+                ErrorCode::ProtocolError
+            }
             Self::Closed { .. } | Self::Io { .. } => ErrorCode::ServerUnavailable,
             Self::Header { .. } => ErrorCode::ConfigInvalid,
             Self::Client { .. } => ErrorCode::Internal,
@@ -142,6 +154,7 @@ impl From<TransportError> for Error {
                 .with("setting", "maxMessageBytes")
                 .with("limit", limit as u64),
             TransportError::Header { name, .. } => error.with("field", format!("headers.{name}")),
+            TransportError::Unparsable { excerpt, .. } => error.with("excerpt", excerpt),
             TransportError::Auth {
                 error: AuthError::LoginRequired { url: Some(url), .. },
                 ..

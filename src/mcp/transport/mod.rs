@@ -1,7 +1,8 @@
 //! What a transport is: something that sends one serialised JSON-RPC message and yields the messages
 //! the server sends back. The MCP session above it never learns whether that is a pipe or a socket.
 //!
-//! Files, lowest first: [`error`] (the one failure type), [`sse_parser`], [`http_common`] (client,
+//! Files, lowest first: [`error`] (the one failure type), [`unparsable`] (a message that is not
+//! JSON-RPC, its excerpt), [`sse_parser`], [`http_common`] (client,
 //! bounded reads, the inbound queue), [`sse`] (the legacy event stream), [`http`] (both HTTP
 //! transports, a folder of files with one job each), [`stdio`]. Each imports only files listed
 //! before it.
@@ -12,8 +13,10 @@ pub mod http_common;
 pub mod sse;
 pub mod sse_parser;
 pub mod stdio;
+pub mod unparsable;
 
 pub use error::TransportError;
+pub use unparsable::{escaped_start, EXCERPT_BYTES};
 
 use std::future::Future;
 use std::pin::Pin;

@@ -4,7 +4,9 @@
 //! [`super::http`], whose `connect` starts this stream; this file needs only the shared [`Link`]). That URL is resolved against the SSE URL and refused when its origin differs:
 //! configured headers, often credentials, must never be sent to another site. Messages arrive as
 //! `message` events. The stream ending without our asking is fatal: the session reports the server
-//! unhealthy and the restart policy applies.
+//! unhealthy and the restart policy applies. A `message` event that is not JSON-RPC cannot be tied
+//! to the request it may answer (answers come on this one stream, by id): it is dropped with a
+//! warning, the stream's framing is intact, and that request runs into its timeout.
 
 use std::sync::Arc;
 
@@ -14,6 +16,7 @@ use tokio::sync::oneshot;
 
 use super::http_common::{self as common, EventReader, Link, EVENT_STREAM};
 use super::sse_parser::SseParser;
+use super::unparsable::not_a_message;
 use super::{Inbound, TransportError};
 
 /// Opens the event stream, reports the POST endpoint on `endpoint`, then delivers messages until the
@@ -70,6 +73,10 @@ async fn stream(
                 }
             }
             "message" if endpoint.is_none() => {
+                if let Some(reason) = not_a_message(event.data.as_bytes()) {
+                    tracing::warn!(server = %link.http.server, bytes = event.data.len(), "dropped an event that is {reason}");
+                    continue;
+                }
                 if !link
                     .deliver(Inbound::Message(event.data.into_bytes()))
                     .await

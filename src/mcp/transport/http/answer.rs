@@ -1,5 +1,8 @@
 //! The answer to one request POST: a JSON body, or an event stream read until the response to our
 //! request (other messages on the way are delivered), resumed with `Last-Event-ID` when it drops.
+//! A body or event that is not a JSON-RPC message fails this request alone
+//! ([`unparsable`](crate::mcp::transport::unparsable)): the stream is this request's, so that is
+//! what it broke, and the session's other requests go on.
 
 use std::sync::Arc;
 
@@ -12,6 +15,7 @@ use crate::mcp::transport::http_common::{
     self as common, EventReader, EVENT_STREAM, LAST_EVENT_ID,
 };
 use crate::mcp::transport::sse_parser::SseParser;
+use crate::mcp::transport::unparsable::check_answer;
 use crate::mcp::transport::{Inbound, TransportError};
 
 /// How a request POST ended.
@@ -42,7 +46,10 @@ pub async fn read_answer(
     let kind = common::content_type(&resp);
     if kind == "application/json" {
         let body = common::read_body(resp, shared.http().max_message_bytes).await?;
-        return Ok(Answer::Reply(body));
+        return Ok(match check_answer(&body, during) {
+            Ok(()) => Answer::Reply(body),
+            Err(broken) => Answer::Failed(broken),
+        });
     }
     if kind != EVENT_STREAM {
         return Ok(Answer::Failed(TransportError::protocol(format!(
@@ -50,7 +57,7 @@ pub async fn read_answer(
         ))));
     }
     let reader = EventReader::new(resp, SseParser::new(shared.http().max_message_bytes));
-    read_stream(shared, reader, id).await
+    read_stream(shared, reader, id, during).await
 }
 
 /// Reads a response stream until the answer to `id`, resuming it when the connection drops.
@@ -58,6 +65,7 @@ async fn read_stream(
     shared: &Arc<Shared>,
     mut reader: EventReader,
     id: &Value,
+    during: &'static str,
 ) -> Result<Answer, TransportError> {
     let mut reconnects = 0;
     loop {
@@ -65,6 +73,9 @@ async fn read_stream(
             Some(event) if event.name == "message" => {
                 reconnects = 0;
                 let data = event.data.into_bytes();
+                if let Err(broken) = check_answer(&data, during) {
+                    return Ok(Answer::Failed(broken));
+                }
                 if common::response_id(&data).as_ref() == Some(id) {
                     return Ok(Answer::Reply(data));
                 }

@@ -9,6 +9,7 @@ use super::shared::{open_get, Shared, LISTEN};
 use crate::limits;
 use crate::mcp::transport::http_common::{self as common, EVENT_STREAM, LAST_EVENT_ID};
 use crate::mcp::transport::sse_parser::SseParser;
+use crate::mcp::transport::unparsable::not_a_message;
 use crate::mcp::transport::{Inbound, TransportError};
 
 /// The optional GET stream for server-initiated messages. 405 means the server offers none.
@@ -55,10 +56,17 @@ async fn listen(shared: &Arc<Shared>) {
             match reader.next().await {
                 Ok(Some(event)) => {
                     failures = 0;
-                    if event.name == "message"
-                        && !shared
-                            .deliver(Inbound::Message(event.data.into_bytes()))
-                            .await
+                    if event.name != "message" {
+                        continue;
+                    }
+                    // No request is tied to this stream: a broken event is dropped, not fatal.
+                    if let Some(reason) = not_a_message(event.data.as_bytes()) {
+                        tracing::warn!(server = %shared.http().server, bytes = event.data.len(), "dropped an event of the GET stream that is {reason}");
+                        continue;
+                    }
+                    if !shared
+                        .deliver(Inbound::Message(event.data.into_bytes()))
+                        .await
                     {
                         return;
                     }
