@@ -189,6 +189,14 @@ fn the_era_verdict_is_kept_and_skips_the_negotiation_next_time() {
             (Some("ready"), Some("modern")),
             "{status}"
         );
+        // The verdict is written off the start's path: wait for it while this sidecar runs (one
+        // that exits first may never write it).
+        support::eventually("the modern verdict is kept", || {
+            std::fs::read_dir(&cache)
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .any(|e| e.file_name().to_string_lossy().ends_with(".era.json"))
+        });
         s.server_status("m")["stderrTail"]
             .as_str()
             .unwrap_or_default()
@@ -237,11 +245,6 @@ fn a_stale_era_verdict_never_fails_a_start() {
     let cache = support::temp_dir("era-verdict-stale");
     let args = ["--cache-dir", cache.to_str().unwrap()];
     let config = support::fixture(&[]);
-    {
-        let mut s = Sidecar::initialized_with(&args, json!({}));
-        let status = s.add("l", config.clone());
-        assert_eq!(status["era"], "legacy", "{status}");
-    }
     let verdict_file = || {
         std::fs::read_dir(&cache)
             .unwrap()
@@ -249,7 +252,13 @@ fn a_stale_era_verdict_never_fails_a_start() {
             .map(|e| e.path())
             .find(|p| p.to_string_lossy().ends_with(".era.json"))
     };
-    support::eventually("the legacy verdict is kept", || verdict_file().is_some());
+    {
+        let mut s = Sidecar::initialized_with(&args, json!({}));
+        let status = s.add("l", config.clone());
+        assert_eq!(status["era"], "legacy", "{status}");
+        // Written off the start's path: wait while this sidecar still runs.
+        support::eventually("the legacy verdict is kept", || verdict_file().is_some());
+    }
     let path = verdict_file().unwrap();
     let mut verdict: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(verdict["era"], "legacy", "{verdict}");
