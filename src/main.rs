@@ -79,7 +79,18 @@ enum Command {
 const PEOPLE_LOG_FILTER: &str = "error";
 
 /// The commands for people, whose help leaves out serve mode's flags.
-const PEOPLE_COMMANDS: &[&str] = &["list", "call", "test", "doctor", "inspect", "login"];
+const PEOPLE_COMMANDS: &[&str] = &[
+    "list",
+    "call",
+    "test",
+    "doctor",
+    "inspect",
+    "resources",
+    "read",
+    "prompts",
+    "prompt",
+    "login",
+];
 
 /// The command line, parsed: `call`'s `--json` before a server name is a flag
 /// ([`people::normalize`]), and the commands for people list only their own flags in their help.

@@ -22,6 +22,7 @@ use super::login::{self, LoginArgs};
 use super::output::usage;
 use super::run::Context;
 use super::selection::{inputs, Sources};
+use super::surface::{self, Listing, One};
 use super::trial::{self, TestArgs};
 use crate::config::Dialect;
 use crate::convert::ToolFormat;
@@ -61,6 +62,26 @@ pub enum People {
   mcp-sidecar inspect fixtures/demo.json --format gemini --json
   mcp-sidecar inspect --stdio \"npx -y @modelcontextprotocol/server-memory\" --strict")]
     Inspect(InspectCommand),
+    /// Start the servers and list their resources and resource templates.
+    #[command(after_help = "Examples:
+  mcp-sidecar resources
+  mcp-sidecar resources --stdio \"npx -y @modelcontextprotocol/server-everything\" --json")]
+    Resources(ListingCommand),
+    /// Start one server and read one of its resources; print its contents.
+    #[command(after_help = "Examples:
+  mcp-sidecar read everything test://static/resource/1 --config servers.json
+  mcp-sidecar read --stdio \"npx -y @modelcontextprotocol/server-everything\" test://static/resource/1")]
+    Read(ReadCommand),
+    /// Start the servers and list their prompts with their arguments (`name(required, optional?)`).
+    #[command(after_help = "Examples:
+  mcp-sidecar prompts
+  mcp-sidecar prompts fixtures/demo.json --json")]
+    Prompts(ListingCommand),
+    /// Start one server and get one of its prompts; print its messages.
+    #[command(after_help = "Examples:
+  mcp-sidecar prompt everything simple_prompt --config servers.json
+  mcp-sidecar prompt everything complex_prompt --arg temperature=0.7 --config servers.json")]
+    Prompt(PromptCommand),
     /// Log in to a remote server that uses OAuth: print the authorization URL, wait for the
     /// browser's redirect, keep the tokens under the cache directory for every sidecar using it.
     #[command(after_help = "Examples:
@@ -151,6 +172,10 @@ pub fn names_a_file(word: &str) -> bool {
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| ["json", "jsonc", "toml", "yaml", "yml"].contains(&e));
+    if word.contains("://") {
+        // A resource's URI (`file:///a/b.json` included) is never a config file.
+        return false;
+    }
     extension || word.contains('/') || word.contains(std::path::MAIN_SEPARATOR) || path.exists()
 }
 
@@ -244,6 +269,65 @@ pub struct InspectCommand {
 }
 
 #[derive(Args)]
+pub struct ListingCommand {
+    #[command(flatten)]
+    selected: Selected,
+    #[command(flatten)]
+    reading: Reading,
+    /// One JSON document (the items with their server, the servers' errors, diagnostics).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct ReadCommand {
+    /// `SERVER URI` (or `URI` alone with one `--stdio`/`--url` server); a config file given
+    /// before them is read as one.
+    #[arg(value_name = "SERVER URI", required = true, num_args = 1..)]
+    words: Vec<String>,
+    /// Format the contents are converted to (as a tool result is).
+    #[arg(long, default_value = "openai", value_parser = format_parser())]
+    format: ToolFormat,
+    /// One JSON document (the contents, their text and the converted output).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    reading: Reading,
+}
+
+#[derive(Args)]
+pub struct PromptCommand {
+    /// `SERVER NAME` (or `NAME` alone with one `--stdio`/`--url` server); a config file given
+    /// before them is read as one.
+    #[arg(value_name = "SERVER NAME", required = true, num_args = 1..)]
+    words: Vec<String>,
+    /// An argument of the prompt, KEY=VALUE; repeatable.
+    #[arg(long = "arg", short = 'a', value_name = "KEY=VALUE")]
+    pairs: Vec<String>,
+    /// Format the messages are converted to in the JSON document's `output`.
+    #[arg(long, default_value = "openai", value_parser = format_parser())]
+    format: ToolFormat,
+    /// One JSON document (the messages and their converted output).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    reading: Reading,
+}
+
+/// The words of `read`/`prompt` that are not config files: `[SERVER] ITEM`.
+fn server_and_item(words: &[String]) -> Result<(Option<String>, String), String> {
+    let rest: Vec<&String> = words.iter().filter(|w| !names_a_file(w)).collect();
+    match rest.as_slice() {
+        [item] => Ok((None, (*item).clone())),
+        [server, item] => Ok((Some((*server).clone()), (*item).clone())),
+        _ => Err(format!(
+            "expected SERVER and one item, got: {}",
+            words.join(" ")
+        )),
+    }
+}
+
+#[derive(Args)]
 pub struct LoginCommand {
     /// The server, by its name in the configuration (not needed with one `--url`).
     server: Option<String>,
@@ -268,6 +352,9 @@ pub async fn run(command: People, globals: Globals) -> Exit {
         People::Doctor(c) => &c.reading,
         People::Inspect(c) => &c.reading,
         People::Login(c) => &c.reading,
+        People::Resources(c) | People::Prompts(c) => &c.reading,
+        People::Read(c) => &c.reading,
+        People::Prompt(c) => &c.reading,
     };
     let inputs = match inputs(&reading.inputs) {
         Ok(i) => i,
@@ -284,6 +371,19 @@ pub async fn run(command: People, globals: Globals) -> Exit {
         People::Test(c) => c.selected.files(),
         People::Doctor(c) => c.selected.files(),
         People::Call(c) => c
+            .words
+            .iter()
+            .filter(|w| names_a_file(w))
+            .map(PathBuf::from)
+            .collect(),
+        People::Resources(c) | People::Prompts(c) => c.selected.files(),
+        People::Read(c) => c
+            .words
+            .iter()
+            .filter(|w| names_a_file(w))
+            .map(PathBuf::from)
+            .collect(),
+        People::Prompt(c) => c
             .words
             .iter()
             .filter(|w| names_a_file(w))
@@ -358,6 +458,28 @@ pub async fn run(command: People, globals: Globals) -> Exit {
             };
             inspect::run(&context, args).await
         }
+        People::Resources(c) => {
+            surface::list(&context, Listing::Resources, &c.selected.split().1, c.json).await
+        }
+        People::Prompts(c) => {
+            surface::list(&context, Listing::Prompts, &c.selected.split().1, c.json).await
+        }
+        People::Read(c) => match server_and_item(&c.words) {
+            Ok((server, uri)) => {
+                surface::one(&context, server, One::Read { uri }, c.format, c.json).await
+            }
+            Err(why) => usage(&why),
+        },
+        People::Prompt(c) => match server_and_item(&c.words) {
+            Ok((server, name)) => {
+                let ask = One::Prompt {
+                    name,
+                    pairs: c.pairs,
+                };
+                surface::one(&context, server, ask, c.format, c.json).await
+            }
+            Err(why) => usage(&why),
+        },
         People::Login(c) => {
             let server = match (c.server, context.sources.ad_hoc.as_slice()) {
                 (Some(server), _) => server,

@@ -9,7 +9,8 @@
 //! servers), `selection` (config files and the servers asked for), `progress`, `run`
 //! (what the commands share: the registry, concurrent starts, signals), `signature` (a tool's
 //! parameters in one line), then the commands —
-//! `list`, `call`, `trial` (`test`), `doctor/`, `report`, `inspect` and `login` — and `command`
+//! `list`, `call`, `trial` (`test`), `doctor/`, `report`, `inspect`, `surface` (`resources`, `read`,
+//! `prompts`, `prompt`) and `login` — and `command`
 //! (the command line's spelling of them, and the one entry that runs them); `mcp` stands apart.
 
 pub mod ad_hoc;
@@ -31,5 +32,6 @@ pub mod report;
 pub mod run;
 pub mod selection;
 pub mod signature;
+pub mod surface;
 pub mod table;
 pub mod trial;

@@ -331,3 +331,57 @@ fn list_of_a_named_server_shows_each_tools_signature() {
     let r = run(&["list", path(&file)]);
     assert!(!r.stdout.contains("echo(message"), "{}", r.stdout);
 }
+
+#[test]
+fn resources_read_prompts_and_prompt_serve_the_surface_beyond_tools() {
+    let file = config_file(
+        "cli-surface",
+        json!({"surf": fixture_with(&["--surface"]), "plain": fixture_with(&[])}),
+    );
+    let r = run(&["resources", path(&file)]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.lines().any(|l| l.starts_with("surf")
+            && l.contains("fixture://text/readme")
+            && l.contains("text/plain")),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("fixture://large/{bytes}"), "{}", r.stdout);
+    let doc = run(&["resources", "--json", path(&file), "surf"]).json();
+    assert_eq!(doc["resources"].as_array().unwrap().len(), 3, "{doc}");
+    assert_eq!(
+        doc["resourceTemplates"].as_array().unwrap().len(),
+        2,
+        "{doc}"
+    );
+    // Both pages of the server's prompts, each with its arguments.
+    let r = run(&["prompts", path(&file)]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.lines().any(|l| l.starts_with("surf")
+            && l.contains("greet(name)")
+            && l.contains("Greets someone.")),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("picture()"), "{}", r.stdout);
+    // A URI is never taken for a config file.
+    let r = run(&["read", path(&file), "surf", "fixture://text/readme"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "Fixture readme.\n"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&["prompt", path(&file), "surf", "greet", "--arg", "name=Ann"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "user: Hello, Ann!\n"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&["read", path(&file), "surf", "fixture://missing"]);
+    assert_eq!(r.code, 4, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("Resource not found"), "{}", r.stderr);
+}
