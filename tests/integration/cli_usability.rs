@@ -183,6 +183,32 @@ fn servers_given_inline_run_without_a_config_file() {
         server_infos(&r.json()),
         [("mcp-fixture", "inline"), ("mine", "inline")].map(|(a, b)| (a.to_owned(), b.to_owned()))
     );
+    // A remote server from its URL alone, named after its host unless --name says otherwise.
+    let remote = crate::remote::HttpFixture::start(&[]);
+    let url = format!("{}/mcp", remote.base);
+    let r = run_in(
+        &[
+            "call",
+            "--url",
+            &url,
+            "--name",
+            "far",
+            "far.echo",
+            "--arg",
+            "text=over http",
+        ],
+        &scratch,
+        &scratch,
+    );
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "over http\n"),
+        "{}",
+        r.stderr
+    );
+    let r = run_in(&["test", "--json", "--url", &url], &scratch, &scratch);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json()["servers"][0]["name"], "127-0-0-1", "{}", r.stdout);
     let r = run_in(&["test", "--stdio", "'unclosed"], &scratch, &scratch);
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
     assert!(r.stderr.contains("unclosed quote"), "{}", r.stderr);
@@ -282,7 +308,18 @@ fn without_config_the_files_people_have_are_read_project_before_user() {
 
 #[test]
 fn help_lists_a_commands_own_flags_and_the_formats() {
-    for command in ["list", "call", "test", "doctor", "inspect"] {
+    for command in [
+        "list",
+        "call",
+        "test",
+        "doctor",
+        "inspect",
+        "resources",
+        "read",
+        "prompts",
+        "prompt",
+        "login",
+    ] {
         let r = run(&[command, "--help"]);
         assert_eq!(r.code, 0, "{}", r.stderr);
         assert!(
