@@ -31,7 +31,14 @@ pub async fn run(context: &Context, args: ListArgs) -> Exit {
         Ok(s) => s,
         Err(e) => return usage(&e.to_string()),
     };
-    let registry = run::registry(context, args.format, false);
+    // The human report shows no definitions: the servers' own (MCP) ones give its descriptions,
+    // token counts and signatures without converting every tool.
+    let format = if args.json {
+        args.format
+    } else {
+        ToolFormat::Mcp
+    };
+    let registry = run::registry(context, format, false);
     let mut progress = Progress::new(
         selection.servers.iter().map(|c| c.name.as_str()),
         context.quiet,
@@ -47,12 +54,7 @@ pub async fn run(context: &Context, args: ListArgs) -> Exit {
     };
     let statuses = registry.list();
     let stats = registry.stats(None).unwrap_or_default();
-    let listing = registry.tools(Some(args.format), None, None);
-    // Signatures read the server's own schemas, whatever format the JSON document asks for.
-    let originals = registry
-        .tools(Some(ToolFormat::Mcp), Some(false), None)
-        .map(|l| (*l.tools).clone())
-        .unwrap_or_default();
+    let listing = registry.tools(Some(format), None, None);
     registry.shutdown().await;
     let mut exit = selection.exit();
     let mut rejected = Vec::new();
@@ -91,7 +93,7 @@ pub async fn run(context: &Context, args: ListArgs) -> Exit {
         });
         stdout(&format!("{}\n", pretty(&doc)));
     } else {
-        let signatures = (!args.servers.is_empty()).then_some(originals.as_slice());
+        let signatures = (!args.servers.is_empty()).then_some(tools.as_slice());
         stdout(&human(
             &statuses, &stats, &tools, signatures, &selection, &rejected,
         ));
