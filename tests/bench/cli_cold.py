@@ -7,10 +7,12 @@ installed once in a scratch folder (`npm install`, outside the timing) with mcpo
 command runs with a scratch HOME and working directory (no one's own configs are read) and is
 timed from spawn to exit, RUNS times, interleaved. Prints min and median per command and tool.
 
-    python3 tests/bench/cli_cold.py [--runs N] [--npm-dir DIR] SIDECAR [SIDECAR ...]
+    python3 tests/bench/cli_cold.py [--runs N] [--npm-dir DIR] [--fixture MCP_FIXTURE] SIDECAR...
 
 Each SIDECAR is a binary to time (say, a build of main and one of a branch); DIR holds (or gets)
-`node_modules` with mcporter@0.12.3 and the three servers.
+`node_modules` with mcporter@0.12.3 and the three servers. With `--fixture`, the three servers
+are that fixture binary instead (`alpha`, `beta`, `legacy`, the call `alpha.echo`): the
+sidecar's own share, without Node's start-up.
 """
 
 import json
@@ -40,13 +42,15 @@ def timed(argv, cwd, env):
 
 def main() -> None:
     args = sys.argv[1:]
-    runs, npm_dir, sidecars = 7, None, []
+    runs, npm_dir, fixture, sidecars = 7, None, None, []
     while args:
         a = args.pop(0)
         if a == "--runs":
             runs = int(args.pop(0))
         elif a == "--npm-dir":
             npm_dir = args.pop(0)
+        elif a == "--fixture":
+            fixture = os.path.abspath(args.pop(0))
         else:
             sidecars.append(os.path.abspath(a))
     if not sidecars:
@@ -62,6 +66,10 @@ def main() -> None:
             "filesystem": [os.path.join(modules, "@modelcontextprotocol/server-filesystem/dist/index.js"), scratch],
         }
         servers = {name: {"command": "node", "args": a} for name, a in entry.items()}
+        target = ("everything", "echo", "message=hi")
+        if fixture:
+            servers = {n: {"command": fixture, "args": ["--name", n]} for n in ("alpha", "beta", "legacy")}
+            target = ("alpha", "echo", "message=hi")
         config = os.path.join(scratch, "servers.json")
         with open(config, "w") as f:
             json.dump({"mcpServers": servers}, f)
@@ -72,9 +80,9 @@ def main() -> None:
         for i, sidecar in enumerate(sidecars):
             label = f"sidecar[{i}]"
             commands[(label, "list")] = [sidecar, "list", "--quiet", "--config", config]
-            commands[(label, "call")] = [sidecar, "call", "--config", config, "everything", "echo", "--arg", "message=hi"]
+            commands[(label, "call")] = [sidecar, "call", "--config", config, target[0], target[1], "--arg", target[2]]
         commands[("mcporter", "list")] = [mcporter, "list", "--config", config]
-        commands[("mcporter", "call")] = [mcporter, "call", "--config", config, "everything.echo", "message=hi"]
+        commands[("mcporter", "call")] = [mcporter, "call", "--config", config, f"{target[0]}.{target[1]}", target[2]]
         times = {key: [] for key in commands}
         for key, argv in commands.items():
             timed(argv, scratch, env)  # a warm-up of the page cache, not counted
