@@ -508,3 +508,7 @@ pub const CONFIG_LOAD_MAX_SERVERS: usize = 1024;
 /// not fit is left out and one error diagnostic counts it, so a repository of hostile configs
 /// cannot make the host read tens of megabytes.
 pub const SERVERS_LOAD_ANSWER_MAX_BYTES: usize = 8 * 1024 * 1024;
+
+/// Pages of a listing (`resources`, `prompts`) the commands for people follow across every
+/// server; each page is bounded already ([`SURFACE_PAGE_ITEMS`], [`SURFACE_PAGE_BYTES`]).
+pub const CLI_SURFACE_MAX_PAGES: usize = 256;

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use mcp_sidecar::cli::command::{self as people, People};
 use mcp_sidecar::cli::mcp::{self, McpArgs};
 #[cfg(unix)]
@@ -82,8 +82,49 @@ enum Command {
 /// wrong, so only the sidecar's own errors are logged.
 const PEOPLE_LOG_FILTER: &str = "error";
 
+/// The commands for people, whose help leaves out serve mode's flags.
+const PEOPLE_COMMANDS: &[&str] = &[
+    "list",
+    "call",
+    "test",
+    "doctor",
+    "inspect",
+    "resources",
+    "read",
+    "prompts",
+    "prompt",
+    "login",
+];
+
+/// The command line, parsed: `call`'s `--json` before a server name is a flag
+/// ([`people::normalize`]), and the commands for people list only their own flags in their help.
+/// The host-protocol bounds still parse after them, as they always have: each of those commands
+/// holds a hidden copy of the two global flags (clap then does not add the shown one), of the
+/// same types, so a value given there reaches the top level unchanged.
+fn parse() -> Cli {
+    let mut command = Cli::command();
+    for name in PEOPLE_COMMANDS {
+        command = command.mut_subcommand(name, |sub| {
+            sub.arg(
+                clap::Arg::new("max_line_bytes")
+                    .long("max-line-bytes")
+                    .value_parser(clap::value_parser!(usize))
+                    .hide(true),
+            )
+            .arg(
+                clap::Arg::new("max_inflight")
+                    .long("max-inflight")
+                    .value_parser(clap::value_parser!(u32).range(1..))
+                    .hide(true),
+            )
+        });
+    }
+    let matches = command.get_matches_from(people::normalize(std::env::args_os().collect()));
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse();
     #[cfg(unix)]
     if let Some(Command::Guardian {
         sidecar_pid,

@@ -1,7 +1,9 @@
-//! `mcp-sidecar call SERVER TOOL`: start one server, call one of its tools with arguments given
-//! as JSON (`--json '{…}'`) and/or `--arg KEY=VALUE` pairs typed by the tool's schema
-//! ([`super::arguments`]), print the result converted for a provider (`--format`, the text form
-//! of `openai` by default) — and the server's own MCP result with `--raw` — then stop it.
+//! `mcp-sidecar call SERVER TOOL` (or `SERVER.TOOL`): start one server, call one of its tools
+//! with arguments given as JSON (`--json '{…}'`) and/or `--arg KEY=VALUE` pairs typed by the
+//! tool's schema ([`super::arguments`]), print the result converted for a provider (`--format`,
+//! the text form of `openai` by default) — and the server's own MCP result with `--raw` — then
+//! stop it. On a terminal, the server's progress (and a line every few seconds of silence) shows
+//! on stderr while the tool runs.
 
 use std::time::Duration;
 
@@ -13,16 +15,16 @@ use super::exit::Exit;
 use super::output::{pretty, stderr_line, stdout, usage, Paint};
 use super::progress::Progress;
 use super::run::{self, Context};
-use super::selection::select;
+use super::selection::{choose, read_all};
 use crate::config::diagnostics::did_you_mean;
 use crate::convert::{self, ToolFormat};
 use crate::error::Error;
 use crate::limits;
-use crate::supervisor::{CallOutcome, Registry};
+use crate::supervisor::{CallOptions, CallOutcome, Registry};
 
 pub struct CallArgs {
-    pub server: String,
-    pub tool: String,
+    /// `SERVER TOOL`, `SERVER.TOOL`, or `TOOL` with one server given inline.
+    pub words: Vec<String>,
     /// `--arg` pairs, applied in order over `arguments`.
     pub pairs: Vec<String>,
     /// The arguments object as JSON text (`-`: read it from stdin).
@@ -49,10 +51,16 @@ pub async fn run(context: &Context, mut args: CallArgs) -> Exit {
             Err(why) => return usage(&why),
         }
     }
-    let selection = match select(&context.sources, std::slice::from_ref(&args.server)).await {
-        Ok(s) => s,
+    let (all, diagnostics) = match read_all(&context.sources).await {
+        Ok(read) => read,
         Err(e) => return usage(&e.to_string()),
     };
+    let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+    let target = match target(&args.words, &names, context.sources.ad_hoc.len()) {
+        Ok(t) => t,
+        Err(why) => return usage(&why),
+    };
+    let selection = choose(all, diagnostics, std::slice::from_ref(&target.server));
     if selection.servers.is_empty() {
         stderr_line(run::diagnostics_text(&selection).trim_end());
         return Exit::ConfigInvalid;
@@ -63,7 +71,7 @@ pub async fn run(context: &Context, mut args: CallArgs) -> Exit {
     let registry = run::registry(context, args.format, false);
     let outcome = run::until_stopped(
         &context.stop,
-        call(context, &registry, &selection.servers, &args),
+        call(context, &registry, &selection.servers, &target, &args),
     )
     .await;
     registry.shutdown().await;
@@ -81,11 +89,51 @@ pub async fn run(context: &Context, mut args: CallArgs) -> Exit {
     }
 }
 
+/// The server and the tool a call names.
+pub struct Target {
+    pub server: String,
+    pub tool: String,
+}
+
+/// `SERVER TOOL`; `SERVER.TOOL` (split at the dot after a server that exists, else the first
+/// one: a server name holds no dot, a tool name may); `TOOL` alone when one server was given with
+/// `--stdio`/`--url`.
+pub fn target(words: &[String], servers: &[&str], inline: usize) -> Result<Target, String> {
+    let pair = |server: &str, tool: &str| Target {
+        server: server.to_owned(),
+        tool: tool.to_owned(),
+    };
+    match words {
+        [server, tool] => Ok(pair(server, tool)),
+        [word] => {
+            let at_a_server = word
+                .match_indices('.')
+                .map(|(i, _)| i)
+                .find(|i| servers.contains(&&word[..*i]));
+            if let Some(i) = at_a_server.or_else(|| word.find('.')) {
+                return Ok(pair(&word[..i], &word[i + 1..]));
+            }
+            if inline == 1 && servers.len() == 1 {
+                return Ok(pair(servers[0], word));
+            }
+            Err(format!(
+                "name the server and the tool: `call SERVER {word}` or `call SERVER.{word}`"
+            ))
+        }
+        _ => Err(format!(
+            "`call` takes SERVER TOOL (or SERVER.TOOL), not {} words: {}",
+            words.len(),
+            words.join(" ")
+        )),
+    }
+}
+
 /// Starts the server, finds the tool, builds the arguments, calls.
 async fn call(
     context: &Context,
     registry: &std::sync::Arc<Registry>,
     servers: &[crate::config::dialects::Candidate],
+    target: &Target,
     args: &CallArgs,
 ) -> Outcome {
     let mut progress = Progress::new(servers.iter().map(|c| c.name.as_str()), context.quiet);
@@ -104,15 +152,15 @@ async fn call(
         why.push_str(&run::tail_lines(&status.stderr_tail, 10, "  "));
         return Outcome::Refused(Exit::ServerFailed, why.trim_end().to_owned());
     }
-    let only = [args.server.clone()];
+    let only = [target.server.clone()];
     let entries = match registry.tools(Some(ToolFormat::Mcp), Some(false), Some(&only)) {
         Ok(listing) => listing.tools,
         Err(e) => return Outcome::Failed(e),
     };
-    let Some(entry) = entries.iter().find(|e| e["tool"] == args.tool.as_str()) else {
+    let Some(entry) = entries.iter().find(|e| e["tool"] == target.tool.as_str()) else {
         return Outcome::Refused(
             Exit::CallFailed,
-            no_such_tool(&args.server, &args.tool, &entries),
+            no_such_tool(&target.server, &target.tool, &entries),
         );
     };
     let schema = &entry["definition"]["inputSchema"];
@@ -121,13 +169,98 @@ async fn call(
         Err(e) => return Outcome::Refused(Exit::Usage, e.to_string()),
     };
     let name = entry["name"].as_str().unwrap_or_default();
-    match registry
-        .call_tool(name, Some(arguments), args.timeout)
-        .await
-    {
+    let mut options = CallOptions {
+        timeout: args.timeout,
+        ..CallOptions::default()
+    };
+    let watch = terminal_progress(context).then(|| {
+        let (sink, watch) = tokio::sync::watch::channel(None);
+        options.progress = Some(sink);
+        watch
+    });
+    let call = registry.call_tool_with(name, Some(arguments), options);
+    let done = match watch {
+        None => call.await,
+        Some(mut watch) => {
+            let label = format!("{}/{}", target.server, target.tool);
+            let mut last = None;
+            let done = {
+                let shown = show_progress(&mut watch, &label, &mut last);
+                tokio::pin!(call, shown);
+                tokio::select! {
+                    done = &mut call => done,
+                    () = &mut shown => call.await,
+                }
+            };
+            // The answer can come in the same read as the last progress: that one is shown too.
+            let latest = watch.borrow().clone();
+            if let Some(p) = latest.as_ref().filter(|_| latest != last) {
+                stderr_line(&progress_line(&label, p));
+            }
+            done
+        }
+    };
+    match done {
         Ok(done) => Outcome::Done(Box::new(done)),
         Err(e) => Outcome::Failed(e),
     }
+}
+
+/// Whether progress lines go to stderr: a terminal, and no `--quiet`.
+fn terminal_progress(context: &Context) -> bool {
+    !context.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr())
+}
+
+/// How long a tool may run without a word before a line says it still does.
+const SILENCE_NOTE: Duration = Duration::from_secs(5);
+
+/// A line for each progress notification of the call (`progress/total message`), and one after
+/// each [`SILENCE_NOTE`] without any; ends when the call drops its end of the watch.
+async fn show_progress(
+    watch: &mut tokio::sync::watch::Receiver<crate::mcp::progress::Progress>,
+    label: &str,
+    last: &mut crate::mcp::progress::Progress,
+) {
+    let started = std::time::Instant::now();
+    loop {
+        tokio::select! {
+            changed = watch.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                let latest = watch.borrow_and_update().clone();
+                if let Some(p) = &latest {
+                    stderr_line(&progress_line(label, p));
+                }
+                *last = latest;
+            }
+            () = tokio::time::sleep(SILENCE_NOTE) => {
+                stderr_line(&format!(
+                    "{label}: still running after {}",
+                    super::table::duration(started.elapsed())
+                ));
+            }
+        }
+    }
+}
+
+/// `server/tool: 3/10 copying` from a progress notification's params.
+fn progress_line(label: &str, p: &Value) -> String {
+    let number = |v: &Value| match v.as_f64() {
+        Some(n) if n.fract() == 0.0 => format!("{n:.0}"),
+        Some(n) => format!("{n}"),
+        None => "?".to_owned(),
+    };
+    let mut line = format!("{label}: {}", number(&p["progress"]));
+    if !p["total"].is_null() {
+        line.push('/');
+        line.push_str(&number(&p["total"]));
+    }
+    if let Some(message) = p["message"].as_str() {
+        line.push(' ');
+        line.push_str(message);
+    }
+    line
 }
 
 /// TOOL_NOT_FOUND for people: the nearest name, and every tool the server has.

@@ -1,6 +1,8 @@
 //! `mcp-sidecar list`: start the selected servers, then show each one's state and statistics
 //! (`servers/stats`: its start's time, bytes in and out, calls, errors, latency percentiles,
-//! restarts, uptime) and its tools, and stop them again.
+//! restarts, uptime) and its tools, and stop them again. The table leaves out the statistics that
+//! are nothing in every row (a fresh run has made no calls); with servers named, each tool shows
+//! its parameters as a signature ([`super::signature`]) above its description.
 
 use std::fmt::Write as _;
 
@@ -11,6 +13,7 @@ use super::output::{pretty, stdout, usage};
 use super::progress::Progress;
 use super::run::{self, Context};
 use super::selection::{select, Selection};
+use super::signature;
 use super::table::{self, Align, Table};
 use crate::convert::ToolFormat;
 use crate::supervisor::{ServerStats, ServerStatus};
@@ -28,7 +31,14 @@ pub async fn run(context: &Context, args: ListArgs) -> Exit {
         Ok(s) => s,
         Err(e) => return usage(&e.to_string()),
     };
-    let registry = run::registry(context, args.format, false);
+    // The human report shows no definitions: the servers' own (MCP) ones give its descriptions,
+    // token counts and signatures without converting every tool.
+    let format = if args.json {
+        args.format
+    } else {
+        ToolFormat::Mcp
+    };
+    let registry = run::registry(context, format, false);
     let mut progress = Progress::new(
         selection.servers.iter().map(|c| c.name.as_str()),
         context.quiet,
@@ -44,7 +54,7 @@ pub async fn run(context: &Context, args: ListArgs) -> Exit {
     };
     let statuses = registry.list();
     let stats = registry.stats(None).unwrap_or_default();
-    let listing = registry.tools(Some(args.format), None, None);
+    let listing = registry.tools(Some(format), None, None);
     registry.shutdown().await;
     let mut exit = selection.exit();
     let mut rejected = Vec::new();
@@ -83,7 +93,10 @@ pub async fn run(context: &Context, args: ListArgs) -> Exit {
         });
         stdout(&format!("{}\n", pretty(&doc)));
     } else {
-        stdout(&human(&statuses, &stats, &tools, &selection, &rejected));
+        let signatures = (!args.servers.is_empty()).then_some(tools.as_slice());
+        stdout(&human(
+            &statuses, &stats, &tools, signatures, &selection, &rejected,
+        ));
     }
     exit
 }
@@ -93,6 +106,7 @@ fn human(
     statuses: &[ServerStatus],
     stats: &[ServerStats],
     tools: &[Value],
+    signatures: Option<&[Value]>,
     selection: &Selection,
     rejected: &[(String, crate::error::Error)],
 ) -> String {
@@ -133,7 +147,10 @@ fn human(
                 s.tools_count,
                 tokens_of(&s.name, tools)
             );
-            out.push_str(&tools_of(&s.name, tools));
+            match signatures {
+                Some(originals) => out.push_str(&signatures_of(&s.name, originals)),
+                None => out.push_str(&tools_of(&s.name, tools)),
+            }
         } else {
             let _ = writeln!(out, "{}: not started: {}", s.name, run::status_problem(s));
             out.push_str(&run::tail_lines(&s.stderr_tail, 5, "  "));
@@ -150,8 +167,11 @@ fn human(
     out
 }
 
+/// The columns always shown; the statistics after them only when some row has one.
+const ALWAYS: usize = 4;
+
 fn stats_table(statuses: &[ServerStatus], stats: &[ServerStats]) -> String {
-    let mut t = Table::new(&[
+    let columns = [
         ("SERVER", Align::Left),
         ("STATE", Align::Left),
         ("TRANSPORT", Align::Left),
@@ -165,13 +185,14 @@ fn stats_table(statuses: &[ServerStatus], stats: &[ServerStats]) -> String {
         ("P99", Align::Right),
         ("RESTARTS", Align::Right),
         ("UPTIME", Align::Right),
-    ]);
+    ];
+    let mut rows = Vec::new();
     let ms = |v: Option<f64>| v.map(table::millis).unwrap_or_else(|| "-".into());
     for s in statuses {
         let Some(st) = stats.iter().find(|st| st.name == s.name) else {
             continue;
         };
-        t.row(vec![
+        rows.push(vec![
             s.name.clone(),
             run::state_name(s.state),
             s.transport.to_owned(),
@@ -187,7 +208,33 @@ fn stats_table(statuses: &[ServerStatus], stats: &[ServerStats]) -> String {
             ms(st.uptime_ms),
         ]);
     }
+    // A column of zeros and dashes in every row says nothing (no calls yet, no restarts).
+    let kept: Vec<usize> = (0..columns.len())
+        .filter(|&i| i < ALWAYS || rows.iter().any(|r| !matches!(r[i].as_str(), "0" | "-")))
+        .collect();
+    let mut t = Table::new(&kept.iter().map(|&i| columns[i]).collect::<Vec<_>>());
+    for row in rows {
+        t.row(kept.iter().map(|&i| row[i].clone()).collect());
+    }
     t.render()
+}
+
+/// A server's tools for a closer look: each one's signature, then its description's first line.
+fn signatures_of(server: &str, originals: &[Value]) -> String {
+    let mut out = String::new();
+    for t in originals.iter().filter(|t| t["server"] == server) {
+        let name = t["tool"].as_str().unwrap_or("");
+        let _ = writeln!(
+            out,
+            "  {}",
+            signature::signature(name, &t["definition"]["inputSchema"])
+        );
+        let description = description_of(t);
+        if !description.is_empty() {
+            let _ = writeln!(out, "      {description}");
+        }
+    }
+    out
 }
 
 /// The estimated tokens of a server's tool definitions (each entry's `tokens`, in the listing's

@@ -5,15 +5,20 @@
 //!
 //! Files, lowest first (each imports only files listed before it): `exit` (the exit statuses),
 //! `output` (the one stdout writer of these commands, colours), `table`, `arguments` (`call`'s
-//! `--arg` typing), `selection` (config files and the servers asked for), `progress`, `run`
-//! (what the commands share: the registry, concurrent starts, signals), then the commands —
-//! `list`, `call`, `trial` (`test`), `doctor/`, `report`, `inspect` and `login` — and `command`
+//! `--arg` typing), `discovery` (the configs people already have), `ad_hoc` (`--stdio`/`--url`
+//! servers), `selection` (config files and the servers asked for), `progress`, `run`
+//! (what the commands share: the registry, concurrent starts, signals), `signature` (a tool's
+//! parameters in one line), then the commands —
+//! `list`, `call`, `trial` (`test`), `doctor/`, `report`, `inspect`, `surface` (`resources`, `read`,
+//! `prompts`, `prompt`) and `login` — and `command`
 //! (the command line's spelling of them, and the one entry that runs them); `mcp` stands apart.
 
+pub mod ad_hoc;
 pub mod arguments;
 pub mod call;
 pub mod command;
 pub mod conformance_client;
+pub mod discovery;
 pub mod doctor;
 pub mod exit;
 pub mod host_peer;
@@ -26,5 +31,7 @@ pub mod progress;
 pub mod report;
 pub mod run;
 pub mod selection;
+pub mod signature;
+pub mod surface;
 pub mod table;
 pub mod trial;

@@ -1,7 +1,8 @@
 //! Progress while servers start: one line per server on stderr as its start ends (ready or
 //! failed, with how long it took), so a person waiting on a slow server sees which one it is.
 //! Only when stderr is a terminal (a script or a log file gets nothing) and not `--quiet`; never on
-//! stdout, which carries the report alone.
+//! stdout, which carries the report alone. When the report goes to the same screen, a failure's
+//! line does not repeat the reason the report gives just below it.
 
 use std::io::IsTerminal;
 use std::time::Instant;
@@ -17,6 +18,8 @@ pub struct Progress {
     done: usize,
     /// Width of the longest server name, so the lines align.
     width: usize,
+    /// Stdout is a terminal too: the report shows each failure's reason on the same screen.
+    report_on_screen: bool,
 }
 
 impl Progress {
@@ -30,6 +33,7 @@ impl Progress {
             total: names.len(),
             done: 0,
             width: names.iter().map(|n| n.chars().count()).max().unwrap_or(0),
+            report_on_screen: std::io::stdout().is_terminal(),
         }
     }
 
@@ -45,6 +49,7 @@ impl Progress {
                 self.paint.good("ready "),
                 format!("after {after}  {detail}"),
             ),
+            Err(_) if self.report_on_screen => (self.paint.bad("failed"), format!("after {after}")),
             Err(why) => (self.paint.bad("failed"), format!("after {after}  {why}")),
         };
         let counter = format!("[{}/{}]", self.done, self.total);

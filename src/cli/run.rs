@@ -6,6 +6,9 @@
 //! FILE` is the one approving: they named the file and see its servers start, exactly as if they
 //! had typed each command line themselves, so `requireTrust` (which exists for a host that starts
 //! servers on someone else's behalf) is off. A host embedding the sidecar keeps its own gate.
+//! Run without a file, a command reads the configs the person's own hosts use, in their home and
+//! in the folder they run it from; the line saying which files were read comes before any server
+//! starts (see `selection`).
 
 use std::fmt::Write as _;
 use std::future::Future;

@@ -1,18 +1,27 @@
-//! Which servers a command runs: every config file given with `--config` (any dialect, read by
-//! the loader `servers/load` uses), merged in order — a name defined twice keeps its first entry
-//! and the second is a `duplicate` diagnostic — then the servers asked for by name (all of them
-//! when none is named).
+//! Which servers a command runs: every config file given (`--config`, or a file named where a
+//! server name could go), any server given with `--stdio`/`--url`, merged in order — a name
+//! defined twice keeps its first entry and the second is a `duplicate` diagnostic — then the
+//! servers asked for by name (all of them when none is named).
+//!
+//! With no file and no server given, the configs people already have are read instead
+//! ([`super::discovery`]): a name several of them define runs from the first (project before
+//! user), quietly, since one server set up in two hosts is the common case; a line on stderr says
+//! which files were read and which entries were passed over.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
 
 use crate::config::diagnostics::{did_you_mean, Diagnostic, Kind};
 use crate::config::dialects::Candidate;
 use crate::config::expand::process_env;
-use crate::config::load::{load, Request};
+use crate::config::load::{load, Loaded, Request};
 use crate::config::Dialect;
 
+use super::discovery::{self, Found, Part, Places};
 use super::exit::Exit;
+use super::output::stderr_line;
 
 /// Where the servers come from.
 #[derive(Clone, Debug, Default)]
@@ -23,6 +32,12 @@ pub struct Sources {
     pub dialect: Option<Dialect>,
     /// `--input ID=VALUE`: values of `${input:ID}` (VS Code).
     pub inputs: BTreeMap<String, String>,
+    /// Servers given with `--stdio`/`--url`.
+    pub ad_hoc: Vec<Candidate>,
+    /// Where to find the configs people have, when no file and no server is given.
+    pub places: Option<Places>,
+    /// `--quiet`: no line saying which files were found.
+    pub quiet: bool,
 }
 
 /// The servers a command runs, and what the files said.
@@ -60,17 +75,61 @@ impl Selection {
 /// Why nothing can be selected at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SelectionError {
-    #[error("no configuration given: pass --config FILE (a Claude Desktop/Code, VS Code, Cursor, Codex, epoch or plugin file, or a directory of plugins)")]
-    NoConfig,
+    #[error("no configuration given and none found: pass --config FILE (a Claude Desktop/Code, VS Code, Cursor, Codex, epoch or plugin file, or a directory of plugins), or a server with --stdio \"COMMAND\" or --url URL; looked for {0}")]
+    NoConfig(String),
 }
 
 /// Reads every file and selects `wanted` (every server when empty).
 pub async fn select(sources: &Sources, wanted: &[String]) -> Result<Selection, SelectionError> {
-    if sources.files.is_empty() {
-        return Err(SelectionError::NoConfig);
-    }
+    let (all, diagnostics) = read_all(sources).await?;
+    Ok(choose(all, diagnostics, wanted))
+}
+
+/// Every server of the sources, and what the files said.
+pub async fn read_all(
+    sources: &Sources,
+) -> Result<(Vec<Candidate>, Vec<Diagnostic>), SelectionError> {
     let mut all: Vec<Candidate> = Vec::new();
     let mut diagnostics = Vec::new();
+    if sources.files.is_empty() && sources.ad_hoc.is_empty() {
+        let Some(places) = &sources.places else {
+            return Err(SelectionError::NoConfig("nothing (no home folder)".into()));
+        };
+        let found = discovery::discover(places);
+        if found.is_empty() {
+            return Err(SelectionError::NoConfig(
+                "the files of Claude Desktop and Code, Cursor, VS Code, Codex and Windsurf, and a project's .mcp.json, .cursor/mcp.json and .vscode/mcp.json (see docs/cli.md)".into(),
+            ));
+        }
+        let mut read = Vec::new();
+        for f in &found {
+            let loaded = load_found(f, sources).await;
+            diagnostics.extend(loaded.diagnostics);
+            let (mut used, mut over) = (0, Vec::new());
+            for c in loaded.servers {
+                if all.iter().any(|seen| seen.name == c.name) {
+                    over.push(format!("`{}`", c.name));
+                } else {
+                    used += 1;
+                    all.push(c);
+                }
+            }
+            let mut note = format!(
+                "{} ({}: {used} server{})",
+                discovery::short(&f.path, &places.home),
+                f.what,
+                if used == 1 { "" } else { "s" }
+            );
+            if !over.is_empty() {
+                note.push_str(&format!("; {} defined earlier", over.join(", ")));
+            }
+            read.push(note);
+        }
+        if !sources.quiet {
+            stderr_line(&format!("mcp-sidecar: read {}", read.join(", ")));
+        }
+        return Ok((all, diagnostics));
+    }
     for file in &sources.files {
         let loaded = load(
             Request::Path(file.clone()),
@@ -80,31 +139,116 @@ pub async fn select(sources: &Sources, wanted: &[String]) -> Result<Selection, S
         )
         .await;
         diagnostics.extend(loaded.diagnostics);
-        for c in loaded.servers {
-            if all.iter().any(|seen| seen.name == c.name) {
-                diagnostics.push(
-                    Diagnostic::error(
-                        Kind::Duplicate,
-                        c.path.clone(),
-                        format!(
-                            "server `{}` is defined again in {}; the first definition is used",
-                            c.name,
-                            file.display()
-                        ),
-                    )
-                    .in_file(Some(&file.display().to_string()))
-                    .for_server(&c.name),
-                );
-            } else {
-                all.push(c);
-            }
+        merge(
+            &mut all,
+            &mut diagnostics,
+            loaded.servers,
+            &file.display().to_string(),
+        );
+    }
+    merge(
+        &mut all,
+        &mut diagnostics,
+        sources.ad_hoc.clone(),
+        "the command line",
+    );
+    Ok((all, diagnostics))
+}
+
+/// Adds `servers` to `all`; a name already there is a `duplicate` error and keeps the first.
+fn merge(
+    all: &mut Vec<Candidate>,
+    diagnostics: &mut Vec<Diagnostic>,
+    servers: Vec<Candidate>,
+    place: &str,
+) {
+    for c in servers {
+        if all.iter().any(|seen| seen.name == c.name) {
+            diagnostics.push(
+                Diagnostic::error(
+                    Kind::Duplicate,
+                    c.path.clone(),
+                    format!(
+                        "server `{}` is defined again in {place}; the first definition is used",
+                        c.name,
+                    ),
+                )
+                .in_file(Some(place))
+                .for_server(&c.name),
+            );
+        } else {
+            all.push(c);
         }
     }
-    Ok(choose(all, diagnostics, wanted))
+}
+
+/// One discovered file: the whole file in its dialect, or the part of `~/.claude.json` that holds
+/// one scope's servers.
+async fn load_found(found: &Found, sources: &Sources) -> Loaded {
+    let request = match &found.part {
+        Part::Whole => {
+            return load(
+                Request::Path(found.path.clone()),
+                None,
+                sources.inputs.clone(),
+                process_env,
+            )
+            .await
+        }
+        part => match claude_json_part(&found.path, part) {
+            Ok(Some(doc)) => Request::Document(doc),
+            Ok(None) => return Loaded::default(),
+            Err(why) => {
+                let name = found.path.display().to_string();
+                return Loaded {
+                    servers: Vec::new(),
+                    diagnostics: vec![
+                        Diagnostic::warning(Kind::Unreadable, "", why).in_file(Some(&name))
+                    ],
+                };
+            }
+        },
+    };
+    let mut loaded = load(
+        request,
+        Some(Dialect::ClaudeCode),
+        sources.inputs.clone(),
+        process_env,
+    )
+    .await;
+    let name = found.path.display().to_string();
+    loaded.diagnostics = loaded
+        .diagnostics
+        .into_iter()
+        .map(|d| d.in_file(Some(&name)))
+        .collect();
+    loaded
+}
+
+/// `{"mcpServers": …}` of one scope of `~/.claude.json` (`None`: that scope has no servers).
+fn claude_json_part(path: &Path, part: &Part) -> Result<Option<Value>, String> {
+    use std::io::Read as _;
+    let limit = crate::limits::CONFIG_FILE_MAX_BYTES;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_string(&mut text))
+        .map_err(|e| format!("cannot read the file: {e}"))?;
+    if text.len() as u64 > limit {
+        return Err(format!("the file is over {limit} bytes"));
+    }
+    let doc: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+    let servers = match part {
+        Part::ClaudeProject(project) => &doc["projects"][project.as_str()]["mcpServers"],
+        _ => &doc["mcpServers"],
+    };
+    Ok(servers
+        .as_object()
+        .filter(|s| !s.is_empty())
+        .map(|s| json!({ "mcpServers": s })))
 }
 
 /// The selection proper, once every file is read.
-fn choose(all: Vec<Candidate>, diagnostics: Vec<Diagnostic>, wanted: &[String]) -> Selection {
+pub fn choose(all: Vec<Candidate>, diagnostics: Vec<Diagnostic>, wanted: &[String]) -> Selection {
     if wanted.is_empty() {
         return Selection {
             servers: all,

@@ -186,9 +186,27 @@ pub fn mask_values(text: &str, values: &[String]) -> String {
         .fold(text.to_owned(), |out, v| out.replace(v.as_str(), "***"))
 }
 
-/// The sidecar's own environment, as an expansion source.
+/// The one variable the sidecar defines itself: the folder holding its own executable, so that a
+/// config can name a binary shipped beside it (`${MCP_SIDECAR_DIR}/mcp-fixture`) whichever build
+/// or install the reader has. It wins over the environment: it says where this process runs from.
+pub const SIDECAR_DIR_VAR: &str = "MCP_SIDECAR_DIR";
+
+/// The sidecar's own environment, plus [`SIDECAR_DIR_VAR`], as an expansion source.
 pub fn process_env(name: &str) -> Option<String> {
+    if name == SIDECAR_DIR_VAR {
+        if let Some(dir) = own_dir() {
+            return Some(dir);
+        }
+    }
     std::env::var(name).ok()
+}
+
+/// The folder of the running executable, symlinks resolved (an installed link in `~/.local/bin`
+/// names the folder the binary really sits in).
+fn own_dir() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
+    exe.parent()?.to_str().map(str::to_owned)
 }
 
 #[cfg(test)]

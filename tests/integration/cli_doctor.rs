@@ -68,13 +68,11 @@ fn a_missing_command_shows_the_path_searched_and_the_nearest_match() {
     let searched =
         format!("the server's PATH (from its `env.PATH`), 2 directories searched: {path}");
     assert!(has_line(&f["evidence"], |l| l == searched), "{f}");
-    let nearest = format!("nearest match: {}", fixture_bin().display());
+    // A name on PATH is corrected by a name, the file it found given as evidence.
+    let nearest = format!("nearest match: mcp-fixture ({})", fixture_bin().display());
     assert!(has_line(&f["evidence"], |l| l == nearest), "{f}");
     assert!(
-        has_line(&f["fix"], |l| l.contains(&format!(
-            "\"command\": \"{}\"",
-            fixture_bin().display()
-        ))),
+        has_line(&f["fix"], |l| l.contains("\"command\": \"mcp-fixture\"")),
         "{f}"
     );
 }
@@ -295,5 +293,42 @@ fn the_human_report_gives_a_verdict_per_server_then_evidence_and_fixes() {
             .any(|l| l.starts_with("FAIL  typo") && l.contains("did you mean `command`")),
         "{}",
         r.stdout
+    );
+}
+
+#[test]
+fn a_timed_out_start_shows_its_limit_and_not_the_broken_pipe_its_stop_caused() {
+    // A server that says one thing, never answers, and writes Node's EPIPE trace once the sidecar
+    // closes its stdin (as a Node server writing to a closed pipe does).
+    let script = "echo 'connecting to the database' >&2; cat >/dev/null; \
+                  printf 'node:events:497\\n      throw er;\\n\\nError: write EPIPE\\n    at afterWriteDispatched\\n' >&2";
+    let (code, doc) = doctor(
+        "doctor-epipe",
+        json!({"stuck": {"command": "sh", "args": ["-c", script], "startupTimeoutSeconds": 1}}),
+        &[],
+    );
+    assert_eq!(code, 1, "{doc}");
+    let f = first_finding(&doc, "stuck");
+    assert_eq!(f["kind"], "start-timeout", "{f}");
+    assert!(
+        has_line(&f["evidence"], |l| l
+            == "stderr | connecting to the database"),
+        "{f}"
+    );
+    assert!(
+        !has_line(&f["evidence"], |l| l.contains("EPIPE")
+            && !l.contains("left out")),
+        "{f}"
+    );
+    assert!(
+        !has_line(&f["evidence"], |l| l.contains("node:events")),
+        "{f}"
+    );
+    // The limit as configured; the stop that followed, apart.
+    assert!(
+        has_line(&f["evidence"], |l| l
+            .starts_with("timings: stopped at startupTimeoutSeconds (1 s)")
+            && l.contains("(the stop grace)")),
+        "{f}"
     );
 }

@@ -19,6 +19,12 @@ fn path(p: &std::path::Path) -> &str {
 
 /// Runs `args` with stderr on a new pseudo-terminal; returns (status, stdout, what the terminal got).
 fn run_on_a_terminal(args: &[&str]) -> (i32, String, String) {
+    run_on_terminal(args, false)
+}
+
+/// [`run_on_a_terminal`], with stdout on the same terminal when `stdout_too` (stdout then
+/// returns empty).
+fn run_on_terminal(args: &[&str], stdout_too: bool) -> (i32, String, String) {
     use std::os::fd::{FromRawFd, OwnedFd};
     let (mut master, mut slave) = (0, 0);
     // SAFETY: openpty writes two new descriptors into the integers; nothing else is passed.
@@ -34,10 +40,15 @@ fn run_on_a_terminal(args: &[&str]) -> (i32, String, String) {
     assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
     // SAFETY: both descriptors were just opened and are owned by nothing else.
     let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let stdout = if stdout_too {
+        Stdio::from(slave.try_clone().unwrap())
+    } else {
+        Stdio::piped()
+    };
     let child = Command::new(sidecar_bin())
         .args(args)
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+        .stdout(stdout)
         .stderr(Stdio::from(slave))
         .spawn()
         .unwrap();
@@ -100,6 +111,58 @@ fn progress_is_one_line_per_server_on_a_terminal_and_never_on_stdout() {
         "{}",
         r.stderr
     );
+}
+
+#[test]
+fn a_failure_shows_once_when_the_report_is_on_the_same_terminal() {
+    let file = config_file(
+        "cli-once",
+        json!({"alpha": fixture_with(&[]), "broken": fixture_with(&["--exit-on-start", "3"])}),
+    );
+    let (code, _, terminal) = run_on_terminal(&["test", "--config", path(&file)], true);
+    assert_eq!(code, 1, "{terminal:?}");
+    // The progress line says that it failed; the report below says why, once.
+    let progress: Vec<&str> = terminal.lines().filter(|l| l.contains("/2]")).collect();
+    assert_eq!(progress.len(), 2, "{terminal:?}");
+    let reason = terminal
+        .lines()
+        .find(|l| l.contains("FAIL") && l.contains("broken"))
+        .and_then(|l| l.split("broken").nth(1))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("{terminal:?}"))
+        .to_owned();
+    assert!(!reason.is_empty(), "{terminal:?}");
+    assert_eq!(
+        terminal.matches(reason.as_str()).count(),
+        1,
+        "{reason:?} in {terminal:?}"
+    );
+}
+
+#[test]
+fn a_long_call_shows_the_servers_progress_on_a_terminal() {
+    let file = config_file(
+        "cli-call-progress",
+        json!({"slow": fixture_with(&["--client-requests"])}),
+    );
+    let args = [
+        "call",
+        "--config",
+        path(&file),
+        "slow",
+        "progress",
+        "--arg",
+        "steps=3",
+        "--arg",
+        "intervalMs=100",
+    ];
+    let (code, stdout, terminal) = run_on_a_terminal(&args);
+    assert_eq!(code, 0, "{stdout}{terminal:?}");
+    assert!(terminal.contains("slow/progress: 3/3"), "{terminal:?}");
+    assert!(!stdout.contains("slow/progress:"), "{stdout}");
+    // Not a terminal: no progress lines.
+    let r = run(&args);
+    assert!(!r.stderr.contains("progress:"), "{}", r.stderr);
 }
 
 #[test]

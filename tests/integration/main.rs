@@ -15,6 +15,7 @@ mod catalog_props;
 mod cli;
 mod cli_doctor;
 mod cli_terminal;
+mod cli_usability;
 mod clients;
 mod codegen;
 mod concurrency;

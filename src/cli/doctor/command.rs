@@ -6,8 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::diagnostics::did_you_mean;
-
 /// Most directory entries read while looking for a near name (a `PATH` of huge directories stays
 /// cheap).
 const MAX_ENTRIES_SCANNED: usize = 20_000;
@@ -127,11 +125,63 @@ fn nearest(name: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
             }
         }
     }
-    let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
-    let best = did_you_mean(name, &names)?;
-    let (file, dir) = found.iter().find(|(n, _)| n == best)?;
-    let path = dir.join(file);
-    is_executable(&path).then_some(path)
+    // The nearest executable, the first directory winning a tie (as the PATH look-up would).
+    let mut best: Option<(usize, PathBuf)> = None;
+    for (file, dir) in &found {
+        let Some(d) = typo_distance(name, file) else {
+            continue;
+        };
+        let path = dir.join(file);
+        if best.as_ref().is_none_or(|(b, _)| d < *b) && is_executable(&path) {
+            best = Some((d, path));
+        }
+    }
+    best.map(|(_, path)| path)
+}
+
+/// How far `found` is from `wanted` when it is near enough to be a typo of it: one edit (a
+/// letter wrong, missing, extra, or two swapped) in a name of up to 7 letters, two in a longer
+/// one, none in a name of four letters or fewer. Program names are short: the looser bound of
+/// config field names made `uvx` a typo of `ex`.
+fn typo_distance(wanted: &str, found: &str) -> Option<usize> {
+    let (a, b): (Vec<char>, Vec<char>) = (wanted.chars().collect(), found.chars().collect());
+    let longest = a.len().max(b.len());
+    // A name of four letters or fewer has too many neighbours for any of them to be the one.
+    let allowed = match longest {
+        0..=4 => return None,
+        5..=7 => 1,
+        _ => 2,
+    };
+    if a.len().abs_diff(b.len()) > allowed || a == b {
+        return None;
+    }
+    let d = swaps_and_edits(&a, &b);
+    (d <= allowed).then_some(d)
+}
+
+/// Edit distance counting a swap of two neighbouring letters as one edit (optimal string
+/// alignment).
+fn swaps_and_edits(a: &[char], b: &[char]) -> usize {
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 #[cfg(unix)]
@@ -186,6 +236,29 @@ mod tests {
             resolve("completely-different", &path_var, None),
             Resolution::Missing { nearest: None, .. }
         ));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn only_a_plausible_typo_is_a_nearest_match() {
+        let d = dir("typos");
+        for name in ["ex", "python3", "pydoc3", "mcp-server-memory", "uv"] {
+            file(&d.join(name), "#!/bin/sh\n", 0o755);
+        }
+        let path_var = d.display().to_string();
+        let nearest = |name: &str| match resolve(name, &path_var, None) {
+            Resolution::Missing { nearest, .. } => {
+                nearest.map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            }
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(nearest("uvx"), None, "uvx is no typo of ex, nor of uv");
+        assert_eq!(nearest("pyhton3").as_deref(), Some("python3"));
+        assert_eq!(
+            nearest("mcp-server-memroy").as_deref(),
+            Some("mcp-server-memory")
+        );
+        assert_eq!(nearest("node"), None);
         std::fs::remove_dir_all(&d).unwrap();
     }
 

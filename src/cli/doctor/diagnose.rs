@@ -259,7 +259,29 @@ mod tests {
         );
         assert!(
             f.evidence
-                .contains(&"nearest match: /b/mcp-fixture".to_owned()),
+                .contains(&"nearest match: mcp-fixture (/b/mcp-fixture)".to_owned()),
+            "{f:?}"
+        );
+        assert!(
+            f.fix
+                .contains(&"if you meant it, set \"command\": \"mcp-fixture\"".to_owned()),
+            "{f:?}"
+        );
+        // A path with a typo is corrected by a path, and nobody is told to install the typo.
+        e.command = Some(CommandFacts {
+            program: "/opt/mcp/mcp-server-memroy",
+            path_var: "/a",
+            path_from_config: false,
+            cwd: None,
+            resolution: Resolution::Missing {
+                searched: vec!["/opt/mcp".into()],
+                nearest: Some("/opt/mcp/mcp-server-memory".into()),
+            },
+        });
+        let f = &diagnose(&e)[0];
+        assert_eq!(
+            f.fix,
+            ["if you meant it, set \"command\": \"/opt/mcp/mcp-server-memory\""],
             "{f:?}"
         );
     }

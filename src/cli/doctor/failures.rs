@@ -18,7 +18,16 @@ pub(super) fn failed_start(e: &Evidence<'_>, report: &Value) -> Finding {
     let error = &report["error"];
     let data = &error["data"];
     let message = error["message"].as_str().unwrap_or("the start failed");
-    let mut f = match data["code"].as_str().unwrap_or("") {
+    let code = data["code"].as_str().unwrap_or("");
+    let timed_out = code == "SERVER_UNAVAILABLE" && data["setting"] == "startupTimeoutSeconds";
+    // The sidecar ended the start itself, unless the server exited (or never spawned): what the
+    // server wrote once its pipe was closed is the closing's echo, not the cause.
+    let closed_by_us = timed_out
+        || !matches!(
+            code,
+            "SERVER_UNAVAILABLE" | "HTTP_ERROR" | "NETWORK_ERROR" | "AUTH_REQUIRED" | "AUTH_FAILED"
+        );
+    let mut f = match code {
         "SERVER_UNAVAILABLE" if spawn_failed(report) => spawn(e, message),
         "SERVER_UNAVAILABLE" if data["setting"] == "startupTimeoutSeconds" => timeout(e, report),
         "SERVER_UNAVAILABLE" => exited(e, report, message),
@@ -40,15 +49,83 @@ pub(super) fn failed_start(e: &Evidence<'_>, report: &Value) -> Finding {
             f
         }
     };
-    f.evidence.push(phases(&report["timings"]));
+    if timed_out {
+        f.evidence.push(timeout_phases(e, &report["timings"]));
+    } else {
+        f.evidence.push(phases(&report["timings"]));
+    }
     if let Some(tail) = report["stderrTail"]
         .as_str()
         .filter(|t| !t.trim().is_empty())
     {
+        let (tail, cut) = if closed_by_us {
+            before_the_close(tail)
+        } else {
+            (tail, false)
+        };
         f.evidence
             .extend(last_lines(tail, 8).map(|l| format!("stderr | {l}")));
+        if cut {
+            f.evidence.push(
+                "stderr | (what it wrote once the sidecar closed its pipe, a broken-pipe error, left out)"
+                    .into(),
+            );
+        }
     }
     f
+}
+
+/// The timings of a start that timed out: the limit as configured, then the stop that followed
+/// apart (closing stdin, then SIGTERM, then SIGKILL each after a grace), so that a 1 s timeout
+/// does not read as a 2.2 s one.
+fn timeout_phases(e: &Evidence<'_>, timings: &Value) -> String {
+    let limit = e.startup_timeout.as_secs_f64();
+    let mut line = format!("timings: stopped at startupTimeoutSeconds ({limit} s)");
+    if let Some(spawn) = timings["spawnMs"].as_f64() {
+        line.push_str(&format!(" (spawn {})", crate::cli::table::millis(spawn)));
+    }
+    if let Some(total) = timings["startupMs"].as_f64() {
+        let stop = total - limit * 1000.0;
+        if stop > 0.0 {
+            line.push_str(&format!(
+                "; stopping it took {} more (the stop grace)",
+                crate::cli::table::millis(stop)
+            ));
+        }
+    }
+    line
+}
+
+/// A stderr tail up to the broken-pipe error a server writes when the sidecar closes its pipes
+/// (Node's `EPIPE`, Python's `BrokenPipeError`, Rust's and C's "Broken pipe"), the trace's own
+/// heading included (`node:events:…`, `Traceback …`, a few lines above it); whether anything was
+/// cut.
+fn before_the_close(tail: &str) -> (&str, bool) {
+    const MARKERS: &[&str] = &[
+        "EPIPE",
+        "BrokenPipeError",
+        "Broken pipe",
+        "broken pipe",
+        "ERR_STREAM_DESTROYED",
+    ];
+    const HEADINGS: &[&str] = &["node:", "Traceback (most recent call last)", "Exception "];
+    // Lines with the byte offset each starts at.
+    let mut lines = Vec::new();
+    let mut offset = 0;
+    for line in tail.split_inclusive('\n') {
+        lines.push((offset, line));
+        offset += line.len();
+    }
+    let Some(at) = lines
+        .iter()
+        .position(|(_, l)| MARKERS.iter().any(|m| l.contains(m)))
+    else {
+        return (tail, false);
+    };
+    let heading = (at.saturating_sub(6)..at)
+        .find(|&i| HEADINGS.iter().any(|h| lines[i].1.starts_with(h)))
+        .unwrap_or(at);
+    (&tail[..lines[heading].0], true)
 }
 
 /// The start never got a process: the spawn itself failed.
@@ -138,23 +215,33 @@ fn not_found(
             c.path_var
         ));
     }
+    let on_path = !crate::config::paths::has_directory(c.program);
     match nearest {
         Some(near) => {
+            // A name looked up on PATH is corrected by a name (what resolves to a shim or a
+            // symlink stays one); a path by a path.
+            let fixed = match near.file_name() {
+                Some(name) if on_path => name.to_string_lossy().into_owned(),
+                _ => near.display().to_string(),
+            };
             f.evidence
-                .push(format!("nearest match: {}", near.display()));
-            f.fix.push(format!(
-                "if you meant it, set \"command\": \"{}\"",
-                near.display()
-            ));
+                .push(format!("nearest match: {fixed} ({})", near.display()));
+            f.fix
+                .push(format!("if you meant it, set \"command\": \"{fixed}\""));
         }
         None => f
             .evidence
             .push("no program with a similar name there".into()),
     }
-    f.fix.push(format!(
-        "install `{}`, or give its full path in `command`",
-        c.program
-    ));
+    if on_path {
+        f.fix.push(format!(
+            "install `{}`, or give its full path in `command`",
+            c.program
+        ));
+    } else if nearest.is_none() {
+        f.fix
+            .push("correct the path in `command`, or install the program there".to_owned());
+    }
     f
 }
 
@@ -366,4 +453,21 @@ fn upstream(data: &Value, message: &str) -> Finding {
     f.evidence.push(message.to_owned());
     f.fix.push("its stderr and its own documentation say more; this is the server's error, not the sidecar's".into());
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_broken_pipe_trace_of_a_closed_server_is_left_out() {
+        let node = "starting\nwaiting for the database\nnode:events:497\n      throw er; // Unhandled 'error' event\n      ^\n\nError: write EPIPE\n    at afterWriteDispatched (node:internal/stream_base_commons:161:15)\n";
+        assert_eq!(
+            before_the_close(node),
+            ("starting\nwaiting for the database\n", true)
+        );
+        let python = "ready?\nTraceback (most recent call last):\n  File \"s.py\", line 3\nBrokenPipeError: [Errno 32] Broken pipe\n";
+        assert_eq!(before_the_close(python), ("ready?\n", true));
+        assert_eq!(before_the_close("just slow\n"), ("just slow\n", false));
+    }
 }

@@ -1,0 +1,200 @@
+//! Where the configs people already have live, for the commands run without `--config`: each
+//! host's documented files (Claude Desktop, Claude Code, Cursor, VS Code, Codex, Windsurf) on
+//! Linux, macOS and Windows, and a project's own files in the current directory.
+//!
+//! Precedence, as those hosts apply it: the project's files before the user's — Claude Code's
+//! per-project entry of `~/.claude.json` (its "local" scope), then `.mcp.json`, `.cursor/mcp.json`
+//! and `.vscode/mcp.json`, then the user files. A server name defined in several files runs from
+//! the first one in that order; the others are named in the line saying what was read.
+
+use std::path::{Path, PathBuf};
+
+/// What is looked at: a home, the platform's settings folder, a project folder.
+#[derive(Clone, Debug)]
+pub struct Places {
+    pub home: PathBuf,
+    /// `$XDG_CONFIG_HOME` on Linux (else `~/.config`), `%APPDATA%` on Windows,
+    /// `~/Library/Application Support` on macOS.
+    pub settings: PathBuf,
+    /// The project: the current directory.
+    pub project: PathBuf,
+    /// `$CODEX_HOME`, where Codex keeps its config instead of `~/.codex`.
+    pub codex_home: Option<PathBuf>,
+}
+
+impl Places {
+    /// The places of this process: its home, its settings folder and its working directory.
+    pub fn of_this_process() -> Option<Self> {
+        let home = std::env::var_os("HOME")
+            .or_else(|| std::env::var_os("USERPROFILE"))
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)?;
+        let settings = if cfg!(target_os = "macos") {
+            home.join("Library").join("Application Support")
+        } else if cfg!(windows) {
+            std::env::var_os("APPDATA")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join("AppData").join("Roaming"))
+        } else {
+            std::env::var_os("XDG_CONFIG_HOME")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(".config"))
+        };
+        Some(Self {
+            home,
+            settings,
+            project: std::env::current_dir().ok()?,
+            codex_home: std::env::var_os("CODEX_HOME")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from),
+        })
+    }
+}
+
+/// Which part of a file holds the servers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The whole file, in its own dialect.
+    Whole,
+    /// `~/.claude.json`'s top-level `mcpServers` (Claude Code's user scope).
+    ClaudeUser,
+    /// `~/.claude.json`'s `projects[<project>].mcpServers` (Claude Code's local scope).
+    ClaudeProject(String),
+}
+
+/// One config file found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    pub path: PathBuf,
+    pub part: Part,
+    /// The host and scope, as a person knows them ("Cursor, project").
+    pub what: &'static str,
+}
+
+/// The files that exist, in precedence order (first wins).
+pub fn discover(places: &Places) -> Vec<Found> {
+    let Places {
+        home,
+        settings,
+        project,
+        codex_home,
+    } = places;
+    let claude_json = home.join(".claude.json");
+    let codex = codex_home
+        .clone()
+        .unwrap_or_else(|| home.join(".codex"))
+        .join("config.toml");
+    let candidates = [
+        (
+            claude_json.clone(),
+            Part::ClaudeProject(project.display().to_string()),
+            "Claude Code, local",
+        ),
+        (
+            project.join(".mcp.json"),
+            Part::Whole,
+            "Claude Code, project",
+        ),
+        (
+            project.join(".cursor").join("mcp.json"),
+            Part::Whole,
+            "Cursor, project",
+        ),
+        (
+            project.join(".vscode").join("mcp.json"),
+            Part::Whole,
+            "VS Code, workspace",
+        ),
+        (claude_json, Part::ClaudeUser, "Claude Code, user"),
+        (
+            settings.join("Claude").join("claude_desktop_config.json"),
+            Part::Whole,
+            "Claude Desktop",
+        ),
+        (
+            home.join(".cursor").join("mcp.json"),
+            Part::Whole,
+            "Cursor, user",
+        ),
+        (
+            settings.join("Code").join("User").join("mcp.json"),
+            Part::Whole,
+            "VS Code, user",
+        ),
+        (codex, Part::Whole, "Codex"),
+        (
+            home.join(".codeium")
+                .join("windsurf")
+                .join("mcp_config.json"),
+            Part::Whole,
+            "Windsurf",
+        ),
+    ];
+    let mut found = Vec::new();
+    for (path, part, what) in candidates {
+        // The project may be the home itself: its `.cursor/mcp.json` is then the user's, read once.
+        if found
+            .iter()
+            .any(|f: &Found| f.path == path && f.part == part)
+            || !path.is_file()
+        {
+            continue;
+        }
+        found.push(Found { path, part, what });
+    }
+    found
+}
+
+/// `path` with the home folder written `~`, for the line saying what was read.
+pub fn short(path: &Path, home: &Path) -> String {
+    match path.strip_prefix(home) {
+        Ok(rest) if !home.as_os_str().is_empty() => format!("~/{}", rest.display()),
+        _ => path.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+mod tests {
+    use super::*;
+
+    fn touch(path: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "{}").unwrap();
+    }
+
+    #[test]
+    fn project_files_come_before_user_files_and_missing_ones_are_skipped() {
+        let root = std::env::temp_dir().join(format!("discovery-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let places = Places {
+            home: root.join("home"),
+            settings: root.join("home/.config"),
+            project: root.join("project"),
+            codex_home: None,
+        };
+        touch(&root.join("home/.cursor/mcp.json"));
+        touch(&root.join("home/.claude.json"));
+        touch(&root.join("home/.codex/config.toml"));
+        touch(&root.join("home/.config/Claude/claude_desktop_config.json"));
+        touch(&root.join("project/.mcp.json"));
+        let found: Vec<&str> = discover(&places).iter().map(|f| f.what).collect::<Vec<_>>();
+        assert_eq!(
+            found,
+            [
+                "Claude Code, local",
+                "Claude Code, project",
+                "Claude Code, user",
+                "Claude Desktop",
+                "Cursor, user",
+                "Codex"
+            ]
+        );
+        assert_eq!(
+            short(&root.join("home/.cursor/mcp.json"), &places.home),
+            "~/.cursor/mcp.json"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
