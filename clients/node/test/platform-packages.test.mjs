@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { PLATFORM_PACKAGES, detectLibc, findBinary, platformKey } from '../src/binary.js';
 import { VERSION } from '../src/version.js';
@@ -85,7 +86,9 @@ test('no platform package installed: the error names the package expected and ho
 test("PATH never yields the package's own mcp-sidecar command (npm links it into node_modules/.bin)", () => {
   const bin = join(tmp.dir, 'dotbin');
   mkdirSync(bin, { recursive: true });
-  symlinkSync(join(PACKAGE_ROOT, 'bin', 'mcp-sidecar.js'), join(bin, 'mcp-sidecar'));
+  // The command of the package under test (the installed one when the suite runs against it).
+  const launcher = fileURLToPath(new URL('../bin/mcp-sidecar.js', import.meta.resolve('../src/binary.js')));
+  symlinkSync(launcher, join(bin, 'mcp-sidecar'));
   const empty = join(tmp.dir, 'empty-for-path');
   mkdirSync(empty, { recursive: true });
   const where = { platform: 'linux', arch: 'x64', libc: 'glibc', resolveFrom: join(empty, 'x.js'), packageRoot: empty };
