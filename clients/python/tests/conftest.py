@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 
 import pytest
 
@@ -28,6 +29,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
         if os.path.abspath(mcp_sidecar.__file__).startswith(SOURCE + os.sep):
             raise pytest.UsageError(f"MCP_SIDECAR_TEST_INSTALLED=1 but mcp_sidecar is {SOURCE}'s")
+        scripts = os.path.abspath(sysconfig.get_path("scripts"))
+        if not os.environ.get("MCP_SIDECAR_BIN") and os.path.dirname(support.SIDECAR_BIN) != scripts:
+            raise pytest.UsageError(
+                f"MCP_SIDECAR_TEST_INSTALLED=1 but the sidecar is {support.SIDECAR_BIN}, not the one "
+                f"installed in {scripts}"
+            )
     missing = [p for p in (support.SIDECAR_BIN, support.FIXTURE_BIN) if not os.access(p, os.X_OK)]
     if missing:
         raise pytest.UsageError(
