@@ -3,6 +3,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -31,7 +32,10 @@ func binaryName() string {
 //     `go generate`, see generate.go);
 //  5. ../../target/release and ../../target/debug from the module directory
 //     (the module inside an mcp-sidecar source checkout, after cargo build);
-//  6. mcp-sidecar on PATH (exec.LookPath).
+//  6. mcp-sidecar on PATH (exec.LookPath);
+//  7. this version's release binary in the user cache, downloaded there on
+//     first use and checked against its pinned SHA-256 (DownloadBinary;
+//     never with $MCP_SIDECAR_OFFLINE set).
 //
 // An explicit path or $MCP_SIDECAR_BIN that is not an executable file is an
 // error at once (no silent fallback). Otherwise the first executable
@@ -48,10 +52,12 @@ type search struct {
 	executable func() (string, error)
 	moduleDir  string // "" when unknown
 	lookPath   func(string) (string, error)
+	download   func() (string, error) // nil: no download step
 }
 
 func defaultSearch() search {
-	return search{getenv: os.Getenv, executable: os.Executable, moduleDir: moduleDir(), lookPath: exec.LookPath}
+	return search{getenv: os.Getenv, executable: os.Executable, moduleDir: moduleDir(), lookPath: exec.LookPath,
+		download: func() (string, error) { return DownloadBinary(context.Background(), DownloadOptions{}) }}
 }
 
 // moduleDir is the directory of this file at build time: the module root.
@@ -95,7 +101,16 @@ func (s search) find(explicit string) (string, error) {
 		return p, nil
 	}
 	searched = append(searched, "PATH ("+binaryName()+")")
-	e := clientError(CodeBinaryNotFound, nil,
+	var downloadErr error
+	if s.download != nil {
+		p, err := s.download()
+		if err == nil {
+			return p, nil
+		}
+		downloadErr = err
+		searched = append(searched, "the release download ("+err.Error()+")")
+	}
+	e := clientError(CodeBinaryNotFound, downloadErr,
 		"no %s binary found; searched: %s. Set Options.BinaryPath or $%s, run `go generate` in the module, or put it on PATH",
 		binaryName(), strings.Join(searched, "; "), EnvBinary)
 	e.Data["searched"] = searched

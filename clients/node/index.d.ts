@@ -298,6 +298,8 @@ export interface FindBinaryOptions {
   env?: Record<string, string | undefined>;
   platform?: string;
   arch?: string;
+  /** Linux only: which platform package to look for (`linux-x64` or `linux-x64-musl`); default told from this process. */
+  libc?: 'glibc' | 'musl';
   /** File path or URL `require.resolve` starts from (default: the package itself). */
   resolveFrom?: string | URL;
   /** Directory holding `npm/<platform>-<arch>/bin/` staged copies (default: the package root). */

@@ -66,48 +66,6 @@ fn python_client_suite() {
     );
 }
 
-/// `pip install ./clients/python` builds a wheel (maturin, `bindings = "bin"`) that carries the
-/// sidecar binary, and the installed client finds it with no environment variable set.
-#[test]
-fn python_wheel_installs_the_sidecar_binary() {
-    let venv = support::temp_dir("pyvenv");
-    run_suite(&repo(), "python3", &["-m", "venv", venv.to_str().unwrap()]);
-    let pip = venv.join("bin/pip");
-    run_suite(
-        &repo(),
-        pip.to_str().unwrap(),
-        &["install", "--quiet", "--no-cache-dir", "./clients/python"],
-    );
-    let installed = venv.join("bin/mcp-sidecar");
-    assert!(
-        installed.is_file(),
-        "the wheel did not install {}",
-        installed.display()
-    );
-    let output = Command::new(venv.join("bin/python"))
-        .args([
-            "-c",
-            "import mcp_sidecar; print(mcp_sidecar.find_sidecar_bin())",
-        ])
-        .env_remove("MCP_SIDECAR_BIN")
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .unwrap();
-    let found = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert_eq!(
-        Path::new(&found).canonicalize().unwrap(),
-        installed.canonicalize().unwrap()
-    );
-    let version = Command::new(&installed).arg("--version").output().unwrap();
-    assert!(String::from_utf8_lossy(&version.stdout).starts_with("mcp-sidecar "));
-    let _ = std::fs::remove_dir_all(&venv);
-}
-
 /// The Node client's framework adapters (`mcp-sidecar/ai-sdk`, `/openai-agents`, `/langchain`) in
 /// real agent loops of the pinned frameworks with their own offline fake models. The frameworks
 /// are the package's devDependencies, installed by `npm ci` in .ci/run; the core suite above

@@ -34,6 +34,7 @@ mod leaks;
 mod logs;
 mod oauth;
 mod oauth_host;
+mod packages;
 mod pins;
 mod probe;
 mod procfs;

@@ -1,6 +1,7 @@
 // env.mjs — owns the test environment: where the repository, the sidecar and the fixture
 // binaries are (env MCP_SIDECAR_BIN / MCP_FIXTURE_BIN, default target/debug/ under the repo
-// root), plus small bounded-wait helpers shared by the test files. Lives outside test/ so that
+// root; when the suite runs against an installed package (installed-package.mjs), the sidecar
+// its platform package installed), plus small bounded-wait helpers shared by the test files. Lives outside test/ so that
 // `node --test test/` does not run it as a test file.
 
 import { existsSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
@@ -13,7 +14,14 @@ export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const SCENARIOS_PATH = join(REPO_ROOT, 'proto', 'scenarios', 'scenarios.json');
 
 const exe = process.platform === 'win32' ? '.exe' : '';
-export const SIDECAR_BIN = process.env.MCP_SIDECAR_BIN || join(REPO_ROOT, 'target', 'debug', `mcp-sidecar${exe}`);
+/** The binary the installed package finds by itself (no option, no env, no PATH), else null. */
+async function installedSidecar() {
+  if (!process.env.MCP_SIDECAR_TEST_INSTALLED) return null;
+  const found = (await import('../src/binary.js')).findBinary({ env: {} });
+  if (found.source !== 'package') throw new Error(`the installed package found ${found.path} (${found.source}), not its platform package's binary`);
+  return found.path;
+}
+export const SIDECAR_BIN = process.env.MCP_SIDECAR_BIN || (await installedSidecar()) || join(REPO_ROOT, 'target', 'debug', `mcp-sidecar${exe}`);
 export const FIXTURE_BIN = process.env.MCP_FIXTURE_BIN || join(REPO_ROOT, 'target', 'debug', `mcp-fixture${exe}`);
 
 /** Throws a clear message when the Rust binaries have not been built. */

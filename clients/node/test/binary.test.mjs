@@ -178,7 +178,9 @@ test('stage-binary.mjs --write-optional-deps lists every platform package at the
     '@mcp-sidecar/darwin-arm64': '0.1.0',
     '@mcp-sidecar/darwin-x64': '0.1.0',
     '@mcp-sidecar/linux-arm64': '0.1.0',
+    '@mcp-sidecar/linux-arm64-musl': '0.1.0',
     '@mcp-sidecar/linux-x64': '0.1.0',
+    '@mcp-sidecar/linux-x64-musl': '0.1.0',
     '@mcp-sidecar/win32-x64': '0.1.0',
   });
 });

@@ -19,6 +19,7 @@ test('manifest: ESM, no runtime dependencies, Node >= 20, types, version in step
   assert.equal(manifest.dependencies, undefined);
   assert.equal(manifest.engines.node, '>=20');
   assert.equal(manifest.exports['.'].types, './index.d.ts');
+  assert.deepEqual(manifest.bin, { 'mcp-sidecar': 'bin/mcp-sidecar.js' });
   assert.equal(manifest.scripts.test, 'node --test test/');
   assert.equal(api.VERSION, manifest.version);
   for (const name of ['SidecarClient', 'start', 'SidecarError', 'findBinary', 'RPC_CODES', 'CLIENT_CODES']) {
@@ -53,10 +54,10 @@ test('the core entry point imports no framework adapter (they are subpath export
   }
 });
 
-test('npm pack ships src/, index.d.ts, the generated protocol files, README.md and package.json only (offline)', () => {
+test('npm pack ships src/, the mcp-sidecar command, index.d.ts, the generated protocol files, README.md and package.json only (offline)', () => {
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--offline'], {
     cwd: PACKAGE_ROOT, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' },
   }));
   const files = packed.files.map((f) => f.path).sort();
-  assert.deepEqual(files, ['README.md', 'generated.d.ts', 'generated.js', 'index.d.ts', 'package.json', ...sources].sort());
+  assert.deepEqual(files, ['README.md', 'bin/mcp-sidecar.js', 'generated.d.ts', 'generated.js', 'index.d.ts', 'package.json', ...sources].sort());
 });

@@ -25,8 +25,19 @@ def _repo_root() -> str:
 
 REPO_ROOT = _repo_root()
 SCENARIOS_JSON = os.path.join(REPO_ROOT, "proto", "scenarios", "scenarios.json")
+#: The suite runs against the installed package (conftest.py) and the binary it found itself.
+INSTALLED = os.environ.get("MCP_SIDECAR_TEST_INSTALLED") == "1"
+
+
+def _installed_sidecar() -> str:
+    from mcp_sidecar import find_sidecar_bin
+
+    return find_sidecar_bin()
+
+
 SIDECAR_BIN = os.path.abspath(
-    os.environ.get("MCP_SIDECAR_BIN") or os.path.join(REPO_ROOT, "target", "debug", "mcp-sidecar")
+    os.environ.get("MCP_SIDECAR_BIN")
+    or (_installed_sidecar() if INSTALLED else os.path.join(REPO_ROOT, "target", "debug", "mcp-sidecar"))
 )
 FIXTURE_BIN = os.path.abspath(
     os.environ.get("MCP_FIXTURE_BIN") or os.path.join(REPO_ROOT, "target", "debug", "mcp-fixture")
