@@ -231,19 +231,30 @@ mod tests {
         touch(&root.join("home/.codex/config.toml"));
         touch(&root.join("home/.config/Claude/claude_desktop_config.json"));
         touch(&root.join("project/.mcp.json"));
+        touch(&root.join("project/.cursor/mcp.json"));
+        touch(&root.join("project/.vscode/mcp.json"));
         let discovered = discover(&places);
         let gated: Vec<&str> = discovered
             .iter()
             .filter(|f| f.needs_approval)
             .map(|f| f.what)
             .collect();
-        assert_eq!(gated, ["Claude Code, project"]);
+        assert_eq!(
+            gated,
+            [
+                "Claude Code, project",
+                "Cursor, project",
+                "VS Code, workspace"
+            ]
+        );
         let found: Vec<&str> = discovered.iter().map(|f| f.what).collect::<Vec<_>>();
         assert_eq!(
             found,
             [
                 "Claude Code, local",
                 "Claude Code, project",
+                "Cursor, project",
+                "VS Code, workspace",
                 "Claude Code, user",
                 "Claude Desktop",
                 "Cursor, user",
