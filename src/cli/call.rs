@@ -51,16 +51,22 @@ pub async fn run(context: &Context, mut args: CallArgs) -> Exit {
             Err(why) => return usage(&why),
         }
     }
-    let (all, diagnostics) = match read_all(&context.sources).await {
+    let read = match read_all(&context.sources).await {
         Ok(read) => read,
         Err(e) => return usage(&e.to_string()),
     };
-    let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+    // A server withheld is still a name: `call a.tool` then says why `a` did not start.
+    let names: Vec<&str> = read
+        .servers
+        .iter()
+        .map(|c| c.name.as_str())
+        .chain(read.withheld.iter().map(|w| w.name.as_str()))
+        .collect();
     let target = match target(&args.words, &names, context.sources.ad_hoc.len()) {
         Ok(t) => t,
         Err(why) => return usage(&why),
     };
-    let selection = choose(all, diagnostics, std::slice::from_ref(&target.server));
+    let selection = choose(read, std::slice::from_ref(&target.server));
     if selection.servers.is_empty() {
         stderr_line(run::diagnostics_text(&selection).trim_end());
         return Exit::ConfigInvalid;

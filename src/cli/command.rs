@@ -115,6 +115,12 @@ pub struct Reading {
     /// The name of the `--stdio`/`--url` servers, in order (default: after the package or host).
     #[arg(long = "name", value_name = "NAME")]
     inline_names: Vec<String>,
+    /// Start the servers of the current folder's own files (.mcp.json, .cursor/mcp.json,
+    /// .vscode/mcp.json) without an approval. Risk: those files come with whatever repository
+    /// was cloned, and each server is a command run as you; without this flag they start only
+    /// when named with --config or approved in Claude Code.
+    #[arg(long)]
+    allow_project: bool,
 }
 
 impl Reading {
@@ -399,6 +405,7 @@ pub async fn run(command: People, globals: Globals) -> Exit {
             ad_hoc,
             places: Places::of_this_process(),
             quiet: reading.quiet,
+            allow_project: reading.allow_project,
         },
         cache: globals.cache,
         stop: globals.stop,

@@ -6,6 +6,10 @@
 //! per-project entry of `~/.claude.json` (its "local" scope), then `.mcp.json`, `.cursor/mcp.json`
 //! and `.vscode/mcp.json`, then the user files. A server name defined in several files runs from
 //! the first one in that order; the others are named in the line saying what was read.
+//!
+//! A project's files come with whatever repository was cloned, so they are not the person's word:
+//! their servers start only once approved ([`Found::needs_approval`], [`ClaudeApproval`]). Claude
+//! Code's local scope and the user files are written by the person and run as found.
 
 use std::path::{Path, PathBuf};
 
@@ -70,6 +74,9 @@ pub struct Found {
     pub part: Part,
     /// The host and scope, as a person knows them ("Cursor, project").
     pub what: &'static str,
+    /// A project's own file (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`): it came with
+    /// the folder, so its servers wait for an approval.
+    pub needs_approval: bool,
 }
 
 /// The files that exist, in precedence order (first wins).
@@ -85,27 +92,20 @@ pub fn discover(places: &Places) -> Vec<Found> {
         .clone()
         .unwrap_or_else(|| home.join(".codex"))
         .join("config.toml");
+    let in_project = [
+        project.join(".mcp.json"),
+        project.join(".cursor").join("mcp.json"),
+        project.join(".vscode").join("mcp.json"),
+    ];
     let candidates = [
         (
             claude_json.clone(),
             Part::ClaudeProject(project.display().to_string()),
             "Claude Code, local",
         ),
-        (
-            project.join(".mcp.json"),
-            Part::Whole,
-            "Claude Code, project",
-        ),
-        (
-            project.join(".cursor").join("mcp.json"),
-            Part::Whole,
-            "Cursor, project",
-        ),
-        (
-            project.join(".vscode").join("mcp.json"),
-            Part::Whole,
-            "VS Code, workspace",
-        ),
+        (in_project[0].clone(), Part::Whole, CLAUDE_CODE_PROJECT),
+        (in_project[1].clone(), Part::Whole, "Cursor, project"),
+        (in_project[2].clone(), Part::Whole, "VS Code, workspace"),
         (claude_json, Part::ClaudeUser, "Claude Code, user"),
         (
             settings.join("Claude").join("claude_desktop_config.json"),
@@ -141,9 +141,60 @@ pub fn discover(places: &Places) -> Vec<Found> {
         {
             continue;
         }
-        found.push(Found { path, part, what });
+        // The project may be the home: `~/.cursor/mcp.json` is then the user's own file.
+        let needs_approval =
+            in_project.contains(&path) && path != home.join(".cursor").join("mcp.json");
+        found.push(Found {
+            path,
+            part,
+            what,
+            needs_approval,
+        });
     }
     found
+}
+
+/// What `Found::what` says of a project's `.mcp.json`: the one file Claude Code's approvals cover.
+pub const CLAUDE_CODE_PROJECT: &str = "Claude Code, project";
+
+/// Claude Code's answer, kept in `~/.claude.json` under `projects[<project>]`, to "New MCP server
+/// found in .mcp.json … use it?": every server of the project's `.mcp.json`, or the ones named.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClaudeApproval {
+    /// `enableAllProjectMcpServers: true`.
+    pub all: bool,
+    /// `enabledMcpjsonServers`.
+    pub enabled: Vec<String>,
+    /// `disabledMcpjsonServers`: refused, whatever else says.
+    pub disabled: Vec<String>,
+}
+
+impl ClaudeApproval {
+    /// The approvals of `project` in the parsed `~/.claude.json` (none when it has no entry).
+    pub fn of(claude_json: &serde_json::Value, project: &str) -> Self {
+        let entry = &claude_json["projects"][project];
+        let names = |key: &str| -> Vec<String> {
+            entry[key]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|n| n.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        Self {
+            all: entry["enableAllProjectMcpServers"] == true,
+            enabled: names("enabledMcpjsonServers"),
+            disabled: names("disabledMcpjsonServers"),
+        }
+    }
+
+    /// Whether server `name` of the project's `.mcp.json` may start.
+    pub fn covers(&self, name: &str) -> bool {
+        let named = |list: &[String]| list.iter().any(|n| n == name);
+        !named(&self.disabled) && (self.all || named(&self.enabled))
+    }
 }
 
 /// `path` with the home folder written `~`, for the line saying what was read.
@@ -158,6 +209,7 @@ pub fn short(path: &Path, home: &Path) -> String {
 #[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn touch(path: &Path) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -179,12 +231,30 @@ mod tests {
         touch(&root.join("home/.codex/config.toml"));
         touch(&root.join("home/.config/Claude/claude_desktop_config.json"));
         touch(&root.join("project/.mcp.json"));
-        let found: Vec<&str> = discover(&places).iter().map(|f| f.what).collect::<Vec<_>>();
+        touch(&root.join("project/.cursor/mcp.json"));
+        touch(&root.join("project/.vscode/mcp.json"));
+        let discovered = discover(&places);
+        let gated: Vec<&str> = discovered
+            .iter()
+            .filter(|f| f.needs_approval)
+            .map(|f| f.what)
+            .collect();
+        assert_eq!(
+            gated,
+            [
+                "Claude Code, project",
+                "Cursor, project",
+                "VS Code, workspace"
+            ]
+        );
+        let found: Vec<&str> = discovered.iter().map(|f| f.what).collect::<Vec<_>>();
         assert_eq!(
             found,
             [
                 "Claude Code, local",
                 "Claude Code, project",
+                "Cursor, project",
+                "VS Code, workspace",
                 "Claude Code, user",
                 "Claude Desktop",
                 "Cursor, user",
@@ -196,5 +266,35 @@ mod tests {
             "~/.cursor/mcp.json"
         );
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_project_in_the_home_reads_the_users_cursor_file_without_a_gate() {
+        let root = std::env::temp_dir().join(format!("discovery-home-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let places = Places {
+            home: root.clone(),
+            settings: root.join(".config"),
+            project: root.clone(),
+            codex_home: None,
+        };
+        touch(&root.join(".cursor/mcp.json"));
+        let found = discover(&places);
+        assert_eq!(found.len(), 1);
+        assert!(!found[0].needs_approval, "{found:?}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn claude_codes_approval_covers_all_or_the_names_enabled_but_never_the_disabled() {
+        let doc = json!({"projects": {
+            "/p": {"enabledMcpjsonServers": ["a", "b"], "disabledMcpjsonServers": ["b"]},
+            "/q": {"enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["c"]},
+        }});
+        let p = ClaudeApproval::of(&doc, "/p");
+        assert!(p.covers("a") && !p.covers("b") && !p.covers("c"));
+        let q = ClaudeApproval::of(&doc, "/q");
+        assert!(q.covers("a") && !q.covers("c"));
+        assert!(!ClaudeApproval::of(&doc, "/elsewhere").covers("a"));
     }
 }

@@ -12,7 +12,7 @@ use super::exit::Exit;
 use super::output::{pretty, stdout, usage};
 use super::progress::Progress;
 use super::run::{self, Context};
-use super::selection::{select, Selection};
+use super::selection::{select, Selection, Withheld};
 use super::signature;
 use super::table::{self, Align, Table};
 use crate::convert::ToolFormat;
@@ -84,9 +84,15 @@ pub async fn run(context: &Context, args: ListArgs) -> Exit {
             .iter()
             .map(|(name, e)| json!({"name": name, "error": e.to_rpc_error()}))
             .collect();
+        let skipped: Vec<Value> = selection
+            .withheld
+            .iter()
+            .map(|w| json!({"name": w.name, "file": w.file, "reason": Withheld::REASON}))
+            .collect();
         let doc = json!({
             "servers": servers,
             "rejected": rejected,
+            "skipped": skipped,
             "tools": tools,
             "diagnostics": selection.diagnostics,
             "unknownServers": selection.unknown,
@@ -111,10 +117,10 @@ fn human(
     rejected: &[(String, crate::error::Error)],
 ) -> String {
     let mut out = String::new();
-    if statuses.is_empty() {
+    if statuses.is_empty() && selection.withheld.is_empty() {
         out.push_str("no servers to list\n");
     } else {
-        out.push_str(&stats_table(statuses, stats));
+        out.push_str(&stats_table(statuses, stats, &selection.withheld));
     }
     for s in statuses {
         out.push('\n');
@@ -170,7 +176,7 @@ fn human(
 /// The columns always shown; the statistics after them only when some row has one.
 const ALWAYS: usize = 4;
 
-fn stats_table(statuses: &[ServerStatus], stats: &[ServerStats]) -> String {
+fn stats_table(statuses: &[ServerStatus], stats: &[ServerStats], withheld: &[Withheld]) -> String {
     let columns = [
         ("SERVER", Align::Left),
         ("STATE", Align::Left),
@@ -207,6 +213,12 @@ fn stats_table(statuses: &[ServerStatus], stats: &[ServerStats]) -> String {
             st.restarts.to_string(),
             ms(st.uptime_ms),
         ]);
+    }
+    // A server withheld is a row too: the person sees it exists and was not started.
+    for w in withheld {
+        let mut row = vec![w.name.clone(), "skipped".into(), "-".into(), "-".into()];
+        row.resize(columns.len(), "-".into());
+        rows.push(row);
     }
     // A column of zeros and dashes in every row says nothing (no calls yet, no restarts).
     let kept: Vec<usize> = (0..columns.len())

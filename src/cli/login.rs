@@ -36,6 +36,9 @@ pub async fn run(context: &Context, args: LoginArgs) -> Exit {
     for why in &selection.unknown {
         stderr_line(&format!("mcp-sidecar: {why}"));
     }
+    for w in &selection.withheld {
+        stderr_line(&format!("mcp-sidecar: {}", w.sentence()));
+    }
     let Some(candidate) = selection.servers.first() else {
         return Exit::ConfigInvalid;
     };

@@ -8,7 +8,9 @@
 //! servers on someone else's behalf) is off. A host embedding the sidecar keeps its own gate.
 //! Run without a file, a command reads the configs the person's own hosts use, in their home and
 //! in the folder they run it from; the line saying which files were read comes before any server
-//! starts (see `selection`).
+//! starts. A project's own files came with the folder, not from the person: their servers are
+//! withheld until approved (`--config` naming the file, `--allow-project`, or Claude Code's own
+//! approval of the project's `.mcp.json`; see `selection`).
 
 use std::fmt::Write as _;
 use std::future::Future;
@@ -222,6 +224,9 @@ pub fn diagnostics_text(selection: &Selection) -> String {
     }
     for u in &selection.unknown {
         let _ = writeln!(out, "config error: {u}");
+    }
+    for w in &selection.withheld {
+        let _ = writeln!(out, "{}", w.sentence());
     }
     out
 }

@@ -7,6 +7,12 @@
 //! ([`super::discovery`]): a name several of them define runs from the first (project before
 //! user), quietly, since one server set up in two hosts is the common case; a line on stderr says
 //! which files were read and which entries were passed over.
+//!
+//! A project's own files (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`) come with the
+//! folder, from whoever wrote the repository: their servers are withheld — not even spawned —
+//! unless `--allow-project` is given or, for `.mcp.json`, Claude Code's approval for this project
+//! covers them. Naming the file (`--config ./.mcp.json`) is an approval too: it is then read as
+//! any file given.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -19,7 +25,7 @@ use crate::config::expand::process_env;
 use crate::config::load::{load, Loaded, Request};
 use crate::config::Dialect;
 
-use super::discovery::{self, Found, Part, Places};
+use super::discovery::{self, ClaudeApproval, Found, Part, Places, CLAUDE_CODE_PROJECT};
 use super::exit::Exit;
 use super::output::stderr_line;
 
@@ -38,6 +44,37 @@ pub struct Sources {
     pub places: Option<Places>,
     /// `--quiet`: no line saying which files were found.
     pub quiet: bool,
+    /// `--allow-project`: the servers of a project's discovered files start without an approval.
+    pub allow_project: bool,
+}
+
+/// A server of a discovered project file that was not approved, so not started.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Withheld {
+    pub name: String,
+    /// The file, as the line saying what was read writes it (`./.mcp.json`).
+    pub file: String,
+}
+
+impl Withheld {
+    /// The reason, in `list --json`'s `skipped` entries.
+    pub const REASON: &'static str = "not approved";
+
+    /// One sentence: why it did not start and how to start it.
+    pub fn sentence(&self) -> String {
+        format!(
+            "server `{}` of {} (a project's file) was not started: not approved; run with --config {} or --allow-project to start it",
+            self.name, self.file, self.file
+        )
+    }
+}
+
+/// Every server of the sources, what the files said, and the servers withheld.
+#[derive(Debug, Default)]
+pub struct Read {
+    pub servers: Vec<Candidate>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub withheld: Vec<Withheld>,
 }
 
 /// The servers a command runs, and what the files said.
@@ -50,6 +87,8 @@ pub struct Selection {
     pub diagnostics: Vec<Diagnostic>,
     /// Names asked for that no file defines, each with a sentence saying so.
     pub unknown: Vec<String>,
+    /// Servers of a project's discovered files that were not approved, so not started.
+    pub withheld: Vec<Withheld>,
 }
 
 impl Selection {
@@ -81,16 +120,14 @@ pub enum SelectionError {
 
 /// Reads every file and selects `wanted` (every server when empty).
 pub async fn select(sources: &Sources, wanted: &[String]) -> Result<Selection, SelectionError> {
-    let (all, diagnostics) = read_all(sources).await?;
-    Ok(choose(all, diagnostics, wanted))
+    Ok(choose(read_all(sources).await?, wanted))
 }
 
-/// Every server of the sources, and what the files said.
-pub async fn read_all(
-    sources: &Sources,
-) -> Result<(Vec<Candidate>, Vec<Diagnostic>), SelectionError> {
+/// Every server of the sources, what the files said, and the servers withheld.
+pub async fn read_all(sources: &Sources) -> Result<Read, SelectionError> {
     let mut all: Vec<Candidate> = Vec::new();
     let mut diagnostics = Vec::new();
+    let mut withheld: Vec<Withheld> = Vec::new();
     if sources.files.is_empty() && sources.ad_hoc.is_empty() {
         let Some(places) = &sources.places else {
             return Err(SelectionError::NoConfig("nothing (no home folder)".into()));
@@ -101,34 +138,66 @@ pub async fn read_all(
                 "the files of Claude Desktop and Code, Cursor, VS Code, Codex and Windsurf, and a project's .mcp.json, .cursor/mcp.json and .vscode/mcp.json (see docs/cli.md)".into(),
             ));
         }
+        // Claude Code's approvals for this project; none when `~/.claude.json` cannot be read.
+        let approval = read_claude_json(&places.home.join(".claude.json"))
+            .map(|doc| ClaudeApproval::of(&doc, &places.project.display().to_string()))
+            .unwrap_or_default();
         let mut read = Vec::new();
         for f in &found {
             let loaded = load_found(f, sources).await;
             diagnostics.extend(loaded.diagnostics);
-            let (mut used, mut over) = (0, Vec::new());
+            let shown = if f.needs_approval {
+                in_project(&f.path, &places.project)
+            } else {
+                discovery::short(&f.path, &places.home)
+            };
+            let (mut used, mut held, mut over) = (0, 0, Vec::new());
             for c in loaded.servers {
+                let approved = !f.needs_approval
+                    || sources.allow_project
+                    || (f.what == CLAUDE_CODE_PROJECT && approval.covers(&c.name));
                 if all.iter().any(|seen| seen.name == c.name) {
                     over.push(format!("`{}`", c.name));
+                } else if !approved {
+                    held += 1;
+                    withheld.push(Withheld {
+                        name: c.name,
+                        file: shown.clone(),
+                    });
                 } else {
                     used += 1;
                     all.push(c);
                 }
             }
-            let mut note = format!(
-                "{} ({}: {used} server{})",
-                discovery::short(&f.path, &places.home),
-                f.what,
-                if used == 1 { "" } else { "s" }
-            );
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
+            let mut counts = Vec::new();
+            if used > 0 || held == 0 {
+                counts.push(format!("{used} server{}", plural(used)));
+            }
+            if held > 0 {
+                counts.push(format!(
+                    "{held} server{} not started — not approved; run with --config {shown} or --allow-project to start {}",
+                    plural(held),
+                    if held == 1 { "it" } else { "them" }
+                ));
+            }
+            let mut note = format!("{shown} ({}: {}", f.what, counts.join("; "));
             if !over.is_empty() {
                 note.push_str(&format!("; {} defined earlier", over.join(", ")));
             }
+            note.push(')');
             read.push(note);
         }
+        // A name withheld here but defined by an approved file runs from that file.
+        withheld.retain(|w| !all.iter().any(|c| c.name == w.name));
         if !sources.quiet {
             stderr_line(&format!("mcp-sidecar: read {}", read.join(", ")));
         }
-        return Ok((all, diagnostics));
+        return Ok(Read {
+            servers: all,
+            diagnostics,
+            withheld,
+        });
     }
     for file in &sources.files {
         let loaded = load(
@@ -152,7 +221,19 @@ pub async fn read_all(
         sources.ad_hoc.clone(),
         "the command line",
     );
-    Ok((all, diagnostics))
+    Ok(Read {
+        servers: all,
+        diagnostics,
+        withheld,
+    })
+}
+
+/// A file of the project, written from it (`./.mcp.json`) so that `--config` takes it as is.
+fn in_project(path: &Path, project: &Path) -> String {
+    match path.strip_prefix(project) {
+        Ok(rest) => format!("./{}", rest.display()),
+        Err(_) => path.display().to_string(),
+    }
 }
 
 /// Adds `servers` to `all`; a name already there is a `duplicate` error and keeps the first.
@@ -227,16 +308,7 @@ async fn load_found(found: &Found, sources: &Sources) -> Loaded {
 
 /// `{"mcpServers": …}` of one scope of `~/.claude.json` (`None`: that scope has no servers).
 fn claude_json_part(path: &Path, part: &Part) -> Result<Option<Value>, String> {
-    use std::io::Read as _;
-    let limit = crate::limits::CONFIG_FILE_MAX_BYTES;
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(limit + 1).read_to_string(&mut text))
-        .map_err(|e| format!("cannot read the file: {e}"))?;
-    if text.len() as u64 > limit {
-        return Err(format!("the file is over {limit} bytes"));
-    }
-    let doc: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+    let doc = read_claude_json(path)?;
     let servers = match part {
         Part::ClaudeProject(project) => &doc["projects"][project.as_str()]["mcpServers"],
         _ => &doc["mcpServers"],
@@ -247,13 +319,33 @@ fn claude_json_part(path: &Path, part: &Part) -> Result<Option<Value>, String> {
         .map(|s| json!({ "mcpServers": s })))
 }
 
+/// `~/.claude.json`, parsed, within `CONFIG_FILE_MAX_BYTES`.
+fn read_claude_json(path: &Path) -> Result<Value, String> {
+    use std::io::Read as _;
+    let limit = crate::limits::CONFIG_FILE_MAX_BYTES;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_string(&mut text))
+        .map_err(|e| format!("cannot read the file: {e}"))?;
+    if text.len() as u64 > limit {
+        return Err(format!("the file is over {limit} bytes"));
+    }
+    serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))
+}
+
 /// The selection proper, once every file is read.
-pub fn choose(all: Vec<Candidate>, diagnostics: Vec<Diagnostic>, wanted: &[String]) -> Selection {
+pub fn choose(read: Read, wanted: &[String]) -> Selection {
+    let Read {
+        servers: all,
+        diagnostics,
+        withheld,
+    } = read;
     if wanted.is_empty() {
         return Selection {
             servers: all,
             diagnostics,
             unknown: Vec::new(),
+            withheld,
         };
     }
     let wanted: BTreeSet<&str> = wanted.iter().map(String::as_str).collect();
@@ -266,6 +358,7 @@ pub fn choose(all: Vec<Candidate>, diagnostics: Vec<Diagnostic>, wanted: &[Strin
         .iter()
         .map(|c| c.name.as_str())
         .chain(rejected.iter().map(String::as_str))
+        .chain(withheld.iter().map(|w| w.name.as_str()))
         .collect();
     let unknown = wanted
         .iter()
@@ -297,6 +390,10 @@ pub fn choose(all: Vec<Candidate>, diagnostics: Vec<Diagnostic>, wanted: &[Strin
             .filter(|d| d.server.as_deref().is_none_or(|s| wanted.contains(s)))
             .collect(),
         unknown,
+        withheld: withheld
+            .into_iter()
+            .filter(|w| wanted.contains(w.name.as_str()))
+            .collect(),
     }
 }
 
@@ -328,9 +425,32 @@ mod tests {
         }
     }
 
+    fn read(servers: Vec<Candidate>, diagnostics: Vec<Diagnostic>) -> Read {
+        Read {
+            servers,
+            diagnostics,
+            withheld: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_withheld_server_is_known_by_name_and_kept_with_its_reason() {
+        let mut r = read(vec![candidate("a")], Vec::new());
+        r.withheld.push(Withheld {
+            name: "b".into(),
+            file: "./.mcp.json".into(),
+        });
+        let s = choose(r, &["b".to_owned()]);
+        assert!(s.servers.is_empty() && s.unknown.is_empty());
+        assert_eq!(s.withheld.len(), 1);
+        assert!(s.withheld[0]
+            .sentence()
+            .contains("run with --config ./.mcp.json or --allow-project"));
+    }
+
     #[test]
     fn every_server_when_none_is_named() {
-        let s = choose(vec![candidate("a"), candidate("b")], Vec::new(), &[]);
+        let s = choose(read(vec![candidate("a"), candidate("b")], Vec::new()), &[]);
         assert_eq!(s.servers.len(), 2);
         assert_eq!(s.exit(), Exit::Ok);
     }
@@ -348,15 +468,17 @@ mod tests {
                 .for_server("b"),
         ];
         let s = choose(
-            vec![candidate("a"), candidate("b")],
-            diagnostics.clone(),
+            read(vec![candidate("a"), candidate("b")], diagnostics.clone()),
             &["a".to_owned()],
         );
         assert_eq!(s.servers.len(), 1);
         assert!(s.diagnostics.is_empty());
         assert_eq!(s.exit(), Exit::Ok);
         // A rejected entry is known: its diagnostic is the answer, and the config is invalid.
-        let s = choose(vec![candidate("a")], diagnostics, &["typo".to_owned()]);
+        let s = choose(
+            read(vec![candidate("a")], diagnostics),
+            &["typo".to_owned()],
+        );
         assert!(s.servers.is_empty() && s.unknown.is_empty());
         assert_eq!(s.diagnostics.len(), 1);
         assert_eq!(s.exit(), Exit::ConfigInvalid);
@@ -365,8 +487,7 @@ mod tests {
     #[test]
     fn a_name_no_file_defines_is_a_config_problem_with_a_hint() {
         let s = choose(
-            vec![candidate("alpha"), candidate("beta")],
-            Vec::new(),
+            read(vec![candidate("alpha"), candidate("beta")], Vec::new()),
             &["alhpa".to_owned()],
         );
         assert_eq!(

@@ -29,7 +29,7 @@ pub enum Listing {
 /// `resources` / `prompts` over `servers` (all when empty).
 pub async fn list(context: &Context, what: Listing, servers: &[String], json: bool) -> Exit {
     let selection = match read_all(&context.sources).await {
-        Ok((all, diagnostics)) => choose(all, diagnostics, servers),
+        Ok(read) => choose(read, servers),
         Err(e) => return usage(&e.to_string()),
     };
     let registry = run::registry(context, ToolFormat::default(), false);
@@ -107,10 +107,11 @@ pub async fn one(
     format: ToolFormat,
     json: bool,
 ) -> Exit {
-    let (all, diagnostics) = match read_all(&context.sources).await {
+    let read = match read_all(&context.sources).await {
         Ok(read) => read,
         Err(e) => return usage(&e.to_string()),
     };
+    let all = &read.servers;
     let server = match server {
         Some(s) => s,
         None if all.len() == 1 && context.sources.ad_hoc.len() == 1 => all[0].name.clone(),
@@ -123,7 +124,7 @@ pub async fn one(
         },
         One::Read { .. } => Map::new(),
     };
-    let selection = choose(all, diagnostics, std::slice::from_ref(&server));
+    let selection = choose(read, std::slice::from_ref(&server));
     if selection.servers.is_empty() {
         stderr_line(run::diagnostics_text(&selection).trim_end());
         return Exit::ConfigInvalid;

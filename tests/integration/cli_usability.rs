@@ -248,7 +248,8 @@ fn without_config_the_files_people_have_are_read_project_before_user() {
     );
     std::fs::create_dir_all(home.join(".codex")).unwrap();
     std::fs::write(home.join(".codex/config.toml"), codex).unwrap();
-    let r = run_in(&["list", "--json"], &project, &home);
+    // The project's `.mcp.json` is approved here: the gate is `cli_project_gate`'s subject.
+    let r = run_in(&["list", "--json", "--allow-project"], &project, &home);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(
         server_infos(&r.json()),

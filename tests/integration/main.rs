@@ -14,6 +14,7 @@ mod cancel;
 mod catalog_props;
 mod cli;
 mod cli_doctor;
+mod cli_project_gate;
 mod cli_terminal;
 mod cli_usability;
 mod clients;

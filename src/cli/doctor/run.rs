@@ -10,13 +10,13 @@ use serde_json::Value;
 
 use super::command::{self, Resolution};
 use super::diagnose::diagnose;
-use super::finding::{CommandFacts, Evidence, Finding, Severity};
+use super::finding::{finding, CommandFacts, Evidence, Finding, Severity};
 use super::render::{self, Verdict};
 use crate::cli::exit::Exit;
 use crate::cli::output::{pretty, stdout, usage, Paint};
 use crate::cli::progress::Progress;
 use crate::cli::run::{self, Context};
-use crate::cli::selection::{select, Selection};
+use crate::cli::selection::{select, Selection, Withheld};
 use crate::config::dialects::Candidate;
 use crate::config::expand::process_env;
 use crate::config::{extras, ServerSpec};
@@ -55,6 +55,7 @@ pub async fn run(context: &Context, args: DoctorArgs) -> Exit {
         verdicts.push(verdict(c, report, &selection, args.slow).await);
     }
     verdicts.extend(rejected_entries(&selection, args.slow));
+    verdicts.extend(selection.withheld.iter().map(withheld_entry));
     let mut exit = selection.exit();
     if verdicts.iter().any(|v| v.worst() == Some(Severity::Error)) {
         exit = exit.and(Exit::ServerFailed);
@@ -163,6 +164,34 @@ fn rejected_entries(selection: &Selection, slow: Duration) -> Vec<Verdict> {
             }
         })
         .collect()
+}
+
+/// A server of a project's file that was not approved: not tried, and how to approve it.
+fn withheld_entry(w: &Withheld) -> Verdict {
+    let mut f = finding(
+        "not-approved",
+        Severity::Warning,
+        format!("not started: {} is a project's file, not approved", w.file),
+    );
+    f.evidence.push(format!("defined in {}", w.file));
+    f.fix.push(format!(
+        "run with --config {} to start the servers of that file",
+        w.file
+    ));
+    f.fix
+        .push("or run with --allow-project to start those of every project file".into());
+    if w.file.ends_with(".mcp.json") && !w.file.contains("/.cursor/") {
+        f.fix.push(
+            "or approve it in Claude Code (its answer, kept in ~/.claude.json, is honoured)".into(),
+        );
+    }
+    Verdict {
+        name: w.name.clone(),
+        state: Withheld::REASON.into(),
+        timings: None,
+        tools: None,
+        findings: vec![f],
+    }
 }
 
 /// The parsed launch config and its secrets, when the entry parses.
