@@ -1,8 +1,9 @@
 //! The packages that carry the sidecar binary, installed the way a user installs them, with no Rust
 //! toolchain on `PATH`: the x86_64 manylinux wheel (pip, into a fresh venv) and the npm packages
 //! (`mcp-sidecar`, packed by the release script with its platform packages, installed into a
-//! scratch project, where npm picks `@mcp-sidecar/linux-x64` from its optional dependencies); each client's own suite then runs against what was installed. The Go client's
-//! download is tested by the Go suite against a local release host (clients/go/download_test.go).
+//! scratch project, where npm picks `mcp-sidecar-linux-x64` from its optional dependencies); each
+//! client's own suite then runs against what was installed. The Go client's download is tested by
+//! the Go suite against a local release host (clients/go/download_test.go).
 //!
 //! One release build serves every test here: the wheel's (`maturin build --release --zig`, the
 //! manylinux2014 glibc floor), whose binary also goes into the npm platform package. It is the
@@ -241,6 +242,18 @@ fn locked_packages(lock: &str) -> std::collections::BTreeSet<(String, String)> {
     packages
 }
 
+/// The platform packages npm installed into a project: the `node_modules` entries named
+/// `mcp-sidecar-*` (the main package, `mcp-sidecar`, is not one of them), sorted.
+fn platform_packages_installed(project: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(project.join("node_modules"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("mcp-sidecar-"))
+        .collect();
+    names.sort();
+    names
+}
+
 /// The release script packs `mcp-sidecar` and its platform packages from release archives;
 /// `npm install` of the `mcp-sidecar` tarball (offline, no Rust) brings the linux-x64 package and
 /// no other, the client finds the binary by itself, `npx mcp-sidecar` runs it, and the Node
@@ -296,7 +309,7 @@ fn npm_packages_install_without_rust_and_the_suite_passes_against_them() {
                 .map(|key| {
                     let tarball = packed(&format!("mcp-sidecar-{key}"));
                     (
-                        format!("@mcp-sidecar/{key}"),
+                        format!("mcp-sidecar-{key}"),
                         format!("file:{}", tarball.display()).into(),
                     )
                 })
@@ -318,11 +331,7 @@ fn npm_packages_install_without_rust_and_the_suite_passes_against_them() {
         dir
     };
     let app = scratch_project("app", false);
-    let installed: Vec<String> = std::fs::read_dir(app.join("node_modules/@mcp-sidecar"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(installed, ["linux-x64"]);
+    assert_eq!(platform_packages_installed(&app), ["mcp-sidecar-linux-x64"]);
     assert!(
         run(as_user("sh", &path).args(["-c", "command -v cargo rustc || echo none"]))
             .trim()
@@ -339,7 +348,7 @@ fn npm_packages_install_without_rust_and_the_suite_passes_against_them() {
     )
     .unwrap();
     let started = run(as_user("node", &path).arg("main.js").current_dir(&app));
-    let expected = app.join("node_modules/@mcp-sidecar/linux-x64/bin/mcp-sidecar");
+    let expected = app.join("node_modules/mcp-sidecar-linux-x64/bin/mcp-sidecar");
     assert_eq!(
         started.trim(),
         format!(r#"{{"source":"package","path":"{}"}}"#, expected.display())
@@ -379,7 +388,7 @@ fn npm_packages_install_without_rust_and_the_suite_passes_against_them() {
     // Without the platform package: the error names it, from the API and from the command (which
     // must not take itself, linked into node_modules/.bin, for the sidecar).
     let bare = scratch_project("bare", true);
-    assert!(!bare.join("node_modules/@mcp-sidecar").exists());
+    assert_eq!(platform_packages_installed(&bare), Vec::<String>::new());
     std::fs::write(
         bare.join("main.js"),
         "import { start } from 'mcp-sidecar';\n\
@@ -388,8 +397,8 @@ fn npm_packages_install_without_rust_and_the_suite_passes_against_them() {
     .unwrap();
     let refused = run(as_user("node", &path).arg("main.js").current_dir(&bare));
     assert!(
-        refused.starts_with("BINARY_NOT_FOUND @mcp-sidecar/linux-x64\n")
-            && refused.contains(&format!("npm install @mcp-sidecar/linux-x64@{VERSION}")),
+        refused.starts_with("BINARY_NOT_FOUND mcp-sidecar-linux-x64\n")
+            && refused.contains(&format!("npm install mcp-sidecar-linux-x64@{VERSION}")),
         "{refused}"
     );
     let command = as_user("npx", &path)
@@ -400,7 +409,7 @@ fn npm_packages_install_without_rust_and_the_suite_passes_against_them() {
     let stderr = String::from_utf8_lossy(&command.stderr);
     assert_eq!(command.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("package @mcp-sidecar/linux-x64: not installed"),
+        stderr.contains("package mcp-sidecar-linux-x64: not installed"),
         "{stderr}"
     );
     let _ = std::fs::remove_dir_all(&work);

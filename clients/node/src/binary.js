@@ -1,6 +1,6 @@
 // binary.js — owns finding the mcp-sidecar executable. Order: the explicit `binaryPath`
 // option, then env MCP_SIDECAR_BIN, then the binary shipped with the package (the per-platform
-// optional dependency `@mcp-sidecar/<platform>-<arch>[-musl]`, the C library told at run time as
+// optional dependency `mcp-sidecar-<platform>-<arch>[-musl]`, the C library told at run time as
 // esbuild and biome do, else a copy staged in this package's own npm/<key>/bin/), then PATH
 // (never this package's own `mcp-sidecar` launcher found there). When nothing is found, one
 // SidecarError (code BINARY_NOT_FOUND) lists every place looked at and names the platform package
@@ -15,13 +15,13 @@ import { VERSION } from './version.js';
 
 /** Platforms for which a binary package exists (`npm/<key>/package.json`). */
 export const PLATFORM_PACKAGES = Object.freeze({
-  'linux-x64': '@mcp-sidecar/linux-x64',
-  'linux-arm64': '@mcp-sidecar/linux-arm64',
-  'linux-x64-musl': '@mcp-sidecar/linux-x64-musl',
-  'linux-arm64-musl': '@mcp-sidecar/linux-arm64-musl',
-  'darwin-x64': '@mcp-sidecar/darwin-x64',
-  'darwin-arm64': '@mcp-sidecar/darwin-arm64',
-  'win32-x64': '@mcp-sidecar/win32-x64',
+  'linux-x64': 'mcp-sidecar-linux-x64',
+  'linux-arm64': 'mcp-sidecar-linux-arm64',
+  'linux-x64-musl': 'mcp-sidecar-linux-x64-musl',
+  'linux-arm64-musl': 'mcp-sidecar-linux-arm64-musl',
+  'darwin-x64': 'mcp-sidecar-darwin-x64',
+  'darwin-arm64': 'mcp-sidecar-darwin-arm64',
+  'win32-x64': 'mcp-sidecar-win32-x64',
 });
 
 export const ENV_VAR = 'MCP_SIDECAR_BIN';

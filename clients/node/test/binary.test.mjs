@@ -21,9 +21,9 @@ function fakeExe(path, executable = true) {
 }
 
 function platformPackage(root, key, withBinary = true) {
-  const dir = join(root, 'node_modules', '@mcp-sidecar', key);
+  const dir = join(root, 'node_modules', `mcp-sidecar-${key}`);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `@mcp-sidecar/${key}`, version: '0.1.0' }));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `mcp-sidecar-${key}`, version: '0.1.0' }));
   if (withBinary) fakeExe(join(dir, 'bin', 'mcp-sidecar'));
   return dir;
 }
@@ -92,7 +92,7 @@ test('nothing found: one SidecarError listing every place looked at, in order', 
   for (const needle of [
     'option binaryPath: not given',
     'env MCP_SIDECAR_BIN: not set',
-    'package @mcp-sidecar/linux-x64: not installed',
+    'package mcp-sidecar-linux-x64: not installed',
     `staged copy ${join(emptyProject, 'npm', 'linux-x64', 'bin', 'mcp-sidecar')}: not found`,
     `PATH (${nonExecutableDir}:${join(base, 'missing')}): no executable named mcp-sidecar`,
   ]) {
@@ -120,7 +120,7 @@ test('installed platform package without its binary, and unknown platforms, are 
   platformPackage(broken, 'linux-x64', false);
   assert.throws(
     () => findBinary(where({ binaryPath: undefined, env: {}, resolveFrom: join(broken, 'x.js'), packageRoot: emptyProject })),
-    /package @mcp-sidecar\/linux-x64 \(.*bin\/mcp-sidecar\): not found/,
+    /package mcp-sidecar-linux-x64 \(.*bin\/mcp-sidecar\): not found/,
   );
   assert.throws(
     () => findBinary(where({ binaryPath: undefined, env: {}, platform: 'aix', arch: 'ppc64' })),
@@ -129,7 +129,7 @@ test('installed platform package without its binary, and unknown platforms, are 
   // Windows looks for mcp-sidecar.exe.
   assert.throws(
     () => findBinary(where({ binaryPath: undefined, env: {}, platform: 'win32', resolveFrom: join(emptyProject, 'x.js') })),
-    /package @mcp-sidecar\/win32-x64: not installed[^]*no executable named mcp-sidecar\.exe/,
+    /package mcp-sidecar-win32-x64: not installed[^]*no executable named mcp-sidecar\.exe/,
   );
 });
 
@@ -149,15 +149,15 @@ test('stage-binary.mjs stages a fake binary that resolves as an installed packag
   const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--offline'], {
     cwd: join(npmDir, 'linux-x64'), encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' },
   }));
-  assert.equal(packed[0].name, '@mcp-sidecar/linux-x64');
+  assert.equal(packed[0].name, 'mcp-sidecar-linux-x64');
   assert.deepEqual(packed[0].files.map((f) => f.path).sort(), ['bin/mcp-sidecar', 'package.json']);
 
   // Installed where npm would put it, it is found by require.resolve.
   const app = join(tmp.dir, 'app');
-  cpSync(join(npmDir, 'linux-x64'), join(app, 'node_modules', '@mcp-sidecar', 'linux-x64'), { recursive: true });
+  cpSync(join(npmDir, 'linux-x64'), join(app, 'node_modules', 'mcp-sidecar-linux-x64'), { recursive: true });
   const found = findBinary({ platform: 'linux', arch: 'x64', env: {}, resolveFrom: join(app, 'main.js'), packageRoot: emptyProject });
   assert.equal(found.source, 'package');
-  assert.equal(found.path, join(app, 'node_modules', '@mcp-sidecar', 'linux-x64', 'bin', 'mcp-sidecar'));
+  assert.equal(found.path, join(app, 'node_modules', 'mcp-sidecar-linux-x64', 'bin', 'mcp-sidecar'));
 
   // A staged (not installed) copy is found as 'staged'.
   assert.equal(findBinary({ platform: 'linux', arch: 'x64', env: {}, resolveFrom: join(emptyProject, 'x.js'), packageRoot: tmp.dir }).source, 'staged');
@@ -175,13 +175,13 @@ test('stage-binary.mjs --write-optional-deps lists every platform package at the
     join(PACKAGE_ROOT, 'scripts', 'stage-binary.mjs'), '--write-optional-deps', '--package-json', manifest,
   ]);
   assert.deepEqual(JSON.parse(readFileSync(manifest, 'utf8')).optionalDependencies, {
-    '@mcp-sidecar/darwin-arm64': '0.1.0',
-    '@mcp-sidecar/darwin-x64': '0.1.0',
-    '@mcp-sidecar/linux-arm64': '0.1.0',
-    '@mcp-sidecar/linux-arm64-musl': '0.1.0',
-    '@mcp-sidecar/linux-x64': '0.1.0',
-    '@mcp-sidecar/linux-x64-musl': '0.1.0',
-    '@mcp-sidecar/win32-x64': '0.1.0',
+    'mcp-sidecar-darwin-arm64': '0.1.0',
+    'mcp-sidecar-darwin-x64': '0.1.0',
+    'mcp-sidecar-linux-arm64': '0.1.0',
+    'mcp-sidecar-linux-arm64-musl': '0.1.0',
+    'mcp-sidecar-linux-x64': '0.1.0',
+    'mcp-sidecar-linux-x64-musl': '0.1.0',
+    'mcp-sidecar-win32-x64': '0.1.0',
   });
 });
 

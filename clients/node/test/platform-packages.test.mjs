@@ -24,9 +24,9 @@ function script(path, body) {
 }
 
 function installPackage(project, key) {
-  const dir = join(project, 'node_modules', '@mcp-sidecar', key);
+  const dir = join(project, 'node_modules', `mcp-sidecar-${key}`);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `@mcp-sidecar/${key}`, version: VERSION }));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `mcp-sidecar-${key}`, version: VERSION }));
   return script(join(dir, 'bin', 'mcp-sidecar'), 'exit 0');
 }
 
@@ -67,7 +67,7 @@ test('the musl package is found on musl, the glibc one on glibc', () => {
 test('no platform package installed: the error names the package expected and how to install it', () => {
   const empty = join(tmp.dir, 'empty');
   mkdirSync(empty, { recursive: true });
-  for (const [libc, expected] of [['glibc', '@mcp-sidecar/linux-x64'], ['musl', '@mcp-sidecar/linux-x64-musl']]) {
+  for (const [libc, expected] of [['glibc', 'mcp-sidecar-linux-x64'], ['musl', 'mcp-sidecar-linux-x64-musl']]) {
     assert.throws(() => findBinary({ platform: 'linux', arch: 'x64', libc, env: {}, resolveFrom: join(empty, 'x.js'), packageRoot: empty }), (err) => {
       assert.equal(err.code, 'BINARY_NOT_FOUND');
       assert.equal(err.data.expectedPackage, expected);
@@ -118,7 +118,7 @@ test('pack-packages.mjs packs each platform package with its binary and the main
   assert.equal(platformFiles.length, 2, platformFiles.join('\n'));
   assert.match(platformFiles.find((l) => l.endsWith('package/bin/mcp-sidecar')), /^-rwxr-xr-x/);
   const platformManifest = JSON.parse(execFileSync('tar', ['-xzOf', tarballs[0], 'package/package.json'], { encoding: 'utf8' }));
-  assert.deepEqual([platformManifest.name, platformManifest.libc], ['@mcp-sidecar/linux-x64-musl', ['musl']]);
+  assert.deepEqual([platformManifest.name, platformManifest.libc], ['mcp-sidecar-linux-x64-musl', ['musl']]);
 
   const main = JSON.parse(execFileSync('tar', ['-xzOf', tarballs[1], 'package/package.json'], { encoding: 'utf8' }));
   // Exact versions: a range would let npm take another version of a package of that name.
