@@ -37,9 +37,25 @@ impl Sidecar {
         Self::spawn_piped(stdin, Stdio::null(), args, env)
     }
 
+    /// Spawns `program` with `args` in place of the binary cargo built (another build of the
+    /// sidecar, or an emulator running one: `qemu-aarch64 path/to/mcp-sidecar`), stderr to `stderr`.
+    pub fn spawn_program(program: &std::path::Path, args: &[&str], stderr: Stdio) -> Self {
+        Self::spawn_command(Command::new(program), Stdio::piped(), stderr, args, &[])
+    }
+
     /// Spawns with the given stdin and stderr; stdout is piped to a reader thread.
     fn spawn_piped(stdin: Stdio, stderr: Stdio, args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(sidecar_bin())
+        Self::spawn_command(Command::new(sidecar_bin()), stdin, stderr, args, env)
+    }
+
+    fn spawn_command(
+        mut command: Command,
+        stdin: Stdio,
+        stderr: Stdio,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
+        let mut child = command
             .args(args)
             .envs(env.iter().copied())
             .env("MCP_SIDECAR_LOG", "debug")
