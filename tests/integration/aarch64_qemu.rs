@@ -5,6 +5,8 @@
 //! tools/list, tools/call echo, shutdown. A missing tool (cargo-zigbuild and ziglang, the target's
 //! rust-std, qemu-user, `file`) fails the test with what to install; `.ci/run` installs them all.
 
+#![allow(clippy::disallowed_methods)] // the tests run the cross build and `file`, not a server
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
