@@ -6,6 +6,7 @@
 // A test may unwrap: a panic is its failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod aarch64_qemu;
 mod architecture;
 mod backpressure;
 mod cache_hints;

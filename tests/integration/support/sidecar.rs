@@ -37,6 +37,14 @@ impl Sidecar {
         Self::spawn_piped(stdin, Stdio::null(), args, env)
     }
 
+    /// Spawns `program` with `args` in place of the binary cargo built (another build of the
+    /// sidecar, or an emulator running one: `qemu-aarch64 path/to/mcp-sidecar`), stderr to `stderr`.
+    pub fn spawn_program(program: &std::path::Path, args: &[&str], stderr: Stdio) -> Self {
+        let mut command = Command::new(program);
+        command.args(args).stdin(Stdio::piped()).stderr(stderr);
+        Self::spawn_command(&mut command)
+    }
+
     /// Spawns with the given stdin and stderr; stdout is piped to a reader thread.
     fn spawn_piped(stdin: Stdio, stderr: Stdio, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut command = Command::new(sidecar_bin());
