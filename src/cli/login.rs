@@ -7,14 +7,11 @@
 
 use std::sync::Arc;
 
-use futures_util::future::BoxFuture;
-use serde_json::{json, Value};
-
+use super::browser_step::PrintUrl;
 use super::exit::Exit;
-use super::output::{stderr_line, stdout, usage};
+use super::output::{stderr_line, usage};
 use super::run::Context;
 use super::selection::select;
-use crate::ask::{AskError, Asker, Capabilities, Question};
 use crate::config::{extras, ServerSpec};
 use crate::oauth::{ServerAuth, TokenStore};
 
@@ -66,7 +63,7 @@ pub async fn run(context: &Context, args: LoginArgs) -> Exit {
             remote.url.clone(),
             remote.oauth.clone(),
             store,
-            Some(Arc::new(PrintUrl::default())),
+            Some(Arc::new(PrintUrl::on_stdout())),
         )?;
         auth.login(true).await
     };
@@ -84,44 +81,5 @@ pub async fn run(context: &Context, args: LoginArgs) -> Exit {
             stderr_line(&format!("mcp-sidecar: server `{}`: {e}", args.server));
             Exit::ServerFailed
         }
-    }
-}
-
-/// The browser step of a person at a terminal: the URL on stdout (a script may read it); the
-/// redirect comes to the loopback listener. The one question this owner answers is
-/// `auth/authorize`.
-struct PrintUrl {
-    capabilities: Capabilities,
-}
-
-impl Default for PrintUrl {
-    fn default() -> Self {
-        Self {
-            capabilities: Capabilities {
-                auth: Some(Default::default()),
-                ..Default::default()
-            },
-        }
-    }
-}
-
-impl Asker for PrintUrl {
-    fn capabilities(&self) -> &Capabilities {
-        &self.capabilities
-    }
-
-    fn ask(&self, question: Question) -> BoxFuture<'static, Result<Value, AskError>> {
-        let admitted = self.capabilities.admit(&question.method, &question.params);
-        Box::pin(async move {
-            admitted?;
-            let text = |k: &str| question.params.get(k).and_then(Value::as_str).unwrap_or("");
-            stderr_line(&format!(
-                "Open this URL in a browser to log in to server `{}` (the sidecar waits for the redirect to {}):",
-                question.server,
-                text("redirectUri")
-            ));
-            stdout(&format!("{}\n", text("url")));
-            Ok(json!({"action": "opened"}))
-        })
     }
 }

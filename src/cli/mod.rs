@@ -4,7 +4,8 @@
 //! library's parts, kept apart from its core (nothing in the library imports them).
 //!
 //! Files, lowest first (each imports only files listed before it): `exit` (the exit statuses),
-//! `output` (the one stdout writer of these commands, colours), `table`, `arguments` (`call`'s
+//! `output` (the one stdout writer of these commands, colours), `browser_step` (a login's URL
+//! printed for a person), `table`, `arguments` (`call`'s
 //! `--arg` typing), `discovery` (the configs people already have), `ad_hoc` (`--stdio`/`--url`
 //! servers), `selection` (config files and the servers asked for), `progress`, `run`
 //! (what the commands share: the registry, concurrent starts, signals), `signature` (a tool's
@@ -15,6 +16,7 @@
 
 pub mod ad_hoc;
 pub mod arguments;
+pub mod browser_step;
 pub mod call;
 pub mod command;
 pub mod conformance_client;

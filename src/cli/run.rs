@@ -20,6 +20,7 @@ use serde_json::Value;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::browser_step::PrintUrl;
 use super::progress::Progress;
 use super::selection::{Selection, Sources};
 use crate::config::diagnostics::{Diagnostic, Severity};
@@ -45,6 +46,11 @@ pub struct Context {
 /// A registry for one command: tools named and converted as a host with default settings would
 /// see them, and no trust gate (see the module doc).
 pub fn registry(context: &Context, format: ToolFormat, strict: bool) -> Arc<Registry> {
+    let logs_in = context
+        .sources
+        .ad_hoc
+        .iter()
+        .any(|c| c.config.get("url").is_some());
     Registry::new(
         Settings {
             names: NameTemplate::default(),
@@ -52,11 +58,21 @@ pub fn registry(context: &Context, format: ToolFormat, strict: bool) -> Arc<Regi
             strict,
             cache: context.cache.clone(),
             require_trust: false,
-            // Nobody answers a server's own requests here: each is refused (-32601).
-            asker: crate::ask::nobody(),
+            // Nobody answers a server's own requests here: each is refused (-32601). A server
+            // given with `--url` that needs a login gets one on the way: its URL on stderr for the
+            // person to open, the start going on after the redirect.
+            asker: if logs_in {
+                Arc::new(PrintUrl::on_stderr())
+            } else {
+                crate::ask::nobody()
+            },
             defer: Default::default(),
-            // Tokens a `login` kept are used; nobody is asked to log in (that is `login`'s job).
-            auth: AuthSettings::for_cache(context.cache.as_ref()),
+            // Tokens a `login` kept are used; the servers of files are never logged in to here
+            // (that is `login`'s job; `doctor` says so), only a `--url` one.
+            auth: AuthSettings {
+                interactive: logs_in,
+                ..AuthSettings::for_cache(context.cache.as_ref())
+            },
             resources_as_tools: false,
             pin_tools: false,
             server_logs: None,

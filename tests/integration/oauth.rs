@@ -405,6 +405,53 @@ fn insufficient_scope_fails_the_call_and_a_login_grants_the_union() {
     assert_eq!(echo(&mut s, "granted")["result"]["text"], "granted");
 }
 
+/// A server given with `--url` that needs a login gets one on the way (no `login` first): the URL
+/// on stderr, the call answered on stdout once the browser's redirect came.
+#[test]
+fn a_url_server_on_the_command_line_logs_in_when_it_needs_to() {
+    let fx = HttpFixture::start(&["--oauth"]);
+    let cache = temp_dir("oauth-cli-url");
+    let mut child = Command::new(sidecar_bin())
+        .args([
+            "call",
+            "--url",
+            &format!("{}/mcp", fx.base),
+            "echo",
+            "--arg",
+            "text=logged-in",
+            "--cache-dir",
+        ])
+        .arg(&cache)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let prefix = format!("{}/authorize?", fx.base);
+    let mut seen = Vec::new();
+    let url = loop {
+        match stderr.next() {
+            Some(line) if line.as_ref().unwrap().starts_with(&prefix) => break line.unwrap(),
+            Some(line) => seen.push(line.unwrap()),
+            None => panic!("no authorization URL on stderr: {seen:?}"),
+        }
+    };
+    // The rest of stderr, read while the call goes on (a pipe nobody reads could stall it).
+    let rest = std::thread::spawn(move || stderr.map_while(Result::ok).collect::<Vec<_>>());
+    assert_eq!(browse(&url).status, 200);
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let status = child.wait().unwrap();
+    let rest = rest.join().unwrap();
+    assert!(status.success(), "{out} {seen:?} {rest:?}");
+    assert!(out.contains("logged-in"), "{out}");
+}
+
 #[test]
 fn the_login_command_prints_the_url_and_keeps_the_tokens_for_the_sidecar() {
     let fx = HttpFixture::start(&["--oauth"]);
