@@ -416,6 +416,9 @@ pub const UPSTREAM_HTTP_READING_BYTES: usize = 64 * 1024 * 1024;
 /// Legacy (2025-era) sessions kept at once; past it the least recently used idle one is ended.
 pub const UPSTREAM_HTTP_MAX_SESSIONS: usize = 1024;
 
+/// Bytes of a `--replica` name (the prefix of every session id it makes; a pod name is at most 63).
+pub const MAX_REPLICA_NAME_BYTES: usize = 63;
+
 /// Time a client has to send a request's headers (a connection that trickles them is dropped).
 pub const UPSTREAM_HTTP_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 

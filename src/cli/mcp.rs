@@ -63,6 +63,11 @@ pub struct McpArgs {
     #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_DRAIN_TIMEOUT.as_millis() as u64,
           value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
     pub drain_timeout_ms: u64,
+    /// HTTP: this replica's name (letters, digits, '-'; also MCP_SIDECAR_REPLICA, e.g. the pod's
+    /// name), put in front of every legacy session id it makes (`NAME.…`) so a load balancer can
+    /// send a session to its replica by the id alone (docs/gateway.md, nginx).
+    #[arg(long, value_name = "NAME")]
+    pub replica: Option<String>,
 }
 
 /// The command line's global values `mcp` mode reads too.
@@ -90,6 +95,7 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
             idle_timeout: Duration::from_millis(args.http_idle_timeout_ms),
             body_timeout: Duration::from_millis(args.http_body_timeout_ms),
             drain_timeout: Duration::from_millis(args.drain_timeout_ms),
+            replica: replica(args.replica)?,
         }),
     };
     Ok(upstream::Options {
@@ -130,6 +136,19 @@ fn kebab(field: &str) -> &'static str {
     } else {
         "name-template"
     }
+}
+
+/// `--replica NAME`, else `MCP_SIDECAR_REPLICA` (a Deployment sets it to the pod's name), checked.
+fn replica(flag: Option<String>) -> Result<Option<String>, String> {
+    let name = flag.or_else(|| {
+        std::env::var("MCP_SIDECAR_REPLICA")
+            .ok()
+            .filter(|n| !n.is_empty())
+    });
+    if let Some(name) = &name {
+        upstream::replica_name(name).map_err(|why| format!("--replica {name:?}: {why}"))?;
+    }
+    Ok(name)
 }
 
 /// `PORT`, `localhost:PORT` or an IP address with a port.

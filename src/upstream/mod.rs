@@ -39,5 +39,5 @@ mod surface;
 mod tools;
 mod wire;
 
-pub use options::{HttpOptions, Options, Token, DEFAULT_NAME_TEMPLATE};
+pub use options::{replica_name, HttpOptions, Options, Token, DEFAULT_NAME_TEMPLATE};
 pub use run::{run, StartError};

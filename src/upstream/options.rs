@@ -8,6 +8,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::convert::{NameTemplate, ToolFormat};
+use crate::limits;
 use crate::store::SchemaCache;
 
 /// The default name template of `mcp` mode: MCP hosts put their own prefix in front of every tool of
@@ -54,6 +55,8 @@ pub struct HttpOptions {
     pub body_timeout: Duration,
     /// How long a stop lets the requests in flight finish before answering them `SHUTTING_DOWN`.
     pub drain_timeout: Duration,
+    /// `--replica NAME`: the prefix of every legacy session id this replica makes.
+    pub replica: Option<String>,
 }
 
 /// The bearer tokens callers may present: one per line of the token file (one per client), so a
@@ -106,6 +109,28 @@ impl std::fmt::Debug for Token {
     }
 }
 
+/// Checks a `--replica` name: 1 to [`limits::MAX_REPLICA_NAME_BYTES`] ASCII letters, digits and
+/// `-` (a Kubernetes pod name fits), so that the ids made with it stay valid `Mcp-Session-Id`
+/// values and the `.` after it ends it unambiguously.
+pub fn replica_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > limits::MAX_REPLICA_NAME_BYTES {
+        return Err(format!(
+            "must be 1 to {} characters, not {}",
+            limits::MAX_REPLICA_NAME_BYTES,
+            name.len()
+        ));
+    }
+    match name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-'))
+    {
+        Some(c) => Err(format!(
+            "{c:?} is not allowed: ASCII letters, digits and '-' only"
+        )),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +148,14 @@ mod tests {
         assert_eq!(two.which(b"first"), Some(0));
         assert_eq!(two.which(b"second"), Some(1));
         assert_eq!(two.which(b"third"), None);
+    }
+
+    #[test]
+    fn a_replica_name_is_what_a_pod_name_can_be() {
+        assert!(replica_name("gateway-7d9f-x2").is_ok());
+        assert!(replica_name("").is_err());
+        assert!(replica_name("a.b").unwrap_err().contains("'.'"));
+        assert!(replica_name("a b").is_err());
+        assert!(replica_name(&"x".repeat(64)).is_err());
     }
 }

@@ -75,7 +75,7 @@ pub async fn serve(
     let state = Arc::new(State {
         aggregate,
         guard: Guard::new(loopback, options.token, &options.allowed_origins),
-        sessions: Sessions::default(),
+        sessions: Sessions::of_replica(options.replica.as_deref()),
         flow: Flow::new(bounds.max_inflight, limits::HOST_INFLIGHT_LINE_BYTES),
         max_body: bounds.max_line_bytes,
         reading: Arc::new(Semaphore::new(limits::UPSTREAM_HTTP_READING_BYTES)),

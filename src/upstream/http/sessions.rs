@@ -4,6 +4,9 @@
 //! other caller its id is unknown too (404), so a session id alone lets no one else act in it. At
 //! most [`limits::UPSTREAM_HTTP_MAX_SESSIONS`] live at once: a new one
 //! ends the least recently used session that is idle (no request in flight, no open stream).
+//! A replica given a name (`--replica NAME`) puts it in front of every id it makes (`NAME.` then
+//! the random part), so a load balancer that cannot learn ids from responses (nginx) still routes
+//! a session to its replica by the id alone.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -55,9 +58,19 @@ impl HttpSession {
 pub struct Sessions {
     table: Mutex<HashMap<String, Arc<HttpSession>>>,
     clock: AtomicU64,
+    /// `NAME.` of `--replica NAME`, or empty.
+    id_prefix: String,
 }
 
 impl Sessions {
+    /// The sessions of a replica named `replica` (checked by [`crate::upstream::replica_name`]).
+    pub fn of_replica(replica: Option<&str>) -> Self {
+        Self {
+            id_prefix: replica.map(|name| format!("{name}.")).unwrap_or_default(),
+            ..Self::default()
+        }
+    }
+
     /// A new session, or `None` when the table is full of sessions in use. An idle session evicted
     /// to make room is ended in the background.
     pub fn create(&self, owner: Option<usize>) -> Option<Arc<HttpSession>> {
@@ -74,7 +87,7 @@ impl Sessions {
             }
         }
         let session = Arc::new(HttpSession {
-            id: random_id(),
+            id: format!("{}{}", self.id_prefix, random_id()),
             owner,
             session: Arc::default(),
             ended: CancellationToken::new(),
@@ -114,6 +127,19 @@ impl Sessions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_named_replica_puts_its_name_in_front_of_every_session_id() {
+        let sessions = Sessions::of_replica(Some("gateway-7d9f-x2"));
+        let session = sessions.create(None).unwrap();
+        let random = session.id.strip_prefix("gateway-7d9f-x2.").unwrap();
+        assert_eq!(random.len(), 32);
+        assert!(sessions.get(&session.id).is_some());
+        assert_eq!(
+            Sessions::of_replica(None).create(None).unwrap().id.len(),
+            32
+        );
+    }
 
     #[tokio::test]
     async fn a_full_table_ends_its_least_recently_used_idle_session() {

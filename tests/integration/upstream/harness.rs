@@ -124,18 +124,7 @@ impl HttpSidecar {
 
     /// A POST of JSON-RPC `body` with the usual headers plus `extra`.
     pub fn post(&self, body: &Value, extra: &[(&str, &str)]) -> Reply {
-        let mut headers = vec![
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-        ];
-        headers.extend_from_slice(extra);
-        http(
-            self.port,
-            "POST",
-            "/mcp",
-            &headers,
-            body.to_string().as_bytes(),
-        )
+        post_at(self.port, body, extra)
     }
 
     /// A 2026-07-28 POST: `method` with `params` (given `_meta`), and its standard headers.
@@ -146,24 +135,46 @@ impl HttpSidecar {
         params: Value,
         extra: &[(&str, &str)],
     ) -> Reply {
-        let name = params
-            .get("name")
-            .or_else(|| params.get("uri"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": modern(params)});
-        let mut headers = vec![
-            ("MCP-Protocol-Version", "2026-07-28"),
-            ("Mcp-Method", method),
-        ];
-        if let Some(name) = &name {
-            headers.push(("Mcp-Name", name.as_str()));
-        }
-        // A header given in `extra` replaces the standard one.
-        headers.retain(|(k, _)| !extra.iter().any(|(e, _)| e.eq_ignore_ascii_case(k)));
-        headers.extend_from_slice(extra);
-        self.post(&body, &headers)
+        post_modern_at(self.port, id, method, params, extra)
     }
+}
+
+/// A POST of JSON-RPC `body` to `/mcp` on `port` (a gateway, or a load balancer in front of
+/// some) with the usual headers plus `extra`.
+pub fn post_at(port: u16, body: &Value, extra: &[(&str, &str)]) -> Reply {
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    headers.extend_from_slice(extra);
+    http(port, "POST", "/mcp", &headers, body.to_string().as_bytes())
+}
+
+/// A 2026-07-28 POST to `port`: `method` with `params` (given `_meta`), and its standard headers.
+pub fn post_modern_at(
+    port: u16,
+    id: i64,
+    method: &str,
+    params: Value,
+    extra: &[(&str, &str)],
+) -> Reply {
+    let name = params
+        .get("name")
+        .or_else(|| params.get("uri"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": modern(params)});
+    let mut headers = vec![
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method),
+    ];
+    if let Some(name) = &name {
+        headers.push(("Mcp-Name", name.as_str()));
+    }
+    // A header given in `extra` replaces the standard one.
+    headers.retain(|(k, _)| !extra.iter().any(|(e, _)| e.eq_ignore_ascii_case(k)));
+    headers.extend_from_slice(extra);
+    post_at(port, &body, &headers)
 }
 
 impl Drop for HttpSidecar {

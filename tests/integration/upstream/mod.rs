@@ -4,9 +4,11 @@
 //! `start` what a person meets first (names, a config that gives nothing, flags, a closed stderr),
 //! `reload` config edits and SIGHUP, `clients` through the official SDK clients, `conformance`
 //! through the official conformance suite's server scenarios, `gateway` what runs it behind a load
-//! balancer (the probes, the drain on SIGTERM); `harness` is what they share.
+//! balancer (the probes, the drain on SIGTERM), `balancer` replicas of it behind HAProxy; `harness` is what they
+//! share.
 
 mod asks;
+mod balancer;
 mod clients;
 mod conformance;
 mod gateway;

@@ -135,6 +135,38 @@ fn a_refused_flag_starts_nothing() {
     assert!(!marker.exists(), "a server was started before the refusal");
 }
 
+/// A replica name that would make session ids a load balancer misroutes is refused up front,
+/// from the flag and from `MCP_SIDECAR_REPLICA` alike.
+#[test]
+fn a_bad_replica_name_is_refused() {
+    let config = config_file(json!({"a": fixture(&[])}));
+    let config = config.to_str().unwrap();
+    let by_flag = [
+        "mcp",
+        "--config",
+        config,
+        "--http",
+        "0",
+        "--replica",
+        "r1.eu",
+    ];
+    let by_env = ["mcp", "--config", config, "--http", "0"];
+    for (args, env) in [(&by_flag[..], ""), (&by_env[..], "r1.eu")] {
+        let out = Command::new(sidecar_bin())
+            .args(args)
+            .env("MCP_SIDECAR_REPLICA", env)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("--replica \"r1.eu\": '.' is not allowed"),
+            "{stderr}"
+        );
+    }
+}
+
 /// A stderr whose reader is gone (the sidecar's output piped into `head`): the refusal still
 /// exits 2, not 101 (a panic), and over stdio the protocol is served and the exit is clean.
 #[test]
