@@ -82,7 +82,7 @@ async fn read_head(stream: &mut TcpStream) -> String {
 /// Reads until the peer closes (bounded by [`WAIT`]); an error (reset) ends it too.
 async fn read_to_close(stream: &mut TcpStream) -> String {
     let mut all = Vec::new();
-    let _ = tokio::time::timeout(WAIT, async {
+    tokio::time::timeout(WAIT, async {
         let mut chunk = [0u8; 4096];
         while let Ok(n) = stream.read(&mut chunk).await {
             if n == 0 {
@@ -539,11 +539,15 @@ async fn curl_goes_through_the_proxy_plain_and_tunnelled_and_is_refused_elsewher
     assert!(err.contains("403"), "{err}");
 }
 
-/// An HTTPS server on loopback (Python's http.server behind ssl, a certificate made by openssl
-/// for 127.0.0.1) and Python's urllib reaching it with nothing but `HTTPS_PROXY` set, as a
-/// sandboxed server's runtime would: CONNECT, then TLS end to end through the tunnel.
-#[tokio::test]
-async fn python_urllib_finds_the_proxy_in_https_proxy() {
+/// An HTTPS server on loopback: Python's http.server behind ssl, with a certificate openssl made
+/// for 127.0.0.1; each answer's body is `tls PATH`. Killed when dropped.
+struct TlsServer {
+    _process: tokio::process::Child,
+    port: u16,
+    cert: std::path::PathBuf,
+}
+
+async fn tls_server() -> TlsServer {
     let dir = temp_dir("egress-tls");
     let (key, cert) = (dir.join("key.pem"), dir.join("cert.pem"));
     let (code, _, err) = run(
@@ -569,8 +573,7 @@ async fn python_urllib_finds_the_proxy_in_https_proxy() {
     )
     .await;
     assert_eq!(code, Some(0), "{err}");
-
-    let server_script = r#"
+    let script = r#"
 import http.server, ssl, sys
 class Echo(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
@@ -584,18 +587,13 @@ httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
 print(httpd.server_address[1], flush=True)
 httpd.serve_forever()
 "#;
-    let mut server = tokio::process::Command::new("python3")
-        .args([
-            "-c",
-            server_script,
-            cert.to_str().unwrap(),
-            key.to_str().unwrap(),
-        ])
+    let mut process = tokio::process::Command::new("python3")
+        .args(["-c", script, cert.to_str().unwrap(), key.to_str().unwrap()])
         .stdout(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .expect("python3");
-    let mut stdout = server.stdout.take().unwrap();
+    let mut stdout = process.stdout.take().unwrap();
     let mut line = Vec::new();
     let mut byte = [0u8; 1];
     while tokio::time::timeout(WAIT, stdout.read(&mut byte))
@@ -607,9 +605,30 @@ httpd.serve_forever()
     {
         line.push(byte[0]);
     }
-    let tls_port: u16 = String::from_utf8(line).unwrap().trim().parse().unwrap();
+    let port = String::from_utf8(line).unwrap().trim().parse().unwrap();
+    TlsServer {
+        _process: process,
+        port,
+        cert,
+    }
+}
 
-    let proxy = proxy(&[format!("127.0.0.1:{tls_port}")]).await;
+/// The environment a sandboxed server gets: every proxy variable at the proxy, `NO_PROXY` empty.
+fn proxy_env(proxy: &EgressProxy) -> Vec<(&'static str, String)> {
+    vec![
+        ("HTTPS_PROXY", proxy.url()),
+        ("HTTP_PROXY", proxy.url()),
+        ("ALL_PROXY", proxy.url()),
+        ("NO_PROXY", String::new()),
+    ]
+}
+
+/// Python's urllib finds the proxy in `HTTPS_PROXY` alone, as a sandboxed server's runtime would:
+/// CONNECT, then TLS end to end through the tunnel; an unlisted host is refused with the 403.
+#[tokio::test]
+async fn python_urllib_finds_the_proxy_in_https_proxy() {
+    let tls = tls_server().await;
+    let proxy = proxy(&[format!("127.0.0.1:{}", tls.port)]).await;
     let client_script = r#"
 import ssl, sys, urllib.request, urllib.error
 ctx = ssl.create_default_context(cafile=sys.argv[1])
@@ -620,21 +639,15 @@ try:
 except urllib.error.URLError as e:
     print("unlisted refused:", e.reason)
 "#;
-    let env = [
-        ("HTTPS_PROXY", proxy.url()),
-        ("HTTP_PROXY", proxy.url()),
-        ("ALL_PROXY", proxy.url()),
-        ("NO_PROXY", String::new()),
-    ];
     let (code, out, err) = run(
         "python3",
         &[
             "-c",
             client_script,
-            cert.to_str().unwrap(),
-            &tls_port.to_string(),
+            tls.cert.to_str().unwrap(),
+            &tls.port.to_string(),
         ],
-        &env,
+        &proxy_env(&proxy),
     )
     .await;
     assert_eq!(code, Some(0), "{err}");
@@ -645,6 +658,38 @@ except urllib.error.URLError as e:
         refused.starts_with("unlisted refused:") && refused.contains("403"),
         "{out}"
     );
-    assert_eq!(proxy.stats()[&format!("127.0.0.1:{tls_port}")].allowed, 1);
-    let _ = std::fs::remove_dir_all(dir);
+    assert_eq!(proxy.stats()[&format!("127.0.0.1:{}", tls.port)].allowed, 1);
+}
+
+/// Node 22 (≥ 22.21) honours the proxy variables only when asked: `--use-env-proxy` (or
+/// `NODE_USE_ENV_PROXY=1`), then both `fetch` and `https.get` tunnel through the proxy.
+#[tokio::test]
+async fn node_22_with_use_env_proxy_goes_through_the_proxy() {
+    let tls = tls_server().await;
+    let proxy = proxy(&[format!("127.0.0.1:{}", tls.port)]).await;
+    let script = r#"
+const https = require("node:https");
+const url = `https://127.0.0.1:${process.argv[1]}`;
+(async () => {
+  console.log(await (await fetch(`${url}/fetch`)).text());
+  await new Promise((done, fail) => https.get(`${url}/https-get`, (res) => {
+    let body = ""; res.on("data", (c) => (body += c)); res.on("end", () => { console.log(body); done(); });
+  }).on("error", fail));
+})().catch((e) => { console.error(e); process.exit(1); });
+"#;
+    let mut env = proxy_env(&proxy);
+    env.push((
+        "NODE_EXTRA_CA_CERTS",
+        tls.cert.to_str().unwrap().to_string(),
+    ));
+    let node = crate::remote_servers::node22();
+    let (code, out, err) = run(
+        node.to_str().unwrap(),
+        &["--use-env-proxy", "-e", script, &tls.port.to_string()],
+        &env,
+    )
+    .await;
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out, "tls /fetch\ntls /https-get\n");
+    assert_eq!(proxy.stats()[&format!("127.0.0.1:{}", tls.port)].allowed, 2);
 }
