@@ -234,7 +234,7 @@ async fn a_plain_request_is_forwarded_in_origin_form() {
         .await
         .unwrap();
     let request = format!(
-        "GET http://127.0.0.1:{http}/hello?x=1 HTTP/1.1\r\nHost: 127.0.0.1:{http}\r\nProxy-Connection: keep-alive\r\nProxy-Authorization: Basic c2VjcmV0\r\nX-Kept: yes\r\n\r\n"
+        "GET http://user:secret@127.0.0.1:{http}/hello?x=1 HTTP/1.1\r\nHost: 127.0.0.1:{http}\r\nProxy-Connection: keep-alive\r\nProxy-Authorization: Basic c2VjcmV0\r\nX-Kept: yes\r\n\r\n"
     );
     stream.write_all(request.as_bytes()).await.unwrap();
     let head = tokio::time::timeout(WAIT, read_head(&mut stream))
@@ -244,6 +244,14 @@ async fn a_plain_request_is_forwarded_in_origin_form() {
     let seen = body_of(&mut stream, &head).await.to_ascii_lowercase();
     assert!(seen.starts_with("get /hello?x=1 http/1.1\r\n"), "{seen}");
     assert!(seen.contains("x-kept: yes"), "{seen}");
+    assert!(
+        seen.contains(&format!("host: 127.0.0.1:{http}\r\n")),
+        "{seen}"
+    );
+    assert!(
+        !seen.contains("secret"),
+        "credentials in the URL stay out of Host: {seen}"
+    );
     assert!(
         !seen.contains("proxy-connection") && !seen.contains("proxy-authorization"),
         "{seen}"
@@ -330,6 +338,43 @@ async fn a_tunnel_silent_both_ways_is_closed_after_the_idle_timeout() {
     // Then silence: the proxy ends the tunnel; the read sees the end (bounded by WAIT).
     let rest = read_to_close(&mut tunnel).await;
     assert_eq!(rest, "");
+}
+
+#[tokio::test]
+async fn a_forwarded_answer_that_stalls_is_closed_after_the_idle_timeout() {
+    // A host that sends its head and part of the body it announced, then nothing, keeping the
+    // connection open.
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        read_head(&mut stream).await;
+        stream
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
+            .await
+            .unwrap();
+        std::future::pending::<()>().await;
+        drop(stream);
+    });
+    let options = EgressOptions {
+        idle_timeout: Duration::from_millis(300),
+        ..EgressOptions::default()
+    };
+    let proxy = egress::start_with("srv", vec![format!("127.0.0.1:{port}")], options)
+        .await
+        .unwrap();
+    let mut stream = TcpStream::connect((Ipv4Addr::LOCALHOST, proxy.port()))
+        .await
+        .unwrap();
+    let request =
+        format!("GET http://127.0.0.1:{port}/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let head = tokio::time::timeout(WAIT, read_head(&mut stream))
+        .await
+        .unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    // The proxy gives up on the silent host and closes the client's connection mid-body.
+    assert_eq!(read_to_close(&mut stream).await, "partial");
 }
 
 #[tokio::test]

@@ -1,8 +1,11 @@
 //! A plain request in absolute form (`GET http://host:port/path`): checked like a tunnel, then sent
 //! to the host in origin form on a connection of its own, without the hop-by-hop headers, and its
-//! answer streamed back. `Upgrade` is not passed on (a WebSocket goes through `CONNECT`).
+//! answer streamed back; the exchange ends once it is silent both ways for the idle bound. `Upgrade`
+//! is not passed on (a WebSocket goes through `CONNECT`).
 
 use http_body_util::BodyExt;
+use std::sync::Arc;
+
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Request, Response, StatusCode, Uri};
@@ -10,6 +13,7 @@ use hyper_util::rt::TokioIo;
 
 use crate::limits::EGRESS_RESPONSE_HEAD_MAX_BYTES;
 
+use super::activity::{Activity, Watched};
 use super::answers::{text, ProxyBody};
 use super::gate::reach;
 use super::shared::Connection;
@@ -30,7 +34,7 @@ pub async fn forward(
     };
     shared.allowed(&target);
 
-    let authority = request.uri().authority().map(|a| a.as_str().to_owned());
+    // The target, not the URL's authority: that may carry `user:password@`.
     let origin_form = request
         .uri()
         .path_and_query()
@@ -39,26 +43,30 @@ pub async fn forward(
         .unwrap_or_else(|_| Uri::from_static("/"));
     *request.uri_mut() = origin_form;
     strip_hop_by_hop(request.headers_mut());
-    if let Some(host) = authority.and_then(|a| HeaderValue::from_str(&a).ok()) {
+    if let Ok(host) = HeaderValue::from_str(&host_header(&target)) {
         request.headers_mut().insert(header::HOST, host);
     }
 
+    let activity = Arc::new(Activity::new());
     let handshake = hyper::client::conn::http1::Builder::new()
         .max_buf_size(EGRESS_RESPONSE_HEAD_MAX_BYTES)
-        .handshake::<_, Incoming>(TokioIo::new(upstream))
+        .handshake::<_, Incoming>(TokioIo::new(Watched::new(upstream, activity.clone())))
         .await;
     let (mut sender, link) = match handshake {
         Ok(pair) => pair,
         Err(e) => return failed(&connection, &target, format!("`{target}`: {e}")),
     };
     let stop = shared.stop.clone();
+    let idle = shared.options.idle_timeout;
+    // Dropping the link closes the host's connection, which ends the answer's body mid-way: the
+    // client sees its connection closed.
     tokio::spawn(async move {
         tokio::select! {
             _ = link => {}
+            () = activity.silent_for(idle) => {}
             () = stop.cancelled() => {}
         }
     });
-    let idle = shared.options.idle_timeout;
     match tokio::time::timeout(idle, sender.send_request(request)).await {
         Ok(Ok(mut answer)) => {
             strip_hop_by_hop(answer.headers_mut());
@@ -77,6 +85,15 @@ pub async fn forward(
                 idle.as_secs_f64()
             ),
         ),
+    }
+}
+
+/// `host` or `host:port` when the port is not 80, as a `Host` header has it.
+fn host_header(target: &Target) -> String {
+    if target.port == super::target::PLAIN_DEFAULT_PORT {
+        target.host.to_string()
+    } else {
+        target.to_string()
     }
 }
 

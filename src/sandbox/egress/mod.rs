@@ -4,12 +4,14 @@
 //! `ALL_PROXY` at it. `start` binds it, dropping the [`EgressProxy`] stops it.
 //!
 //! Files: `proxy` (start, the accept loop, the connection cap), `service` (one request routed),
-//! `connect` (`CONNECT host:port` tunnels), `forward` (plain `GET http://host/…`), `patterns` (the
-//! allow list), `target` (the host a request names), `resolve` (DNS in the proxy and the address
-//! check after it), `address` (which addresses are internal), `gate` (the allow list, then the address check, as one answer), `tunnel` (bytes both ways, idle
-//! bound), `answers` (the proxy's own answers: 403, 400, 502, 503), `stats` (counts per host),
-//! `shared` (what every connection of one proxy shares), `options` (bounds and the test resolver).
+//! `connect` (`CONNECT host:port` tunnels), `forward` (plain `GET http://host/…`), `gate` (the
+//! allow list, then the address check, as one answer), `patterns` (the allow list), `target` (the
+//! host a request names), `resolve` (DNS in the proxy and the address check after it), `address`
+//! (which addresses are internal), `tunnel` (bytes both ways), `activity` (the idle bound),
+//! `answers` (the proxy's own answers: 403, 400, 502, 503), `stats` (counts per host), `shared`
+//! (what every connection of one proxy shares), `options` (bounds and the test resolver).
 
+mod activity;
 mod address;
 mod answers;
 mod connect;

@@ -3,27 +3,14 @@
 //! other way goes on; an error either way ends both; so does `idle` without a byte either way, or
 //! the proxy stopping.
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::time::{sleep_until, Instant};
 use tokio_util::sync::CancellationToken;
 
 use crate::limits::EGRESS_TUNNEL_BUFFER_BYTES;
 
-/// When a byte last went through, either way.
-struct LastActivity(Mutex<Instant>);
-
-impl LastActivity {
-    fn touch(&self) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
-    }
-
-    fn get(&self) -> Instant {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
+use super::activity::Activity;
 
 pub async fn splice<C, U>(client: C, upstream: U, idle: Duration, stop: CancellationToken)
 where
@@ -32,7 +19,7 @@ where
 {
     let (mut client_read, mut client_write) = tokio::io::split(client);
     let (mut upstream_read, mut upstream_write) = tokio::io::split(upstream);
-    let activity = LastActivity(Mutex::new(Instant::now()));
+    let activity = Activity::new();
     let both_ways = async {
         tokio::try_join!(
             pump(&mut client_read, &mut upstream_write, &activity),
@@ -41,12 +28,12 @@ where
     };
     tokio::select! {
         _ = both_ways => {}
-        () = idle_for(&activity, idle) => {}
+        () = activity.silent_for(idle) => {}
         () = stop.cancelled() => {}
     }
 }
 
-async fn pump<R, W>(from: &mut R, to: &mut W, activity: &LastActivity) -> std::io::Result<()>
+async fn pump<R, W>(from: &mut R, to: &mut W, activity: &Activity) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -60,16 +47,5 @@ where
         activity.touch();
         to.write_all(&buffer[..read]).await?;
         activity.touch();
-    }
-}
-
-/// Ends once `idle` has passed since the last byte either way.
-async fn idle_for(activity: &LastActivity, idle: Duration) {
-    loop {
-        let deadline = activity.get() + idle;
-        sleep_until(deadline).await;
-        if activity.get() + idle <= Instant::now() {
-            return;
-        }
     }
 }
