@@ -86,3 +86,24 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_byte_either_way_restarts_the_silence() {
+        let activity = Arc::new(Activity::new());
+        let watch = activity.clone();
+        let silent = tokio::spawn(async move { watch.silent_for(Duration::from_secs(10)).await });
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        activity.touch();
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        assert!(
+            !silent.is_finished(),
+            "12 s after the start but 6 s after the last byte"
+        );
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(silent.is_finished(), "11 s after the last byte");
+    }
+}
