@@ -53,6 +53,7 @@ pub mod logging;
 pub mod mcp;
 pub mod oauth;
 pub mod process;
+pub mod sandbox;
 pub mod search;
 pub mod serving;
 pub mod signals;

@@ -515,3 +515,35 @@ pub const SERVERS_LOAD_ANSWER_MAX_BYTES: usize = 8 * 1024 * 1024;
 /// Pages of a listing (`resources`, `prompts`) the commands for people follow across every
 /// server; each page is bounded already ([`SURFACE_PAGE_ITEMS`], [`SURFACE_PAGE_BYTES`]).
 pub const CLI_SURFACE_MAX_PAGES: usize = 256;
+
+/// Egress proxy (`sandbox.network.allow`): the largest request head a server may send it (request
+/// line and headers; a larger one is answered 431 and the connection closed). Proxy requests are a
+/// line and a few headers; 8 KiB is the smallest buffer hyper accepts, and a common server default.
+pub const EGRESS_HEAD_MAX_BYTES: usize = 8 * 1024;
+
+/// Egress proxy: headers in one request head.
+pub const EGRESS_MAX_HEADERS: usize = 64;
+
+/// Egress proxy: time a request head may take to arrive whole (a slow-loris head is cut off).
+pub const EGRESS_HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Egress proxy: connections open at once per proxy (one proxy per server); one more is answered
+/// 503 and closed rather than left waiting in the listen queue.
+pub const EGRESS_MAX_CONNECTIONS: usize = 64;
+
+/// Egress proxy: a tunnel or forwarded exchange with no byte either way for this long is closed.
+pub const EGRESS_IDLE_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
+/// Egress proxy: time to resolve an allowed host and connect to it.
+pub const EGRESS_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Egress proxy: one read of a tunnel, each way.
+pub const EGRESS_TUNNEL_BUFFER_BYTES: usize = 16 * 1024;
+
+/// Egress proxy: the largest response head accepted from a host a plain request was forwarded to.
+pub const EGRESS_RESPONSE_HEAD_MAX_BYTES: usize = 64 * 1024;
+
+/// Egress proxy: patterns in one allow list, and hosts counted separately in its statistics (the
+/// rest are counted under `(other)`), so a server naming ever new hosts costs a fixed amount.
+pub const EGRESS_MAX_PATTERNS: usize = 256;
+pub const EGRESS_STATS_MAX_HOSTS: usize = 256;
