@@ -512,3 +512,17 @@ pub const SERVERS_LOAD_ANSWER_MAX_BYTES: usize = 8 * 1024 * 1024;
 /// Pages of a listing (`resources`, `prompts`) the commands for people follow across every
 /// server; each page is bounded already ([`SURFACE_PAGE_ITEMS`], [`SURFACE_PAGE_BYTES`]).
 pub const CLI_SURFACE_MAX_PAGES: usize = 256;
+
+/// Largest `--access` file the gateway reads (its clients, their token sources and rules).
+pub const ACCESS_FILE_MAX_BYTES: u64 = 1024 * 1024;
+
+/// Most clients one `--access` file names.
+pub const ACCESS_MAX_CLIENTS: usize = 1024;
+
+/// Largest token file a client of the `--access` file names (one token per line: several during a
+/// rotation).
+pub const ACCESS_TOKEN_FILE_MAX_BYTES: u64 = 64 * 1024;
+
+/// Bytes of a call's (masked) arguments one audit line holds; longer ones are cut, the line
+/// saying how long they were.
+pub const AUDIT_ARGUMENTS_MAX_BYTES: usize = 4096;
