@@ -547,3 +547,17 @@ pub const EGRESS_RESPONSE_HEAD_MAX_BYTES: usize = 64 * 1024;
 /// rest are counted under `(other)`), so a server naming ever new hosts costs a fixed amount.
 pub const EGRESS_MAX_PATTERNS: usize = 256;
 pub const EGRESS_STATS_MAX_HOSTS: usize = 256;
+
+/// Largest `--access` file the gateway reads (its clients, their token sources and rules).
+pub const ACCESS_FILE_MAX_BYTES: u64 = 1024 * 1024;
+
+/// Most clients one `--access` file names.
+pub const ACCESS_MAX_CLIENTS: usize = 1024;
+
+/// Largest token file a client of the `--access` file names (one token per line: several during a
+/// rotation).
+pub const ACCESS_TOKEN_FILE_MAX_BYTES: u64 = 64 * 1024;
+
+/// Bytes of a call's (masked) arguments one audit line holds; longer ones are cut, the line
+/// saying how long they were.
+pub const AUDIT_ARGUMENTS_MAX_BYTES: usize = 4096;

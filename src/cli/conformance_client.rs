@@ -142,6 +142,22 @@ fn oauth_client() -> Value {
             if let Some(secret) = context["client_secret"].as_str() {
                 client["clientSecret"] = json!(secret);
             }
+            // The client-credentials scenarios give no redirect: their client has no browser.
+            if std::env::var("MCP_CONFORMANCE_SCENARIO")
+                .is_ok_and(|s| s.starts_with("auth/client-credentials"))
+            {
+                client["grant"] = json!("client_credentials");
+            }
+            // `private_key_jwt`: the key goes where an operator keeps it, in a file.
+            if let Some(pem) = context["private_key_pem"].as_str() {
+                let file = std::env::temp_dir().join(format!(
+                    "mcp-sidecar-conformance-{}.pem",
+                    std::process::id()
+                ));
+                if std::fs::write(&file, pem).is_ok() {
+                    client["clientAssertionKeyFile"] = json!(file);
+                }
+            }
             client
         }
         None => json!({"clientMetadataUrl": CLIENT_METADATA_URL}),

@@ -45,6 +45,15 @@ pub struct McpArgs {
     /// A file holding the bearer token every HTTP request must carry (also: MCP_SIDECAR_TOKEN).
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
+    /// An access file: several clients, each with its token (a file, a variable or a SHA-256), the
+    /// servers and tools it may see and call, and its rate limit; re-read when it or a token file
+    /// changes.
+    #[arg(long, value_name = "FILE", conflicts_with = "token_file")]
+    pub access: Option<PathBuf>,
+    /// Write one JSON line per HTTP request (client, method, tool, outcome, duration, masked
+    /// arguments) to FILE, or to stderr with `-`.
+    #[arg(long, value_name = "FILE|-")]
+    pub audit_log: Option<String>,
     /// A browser origin allowed to call the HTTP endpoint (loopback origins are, on loopback).
     /// Repeatable.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
@@ -89,7 +98,12 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
         None => None,
         Some(addr) => Some(upstream::HttpOptions {
             addr: http_addr(&addr)?,
-            token: token_for(&addr, args.token_file.as_deref())?,
+            keys: keys_for(&addr, args.token_file.as_deref(), args.access.as_deref())?,
+            audit: args
+                .audit_log
+                .as_deref()
+                .map(upstream::access::Audit::open)
+                .transpose()?,
             allowed_origins: args.allowed_origins,
             stop_on_stdin_eof: stdin_is_a_pipe(),
             idle_timeout: Duration::from_millis(args.http_idle_timeout_ms),
@@ -114,13 +128,19 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
     })
 }
 
-/// The token of an HTTP endpoint at `addr`; one is required where the address is not loopback —
-/// checked here, before any server starts.
-fn token_for(
+/// The tokens of an HTTP endpoint at `addr` (`--access`, else `--token-file` or the variable);
+/// one is required where the address is not loopback — checked here, before any server starts.
+fn keys_for(
     addr: &str,
     file: Option<&std::path::Path>,
-) -> Result<Option<upstream::Token>, String> {
-    let token = token(file)?;
+    access: Option<&std::path::Path>,
+) -> Result<Option<upstream::access::Keys>, String> {
+    let token = match access {
+        Some(path) => Some(upstream::access::Keys::File(
+            upstream::access::Live::load(path).map_err(|why| format!("--access {why}"))?,
+        )),
+        None => token(file)?.map(upstream::access::Keys::Lines),
+    };
     let at = http_addr(addr)?;
     if token.is_none() && !at.ip().is_loopback() {
         return Err(format!(

@@ -21,7 +21,7 @@ mod strict;
 pub use dialects::Dialect;
 pub use extras::Extras;
 pub use file::{load_servers_file, ServersFile};
-pub use oauth::{is_loopback_host, oauth_field_names, OAuthSpec};
+pub use oauth::{is_loopback_host, oauth_field_names, Grant, OAuthSpec};
 pub use protocol::ProtocolChoice;
 pub use raw::{field_names, RestartPolicy, ResultPolicy};
 pub use remote::{HeaderSpec, RemoteKind, RemoteSpec};

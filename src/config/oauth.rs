@@ -9,7 +9,13 @@
 //! - `redirectUri`: where the authorization server sends the browser back (default: a loopback
 //!   listener on 127.0.0.1 with a random port); loopback `http` or `https` only;
 //! - `issuer`: the authorization server a pre-registered client belongs to (a server that names
-//!   another one is refused instead of being sent the client's credentials).
+//!   another one is refused instead of being sent the client's credentials);
+//! - `grant`: `authorization_code` (the default: a login in a browser) or `client_credentials`
+//!   (OAuth 2.1 §4.2, the MCP client-credentials extension: the client's own id and secret buy the
+//!   token, no person and no browser; needs `clientId` and `clientSecret` or
+//!   `clientAssertionKeyFile`);
+//! - `clientAssertionKeyFile`: a PEM private key (EC P-256 or RSA) the client signs its
+//!   `private_key_jwt` assertion with (RFC 7523), instead of a secret.
 
 use reqwest::Url;
 use serde::Deserialize;
@@ -28,6 +34,18 @@ pub struct OAuthSpec {
     pub client_metadata_url: Option<Url>,
     pub redirect_uri: Option<Url>,
     pub issuer: Option<String>,
+    pub grant: Grant,
+    pub client_assertion_key_file: Option<std::path::PathBuf>,
+}
+
+/// How tokens are obtained.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Grant {
+    /// A login: the browser step, then the code exchanged.
+    #[default]
+    AuthorizationCode,
+    /// The client's credentials alone, no browser.
+    ClientCredentials,
 }
 
 impl std::fmt::Debug for OAuthSpec {
@@ -43,6 +61,8 @@ impl std::fmt::Debug for OAuthSpec {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("redirect_uri", &self.redirect_uri)
             .field("issuer", &self.issuer)
+            .field("grant", &self.grant)
+            .field("client_assertion_key_file", &self.client_assertion_key_file)
             .finish()
     }
 }
@@ -66,6 +86,14 @@ struct RawOAuth {
     redirect_uri: Option<String>,
     #[serde(default, deserialize_with = "strict::present")]
     issuer: Option<String>,
+    #[serde(default, deserialize_with = "strict::present")]
+    grant: Option<String>,
+    #[serde(
+        default,
+        alias = "client_assertion_key_file",
+        deserialize_with = "strict::present"
+    )]
+    client_assertion_key_file: Option<String>,
 }
 
 /// The canonical (camelCase) names of the `oauth` object's fields.
@@ -108,6 +136,34 @@ pub fn parse_oauth(value: &Value) -> Result<OAuthSpec> {
     let scopes = raw.scopes.map(checked_scopes).transpose()?;
     let redirect_uri = raw.redirect_uri.map(|u| redirect_uri(&u)).transpose()?;
     let issuer = non_empty("issuer", raw.issuer)?;
+    let grant = match raw.grant.as_deref() {
+        None | Some("authorization_code") => Grant::AuthorizationCode,
+        Some("client_credentials") => Grant::ClientCredentials,
+        Some(_) => {
+            return Err(invalid(
+                "oauth.grant",
+                "must be \"authorization_code\" or \"client_credentials\"",
+            ))
+        }
+    };
+    let client_assertion_key_file =
+        non_empty("clientAssertionKeyFile", raw.client_assertion_key_file)?
+            .map(std::path::PathBuf::from);
+    if client_assertion_key_file.is_some() && client_id.is_none() {
+        return Err(invalid(
+            "oauth.clientAssertionKeyFile",
+            "needs `clientId` (the assertion names the client)",
+        ));
+    }
+    if grant == Grant::ClientCredentials
+        && client_secret.is_none()
+        && client_assertion_key_file.is_none()
+    {
+        return Err(invalid(
+            "oauth.grant",
+            "\"client_credentials\" needs `clientId` with `clientSecret` or `clientAssertionKeyFile` (the client's own credentials buy its tokens)",
+        ));
+    }
     Ok(OAuthSpec {
         client_id,
         client_secret,
@@ -115,6 +171,8 @@ pub fn parse_oauth(value: &Value) -> Result<OAuthSpec> {
         client_metadata_url,
         redirect_uri,
         issuer,
+        grant,
+        client_assertion_key_file,
     })
 }
 
@@ -211,6 +269,8 @@ mod tests {
             ),
             ("redirectUri", json!("http://127.0.0.1:33418/callback")),
             ("issuer", json!("https://as.example")),
+            ("grant", json!("client_credentials")),
+            ("clientAssertionKeyFile", json!("/run/secrets/client.pem")),
         ];
         let listed: std::collections::BTreeSet<&str> = table.iter().map(|(f, _)| *f).collect();
         assert_eq!(listed, oauth_field_names().into_iter().collect());
@@ -218,8 +278,15 @@ mod tests {
             let read = |key: &str| {
                 let mut v = json!({});
                 v[key] = value.clone();
+                if field == "clientAssertionKeyFile" {
+                    v["clientId"] = json!("cid");
+                }
                 if field == "clientSecret" {
                     v["clientId"] = json!("cid");
+                }
+                if field == "grant" {
+                    v["clientId"] = json!("cid");
+                    v["clientSecret"] = json!("csecret");
                 }
                 parse_oauth(&v).unwrap_or_else(|e| panic!("{key}: {e}"))
             };
@@ -262,6 +329,11 @@ mod tests {
         );
         assert!(parse_oauth(&json!({"redirectUri": "http://localhost:8080/cb"})).is_ok());
         assert!(parse_oauth(&json!({"redirectUri": "https://app.example/cb"})).is_ok());
+        assert_eq!(field_of(json!({"grant": "implicit"})), "oauth.grant");
+        assert_eq!(
+            field_of(json!({"grant": "client_credentials", "clientId": "a"})),
+            "oauth.grant"
+        );
     }
 
     #[test]

@@ -95,6 +95,7 @@ pub async fn login(l: Login<'_>) -> Result<LoggedIn, AuthError> {
         server,
         client: identity.client(),
         resource: &l.discovered.resource.resource,
+        assertion: None,
     }
     .exchange_code(&code, &pending.redirect_uri, &pending.verifier)
     .await?;

@@ -9,9 +9,11 @@
 //! RFC 8414, OpenID Connect), `pkce`, `token` (the token endpoint, the tokens kept), `store` (the
 //! 0600 files or memory), `callback` (the loopback listener), `authorize` (the request and the
 //! checks of its answer), `register` (client identity), `renew` (a refresh), `scopes` (which a
-//! login asks for), `browser` (the step only a person can do, asked through the `ask` seam),
+//! login asks for), `assertion` (the `private_key_jwt` client assertion of the client-credentials
+//! grant), `browser` (the step only a person can do, asked through the `ask` seam),
 //! `login` (one login), `server_auth` (one server's tokens, refreshes, logins and logout).
 
+mod assertion;
 mod authorize;
 mod browser;
 mod callback;

@@ -42,6 +42,7 @@ pub async fn refresh(
         server: &server,
         client: &client,
         resource: &resource,
+        assertion: None,
     }
     .refresh(refresh_token)
     .await?;

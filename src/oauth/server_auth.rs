@@ -16,6 +16,7 @@ use reqwest::Url;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::assertion;
 use super::browser;
 use super::challenge::Challenge;
 use super::discovery::{discover_resource, discover_server, Discovered};
@@ -26,9 +27,9 @@ use super::register::Identity;
 use super::renew;
 use super::scopes;
 use super::store::{Record, TokenStore};
-use super::token::{now, Client, RefreshError, Tokens};
+use super::token::{now, AuthMethod, Client, RefreshError, TokenRequest, Tokens};
 use crate::ask::Asker;
-use crate::config::OAuthSpec;
+use crate::config::{Grant, OAuthSpec};
 use crate::limits;
 
 /// What to do after a 401.
@@ -155,6 +156,15 @@ impl ServerAuth {
         if !tokens.due(now()) {
             return Ok(Some(tokens.access_token));
         }
+        if self.client_credentials() && tokens.refresh_token.is_none() {
+            // No refresh token in this grant: the client's credentials buy the next token.
+            let challenge = self.lock().challenge.clone();
+            let discovered = self.discover(&challenge).await?;
+            return self
+                .grant_client_credentials(&discovered)
+                .await
+                .map(|t| Some(t.access_token));
+        }
         match self.refresh(&tokens).await {
             Ok(fresh) => Ok(Some(fresh.access_token)),
             Err(RefreshError::Refused(why)) => Err(self.refresh_refused(why).await),
@@ -200,7 +210,7 @@ impl ServerAuth {
         if let Some(old) = self.current_issuer() {
             if old != discovered.server.issuer {
                 let changed = self.issuer_changed(&old, &discovered.server.issuer).await;
-                if self.asker.is_none() {
+                if self.asker.is_none() && !self.client_credentials() {
                     return Err(changed);
                 }
                 // The host can show a login: one with the new authorization server (registering
@@ -210,6 +220,10 @@ impl ServerAuth {
                 self.login(false).await?;
                 return Ok(Recovery::Retry);
             }
+        }
+        if self.client_credentials() {
+            self.grant_client_credentials(&discovered).await?;
+            return Ok(Recovery::Retry);
         }
         let why = match self.tokens() {
             Some(tokens) if tokens.refresh_token.is_some() => match self.refresh(&tokens).await {
@@ -276,6 +290,11 @@ impl ServerAuth {
             if old != discovered.server.issuer {
                 self.forget_tokens(&old).await;
             }
+        }
+        if self.client_credentials() {
+            self.grant_client_credentials(&discovered).await?;
+            self.status.send_modify(|s| s.logins += 1);
+            return Ok(());
         }
         let issuer = discovered.server.issuer.clone();
         let scopes = self.scopes_for(&discovered);
@@ -348,6 +367,54 @@ impl ServerAuth {
     }
 
     // ----- internals -----
+
+    /// Whether the config chose the client-credentials grant (no browser, no person).
+    fn client_credentials(&self) -> bool {
+        self.spec
+            .as_ref()
+            .is_some_and(|s| s.grant == Grant::ClientCredentials)
+    }
+
+    /// A token bought with the client's own credentials (`client_secret_basic`, or
+    /// `client_secret_post` where that is all the server takes), kept like a login's.
+    async fn grant_client_credentials(&self, discovered: &Discovered) -> Result<Tokens, AuthError> {
+        let spec = self.spec.as_ref();
+        let Some(client_id) = spec.and_then(|s| s.client_id.clone()) else {
+            return Err(AuthError::failed(
+                "the client-credentials grant needs oauth.clientId",
+            ));
+        };
+        let assertion = match spec.and_then(|s| s.client_assertion_key_file.as_deref()) {
+            Some(key) => Some(assertion::client_assertion(
+                key,
+                &client_id,
+                &discovered.server.issuer,
+            )?),
+            None => None,
+        };
+        let secret = spec.and_then(|s| s.client_secret.clone());
+        let client = Client {
+            client_id,
+            auth_method: AuthMethod::choose(secret.is_some(), &discovered.server),
+            client_secret: secret,
+            redirect_uri: None,
+        };
+        let scopes = self.scopes_for(discovered);
+        let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
+        let tokens = TokenRequest {
+            http: &self.http,
+            server: &discovered.server,
+            client: &client,
+            resource: &discovered.resource.resource,
+            assertion: assertion.as_deref(),
+        }
+        .client_credentials(scope.as_deref())
+        .await?;
+        crate::logging::register_secrets(tokens.secrets());
+        self.keep(discovered, tokens.clone(), None, scopes).await;
+        tracing::info!(server = %self.server, issuer = %discovered.server.issuer, "token obtained with the client's credentials");
+        Ok(tokens)
+    }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())

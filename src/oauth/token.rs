@@ -150,6 +150,8 @@ pub struct TokenRequest<'a> {
     pub client: &'a Client,
     /// The `resource` parameter (RFC 8707): the protected resource metadata's identifier.
     pub resource: &'a str,
+    /// A signed `private_key_jwt` assertion, sent instead of the client's secret.
+    pub assertion: Option<&'a str>,
 }
 
 impl TokenRequest<'_> {
@@ -174,6 +176,29 @@ impl TokenRequest<'_> {
             return Err(AuthError::failed(endpoint_refusal(
                 &self.server.issuer,
                 "the authorization code",
+                &answer,
+            )));
+        }
+        parse_tokens(answer.json, None)
+    }
+
+    /// `client_credentials` grant (OAuth 2.1 §4.2): the client's own credentials buy the token,
+    /// for the `scope` asked (space-separated), bound to the `resource`.
+    pub async fn client_credentials(&self, scope: Option<&str>) -> Result<Tokens, AuthError> {
+        let mut form = vec![
+            ("grant_type", "client_credentials"),
+            ("resource", self.resource),
+        ];
+        if let Some(scope) = scope {
+            form.push(("scope", scope));
+        }
+        let answer = self
+            .post(&form, "asking for a token with the client's credentials")
+            .await?;
+        if !answer.status.is_success() {
+            return Err(AuthError::failed(endpoint_refusal(
+                &self.server.issuer,
+                "the client's credentials",
                 &answer,
             )));
         }
@@ -209,6 +234,15 @@ impl TokenRequest<'_> {
         let client = self.client;
         let mut fields: Vec<(&str, &str)> = form.to_vec();
         let encoded;
+        if let Some(assertion) = self.assertion {
+            fields.push(("client_id", &client.client_id));
+            fields.push((
+                "client_assertion_type",
+                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            ));
+            fields.push(("client_assertion", assertion));
+            return self.http.post_form(&url, &fields, None, during).await;
+        }
         let basic = match (client.auth_method, client.client_secret.as_deref()) {
             (AuthMethod::ClientSecretBasic, Some(secret)) => {
                 encoded = (form_encode(&client.client_id), form_encode(secret));

@@ -141,16 +141,24 @@ pub fn digest_input(spec: &ServerSpec, extras: &Extras) -> Value {
 }
 
 /// The `oauth` object as the digest binds it: who the client is, its secret keyed, the scopes as a
-/// set, where the browser comes back, which authorization server the client belongs to.
+/// set, where the browser comes back, which authorization server the client belongs to, and the
+/// client-credentials grant (named only when chosen, so digests of earlier configs stay the same).
 pub fn oauth_input(oauth: &OAuthSpec) -> Value {
-    json!({
+    let mut input = json!({
         "clientId": oauth.client_id,
         "clientSecret": oauth.client_secret.as_deref().map(keyed),
         "scopes": oauth.scopes.as_deref().map(set),
         "clientMetadataUrl": oauth.client_metadata_url.as_ref().map(|u| u.as_str()),
         "redirectUri": oauth.redirect_uri.as_ref().map(|u| u.as_str()),
         "issuer": oauth.issuer,
-    })
+    });
+    if oauth.grant == crate::config::Grant::ClientCredentials {
+        input["grant"] = json!("client_credentials");
+    }
+    if let Some(key) = &oauth.client_assertion_key_file {
+        input["clientAssertionKeyFile"] = json!(key.to_string_lossy());
+    }
+    input
 }
 
 /// A list as a sorted set.

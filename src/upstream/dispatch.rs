@@ -76,12 +76,8 @@ async fn legacy(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<
         "initialize" => lifecycle::initialize(r.aggregate, r.session, params.as_ref()).await,
         "ping" => Ok(json!({})),
         "logging/setLevel" => lifecycle::set_level(r.aggregate, r.session, params.as_ref()).await,
-        "resources/subscribe" => {
-            surface::subscribe(r.aggregate, r.session, params.as_ref(), true).await
-        }
-        "resources/unsubscribe" => {
-            surface::subscribe(r.aggregate, r.session, params.as_ref(), false).await
-        }
+        "resources/subscribe" => surface::subscribe(r, params.as_ref(), true).await,
+        "resources/unsubscribe" => surface::subscribe(r, params.as_ref(), false).await,
         _ => shared(r, method, params).await,
     }
 }
@@ -99,13 +95,13 @@ async fn modern(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<
 
 async fn shared(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<Value, WireError> {
     match method {
-        "tools/list" => tools::list(r.aggregate, params.as_ref()).await,
+        "tools/list" => tools::list(r.aggregate, r.rules, params.as_ref()).await,
         "tools/call" => tools::call(r, params).await,
-        "resources/list" => surface::list(r.aggregate, List::Resources, params.as_ref()).await,
+        "resources/list" => surface::list(r, List::Resources, params.as_ref()).await,
         "resources/templates/list" => {
-            surface::list(r.aggregate, List::ResourceTemplates, params.as_ref()).await
+            surface::list(r, List::ResourceTemplates, params.as_ref()).await
         }
-        "prompts/list" => surface::list(r.aggregate, List::Prompts, params.as_ref()).await,
+        "prompts/list" => surface::list(r, List::Prompts, params.as_ref()).await,
         "resources/read" => surface::read(r, params.as_ref()).await,
         "prompts/get" => surface::get_prompt(r, params).await,
         "completion/complete" => surface::complete(r, params).await,

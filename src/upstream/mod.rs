@@ -16,6 +16,7 @@
 //!    progress, the servers' log messages, as a client gets them), `session` (a legacy session's state), `era` (versions,
 //!    envelopes, modern results), `wire` (MCP's error codes), `options`.
 
+pub mod access;
 mod aggregate;
 mod answering;
 mod asks;
@@ -39,5 +40,6 @@ mod surface;
 mod tools;
 mod wire;
 
-pub use options::{replica_name, HttpOptions, Options, Token, DEFAULT_NAME_TEMPLATE};
+pub use access::Token;
+pub use options::{replica_name, HttpOptions, Options, DEFAULT_NAME_TEMPLATE};
 pub use run::{run, StartError};

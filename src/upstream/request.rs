@@ -1,6 +1,7 @@
 //! One request being served: the aggregate, the client's session, the request's id and era, and
 //! where the messages that belong to it go before its answer.
 
+use super::access::Rules;
 use super::aggregate::Aggregate;
 use super::era::Era;
 use super::session::Session;
@@ -16,4 +17,13 @@ pub struct Request<'a> {
     pub era: &'a Era,
     /// Where the request's own messages go before its answer.
     pub sink: &'a Sink,
+    /// What the client may see and call (`None`: everything, as over stdio).
+    pub rules: Option<&'a Rules>,
+}
+
+impl Request<'_> {
+    /// Whether the client may use `server`.
+    pub fn may_use(&self, server: &str) -> bool {
+        self.rules.is_none_or(|r| r.server(server))
+    }
 }

@@ -182,6 +182,7 @@ impl Stdio {
             id: &id,
             era: &Era::Legacy,
             sink: &sink,
+            rules: None,
         };
         let outcome = dispatch::request(request, "initialize", params).await;
         let initialized = outcome.is_ok();
@@ -227,6 +228,7 @@ impl Stdio {
                 id: &id,
                 era: &era,
                 sink: &sink,
+                rules: None,
             };
             let outcome = guarded(&token, dispatch::request(request, &method, params)).await;
             stdio.session.requests.finish(&id);

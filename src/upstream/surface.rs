@@ -45,15 +45,12 @@ impl List {
 /// One page of `list` over every ready server: `{<items>, nextCursor?}`, each item an MCP item (a
 /// prompt under its exposed name). A server that failed to list is left out (and logged); the
 /// listing goes on with the others.
-pub async fn list(
-    aggregate: &Aggregate,
-    list: List,
-    params: Option<&Value>,
-) -> Result<Value, WireError> {
+pub async fn list(r: &Request<'_>, list: List, params: Option<&Value>) -> Result<Value, WireError> {
     let cursor = cursor_of(params)?;
+    let aggregate = r.aggregate;
     aggregate.before_listing().await;
     let page = fetch(aggregate.registry(), list, cursor).await?;
-    Ok(mcp_page(aggregate, list, page))
+    Ok(mcp_page(aggregate, list, page, &|server| r.may_use(server)))
 }
 
 fn cursor_of(params: Option<&Value>) -> Result<Option<&str>, WireError> {
@@ -76,8 +73,14 @@ async fn fetch(registry: &Registry, list: List, cursor: Option<&str>) -> Result<
 }
 
 /// The registry's page as an MCP page: the `server` tag each item carries goes (its owner is
-/// remembered instead), prompts take their exposed names, `errors` go to the log.
-fn mcp_page(aggregate: &Aggregate, list: List, mut page: Value) -> Value {
+/// remembered instead), prompts take their exposed names, `errors` go to the log. Items of servers
+/// the client may not use are left out (their owners still remembered).
+fn mcp_page(
+    aggregate: &Aggregate,
+    list: List,
+    mut page: Value,
+    may_use: &dyn Fn(&str) -> bool,
+) -> Value {
     if let Some(errors) = page.get("errors") {
         tracing::warn!(list = list.key(), %errors, "some servers could not be listed");
     }
@@ -87,7 +90,7 @@ fn mcp_page(aggregate: &Aggregate, list: List, mut page: Value) -> Value {
     };
     let items: Vec<Value> = items
         .into_iter()
-        .filter_map(|item| mcp_item(aggregate, list, item))
+        .filter_map(|item| mcp_item(aggregate, list, item, may_use))
         .collect();
     let mut out = Map::new();
     out.insert(list.key().into(), Value::Array(items));
@@ -97,7 +100,12 @@ fn mcp_page(aggregate: &Aggregate, list: List, mut page: Value) -> Value {
     Value::Object(out)
 }
 
-fn mcp_item(aggregate: &Aggregate, list: List, item: Value) -> Option<Value> {
+fn mcp_item(
+    aggregate: &Aggregate,
+    list: List,
+    item: Value,
+    may_use: &dyn Fn(&str) -> bool,
+) -> Option<Value> {
     let Value::Object(mut item) = item else {
         return None;
     };
@@ -119,7 +127,7 @@ fn mcp_item(aggregate: &Aggregate, list: List, item: Value) -> Option<Value> {
             item.insert("name".into(), Value::String(exposed));
         }
     }
-    Some(Value::Object(item))
+    may_use(&server).then_some(Value::Object(item))
 }
 
 /// The name a prompt of `server` is exposed under: the tools' template, made valid and short
@@ -148,7 +156,7 @@ async fn learn(aggregate: &Aggregate, list: List) {
                 return;
             }
         };
-        let page = mcp_page(aggregate, list, page);
+        let page = mcp_page(aggregate, list, page, &|_| true);
         match page.get("nextCursor").and_then(Value::as_str) {
             Some(next) => cursor = Some(next.to_owned()),
             None => return,
@@ -212,8 +220,11 @@ pub async fn read(r: &Request<'_>, params: Option<&Value>) -> Result<Value, Wire
     let uri = text_param(params, "uri", "resources/read")?;
     let aggregate = r.aggregate;
     let Some(server) = aggregate.owners().resource(uri) else {
-        return Ok(contents_of(try_each(aggregate, uri).await?));
+        return Ok(contents_of(try_each(r, uri).await?));
     };
+    if !r.may_use(&server) {
+        return Err(unknown_uri(uri));
+    }
     let registry = Arc::clone(aggregate.registry());
     let (owner, owned_uri) = (server.clone(), uri.to_owned());
     let work = async move {
@@ -244,12 +255,13 @@ fn answered(step: Step) -> Result<Value, WireError> {
 /// A URI no listing showed: each ready server is asked in name order; the first that reads it
 /// owns it from then on.
 async fn try_each(
-    aggregate: &Aggregate,
+    r: &Request<'_>,
     uri: &str,
 ) -> Result<crate::supervisor::ResourceRead, WireError> {
+    let aggregate = r.aggregate;
     aggregate.before_listing().await;
     let registry = aggregate.registry();
-    for server in ready_servers(registry) {
+    for server in ready_servers(registry).into_iter().filter(|s| r.may_use(s)) {
         match registry.read_resource(&server, uri).await {
             Ok(read) => {
                 aggregate.owners().saw_resource(uri, &server);
@@ -270,17 +282,24 @@ struct GetParams {
     arguments: Option<Map<String, Value>>,
 }
 
-/// `(server, prompt)` of an exposed prompt name: remembered, else learnt from a fresh listing.
-async fn prompt_of(aggregate: &Aggregate, exposed: &str) -> Result<(String, String), WireError> {
-    if let Some(found) = aggregate.owners().prompt(exposed) {
-        return Ok(found);
-    }
-    aggregate.before_listing().await;
-    learn(aggregate, List::Prompts).await;
-    aggregate.owners().prompt(exposed).ok_or_else(|| {
-        WireError::invalid_params(format!("unknown prompt `{exposed}`: no server lists it"))
-            .with_data(json!({"field": "name", "name": exposed}))
-    })
+/// `(server, prompt)` of an exposed prompt name: remembered, else learnt from a fresh listing. A
+/// prompt of a server the client may not use is as unknown as one no server lists.
+async fn prompt_of(r: &Request<'_>, exposed: &str) -> Result<(String, String), WireError> {
+    let aggregate = r.aggregate;
+    let found = match aggregate.owners().prompt(exposed) {
+        Some(found) => Some(found),
+        None => {
+            aggregate.before_listing().await;
+            learn(aggregate, List::Prompts).await;
+            aggregate.owners().prompt(exposed)
+        }
+    };
+    found
+        .filter(|(server, _)| r.may_use(server))
+        .ok_or_else(|| {
+            WireError::invalid_params(format!("unknown prompt `{exposed}`: no server lists it"))
+                .with_data(json!({"field": "name", "name": exposed}))
+        })
 }
 
 /// `prompts/get {name, arguments?}`: `{description?, messages}` of the prompt's own server, whose
@@ -290,7 +309,7 @@ pub async fn get_prompt(r: &Request<'_>, params: Option<Value>) -> Result<Value,
     let retry = answering::retry_of(r, retry_params.as_ref());
     let p: GetParams = serde_json::from_value(params.unwrap_or_default())
         .map_err(|e| WireError::invalid_params(format!("invalid prompts/get params: {e}")))?;
-    let (server, prompt) = prompt_of(r.aggregate, &p.name).await?;
+    let (server, prompt) = prompt_of(r, &p.name).await?;
     let arguments = p.arguments.unwrap_or_default();
     let registry = Arc::clone(r.aggregate.registry());
     let owner = server.clone();
@@ -317,7 +336,7 @@ pub async fn complete(r: &Request<'_>, params: Option<Value>) -> Result<Value, W
     let server = match reference.get("type").and_then(Value::as_str) {
         Some("ref/prompt") => {
             let exposed = text_param(Some(&reference), "name", "completion/complete's ref/prompt")?;
-            let (server, prompt) = prompt_of(aggregate, exposed).await?;
+            let (server, prompt) = prompt_of(r, exposed).await?;
             params["ref"]["name"] = Value::String(prompt);
             server
         }
@@ -327,7 +346,12 @@ pub async fn complete(r: &Request<'_>, params: Option<Value>) -> Result<Value, W
                 "uri",
                 "completion/complete's ref/resource",
             )?;
-            owner_of(aggregate, uri, &[List::ResourceTemplates, List::Resources]).await?
+            let owner =
+                owner_of(aggregate, uri, &[List::ResourceTemplates, List::Resources]).await?;
+            if !r.may_use(&owner) {
+                return Err(unknown_uri(uri));
+            }
+            owner
         }
         _ => {
             return Err(WireError::invalid_params(
@@ -377,11 +401,11 @@ pub async fn release(
 
 /// `resources/subscribe` / `resources/unsubscribe {uri}` of a legacy session: `{}`.
 pub async fn subscribe(
-    aggregate: &Aggregate,
-    session: &super::session::Session,
+    r: &Request<'_>,
     params: Option<&Value>,
     on: bool,
 ) -> Result<Value, WireError> {
+    let (aggregate, session) = (r.aggregate, r.session);
     let method = if on {
         "resources/subscribe"
     } else {
@@ -393,6 +417,9 @@ pub async fn subscribe(
             return Ok(json!({}));
         }
         session.can_subscribe()?;
+        if !r.may_use(&owner_of(aggregate, uri, &[List::Resources]).await?) {
+            return Err(unknown_uri(uri));
+        }
         hold(aggregate, uri).await?;
         let (registry, subscribers) = (
             Arc::clone(aggregate.registry()),

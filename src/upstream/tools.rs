@@ -21,6 +21,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 
+use super::access::Rules;
 use super::aggregate::Aggregate;
 use super::answering::{self, answering, Relay, Step};
 use super::era::Era;
@@ -38,7 +39,11 @@ pub const TRUNCATED_META: &str = "mcp-sidecar/truncated";
 
 /// `tools/list`: every tool, in one page or in pages of `--page-size` (`pages`) (with
 /// `--wait-for-servers`, once every configured server started or failed).
-pub async fn list(aggregate: &Aggregate, params: Option<&Value>) -> Result<Value, WireError> {
+pub async fn list(
+    aggregate: &Aggregate,
+    rules: Option<&Rules>,
+    params: Option<&Value>,
+) -> Result<Value, WireError> {
     let cursor = match params.and_then(|p| p.get("cursor")) {
         None | Some(Value::Null) => None,
         Some(Value::String(cursor)) => Some(cursor.as_str()),
@@ -50,7 +55,52 @@ pub async fn list(aggregate: &Aggregate, params: Option<&Value>) -> Result<Value
         }
     };
     aggregate.before_listing().await;
-    pages::page(&aggregate.tools(), cursor, aggregate.page_size())
+    let tools = aggregate.tools();
+    match rules.filter(|r| !r.allows_everything()) {
+        None => pages::page(&tools, cursor, aggregate.page_size()),
+        Some(rules) => {
+            let catalog = aggregate.registry().catalog();
+            let allowed: Vec<Value> = tools
+                .iter()
+                .filter(|t| {
+                    let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
+                    catalog
+                        .get(name)
+                        .is_some_and(|e| rules.tool(&e.server, &e.tool.name))
+                })
+                .cloned()
+                .collect();
+            pages::page(&allowed, cursor, aggregate.page_size())
+        }
+    }
+}
+
+/// The refusal of a call of `tool` that `rules` do not allow: the same error as a tool that does
+/// not exist (-32602, `TOOL_NOT_FOUND`), so a client cannot learn what it may not call. A tool
+/// not in the catalog yet (its server still starting) is refused to a client with rules, whose
+/// server and name cannot be told yet.
+pub fn refused(aggregate: &Aggregate, rules: &Rules, tool: &str) -> Option<WireError> {
+    if rules.allows_everything() {
+        return None;
+    }
+    let catalog = aggregate.registry().catalog();
+    let allowed = catalog
+        .get(tool)
+        .is_some_and(|e| rules.tool(&e.server, &e.tool.name));
+    (!allowed).then(|| {
+        Error::new(ErrorCode::ToolNotFound, format!("no tool named `{tool}`"))
+            .with("name", tool)
+            .into()
+    })
+}
+
+/// The server of exposed tool `tool`, as the catalog knows it.
+pub fn server_of(aggregate: &Aggregate, tool: &str) -> Option<String> {
+    aggregate
+        .registry()
+        .catalog()
+        .get(tool)
+        .map(|e| e.server.clone())
 }
 
 /// What `tools/call` reads (MCP allows more; the rest is ignored, `task` included: tasks are not
@@ -88,6 +138,12 @@ pub async fn call(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireE
         None => None,
     };
     r.aggregate.registered().await;
+    if let Some(refused) = r
+        .rules
+        .and_then(|rules| refused(r.aggregate, rules, &p.name))
+    {
+        return Err(refused);
+    }
     let running = match (&p.request_state, r.era) {
         (Some(state), Era::Modern(_)) => {
             r.aggregate

@@ -195,10 +195,10 @@ const REQUIRED_2025_11_25: &[(&str, Expect)] = &[
     ("auth/token-endpoint-auth-post", Expect::Pass),
     ("auth/token-endpoint-auth-none", Expect::Pass),
     ("auth/pre-registration", Expect::Pass),
-    // Authorization extensions (client credentials, enterprise, DPoP, workload identity): not
-    // scored, not built.
-    ("auth/client-credentials-jwt", Expect::Extension),
-    ("auth/client-credentials-basic", Expect::Extension),
+    // Authorization extensions: client credentials (with a secret, with a private_key_jwt
+    // assertion) pass; enterprise, DPoP and workload identity are not scored, not built.
+    ("auth/client-credentials-jwt", Expect::Pass),
+    ("auth/client-credentials-basic", Expect::Pass),
     ("auth/enterprise-managed-authorization", Expect::Extension),
     ("auth/dpop", Expect::Extension),
     ("auth/dpop-nonce", Expect::Extension),
@@ -208,7 +208,8 @@ const REQUIRED_2025_11_25: &[(&str, Expect)] = &[
 /// Every client scenario `--requirements 2026-07-28` runs, on that revision's wire downstream
 /// (`server/discover`, `_meta` on every request, the standard and custom headers, `input_required`
 /// answered through the host): each required one passes, and so does `json-schema-2020-12-
-/// preservation` (not scored); the authorization extensions are not built.
+/// preservation` (not scored), and the client-credentials extension; the other authorization
+/// extensions are not built.
 const REQUIRED_2026_07_28: &[(&str, Expect)] = &[
     ("auth/metadata-default", Expect::Pass),
     ("auth/metadata-var1", Expect::Pass),
@@ -243,8 +244,8 @@ const REQUIRED_2026_07_28: &[(&str, Expect)] = &[
     ("http-invalid-tool-headers", Expect::Pass),
     ("json-schema-ref-no-deref", Expect::Pass),
     ("json-schema-2020-12-preservation", Expect::Pass),
-    ("auth/client-credentials-jwt", Expect::Extension),
-    ("auth/client-credentials-basic", Expect::Extension),
+    ("auth/client-credentials-jwt", Expect::Pass),
+    ("auth/client-credentials-basic", Expect::Pass),
     ("auth/enterprise-managed-authorization", Expect::Extension),
     ("auth/dpop", Expect::Extension),
     ("auth/dpop-nonce", Expect::Extension),

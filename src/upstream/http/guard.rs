@@ -8,43 +8,50 @@
 //!   `--allow-origin` (403 otherwise).
 //! - The bearer token, when one is set (required to listen on any other address): `Authorization:
 //!   Bearer <token>` on every request, compared in constant time (401 otherwise). There is no
-//!   default token.
+//!   default token. Which token it is names the client (`access`): what it may do, its rate limit.
 
 use hyper::header::{HeaderValue, AUTHORIZATION, HOST, ORIGIN, WWW_AUTHENTICATE};
 use hyper::{HeaderMap, StatusCode};
 
 use super::body::Refusal;
-use crate::upstream::options::Token;
+use crate::upstream::access::{Caller, Keys};
 
 pub struct Guard {
     /// The endpoint listens on a loopback address.
     loopback: bool,
-    token: Option<Token>,
+    keys: Option<Keys>,
     /// `--allow-origin` values, lowercase, without a trailing `/`.
     origins: Vec<String>,
 }
 
 impl Guard {
-    pub fn new(loopback: bool, token: Option<Token>, origins: &[String]) -> Guard {
+    pub fn new(loopback: bool, keys: Option<Keys>, origins: &[String]) -> Guard {
         Guard {
             loopback,
-            token,
+            keys,
             origins: origins.iter().map(|o| normal_origin(o)).collect(),
         }
     }
 
-    /// Who presents `headers`: which token (its line in the token file), `None` without tokens.
-    /// A legacy session belongs to the caller that opened it.
-    pub fn caller(&self, headers: &HeaderMap) -> Option<usize> {
-        let token = self.token.as_ref()?;
+    /// Who presents `headers`: the client's name, `None` without tokens. A legacy session
+    /// belongs to the client that opened it.
+    pub fn caller(&self, headers: &HeaderMap) -> Option<std::sync::Arc<str>> {
+        let keys = self.keys.as_ref()?;
         headers
             .get(AUTHORIZATION)
             .and_then(|v| bearer_credentials(v.as_bytes()))
-            .and_then(|p| token.which(p))
+            .and_then(|p| keys.caller(p))
+            .map(|c| c.name)
     }
 
-    /// `Ok` when the request may be served; else the refusal to send.
-    pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+    /// Whether the endpoint takes no token (loopback only): its sessions have no owner.
+    pub fn is_open(&self) -> bool {
+        self.keys.is_none()
+    }
+
+    /// The client when the request may be served ([`Caller::anonymous`] without tokens); else the
+    /// refusal to send.
+    pub fn check(&self, headers: &HeaderMap) -> Result<Caller, Refusal> {
         self.check_place(headers)?;
         self.check_token(headers)
     }
@@ -67,18 +74,18 @@ impl Guard {
         Ok(())
     }
 
-    fn check_token(&self, headers: &HeaderMap) -> Result<(), Refusal> {
-        if let Some(token) = &self.token {
-            let presented = headers
-                .get(AUTHORIZATION)
-                .and_then(|v| bearer_credentials(v.as_bytes()));
-            if !presented.is_some_and(|p| token.matches(p)) {
+    fn check_token(&self, headers: &HeaderMap) -> Result<Caller, Refusal> {
+        let Some(keys) = &self.keys else {
+            return Ok(Caller::anonymous());
+        };
+        headers
+            .get(AUTHORIZATION)
+            .and_then(|v| bearer_credentials(v.as_bytes()))
+            .and_then(|p| keys.caller(p))
+            .ok_or_else(|| {
                 let why = "Unauthorized: a valid `Authorization: Bearer` token is required";
-                return Err(Refusal::new(StatusCode::UNAUTHORIZED, why)
-                    .with_header(WWW_AUTHENTICATE, "Bearer"));
-            }
-        }
-        Ok(())
+                Refusal::new(StatusCode::UNAUTHORIZED, why).with_header(WWW_AUTHENTICATE, "Bearer")
+            })
     }
 
     fn origin_allowed(&self, origin: &HeaderValue) -> bool {
@@ -148,11 +155,12 @@ fn is_port(colon_port: &str) -> bool {
 mod tests {
     use super::*;
 
+    use crate::upstream::access::Token;
     use crate::upstream::http::state::header_map as headers;
 
     fn status(guard: &Guard, pairs: &[(&'static str, &str)]) -> u16 {
         match guard.check(&headers(pairs)) {
-            Ok(()) => 200,
+            Ok(_) => 200,
             Err(r) => r.response().status().as_u16(),
         }
     }
@@ -192,7 +200,7 @@ mod tests {
 
     #[test]
     fn a_probe_passes_the_place_checks_without_the_token() {
-        let public = Guard::new(false, Token::new("t0ken"), &[]);
+        let public = Guard::new(false, Token::new("t0ken").map(Keys::Lines), &[]);
         let probe = headers(&[("host", "10.1.2.3:8080"), ("user-agent", "kube-probe/1.31")]);
         assert!(public.check_place(&probe).is_ok(), "a pod IP as Host");
         assert!(public.check(&probe).is_err(), "/mcp still needs the token");
@@ -201,7 +209,7 @@ mod tests {
             ("origin", "https://evil.example"),
         ]);
         assert!(public.check_place(&browser).is_err(), "a foreign Origin");
-        let local = Guard::new(true, Token::new("t0ken"), &[]);
+        let local = Guard::new(true, Token::new("t0ken").map(Keys::Lines), &[]);
         assert!(local
             .check_place(&headers(&[("host", "127.0.0.1:1")]))
             .is_ok());
@@ -217,7 +225,7 @@ mod tests {
     fn the_token_is_required_on_every_request_when_set() {
         let g = Guard::new(
             false,
-            Token::new("t0ken"),
+            Token::new("t0ken").map(Keys::Lines),
             &["https://app.example.com/".into()],
         );
         assert_eq!(status(&g, &[("host", "anything")]), 401);

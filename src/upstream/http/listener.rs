@@ -58,7 +58,7 @@ pub async fn serve(
     stop: CancellationToken,
 ) -> Result<(), ListenError> {
     let loopback = options.addr.ip().is_loopback();
-    if !loopback && options.token.is_none() {
+    if !loopback && options.keys.is_none() {
         return Err(ListenError::TokenRequired { addr: options.addr });
     }
     let listener = TcpListener::bind(options.addr)
@@ -74,7 +74,8 @@ pub async fn serve(
     }
     let state = Arc::new(State {
         aggregate,
-        guard: Guard::new(loopback, options.token, &options.allowed_origins),
+        guard: Guard::new(loopback, options.keys, &options.allowed_origins),
+        audit: options.audit,
         sessions: Sessions::of_replica(options.replica.as_deref()),
         flow: Flow::new(bounds.max_inflight, limits::HOST_INFLIGHT_LINE_BYTES),
         max_body: bounds.max_line_bytes,

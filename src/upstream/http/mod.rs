@@ -5,11 +5,13 @@
 //! requests share), `headers` (2026-07-28 request headers), `sessions` (legacy sessions), `guard`
 //! (Host, Origin, bearer token), `body` (bounded reads, JSON and SSE answers), `conns` (what each
 //! connection is doing: its time bounds, and the slot a new client takes from a stalled one),
-//! `drain` (the requests in flight a stop waits for, the refusal of new ones).
+//! `drain` (the requests in flight a stop waits for, the refusal of new ones), `gate` (a client's
+//! rate limit, refused calls and audit lines).
 
 mod body;
 mod conns;
 mod drain;
+mod gate;
 mod guard;
 mod headers;
 mod health;

@@ -26,6 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::body::{self, events, json, refusal, BodyError, Feed, Out, Refusal};
 use super::conns::{Activity, Phase};
 use super::drain::{self, InFlight};
+use super::gate::{self, Audited};
 use super::headers;
 use super::sessions::HttpSession;
 use super::state::{accepts, header, State, SESSION_HEADER, VERSION_HEADER};
@@ -34,6 +35,7 @@ use crate::jsonrpc::{encode_response, Incoming as Message, RequestId};
 use crate::limits;
 use crate::serving::Sink;
 use crate::serving::{guarded, Stopped, Ticket};
+use crate::upstream::access::{Caller, Outcome};
 use crate::upstream::dispatch;
 use crate::upstream::era::{self, Carrier, Era, LEGACY_VERSIONS};
 use crate::upstream::request::Request;
@@ -42,6 +44,11 @@ use crate::upstream::wire::{WireError, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ER
 
 pub async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<Out> {
     let (parts, body) = http.into_parts();
+    let caller = parts
+        .extensions
+        .get::<Caller>()
+        .cloned()
+        .unwrap_or_else(Caller::anonymous);
     let headers = parts.headers;
     if let Err(refused) = check_media(&headers) {
         return refused.response();
@@ -103,7 +110,7 @@ pub async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<
             Err(refused) => refused.response(),
         },
         Ok(Ok(Message::Request { id, method, params })) => {
-            request(state, &headers, id, method, params, ticket).await
+            request(state, &headers, caller, id, method, params, ticket).await
         }
     }
 }
@@ -163,6 +170,7 @@ fn notification(
 async fn request(
     state: Arc<State>,
     headers: &HeaderMap,
+    caller: Caller,
     id: RequestId,
     method: String,
     params: Option<Value>,
@@ -183,12 +191,35 @@ async fn request(
             return answer_json(Some(&id), Err(e), status);
         }
     };
+    let session = header(headers, SESSION_HEADER).map(|s| s.trim().to_owned());
+    let audited = state
+        .audit
+        .as_ref()
+        .map(|_| Audited::new(&state.aggregate, &caller, session, &method, params.as_ref()));
+    if let Err(wait) = caller.admit() {
+        if let (Some(audit), Some(audited)) = (&state.audit, &audited) {
+            audited.write(audit, Outcome::RateLimited, Some(json!(429)));
+        }
+        return gate::too_many(&id, &caller, wait);
+    }
+    if let Some(e) = gate::refused_call(&state.aggregate, &caller, &method, params.as_ref()).await {
+        if let (Some(audit), Some(audited)) = (&state.audit, &audited) {
+            audited.write(audit, Outcome::Denied, Some(json!(e.code)));
+        }
+        let status = match era {
+            Era::Modern(_) => status_of(&e),
+            Era::Legacy => StatusCode::OK,
+        };
+        return answer_json(Some(&id), Err(e), status);
+    }
     let job = Job {
         state: Arc::clone(&state),
         id,
         era,
         method,
         params,
+        caller,
+        audited,
     };
     match &job.era {
         Era::Modern(_) => {
@@ -213,7 +244,7 @@ async fn request(
                 }
             }
             if job.method == "initialize" {
-                let owner = state.guard.caller(headers);
+                let owner = (!state.guard.is_open()).then(|| Arc::clone(&job.caller.name));
                 return job.initialize(owner, ticket, in_flight).await;
             }
             match state.session_of(headers) {
@@ -231,6 +262,10 @@ struct Job {
     era: Era,
     method: String,
     params: Option<Value>,
+    /// The client it comes from: what it may see and call.
+    caller: Caller,
+    /// Its audit line's facts, when there is an audit log.
+    audited: Option<Audited>,
 }
 
 /// Whose request it is.
@@ -261,7 +296,7 @@ impl Job {
     /// A legacy `initialize`: a new session, named in the answer's `Mcp-Session-Id`.
     async fn initialize(
         self,
-        owner: Option<usize>,
+        owner: Option<Arc<str>>,
         ticket: Ticket,
         in_flight: InFlight,
     ) -> Response<Out> {
@@ -279,8 +314,12 @@ impl Job {
             id: &self.id,
             era: &self.era,
             sink: &Sink::Stream(quiet),
+            rules: Some(&self.caller.rules),
         };
         let outcome = dispatch::request(request, "initialize", self.params).await;
+        if let (Some(audit), Some(audited)) = (&self.state.audit, &self.audited) {
+            audited.finish(audit, Some(&outcome));
+        }
         drop(ticket);
         drop(in_flight);
         let initialized = outcome.is_ok();
@@ -391,6 +430,7 @@ impl Job {
             id: &self.id,
             era: &self.era,
             sink,
+            rules: Some(&self.caller.rules),
         };
         let work = guarded(token, dispatch::request(request, &self.method, self.params));
         let outcome = match client {
@@ -405,7 +445,7 @@ impl Job {
                 _ = self.state.closing.cancelled() => Err(Stopped::Cancelled),
             },
         };
-        match outcome {
+        let outcome = match outcome {
             Ok(outcome) => Some(outcome),
             Err(Stopped::Cancelled) if self.state.closing.is_cancelled() => Some(Err(stopping())),
             Err(Stopped::Cancelled) => None,
@@ -419,7 +459,11 @@ impl Job {
                     ),
                 )))
             }
+        };
+        if let (Some(audit), Some(audited)) = (&self.state.audit, &self.audited) {
+            audited.finish(audit, outcome.as_ref());
         }
+        outcome
     }
 
     /// The schema the client was shown for the tool a `tools/call` names.

@@ -24,8 +24,13 @@ pub async fn route(state: Arc<State>, request: Request<Incoming>) -> Response<Ou
             Err(refused) => refused.response(),
         };
     }
-    if let Err(refused) = state.guard.check(request.headers()) {
-        return refused.response();
+    let mut request = request;
+    match state.guard.check(request.headers()) {
+        // The client goes with the request: what it may do, its rate limit, its audit lines.
+        Ok(caller) => {
+            request.extensions_mut().insert(caller);
+        }
+        Err(refused) => return refused.response(),
     }
     if request.uri().path() != PATH {
         return refusal(

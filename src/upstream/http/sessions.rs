@@ -1,7 +1,8 @@
 //! Legacy HTTP sessions (2025-03-26 … 2025-11-25): each `initialize` without a session gets one,
 //! named by a random `Mcp-Session-Id` that every later request carries; `DELETE` ends it and its id
-//! is then unknown (404). With bearer tokens, a session belongs to the token that opened it: to any
-//! other caller its id is unknown too (404), so a session id alone lets no one else act in it. At
+//! is then unknown (404). With bearer tokens, a session belongs to the client that opened it (any of
+//! its tokens, a rotated one too): to any other client its id is unknown too (404), so a session id
+//! alone lets no one else act in it. At
 //! most [`limits::UPSTREAM_HTTP_MAX_SESSIONS`] live at once: a new one
 //! ends the least recently used session that is idle (no request in flight, no open stream).
 //! A replica given a name (`--replica NAME`) puts it in front of every id it makes (`NAME.` then
@@ -20,8 +21,8 @@ use crate::upstream::session::Session;
 
 pub struct HttpSession {
     pub id: String,
-    /// The token that opened it (its line in the token file); `None` without tokens.
-    pub owner: Option<usize>,
+    /// The client that opened it (its name); `None` without tokens.
+    pub owner: Option<Arc<str>>,
     pub session: Arc<Session>,
     /// Cancelled when the session ends (`DELETE`, eviction, stop): its stream ends with it.
     pub ended: CancellationToken,
@@ -73,7 +74,7 @@ impl Sessions {
 
     /// A new session, or `None` when the table is full of sessions in use. An idle session evicted
     /// to make room is ended in the background.
-    pub fn create(&self, owner: Option<usize>) -> Option<Arc<HttpSession>> {
+    pub fn create(&self, owner: Option<Arc<str>>) -> Option<Arc<HttpSession>> {
         let mut table = self.table();
         if table.len() >= limits::UPSTREAM_HTTP_MAX_SESSIONS {
             let oldest = table

@@ -25,6 +25,8 @@ pub const VERSION_HEADER: &str = "mcp-protocol-version";
 pub struct State {
     pub aggregate: Arc<Aggregate>,
     pub guard: Guard,
+    /// Where each request's audit line goes (`--audit-log`).
+    pub audit: Option<crate::upstream::access::Audit>,
     pub sessions: Sessions,
     pub flow: Flow,
     /// Longest request body.

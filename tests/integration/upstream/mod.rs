@@ -4,9 +4,11 @@
 //! `start` what a person meets first (names, a config that gives nothing, flags, a closed stderr),
 //! `reload` config edits and SIGHUP, `clients` through the official SDK clients, `conformance`
 //! through the official conformance suite's server scenarios, `gateway` what runs it behind a load
-//! balancer (the probes, the drain on SIGTERM), `balancer` replicas of it behind HAProxy; `harness` is what they
-//! share.
+//! balancer (the probes, the drain on SIGTERM), `balancer` replicas of it behind HAProxy and nginx,
+//! `access` its clients (what each token may see and call, rotation, rate limits, the audit log);
+//! `harness` is what they share.
 
+mod access;
 mod asks;
 mod balancer;
 mod clients;
