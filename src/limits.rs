@@ -512,3 +512,12 @@ pub const SERVERS_LOAD_ANSWER_MAX_BYTES: usize = 8 * 1024 * 1024;
 /// Pages of a listing (`resources`, `prompts`) the commands for people follow across every
 /// server; each page is bounded already ([`SURFACE_PAGE_ITEMS`], [`SURFACE_PAGE_BYTES`]).
 pub const CLI_SURFACE_MAX_PAGES: usize = 256;
+
+/// Distinct tool names one server's call-duration histogram keeps a series for on `/metrics`;
+/// calls of the tools past it share `tool="_other"`. A server can list any number of tools, and
+/// each series costs memory here and in every scraper.
+pub const METRICS_TOOLS_PER_SERVER: usize = 100;
+
+/// Distinct servers `/metrics` keeps call series for; the rest share `server="_other"`. Servers
+/// come from the config (and `servers/add`), so this is a net, not the usual bound.
+pub const METRICS_SERVERS_MAX: usize = 1024;

@@ -45,6 +45,8 @@ pub struct HttpOptions {
     /// Required on every request when set (one of its tokens); required to be set for an address
     /// that is not loopback.
     pub token: Option<Token>,
+    /// `/metrics`' own bearer tokens (a scraper's); `None`: `/metrics` takes `token`.
+    pub metrics_token: Option<Token>,
     /// Browser origins allowed besides loopback ones (`http://localhost:PORT` on a loopback bind).
     pub allowed_origins: Vec<String>,
     /// End when this pipe (the sidecar's stdin, held by the process that started it) ends.

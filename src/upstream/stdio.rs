@@ -27,6 +27,7 @@ use crate::jsonrpc::{encode_response, Incoming, LineError, LineReader, RequestId
 use crate::limits;
 use crate::serving::Sink;
 use crate::serving::{guarded, writer, Flow, Outbox, Stopped, Ticket};
+use crate::telemetry::TraceContext;
 
 /// Bounds of one stdio session.
 pub struct Bounds {
@@ -182,6 +183,8 @@ impl Stdio {
             id: &id,
             era: &Era::Legacy,
             sink: &sink,
+            traced: None,
+            trace: TraceContext::default(),
         };
         let outcome = dispatch::request(request, "initialize", params).await;
         let initialized = outcome.is_ok();
@@ -227,6 +230,8 @@ impl Stdio {
                 id: &id,
                 era: &era,
                 sink: &sink,
+                traced: None,
+                trace: TraceContext::default(),
             };
             let outcome = guarded(&token, dispatch::request(request, &method, params)).await;
             stdio.session.requests.finish(&id);

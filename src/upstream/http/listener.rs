@@ -75,6 +75,7 @@ pub async fn serve(
     let state = Arc::new(State {
         aggregate,
         guard: Guard::new(loopback, options.token, &options.allowed_origins),
+        metrics_token: options.metrics_token,
         sessions: Sessions::default(),
         flow: Flow::new(bounds.max_inflight, limits::HOST_INFLIGHT_LINE_BYTES),
         max_body: bounds.max_line_bytes,

@@ -34,6 +34,7 @@ use crate::jsonrpc::{encode_response, Incoming as Message, RequestId};
 use crate::limits;
 use crate::serving::Sink;
 use crate::serving::{guarded, Stopped, Ticket};
+use crate::telemetry::{Carried, TraceContext};
 use crate::upstream::dispatch;
 use crate::upstream::era::{self, Carrier, Era, LEGACY_VERSIONS};
 use crate::upstream::request::Request;
@@ -189,6 +190,10 @@ async fn request(
         era,
         method,
         params,
+        traced: Carried::new(
+            header(headers, "traceparent"),
+            header(headers, "tracestate"),
+        ),
     };
     match &job.era {
         Era::Modern(_) => {
@@ -231,6 +236,8 @@ struct Job {
     era: Era,
     method: String,
     params: Option<Value>,
+    /// The W3C trace context of the request's headers.
+    traced: Option<Carried>,
 }
 
 /// Whose request it is.
@@ -279,6 +286,8 @@ impl Job {
             id: &self.id,
             era: &self.era,
             sink: &Sink::Stream(quiet),
+            traced: self.traced,
+            trace: TraceContext::default(),
         };
         let outcome = dispatch::request(request, "initialize", self.params).await;
         drop(ticket);
@@ -391,6 +400,8 @@ impl Job {
             id: &self.id,
             era: &self.era,
             sink,
+            traced: self.traced,
+            trace: TraceContext::default(),
         };
         let work = guarded(token, dispatch::request(request, &self.method, self.params));
         let outcome = match client {

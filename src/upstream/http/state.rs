@@ -18,6 +18,7 @@ use super::guard::Guard;
 use super::sessions::{HttpSession, Sessions};
 use crate::serving::Flow;
 use crate::upstream::aggregate::Aggregate;
+use crate::upstream::options::Token;
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -25,6 +26,8 @@ pub const VERSION_HEADER: &str = "mcp-protocol-version";
 pub struct State {
     pub aggregate: Arc<Aggregate>,
     pub guard: Guard,
+    /// `/metrics`' own bearer tokens (`--metrics-token-file`).
+    pub metrics_token: Option<Token>,
     pub sessions: Sessions,
     pub flow: Flow,
     /// Longest request body.

@@ -10,7 +10,7 @@ mod asks;
 mod clients;
 mod conformance;
 mod gateway;
-mod harness;
+pub mod harness;
 mod http;
 mod relay;
 mod reload;
