@@ -243,7 +243,7 @@ fn spans_reach_the_collector_under_the_incoming_trace_and_servers_are_told_it() 
         .find(|l| l.contains("rpc=tools/call"))
         .unwrap_or_else(|| panic!("{log}"));
     assert!(
-        line.contains(&format!("traceparent=00-{TRACE_ID}-")),
+        line.contains(&format!(" traceparent=00-{TRACE_ID}-")),
         "{line}"
     );
     assert!(
