@@ -10,7 +10,7 @@
 //! [`limits::METRICS_SERVERS_MAX`], then `_other`); `tool` is one of the first
 //! [`limits::METRICS_TOOLS_PER_SERVER`] tool names a server was called with, then `_other`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
@@ -32,6 +32,8 @@ const PREFIX: &str = "mcp_sidecar";
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 type Labels = Vec<(&'static str, String)>;
+/// Label sets of fixed names and values: counted without an allocation.
+type Fixed<const N: usize> = [(&'static str, &'static str); N];
 
 /// What a request's answer was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,12 +58,21 @@ impl Outcome {
 
 /// The families recorded as the sidecar serves.
 pub struct Metrics {
-    requests: Family<Labels, Counter>,
-    errors: Family<Labels, Counter>,
+    requests: Family<Fixed<2>, Counter>,
+    errors: Family<Fixed<1>, Counter>,
     durations: Family<Labels, Histogram, fn() -> Histogram>,
-    /// The tool names each server has a series for (bounded as the module doc says).
-    tools: Mutex<HashMap<String, HashSet<String>>>,
+    /// Each server's histograms by tool name (bounded as the module doc says), so that a call
+    /// finds its series without building its labels.
+    servers: Mutex<HashMap<String, Tools>>,
     registry: Registry,
+}
+
+/// One server's call-duration series.
+#[derive(Default)]
+struct Tools {
+    named: HashMap<String, Histogram>,
+    /// `tool="_other"`, once the names are used up.
+    other: Option<Histogram>,
 }
 
 /// The process-wide metrics.
@@ -77,8 +88,8 @@ fn duration_histogram() -> Histogram {
 
 impl Metrics {
     fn new() -> Self {
-        let requests = Family::<Labels, Counter>::default();
-        let errors = Family::<Labels, Counter>::default();
+        let requests = Family::<Fixed<2>, Counter>::default();
+        let errors = Family::<Fixed<1>, Counter>::default();
         let durations = Family::<Labels, Histogram, fn() -> Histogram>::new_with_constructor(
             duration_histogram,
         );
@@ -102,16 +113,16 @@ impl Metrics {
             requests,
             errors,
             durations,
-            tools: Mutex::default(),
+            servers: Mutex::default(),
             registry,
         }
     }
 
     /// One request answered.
     pub fn request(&self, method: &str, outcome: Outcome) {
-        let labels = vec![
-            ("method", method_label(method).to_owned()),
-            ("outcome", outcome.as_str().to_owned()),
+        let labels = [
+            ("method", method_label(method)),
+            ("outcome", outcome.as_str()),
         ];
         self.requests.get_or_create(&labels).inc();
     }
@@ -120,35 +131,36 @@ impl Metrics {
     /// names are not used then).
     pub fn call(&self, server: &str, tool: &str, outcome: Result<Duration, &'static str>) {
         match outcome {
-            Ok(duration) => {
-                let (server, tool) = self.bounded(server, tool);
-                let labels = vec![("server", server), ("tool", tool)];
-                self.durations
-                    .get_or_create(&labels)
-                    .observe(duration.as_secs_f64());
-            }
+            Ok(duration) => self.histogram(server, tool).observe(duration.as_secs_f64()),
             Err(code) => {
-                let labels = vec![("code", code.to_owned())];
-                self.errors.get_or_create(&labels).inc();
+                self.errors.get_or_create(&[("code", code)]).inc();
             }
         }
     }
 
-    /// `(server, tool)` as labels, each past its bound replaced by [`OTHER`].
-    fn bounded(&self, server: &str, tool: &str) -> (String, String) {
-        let mut tools = self.tools.lock().unwrap_or_else(|p| p.into_inner());
-        if !tools.contains_key(server) && tools.len() >= limits::METRICS_SERVERS_MAX {
-            return (OTHER.to_owned(), OTHER.to_owned());
+    /// The series of `(server, tool)`, each name past its bound replaced by [`OTHER`].
+    fn histogram(&self, server: &str, tool: &str) -> Histogram {
+        let mut servers = self.servers.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = servers.get(server).and_then(|t| t.named.get(tool)) {
+            return found.clone();
         }
-        let known = tools.entry(server.to_owned()).or_default();
-        if known.contains(tool) {
-            return (server.to_owned(), tool.to_owned());
+        let server = if servers.contains_key(server) || servers.len() < limits::METRICS_SERVERS_MAX
+        {
+            server
+        } else {
+            OTHER
+        };
+        let series = |tool: &str| {
+            let labels = vec![("server", server.to_owned()), ("tool", tool.to_owned())];
+            self.durations.get_or_create_owned(&labels)
+        };
+        let tools = servers.entry(server.to_owned()).or_default();
+        if tools.named.len() < limits::METRICS_TOOLS_PER_SERVER {
+            let histogram = series(tool);
+            tools.named.insert(tool.to_owned(), histogram.clone());
+            return histogram;
         }
-        if known.len() < limits::METRICS_TOOLS_PER_SERVER {
-            known.insert(tool.to_owned());
-            return (server.to_owned(), tool.to_owned());
-        }
-        (server.to_owned(), OTHER.to_owned())
+        tools.other.get_or_insert_with(|| series(OTHER)).clone()
     }
 }
 
@@ -237,7 +249,7 @@ mod tests {
         m.call("s", "tool0", Ok(Duration::from_millis(1)));
         let mut text = String::new();
         encode_registry(&mut text, &m.registry).unwrap();
-        let series: HashSet<&str> = text
+        let series: std::collections::HashSet<&str> = text
             .lines()
             .filter(|l| l.starts_with("mcp_sidecar_call_duration_seconds_count"))
             .collect();

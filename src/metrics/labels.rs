@@ -38,7 +38,7 @@ const METHODS: &[&str] = &[
 ];
 
 /// `method` as a label value.
-pub fn method_label(method: &str) -> &str {
+pub fn method_label(method: &str) -> &'static str {
     METHODS
         .iter()
         .find(|m| **m == method)
