@@ -23,6 +23,8 @@
 //! - [`trust`]: the trust gate (launch digests, risk warnings, secrets, plugin containment).
 //! - [`era`]: the protocol eras' revisions, envelope keys and error codes, shared by both directions.
 //! - [`logging`]: the stderr log set-up (text for people, JSON lines for pipelines).
+//! - [`metrics`]: Prometheus metrics (`/metrics`); [`telemetry`]: OpenTelemetry traces and the W3C
+//!   trace context carried to servers.
 //! - [`signals`]: termination signals (graceful stop, then immediate kill).
 //! - [`cli`]: subcommands of the binary that are not the sidecar itself (the commands for people:
 //!   `list`, `call`, `test`, `doctor`, `inspect`; the conformance client).
@@ -51,6 +53,7 @@ pub mod jsonrpc;
 pub mod limits;
 pub mod logging;
 pub mod mcp;
+pub mod metrics;
 pub mod oauth;
 pub mod process;
 pub mod sandbox;
@@ -59,6 +62,7 @@ pub mod serving;
 pub mod signals;
 pub mod store;
 pub mod supervisor;
+pub mod telemetry;
 pub mod time;
 pub mod trust;
 pub mod upstream;

@@ -561,3 +561,12 @@ pub const ACCESS_TOKEN_FILE_MAX_BYTES: u64 = 64 * 1024;
 /// Bytes of a call's (masked) arguments one audit line holds; longer ones are cut, the line
 /// saying how long they were.
 pub const AUDIT_ARGUMENTS_MAX_BYTES: usize = 4096;
+
+/// Distinct tool names one server's call-duration histogram keeps a series for on `/metrics`;
+/// calls of the tools past it share `tool="_other"`. A server can list any number of tools, and
+/// each series costs memory here and in every scraper.
+pub const METRICS_TOOLS_PER_SERVER: usize = 100;
+
+/// Distinct servers `/metrics` keeps call series for; the rest share `server="_other"`. Servers
+/// come from the config (and `servers/add`), so this is a net, not the usual bound.
+pub const METRICS_SERVERS_MAX: usize = 1024;

@@ -14,7 +14,7 @@ use mcp_sidecar::cli::mcp::{self, McpArgs};
 use mcp_sidecar::process::guardian;
 use mcp_sidecar::process::{self as tree};
 use mcp_sidecar::store::SchemaCache;
-use mcp_sidecar::{host, limits, logging, serving, signals, upstream};
+use mcp_sidecar::{host, limits, logging, serving, signals, telemetry, upstream};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
@@ -48,6 +48,10 @@ struct Cli {
     /// The other commands: the servers they run. Repeatable.
     #[arg(long = "config", value_name = "FILE", global = true)]
     configs: Vec<PathBuf>,
+    /// Export OpenTelemetry traces over OTLP/HTTP to this collector (its base URL; traces go to
+    /// /v1/traces). Also: OTEL_EXPORTER_OTLP_ENDPOINT. Serving and `mcp` mode only.
+    #[arg(long, value_name = "URL", global = true)]
+    otlp_endpoint: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -159,14 +163,47 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match cli.command.unwrap_or(Command::Serve) {
+    // Before the runtime runs: the exporter's blocking HTTP client must not be built inside it.
+    let serving = matches!(cli.command, None | Some(Command::Serve | Command::Mcp(_)));
+    let exporting = match serving.then(|| telemetry::init(cli.otlp_endpoint.as_deref())) {
+        Some(Err(message)) => {
+            logging::say(format_args!("mcp-sidecar: --otlp-endpoint: {message}"));
+            return ExitCode::from(2);
+        }
+        Some(Ok(exporting)) => exporting,
+        None => None,
+    };
+    let exit = run(
+        cli.command,
+        runtime,
+        cache,
+        cli.configs,
+        cli.max_line_bytes,
+        cli.max_inflight,
+    );
+    if let Some(exporting) = exporting {
+        exporting.shutdown();
+    }
+    exit
+}
+
+/// The mode the command line asks for, to its exit status.
+fn run(
+    command: Option<Command>,
+    runtime: tokio::runtime::Runtime,
+    cache: Option<SchemaCache>,
+    configs: Vec<PathBuf>,
+    max_line_bytes: usize,
+    max_inflight: u32,
+) -> ExitCode {
+    match command.unwrap_or(Command::Serve) {
         Command::Serve => {
             let options = host::ServeOptions {
-                max_line_bytes: cli.max_line_bytes,
+                max_line_bytes,
                 cache,
                 stop: CancellationToken::new(),
-                configs: cli.configs,
-                max_inflight: cli.max_inflight as usize,
+                configs,
+                max_inflight: max_inflight as usize,
             };
             run_serve(runtime, options)
         }
@@ -183,10 +220,10 @@ fn main() -> ExitCode {
         }
         Command::Mcp(args) => {
             let globals = mcp::Globals {
-                configs: cli.configs,
+                configs,
                 cache,
-                max_line_bytes: cli.max_line_bytes,
-                max_inflight: cli.max_inflight as usize,
+                max_line_bytes,
+                max_inflight: max_inflight as usize,
             };
             match mcp::options(args, globals) {
                 Ok(options) => run_mcp(runtime, options),
@@ -198,7 +235,7 @@ fn main() -> ExitCode {
         }
         Command::People(command) => {
             let globals = people::Globals {
-                configs: cli.configs,
+                configs,
                 cache,
                 stop: CancellationToken::new(),
             };

@@ -118,6 +118,8 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts *Call
 		Progress  bool            `json:"progress,omitempty"`
 		ResetOn   *bool           `json:"resetTimeoutOnProgress,omitempty"`
 		MaxTotal  int64           `json:"maxTotalTimeoutMs,omitempty"`
+		Parent    string          `json:"traceparent,omitempty"`
+		State     string          `json:"tracestate,omitempty"`
 	}{Name: name}
 	if args != nil {
 		raw, err := json.Marshal(args)
@@ -138,6 +140,8 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts *Call
 		if opts.MaxTotalTimeout > 0 {
 			params.MaxTotal = wholeMillis(opts.MaxTotalTimeout)
 		}
+		params.Parent = opts.TraceParent
+		params.State = opts.TraceState
 	}
 	var res CallResult
 	var onProgress func(ProgressUpdate)

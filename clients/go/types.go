@@ -170,6 +170,11 @@ type CallOptions struct {
 	// the call whatever its progress (0: the server's config).
 	ResetTimeoutOnProgress *bool
 	MaxTotalTimeout        time.Duration
+	// TraceParent and TraceState: the W3C trace context the call belongs
+	// to, passed on to the server (and the parent of the sidecar's span
+	// when it exports traces); empty: none.
+	TraceParent string
+	TraceState  string
 }
 
 // LoadRequest is the params of servers/load: exactly one of Path, JSON and

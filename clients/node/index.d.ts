@@ -403,6 +403,10 @@ export interface CallToolOptions extends RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** The call's hard bound whatever its progress (TOOL_TIMEOUT). */
   maxTotalTimeoutMs?: number;
+  /** The W3C trace context the call belongs to, passed on to the server (and the parent of the sidecar's span when it exports traces). */
+  traceparent?: string;
+  /** The W3C tracestate that goes with traceparent. */
+  tracestate?: string;
 }
 
 export interface SearchToolsOptions<F extends ToolFormat | undefined = undefined> extends RequestOptions {

@@ -54,6 +54,10 @@ pub struct McpArgs {
     /// arguments) to FILE, or to stderr with `-`.
     #[arg(long, value_name = "FILE|-")]
     pub audit_log: Option<String>,
+    /// HTTP: a file holding the bearer token Prometheus presents to scrape /metrics (one per
+    /// line). Without it /metrics takes the endpoint's own token, as /mcp does.
+    #[arg(long, value_name = "FILE")]
+    pub metrics_token_file: Option<PathBuf>,
     /// A browser origin allowed to call the HTTP endpoint (loopback origins are, on loopback).
     /// Repeatable.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
@@ -104,6 +108,7 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
                 .as_deref()
                 .map(upstream::access::Audit::open)
                 .transpose()?,
+            metrics_token: metrics_token(args.metrics_token_file.as_deref())?,
             allowed_origins: args.allowed_origins,
             stop_on_stdin_eof: stdin_is_a_pipe(),
             idle_timeout: Duration::from_millis(args.http_idle_timeout_ms),
@@ -181,6 +186,19 @@ fn http_addr(text: &str) -> Result<SocketAddr, String> {
         .map_or_else(|| text.to_owned(), |port| format!("127.0.0.1:{port}"));
     text.parse()
         .map_err(|_| format!("--http {text:?}: expected PORT, localhost:PORT or IP:PORT"))
+}
+
+/// The scrape tokens of `--metrics-token-file` (one per line), masked in logs like the others.
+fn metrics_token(file: Option<&std::path::Path>) -> Result<Option<upstream::Token>, String> {
+    let Some(path) = file else {
+        return Ok(None);
+    };
+    let value = std::fs::read_to_string(path)
+        .map_err(|e| format!("--metrics-token-file {}: {e}", path.display()))?;
+    let token = upstream::Token::new(&value)
+        .ok_or_else(|| format!("--metrics-token-file {}: the file is empty", path.display()))?;
+    logging::register_secrets(token.values());
+    Ok(Some(token))
 }
 
 /// The bearer tokens from `--token-file` (one per line), else `MCP_SIDECAR_TOKEN`; they are masked

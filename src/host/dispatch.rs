@@ -11,6 +11,7 @@ use super::reply::Reply;
 use super::{servers, surface, tools};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::RequestId;
+use crate::metrics::{self, Outcome};
 
 /// Set (debug builds only) to make `test/panic` panic inside its handler.
 #[cfg(debug_assertions)]
@@ -24,13 +25,20 @@ pub async fn reply(
     method: &str,
     params: Option<Value>,
 ) -> Result<Reply> {
-    match method {
+    let reply = match method {
         "tools/list" => tools::list(host.registry()?, parse(method, params)?).map(Reply::Json),
         "tools/search" => {
             super::search::search(host.registry()?, parse(method, params)?).map(Reply::Json)
         }
         _ => run(host, id, method, params).await.map(Reply::Value),
-    }
+    };
+    let outcome = match &reply {
+        Ok(Reply::Value(v)) if v.get("isError") == Some(&Value::Bool(true)) => Outcome::ToolError,
+        Ok(_) => Outcome::Ok,
+        Err(_) => Outcome::Error,
+    };
+    metrics::global().request(method, outcome);
+    reply
 }
 
 /// The outcome of one request: its result or its error.

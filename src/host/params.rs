@@ -201,6 +201,14 @@ pub struct CallTool {
     /// The call's hard bound (the server's `maxTotalTimeoutSeconds` when absent).
     #[serde(default)]
     pub max_total_timeout_ms: Option<u64>,
+    /// The W3C trace context the call belongs to (also read from `_meta.traceparent`).
+    #[serde(default)]
+    pub traceparent: Option<String>,
+    #[serde(default)]
+    pub tracestate: Option<String>,
+    /// MCP-style request metadata: its `traceparent` and `tracestate` are read.
+    #[serde(default, rename = "_meta")]
+    pub meta: Option<Value>,
 }
 
 /// `resources/list`, `resources/templates/list`, `prompts/list`.

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::jsonrpc::{encode_notification, RequestId};
 use crate::serving::Outbox;
 use crate::supervisor::{CallOptions, Progress, Registry};
+use crate::telemetry::{Carried, RequestSpan, TraceContext};
 
 /// `tools/list`: the tools in the requested format, with the listing's fingerprint, token totals,
 /// the instructions of their servers and (when there are some) the tools held by `pinTools`, as
@@ -39,16 +40,33 @@ pub async fn call(
     p: CallTool,
     to: (&Outbox, &RequestId),
 ) -> Result<Value> {
+    let format = p.format.unwrap_or(registry.settings().format);
+    if p.name == registry.catalog().search_tools_name() {
+        return search::call_search_tools(registry, &p.name, p.arguments, format);
+    }
+    // The top-level fields win over `_meta`'s: they are the host protocol's own.
+    let incoming = Carried::new(p.traceparent.as_deref(), p.tracestate.as_deref())
+        .or_else(|| Carried::from_meta_object(p.meta.as_ref()));
+    let span = RequestSpan::start("tools/call", Some(&p.name), incoming.as_ref(), Vec::new);
+    let answer = call_traced(registry, p, format, to, span.context()).await;
+    span.end(answer.as_ref().err().map(|e| e.code.as_str()));
+    answer
+}
+
+async fn call_traced(
+    registry: &Arc<Registry>,
+    p: CallTool,
+    format: convert::ToolFormat,
+    to: (&Outbox, &RequestId),
+    trace: TraceContext,
+) -> Result<Value> {
     let mut options = CallOptions {
         timeout: milliseconds(p.timeout_ms, "timeoutMs")?,
         reset_timeout_on_progress: p.reset_timeout_on_progress,
         max_total: milliseconds(p.max_total_timeout_ms, "maxTotalTimeoutMs")?,
         progress: None,
+        trace,
     };
-    let format = p.format.unwrap_or(registry.settings().format);
-    if p.name == registry.catalog().search_tools_name() {
-        return search::call_search_tools(registry, &p.name, p.arguments, format);
-    }
     let outcome = if p.progress {
         let (sink, watched) = watch::channel(None);
         options.progress = Some(sink);

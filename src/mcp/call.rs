@@ -2,6 +2,8 @@
 //! call's timeout, and — when the host wants progress or `resetTimeoutOnProgress` — a
 //! `progressToken`, the server's progress forwarded and the timeout restarted on each, up to a
 //! hard total (see [`super::progress`]). A plain call carries no `_meta` and waits as before.
+//! A call within a trace carries its W3C context in `_meta.traceparent` (and `tracestate`), as
+//! MCP names them; over HTTP the transport repeats it in the `traceparent` header.
 
 use std::time::Duration;
 
@@ -12,6 +14,7 @@ use super::client::{Client, Ended, RequestKind, Wait};
 use super::progress::{Bound, ProgressPolicy};
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::Reply;
+use crate::telemetry::Carried;
 
 impl Client {
     /// Calls a tool. The raw reply is returned so the caller can apply its size limit to the bytes
@@ -21,9 +24,10 @@ impl Client {
         tool: &str,
         arguments: Value,
         timeout: Duration,
+        trace: Option<&Carried>,
     ) -> Result<Reply> {
         let params = CallParams {
-            meta: None,
+            meta: trace.map(|t| Meta::traced(None, t)),
             arguments: &arguments,
             name: tool,
         };
@@ -40,11 +44,16 @@ impl Client {
         tool: &str,
         arguments: Value,
         policy: &ProgressPolicy,
+        trace: Option<&Carried>,
     ) -> Result<Reply> {
         let watching = self.progress.watch();
         let params = CallParams {
-            meta: Some(Meta {
-                progress_token: watching.token,
+            meta: Some(match trace {
+                Some(t) => Meta::traced(Some(watching.token), t),
+                None => Meta {
+                    progress_token: Some(watching.token),
+                    ..Meta::default()
+                },
             }),
             arguments: &arguments,
             name: tool,
@@ -97,15 +106,29 @@ impl Client {
 #[derive(Serialize)]
 struct CallParams<'a> {
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    meta: Option<Meta>,
+    meta: Option<Meta<'a>>,
     arguments: &'a Value,
     name: &'a str,
 }
 
-#[derive(Serialize)]
-struct Meta {
-    #[serde(rename = "progressToken")]
-    progress_token: i64,
+#[derive(Serialize, Default)]
+struct Meta<'a> {
+    #[serde(rename = "progressToken", skip_serializing_if = "Option::is_none")]
+    progress_token: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    traceparent: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tracestate: Option<&'a str>,
+}
+
+impl<'a> Meta<'a> {
+    fn traced(progress_token: Option<i64>, trace: &'a Carried) -> Self {
+        Self {
+            progress_token,
+            traceparent: Some(&trace.traceparent),
+            tracestate: trace.tracestate.as_deref(),
+        }
+    }
 }
 
 fn fmt_duration(d: Duration) -> String {
@@ -135,7 +158,10 @@ mod tests {
             r#"{"arguments":{"a":1},"name":"t"}"#
         );
         let with = CallParams {
-            meta: Some(Meta { progress_token: 7 }),
+            meta: Some(Meta {
+                progress_token: Some(7),
+                ..Meta::default()
+            }),
             arguments: &args,
             name: "t",
         };

@@ -22,6 +22,7 @@ use crate::jsonrpc::Reply;
 use crate::limits;
 use crate::mcp::{self, Progress, ProgressPolicy, ToolKind};
 use crate::store::{Entry, ResultStore, Truncation};
+use crate::telemetry::{CallSpan, TraceContext};
 
 /// How the host wants one call run, beyond its arguments; every field defaults to the server's
 /// config.
@@ -35,6 +36,8 @@ pub struct CallOptions {
     pub reset_timeout_on_progress: Option<bool>,
     /// `maxTotalTimeoutMs`, else the config's `maxTotalTimeoutSeconds`.
     pub max_total: Option<Duration>,
+    /// The trace the call belongs to: its span's parent, passed on to the server.
+    pub trace: TraceContext,
 }
 
 /// A successful tool call.
@@ -115,6 +118,19 @@ pub(super) async fn call(
             (Some(turn), left)
         }
     };
+    let span = CallSpan::start(
+        &options.trace,
+        "tools/call",
+        &server.name,
+        Some(tool),
+        session.client.handshake().era.as_str(),
+        server
+            .spec
+            .remote
+            .as_ref()
+            .map_or("stdio", |r| r.kind.as_str()),
+    );
+    let trace = span.outgoing();
     let started = Instant::now();
     let failed = |e: Error| {
         // A timeout names the call's whole time, queue included (a hard total names itself).
@@ -151,18 +167,25 @@ pub(super) async fn call(
                     Box::pin(client.call_tool_as_task(tool, arguments, &policy, true)).await
                 }
                 // The plain call: no progress token, one deadline.
-                Err(timeout) => client.call_tool(tool, arguments, timeout).await,
-                Ok(policy) => client.call_tool_with(tool, arguments, &policy).await,
+                Err(timeout) => {
+                    client
+                        .call_tool(tool, arguments, timeout, trace.as_ref())
+                        .await
+                }
+                Ok(policy) => {
+                    client
+                        .call_tool_with(tool, arguments, &policy, trace.as_ref())
+                        .await
+                }
             };
-            Answer::Reply(reply.map_err(failed)?)
+            reply.map(Answer::Reply)
         }
-        kind => {
-            let (value, bytes) = resource_tools::call(&session, kind, &arguments, budget)
-                .await
-                .map_err(failed)?;
-            Answer::Built(value, bytes)
-        }
+        kind => resource_tools::call(&session, kind, &arguments, budget)
+            .await
+            .map(|(value, bytes)| Answer::Built(value, bytes)),
     };
+    span.end(answer.as_ref().err().map(|e| e.code.as_str()));
+    let answer = answer.map_err(failed)?;
     let duration = started.elapsed();
     let original_bytes = answer.bytes();
     let limits = session.limits;

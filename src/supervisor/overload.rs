@@ -35,7 +35,6 @@ impl CallCount {
     }
 
     /// Calls in flight now.
-    #[cfg(test)]
     pub fn current(&self) -> usize {
         self.0.load(Ordering::Acquire)
     }

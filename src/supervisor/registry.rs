@@ -375,6 +375,27 @@ impl Registry {
             .collect()
     }
 
+    /// Each server as `/metrics` shows it, from its own statistics (state, restarts, calls in
+    /// flight, bytes each way).
+    pub fn metric_samples(&self) -> Vec<crate::metrics::ServerSample> {
+        self.roster
+            .all()
+            .iter()
+            .map(|s| {
+                let (bytes_in, bytes_out) = s.traffic.totals();
+                let slot = s.slot();
+                crate::metrics::ServerSample {
+                    name: s.name.clone(),
+                    state: slot.state.as_str(),
+                    restarts: slot.restarts,
+                    in_flight: s.calls.current() as u64,
+                    bytes_in,
+                    bytes_out,
+                }
+            })
+            .collect()
+    }
+
     pub fn status(&self, name: &str) -> Result<ServerStatus> {
         Ok(self.roster.find(name)?.status())
     }
@@ -555,7 +576,23 @@ impl Registry {
     }
 
     /// [`Registry::call_tool`] with the host's options: progress, and how it bounds the call.
+    /// Counted in the metrics: a success's duration by server and tool, a failure by its code.
     pub async fn call_tool_with(
+        self: &Arc<Self>,
+        name: &str,
+        arguments: Option<Value>,
+        options: CallOptions,
+    ) -> Result<CallOutcome> {
+        let outcome = self.call_listed(name, arguments, options).await;
+        let metrics = crate::metrics::global();
+        match &outcome {
+            Ok(o) => metrics.call(&o.server, &o.tool, Ok(o.duration)),
+            Err(e) => metrics.call("", "", Err(e.code.as_str())),
+        }
+        outcome
+    }
+
+    async fn call_listed(
         self: &Arc<Self>,
         name: &str,
         arguments: Option<Value>,

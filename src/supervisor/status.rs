@@ -29,6 +29,30 @@ pub enum ServerState {
     NeedsLogin,
 }
 
+impl ServerState {
+    /// Every state, in the order they are listed (`/metrics` shows each, zero included).
+    pub const ALL: [ServerState; 6] = [
+        Self::Stopped,
+        Self::Starting,
+        Self::Ready,
+        Self::Unhealthy,
+        Self::Error,
+        Self::NeedsLogin,
+    ];
+
+    /// The state as the protocol spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stopped => "stopped",
+            Self::Starting => "starting",
+            Self::Ready => "ready",
+            Self::Unhealthy => "unhealthy",
+            Self::Error => "error",
+            Self::NeedsLogin => "needs_login",
+        }
+    }
+}
+
 /// The `status` object of host protocol v1 (see proto/PROTOCOL.md).
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]

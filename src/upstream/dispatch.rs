@@ -14,6 +14,8 @@ use super::surface::{self, List};
 use super::wire::WireError;
 use super::{lifecycle, listen, tools};
 use crate::jsonrpc::RequestId;
+use crate::metrics::{self, Outcome};
+use crate::telemetry::{Carried, KeyValue, RequestSpan};
 
 /// Methods 2026-07-28 removed: in a modern envelope they are unknown (-32601).
 const REMOVED_IN_2026: [&str; 5] = [
@@ -34,12 +36,36 @@ const CACHEABLE: [&str; 6] = [
     "resources/read",
 ];
 
-/// Serves a request: its result (decorated for its era) or its error.
+/// Serves a request: its result (decorated for its era) or its error, counted in the metrics and
+/// traced as the child of the trace context it carries (`params._meta` first, then the HTTP
+/// headers).
 pub async fn request(
-    r: Request<'_>,
+    mut r: Request<'_>,
     method: &str,
     params: Option<Value>,
 ) -> Result<Value, WireError> {
+    let incoming = Carried::from_meta(params.as_ref()).or_else(|| r.traced.take());
+    let tool = (method == "tools/call")
+        .then(|| params.as_ref()?.get("name")?.as_str().map(str::to_owned))
+        .flatten();
+    let span = RequestSpan::start(method, tool.as_deref(), incoming.as_ref(), || {
+        vec![KeyValue::new("jsonrpc.request.id", r.id.to_string())]
+    });
+    r.trace = span.context();
+    let answer = serve(r, method, params).await;
+    let (outcome, error) = match &answer {
+        Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+            (Outcome::ToolError, Some("tool_error".to_owned()))
+        }
+        Ok(_) => (Outcome::Ok, None),
+        Err(e) => (Outcome::Error, Some(e.code.to_string())),
+    };
+    metrics::global().request(method, outcome);
+    span.end(error.as_deref());
+    answer
+}
+
+async fn serve(r: Request<'_>, method: &str, params: Option<Value>) -> Result<Value, WireError> {
     match r.era {
         Era::Legacy => legacy(&r, method, params).await,
         Era::Modern(_) => {

@@ -48,6 +48,8 @@ pub struct HttpOptions {
     pub keys: Option<crate::upstream::access::Keys>,
     /// Where each request's audit line goes (`--audit-log`).
     pub audit: Option<crate::upstream::access::Audit>,
+    /// `/metrics`' own bearer tokens (a scraper's); `None`: `/metrics` takes `keys`.
+    pub metrics_token: Option<crate::upstream::Token>,
     /// Browser origins allowed besides loopback ones (`http://localhost:PORT` on a loopback bind).
     pub allowed_origins: Vec<String>,
     /// End when this pipe (the sidecar's stdin, held by the process that started it) ends.

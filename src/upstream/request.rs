@@ -1,5 +1,5 @@
 //! One request being served: the aggregate, the client's session, the request's id and era, and
-//! where the messages that belong to it go before its answer.
+//! where the messages that belong to it go before its answer, and the trace it is part of.
 
 use super::access::Rules;
 use super::aggregate::Aggregate;
@@ -7,6 +7,7 @@ use super::era::Era;
 use super::session::Session;
 use crate::jsonrpc::RequestId;
 use crate::serving::Sink;
+use crate::telemetry::{Carried, TraceContext};
 
 /// One request being served.
 pub struct Request<'a> {
@@ -17,6 +18,11 @@ pub struct Request<'a> {
     pub era: &'a Era,
     /// Where the request's own messages go before its answer.
     pub sink: &'a Sink,
+    /// The W3C trace context of the HTTP request's headers (`_meta` wins when it has one).
+    pub traced: Option<Carried>,
+    /// The request span's context, which its downstream calls are children of (set by
+    /// `dispatch::request`).
+    pub trace: TraceContext,
     /// What the client may see and call (`None`: everything, as over stdio).
     pub rules: Option<&'a Rules>,
 }

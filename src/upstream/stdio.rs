@@ -27,6 +27,7 @@ use crate::jsonrpc::{encode_response, Incoming, LineError, LineReader, RequestId
 use crate::limits;
 use crate::serving::Sink;
 use crate::serving::{guarded, writer, Flow, Outbox, Stopped, Ticket};
+use crate::telemetry::TraceContext;
 
 /// Bounds of one stdio session.
 pub struct Bounds {
@@ -183,6 +184,8 @@ impl Stdio {
             era: &Era::Legacy,
             sink: &sink,
             rules: None,
+            traced: None,
+            trace: TraceContext::default(),
         };
         let outcome = dispatch::request(request, "initialize", params).await;
         let initialized = outcome.is_ok();
@@ -229,6 +232,8 @@ impl Stdio {
                 era: &era,
                 sink: &sink,
                 rules: None,
+                traced: None,
+                trace: TraceContext::default(),
             };
             let outcome = guarded(&token, dispatch::request(request, &method, params)).await;
             stdio.session.requests.finish(&id);

@@ -176,7 +176,10 @@ fn start(r: &Request<'_>, tool: String, arguments: Option<Value>, with_progress:
             .map(|s| s.name)
             .find(|s| registry.settings().names.may_name(s, &tool)),
     };
-    let mut options = CallOptions::default();
+    let mut options = CallOptions {
+        trace: r.trace.clone(),
+        ..CallOptions::default()
+    };
     let progress = with_progress.then(|| {
         let (sink, watched) = watch::channel(None);
         options.progress = Some(sink);

@@ -14,7 +14,15 @@ use std::path::{Path, PathBuf};
 /// floor's neighbours, never upwards). `main.rs` stands above all of them.
 const FLOORS: &[&[&str]] = &[
     &["limits", "error", "logging", "time", "canonical", "era"],
-    &["jsonrpc", "convert", "ask", "search", "sandbox"],
+    &[
+        "jsonrpc",
+        "convert",
+        "ask",
+        "search",
+        "sandbox",
+        "metrics",
+        "telemetry",
+    ],
     &["config"],
     &["trust", "oauth"],
     &["mcp", "process"],

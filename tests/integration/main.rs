@@ -36,6 +36,7 @@ mod leaks;
 mod logs;
 mod oauth;
 mod oauth_host;
+mod observability;
 mod packages;
 mod pins;
 mod probe;

@@ -240,7 +240,7 @@ export class SidecarClient extends EventEmitter {
    * `tools/call`. With `onProgress`, the call asks for progress (`progress: true`) and every
    * `notifications/progress` naming this call's id is passed to it until the call ends.
    */
-  callTool(name, args, { timeoutMs, format, signal, onProgress, resetTimeoutOnProgress, maxTotalTimeoutMs } = {}) {
+  callTool(name, args, { timeoutMs, format, signal, onProgress, resetTimeoutOnProgress, maxTotalTimeoutMs, traceparent, tracestate } = {}) {
     // The hot path: build params directly rather than through omitUndefined.
     const params = args === undefined ? { name } : { name, arguments: args };
     if (timeoutMs !== undefined) params.timeoutMs = timeoutMs;
@@ -251,6 +251,8 @@ export class SidecarClient extends EventEmitter {
     }
     if (resetTimeoutOnProgress !== undefined) params.resetTimeoutOnProgress = resetTimeoutOnProgress;
     if (maxTotalTimeoutMs !== undefined) params.maxTotalTimeoutMs = maxTotalTimeoutMs;
+    if (traceparent !== undefined) params.traceparent = traceparent;
+    if (tracestate !== undefined) params.tracestate = tracestate;
     return this.#request('tools/call', params, signal, onProgress);
   }
 

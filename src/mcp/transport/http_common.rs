@@ -376,6 +376,8 @@ pub struct Outgoing {
     /// A 2026-07-28 message: the revision its `_meta` names, and its params (for the headers
     /// derived from the body).
     pub modern: Option<(String, serde_json::Value)>,
+    /// The W3C trace context in the params' `_meta`, repeated in the POST's headers.
+    pub trace: Option<crate::telemetry::Carried>,
 }
 
 impl Outgoing {
@@ -394,12 +396,14 @@ impl Outgoing {
         let cancels = (method.as_deref() == Some("notifications/cancelled"))
             .then(|| value.pointer("/params/requestId").cloned())
             .flatten();
+        let trace = crate::telemetry::Carried::from_meta(value.get("params"));
         Self {
             line,
             method,
             id,
             cancels,
             modern,
+            trace,
         }
     }
 

@@ -106,7 +106,7 @@ impl Guard {
 
 /// The credentials of `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 7235
 /// §2.1), one or more spaces follow it.
-fn bearer_credentials(value: &[u8]) -> Option<&[u8]> {
+pub(super) fn bearer_credentials(value: &[u8]) -> Option<&[u8]> {
     let space = value.iter().position(|b| *b == b' ')?;
     let (scheme, rest) = value.split_at(space);
     scheme

@@ -76,6 +76,7 @@ pub async fn serve(
         aggregate,
         guard: Guard::new(loopback, options.keys, &options.allowed_origins),
         audit: options.audit,
+        metrics_token: options.metrics_token,
         sessions: Sessions::of_replica(options.replica.as_deref()),
         flow: Flow::new(bounds.max_inflight, limits::HOST_INFLIGHT_LINE_BYTES),
         max_body: bounds.max_line_bytes,

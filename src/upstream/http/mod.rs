@@ -1,7 +1,7 @@
 //! The aggregate over Streamable HTTP (`mcp-sidecar mcp --http ADDR`), both eras on one endpoint
 //! (`/mcp`). `listener` binds, accepts, drains and closes; `route` guards and routes each request;
 //! `post` serves messages, `streams` a legacy session's GET stream and DELETE, `health` the probes
-//! (`/healthz`, `/readyz`). Below them: `state` (what
+//! (`/healthz`, `/readyz`), `metrics` the Prometheus scrape (`/metrics`). Below them: `state` (what
 //! requests share), `headers` (2026-07-28 request headers), `sessions` (legacy sessions), `guard`
 //! (Host, Origin, bearer token), `body` (bounded reads, JSON and SSE answers), `conns` (what each
 //! connection is doing: its time bounds, and the slot a new client takes from a stalled one),
@@ -16,6 +16,7 @@ mod guard;
 mod headers;
 mod health;
 mod listener;
+mod metrics;
 mod post;
 mod route;
 mod sessions;

@@ -35,6 +35,7 @@ use crate::jsonrpc::{encode_response, Incoming as Message, RequestId};
 use crate::limits;
 use crate::serving::Sink;
 use crate::serving::{guarded, Stopped, Ticket};
+use crate::telemetry::{Carried, TraceContext};
 use crate::upstream::access::{Caller, Outcome};
 use crate::upstream::dispatch;
 use crate::upstream::era::{self, Carrier, Era, LEGACY_VERSIONS};
@@ -220,6 +221,10 @@ async fn request(
         params,
         caller,
         audited,
+        traced: Carried::new(
+            header(headers, "traceparent"),
+            header(headers, "tracestate"),
+        ),
     };
     match &job.era {
         Era::Modern(_) => {
@@ -266,6 +271,8 @@ struct Job {
     caller: Caller,
     /// Its audit line's facts, when there is an audit log.
     audited: Option<Audited>,
+    /// The W3C trace context of the request's headers.
+    traced: Option<Carried>,
 }
 
 /// Whose request it is.
@@ -315,6 +322,8 @@ impl Job {
             era: &self.era,
             sink: &Sink::Stream(quiet),
             rules: Some(&self.caller.rules),
+            traced: self.traced,
+            trace: TraceContext::default(),
         };
         let outcome = dispatch::request(request, "initialize", self.params).await;
         if let (Some(audit), Some(audited)) = (&self.state.audit, &self.audited) {
@@ -431,6 +440,8 @@ impl Job {
             era: &self.era,
             sink,
             rules: Some(&self.caller.rules),
+            traced: self.traced,
+            trace: TraceContext::default(),
         };
         let work = guarded(token, dispatch::request(request, &self.method, self.params));
         let outcome = match client {

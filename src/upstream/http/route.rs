@@ -1,5 +1,6 @@
 //! One HTTP request to its handler: the guard first (every request; the probes `/healthz` and
-//! `/readyz` pass its Host and Origin checks, not the token), then the endpoint's path (`/mcp`)
+//! `/readyz` pass its Host and Origin checks, not the token; `/metrics` its own token when it has
+//! one), then the endpoint's path (`/mcp`)
 //! and method (`POST` messages, `GET` a session's stream, `DELETE` a session).
 
 use std::sync::Arc;
@@ -10,7 +11,7 @@ use hyper::{Method, Request, Response, StatusCode};
 
 use super::body::{refusal, Out};
 use super::state::State;
-use super::{health, post, streams};
+use super::{health, metrics, post, streams};
 use crate::upstream::wire::INVALID_REQUEST;
 
 /// The endpoint's path.
@@ -23,6 +24,9 @@ pub async fn route(state: Arc<State>, request: Request<Incoming>) -> Response<Ou
             Ok(()) => health::answer(&state, request.method(), request.uri().path()),
             Err(refused) => refused.response(),
         };
+    }
+    if request.uri().path() == metrics::PATH {
+        return metrics::answer(&state, request.method(), request.headers());
     }
     let mut request = request;
     match state.guard.check(request.headers()) {

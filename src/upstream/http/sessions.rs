@@ -99,6 +99,11 @@ impl Sessions {
         Some(session)
     }
 
+    /// Sessions open now.
+    pub fn count(&self) -> usize {
+        self.table().len()
+    }
+
     /// The live session `id` (marked as just used).
     pub fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
         let session = self.table().get(id).cloned()?;

@@ -18,6 +18,7 @@ use super::guard::Guard;
 use super::sessions::{HttpSession, Sessions};
 use crate::serving::Flow;
 use crate::upstream::aggregate::Aggregate;
+use crate::upstream::Token;
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -27,6 +28,8 @@ pub struct State {
     pub guard: Guard,
     /// Where each request's audit line goes (`--audit-log`).
     pub audit: Option<crate::upstream::access::Audit>,
+    /// `/metrics`' own bearer tokens (`--metrics-token-file`).
+    pub metrics_token: Option<Token>,
     pub sessions: Sessions,
     pub flow: Flow,
     /// Longest request body.

@@ -90,6 +90,17 @@ impl HttpSidecar {
 
     /// Starts it and waits (bounded) for a line of its log holding `needle`.
     pub fn start_until(servers: Value, args: &[&str], stdin: Stdio, needle: &str) -> HttpSidecar {
+        Self::start_env(servers, args, &[], stdin, needle)
+    }
+
+    /// [`HttpSidecar::start_until`] with extra environment variables.
+    pub fn start_env(
+        servers: Value,
+        args: &[&str],
+        env: &[(&str, &str)],
+        stdin: Stdio,
+        needle: &str,
+    ) -> HttpSidecar {
         let config = config_file(servers);
         let log = config.with_file_name("stderr.log");
         let port = free_port();
@@ -99,6 +110,7 @@ impl HttpSidecar {
             .args(["mcp", "--config", config.to_str().unwrap(), "--http", &addr])
             .args(args)
             .env("MCP_SIDECAR_LOG", "debug")
+            .envs(env.iter().copied())
             .stdin(stdin)
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap())

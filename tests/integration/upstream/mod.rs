@@ -14,7 +14,7 @@ mod balancer;
 mod clients;
 mod conformance;
 mod gateway;
-mod harness;
+pub mod harness;
 mod http;
 mod relay;
 mod reload;

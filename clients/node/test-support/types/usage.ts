@@ -127,7 +127,7 @@ export async function wholeProtocol(): Promise<number> {
   const login: ServerStatus = await client.loginServer('remote', { wait: false });
   await client.logoutServer('remote');
   const progress: ProgressParams[] = [];
-  await client.callTool('mcp__fx__progress', { steps: 3 }, { onProgress: (p) => progress.push(p), resetTimeoutOnProgress: true, maxTotalTimeoutMs: 60_000 });
+  await client.callTool('mcp__fx__progress', { steps: 3 }, { onProgress: (p) => progress.push(p), resetTimeoutOnProgress: true, maxTotalTimeoutMs: 60_000, traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
   client.setRoots([...(client.roots ?? []), { uri: 'file:///tmp' }]);
   client.on('notifications/resources/updated', ({ server, uri }) => void [server, uri]);
   client.on('notifications/server/log', (log: ServerLogParams) => void log.level);

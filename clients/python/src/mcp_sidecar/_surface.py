@@ -118,6 +118,8 @@ def call_tool_params(
     progress: bool,
     reset_timeout_on_progress: Optional[bool],
     max_total_timeout_ms: Optional[int],
+    traceparent: Optional[str] = None,
+    tracestate: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Params of ``tools/call`` (its method is written in each client: see the module doc).
     Spelled out rather than through :func:`fields`: this is the hot path."""
@@ -134,6 +136,10 @@ def call_tool_params(
         params["resetTimeoutOnProgress"] = reset_timeout_on_progress
     if max_total_timeout_ms is not None:
         params["maxTotalTimeoutMs"] = max_total_timeout_ms
+    if traceparent is not None:
+        params["traceparent"] = traceparent
+    if tracestate is not None:
+        params["tracestate"] = tracestate
     return params
 
 

@@ -817,6 +817,8 @@ class AsyncSidecar:
         progress: Optional[ProgressCallback] = None,
         reset_timeout_on_progress: Optional[bool] = None,
         max_total_timeout_ms: Optional[int] = None,
+        traceparent: Optional[str] = None,
+        tracestate: Optional[str] = None,
     ) -> ToolCallResult:
         """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
         server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
@@ -827,7 +829,9 @@ class AsyncSidecar:
         ``progress``: called with each progress update of this call (:class:`ProgressParams`:
         ``progress``, ``total?``, ``message?``) before its result; the sidecar sends the latest
         and may skip some for a slow reader. ``reset_timeout_on_progress`` and
-        ``max_total_timeout_ms`` are the call's progress-aware timeout (protocol §4)."""
+        ``max_total_timeout_ms`` are the call's progress-aware timeout (protocol §4).
+        ``traceparent`` (and ``tracestate``): the W3C trace context the call belongs to, passed on
+        to the server and the parent of the sidecar's span when it exports traces."""
         params = _surface.call_tool_params(
             name,
             arguments,
@@ -836,6 +840,8 @@ class AsyncSidecar:
             progress is not None,
             reset_timeout_on_progress,
             max_total_timeout_ms,
+            traceparent,
+            tracestate,
         )
         result = await self._here().request("tools/call", params, timeout, progress)
         return shape(ToolCallResult, result)

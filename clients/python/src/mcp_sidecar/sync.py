@@ -872,12 +872,15 @@ class Sidecar:
         progress: Optional[SyncProgressCallback] = None,
         reset_timeout_on_progress: Optional[bool] = None,
         max_total_timeout_ms: Optional[int] = None,
+        traceparent: Optional[str] = None,
+        tracestate: Optional[str] = None,
     ) -> ToolCallResult:
         """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
         server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
         (``TIMEOUT``); ``cancel`` lets another thread cancel the call (``CANCELLED``).
         ``progress`` is called with each progress update of the call before its result, on the
-        thread reading stdout (keep it short); see :meth:`AsyncSidecar.call_tool`."""
+        thread reading stdout (keep it short); ``traceparent``/``tracestate`` as in
+        :meth:`AsyncSidecar.call_tool`."""
         params = _surface.call_tool_params(
             name,
             arguments,
@@ -886,6 +889,8 @@ class Sidecar:
             progress is not None,
             reset_timeout_on_progress,
             max_total_timeout_ms,
+            traceparent,
+            tracestate,
         )
         result = self._conn.request("tools/call", params, timeout, cancel, progress)
         return shape(ToolCallResult, result)

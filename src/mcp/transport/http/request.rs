@@ -95,7 +95,13 @@ async fn run_request(
     let sent_sid = shared.session_id();
     let during = post_step(msg.method.as_deref());
     let post = |line| async move {
-        let req = with_modern_headers(shared, msg, shared.post(shared.url(), line));
+        let mut req = with_modern_headers(shared, msg, shared.post(shared.url(), line));
+        if let Some(trace) = &msg.trace {
+            req = req.header("traceparent", trace.traceparent.as_str());
+            if let Some(state) = &trace.tracestate {
+                req = req.header("tracestate", state.as_str());
+            }
+        }
         match shared.send(req, during).await {
             // A scope this request lacks fails it alone.
             Err(e) if e.is_request_only() => Ok(Err(Answer::Failed(e))),
