@@ -49,6 +49,7 @@ mod remote_requests;
 mod remote_servers;
 mod resources;
 mod restarts;
+mod sandbox;
 mod sandbox_egress;
 mod secrets;
 mod server_requests;

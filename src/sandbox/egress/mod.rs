@@ -29,5 +29,5 @@ mod tunnel;
 
 pub use options::EgressOptions;
 pub use patterns::AllowList;
-pub use proxy::{start, start_with, EgressProxy};
+pub use proxy::{start, start_in_runtime, start_with, EgressProxy};
 pub use stats::HostCounts;

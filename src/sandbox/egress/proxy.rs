@@ -66,10 +66,22 @@ pub async fn start_with(
     hosts: Vec<String>,
     options: EgressOptions,
 ) -> Result<EgressProxy> {
+    start_in_runtime(server, hosts, options)
+}
+
+/// [`start_with`] for a caller that is not async but runs inside the runtime: the spawn site,
+/// which starts a server's proxy right before the server (the bind is immediate either way).
+pub fn start_in_runtime(
+    server: &str,
+    hosts: Vec<String>,
+    options: EgressOptions,
+) -> Result<EgressProxy> {
     let allow = AllowList::parse(server, &hosts)?;
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .await
-        .and_then(|l| Ok((l.local_addr()?.port(), l)))
+    let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .and_then(|l| {
+            l.set_nonblocking(true)?;
+            Ok((l.local_addr()?.port(), TcpListener::from_std(l)?))
+        })
         .map_err(|e| {
             Error::new(
                 ErrorCode::Internal,
