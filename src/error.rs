@@ -36,11 +36,12 @@ pub enum ErrorCode {
     AuthRequired,
     AuthFailed,
     NotSupported,
+    SandboxDenied,
 }
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 29] = [
+    pub const ALL: [ErrorCode; 30] = [
         Self::ParseError,
         Self::InvalidRequest,
         Self::MethodNotFound,
@@ -70,6 +71,7 @@ impl ErrorCode {
         Self::AuthRequired,
         Self::AuthFailed,
         Self::NotSupported,
+        Self::SandboxDenied,
     ];
 
     /// The stable string carried in `error.data.code`.
@@ -104,6 +106,7 @@ impl ErrorCode {
             Self::AuthRequired => "AUTH_REQUIRED",
             Self::AuthFailed => "AUTH_FAILED",
             Self::NotSupported => "NOT_SUPPORTED",
+            Self::SandboxDenied => "SANDBOX_DENIED",
         }
     }
 
@@ -141,6 +144,7 @@ impl ErrorCode {
             Self::ShuttingDown => -32040,
             Self::TrustRequired => -32014,
             Self::NotSupported => -32015,
+            Self::SandboxDenied => -32016,
             Self::Cancelled => -32800,
         }
     }

@@ -271,6 +271,16 @@ type ServerStatus struct {
 	Source string `json:"source"`
 	// While a login of this server waits for the browser (the host's browser step or the sidecar's loopback listener): the authorization URL a person opens.
 	AuthorizationURL string `json:"authorizationUrl,omitempty"`
+	// A sandboxed server's level: of its last spawn, or before the first what this host would enforce (docs/sandbox.md).
+	Sandbox struct {
+		// Parts in force: landlock-fs, landlock-net, seccomp, netns, rlimits, cgroup-memory, cgroup-pids, rlimit-as, rlimit-nproc.
+		Enforced []string `json:"enforced"`
+		// Parts the policy asks for that this host cannot enforce (a start is refused with SANDBOX_DENIED unless allowWeaker).
+		Missing []string `json:"missing"`
+		Preset  *string  `json:"preset"`
+		// Each missing part's reason.
+		Why map[string]string `json:"why,omitempty"`
+	} `json:"sandbox,omitzero"`
 }
 
 // ConversionNote: What the conversion of a tool to the requested format changed (PROTOCOL.md §9.2).
@@ -778,6 +788,7 @@ const (
 	CodeAuthRequired       = "AUTH_REQUIRED"
 	CodeAuthFailed         = "AUTH_FAILED"
 	CodeNotSupported       = "NOT_SUPPORTED"
+	CodeSandboxDenied      = "SANDBOX_DENIED"
 )
 
 // rpcCodes maps each protocol code to its numeric JSON-RPC code.
@@ -811,6 +822,7 @@ var rpcCodes = map[string]int{
 	CodeAuthRequired:       -32036,
 	CodeAuthFailed:         -32037,
 	CodeNotSupported:       -32015,
+	CodeSandboxDenied:      -32016,
 }
 
 // protocolCodes lists the protocol codes in the schema's order: of two codes sharing
@@ -848,4 +860,5 @@ var protocolCodes = []struct {
 	{CodeAuthRequired, -32036},
 	{CodeAuthFailed, -32037},
 	{CodeNotSupported, -32015},
+	{CodeSandboxDenied, -32016},
 }

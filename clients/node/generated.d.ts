@@ -122,7 +122,7 @@ export interface RpcErrorObject {
 
 /** error.data: always code; the other fields depend on the code (PROTOCOL.md §12). */
 export interface ErrorDataFields {
-  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED" | "OVERLOADED" | "AUTH_REQUIRED" | "AUTH_FAILED" | "NOT_SUPPORTED";
+  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED" | "OVERLOADED" | "AUTH_REQUIRED" | "AUTH_FAILED" | "NOT_SUPPORTED" | "SANDBOX_DENIED";
   /** The exposed tool name the host used in tools/call. */
   name?: string;
   server?: string;
@@ -213,6 +213,10 @@ export interface ErrorDataFields {
   authorizationUrl?: string;
   /** PROTOCOL_ERROR for output that is not JSON-RPC: the start of the offending line (at most 120 bytes), printable text as is and every other byte (control characters, a byte-order mark, invalid UTF-8) as \xNN; … when cut. */
   excerpt?: string;
+  /** SANDBOX_DENIED of a server that failed under its sandbox: what was refused (a path, an address, a limit). */
+  refused?: string;
+  /** SANDBOX_DENIED of a start refused: the level this host reaches, with what is missing and why. */
+  sandbox?: { enforced: Array<string>; missing: Array<string>; preset: string | null; why?: Record<string, string>; [key: string]: unknown; };
 }
 
 /** A server's status (PROTOCOL.md §8.1). */
@@ -264,6 +268,8 @@ export interface ServerStatus {
   source: ServerSource;
   /** While a login of this server waits for the browser (the host's browser step or the sidecar's loopback listener): the authorization URL a person opens. */
   authorizationUrl?: string;
+  /** A sandboxed server's level: of its last spawn, or before the first what this host would enforce (docs/sandbox.md). */
+  sandbox?: { enforced: Array<string>; missing: Array<string>; preset: string | null; why?: Record<string, string>; [key: string]: unknown; };
   [key: string]: unknown;
 }
 
@@ -756,7 +762,8 @@ export type ProtocolErrorCode =
   | 'OVERLOADED'
   | 'AUTH_REQUIRED'
   | 'AUTH_FAILED'
-  | 'NOT_SUPPORTED';
+  | 'NOT_SUPPORTED'
+  | 'SANDBOX_DENIED';
 
 /** Numeric JSON-RPC code of every protocol error code. */
 export declare const RPC_CODES: Readonly<Record<ProtocolErrorCode, number>>;

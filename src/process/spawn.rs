@@ -8,7 +8,9 @@
 //! it when the *thread* that forked the child exits, not the process: servers are spawned from the
 //! runtime's own thread — the main thread, the runtime being single-threaded — never from
 //! `spawn_blocking`.) Where the sidecar has a cgroup (see `cgroup`), the server joins its own cgroup
-//! below it between fork and exec, so its whole tree is inside from its first instruction.
+//! below it between fork and exec, so its whole tree is inside from its first instruction. A
+//! sandboxed server (`sandbox` in its config) is confined last, between fork and exec, by what
+//! [`crate::sandbox::prepare`] made ready in the parent; the level reached goes with the spawn.
 //!
 //! The child is a plain tokio child on every platform: made group leader with `process_group(0)` on
 //! Unix, put in its Job Object by `job` on Windows. process-wrap (the successor of `command-group`)
@@ -29,6 +31,7 @@ use super::ledger;
 use super::origin::{Origin, ORIGIN_ENV};
 use crate::config::ServerSpec;
 use crate::error::{Error, ErrorCode, Result};
+use crate::sandbox::{self, SandboxPolicy};
 
 /// A spawned server's leader, whose `wait` belongs to its owner.
 pub type ServerChild = tokio::process::Child;
@@ -75,6 +78,9 @@ pub struct Spawned {
     pub stderr: ChildStderr,
     /// The marker this spawn and its descendants carry.
     pub origin: Origin,
+    /// A sandboxed server's level and what outlives the spawn (its cgroups, its temporary folder):
+    /// kept until its tree has ended.
+    pub sandbox: Option<sandbox::Running>,
 }
 
 /// The environment a server starts with.
@@ -109,8 +115,21 @@ pub fn server(server: &str, spec: &ServerSpec) -> Result<Spawned> {
     if let Some(cwd) = &spec.cwd {
         c.current_dir(cwd);
     }
-    let (child, pid, pipes) =
-        start(server, c, origin).map_err(|e| spawn_error(server, spec, &env, e))?;
+    let confined = spec.sandbox.as_ref().map(|policy| Confined {
+        policy,
+        program: resolve_program(spec, &env),
+        args: &spec.args,
+        cwd: spec.cwd.as_deref(),
+    });
+    let (child, pid, pipes, sandbox) = match start(server, c, origin, confined) {
+        Ok(started) => started,
+        Err(Failure::Io(e)) => return Err(spawn_error(server, spec, &env, e)),
+        Err(Failure::Sandbox(e)) => {
+            return Err(e
+                .with("command", spec.display_command())
+                .with("server", server))
+        }
+    };
     let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
         return Err(Error::internal(format!(
             "server `{server}`: spawned without piped stdio"
@@ -123,21 +142,86 @@ pub fn server(server: &str, spec: &ServerSpec) -> Result<Spawned> {
         stdout,
         stderr,
         origin,
+        sandbox,
     })
 }
 
-/// A started server's leader, its pid and its stdio pipes.
+/// A sandboxed spawn: its policy and what the preset's paths depend on.
+struct Confined<'a> {
+    policy: &'a SandboxPolicy,
+    program: std::path::PathBuf,
+    args: &'a [String],
+    cwd: Option<&'a Path>,
+}
+
+impl Confined<'_> {
+    /// The sandbox prepared for this spawn (`cgroup2`: the server's own cgroup, where it has one).
+    fn prepare(
+        &self,
+        server: &str,
+        origin: Origin,
+        cgroup2: Option<&Path>,
+    ) -> Result<sandbox::Prepared> {
+        sandbox::prepare(
+            self.policy,
+            &sandbox::SpawnContext {
+                server,
+                program: &self.program,
+                args: self.args,
+                cwd: self.cwd,
+                instance: origin.number(),
+                cgroup2,
+                egress_port: None,
+            },
+        )
+    }
+}
+
+/// Why a spawn failed: the OS refused it, or its sandbox cannot be applied.
+enum Failure {
+    Io(std::io::Error),
+    Sandbox(Error),
+}
+
+/// The program a spawn runs, as exec will find it: a path with a `/` against `cwd`, a bare name on
+/// the server's PATH (the command itself when it is not found: exec will fail and say so).
+fn resolve_program(spec: &ServerSpec, env: &[(String, String)]) -> std::path::PathBuf {
+    let command = Path::new(&spec.command);
+    if spec.command.contains('/') {
+        return match &spec.cwd {
+            Some(cwd) if command.is_relative() => cwd.join(command),
+            _ => command.to_path_buf(),
+        };
+    }
+    let path = env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_str())
+        .unwrap_or("");
+    std::env::split_paths(path)
+        .map(|dir| dir.join(command))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| command.to_path_buf())
+}
+
+/// A started server's leader, its pid, its stdio pipes and its sandbox's running part.
 type Started = (
     ServerChild,
     u32,
     (Option<ChildStdin>, Option<ChildStdout>, Option<ChildStderr>),
+    Option<sandbox::Running>,
 );
 
 /// Unix: the leader of its own process group, recorded in the ledger (and, on Linux, dying with
-/// the sidecar and inside its own cgroup where the sidecar has one).
+/// the sidecar and inside its own cgroup where the sidecar has one); confined last when sandboxed.
 #[cfg(unix)]
 #[allow(clippy::disallowed_methods)] // Part of the one sanctioned spawn site.
-fn start(server: &str, mut c: tokio::process::Command, origin: Origin) -> std::io::Result<Started> {
+fn start(
+    server: &str,
+    mut c: tokio::process::Command,
+    origin: Origin,
+    confined: Option<Confined<'_>>,
+) -> std::result::Result<Started, Failure> {
     // Held until the child is recorded: the reaper must never mistake it for an orphan.
     let spawning = ledger::begin_spawn();
     c.process_group(0);
@@ -149,6 +233,26 @@ fn start(server: &str, mut c: tokio::process::Command, origin: Origin) -> std::i
     }
     #[cfg(target_os = "linux")]
     die_with_parent(&mut c);
+    #[cfg(target_os = "linux")]
+    let cgroup2 = cgroup.as_ref().map(|g| g.dir.as_path());
+    #[cfg(not(target_os = "linux"))]
+    let cgroup2 = None;
+    let running = match confined.map(|s| s.prepare(server, origin, cgroup2)) {
+        None => None,
+        Some(Ok(prepared)) => {
+            c.envs(prepared.env.iter().map(|(k, v)| (k, v)));
+            let (steps, running) = prepared.split();
+            confine(&mut c, steps);
+            Some(running)
+        }
+        Some(Err(e)) => {
+            #[cfg(target_os = "linux")]
+            if let Some(cgroup) = cgroup {
+                let _ = std::fs::remove_dir(&cgroup.dir);
+            }
+            return Err(Failure::Sandbox(e));
+        }
+    };
     let mut child = match c.spawn() {
         Ok(child) => child,
         Err(e) => {
@@ -156,10 +260,19 @@ fn start(server: &str, mut c: tokio::process::Command, origin: Origin) -> std::i
             if let Some(cgroup) = cgroup {
                 let _ = std::fs::remove_dir(&cgroup.dir);
             }
-            return Err(e);
+            return Err(Failure::Io(e));
         }
     };
     let pid = child.id().unwrap_or(0);
+    if let Some(running) = &running {
+        tracing::info!(
+            server,
+            pid,
+            enforced = %running.level.enforced.join(","),
+            missing = %running.level.missing_text(),
+            "sandboxed"
+        );
+    }
     #[cfg(target_os = "linux")]
     spawning.spawned_in(
         pid,
@@ -172,7 +285,19 @@ fn start(server: &str, mut c: tokio::process::Command, origin: Origin) -> std::i
         spawning.spawned(pid);
     }
     let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
-    Ok((child, pid, pipes))
+    Ok((child, pid, pipes, running))
+}
+
+/// The sandbox's steps in the child, last between fork and exec (after the cgroup and the
+/// parent-death signal).
+#[cfg(unix)]
+fn confine(c: &mut tokio::process::Command, steps: sandbox::ChildSteps) {
+    // SAFETY: the closure runs in the forked child before exec; `apply_in_child` makes only
+    // async-signal-safe system calls on what the parent prepared, and does not allocate (its
+    // errors are raw OS errors).
+    unsafe {
+        c.pre_exec(move || steps.apply_in_child());
+    }
 }
 
 /// Windows: created suspended, put in a Job Object of its own, then resumed (see `job`); with no
@@ -180,15 +305,27 @@ fn start(server: &str, mut c: tokio::process::Command, origin: Origin) -> std::i
 /// console server would otherwise open a window).
 #[cfg(windows)]
 #[allow(clippy::disallowed_methods)] // Part of the one sanctioned spawn site.
-fn start(server: &str, mut c: tokio::process::Command, origin: Origin) -> std::io::Result<Started> {
+fn start(
+    server: &str,
+    mut c: tokio::process::Command,
+    origin: Origin,
+    confined: Option<Confined<'_>>,
+) -> std::result::Result<Started, Failure> {
     use windows_sys::Win32::System::Threading::{CREATE_NO_WINDOW, CREATE_SUSPENDED};
+    // No enforcement here yet: a sandbox starts only if its config allows weaker (the level says
+    // what is missing).
+    let running = match confined.map(|s| s.prepare(server, origin, None)) {
+        None => None,
+        Some(Ok(prepared)) => Some(prepared.split().1),
+        Some(Err(e)) => return Err(Failure::Sandbox(e)),
+    };
     c.creation_flags(CREATE_SUSPENDED | CREATE_NO_WINDOW);
-    let mut child = c.spawn()?;
+    let mut child = c.spawn().map_err(Failure::Io)?;
     let pid = child.id().unwrap_or(0);
-    super::job::contain(&mut child, pid, origin)?;
+    super::job::contain(&mut child, pid, origin).map_err(Failure::Io)?;
     tracing::debug!(server, pid, "started in a job object");
     let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
-    Ok((child, pid, pipes))
+    Ok((child, pid, pipes, running))
 }
 
 /// The cgroup for this spawn, if the sidecar has one; a failure to create it leaves this server

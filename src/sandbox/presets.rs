@@ -97,8 +97,8 @@ pub struct BasePaths {
 }
 
 /// The paths the preset grants to `program` (the command as resolved on PATH) run with `args` in
-/// `cwd`: the system's runtime, the program's folder and package root (both before and after
-/// symbolic links are followed), the folder and package root of the first argument naming an
+/// `cwd`: the system's runtime, the program's folder, package root and install prefix (both
+/// before and after symbolic links are followed), the folder and package root of the first argument naming an
 /// existing file (the script an interpreter runs), and, writable, the server's private `tmp`.
 /// Paths that do not exist are left out (a rule needs an open file).
 pub fn base_paths(
@@ -128,6 +128,7 @@ pub fn base_paths(
             if let Some(folder) = f.parent().filter(|d| !d.as_os_str().is_empty()) {
                 read.push(folder.to_path_buf());
                 read.extend(package_root(folder));
+                read.extend(install_prefix(folder));
             }
         }
     }
@@ -140,6 +141,21 @@ pub fn base_paths(
     write.sort();
     write.dedup();
     BasePaths { read, write }
+}
+
+/// The prefix of a runtime installed as `PREFIX/bin/program` (its libraries in `PREFIX/lib`: a
+/// Python or Node built under pyenv, nvm, /opt…), never `/`, the home folder or `~/.local`.
+fn install_prefix(folder: &Path) -> Option<PathBuf> {
+    if folder.file_name()? != "bin" {
+        return None;
+    }
+    let prefix = folder.parent()?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let too_wide = prefix.parent().is_none()
+        || home
+            .as_deref()
+            .is_some_and(|h| prefix == h || prefix == h.join(".local"));
+    (!too_wide).then(|| prefix.to_path_buf())
 }
 
 /// The nearest folder at or above `folder` (at most [`PACKAGE_ROOT_DEPTH`] up) holding a package
@@ -204,6 +220,13 @@ mod tests {
         assert!(base.read.contains(&pkg), "{:?}", base.read);
         assert!(!base.read.contains(&root), "{:?}", base.read);
         assert!(base.write.contains(&tmp));
+        // A runtime's prefix (`PREFIX/bin/x`) is granted, never the root or the home folder.
+        assert_eq!(
+            install_prefix(Path::new("/opt/py/bin")),
+            Some(PathBuf::from("/opt/py"))
+        );
+        assert_eq!(install_prefix(Path::new("/bin")), None);
+        assert_eq!(install_prefix(Path::new("/opt/py/lib")), None);
         assert!(!base.read.iter().any(|p| p.ends_with("resolv.conf")));
         let network = defaults("network").unwrap();
         let base = base_paths(&network, Path::new("/usr/bin/env"), &[], None, &tmp);

@@ -70,6 +70,7 @@ pub(super) fn open(
         spawned.pid,
         spawned.origin,
         Arc::clone(&transport.sink),
+        spawned.sandbox,
     ));
     Ok((transport, Some(control)))
 }

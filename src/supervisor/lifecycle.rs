@@ -231,6 +231,7 @@ fn adopt_process(server: &Server, generation: u64, control: &Option<Arc<ProcessC
     let current = slot.generation == generation;
     if current {
         slot.process.clone_from(control);
+        slot.sandbox = control.as_ref().and_then(|c| c.sandbox.clone());
     }
     current
 }

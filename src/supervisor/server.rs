@@ -11,7 +11,7 @@ use tokio::sync::{watch, Semaphore};
 use super::overload::CallCount;
 use super::pins::Pins;
 use super::restart::{self, RestartTracker};
-use super::session::{ProcessControl, Session};
+use super::session::{ProcessControl, SandboxReport, Session};
 use super::stats::CallStats;
 use super::status::{ServerState, ServerStats, ServerStatus};
 use super::timings::StartTimings;
@@ -85,6 +85,8 @@ pub(super) struct Slot {
     pub log_level: Option<LogLevel>,
     /// `instructions` of its last handshake, kept while it is stopped.
     pub instructions: Option<String>,
+    /// The sandbox of its last spawn (its level; what it saw of the tree's end).
+    pub sandbox: Option<Arc<SandboxReport>>,
 }
 
 impl Slot {
@@ -199,6 +201,7 @@ impl Server {
                 subscriptions: BTreeSet::new(),
                 log_level: None,
                 instructions: None,
+                sandbox: None,
             }),
             changed: watch::channel(0).0,
         }
@@ -370,6 +373,16 @@ impl Server {
             errors: stats.errors,
             p50_latency_ms: stats.p50_ms,
             authorization_url: self.auth.as_ref().and_then(|a| a.pending_url()),
+            // The last spawn's level; before any, what this host would enforce.
+            sandbox: self.spec.sandbox.as_ref().map(|policy| {
+                let level = match &slot.sandbox {
+                    Some(report) => report.level.to_json(),
+                    None => crate::sandbox::probe(policy).to_json(),
+                };
+                let mut level = level;
+                self.secrets.mask_json(&mut level);
+                level
+            }),
         }
     }
 

@@ -1,6 +1,7 @@
 //! One generation of one server: its process (if any) and, once the handshake succeeded, its MCP
 //! client, validated tools, and activity (calls in flight, last use) for keepalive and idle stops.
 
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -12,11 +13,14 @@ use crate::config::ResultPolicy;
 use crate::mcp::transport::MessageSink;
 use crate::mcp::{CacheHints, Client, ToolDef};
 use crate::process::{self, ExitInfo, Origin, ServerChild, StderrTail};
+use crate::sandbox::{self, SandboxLevel};
 
 /// Control over a spawned process tree. Dropping it stops the tree (the monitor sees its stop
 /// channel close), so a forgotten generation cannot leak processes.
 pub struct ProcessControl {
     pub pid: u32,
+    /// A sandboxed process's level, and what its sandbox saw of its end.
+    pub sandbox: Option<Arc<SandboxReport>>,
     sink: Arc<dyn MessageSink>,
     stop: Mutex<Option<oneshot::Sender<()>>>,
     exited: watch::Receiver<Option<ExitInfo>>,
@@ -25,14 +29,24 @@ pub struct ProcessControl {
 impl ProcessControl {
     /// Takes ownership of the child: a monitor task reaps it when it exits on its own, or runs the
     /// stop sequence when asked.
+    /// A sandbox's running part (`running`) is kept until the tree has ended, then read (memory-limit
+    /// kills) and dropped, which removes its cgroups and temporary folder.
     pub fn start(
         mut child: ServerChild,
         pid: u32,
         origin: Origin,
         sink: Arc<dyn MessageSink>,
+        running: Option<sandbox::Running>,
     ) -> Self {
         let (stop_tx, mut stop_rx) = oneshot::channel::<()>();
         let (exited_tx, exited) = watch::channel(None);
+        let report = running.as_ref().map(|r| {
+            Arc::new(SandboxReport {
+                level: r.level.clone(),
+                oom_kills: AtomicU64::new(0),
+            })
+        });
+        let seen = report.clone();
         tokio::spawn(async move {
             // `wait` is cancel-safe, so losing the race to a stop request loses nothing.
             let exited_by_itself = tokio::select! {
@@ -43,10 +57,15 @@ impl ProcessControl {
                 None => process::stop_tree(&mut child, pid, origin).await,
                 Some(_) => process::reap_after_exit(&mut child, pid, origin).await,
             };
+            if let (Some(running), Some(seen)) = (running, seen) {
+                seen.oom_kills
+                    .store(running.oom_kills(), std::sync::atomic::Ordering::Relaxed);
+            }
             let _ = exited_tx.send(Some(info));
         });
         Self {
             pid,
+            sandbox: report,
             sink,
             stop: Mutex::new(Some(stop_tx)),
             exited,
@@ -82,6 +101,20 @@ impl ProcessControl {
         let mut rx = self.exited.clone();
         let info = rx.wait_for(Option::is_some).await.ok().and_then(|i| *i);
         info
+    }
+}
+
+/// What a sandboxed generation's status and failure report say of its sandbox.
+#[derive(Debug)]
+pub struct SandboxReport {
+    pub level: SandboxLevel,
+    /// Processes of its tree the memory limit killed (read once the tree has ended).
+    oom_kills: AtomicU64,
+}
+
+impl SandboxReport {
+    pub fn oom_kills(&self) -> u64 {
+        self.oom_kills.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 

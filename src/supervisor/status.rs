@@ -93,6 +93,10 @@ pub struct ServerStatus {
     /// While a login of this server waits for the browser: the URL a person opens.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub authorization_url: Option<String>,
+    /// A sandboxed server's level: `{enforced, missing, preset, why?}` (of its last spawn, or what
+    /// this host would enforce before its first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Value>,
 }
 
 /// One server's entry of `servers/stats` (see proto/PROTOCOL.md).

@@ -11,7 +11,7 @@ use super::server::{Server, Slot};
 use super::session::{ProcessControl, Session};
 use super::status::ServerState;
 use crate::config::RestartPolicy;
-use crate::error::Error;
+use crate::error::{Error, ErrorCode};
 use crate::limits;
 use crate::process::ExitInfo;
 
@@ -108,13 +108,32 @@ pub(super) fn final_error(
     error: Error,
     exit: Option<ExitInfo>,
 ) -> Error {
-    let error = error
+    let error = sandbox_denial(server, slot, error)
         .with("server", server.name.as_str())
         .with_stderr_tail(&slot.stderr.text());
     match exit {
         Some(info) => error.with("exit", info.to_json()),
         None => error,
     }
+}
+
+/// A sandboxed server's failure that its stderr tail (or its memory limit's kills) shows to be a
+/// refusal of its sandbox: SANDBOX_DENIED naming what was refused and the key that would allow
+/// it, the failure's own message after it.
+fn sandbox_denial(server: &Server, slot: &Slot, error: Error) -> Error {
+    if server.spec.sandbox.is_none() || error.code == ErrorCode::SandboxDenied {
+        return error;
+    }
+    let oom_kills = slot.sandbox.as_ref().map_or(0, |r| r.oom_kills());
+    let Some(denial) = crate::sandbox::denial::find(&slot.stderr.text(), oom_kills) else {
+        return error;
+    };
+    let mut denied = denial.to_error(&server.name);
+    denied.message = format!("{} (the server: {})", denied.message, error.message);
+    for (key, value) in error.details {
+        denied.details.entry(key).or_insert(value);
+    }
+    denied
 }
 
 /// Applies the restart policy to a failure already recorded in the slot; returns the backoff

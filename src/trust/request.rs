@@ -35,7 +35,7 @@ impl<'a> Subject<'a> {
 
     /// `{commandLine, command, args, cwd, envNames, inheritEnv, envFiles, transport, url?,
     /// headerNames?, secretNames, includeTools, excludeTools, expectTools, permissions,
-    /// permissionMetaKey, resourcesAsTools?, pinTools?, sandbox?, source, warnings, digest}`; secret values masked, nothing truncated.
+    /// permissionMetaKey, resourcesAsTools?, pinTools?, sandbox?, sandboxLevel?, source, warnings, digest}`; secret values masked, nothing truncated.
     pub fn to_json(&self, source: Source, plugin_root: Option<&Path>) -> Value {
         let (spec, extras) = (self.spec, self.extras);
         let secrets = self.secrets();
@@ -105,6 +105,9 @@ impl<'a> Subject<'a> {
             let mut shown = sandbox.to_json();
             secrets.mask_json(&mut shown);
             out["sandbox"] = shown;
+            // What this host would enforce of it (not bound: the same approval holds on a host
+            // that enforces more or less; a start refuses what is missing unless allowWeaker).
+            out["sandboxLevel"] = crate::sandbox::probe(sandbox).to_json();
         }
         if let Some(oauth) = spec.remote.as_ref().and_then(|r| r.oauth.as_ref()) {
             let mut shown = digest::oauth_input(oauth);
@@ -275,6 +278,11 @@ mod tests {
         assert_eq!(r["sandbox"]["write"], json!(["/srv/data"]));
         assert_eq!(r["sandbox"]["limits"]["memoryMb"], 256);
         assert_eq!(r["sandbox"]["allowWeaker"], true);
+        assert!(
+            r["sandboxLevel"]["enforced"].is_array(),
+            "{}",
+            r["sandboxLevel"]
+        );
         assert_eq!(r["envFiles"][0]["path"], "/elsewhere/.env");
         assert_eq!(r["envFiles"][0]["names"], json!(["K"]));
         assert!(r["envFiles"][0]["contents"]

@@ -1,5 +1,8 @@
 //! Sandboxed servers (docs/sandbox.md): the `sandbox` field through every config dialect in both
-//! spellings, bound by the trust digest.
+//! spellings, bound by the trust digest; and on Linux, real servers under it: the level status
+//! reports and the kernel shows, what a strict server is refused (a file outside its lists, a
+//! loopback port it was not given, a child process), a part this host is told to lack refusing
+//! the start unless weaker is allowed, and a denial named in the server's status.
 
 use std::collections::BTreeMap;
 
@@ -147,5 +150,351 @@ fn toml_inline(v: &Value) -> String {
             items.iter().map(toml_inline).collect::<Vec<_>>().join(", ")
         ),
         other => other.to_string(),
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod enforced {
+    use std::net::TcpListener;
+    use std::path::Path;
+
+    use serde_json::{json, Value};
+
+    use crate::support::{data_path, fixture, temp_dir, with_fields, Sidecar};
+
+    /// The Python interpreter itself (not a version manager's shim, which runs through folders a
+    /// sandbox would have to list).
+    #[allow(clippy::disallowed_methods)] // the test asks the interpreter where it is
+    fn python() -> String {
+        static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        PYTHON
+            .get_or_init(|| {
+                let out = std::process::Command::new("python3")
+                    .args(["-c", "import sys; print(sys.executable)"])
+                    .output()
+                    .expect("python3 runs");
+                String::from_utf8(out.stdout).unwrap().trim().to_owned()
+            })
+            .clone()
+    }
+
+    /// The probe server (tests/data/sandbox_probe_server.py) with `sandbox`.
+    fn probe(sandbox: Value) -> Value {
+        json!({
+            "command": python(),
+            "args": [data_path("sandbox_probe_server.py")],
+            "sandbox": sandbox,
+        })
+    }
+
+    /// Calls a probe tool; its `{ok, errno?, error?}`.
+    fn attempt(s: &mut Sidecar, server: &str, tool: &str, arguments: Value) -> Value {
+        let r = s.call(
+            "tools/call",
+            json!({"name": format!("mcp__{server}__{tool}"), "arguments": arguments}),
+        );
+        serde_json::from_str(r["text"].as_str().unwrap_or_else(|| panic!("{r}")))
+            .unwrap_or_else(|e| panic!("{e}: {r}"))
+    }
+
+    fn strings(v: &Value) -> Vec<&str> {
+        v.as_array()
+            .unwrap_or_else(|| panic!("not a list: {v}"))
+            .iter()
+            .filter_map(Value::as_str)
+            .collect()
+    }
+
+    /// A `/proc/PID/status` field.
+    fn proc_status(pid: u64, field: &str) -> String {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{field}:")))
+            .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+            .trim()
+            .to_owned()
+    }
+
+    /// The v1 or v2 cgroup folder of `pid` that holds `file` (the memory or pids limit).
+    fn limit_file(pid: u64, controller: &str, file_v1: &str, file_v2: &str) -> String {
+        let cgroups = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap();
+        for line in cgroups.lines() {
+            let mut parts = line.splitn(3, ':');
+            let (_, controllers, path) = (
+                parts.next().unwrap(),
+                parts.next().unwrap(),
+                parts.next().unwrap(),
+            );
+            let candidates = if controllers.split(',').any(|c| c == controller) {
+                vec![Path::new("/sys/fs/cgroup")
+                    .join(controller)
+                    .join(path.trim_start_matches('/'))
+                    .join(file_v1)]
+            } else if controllers.is_empty() {
+                ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+                    .iter()
+                    .map(|m| {
+                        Path::new(m)
+                            .join(path.trim_start_matches('/'))
+                            .join(file_v2)
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            if let Some(text) = candidates
+                .iter()
+                .find_map(|f| std::fs::read_to_string(f).ok())
+            {
+                return text.trim().to_owned();
+            }
+        }
+        panic!("no {controller} limit for {pid}: {cgroups}")
+    }
+
+    /// Under `strict`, status names every part in force and none missing, and the kernel shows
+    /// them on the server's process: seccomp filtering, no new privileges, its own network
+    /// namespace, the open-file limit, the memory and task limits in its cgroups. The server works.
+    #[test]
+    fn strict_level_in_status_and_on_the_process() {
+        let mut s = Sidecar::initialized(json!({}));
+        let status = s.add(
+            "fx",
+            with_fields(fixture(&[]), json!({"sandbox": "strict"})),
+        );
+        assert_eq!(status["state"], "ready", "{status}");
+        let level = &status["sandbox"];
+        assert_eq!(level["preset"], "strict", "{level}");
+        assert!(strings(&level["missing"]).is_empty(), "{level}");
+        for part in [
+            "landlock-fs",
+            "landlock-net",
+            "seccomp",
+            "netns",
+            "rlimits",
+            "cgroup-memory",
+            "cgroup-pids",
+        ] {
+            assert!(
+                strings(&level["enforced"]).contains(&part),
+                "{part} not in {level}"
+            );
+        }
+        let r = s.call(
+            "tools/call",
+            json!({"name": "mcp__fx__echo", "arguments": {"message": "in a box"}}),
+        );
+        assert_eq!(r["text"], "in a box", "{r}");
+        let pid = status["pid"].as_u64().unwrap();
+        assert_eq!(proc_status(pid, "Seccomp"), "2");
+        assert_eq!(proc_status(pid, "NoNewPrivs"), "1");
+        let own = std::fs::read_link("/proc/self/ns/net").unwrap();
+        assert_ne!(
+            std::fs::read_link(format!("/proc/{pid}/ns/net")).unwrap(),
+            own
+        );
+        let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+        let open_files = limits
+            .lines()
+            .find(|l| l.starts_with("Max open files"))
+            .unwrap();
+        assert_eq!(
+            open_files.split_whitespace().nth(3),
+            Some("1024"),
+            "{open_files}"
+        );
+        assert_eq!(
+            limit_file(pid, "memory", "memory.limit_in_bytes", "memory.max"),
+            (1024u64 << 20).to_string()
+        );
+        assert_eq!(limit_file(pid, "pids", "pids.max", "pids.max"), "64");
+        // An unsandboxed server has none of it.
+        let plain = s.add("plain", fixture(&[]));
+        assert!(plain.get("sandbox").is_none(), "{plain}");
+        assert_eq!(proc_status(plain["pid"].as_u64().unwrap(), "Seccomp"), "0");
+    }
+
+    /// A strict server reads what its lists give and nothing else, writes only its own temporary
+    /// folder and what `write` lists, connects nowhere, and may still start a child.
+    #[test]
+    fn strict_refuses_paths_and_network_it_was_not_given() {
+        let given = temp_dir("sandbox-given");
+        let other = temp_dir("sandbox-other");
+        std::fs::write(given.join("in.txt"), "readable").unwrap();
+        std::fs::write(other.join("secret.txt"), "not for the server").unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let mut s = Sidecar::initialized(json!({}));
+        let status = s.add("p", probe(json!({"read": [given]})));
+        assert_eq!(status["state"], "ready", "{status}");
+        let read =
+            |s: &mut Sidecar, path: &Path| attempt(s, "p", "read_file", json!({"path": path}));
+        assert_eq!(read(&mut s, &given.join("in.txt"))["ok"], true);
+        let refused = read(&mut s, &other.join("secret.txt"));
+        assert_eq!(
+            (refused["ok"].clone(), refused["errno"].clone()),
+            (json!(false), json!(13)),
+            "{refused}"
+        );
+        let write = attempt(
+            &mut s,
+            "p",
+            "write_file",
+            json!({"path": given.join("new.txt")}),
+        );
+        assert_eq!(write["errno"], 13, "a read-only path: {write}");
+        let tmp = attempt(&mut s, "p", "tmpdir", json!({}))["detail"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            !tmp.is_empty() && !tmp.starts_with(given.to_str().unwrap()),
+            "{tmp}"
+        );
+        let scratch = attempt(
+            &mut s,
+            "p",
+            "write_file",
+            json!({"path": Path::new(&tmp).join("scratch")}),
+        );
+        assert_eq!(scratch["ok"], true, "its own temporary folder: {scratch}");
+        let connect = attempt(&mut s, "p", "connect", json!({"port": port}));
+        assert_eq!(connect["ok"], false, "{connect}");
+        assert_eq!(
+            connect["errno"], 13,
+            "refused at once by the socket filter: {connect}"
+        );
+        assert_eq!(attempt(&mut s, "p", "spawn", json!({}))["ok"], true);
+        // Given `write`, the same folder is writable.
+        let writer = s.add("w", probe(json!({"write": [given]})));
+        assert_eq!(writer["state"], "ready", "{writer}");
+        assert_eq!(
+            attempt(
+                &mut s,
+                "w",
+                "write_file",
+                json!({"path": given.join("new.txt")})
+            )["ok"],
+            true
+        );
+        drop(listener);
+    }
+
+    /// `network: {"loopback": [port]}`: that port connects, another loopback port is refused
+    /// (Landlock); `processes.spawn: false`: no child process.
+    #[test]
+    fn loopback_ports_and_no_spawn() {
+        let given = TcpListener::bind("127.0.0.1:0").unwrap();
+        let other = TcpListener::bind("127.0.0.1:0").unwrap();
+        let (given_port, other_port) = (
+            given.local_addr().unwrap().port(),
+            other.local_addr().unwrap().port(),
+        );
+        let mut s = Sidecar::initialized(json!({}));
+        let status = s.add(
+            "p",
+            probe(json!({"network": {"loopback": [given_port]}, "processes": {"spawn": false}})),
+        );
+        assert_eq!(status["state"], "ready", "{status}");
+        assert!(
+            !strings(&status["sandbox"]["enforced"]).contains(&"netns"),
+            "{status}"
+        );
+        assert_eq!(
+            attempt(&mut s, "p", "connect", json!({"port": given_port}))["ok"],
+            true
+        );
+        let refused = attempt(&mut s, "p", "connect", json!({"port": other_port}));
+        assert_eq!(refused["errno"], 13, "{refused}");
+        let spawn = attempt(&mut s, "p", "spawn", json!({}));
+        assert_eq!(
+            (spawn["ok"].clone(), spawn["errno"].clone()),
+            (json!(false), json!(1)),
+            "EPERM: {spawn}"
+        );
+    }
+
+    /// A part this host is told to lack (the debug-build override) refuses the start with
+    /// SANDBOX_DENIED naming it and the setting that would allow it; with `allowWeaker` the server
+    /// starts and status lists what is missing.
+    #[test]
+    fn a_missing_part_refuses_the_start_unless_weaker_is_allowed() {
+        let env = [("MCP_SIDECAR_SANDBOX_PRETEND_MISSING", "landlock-net")];
+        let mut s = Sidecar::spawn_with(&[], &env);
+        s.initialize(json!({}));
+        let refused = s.add(
+            "fx",
+            with_fields(fixture(&[]), json!({"sandbox": "strict"})),
+        );
+        assert_eq!(refused["state"], "error", "{refused}");
+        assert!(refused.get("pid").is_none(), "nothing ran: {refused}");
+        let error = &refused["lastError"];
+        assert_eq!(error["data"]["code"], "SANDBOX_DENIED", "{error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains("landlock-net") && message.contains("sandbox.allowWeaker"),
+            "{message}"
+        );
+        assert_eq!(
+            error["data"]["sandbox"]["missing"],
+            json!(["landlock-net"]),
+            "{error}"
+        );
+        assert_eq!(
+            refused["sandbox"]["missing"],
+            json!(["landlock-net"]),
+            "{refused}"
+        );
+        let status = s.add(
+            "weaker",
+            with_fields(fixture(&[]), json!({"sandbox": {"allowWeaker": true}})),
+        );
+        assert_eq!(status["state"], "ready", "{status}");
+        assert_eq!(
+            status["sandbox"]["missing"],
+            json!(["landlock-net"]),
+            "{status}"
+        );
+        assert!(
+            strings(&status["sandbox"]["enforced"]).contains(&"landlock-fs"),
+            "{status}"
+        );
+    }
+
+    /// A server that fails because its sandbox refused it a file says which file and which key
+    /// would allow it, in its status's error (SANDBOX_DENIED) and its stderr tail.
+    #[test]
+    fn a_denial_at_start_is_named_with_the_key_that_allows_it() {
+        let other = temp_dir("sandbox-denied");
+        let secret = other.join("config.json");
+        std::fs::write(&secret, "{}").unwrap();
+        let mut s = Sidecar::initialized(json!({}));
+        let mut config = probe(json!("strict"));
+        config["env"] = json!({"SANDBOX_PROBE_READ_AT_START": secret});
+        config["restart"] = json!("never");
+        let status = s.add("p", config);
+        assert_eq!(status["state"], "error", "{status}");
+        let error = &status["lastError"];
+        assert_eq!(error["data"]["code"], "SANDBOX_DENIED", "{error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains(secret.to_str().unwrap()) && message.contains("sandbox.read"),
+            "{message}"
+        );
+        assert_eq!(
+            error["data"]["refused"],
+            format!("access to {}", secret.display())
+        );
+        assert!(
+            status["stderrTail"]
+                .as_str()
+                .unwrap()
+                .contains("Permission denied"),
+            "{status}"
+        );
+        // Listed in `read`, the same server starts.
+        let mut allowed = probe(json!({"read": [other]}));
+        allowed["env"] = json!({"SANDBOX_PROBE_READ_AT_START": secret});
+        assert_eq!(s.add("q", allowed)["state"], "ready");
     }
 }

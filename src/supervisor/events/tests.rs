@@ -32,6 +32,7 @@ fn status(name: &str, generation: u64) -> Event {
         errors: 0,
         p50_latency_ms: None,
         authorization_url: None,
+        sandbox: None,
     }))
 }
 

@@ -242,8 +242,9 @@ class ServerStatus(Result):
     p50_latency_ms: Optional[float]
     source: ServerSource
     authorization_url: Optional[str]
+    sandbox: Optional[JsonObject]
 
-    _keys = {"name": "name", "prefix": "prefix", "state": "state", "generation": "generation", "command": "command", "transport": "transport", "url": "url", "headers": "headers", "pid": "pid", "protocol_version": "protocolVersion", "era": "era", "server_info": "serverInfo", "instructions": "instructions", "capabilities": "capabilities", "tools_count": "toolsCount", "started_at": "startedAt", "last_exit": "lastExit", "last_error": "lastError", "stderr_tail": "stderrTail", "restarts": "restarts", "next_restart_at": "nextRestartAt", "calls": "calls", "errors": "errors", "p50_latency_ms": "p50LatencyMs", "source": "source", "authorization_url": "authorizationUrl"}
+    _keys = {"name": "name", "prefix": "prefix", "state": "state", "generation": "generation", "command": "command", "transport": "transport", "url": "url", "headers": "headers", "pid": "pid", "protocol_version": "protocolVersion", "era": "era", "server_info": "serverInfo", "instructions": "instructions", "capabilities": "capabilities", "tools_count": "toolsCount", "started_at": "startedAt", "last_exit": "lastExit", "last_error": "lastError", "stderr_tail": "stderrTail", "restarts": "restarts", "next_restart_at": "nextRestartAt", "calls": "calls", "errors": "errors", "p50_latency_ms": "p50LatencyMs", "source": "source", "authorization_url": "authorizationUrl", "sandbox": "sandbox"}
 
 
 class ServersListResult(Result):
@@ -782,6 +783,7 @@ class ProtocolErrorCode:
     AUTH_REQUIRED = "AUTH_REQUIRED"
     AUTH_FAILED = "AUTH_FAILED"
     NOT_SUPPORTED = "NOT_SUPPORTED"
+    SANDBOX_DENIED = "SANDBOX_DENIED"
 
 
 #: Numeric JSON-RPC code of every protocol error code (two codes may share a number).
@@ -815,4 +817,5 @@ RPC_CODES: Dict[str, int] = {
     "AUTH_REQUIRED": -32036,
     "AUTH_FAILED": -32037,
     "NOT_SUPPORTED": -32015,
+    "SANDBOX_DENIED": -32016,
 }

@@ -1,0 +1,99 @@
+//! What a platform enforced of a server's sandbox: the parts in force and the parts the policy
+//! asked for that this OS or kernel could not give (`servers/status`'s `sandbox`, the trust
+//! request's `sandboxLevel`). A part is a mechanism, named as status shows it.
+
+use serde_json::{json, Value};
+
+/// Landlock filesystem rules (ABI 3+: truncation and renames across folders included).
+pub const LANDLOCK_FS: &str = "landlock-fs";
+/// Landlock TCP connect/bind rules (ABI 4+).
+pub const LANDLOCK_NET: &str = "landlock-net";
+/// The seccomp filter: no ptrace, mounts, kernel modules, namespaces…, and the network and
+/// process switches that a system-call filter enforces.
+pub const SECCOMP: &str = "seccomp";
+/// A network namespace of the server's own (no interface but its loopback).
+pub const NETNS: &str = "netns";
+/// `RLIMIT_NOFILE` and `RLIMIT_CPU`, per process.
+pub const RLIMITS: &str = "rlimits";
+/// The memory limit held by a cgroup memory controller (the whole tree).
+pub const CGROUP_MEMORY: &str = "cgroup-memory";
+/// The task limit held by a cgroup pids controller (the whole tree).
+pub const CGROUP_PIDS: &str = "cgroup-pids";
+/// The memory limit as `RLIMIT_AS`, per process (virtual memory; weaker than a cgroup's).
+pub const RLIMIT_AS: &str = "rlimit-as";
+/// The task limit as `RLIMIT_NPROC`, per user (weaker than a cgroup's; root is exempt).
+pub const RLIMIT_NPROC: &str = "rlimit-nproc";
+/// The egress proxy that `network.allow` goes through.
+pub const EGRESS_PROXY: &str = "egress-proxy";
+
+/// The enforced and missing parts of one server's sandbox.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SandboxLevel {
+    pub enforced: Vec<&'static str>,
+    pub missing: Vec<Missing>,
+    pub preset: Option<String>,
+}
+
+/// A part the policy asked for that is not in force, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Missing {
+    pub part: &'static str,
+    pub why: String,
+}
+
+impl SandboxLevel {
+    /// `{enforced, missing, preset, why?}`: `why` maps each missing part to its reason.
+    pub fn to_json(&self) -> Value {
+        let mut out = json!({
+            "enforced": self.enforced,
+            "missing": self.missing.iter().map(|m| m.part).collect::<Vec<_>>(),
+            "preset": self.preset,
+        });
+        if !self.missing.is_empty() {
+            out["why"] = self
+                .missing
+                .iter()
+                .map(|m| (m.part.to_owned(), Value::from(m.why.as_str())))
+                .collect::<serde_json::Map<_, _>>()
+                .into();
+        }
+        out
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.missing.is_empty()
+    }
+
+    /// The missing parts as one readable list: `landlock-net (why); cgroup-memory (why)`.
+    pub fn missing_text(&self) -> String {
+        self.missing
+            .iter()
+            .map(|m| format!("{} ({})", m.part, m.why))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_shape() {
+        let level = SandboxLevel {
+            enforced: vec![LANDLOCK_FS, SECCOMP],
+            missing: vec![Missing {
+                part: CGROUP_MEMORY,
+                why: "no memory controller".into(),
+            }],
+            preset: Some("strict".into()),
+        };
+        assert_eq!(
+            level.to_json(),
+            json!({"enforced": ["landlock-fs", "seccomp"], "missing": ["cgroup-memory"],
+                "preset": "strict", "why": {"cgroup-memory": "no memory controller"}})
+        );
+        assert!(!level.is_complete());
+        assert_eq!(level.missing_text(), "cgroup-memory (no memory controller)");
+    }
+}

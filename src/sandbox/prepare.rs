@@ -1,0 +1,168 @@
+//! The one call a spawn makes, whatever the OS: [`prepare`] a policy for one spawn (the level it
+//! reaches, what the child must do between fork and exec, what outlives the spawn), or refuse it
+//! with SANDBOX_DENIED naming what this host cannot enforce. [`probe`] says what the host would
+//! enforce without preparing anything. Linux enforces (`linux`); other systems report every part
+//! missing until their own enforcement plugs in here.
+
+use std::path::Path;
+
+use super::level::SandboxLevel;
+use super::policy::SandboxPolicy;
+use crate::error::{Error, ErrorCode, Result};
+
+/// One spawn of a sandboxed server.
+pub struct SpawnContext<'a> {
+    pub server: &'a str,
+    /// The program as resolved on PATH (its folder and package are granted).
+    pub program: &'a Path,
+    pub args: &'a [String],
+    pub cwd: Option<&'a Path>,
+    /// The spawn's number (its origin marker's).
+    pub instance: u64,
+    /// The server's own cgroup v2 (Linux), when it has one.
+    pub cgroup2: Option<&'a Path>,
+    /// The egress proxy's port, for `network.allow`.
+    pub egress_port: Option<u16>,
+}
+
+/// A prepared sandbox: the level reached, what the child does, what outlives the spawn.
+pub struct Prepared {
+    pub level: SandboxLevel,
+    /// Variables the server gets on top of its own (TMPDIR at its private folder, the proxy's).
+    pub env: Vec<(String, String)>,
+    #[cfg(target_os = "linux")]
+    steps: super::linux::plan::ChildSteps,
+    #[cfg(target_os = "linux")]
+    running: super::linux::plan::Running,
+}
+
+/// What outlives the spawn (cgroups, the private temporary folder), dropped once the server's tree
+/// has ended; and what it can tell of a death (memory-limit kills).
+pub struct Running {
+    #[cfg(target_os = "linux")]
+    inner: super::linux::plan::Running,
+    pub level: SandboxLevel,
+}
+
+impl Running {
+    /// Processes of the tree the memory limit killed (Linux cgroups; 0 elsewhere).
+    pub fn oom_kills(&self) -> u64 {
+        #[cfg(target_os = "linux")]
+        return self.inner.oom_kills();
+        #[cfg(not(target_os = "linux"))]
+        0
+    }
+}
+
+/// What the child runs between fork and exec.
+pub struct ChildSteps {
+    #[cfg(target_os = "linux")]
+    inner: super::linux::plan::ChildSteps,
+}
+
+impl ChildSteps {
+    /// In the forked child, before exec: async-signal-safe system calls only.
+    pub fn apply_in_child(&self) -> std::io::Result<()> {
+        #[cfg(target_os = "linux")]
+        return self.inner.apply();
+        #[cfg(not(target_os = "linux"))]
+        Ok(())
+    }
+}
+
+impl Prepared {
+    /// The child's part and the part that outlives the spawn.
+    pub fn split(self) -> (ChildSteps, Running) {
+        #[cfg(target_os = "linux")]
+        return (
+            ChildSteps { inner: self.steps },
+            Running {
+                inner: self.running,
+                level: self.level,
+            },
+        );
+        #[cfg(not(target_os = "linux"))]
+        (ChildSteps {}, Running { level: self.level })
+    }
+}
+
+/// Prepares `policy` for one spawn; SANDBOX_DENIED when a part is missing and the config does not
+/// allow weaker.
+pub fn prepare(policy: &SandboxPolicy, spawn: &SpawnContext<'_>) -> Result<Prepared> {
+    #[cfg(target_os = "linux")]
+    {
+        let input = super::linux::plan::Input {
+            server: spawn.server,
+            policy,
+            program: spawn.program,
+            args: spawn.args,
+            cwd: spawn.cwd,
+            instance: spawn.instance,
+            cgroup2: spawn.cgroup2,
+            egress_port: spawn.egress_port,
+        };
+        match super::linux::plan::prepare(&input) {
+            Ok(planned) => Ok(Prepared {
+                level: planned.level,
+                env: planned.env,
+                steps: planned.steps,
+                running: planned.running,
+            }),
+            Err(level) => Err(denied(spawn.server, &level)),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let level = probe(policy);
+        if policy.allow_weaker {
+            Ok(Prepared {
+                level,
+                env: Vec::new(),
+            })
+        } else {
+            Err(denied(spawn.server, &level))
+        }
+    }
+}
+
+/// What this host would enforce of `policy`.
+pub fn probe(policy: &SandboxPolicy) -> SandboxLevel {
+    #[cfg(target_os = "linux")]
+    return super::linux::plan::probe(policy);
+    #[cfg(not(target_os = "linux"))]
+    {
+        use super::level::{self, Missing};
+        let why = "this sidecar enforces sandboxes on Linux only so far";
+        SandboxLevel {
+            enforced: Vec::new(),
+            missing: [level::LANDLOCK_FS, level::SECCOMP]
+                .into_iter()
+                .map(|part| Missing {
+                    part,
+                    why: why.into(),
+                })
+                .collect(),
+            preset: policy.preset.clone(),
+        }
+    }
+}
+
+/// SANDBOX_DENIED: the server's sandbox cannot be applied here, naming each missing part and why,
+/// and the setting that would start it anyway.
+pub fn denied(server: &str, level: &SandboxLevel) -> Error {
+    let enforced = if level.enforced.is_empty() {
+        "nothing".to_owned()
+    } else {
+        level.enforced.join(", ")
+    };
+    Error::new(
+        ErrorCode::SandboxDenied,
+        format!(
+            "server `{server}`: its sandbox cannot be applied on this host: missing {}; set sandbox.allowWeaker: true to start it with what is enforced ({enforced})",
+            level.missing_text()
+        ),
+    )
+    .with("server", server)
+    .with("setting", "sandbox.allowWeaker")
+    .with("sandbox", level.to_json())
+}
