@@ -49,6 +49,7 @@ mod remote_servers;
 mod resources;
 mod restarts;
 mod sandbox;
+mod sandbox_hostile;
 mod secrets;
 mod server_requests;
 mod servers;
