@@ -50,6 +50,7 @@ mod resources;
 mod restarts;
 mod sandbox;
 mod sandbox_hostile;
+mod sandbox_real;
 mod secrets;
 mod server_requests;
 mod servers;
