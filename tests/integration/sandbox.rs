@@ -497,4 +497,28 @@ mod enforced {
         allowed["env"] = json!({"SANDBOX_PROBE_READ_AT_START": secret});
         assert_eq!(s.add("q", allowed)["state"], "ready");
     }
+
+    /// `doctor` explains a sandbox refusal: what was refused, and the config that would allow it.
+    #[test]
+    fn doctor_names_the_refusal_and_the_setting_that_allows_it() {
+        let other = temp_dir("sandbox-doctor");
+        let secret = other.join("token");
+        std::fs::write(&secret, "x").unwrap();
+        let mut config = probe(json!("strict"));
+        config["env"] = json!({"SANDBOX_PROBE_READ_AT_START": secret});
+        let file = crate::cli::config_file("sandbox-doctor-file", json!({"p": config}));
+        let r = crate::cli::run(&["doctor", "--config", file.to_str().unwrap(), "--json"]);
+        let doc = r.json();
+        let finding = &doc["servers"][0]["findings"][0];
+        assert_eq!(finding["kind"], "sandbox-denied", "{doc}");
+        assert_eq!(
+            finding["summary"],
+            format!("its sandbox refused it access to {}", secret.display())
+        );
+        let fix = finding["fix"][0].as_str().unwrap();
+        assert!(
+            fix.contains(&format!("\"read\": [\"{}\"]", secret.display())),
+            "{fix}"
+        );
+    }
 }

@@ -218,6 +218,16 @@ mod tests {
                 json!({}),
                 "spawn-failed",
             ),
+            (
+                json!({"code": "SANDBOX_DENIED", "refused": "access to /x", "setting": "sandbox.read"}),
+                json!({"spawnMs": 1.0}),
+                "sandbox-denied",
+            ),
+            (
+                json!({"code": "SANDBOX_DENIED", "sandbox": {"enforced": [], "missing": ["seccomp"]}}),
+                json!({}),
+                "sandbox-unenforceable",
+            ),
         ];
         for (data, timings, kind) in cases {
             let report = failed(data, timings);

@@ -40,6 +40,7 @@ pub(super) fn failed_start(e: &Evidence<'_>, report: &Value) -> Finding {
         "HTTP_ERROR" => http(data, message),
         "NETWORK_ERROR" => unreachable(message),
         "UPSTREAM_ERROR" => upstream(data, message),
+        "SANDBOX_DENIED" => super::sandbox::denied(data, message),
         _ => {
             let mut f = finding("start-failed", Severity::Error, message.to_owned());
             f.fix.push(format!(

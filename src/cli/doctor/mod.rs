@@ -1,6 +1,6 @@
 //! `mcp-sidecar doctor`: trial starts, then a diagnosis of each server from what they left.
 //! `run` is the command; `diagnose` turns evidence into findings (`failures` for a start that
-//! failed, one diagnosis per cause; `finding` the shapes they share); `command` looks a program up
+//! failed, one diagnosis per cause; `finding` the shapes they share; `sandbox` a sandbox's refusals); `command` looks a program up
 //! as its spawn would; `render` writes the report.
 
 mod command;
@@ -9,5 +9,6 @@ mod failures;
 mod finding;
 mod render;
 mod run;
+mod sandbox;
 
 pub use run::{run, DoctorArgs};
