@@ -521,4 +521,40 @@ mod enforced {
             "{fix}"
         );
     }
+
+    /// A server the memory limit kills is reported as such: SANDBOX_DENIED naming the limit and
+    /// the key that raises it; the sidecar and its other server go on.
+    #[test]
+    fn the_memory_limit_kills_and_says_so() {
+        let mut s = Sidecar::initialized(json!({}));
+        let mut config = with_fields(
+            fixture(&[]),
+            json!({"sandbox": {"limits": {"memoryMb": 16}}, "restart": "never"}),
+        );
+        config["maxMessageBytes"] = json!(1 << 30);
+        config["maxResultBytes"] = json!(1 << 30);
+        assert_eq!(s.add("small", config)["state"], "ready");
+        assert_eq!(s.add("plain", fixture(&[]))["state"], "ready");
+        let r = s.request(
+            "tools/call",
+            json!({"name": "mcp__small__large", "arguments": {"bytes": 256 << 20}}),
+        );
+        assert!(r.get("error").is_some(), "{r}");
+        let status = s.server_changed("small", |st| {
+            matches!(st["state"].as_str(), Some("error" | "unhealthy"))
+                && st.get("lastExit").is_some()
+        });
+        let error = &status["lastError"];
+        assert_eq!(error["data"]["code"], "SANDBOX_DENIED", "{status}");
+        assert_eq!(
+            error["data"]["setting"], "sandbox.limits.memoryMb",
+            "{status}"
+        );
+        assert_eq!(status["lastExit"]["signal"], 9, "{status}");
+        let echo = s.call(
+            "tools/call",
+            json!({"name": "mcp__plain__echo", "arguments": {"message": "still here"}}),
+        );
+        assert_eq!(echo["text"], "still here");
+    }
 }

@@ -211,7 +211,12 @@ fn v2(dir: &Path, limit: &Limit<'_>) -> Result<(), String> {
             dir.display()
         ));
     }
-    write(&file, &limit.value.to_string()).map_err(|e| format!("{}: {e}", file.display()))
+    write(&file, &limit.value.to_string()).map_err(|e| format!("{}: {e}", file.display()))?;
+    // Swap would hold what the limit refuses: none, where the kernel accounts it.
+    if limit.controller == "memory" {
+        let _ = write(&dir.join("memory.swap.max"), "0");
+    }
+    Ok(())
 }
 
 /// v1: `own/mcp-sidecar-PID/server-N` made, the limit written, its `cgroup.procs` opened.
@@ -227,6 +232,14 @@ fn v1(own: &Path, instance: u64, limit: &Limit<'_>) -> Result<(PathBuf, OwnedFd)
     if let Err(e) = write(&file, &limit.value.to_string()) {
         let _ = std::fs::remove_dir(&dir);
         return Err(format!("{}: {e}", file.display()));
+    }
+    // Memory and swap together at the same bound (where swap is accounted): swap would otherwise
+    // hold what the limit refuses.
+    if limit.controller == "memory" {
+        let _ = write(
+            &dir.join("memory.memsw.limit_in_bytes"),
+            &limit.value.to_string(),
+        );
     }
     let procs = std::fs::OpenOptions::new()
         .write(true)
