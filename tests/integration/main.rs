@@ -51,6 +51,8 @@ mod resources;
 mod restarts;
 mod sandbox;
 mod sandbox_egress;
+mod sandbox_hostile;
+mod sandbox_real;
 mod secrets;
 mod server_requests;
 mod servers;

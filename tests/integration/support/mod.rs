@@ -49,6 +49,12 @@ pub fn bench_bin() -> PathBuf {
     BUILT.get_or_init(|| build_fixture("mcp-bench")).clone()
 }
 
+/// `mcp-hostile`, the server whose tools are what a sandbox must refuse, built once per test run.
+pub fn hostile_bin() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| build_fixture("mcp-hostile")).clone()
+}
+
 /// Builds binary `name` of the fixtures crate. `cargo test` does not build binaries of another
 /// workspace member, so build it here (same profile, same target directory).
 fn build_fixture(name: &str) -> PathBuf {
