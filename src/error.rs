@@ -36,11 +36,12 @@ pub enum ErrorCode {
     AuthRequired,
     AuthFailed,
     NotSupported,
+    PackageIntegrity,
 }
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 29] = [
+    pub const ALL: [ErrorCode; 30] = [
         Self::ParseError,
         Self::InvalidRequest,
         Self::MethodNotFound,
@@ -70,6 +71,7 @@ impl ErrorCode {
         Self::AuthRequired,
         Self::AuthFailed,
         Self::NotSupported,
+        Self::PackageIntegrity,
     ];
 
     /// The stable string carried in `error.data.code`.
@@ -104,6 +106,7 @@ impl ErrorCode {
             Self::AuthRequired => "AUTH_REQUIRED",
             Self::AuthFailed => "AUTH_FAILED",
             Self::NotSupported => "NOT_SUPPORTED",
+            Self::PackageIntegrity => "PACKAGE_INTEGRITY",
         }
     }
 
@@ -141,6 +144,7 @@ impl ErrorCode {
             Self::ShuttingDown => -32040,
             Self::TrustRequired => -32014,
             Self::NotSupported => -32015,
+            Self::PackageIntegrity => -32017,
             Self::Cancelled => -32800,
         }
     }

@@ -52,6 +52,7 @@ pub mod limits;
 pub mod logging;
 pub mod mcp;
 pub mod oauth;
+pub mod package;
 pub mod process;
 pub mod search;
 pub mod serving;

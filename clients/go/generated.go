@@ -776,6 +776,7 @@ const (
 	CodeAuthRequired       = "AUTH_REQUIRED"
 	CodeAuthFailed         = "AUTH_FAILED"
 	CodeNotSupported       = "NOT_SUPPORTED"
+	CodePackageIntegrity   = "PACKAGE_INTEGRITY"
 )
 
 // rpcCodes maps each protocol code to its numeric JSON-RPC code.
@@ -809,6 +810,7 @@ var rpcCodes = map[string]int{
 	CodeAuthRequired:       -32036,
 	CodeAuthFailed:         -32037,
 	CodeNotSupported:       -32015,
+	CodePackageIntegrity:   -32017,
 }
 
 // protocolCodes lists the protocol codes in the schema's order: of two codes sharing
@@ -846,4 +848,5 @@ var protocolCodes = []struct {
 	{CodeAuthRequired, -32036},
 	{CodeAuthFailed, -32037},
 	{CodeNotSupported, -32015},
+	{CodePackageIntegrity, -32017},
 }

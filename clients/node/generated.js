@@ -31,4 +31,5 @@ export const RPC_CODES = Object.freeze({
   AUTH_REQUIRED: -32036,
   AUTH_FAILED: -32037,
   NOT_SUPPORTED: -32015,
+  PACKAGE_INTEGRITY: -32017,
 });

@@ -133,6 +133,11 @@ pub fn digest_input(spec: &ServerSpec, extras: &Extras) -> Value {
     if spec.protocol != ProtocolChoice::Auto {
         input["protocolVersion"] = Value::from(spec.protocol.as_str());
     }
+    // The registry, name, exact version and archive hash of a `package` server: what is fetched
+    // and run. Present only when configured, like `oauth`.
+    if let Some(package) = &spec.package {
+        input["package"] = package.digest_input();
+    }
     // Present only when configured, so the digest of every config without it is unchanged.
     if let Some(oauth) = spec.remote.as_ref().and_then(|r| r.oauth.as_ref()) {
         input["oauth"] = oauth_input(oauth);

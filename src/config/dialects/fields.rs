@@ -22,6 +22,8 @@ pub enum Ty {
     Bool,
     /// Read but not used by this sidecar: a warning says so.
     Ignored,
+    /// An object passed on as it is; the server config validates its fields (`package`).
+    Object,
 }
 
 /// One field a dialect defines.
@@ -88,6 +90,8 @@ pub const SUPERVISION: &[Field] = &[
     f("maxInflight", Ty::Number),
     f("autoStart", Ty::Bool),
     f("protocolVersion", Ty::Str),
+    // A pinned registry package in place of `command` (config::package).
+    f("package", Ty::Object),
 ];
 
 /// A read entry: field name → value (expanded), plus the keys of maps whose value used a secret.
@@ -241,6 +245,8 @@ fn read_value(
         (Ty::Number, _) => wrong(diags, "a non-negative number"),
         (Ty::Bool, Value::Bool(_)) => Some(value.clone()),
         (Ty::Bool, _) => wrong(diags, "true or false"),
+        (Ty::Object, Value::Object(_)) => Some(value.clone()),
+        (Ty::Object, _) => wrong(diags, "an object"),
     }
 }
 

@@ -781,6 +781,7 @@ class ProtocolErrorCode:
     AUTH_REQUIRED = "AUTH_REQUIRED"
     AUTH_FAILED = "AUTH_FAILED"
     NOT_SUPPORTED = "NOT_SUPPORTED"
+    PACKAGE_INTEGRITY = "PACKAGE_INTEGRITY"
 
 
 #: Numeric JSON-RPC code of every protocol error code (two codes may share a number).
@@ -814,4 +815,5 @@ RPC_CODES: Dict[str, int] = {
     "AUTH_REQUIRED": -32036,
     "AUTH_FAILED": -32037,
     "NOT_SUPPORTED": -32015,
+    "PACKAGE_INTEGRITY": -32017,
 }
