@@ -37,6 +37,7 @@ mod logs;
 mod oauth;
 mod oauth_host;
 mod packages;
+mod packages_pinned;
 mod pins;
 mod probe;
 mod procfs;
