@@ -38,7 +38,7 @@ pub fn claimed_publisher(server: &str, spec: &PackageSpec, document: &Value) -> 
         .and_then(|b| b64.decode(b).ok())
         .map(hex::encode)
         .unwrap_or_default();
-    let statements = document["attestations"]
+    let mut statements = document["attestations"]
         .as_array()
         .into_iter()
         .flatten()
@@ -50,7 +50,8 @@ pub fn claimed_publisher(server: &str, spec: &PackageSpec, document: &Value) -> 
         .filter_map(|a| a["bundle"]["dsseEnvelope"]["payload"].as_str())
         .filter_map(|payload| b64.decode(payload).ok())
         .filter_map(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
-    for statement in statements {
+    // The first SLSA statement decides (npm's bundle has one).
+    if let Some(statement) = statements.next() {
         let digests: Vec<&str> = statement["subject"]
             .as_array()
             .into_iter()

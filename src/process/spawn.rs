@@ -1,5 +1,6 @@
 //! The only place that spawns processes (clippy's `disallowed-methods` enforces it): servers, the
-//! guardian, and the sidecar itself under `conformance-client` (which drives it as a host).
+//! guardian, the sidecar itself under `conformance-client` (which drives it as a host), and the
+//! package managers a `package` server's first fetch runs (`npm install`, `pip install`).
 //!
 //! A server runs as the leader of its own process group (Unix) or in a Job Object that kills every
 //! member when its last handle closes (Windows, see `job`), with no shell, a short allowlisted environment plus

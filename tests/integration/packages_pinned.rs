@@ -72,10 +72,13 @@ fn sri(bytes: &[u8]) -> String {
     )
 }
 
+/// Bodies served, by request path.
+type Bodies = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
+
 /// A registry on 127.0.0.1 serving fixed bodies by path (anything else: 404), counting requests.
 struct LocalRegistry {
     port: u16,
-    bodies: Arc<Mutex<Vec<(String, Vec<u8>)>>>,
+    bodies: Bodies,
     requests: Arc<Mutex<Vec<String>>>,
 }
 
@@ -83,7 +86,7 @@ impl LocalRegistry {
     fn start() -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
-        let bodies: Arc<Mutex<Vec<(String, Vec<u8>)>>> = Arc::default();
+        let bodies: Bodies = Arc::default();
         let requests: Arc<Mutex<Vec<String>>> = Arc::default();
         let (served, seen) = (Arc::clone(&bodies), Arc::clone(&requests));
         std::thread::spawn(move || {
