@@ -21,11 +21,34 @@ pub fn client() -> Result<reqwest::Client> {
         .map_err(|e| Error::internal(format!("HTTP client: {e}")))
 }
 
+/// `url` as errors show it: without the credentials a configured registry URL may carry
+/// (`https://user:token@registry…`) and without its query.
+fn shown(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.set_query(None);
+            u.to_string()
+        }
+        Err(_) => "(an invalid URL)".to_owned(),
+    }
+}
+
 fn unreachable(spec: &PackageSpec, url: &str, e: &reqwest::Error) -> Error {
+    let url = shown(url);
+    // reqwest's message repeats the URL it was given: only its kind is kept.
+    let why = if e.is_timeout() {
+        "timed out"
+    } else if e.is_connect() {
+        "cannot connect"
+    } else {
+        "the request failed"
+    };
     Error::new(
         ErrorCode::NetworkError,
         format!(
-            "package {}: cannot fetch {url}: {e} (the first start of a package server needs its registry)",
+            "package {}: cannot fetch {url}: {why} (the first start of a package server needs its registry)",
             spec.display()
         ),
     )
@@ -45,6 +68,7 @@ async fn get(client: &reqwest::Client, spec: &PackageSpec, url: &str) -> Result<
         .map_err(|e| unreachable(spec, url, &e))?;
     if !response.status().is_success() {
         let status = response.status().as_u16();
+        let url = shown(url);
         return Err(Error::new(
             ErrorCode::HttpError,
             format!(
@@ -64,6 +88,7 @@ async fn get(client: &reqwest::Client, spec: &PackageSpec, url: &str) -> Result<
 }
 
 fn too_large(spec: &PackageSpec, url: &str, limit: u64) -> Error {
+    let url = shown(url);
     Error::new(
         ErrorCode::MessageTooLarge,
         format!(
@@ -93,7 +118,11 @@ pub async fn json(client: &reqwest::Client, spec: &PackageSpec, url: &str) -> Re
     serde_json::from_slice(&body).map_err(|e| {
         Error::new(
             ErrorCode::ProtocolError,
-            format!("package {}: {url} is not JSON: {e}", spec.display()),
+            format!(
+                "package {}: {} is not JSON: {e}",
+                spec.display(),
+                shown(url)
+            ),
         )
         .with("package", spec.display())
     })
@@ -132,4 +161,15 @@ pub async fn archive(
     }
     file.flush().await.map_err(io)?;
     Ok(hasher.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn credentials_of_a_registry_url_are_never_shown() {
+        assert_eq!(
+            super::shown("https://me:s3cret@registry.example/a/1.0.0?token=t"),
+            "https://registry.example/a/1.0.0"
+        );
+    }
 }
