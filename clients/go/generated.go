@@ -148,6 +148,19 @@ type ServerConfig struct {
 	SupportsParallel *bool `json:"supportsParallel,omitempty"`
 	// true: this server's tools are always deferred (found through tool search); false: never; absent or null: the session's rule.
 	Defer *bool `json:"defer,omitempty"`
+	// Instead of `command`: a registry package at one exact version pinned by its archive's hash (docs/packages.md). Fetched once into <cache dir>/packages, the archive checked before anything of it is unpacked, then started from there without the network; a hash that does not match is PACKAGE_INTEGRITY. Stdio only; not with `command`.
+	Package struct {
+		// `name@version` (one exact version; `@scope/name@1.2.3`). Needs `integrity`.
+		Npm string `json:"npm,omitempty"`
+		// npm's `dist.integrity` of that version's tarball (SRI sha512).
+		Integrity string `json:"integrity,omitempty"`
+		// `name==version` (one exact version). Needs `sha256`.
+		Pypi string `json:"pypi,omitempty"`
+		// The sha256 of one file of the release (a wheel or the sdist), as PyPI lists it.
+		Sha256 string `json:"sha256,omitempty"`
+		// Which program of the package to run, when it has several (npm: a key of its `bin`; PyPI: a console script).
+		Bin string `json:"bin,omitempty"`
+	} `json:"package,omitzero"`
 
 	// Extra fields merged into the config object as given (they override
 	// the fields above): for config fields newer than this client. The

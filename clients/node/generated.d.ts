@@ -93,6 +93,8 @@ export interface ServerConfigFields {
   supportsParallel?: boolean;
   /** true: this server's tools are always deferred (found through tool search); false: never; absent or null: the session's rule. */
   defer?: boolean | null;
+  /** Instead of `command`: a registry package at one exact version pinned by its archive's hash (docs/packages.md). Fetched once into <cache dir>/packages, the archive checked before anything of it is unpacked, then started from there without the network; a hash that does not match is PACKAGE_INTEGRITY. Stdio only; not with `command`. */
+  package?: unknown;
 }
 
 /** The initialize result. */

@@ -142,6 +142,7 @@ class ServerConfig(TypedDict, total=False):
     pinTools: bool
     supportsParallel: bool
     defer: Optional[bool]
+    package: Any
 
 
 class ServerInfo(Result):
