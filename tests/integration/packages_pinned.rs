@@ -306,6 +306,7 @@ fn local_registry_bytes_that_do_not_match_the_pin_are_refused_before_anything_ru
         record["publisher"]["verified"],
         "subject-digest (signature not verified)"
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// After a fetch the registry is not asked again; a cached archive changed on disk is refused at
@@ -364,6 +365,7 @@ fn local_registry_cache_is_used_offline_and_checked_at_every_start() {
         .unwrap()
         .contains("the cached archive"));
     assert!(report["timings"].get("spawnMs").is_none(), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The real npm registry: `@modelcontextprotocol/server-memory` pinned at 2025.9.25 with its
@@ -413,6 +415,7 @@ fn registry_npm_package_pinned_by_integrity() {
     );
     assert_eq!(report["error"]["data"]["actual"], MEMORY_SRI);
     assert!(report["timings"].get("spawnMs").is_none(), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The real PyPI: `mcp-server-time` pinned by its wheel's sha256 is fetched into a virtual
@@ -465,6 +468,8 @@ fn registry_pypi_package_pinned_by_sha256() {
         .as_str()
         .unwrap()
         .contains(TIME_SHA256));
+    // The virtual environment is tens of megabytes.
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `pin` prints the block with the registry's hash for an `npx` server and a `uvx` server.
@@ -498,4 +503,5 @@ fn registry_pin_prints_the_package_block() {
     // A command that runs no registry package: a usage error.
     let out = sidecar(&cache, &["pin", "--stdio", "node server.js"], &[]);
     assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&cache);
 }
