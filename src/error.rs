@@ -37,11 +37,12 @@ pub enum ErrorCode {
     AuthFailed,
     NotSupported,
     SandboxDenied,
+    PackageIntegrity,
 }
 
 impl ErrorCode {
     /// Every code, for documentation tests.
-    pub const ALL: [ErrorCode; 30] = [
+    pub const ALL: [ErrorCode; 31] = [
         Self::ParseError,
         Self::InvalidRequest,
         Self::MethodNotFound,
@@ -72,6 +73,7 @@ impl ErrorCode {
         Self::AuthFailed,
         Self::NotSupported,
         Self::SandboxDenied,
+        Self::PackageIntegrity,
     ];
 
     /// The stable string carried in `error.data.code`.
@@ -107,6 +109,7 @@ impl ErrorCode {
             Self::AuthFailed => "AUTH_FAILED",
             Self::NotSupported => "NOT_SUPPORTED",
             Self::SandboxDenied => "SANDBOX_DENIED",
+            Self::PackageIntegrity => "PACKAGE_INTEGRITY",
         }
     }
 
@@ -145,6 +148,7 @@ impl ErrorCode {
             Self::TrustRequired => -32014,
             Self::NotSupported => -32015,
             Self::SandboxDenied => -32016,
+            Self::PackageIntegrity => -32017,
             Self::Cancelled => -32800,
         }
     }

@@ -57,6 +57,7 @@ pub mod logging;
 pub mod mcp;
 pub mod metrics;
 pub mod oauth;
+pub mod package;
 pub mod process;
 pub mod sandbox;
 pub mod search;

@@ -570,3 +570,19 @@ pub const METRICS_TOOLS_PER_SERVER: usize = 100;
 /// Distinct servers `/metrics` keeps call series for; the rest share `server="_other"`. Servers
 /// come from the config (and `servers/add`), so this is a net, not the usual bound.
 pub const METRICS_SERVERS_MAX: usize = 1024;
+
+/// Largest package archive (an npm tarball, a PyPI wheel or sdist) the sidecar downloads for a
+/// `package` server; it is hashed as it arrives and refused past this.
+pub const PACKAGE_ARCHIVE_MAX_BYTES: u64 = 128 * 1024 * 1024;
+
+/// Largest registry metadata document read for one package version (npm's version document,
+/// PyPI's JSON for one release, an attestation bundle).
+pub const PACKAGE_METADATA_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
+/// How long a `package` server's first fetch may take in all: metadata, archive, and the package
+/// manager installing its dependencies. It blocks that server's start only.
+pub const PACKAGE_FETCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Bytes of a package manager's stderr kept for the error of a failed install (the rest is read
+/// and dropped, so the tool never blocks on a full pipe).
+pub const PACKAGE_TOOL_OUTPUT_BYTES: usize = 64 * 1024;

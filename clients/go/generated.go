@@ -150,6 +150,19 @@ type ServerConfig struct {
 	Defer *bool `json:"defer,omitempty"`
 	// A stdio server's confinement (docs/sandbox.md): false (none, the default), true or a preset's name (strict, network), or an object. Not for a remote server. Bound by the launch digest.
 	Sandbox json.RawMessage `json:"sandbox,omitempty"`
+	// Instead of `command`: a registry package at one exact version pinned by its archive's hash (docs/packages.md). Fetched once into <cache dir>/packages, the archive checked before anything of it is unpacked, then started from there without the network; a hash that does not match is PACKAGE_INTEGRITY. Stdio only; not with `command`.
+	Package struct {
+		// `name@version` (one exact version; `@scope/name@1.2.3`). Needs `integrity`.
+		Npm string `json:"npm,omitempty"`
+		// npm's `dist.integrity` of that version's tarball (SRI sha512).
+		Integrity string `json:"integrity,omitempty"`
+		// `name==version` (one exact version). Needs `sha256`.
+		Pypi string `json:"pypi,omitempty"`
+		// The sha256 of one file of the release (a wheel or the sdist), as PyPI lists it.
+		Sha256 string `json:"sha256,omitempty"`
+		// Which program of the package to run, when it has several (npm: a key of its `bin`; PyPI: a console script).
+		Bin string `json:"bin,omitempty"`
+	} `json:"package,omitzero"`
 
 	// Extra fields merged into the config object as given (they override
 	// the fields above): for config fields newer than this client. The
@@ -789,6 +802,7 @@ const (
 	CodeAuthFailed         = "AUTH_FAILED"
 	CodeNotSupported       = "NOT_SUPPORTED"
 	CodeSandboxDenied      = "SANDBOX_DENIED"
+	CodePackageIntegrity   = "PACKAGE_INTEGRITY"
 )
 
 // rpcCodes maps each protocol code to its numeric JSON-RPC code.
@@ -823,6 +837,7 @@ var rpcCodes = map[string]int{
 	CodeAuthFailed:         -32037,
 	CodeNotSupported:       -32015,
 	CodeSandboxDenied:      -32016,
+	CodePackageIntegrity:   -32017,
 }
 
 // protocolCodes lists the protocol codes in the schema's order: of two codes sharing
@@ -861,4 +876,5 @@ var protocolCodes = []struct {
 	{CodeAuthFailed, -32037},
 	{CodeNotSupported, -32015},
 	{CodeSandboxDenied, -32016},
+	{CodePackageIntegrity, -32017},
 }

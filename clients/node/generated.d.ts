@@ -95,6 +95,8 @@ export interface ServerConfigFields {
   defer?: boolean | null;
   /** A stdio server's confinement (docs/sandbox.md): false (none, the default), true or a preset's name (strict, network), or an object. Not for a remote server. Bound by the launch digest. */
   sandbox?: boolean | "strict" | "network" | { preset?: "strict" | "network"; read?: Array<string>; write?: Array<string>; network?: "none" | "loopback" | "any" | { loopback: Array<number>; } | { allow: Array<string>; }; processes?: { spawn?: boolean; max?: number | null; }; limits?: { memoryMb?: number | null; openFiles?: number | null; cpuSeconds?: number | null; memory_mb?: number | null; open_files?: number | null; cpu_seconds?: number | null; }; allowWeaker?: boolean; allow_weaker?: boolean; };
+  /** Instead of `command`: a registry package at one exact version pinned by its archive's hash (docs/packages.md). Fetched once into <cache dir>/packages, the archive checked before anything of it is unpacked, then started from there without the network; a hash that does not match is PACKAGE_INTEGRITY. Stdio only; not with `command`. */
+  package?: unknown;
 }
 
 /** The initialize result. */
@@ -122,7 +124,7 @@ export interface RpcErrorObject {
 
 /** error.data: always code; the other fields depend on the code (PROTOCOL.md §12). */
 export interface ErrorDataFields {
-  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED" | "OVERLOADED" | "AUTH_REQUIRED" | "AUTH_FAILED" | "NOT_SUPPORTED" | "SANDBOX_DENIED";
+  code: "PARSE_ERROR" | "INVALID_REQUEST" | "METHOD_NOT_FOUND" | "INVALID_PARAMS" | "INTERNAL" | "MESSAGE_TOO_LARGE" | "NOT_INITIALIZED" | "ALREADY_INITIALIZED" | "CONFIG_INVALID" | "SERVER_EXISTS" | "SERVER_NOT_FOUND" | "SERVER_UNAVAILABLE" | "TOOL_NOT_FOUND" | "INVALID_ARGUMENTS" | "TOOL_TIMEOUT" | "CANCELLED" | "RESULT_TOO_LARGE" | "RESULT_EXPIRED" | "PROTOCOL_ERROR" | "VERSION_UNSUPPORTED" | "UPSTREAM_ERROR" | "HTTP_ERROR" | "NETWORK_ERROR" | "SHUTTING_DOWN" | "TRUST_REQUIRED" | "OVERLOADED" | "AUTH_REQUIRED" | "AUTH_FAILED" | "NOT_SUPPORTED" | "SANDBOX_DENIED" | "PACKAGE_INTEGRITY";
   /** The exposed tool name the host used in tools/call. */
   name?: string;
   server?: string;
@@ -763,7 +765,8 @@ export type ProtocolErrorCode =
   | 'AUTH_REQUIRED'
   | 'AUTH_FAILED'
   | 'NOT_SUPPORTED'
-  | 'SANDBOX_DENIED';
+  | 'SANDBOX_DENIED'
+  | 'PACKAGE_INTEGRITY';
 
 /** Numeric JSON-RPC code of every protocol error code. */
 export declare const RPC_CODES: Readonly<Record<ProtocolErrorCode, number>>;

@@ -20,6 +20,7 @@ use super::inspect::{self, InspectArgs};
 use super::list::{self, ListArgs};
 use super::login::{self, LoginArgs};
 use super::output::usage;
+use super::pin::{self, PinArgs};
 use super::run::Context;
 use super::selection::{inputs, Sources};
 use super::surface::{self, Listing, One};
@@ -88,6 +89,12 @@ pub enum People {
   mcp-sidecar login notion --config ~/.cursor/mcp.json
   mcp-sidecar login --url https://mcp.example.com/mcp")]
     Login(LoginCommand),
+    /// Print the `package` block that pins a server's npm or PyPI package by the hash the registry
+    /// serves now (the server's command is `npx -y name@version` or `uvx name==version`).
+    #[command(after_help = "Examples:
+  mcp-sidecar pin memory --config ~/.cursor/mcp.json
+  mcp-sidecar pin --stdio \"npx -y @modelcontextprotocol/server-memory@2025.9.25\"")]
+    Pin(PinCommand),
 }
 
 /// What every command reads its servers with.
@@ -341,6 +348,15 @@ pub struct LoginCommand {
     reading: Reading,
 }
 
+/// `pin`'s words.
+#[derive(Args)]
+pub struct PinCommand {
+    /// The server, by its name in the configuration (not needed with one `--stdio`).
+    server: Option<String>,
+    #[command(flatten)]
+    reading: Reading,
+}
+
 /// What the binary hands a command besides its own flags.
 pub struct Globals {
     /// `--config` files, in order.
@@ -358,6 +374,7 @@ pub async fn run(command: People, globals: Globals) -> Exit {
         People::Doctor(c) => &c.reading,
         People::Inspect(c) => &c.reading,
         People::Login(c) => &c.reading,
+        People::Pin(c) => &c.reading,
         People::Resources(c) | People::Prompts(c) => &c.reading,
         People::Read(c) => &c.reading,
         People::Prompt(c) => &c.reading,
@@ -395,7 +412,7 @@ pub async fn run(command: People, globals: Globals) -> Exit {
             .filter(|w| names_a_file(w))
             .map(PathBuf::from)
             .collect(),
-        People::Inspect(_) | People::Login(_) => Vec::new(),
+        People::Inspect(_) | People::Login(_) | People::Pin(_) => Vec::new(),
     });
     let context = Context {
         sources: Sources {
@@ -494,6 +511,14 @@ pub async fn run(command: People, globals: Globals) -> Exit {
                 (None, _) => return usage("name the server to log in to (or give one --url)"),
             };
             login::run(&context, LoginArgs { server }).await
+        }
+        People::Pin(c) => {
+            let server = match (c.server, context.sources.ad_hoc.as_slice()) {
+                (Some(server), _) => server,
+                (None, [only]) => only.name.clone(),
+                (None, _) => return usage("name the server to pin (or give one --stdio)"),
+            };
+            pin::run(&context, PinArgs { server }).await
         }
     }
 }

@@ -29,6 +29,7 @@ pub mod list;
 pub mod login;
 pub mod mcp;
 pub mod output;
+pub mod pin;
 pub mod progress;
 pub mod report;
 pub mod run;

@@ -57,6 +57,7 @@ pub fn registry(context: &Context, format: ToolFormat, strict: bool) -> Arc<Regi
             format,
             strict,
             cache: context.cache.clone(),
+            packages: Settings::packages_in(context.cache.as_ref()),
             require_trust: false,
             // Nobody answers a server's own requests here: each is refused (-32601). A server
             // given with `--url` that needs a login gets one on the way: its URL on stderr for the

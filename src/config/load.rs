@@ -329,8 +329,9 @@ fn check(c: &Candidate, seen: &mut BTreeSet<String>) -> Vec<Diagnostic> {
             return d;
         }
     };
-    if spec.remote.is_some() {
-        // No command, no PATH, no plugin executable: nothing is spawned.
+    if spec.remote.is_some() || spec.package.is_some() {
+        // No command, no PATH, no plugin executable: nothing is spawned, or (a package) what is
+        // spawned comes from the cache.
         return d;
     }
     let command = c

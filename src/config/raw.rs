@@ -103,6 +103,9 @@ pub(super) struct RawSpec {
     /// `false`, `true`, a preset's name or an object (`config::sandbox`), validated there.
     #[serde(default, deserialize_with = "strict::present")]
     pub sandbox: Option<Value>,
+    /// A registry package pinned by hash (`config::package`), validated there.
+    #[serde(default, deserialize_with = "strict::present")]
+    pub package: Option<Value>,
 }
 
 /// The canonical (camelCase) names of a server config's launch fields.
@@ -134,6 +137,7 @@ pub(super) fn expects(field: &str, item: bool) -> String {
         ("resultPolicy", _) => "must be \"error\" or \"truncate\"".into(),
         ("protocolVersion", _) => super::protocol::ProtocolChoice::expected(),
         ("sandbox", _) => "must be false, true, a preset's name or an object".into(),
+        ("package", _) => "must be an object ({\"npm\": \"name@version\", \"integrity\": …} or {\"pypi\": \"name==version\", \"sha256\": …})".into(),
         ("autoStart" | "resetTimeoutOnProgress", _) => "must be true or false".into(),
         ("maxMessageBytes" | "maxResultBytes", _) => format!(
             "must be an integer number of bytes in [{MIN_MESSAGE_BYTES}, {MAX_MESSAGE_BYTES}]"
@@ -190,6 +194,10 @@ mod tests {
             ("oauth", json!({"clientId": "c"})),
             ("protocolVersion", json!("2026-07-28")),
             ("sandbox", json!({"allowWeaker": true})),
+            (
+                "package",
+                json!({"pypi": "x==1.0", "sha256": "0".repeat(64)}),
+            ),
         ];
         let listed: std::collections::BTreeSet<&str> = table.iter().map(|(f, _)| *f).collect();
         assert_eq!(listed, field_names().into_iter().collect());

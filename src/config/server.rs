@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::invalid::invalid;
 use super::oauth::parse_oauth;
+use super::package::{parse_package, PackageSpec};
 use super::protocol::ProtocolChoice;
 use super::raw::{
     expects, RawSpec, RestartPolicy, ResultPolicy, MAX_BACKOFF_MS, MAX_INFLIGHT, MAX_MESSAGE_BYTES,
@@ -62,10 +63,13 @@ pub struct ServerSpec {
     pub protocol: ProtocolChoice,
     /// `sandbox`: what a spawned server is confined to; `None` runs it unconfined.
     pub sandbox: Option<SandboxPolicy>,
+    /// `package`: the program is a registry package pinned by hash, fetched into the cache and
+    /// started from there (`command` is then empty: `crate::package` derives it).
+    pub package: Option<PackageSpec>,
 }
 
 /// Fields that only make sense for a spawned server.
-const STDIO_ONLY: &[&str] = &["command", "args", "env", "cwd", "inheritEnv"];
+const STDIO_ONLY: &[&str] = &["command", "args", "env", "cwd", "inheritEnv", "package"];
 
 /// Any name the MCP hosts accept as a key ("Time Server", "my.server", unicode) within the bounds
 /// kept: not empty, at most [`limits::MAX_SERVER_NAME_BYTES`] bytes, no control character (it
@@ -109,8 +113,16 @@ impl ServerSpec {
                 "is only used by a spawned (stdio) server; a remote server runs elsewhere",
             ));
         }
+        let package = raw.package.as_ref().map(parse_package).transpose()?;
         let command = match (raw.command, &remote) {
             (_, Some(_)) => String::new(),
+            (Some(_), None) if package.is_some() => {
+                return Err(invalid(
+                    "command",
+                    "is derived from `package`; give one or the other",
+                ))
+            }
+            (None, None) if package.is_some() => String::new(),
             (Some(s), None) if !s.trim().is_empty() => s,
             (Some(_), None) => return Err(invalid("command", "must not be empty")),
             (None, None) => {
@@ -177,6 +189,7 @@ impl ServerSpec {
                     .ok_or_else(|| invalid("protocolVersion", ProtocolChoice::expected()))?,
             },
             sandbox,
+            package,
         })
     }
 
@@ -186,7 +199,8 @@ impl ServerSpec {
         if let Some(remote) = &self.remote {
             return remote.url.to_string();
         }
-        std::iter::once(&self.command)
+        let package = self.package.as_ref().map(PackageSpec::display);
+        std::iter::once(package.as_ref().unwrap_or(&self.command))
             .chain(&self.args)
             .map(|s| shell_quote(s))
             .collect::<Vec<_>>()

@@ -109,6 +109,7 @@ fn settings(p: &params::Initialize, host: &Host, asker: Arc<dyn ask::Asker>) -> 
         format: p.tool_format.unwrap_or_default(),
         strict: p.strict.unwrap_or(false),
         cache: host.cache.clone(),
+        packages: Settings::packages_in(host.cache.as_ref()),
         require_trust: p.require_trust,
         asker,
         auth: AuthSettings {

@@ -73,7 +73,8 @@ pub use job::{farewell, final_sweep, install};
 pub use lifetime::{farewell, final_sweep, install, kill_all_now};
 pub use origin::{Origin, ORIGIN_ENV};
 pub use spawn::{
-    child_env, server as spawn, sidecar as spawn_sidecar, ServerChild, Spawned, BASE_ENV,
+    child_env, package_tool, server as spawn, sidecar as spawn_sidecar, ServerChild, Spawned,
+    ToolRun, BASE_ENV,
 };
 pub use stderr_ring::StderrTail;
 pub use stop::{reap_after_exit, stop_tree, ExitInfo};

@@ -1,5 +1,6 @@
 //! The only place that spawns processes (clippy's `disallowed-methods` enforces it): servers, the
-//! guardian, and the sidecar itself under `conformance-client` (which drives it as a host).
+//! guardian, the sidecar itself under `conformance-client` (which drives it as a host), and the
+//! package managers a `package` server's first fetch runs (`npm install`, `pip install`).
 //!
 //! A server runs as the leader of its own process group (Unix) or in a Job Object that kills every
 //! member when its last handle closes (Windows, see `job`), with no shell, a short allowlisted environment plus
@@ -476,6 +477,47 @@ pub fn sidecar(args: &[&str]) -> std::io::Result<tokio::process::Child> {
         .stderr(Stdio::inherit())
         .kill_on_drop(true)
         .spawn()
+}
+
+/// What a package manager run printed and how it ended.
+pub struct ToolRun {
+    pub success: bool,
+    /// The start of its stderr (at most [`crate::limits::PACKAGE_TOOL_OUTPUT_BYTES`]).
+    pub stderr: String,
+}
+
+/// Runs a package manager to completion for a `package` server's first fetch (`npm install`,
+/// `python -m venv`, `pip install`): the caller's environment (registry settings, proxies, its
+/// own cache), no stdin, stdout dropped, stderr's start kept. Killed when the future is dropped
+/// (the fetch's timeout).
+#[allow(clippy::disallowed_methods)] // Package managers are spawned here too, for the same reason.
+pub async fn package_tool(
+    program: &std::ffi::OsStr,
+    args: &[&std::ffi::OsStr],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> std::io::Result<ToolRun> {
+    use tokio::io::AsyncReadExt;
+    let mut command = tokio::process::Command::new(program);
+    command
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn()?;
+    let mut kept = Vec::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        let bound = crate::limits::PACKAGE_TOOL_OUTPUT_BYTES as u64;
+        (&mut stderr).take(bound).read_to_end(&mut kept).await?;
+        // The rest is read and dropped, so the tool never blocks on a full pipe.
+        tokio::io::copy(&mut stderr, &mut tokio::io::sink()).await?;
+    }
+    let status = child.wait().await?;
+    Ok(ToolRun {
+        success: status.success(),
+        stderr: String::from_utf8_lossy(&kept).into_owned(),
+    })
 }
 
 fn spawn_error(

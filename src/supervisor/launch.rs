@@ -35,12 +35,14 @@ pub(super) struct Connected {
 }
 
 /// The transport to `server` and, for a stdio server, control over its process tree (whose stderr
-/// is drained into `stderr_tail`).
+/// is drained into `stderr_tail`). `prepared`: a `package` server's launch with its program from
+/// the cache (`package::prepare`); the config's own launch otherwise.
 pub(super) fn open(
     server: &Server,
+    prepared: Option<&ServerSpec>,
     stderr_tail: &Arc<StderrTail>,
 ) -> Result<(Transport, Option<Arc<ProcessControl>>)> {
-    let spec = &server.spec;
+    let spec = prepared.unwrap_or(&server.spec);
     // A remote server has no process: its transport is the whole of it.
     if let Some(remote) = &spec.remote {
         let options = RemoteOptions {

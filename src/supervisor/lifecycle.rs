@@ -38,6 +38,7 @@ use super::upkeep::{Due, Upkeep};
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
 use crate::mcp::ClientEvent;
+use crate::package;
 use crate::process::StderrTail;
 
 /// Upper bound on the wait for a start someone else began (a restart may first stop the old tree).
@@ -129,13 +130,23 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
         )
         .await;
     }
+    // A `package` server's program comes from the cache, fetched and verified there on its first
+    // start (a pin that does not match fails the start before anything is spawned).
+    let packages = roster.settings.packages.as_deref();
+    let prepared = match package::prepare(&server.name, &server.spec, packages).await {
+        Ok(prepared) => prepared,
+        Err(e) => {
+            timings.total = begun.elapsed();
+            return fail_start(roster, server, (generation, kind), e, None, timings).await;
+        }
+    };
     // A start that needs a login may ask the host's browser step once, then go on with a new
     // deadline (a person's time is not the server's startup time, nor in its timings).
     let mut asked = false;
     let (connected, control, stderr_tail, events_rx, deadline) = loop {
         let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
         let stderr_tail = Arc::clone(&server.slot().stderr);
-        let opened = launch::open(server, &stderr_tail);
+        let opened = launch::open(server, prepared.as_ref(), &stderr_tail);
         timings.spawn = opened.is_ok().then(|| begun.elapsed());
         let (transport, control) = match opened {
             Ok(opened) => opened,
@@ -292,7 +303,9 @@ async fn fail_start(
     timings: StartTimings,
 ) {
     // Reconnecting never fixes an authorization: no restart, and `needs_login` when a login would.
-    let auth = auth_outcome(&error);
+    // Nor does fetching again fix a package whose hash is not the pinned one: `error`, no restart.
+    let auth = auth_outcome(&error)
+        .or_else(|| (error.code == ErrorCode::PackageIntegrity).then_some(ServerState::Error));
     fail_start_as(
         roster,
         server,

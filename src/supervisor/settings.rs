@@ -19,6 +19,9 @@ pub struct Settings {
     /// Where lazy servers' tool lists are cached; `None` disables the cache (every lazy server is
     /// started once to discover its tools).
     pub cache: Option<SchemaCache>,
+    /// Where `package` servers are installed (`<cache dir>/packages`); kept by a test run, which
+    /// starts a package from there as any start does.
+    pub packages: Option<std::path::PathBuf>,
     /// OpenAI strict mode for listings that do not say otherwise.
     pub strict: bool,
     /// `initialize {requireTrust: true}`: a server (stdio or remote) is started only with the digest of its
@@ -83,6 +86,7 @@ impl Settings {
             format: self.format,
             strict: self.strict,
             cache: None,
+            packages: self.packages.clone(),
             require_trust: self.require_trust,
             asker: Arc::clone(&self.asker),
             // A test run uses stored tokens but never asks a person.
@@ -96,6 +100,11 @@ impl Settings {
             pin_tools: self.pin_tools,
             server_logs: self.server_logs,
         }
+    }
+
+    /// The packages folder under a cache directory.
+    pub fn packages_in(cache: Option<&SchemaCache>) -> Option<std::path::PathBuf> {
+        cache.map(|c| c.dir().join("packages"))
     }
 
     /// A server's exposure: its config's choices, the session's where it makes none.

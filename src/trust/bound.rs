@@ -116,6 +116,9 @@ mod tests {
     use crate::config::{extras, field_names, ServerSpec};
     use crate::trust::digest::digest;
 
+    const SRI: &str = "sha512-6fdvSeJm8op2Cx736ck9MO8SdbFR+Of04KC/uchXnxvCTI68dJCRaxWuUBf8cv5RKNqGK98vHjRAmadapfnuRg==";
+    const SRI_OTHER: &str = "sha512-7F0hbaEB4lVqkYhNWmrC5jJjEWPCofgXd7OIk3h97HyvJL6aTAhlUNYaH8lCDxAzlK9sr2pLCkZEYI+m4HSOiA==";
+
     fn digest_of(config: &Value) -> String {
         let (rest, extras) = extras::split(config).unwrap_or_else(|e| panic!("{config}: {e}"));
         let spec = ServerSpec::from_json(&rest).unwrap_or_else(|e| panic!("{config}: {e}"));
@@ -143,6 +146,7 @@ mod tests {
     fn mutations() -> Vec<(&'static str, Value, Value)> {
         let stdio = json!({"command": "srv", "args": ["a"], "env": {"A": "1"}});
         let remote = json!({"url": "http://h/mcp", "headers": {"X-A": "a"}});
+        let npm = json!({"package": {"npm": "x@1.0.0", "integrity": SRI}, "args": ["a"]});
         let record = json!([{"path": "/ws/.env", "configDir": "/ws", "names": ["K"], "sha256": "sha256:00"}]);
         vec![
             (
@@ -315,6 +319,29 @@ mod tests {
                 "sandbox",
                 with(&stdio, "sandbox", json!("strict")),
                 with(&stdio, "sandbox", json!({"allow_weaker": true})),
+            ),
+            (
+                "package",
+                npm.clone(),
+                with(&npm, "package", json!({"npm": "x@1.0.1", "integrity": SRI})),
+            ),
+            (
+                "package",
+                npm.clone(),
+                with(
+                    &npm,
+                    "package",
+                    json!({"npm": "x@1.0.0", "integrity": SRI_OTHER}),
+                ),
+            ),
+            (
+                "package",
+                npm.clone(),
+                with(
+                    &npm,
+                    "package",
+                    json!({"npm": "x@1.0.0", "integrity": SRI, "bin": "y"}),
+                ),
             ),
             (
                 ENV_FILES,

@@ -139,6 +139,11 @@ pub fn digest_input(spec: &ServerSpec, extras: &Extras) -> Value {
     if let Some(sandbox) = &spec.sandbox {
         input["sandbox"] = sandbox.to_json();
     }
+    // The registry, name, exact version and archive hash of a `package` server: what is fetched
+    // and run. Present only when configured, like `oauth`.
+    if let Some(package) = &spec.package {
+        input["package"] = package.digest_input();
+    }
     // Present only when configured, so the digest of every config without it is unchanged.
     if let Some(oauth) = spec.remote.as_ref().and_then(|r| r.oauth.as_ref()) {
         input["oauth"] = oauth_input(oauth);

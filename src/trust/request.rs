@@ -35,7 +35,7 @@ impl<'a> Subject<'a> {
 
     /// `{commandLine, command, args, cwd, envNames, inheritEnv, envFiles, transport, url?,
     /// headerNames?, secretNames, includeTools, excludeTools, expectTools, permissions,
-    /// permissionMetaKey, resourcesAsTools?, pinTools?, sandbox?, sandboxLevel?, source, warnings, digest}`; secret values masked, nothing truncated.
+    /// permissionMetaKey, resourcesAsTools?, pinTools?, sandbox?, sandboxLevel?, package?, source, warnings, digest}`; secret values masked, nothing truncated.
     pub fn to_json(&self, source: Source, plugin_root: Option<&Path>) -> Value {
         let (spec, extras) = (self.spec, self.extras);
         let secrets = self.secrets();
@@ -115,6 +115,9 @@ impl<'a> Subject<'a> {
                 shown["clientSecret"] = Value::from(crate::logging::MASK);
             }
             out["oauth"] = shown;
+        }
+        if let Some(package) = &spec.package {
+            out["package"] = package.digest_input();
         }
         if let Some(url) = url {
             out["url"] = Value::from(secrets.mask(url));

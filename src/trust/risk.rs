@@ -8,7 +8,7 @@ use std::path::Path;
 use url::{Host, Url};
 
 use crate::config::dialects::env_file::EnvFile;
-use crate::config::paths;
+use crate::config::{package_in_command, paths};
 
 /// Host names of cloud instance-metadata services (their addresses are checked as addresses).
 const METADATA_NAMES: &[&str] = &["metadata.google.internal", "metadata.goog"];
@@ -70,6 +70,18 @@ pub fn warnings(
             .any(|a| matches!(a.as_str(), "-c" | "/c" | "-Command"))
     {
         out.push("runs an inline shell script".to_owned());
+    }
+    if let Some(found) = package_in_command(command, args) {
+        let version = found
+            .version
+            .as_deref()
+            .unwrap_or("whatever version is latest");
+        out.push(format!(
+            "unpinned package: `{}` ({version}) is fetched from the {} registry at each start; \
+             `mcp-sidecar pin` prints a `package` block that pins it by hash",
+            found.name,
+            found.registry.as_str()
+        ));
     }
     if paths::has_directory(command) && !Path::new(command).is_absolute() {
         match plugin_root {
@@ -200,13 +212,16 @@ mod tests {
             let w = warnings(cmd, args, *root, None);
             assert!(w.iter().any(|x| x.contains(want)), "{cmd} {args:?}: {w:?}");
         }
-        assert!(warnings(
+        // A package fetched at each start is the one warning of an otherwise plain npx line.
+        let npx = warnings(
             "npx",
             &s(&["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]),
             None,
-            None
-        )
-        .is_empty());
+            None,
+        );
+        assert_eq!(npx.len(), 1, "{npx:?}");
+        assert!(npx[0].starts_with("unpinned package: `@modelcontextprotocol/server-filesystem`"));
+        assert!(warnings("node", &s(&["server.js"]), None, None).is_empty());
         assert!(warnings("./bin/s", &[], Some(root), None).is_empty());
     }
 

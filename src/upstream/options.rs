@@ -49,7 +49,7 @@ pub struct HttpOptions {
     /// Where each request's audit line goes (`--audit-log`).
     pub audit: Option<crate::upstream::access::Audit>,
     /// `/metrics`' own bearer tokens (a scraper's); `None`: `/metrics` takes `keys`.
-    pub metrics_token: Option<crate::upstream::Token>,
+    pub metrics_token: Option<crate::upstream::access::Token>,
     /// Browser origins allowed besides loopback ones (`http://localhost:PORT` on a loopback bind).
     pub allowed_origins: Vec<String>,
     /// End when this pipe (the sidecar's stdin, held by the process that started it) ends.

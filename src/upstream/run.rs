@@ -38,6 +38,7 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         names: options.names,
         format: options.format,
         strict: options.strict,
+        packages: Settings::packages_in(options.cache.as_ref()),
         cache: options.cache,
         require_trust: false,
         asker: crate::ask::nobody(),

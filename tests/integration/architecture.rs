@@ -26,7 +26,7 @@ const FLOORS: &[&[&str]] = &[
     &["config"],
     &["trust", "oauth"],
     &["mcp", "process"],
-    &["store"],
+    &["store", "package"],
     &["supervisor", "signals", "serving"],
     &["host", "upstream"],
     &["cli"],

@@ -38,6 +38,7 @@ mod oauth;
 mod oauth_host;
 mod observability;
 mod packages;
+mod packages_pinned;
 mod pins;
 mod probe;
 mod procfs;

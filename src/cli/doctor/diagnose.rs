@@ -21,6 +21,7 @@ pub fn diagnose(e: &Evidence<'_>) -> Vec<Finding> {
     if let Some(why) = e.rejected {
         out.push(finding("config-invalid", Severity::Error, why.to_owned()));
     }
+    out.extend(e.unpinned.as_ref().map(unpinned));
     let Some(report) = e.report else {
         return out;
     };
@@ -30,6 +31,29 @@ pub fn diagnose(e: &Evidence<'_>) -> Vec<Finding> {
         out.insert(0, failed_start(e, report));
     }
     out
+}
+
+/// An `npx`/`uvx` server: whatever the registry serves is run at each start.
+fn unpinned(p: &crate::config::CommandPackage) -> Finding {
+    let version = p
+        .version
+        .as_deref()
+        .unwrap_or("no exact version: the latest");
+    let mut f = finding(
+        "unpinned-package",
+        Severity::Warning,
+        format!(
+            "unpinned package: `{}` ({version}) is fetched from the {} registry at each start",
+            p.name,
+            p.registry.as_str()
+        ),
+    );
+    f.fix.push(
+        "run `mcp-sidecar pin SERVER` and put the `package` block it prints in place of the \
+         command (docs/packages.md)"
+            .to_owned(),
+    );
+    f
 }
 
 /// A file's diagnostic about the server. A command the loader did not find on `PATH` is left to
@@ -126,6 +150,7 @@ mod tests {
             rejected: None,
             diagnostics: Vec::new(),
             command: None,
+            unpinned: None,
             command_line: "srv --flag",
             startup_timeout: Duration::from_secs(30),
             slow: Duration::from_secs(5),
@@ -135,6 +160,20 @@ mod tests {
     fn failed(data: Value, timings: Value) -> Value {
         json!({"state": "error", "error": {"code": -32030, "message": "it failed", "data": data},
                "timings": timings, "stderrTail": "line one\nline two"})
+    }
+
+    #[test]
+    fn an_npx_server_is_an_unpinned_package() {
+        let report = json!({"state": "ready", "timings": {"startupMs": 10.0}});
+        let mut e = evidence(&report);
+        e.unpinned = crate::config::package_in_command(
+            "npx",
+            &["-y".to_owned(), "@scope/server@1.2.3".to_owned()],
+        );
+        let f = diagnose(&e);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].kind, "unpinned-package");
+        assert!(f[0].summary.contains("`@scope/server` (1.2.3)"), "{f:?}");
     }
 
     #[test]
@@ -308,6 +347,7 @@ mod tests {
             rejected: None,
             diagnostics: vec![&d],
             command: None,
+            unpinned: None,
             command_line: "",
             startup_timeout: Duration::from_secs(30),
             slow: Duration::from_secs(5),

@@ -53,6 +53,8 @@ pub struct Evidence<'a> {
     pub command: Option<CommandFacts<'a>>,
     /// The server's display command line, for "run it by hand".
     pub command_line: &'a str,
+    /// The registry package an `npx`/`uvx` command runs unpinned, when it does.
+    pub unpinned: Option<crate::config::CommandPackage>,
     pub startup_timeout: Duration,
     /// A start slower than this is reported.
     pub slow: Duration,

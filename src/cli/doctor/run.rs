@@ -104,6 +104,9 @@ async fn verdict(
         report,
         rejected,
         diagnostics: selection.diagnostics_of(&c.name).collect(),
+        unpinned: parsed
+            .as_ref()
+            .and_then(|(s, _)| crate::config::package_in_command(&s.command, &s.args)),
         command: command
             .as_ref()
             .map(|(spec_path, from_config, resolution)| CommandFacts {
@@ -151,6 +154,7 @@ fn rejected_entries(selection: &Selection, slow: Duration) -> Vec<Verdict> {
                 rejected: None,
                 diagnostics: selection.diagnostics_of(name).collect(),
                 command: None,
+                unpinned: None,
                 command_line: "",
                 startup_timeout: crate::limits::DEFAULT_STARTUP_TIMEOUT,
                 slow,

@@ -315,8 +315,12 @@ pub(super) fn require(
     path: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<()> {
+    // A pinned package stands for the command (the server config checks it).
+    if transport == "stdio" && entry.get("package").is_some() {
+        return Some(());
+    }
     let (field, why) = if transport == "stdio" {
-        ("command", "a stdio server needs `command`")
+        ("command", "a stdio server needs `command` (or a `package`)")
     } else {
         ("url", "a remote server needs `url`")
     };

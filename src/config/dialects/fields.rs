@@ -25,6 +25,8 @@ pub enum Ty {
     Sandbox,
     /// Read but not used by this sidecar: a warning says so.
     Ignored,
+    /// An object passed on as it is; the server config validates its fields (`package`).
+    Object,
 }
 
 /// One field a dialect defines.
@@ -92,6 +94,8 @@ pub const SUPERVISION: &[Field] = &[
     f("autoStart", Ty::Bool),
     f("protocolVersion", Ty::Str),
     fx("sandbox", Ty::Sandbox),
+    // A pinned registry package in place of `command` (config::package).
+    f("package", Ty::Object),
 ];
 
 /// A read entry: field name → value (expanded), plus the keys of maps whose value used a secret.
@@ -248,6 +252,8 @@ fn read_value(
         (Ty::Sandbox, Value::Bool(_) | Value::String(_)) => Some(value.clone()),
         (Ty::Sandbox, Value::Object(m)) => sandbox_object(field, vars, m, at, entry, diags),
         (Ty::Sandbox, _) => wrong(diags, "false, true, a preset's name or an object"),
+        (Ty::Object, Value::Object(_)) => Some(value.clone()),
+        (Ty::Object, _) => wrong(diags, "an object"),
     }
 }
 

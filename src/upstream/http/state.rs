@@ -18,7 +18,7 @@ use super::guard::Guard;
 use super::sessions::{HttpSession, Sessions};
 use crate::serving::Flow;
 use crate::upstream::aggregate::Aggregate;
-use crate::upstream::Token;
+use crate::upstream::access::Token;
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";

@@ -143,6 +143,7 @@ class ServerConfig(TypedDict, total=False):
     supportsParallel: bool
     defer: Optional[bool]
     sandbox: Union[bool, Literal["strict", "network"], JsonObject]
+    package: Any
 
 
 class ServerInfo(Result):
@@ -784,6 +785,7 @@ class ProtocolErrorCode:
     AUTH_FAILED = "AUTH_FAILED"
     NOT_SUPPORTED = "NOT_SUPPORTED"
     SANDBOX_DENIED = "SANDBOX_DENIED"
+    PACKAGE_INTEGRITY = "PACKAGE_INTEGRITY"
 
 
 #: Numeric JSON-RPC code of every protocol error code (two codes may share a number).
@@ -818,4 +820,5 @@ RPC_CODES: Dict[str, int] = {
     "AUTH_FAILED": -32037,
     "NOT_SUPPORTED": -32015,
     "SANDBOX_DENIED": -32016,
+    "PACKAGE_INTEGRITY": -32017,
 }

@@ -1,0 +1,43 @@
+//! What a fetched package left in its cache folder (`record.json`, written last: a folder without
+//! one is an unfinished fetch): the pin it was verified against, the archive, the lock file of its
+//! dependency tree as first resolved and that file's hash, the program to run, and what provenance
+//! said of its publisher.
+
+use serde::{Deserialize, Serialize};
+
+/// The file name of the record inside a package's cache folder.
+pub const RECORD_FILE: &str = "record.json";
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    /// `npm:name@version` / `pypi:name==version`.
+    pub package: String,
+    /// The pin the archive matched.
+    pub pin: String,
+    /// The verified archive, a file name inside the folder.
+    pub archive: String,
+    /// The dependency tree as resolved at the first fetch (npm's `package-lock.json`, pip's
+    /// install report), a path inside the folder, and its sha256: checked at every start.
+    pub lock_file: String,
+    pub lock_sha256: String,
+    /// A program found on PATH that runs `entry` (`node`), or none when `entry` is the program.
+    pub runner: Option<String>,
+    /// The program (or script) to run, a path inside the folder.
+    pub entry: String,
+    /// What the registry's provenance claims of the publisher, and how far it was checked.
+    pub publisher: Option<Publisher>,
+}
+
+/// The publisher a package's provenance names.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Publisher {
+    /// The source repository the build claims (`https://github.com/owner/repo`).
+    pub repository: Option<String>,
+    /// The workflow or build that published it.
+    pub workflow: Option<String>,
+    /// What was checked: `subject-digest` (the attestation's subject is this archive); the
+    /// signature over it is not verified (docs/packages.md).
+    pub verified: String,
+}
