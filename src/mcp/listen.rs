@@ -4,6 +4,12 @@
 //! of tools, prompts, resources); the notifications it brings (tagged with the subscription id)
 //! reach the reader like their legacy twins and become the same [`super::ClientEvent`]s. The
 //! request waits in the pending table until the session ends; it is never timed out.
+//!
+//! The era has no `resources/subscribe` either: the resources subscribed to are watched through a
+//! second listen stream asking `resourceSubscriptions` for all of them, opened again (the old one
+//! cancelled) whenever the set changes, and closed when it is empty — so a gateway's legacy
+//! client subscribes to a modern server's resources as to any other's. The set is bounded by the
+//! registry's [`crate::limits::RESOURCE_SUBSCRIPTIONS_MAX`] per server.
 
 use std::sync::Arc;
 
@@ -11,7 +17,9 @@ use serde_json::{json, Map, Value};
 
 use super::client::Client;
 use super::modern;
-use crate::jsonrpc::{encode_request, RequestId};
+use super::watched::Change;
+use crate::error::Result;
+use crate::jsonrpc::{encode_notification, encode_request, RequestId};
 
 impl Client {
     /// Opens the listen stream for what the server advertised, if anything (never fails the start:
@@ -71,5 +79,76 @@ impl Client {
                 _ => tracing::debug!(server = &*server, "subscriptions/listen ended"),
             }
         });
+    }
+
+    /// `resources/subscribe` (`on`) or `unsubscribe` for `uri` on the modern wire: the set of
+    /// resources watched changes, and the stream that watches them is opened afresh for the new
+    /// set (none for an empty one). A server that refuses the stream is logged, as for lists.
+    pub(super) async fn watch_resource(&self, uri: &str, on: bool) -> Result<()> {
+        let Some(version) = self.modern.clone() else {
+            return Ok(());
+        };
+        let change = self
+            .watched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .change(uri, on);
+        let Some(Change {
+            replaced: old,
+            uris,
+        }) = change
+        else {
+            return Ok(());
+        };
+        if let Some(id) = old {
+            // Forgotten first: the stream's end is not a refusal.
+            self.pending.forget(id);
+            // Enveloped: over HTTP a modern message is told from a legacy one by its `_meta`.
+            let params = modern::enveloped(
+                json!({"requestId": id, "reason": "the resources watched changed"}),
+                &version,
+                &self.declared,
+                None,
+            );
+            let cancel = encode_notification("notifications/cancelled", Some(&params));
+            let _ = self.sink.send(cancel).await;
+        }
+        if uris.is_empty() {
+            return Ok(());
+        }
+        let (id, rx) = self.pending.register()?;
+        let level = *self.log_level.lock().unwrap_or_else(|p| p.into_inner());
+        let params = modern::enveloped(
+            json!({ "notifications": { "resourceSubscriptions": uris } }),
+            &version,
+            &self.declared,
+            level,
+        );
+        let line = encode_request(
+            &RequestId::Number(id),
+            "subscriptions/listen",
+            Some(&params),
+        );
+        self.watched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .listening(id);
+        self.sink
+            .send(line)
+            .await
+            .map_err(|e| self.protocol_error(&format!("subscriptions/listen not sent: {e}")))?;
+        let server = Arc::clone(&self.server);
+        tokio::spawn(async move {
+            if let Ok(Ok(reply)) = rx.await {
+                if let Err(e) = reply.outcome {
+                    tracing::info!(
+                        server = &*server,
+                        "the server refused subscriptions/listen for resources; updates are not heard: {}",
+                        e.message
+                    );
+                }
+            }
+        });
+        Ok(())
     }
 }
