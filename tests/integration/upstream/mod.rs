@@ -3,12 +3,14 @@
 //! (progress, logs, roots changes, cancels),
 //! `start` what a person meets first (names, a config that gives nothing, flags, a closed stderr),
 //! `reload` config edits and SIGHUP, `clients` through the official SDK clients, `conformance`
-//! through the official conformance suite's server scenarios, `gateway` what runs it behind a load
+//! through the official conformance suite's server scenarios (`conformance_bridge` with a
+//! both-eras reference server downstream, in each era), `gateway` what runs it behind a load
 //! balancer (the probes, the drain on SIGTERM); `harness` is what they share.
 
 mod asks;
 mod clients;
 mod conformance;
+mod conformance_bridge;
 mod gateway;
 mod harness;
 mod http;
