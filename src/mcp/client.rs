@@ -26,6 +26,7 @@ use super::server_requests::ServerRequests;
 use super::task_support::{self, TaskWakers};
 use super::traffic::{CountingSink, Traffic};
 use super::transport::{MessageSink, Transport};
+use super::watched::ListenAcks;
 use crate::ask::Asker;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{encode_notification, encode_request, Pending, Reply, RequestId};
@@ -192,6 +193,8 @@ pub struct Client {
     pub(super) log_level: std::sync::Mutex<Option<&'static str>>,
     /// 2026-07-28: the resources subscribed to, watched through `subscriptions/listen`.
     pub(super) watched: std::sync::Mutex<super::watched::WatchedResources>,
+    /// Their listen streams waiting for the server's acknowledgement.
+    pub(super) acks: Arc<ListenAcks>,
     reader: JoinHandle<()>,
     /// Cancelled when the session ends: the server's requests still open are dropped.
     ended: CancellationToken,
@@ -240,6 +243,7 @@ impl Client {
             Arc::clone(&sink),
             ended.clone(),
         );
+        let acks = Arc::new(ListenAcks::default());
         let reader = tokio::spawn(read_loop(Reader {
             server: Arc::clone(&server),
             secrets: options.secrets.clone(),
@@ -248,6 +252,7 @@ impl Client {
             requests,
             progress: Arc::clone(&progress),
             tasks: Arc::clone(&task_wakers),
+            acks: Arc::clone(&acks),
             events,
             traffic: options.traffic,
         }));
@@ -269,6 +274,7 @@ impl Client {
             secrets: options.secrets,
             log_level: std::sync::Mutex::new(None),
             watched: std::sync::Mutex::default(),
+            acks,
             reader,
             ended,
             progress,

@@ -12,6 +12,7 @@
 //! registry's [`crate::limits::RESOURCE_SUBSCRIPTIONS_MAX`] per server.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
@@ -83,8 +84,14 @@ impl Client {
 
     /// `resources/subscribe` (`on`) or `unsubscribe` for `uri` on the modern wire: the set of
     /// resources watched changes, and the stream that watches them is opened afresh for the new
-    /// set (none for an empty one). A server that refuses the stream is logged, as for lists.
-    pub(super) async fn watch_resource(&self, uri: &str, on: bool) -> Result<()> {
+    /// set (none for an empty one), and answered once the server acknowledged it with `uri` in
+    /// its filter — within `timeout` — or refused it.
+    pub(super) async fn watch_resource(
+        &self,
+        uri: &str,
+        on: bool,
+        timeout: Duration,
+    ) -> Result<()> {
         let Some(version) = self.modern.clone() else {
             return Ok(());
         };
@@ -116,7 +123,8 @@ impl Client {
         if uris.is_empty() {
             return Ok(());
         }
-        let (id, rx) = self.pending.register()?;
+        let (id, mut rx) = self.pending.register()?;
+        let ack = self.acks.expect(id);
         let level = *self.log_level.lock().unwrap_or_else(|p| p.into_inner());
         let params = modern::enveloped(
             json!({ "notifications": { "resourceSubscriptions": uris } }),
@@ -133,10 +141,54 @@ impl Client {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .listening(id);
-        self.sink
-            .send(line)
-            .await
-            .map_err(|e| self.protocol_error(&format!("subscriptions/listen not sent: {e}")))?;
+        if let Err(e) = self.sink.send(line).await {
+            self.acks.forget(id);
+            return Err(self.protocol_error(&format!("subscriptions/listen not sent: {e}")));
+        }
+        // Subscribed once the server acknowledged the stream with `uri` in its filter: updates
+        // sent after this answer are heard.
+        let acknowledged = tokio::time::timeout(timeout, async {
+            tokio::select! {
+                filter = ack => Ok(filter.unwrap_or(Value::Null)),
+                reply = &mut rx => Err(match reply {
+                    Ok(Ok(reply)) => match reply.outcome {
+                        Err(e) => self.upstream_error(e),
+                        Ok(_) => self.protocol_error("subscriptions/listen ended before it was acknowledged"),
+                    },
+                    Ok(Err(e)) => e,
+                    Err(_) => self.protocol_error("the session ended"),
+                }),
+            }
+        })
+        .await;
+        self.acks.forget(id);
+        let refused = match acknowledged {
+            Ok(Ok(filter)) => {
+                let honoured = filter
+                    .get("resourceSubscriptions")
+                    .and_then(Value::as_array)
+                    .is_some_and(|uris| uris.iter().any(|u| u.as_str() == Some(uri)));
+                (on && !honoured).then(|| {
+                    self.protocol_error(&format!(
+                        "the server's subscriptions/listen did not accept the subscription to `{uri}`"
+                    ))
+                })
+            }
+            Ok(Err(e)) => Some(e),
+            Err(_) => Some(self.protocol_error(&format!(
+                "subscriptions/listen for resources was not acknowledged within {} ms",
+                timeout.as_millis()
+            ))),
+        };
+        if let Some(e) = refused {
+            if on {
+                self.watched
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .failed(uri);
+            }
+            return Err(e);
+        }
         let server = Arc::clone(&self.server);
         tokio::spawn(async move {
             if let Ok(Ok(reply)) = rx.await {

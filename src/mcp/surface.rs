@@ -134,7 +134,7 @@ impl Client {
     /// `subscriptions/listen`).
     pub async fn subscribe(&self, uri: &str, on: bool, timeout: Duration) -> Result<()> {
         if self.modern.is_some() {
-            return self.watch_resource(uri, on).await;
+            return self.watch_resource(uri, on, timeout).await;
         }
         let kind = if on {
             RequestKind::Subscribe

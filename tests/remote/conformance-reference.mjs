@@ -65,6 +65,11 @@ const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const envelopeCapabilities = (ctx) => ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES];
 
 let extraTool = null;
+const triggerUpdate = {
+  name: "test_trigger_resource_update",
+  description: "Says test://watched-resource changed",
+  inputSchema: { type: "object", properties: {} },
+};
 const subscriptions = new Set();
 
 function callTool(request, ctx) {
@@ -230,6 +235,10 @@ function callTool(request, ctx) {
       });
       return second.ask ?? text(`name=${content(second.got.step1).name}, color=${content(second.got.step2).color}`);
     }
+    case "test_trigger_resource_update":
+      // Not a scenario's: how a test sees a subscription's updates arrive.
+      notifyAll((s) => s.sendResourceUpdated({ uri: "test://watched-resource" }), (h) => h.notify.resourceUpdated("test://watched-resource"));
+      return text("resource updated");
     case "test_header_param":
       return text(`region=${args.region}`);
     case "json_schema_2020_12_tool":
@@ -290,7 +299,7 @@ function factory() {
     { name: "conformance-reference", version: "1.0.0" },
     { capabilities, instructions: "Reference server for the conformance suite's server scenarios." },
   );
-  server.setRequestHandler("tools/list", async () => ({ tools: extraTool ? [...tools, extraTool] : tools }));
+  server.setRequestHandler("tools/list", async () => ({ tools: [...tools, triggerUpdate, ...(extraTool ? [extraTool] : [])] }));
   server.setRequestHandler("tools/call", callTool);
   server.setRequestHandler("resources/list", async () => ({ resources }));
   server.setRequestHandler("resources/templates/list", async () => ({

@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use serde_json::json;
 
 use super::conformance::{remote, run_suite, EXTENSIONS_NOT_OFFERED};
-use super::harness::HttpSidecar;
+use super::harness::{initialize, mcp_stdio, HttpSidecar};
 
 /// Downstream eras, as `protocolVersion` says them.
 const DOWNSTREAM: [&str; 3] = ["auto", "2026-07-28", "2025-11-25"];
@@ -154,5 +154,41 @@ fn every_pairing_of_client_era_and_server_era_passes_the_scenarios_that_apply() 
         failures.is_empty(),
         "scenarios that should pass failed:\n{}",
         failures.join("\n")
+    );
+}
+
+/// The resource subscription of a 2025-era client, bridged to a 2026-07-28 server: subscribing
+/// opens that server's `subscriptions/listen` (answered once acknowledged), and its
+/// `notifications/resources/updated` reaches the client.
+#[test]
+fn a_legacy_client_hears_the_updates_of_a_modern_servers_resource() {
+    let server = reference();
+    let (mut s, log) = mcp_stdio(
+        json!({"reference": {"type": "http", "url": server.1, "protocolVersion": "2026-07-28"}}),
+        &["--name-template", "{tool}", "--wait-for-servers"],
+    );
+    initialize(&mut s, "2025-11-25");
+    assert_eq!(
+        s.call(
+            "resources/subscribe",
+            json!({"uri": "test://watched-resource"})
+        ),
+        json!({}),
+        "log: {}",
+        log.display()
+    );
+    let r = s.call(
+        "tools/call",
+        json!({"name": "test_trigger_resource_update", "arguments": {}}),
+    );
+    assert_eq!(r["content"][0]["text"], "resource updated", "{r}");
+    let updated = s.notification("notifications/resources/updated", |_| true);
+    assert_eq!(updated["params"]["uri"], "test://watched-resource");
+    assert_eq!(
+        s.call(
+            "resources/unsubscribe",
+            json!({"uri": "test://watched-resource"})
+        ),
+        json!({})
     );
 }
