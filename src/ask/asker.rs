@@ -19,6 +19,9 @@ pub struct Question {
     pub method: String,
     /// The method's params (an object), secrets already masked by the caller.
     pub params: Value,
+    /// The key a 2026-07-28 server gave the question in its `inputRequests`: a gateway asking a
+    /// 2026-07-28 client of its own keeps it, so the client sees the server's own key.
+    pub key: Option<String>,
 }
 
 /// Whoever owns a session and can answer its servers' questions.
@@ -70,6 +73,7 @@ mod tests {
             server: "s".into(),
             method: "sampling/createMessage".into(),
             params: json!({}),
+            key: None,
         };
         let e = nobody().ask(q).await.unwrap_err();
         assert_eq!(e.rpc_code(), -32601);

@@ -18,6 +18,7 @@
 mod asker;
 mod capabilities;
 mod error;
+pub mod request_capabilities;
 mod shown_url;
 
 pub use asker::{nobody, Asker, Nobody, Question};

@@ -99,6 +99,7 @@ mod tests {
             server: "fx".into(),
             method: method.into(),
             params: json!({}),
+            key: None,
         }
     }
 

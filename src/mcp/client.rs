@@ -26,6 +26,7 @@ use super::server_requests::ServerRequests;
 use super::task_support::{self, TaskWakers};
 use super::traffic::{CountingSink, Traffic};
 use super::transport::{MessageSink, Transport};
+use super::watched::ListenAcks;
 use crate::ask::Asker;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{encode_notification, encode_request, Pending, Reply, RequestId};
@@ -190,6 +191,10 @@ pub struct Client {
     pub(super) secrets: Secrets,
     /// 2026-07-28 has no `logging/setLevel`: the level set rides in each request's `_meta`.
     pub(super) log_level: std::sync::Mutex<Option<&'static str>>,
+    /// 2026-07-28: the resources subscribed to, watched through `subscriptions/listen`.
+    pub(super) watched: std::sync::Mutex<super::watched::WatchedResources>,
+    /// Their listen streams waiting for the server's acknowledgement.
+    pub(super) acks: Arc<ListenAcks>,
     reader: JoinHandle<()>,
     /// Cancelled when the session ends: the server's requests still open are dropped.
     ended: CancellationToken,
@@ -238,6 +243,7 @@ impl Client {
             Arc::clone(&sink),
             ended.clone(),
         );
+        let acks = Arc::new(ListenAcks::default());
         let reader = tokio::spawn(read_loop(Reader {
             server: Arc::clone(&server),
             secrets: options.secrets.clone(),
@@ -246,6 +252,7 @@ impl Client {
             requests,
             progress: Arc::clone(&progress),
             tasks: Arc::clone(&task_wakers),
+            acks: Arc::clone(&acks),
             events,
             traffic: options.traffic,
         }));
@@ -266,6 +273,8 @@ impl Client {
             asker,
             secrets: options.secrets,
             log_level: std::sync::Mutex::new(None),
+            watched: std::sync::Mutex::default(),
+            acks,
             reader,
             ended,
             progress,
@@ -435,7 +444,8 @@ impl Client {
         let params = serde_json::to_value(params)
             .map_err(|e| Ended::Failed(self.protocol_error(&format!("params: {e}"))))?;
         let level = *self.log_level.lock().unwrap_or_else(|p| p.into_inner());
-        let mut params = modern::enveloped(params, version, &self.declared, level);
+        let declared = modern::declared_for_request(&self.declared);
+        let mut params = modern::enveloped(params, version, &declared, level);
         let mut rounds = 0;
         loop {
             let reply = self.send_once(kind, &params, &mut wait).await?;
@@ -574,10 +584,13 @@ impl Drop for InFlight<'_> {
         if self.finished || !self.client.pending.forget(self.id) {
             return;
         }
-        let line = encode_notification(
-            "notifications/cancelled",
-            Some(&json!({ "requestId": self.id, "reason": self.reason })),
-        );
+        let mut params = json!({ "requestId": self.id, "reason": self.reason });
+        // On the modern wire the cancellation carries the envelope too: over HTTP that is what
+        // tells it from a legacy session's message.
+        if let Some(version) = &self.client.modern {
+            params = modern::enveloped(params, version, &self.client.declared, None);
+        }
+        let line = encode_notification("notifications/cancelled", Some(&params));
         let sink = Arc::clone(&self.client.sink);
         // Drop cannot await; the notification is best-effort by nature (the server may be gone).
         if let Ok(handle) = tokio::runtime::Handle::try_current() {

@@ -92,6 +92,7 @@ impl Client {
                 server: self.server.to_string(),
                 method: method.clone(),
                 params: asked,
+                key: Some(key.clone()),
             });
             questions.push(async move { (key, method, question.await) });
         }

@@ -4,14 +4,23 @@
 //! of tools, prompts, resources); the notifications it brings (tagged with the subscription id)
 //! reach the reader like their legacy twins and become the same [`super::ClientEvent`]s. The
 //! request waits in the pending table until the session ends; it is never timed out.
+//!
+//! The era has no `resources/subscribe` either: the resources subscribed to are watched through a
+//! second listen stream asking `resourceSubscriptions` for all of them, opened again (the old one
+//! cancelled) whenever the set changes, and closed when it is empty — so a gateway's legacy
+//! client subscribes to a modern server's resources as to any other's. The set is bounded by the
+//! registry's [`crate::limits::RESOURCE_SUBSCRIPTIONS_MAX`] per server.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
 use super::client::Client;
 use super::modern;
-use crate::jsonrpc::{encode_request, RequestId};
+use super::watched::Change;
+use crate::error::Result;
+use crate::jsonrpc::{encode_notification, encode_request, RequestId};
 
 impl Client {
     /// Opens the listen stream for what the server advertised, if anything (never fails the start:
@@ -71,5 +80,127 @@ impl Client {
                 _ => tracing::debug!(server = &*server, "subscriptions/listen ended"),
             }
         });
+    }
+
+    /// `resources/subscribe` (`on`) or `unsubscribe` for `uri` on the modern wire: the set of
+    /// resources watched changes, and the stream that watches them is opened afresh for the new
+    /// set (none for an empty one), and answered once the server acknowledged it with `uri` in
+    /// its filter — within `timeout` — or refused it.
+    pub(super) async fn watch_resource(
+        &self,
+        uri: &str,
+        on: bool,
+        timeout: Duration,
+    ) -> Result<()> {
+        let Some(version) = self.modern.clone() else {
+            return Ok(());
+        };
+        let change = self
+            .watched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .change(uri, on);
+        let Some(Change {
+            replaced: old,
+            uris,
+        }) = change
+        else {
+            return Ok(());
+        };
+        if let Some(id) = old {
+            // Forgotten first: the stream's end is not a refusal.
+            self.pending.forget(id);
+            // Enveloped: over HTTP a modern message is told from a legacy one by its `_meta`.
+            let params = modern::enveloped(
+                json!({"requestId": id, "reason": "the resources watched changed"}),
+                &version,
+                &self.declared,
+                None,
+            );
+            let cancel = encode_notification("notifications/cancelled", Some(&params));
+            let _ = self.sink.send(cancel).await;
+        }
+        if uris.is_empty() {
+            return Ok(());
+        }
+        let (id, mut rx) = self.pending.register()?;
+        let ack = self.acks.expect(id);
+        let level = *self.log_level.lock().unwrap_or_else(|p| p.into_inner());
+        let params = modern::enveloped(
+            json!({ "notifications": { "resourceSubscriptions": uris } }),
+            &version,
+            &self.declared,
+            level,
+        );
+        let line = encode_request(
+            &RequestId::Number(id),
+            "subscriptions/listen",
+            Some(&params),
+        );
+        self.watched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .listening(id);
+        if let Err(e) = self.sink.send(line).await {
+            self.acks.forget(id);
+            return Err(self.protocol_error(&format!("subscriptions/listen not sent: {e}")));
+        }
+        // Subscribed once the server acknowledged the stream with `uri` in its filter: updates
+        // sent after this answer are heard.
+        let acknowledged = tokio::time::timeout(timeout, async {
+            tokio::select! {
+                filter = ack => Ok(filter.unwrap_or(Value::Null)),
+                reply = &mut rx => Err(match reply {
+                    Ok(Ok(reply)) => match reply.outcome {
+                        Err(e) => self.upstream_error(e),
+                        Ok(_) => self.protocol_error("subscriptions/listen ended before it was acknowledged"),
+                    },
+                    Ok(Err(e)) => e,
+                    Err(_) => self.protocol_error("the session ended"),
+                }),
+            }
+        })
+        .await;
+        self.acks.forget(id);
+        let refused = match acknowledged {
+            Ok(Ok(filter)) => {
+                let honoured = filter
+                    .get("resourceSubscriptions")
+                    .and_then(Value::as_array)
+                    .is_some_and(|uris| uris.iter().any(|u| u.as_str() == Some(uri)));
+                (on && !honoured).then(|| {
+                    self.protocol_error(&format!(
+                        "the server's subscriptions/listen did not accept the subscription to `{uri}`"
+                    ))
+                })
+            }
+            Ok(Err(e)) => Some(e),
+            Err(_) => Some(self.protocol_error(&format!(
+                "subscriptions/listen for resources was not acknowledged within {} ms",
+                timeout.as_millis()
+            ))),
+        };
+        if let Some(e) = refused {
+            if on {
+                self.watched
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .failed(uri);
+            }
+            return Err(e);
+        }
+        let server = Arc::clone(&self.server);
+        tokio::spawn(async move {
+            if let Ok(Ok(reply)) = rx.await {
+                if let Err(e) = reply.outcome {
+                    tracing::info!(
+                        server = &*server,
+                        "the server refused subscriptions/listen for resources; updates are not heard: {}",
+                        e.message
+                    );
+                }
+            }
+        });
+        Ok(())
     }
 }

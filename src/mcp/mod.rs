@@ -32,6 +32,7 @@ pub mod tool_headers;
 pub mod tools;
 pub mod traffic;
 pub mod transport;
+mod watched;
 
 pub use cache_hints::CacheHints;
 pub use client::{Client, ClientOptions, ListedTools};

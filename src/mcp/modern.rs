@@ -5,6 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use super::handshake::{Era, Handshake};
+use crate::ask::{request_capabilities, DECLARABLE};
 use crate::era::{
     is_modern, HEADER_MISMATCH, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
     META_PROTOCOL_VERSION, META_SERVER_INFO, MISSING_CLIENT_CAPABILITY, MODERN_VERSIONS,
@@ -38,6 +39,35 @@ pub fn enveloped(
         meta.insert(META_LOG_LEVEL.into(), Value::from(level));
     }
     Value::Object(params)
+}
+
+/// The client capabilities a request declares: the session's (`session`), narrowed to what the
+/// client of the request being served declared when a gateway serves one
+/// ([`request_capabilities`]) — so a 2026-07-28 server never asks that client for what it cannot
+/// answer, and refuses a tool that needs it (-32021) itself. The sidecar's own capabilities
+/// (`tasks`) stay.
+pub fn declared_for_request(session: &Value) -> Value {
+    match request_capabilities::current() {
+        Some(client) => narrowed(session, &client.to_mcp()),
+        None => session.clone(),
+    }
+}
+
+fn narrowed(session: &Value, client: &Value) -> Value {
+    let mut declared = session.clone();
+    if let Value::Object(map) = &mut declared {
+        for key in DECLARABLE.iter().filter(|k| **k != "auth") {
+            match client.get(*key) {
+                Some(theirs) if map.contains_key(*key) => {
+                    map.insert((*key).into(), theirs.clone());
+                }
+                _ => {
+                    map.remove(*key);
+                }
+            }
+        }
+    }
+    declared
 }
 
 /// What a modern result's `resultType` says.
@@ -160,6 +190,19 @@ pub fn pins_modern(version: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_declares_only_what_its_client_and_the_session_both_do() {
+        let session =
+            json!({"sampling": {}, "elicitation": {"form": {}}, "roots": {}, "tasks": {}});
+        let client = json!({"sampling": {"tools": {}}, "roots": {}, "experimental": {}});
+        assert_eq!(
+            narrowed(&session, &client),
+            json!({"sampling": {"tools": {}}, "roots": {}, "tasks": {}})
+        );
+        let session_without = json!({"tasks": {}});
+        assert_eq!(narrowed(&session_without, &client), json!({"tasks": {}}));
+    }
 
     fn err(code: i64, data: Option<Value>) -> ErrorObject {
         ErrorObject {

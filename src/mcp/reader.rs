@@ -13,6 +13,7 @@ use super::server_requests::ServerRequests;
 use super::task_support::TaskWakers;
 use super::traffic::Traffic;
 use super::transport::{escaped_start, Inbound, MessageSource, TransportError, EXCERPT_BYTES};
+use super::watched::ListenAcks;
 use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::{Incoming, Pending, Reply, RequestId, NULL_ID_ERROR};
 use crate::limits;
@@ -52,6 +53,8 @@ pub struct Reader {
     pub progress: Arc<ProgressTable>,
     /// Where the server's task status notifications go, by task id.
     pub tasks: Arc<TaskWakers>,
+    /// Resource listen streams waiting for their acknowledgement.
+    pub acks: Arc<ListenAcks>,
     pub events: mpsc::UnboundedSender<ClientEvent>,
     /// Where the bytes of every message read are counted.
     pub traffic: Arc<Traffic>,
@@ -190,6 +193,12 @@ impl Reader {
             "notifications/progress" => {
                 if !self.progress.route(params, &self.secrets) {
                     tracing::trace!(server, "dropped progress nobody waits for");
+                }
+                return;
+            }
+            "notifications/subscriptions/acknowledged" => {
+                if !self.acks.route(params.as_ref()) {
+                    tracing::trace!(server, "a listen stream acknowledged");
                 }
                 return;
             }

@@ -80,6 +80,7 @@ impl ServerRequests {
             server: server.to_owned(),
             method,
             params,
+            key: None,
         });
         let (sink, open) = (Arc::clone(&self.sink), Arc::clone(&self.open));
         let server = Arc::clone(&self.server);

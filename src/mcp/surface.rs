@@ -130,8 +130,12 @@ impl Client {
             .await
     }
 
-    /// `resources/subscribe` (`on`) or `resources/unsubscribe` for `uri`.
+    /// `resources/subscribe` (`on`) or `resources/unsubscribe` for `uri` (2026-07-28: through
+    /// `subscriptions/listen`).
     pub async fn subscribe(&self, uri: &str, on: bool, timeout: Duration) -> Result<()> {
+        if self.modern.is_some() {
+            return self.watch_resource(uri, on, timeout).await;
+        }
         let kind = if on {
             RequestKind::Subscribe
         } else {

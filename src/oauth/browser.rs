@@ -35,6 +35,7 @@ pub async fn ask(asker: &dyn Asker, server: &str, url: &Url, redirect_uri: &Url)
         server: server.to_owned(),
         method: AUTHORIZE.to_owned(),
         params: json!({"url": url.as_str(), "redirectUri": redirect_uri.as_str()}),
+        key: None,
     };
     match asker.ask(question).await {
         Ok(answer) => outcome(&answer),

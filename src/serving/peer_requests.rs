@@ -102,6 +102,7 @@ impl PeerRequests {
             server,
             method,
             params,
+            ..
         } = question;
         let from = server.clone();
         self.request(sink, &from, method, params_for(params, server))

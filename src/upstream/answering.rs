@@ -24,7 +24,7 @@ use super::request::Request;
 use super::session::client_capabilities;
 use super::wire::{WireError, MISSING_CLIENT_CAPABILITY};
 use super::{logs, progress};
-use crate::ask::{AskError, Capabilities};
+use crate::ask::{request_capabilities, AskError, Capabilities};
 use crate::error::{Error, Result};
 use crate::supervisor::{LogLevel, Progress, ServerLog};
 
@@ -78,10 +78,15 @@ where
     F: Future<Output = Result<Value>> + Send + 'static,
 {
     let questions = server.as_deref().map(|s| r.aggregate.asks().call_on(s));
+    // What this client declared travels with the work: a 2026-07-28 server is told it per request.
+    let declared = match r.era {
+        Era::Legacy => r.session.capabilities(),
+        Era::Modern(modern) => client_capabilities(&modern.capabilities),
+    };
     Running {
         request,
         server,
-        call: AbortOnDropHandle::new(tokio::spawn(work)),
+        call: AbortOnDropHandle::new(tokio::spawn(request_capabilities::scoped(declared, work))),
         progress,
         questions,
         waiting: Vec::new(),

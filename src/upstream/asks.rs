@@ -192,6 +192,7 @@ mod tests {
             server: server.into(),
             method: "roots/list".into(),
             params: json!({}),
+            key: None,
         }
     }
 

@@ -50,10 +50,22 @@ pub struct Running {
 }
 
 impl Running {
-    /// Keeps `asked` for the client under a new key.
+    /// Keeps `asked` for the client: under the key its server gave it (a 2026-07-28 server's
+    /// `inputRequests` key, so a client of that era sees the server's own), else — a legacy
+    /// server's request, or a key already waiting — under a new one of ours.
     pub fn wait_for(&mut self, asked: Asked) {
-        self.asked += 1;
-        self.waiting.push((format!("q{}", self.asked), asked));
+        let taken = |key: &str| self.waiting.iter().any(|(k, _)| k == key);
+        let key = match asked.question.key.as_deref() {
+            Some(theirs) if !theirs.is_empty() && !taken(theirs) => theirs.to_owned(),
+            _ => loop {
+                self.asked += 1;
+                let ours = format!("q{}", self.asked);
+                if !taken(&ours) {
+                    break ours;
+                }
+            },
+        };
+        self.waiting.push((key, asked));
     }
 }
 
@@ -172,13 +184,37 @@ mod tests {
         Asked,
         oneshot::Receiver<std::result::Result<Value, AskError>>,
     ) {
+        asked_as(None)
+    }
+
+    fn asked_as(
+        key: Option<&str>,
+    ) -> (
+        Asked,
+        oneshot::Receiver<std::result::Result<Value, AskError>>,
+    ) {
         let (answer, rx) = oneshot::channel();
         let question = Question {
             server: "fx".into(),
             method: "roots/list".into(),
             params: json!({}),
+            key: key.map(str::to_owned),
         };
         (Asked { question, answer }, rx)
+    }
+
+    #[test]
+    fn a_question_keeps_its_servers_key_unless_it_is_taken() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let _guard = rt.enter();
+        let mut r = running("t");
+        for key in [Some("user_name"), None, Some("user_name"), Some("q2")] {
+            r.wait_for(asked_as(key).0);
+        }
+        let keys: Vec<&str> = r.waiting.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["user_name", "q1", "q2", "q3"]);
     }
 
     #[tokio::test]

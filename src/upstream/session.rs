@@ -101,6 +101,11 @@ impl Session {
         Ok(version)
     }
 
+    /// What the client declared in `initialize` (nothing before).
+    pub fn capabilities(&self) -> Capabilities {
+        self.state().capabilities.clone()
+    }
+
     /// The negotiated revision, once initialized.
     pub fn version(&self) -> Option<&'static str> {
         self.state().version

@@ -17,8 +17,8 @@ use super::drain::Drain;
 use super::guard::Guard;
 use super::sessions::{HttpSession, Sessions};
 use crate::serving::Flow;
-use crate::upstream::aggregate::Aggregate;
 use crate::upstream::access::Token;
+use crate::upstream::aggregate::Aggregate;
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";

@@ -3,7 +3,8 @@
 //! (progress, logs, roots changes, cancels),
 //! `start` what a person meets first (names, a config that gives nothing, flags, a closed stderr),
 //! `reload` config edits and SIGHUP, `clients` through the official SDK clients, `conformance`
-//! through the official conformance suite's server scenarios, `gateway` what runs it behind a load
+//! through the official conformance suite's server scenarios (`conformance_bridge` with a
+//! both-eras reference server downstream, in each era), `gateway` what runs it behind a load
 //! balancer (the probes, the drain on SIGTERM), `balancer` replicas of it behind HAProxy and nginx,
 //! `access` its clients (what each token may see and call, rotation, rate limits, the audit log);
 //! `harness` is what they share.
@@ -13,6 +14,7 @@ mod asks;
 mod balancer;
 mod clients;
 mod conformance;
+mod conformance_bridge;
 mod gateway;
 pub mod harness;
 mod http;
