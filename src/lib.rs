@@ -17,6 +17,8 @@
 //!   schema transforms, results and their budgets).
 //! - [`search`]: ranked tool search (BM25 over names, titles, descriptions and parameter names;
 //!   exact names first), pure.
+//! - [`sandbox`]: what a server's sandbox asks for (policy, presets) and what each platform enforces
+//!   at spawn.
 //! - [`config`]: raw server configs to validated [`config::ServerSpec`]s.
 //! - [`oauth`]: OAuth 2.1 for remote servers (discovery, client identity, PKCE, the browser step,
 //!   tokens kept, refreshed and masked).
@@ -53,6 +55,7 @@ pub mod logging;
 pub mod mcp;
 pub mod oauth;
 pub mod process;
+pub mod sandbox;
 pub mod search;
 pub mod serving;
 pub mod signals;

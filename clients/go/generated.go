@@ -148,6 +148,8 @@ type ServerConfig struct {
 	SupportsParallel *bool `json:"supportsParallel,omitempty"`
 	// true: this server's tools are always deferred (found through tool search); false: never; absent or null: the session's rule.
 	Defer *bool `json:"defer,omitempty"`
+	// A stdio server's confinement (docs/sandbox.md): false (none, the default), true or a preset's name (strict, network), or an object. Not for a remote server. Bound by the launch digest.
+	Sandbox json.RawMessage `json:"sandbox,omitempty"`
 
 	// Extra fields merged into the config object as given (they override
 	// the fields above): for config fields newer than this client. The

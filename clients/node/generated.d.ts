@@ -93,6 +93,8 @@ export interface ServerConfigFields {
   supportsParallel?: boolean;
   /** true: this server's tools are always deferred (found through tool search); false: never; absent or null: the session's rule. */
   defer?: boolean | null;
+  /** A stdio server's confinement (docs/sandbox.md): false (none, the default), true or a preset's name (strict, network), or an object. Not for a remote server. Bound by the launch digest. */
+  sandbox?: boolean | "strict" | "network" | { preset?: "strict" | "network"; read?: Array<string>; write?: Array<string>; network?: "none" | "loopback" | "any" | { loopback: Array<number>; } | { allow: Array<string>; }; processes?: { spawn?: boolean; max?: number | null; }; limits?: { memoryMb?: number | null; openFiles?: number | null; cpuSeconds?: number | null; memory_mb?: number | null; open_files?: number | null; cpu_seconds?: number | null; }; allowWeaker?: boolean; allow_weaker?: boolean; };
 }
 
 /** The initialize result. */

@@ -100,6 +100,9 @@ pub(super) struct RawSpec {
         alias = "protocol_version"
     )]
     pub protocol_version: Option<String>,
+    /// `false`, `true`, a preset's name or an object (`config::sandbox`), validated there.
+    #[serde(default, deserialize_with = "strict::present")]
+    pub sandbox: Option<Value>,
 }
 
 /// The canonical (camelCase) names of a server config's launch fields.
@@ -130,6 +133,7 @@ pub(super) fn expects(field: &str, item: bool) -> String {
         ("restart", _) => "must be \"on-failure\" or \"never\"".into(),
         ("resultPolicy", _) => "must be \"error\" or \"truncate\"".into(),
         ("protocolVersion", _) => super::protocol::ProtocolChoice::expected(),
+        ("sandbox", _) => "must be false, true, a preset's name or an object".into(),
         ("autoStart" | "resetTimeoutOnProgress", _) => "must be true or false".into(),
         ("maxMessageBytes" | "maxResultBytes", _) => format!(
             "must be an integer number of bytes in [{MIN_MESSAGE_BYTES}, {MAX_MESSAGE_BYTES}]"
@@ -185,6 +189,7 @@ mod tests {
             ("headers", json!({"X-A": "a"})),
             ("oauth", json!({"clientId": "c"})),
             ("protocolVersion", json!("2026-07-28")),
+            ("sandbox", json!({"allowWeaker": true})),
         ];
         let listed: std::collections::BTreeSet<&str> = table.iter().map(|(f, _)| *f).collect();
         assert_eq!(listed, field_names().into_iter().collect());

@@ -15,9 +15,11 @@ use super::raw::{
     MAX_TIMEOUT_SECONDS, MIN_BACKOFF_MS, MIN_MESSAGE_BYTES,
 };
 use super::remote::{self, RemoteKind, RemoteSpec};
+use super::sandbox::parse_sandbox;
 use super::strict::{self, Problem};
 use crate::error::Result;
 use crate::limits;
+use crate::sandbox::SandboxPolicy;
 
 /// A validated server configuration: a stdio command, or a remote URL (`remote`).
 #[derive(Clone, Debug, PartialEq)]
@@ -58,6 +60,8 @@ pub struct ServerSpec {
     pub remote: Option<RemoteSpec>,
     /// `protocolVersion`: the era the server is spoken to in (`auto` by default).
     pub protocol: ProtocolChoice,
+    /// `sandbox`: what a spawned server is confined to; `None` runs it unconfined.
+    pub sandbox: Option<SandboxPolicy>,
 }
 
 /// Fields that only make sense for a spawned server.
@@ -93,6 +97,18 @@ impl ServerSpec {
                 Problem::WrongType { top, at } => invalid(&at, expects(top, at.len() > top.len())),
             })?;
         let remote = remote_spec(&raw, remote_kind(&raw)?, &given)?;
+        let sandbox = raw
+            .sandbox
+            .as_ref()
+            .map(parse_sandbox)
+            .transpose()?
+            .flatten();
+        if remote.is_some() && sandbox.is_some() {
+            return Err(invalid(
+                "sandbox",
+                "is only used by a spawned (stdio) server; a remote server runs elsewhere",
+            ));
+        }
         let command = match (raw.command, &remote) {
             (_, Some(_)) => String::new(),
             (Some(s), None) if !s.trim().is_empty() => s,
@@ -160,6 +176,7 @@ impl ServerSpec {
                 Some(v) => ProtocolChoice::parse(v)
                     .ok_or_else(|| invalid("protocolVersion", ProtocolChoice::expected()))?,
             },
+            sandbox,
         })
     }
 
@@ -605,6 +622,28 @@ mod tests {
         assert_eq!(
             message(json!({"url": "http://h/", "headers": []})),
             "config.headers: must be an object of header names to values"
+        );
+    }
+
+    /// `sandbox` confines a spawned server; a remote one runs elsewhere (`false` is harmless there).
+    #[test]
+    fn sandbox_is_for_spawned_servers() {
+        let spec = ServerSpec::from_json(&json!({"command": "srv", "sandbox": "strict"})).unwrap();
+        assert_eq!(spec.sandbox.unwrap().preset.as_deref(), Some("strict"));
+        let off = ServerSpec::from_json(&json!({"command": "srv", "sandbox": false})).unwrap();
+        assert!(off.sandbox.is_none());
+        assert!(ServerSpec::from_json(&json!({"url": "http://h/", "sandbox": false})).is_ok());
+        assert_eq!(
+            err(json!({"url": "http://h/", "sandbox": true})).details["field"],
+            "sandbox"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "sandbox": null})).message,
+            "config.sandbox: must be false, true, a preset's name or an object"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "sandbox": {"limits": {"cpuSeconds": 0}}})).details["field"],
+            "sandbox.limits.cpuSeconds"
         );
     }
 

@@ -249,6 +249,74 @@ mod tests {
                 with(&stdio, "protocolVersion", json!("2025-11-25")),
             ),
             (
+                "sandbox",
+                stdio.clone(),
+                with(&stdio, "sandbox", json!("strict")),
+            ),
+            (
+                "sandbox",
+                with(&stdio, "sandbox", json!("strict")),
+                with(&stdio, "sandbox", json!("network")),
+            ),
+            (
+                "sandbox",
+                with(&stdio, "sandbox", json!({"read": ["/a"]})),
+                with(&stdio, "sandbox", json!({"read": ["/b"]})),
+            ),
+            (
+                "sandbox",
+                with(&stdio, "sandbox", json!({"write": ["/a"]})),
+                with(&stdio, "sandbox", json!({"write": ["/a", "/b"]})),
+            ),
+            (
+                "sandbox",
+                with(&stdio, "sandbox", json!({"network": {"loopback": [80]}})),
+                with(&stdio, "sandbox", json!({"network": {"loopback": [81]}})),
+            ),
+            (
+                "sandbox",
+                with(
+                    &stdio,
+                    "sandbox",
+                    json!({"network": {"allow": ["a.example"]}}),
+                ),
+                with(
+                    &stdio,
+                    "sandbox",
+                    json!({"network": {"allow": ["b.example"]}}),
+                ),
+            ),
+            (
+                "sandbox",
+                stdio.clone(),
+                with(&stdio, "sandbox", json!({"processes": {"spawn": false}})),
+            ),
+            (
+                "sandbox",
+                with(&stdio, "sandbox", json!({"processes": {"max": 8}})),
+                with(&stdio, "sandbox", json!({"processes": {"max": 9}})),
+            ),
+            (
+                "sandbox",
+                with(&stdio, "sandbox", json!("strict")),
+                with(&stdio, "sandbox", json!({"limits": {"memoryMb": 512}})),
+            ),
+            (
+                "sandbox",
+                with(&stdio, "sandbox", json!("strict")),
+                with(&stdio, "sandbox", json!({"limits": {"open_files": 64}})),
+            ),
+            (
+                "sandbox",
+                with(&stdio, "sandbox", json!("strict")),
+                with(&stdio, "sandbox", json!({"limits": {"cpuSeconds": 60}})),
+            ),
+            (
+                "sandbox",
+                with(&stdio, "sandbox", json!("strict")),
+                with(&stdio, "sandbox", json!({"allow_weaker": true})),
+            ),
+            (
                 ENV_FILES,
                 stdio.clone(),
                 with(&stdio, ENV_FILES, record.clone()),

@@ -1,7 +1,7 @@
 //! The launch digest: sha256 over a canonical JSON (version 2) of everything that changes what is
 //! launched, what it receives and what the model is exposed to — transport, command, args, env,
 //! inherited variable names, env files (path, names, contents), cwd, URL, headers, secret marks,
-//! the tools policy, and when given `resourcesAsTools` and `pinTools` — read from the *parsed* config ([`ServerSpec`] + [`Extras`]), so every spelling
+//! the tools policy, and when given `resourcesAsTools`, `pinTools` and `sandbox` — read from the *parsed* config ([`ServerSpec`] + [`Extras`]), so every spelling
 //! of a field gives the same digest. Secret values (and env files' contents) appear as an
 //! HMAC-SHA256 under a per-process random key: any change to them changes the digest, yet the
 //! digest input never holds one. A consequence: a digest over a launch with secrets is valid for
@@ -133,6 +133,12 @@ pub fn digest_input(spec: &ServerSpec, extras: &Extras) -> Value {
     if spec.protocol != ProtocolChoice::Auto {
         input["protocolVersion"] = Value::from(spec.protocol.as_str());
     }
+    // What confines the server: every field of the policy, its preset's defaults filled in, so a
+    // preset whose meaning is spelled out differently gives the same digest. Present only when
+    // sandboxed (`false` and no field alike).
+    if let Some(sandbox) = &spec.sandbox {
+        input["sandbox"] = sandbox.to_json();
+    }
     // Present only when configured, so the digest of every config without it is unchanged.
     if let Some(oauth) = spec.remote.as_ref().and_then(|r| r.oauth.as_ref()) {
         input["oauth"] = oauth_input(oauth);
@@ -196,6 +202,33 @@ mod tests {
     fn parsed(config: Value) -> (ServerSpec, Extras) {
         let (rest, extras) = extras::split(&config).unwrap();
         (ServerSpec::from_json(&rest).unwrap(), extras)
+    }
+
+    /// One sandbox spelled several ways is one digest; no sandbox (`false` or absent) leaves the
+    /// digest of a config as it was before the field existed.
+    #[test]
+    fn sandbox_spellings_share_a_digest() {
+        let d = |sandbox: Option<Value>| {
+            let mut config = json!({"command": "srv"});
+            if let Some(s) = sandbox {
+                config["sandbox"] = s;
+            }
+            let (spec, extras) = parsed(config);
+            digest(&spec, &extras)
+        };
+        assert_eq!(d(Some(json!(false))), d(None));
+        let strict = d(Some(json!("strict")));
+        assert_ne!(strict, d(None));
+        assert_eq!(d(Some(json!(true))), strict);
+        assert_eq!(d(Some(json!({}))), strict);
+        assert_eq!(
+            d(Some(json!({"preset": "strict", "network": "none"}))),
+            strict
+        );
+        assert_eq!(
+            d(Some(json!({"read": ["/b", "/a"]}))),
+            d(Some(json!({"read": ["/a", "/b", "/a"]})))
+        );
     }
 
     fn digest_of(config: Value) -> String {

@@ -35,7 +35,7 @@ impl<'a> Subject<'a> {
 
     /// `{commandLine, command, args, cwd, envNames, inheritEnv, envFiles, transport, url?,
     /// headerNames?, secretNames, includeTools, excludeTools, expectTools, permissions,
-    /// permissionMetaKey, resourcesAsTools?, pinTools?, source, warnings, digest}`; secret values masked, nothing truncated.
+    /// permissionMetaKey, resourcesAsTools?, pinTools?, sandbox?, source, warnings, digest}`; secret values masked, nothing truncated.
     pub fn to_json(&self, source: Source, plugin_root: Option<&Path>) -> Value {
         let (spec, extras) = (self.spec, self.extras);
         let secrets = self.secrets();
@@ -99,6 +99,12 @@ impl<'a> Subject<'a> {
         }
         if let Some(on) = extras.pin_tools {
             out["pinTools"] = Value::Bool(on);
+        }
+        // What confines the server, as the digest binds it (paths masked like any other text).
+        if let Some(sandbox) = &spec.sandbox {
+            let mut shown = sandbox.to_json();
+            secrets.mask_json(&mut shown);
+            out["sandbox"] = shown;
         }
         if let Some(oauth) = spec.remote.as_ref().and_then(|r| r.oauth.as_ref()) {
             let mut shown = digest::oauth_input(oauth);
@@ -245,6 +251,7 @@ mod tests {
             "includeTools": ["b*", "a"], "excludeTools": ["x"], "expectTools": ["a"],
             "permissions": ["read"], "permissionMetaKey": "perm", "secretEnv": ["LEVEL"],
             "envFiles": [{"path": "/elsewhere/.env", "configDir": "/ws", "names": ["K"], "sha256": "sha256:00"}],
+            "sandbox": {"write": ["/srv/data"], "limits": {"memoryMb": 256}, "allowWeaker": true},
         });
         let snake = json!({
             "command": "srv", "args": ["--url=http://169.254.169.254/"], "env": {"TOKEN": "tok-123456"},
@@ -252,6 +259,7 @@ mod tests {
             "include_tools": ["b*", "a"], "exclude_tools": ["x"], "expect_tools": ["a"],
             "permissions": ["read"], "permission_meta_key": "perm", "secret_env": ["LEVEL"],
             "env_files": [{"path": "/elsewhere/.env", "configDir": "/ws", "names": ["K"], "sha256": "sha256:00"}],
+            "sandbox": {"write": ["/srv/data"], "limits": {"memory_mb": 256}, "allow_weaker": true},
         });
         let (r, d) = request(camel);
         assert_eq!(request(snake), (r.clone(), d));
@@ -263,6 +271,10 @@ mod tests {
         assert_eq!(r["permissionMetaKey"], "perm");
         assert_eq!(r["secretNames"], json!(["LEVEL"]));
         assert_eq!(r["transport"], "stdio");
+        assert_eq!(r["sandbox"]["preset"], "strict");
+        assert_eq!(r["sandbox"]["write"], json!(["/srv/data"]));
+        assert_eq!(r["sandbox"]["limits"]["memoryMb"], 256);
+        assert_eq!(r["sandbox"]["allowWeaker"], true);
         assert_eq!(r["envFiles"][0]["path"], "/elsewhere/.env");
         assert_eq!(r["envFiles"][0]["names"], json!(["K"]));
         assert!(r["envFiles"][0]["contents"]

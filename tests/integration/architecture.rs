@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// floor's neighbours, never upwards). `main.rs` stands above all of them.
 const FLOORS: &[&[&str]] = &[
     &["limits", "error", "logging", "time", "canonical", "era"],
-    &["jsonrpc", "convert", "ask", "search"],
+    &["jsonrpc", "convert", "ask", "search", "sandbox"],
     &["config"],
     &["trust", "oauth"],
     &["mcp", "process"],

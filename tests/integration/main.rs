@@ -55,6 +55,7 @@ mod remote_requests;
 mod remote_servers;
 mod resources;
 mod restarts;
+mod sandbox;
 mod secrets;
 mod server_requests;
 mod servers;

@@ -20,6 +20,9 @@ pub enum Ty {
     /// A non-negative number.
     Number,
     Bool,
+    /// `sandbox`: `false`, `true`, a preset's name or an object, passed on whole with the paths of
+    /// its `read` and `write` lists expanded (the server config checks the rest).
+    Sandbox,
     /// Read but not used by this sidecar: a warning says so.
     Ignored,
 }
@@ -88,6 +91,7 @@ pub const SUPERVISION: &[Field] = &[
     f("maxInflight", Ty::Number),
     f("autoStart", Ty::Bool),
     f("protocolVersion", Ty::Str),
+    fx("sandbox", Ty::Sandbox),
 ];
 
 /// A read entry: field name → value (expanded), plus the keys of maps whose value used a secret.
@@ -241,7 +245,35 @@ fn read_value(
         (Ty::Number, _) => wrong(diags, "a non-negative number"),
         (Ty::Bool, Value::Bool(_)) => Some(value.clone()),
         (Ty::Bool, _) => wrong(diags, "true or false"),
+        (Ty::Sandbox, Value::Bool(_) | Value::String(_)) => Some(value.clone()),
+        (Ty::Sandbox, Value::Object(m)) => sandbox_object(field, vars, m, at, entry, diags),
+        (Ty::Sandbox, _) => wrong(diags, "false, true, a preset's name or an object"),
     }
+}
+
+/// The `sandbox` object with the strings of its `read` and `write` lists expanded (`${HOME}/x`);
+/// anything else is passed on as written, for the server config to check.
+fn sandbox_object(
+    field: &Field,
+    vars: &Vars<'_>,
+    m: &Map<String, Value>,
+    at: &str,
+    entry: &mut Entry,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Value> {
+    let mut out = m.clone();
+    let mut ok = true;
+    for key in ["read", "write"] {
+        if let Some(Value::Array(items)) = m.get(key) {
+            match string_list(field, vars, items, &join(at, key), entry, diags) {
+                Some(list) => {
+                    out.insert(key.to_owned(), list);
+                }
+                None => ok = false,
+            }
+        }
+    }
+    ok.then_some(Value::Object(out))
 }
 
 /// `s` with its `${…}` expanded when the field takes expansion, and the secrets it used.

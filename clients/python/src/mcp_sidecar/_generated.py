@@ -142,6 +142,7 @@ class ServerConfig(TypedDict, total=False):
     pinTools: bool
     supportsParallel: bool
     defer: Optional[bool]
+    sandbox: Union[bool, Literal["strict", "network"], JsonObject]
 
 
 class ServerInfo(Result):
