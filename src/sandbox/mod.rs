@@ -4,5 +4,8 @@
 
 pub mod policy;
 pub mod presets;
+// Generated and golden-tested on every OS, applied on macOS.
+#[cfg(any(target_os = "macos", test))]
+pub mod seatbelt;
 
 pub use policy::{NetworkPolicy, SandboxPolicy};
