@@ -109,8 +109,16 @@ pub fn server(server: &str, spec: &ServerSpec) -> Result<Spawned> {
     if let Some(cwd) = &spec.cwd {
         c.current_dir(cwd);
     }
-    let (child, pid, pipes) =
-        start(server, c, origin).map_err(|e| spawn_error(server, spec, &env, e))?;
+    #[cfg(unix)]
+    let started = start(server, c, origin);
+    #[cfg(windows)]
+    let started = start(
+        server,
+        c,
+        origin,
+        super::job::JobLimits::of(spec.sandbox.as_ref()),
+    );
+    let (child, pid, pipes) = started.map_err(|e| spawn_error(server, spec, &env, e))?;
     let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
         return Err(Error::internal(format!(
             "server `{server}`: spawned without piped stdio"
@@ -180,12 +188,17 @@ fn start(server: &str, mut c: tokio::process::Command, origin: Origin) -> std::i
 /// console server would otherwise open a window).
 #[cfg(windows)]
 #[allow(clippy::disallowed_methods)] // Part of the one sanctioned spawn site.
-fn start(server: &str, mut c: tokio::process::Command, origin: Origin) -> std::io::Result<Started> {
+fn start(
+    server: &str,
+    mut c: tokio::process::Command,
+    origin: Origin,
+    limits: super::job::JobLimits,
+) -> std::io::Result<Started> {
     use windows_sys::Win32::System::Threading::{CREATE_NO_WINDOW, CREATE_SUSPENDED};
     c.creation_flags(CREATE_SUSPENDED | CREATE_NO_WINDOW);
     let mut child = c.spawn()?;
     let pid = child.id().unwrap_or(0);
-    super::job::contain(&mut child, pid, origin)?;
+    super::job::contain(&mut child, pid, origin, limits)?;
     tracing::debug!(server, pid, "started in a job object");
     let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
     Ok((child, pid, pipes))
