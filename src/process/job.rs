@@ -10,6 +10,11 @@
 //!   sidecar holds its handle: when the sidecar exits or is killed, the kernel closes the handle and
 //!   kills every member. This is the guardian's work on Unix, done by the kernel.
 //!
+//! - **Sandbox limits.** A sandboxed server's job also carries its policy's limits, over the whole
+//!   tree as a cgroup does on Linux ([`JobLimits`]): committed memory (`JOB_OBJECT_LIMIT_JOB_MEMORY`),
+//!   live processes (`JOB_OBJECT_LIMIT_ACTIVE_PROCESS`; one when it may not spawn) and user-mode CPU
+//!   time (`JOB_OBJECT_LIMIT_JOB_TIME`, past which Windows terminates the job).
+//!
 //! The jobs live here by origin (see `origin`), from the spawn until the server's stop has emptied
 //! its job. Written with `windows-sys`: process-wrap's Job Object wrapper does not hand out the job's
 //! handle, and its `wait` returns on the first completion message of any kind, not on the job's
@@ -30,14 +35,72 @@ use windows_sys::Win32::System::JobObjects::{
     JobObjectBasicAccountingInformation, JobObjectExtendedLimitInformation,
     QueryInformationJobObject, SetInformationJobObject, TerminateJobObject,
     JOBOBJECT_ASSOCIATE_COMPLETION_PORT, JOBOBJECT_BASIC_ACCOUNTING_INFORMATION,
-    JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JOB_OBJECT_LIMIT_ACTIVE_PROCESS,
+    JOB_OBJECT_LIMIT_JOB_MEMORY, JOB_OBJECT_LIMIT_JOB_TIME, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
 };
 use windows_sys::Win32::System::Threading::{OpenThread, ResumeThread, THREAD_SUSPEND_RESUME};
 use windows_sys::Win32::System::IO::{CreateIoCompletionPort, GetQueuedCompletionStatus};
 
 use super::origin::Origin;
 use crate::limits;
+use crate::sandbox::SandboxPolicy;
 use tokio::process::Child;
+
+/// Job time is counted in units of 100 ns.
+const TICKS_PER_SECOND: i64 = 10_000_000;
+
+/// A sandboxed server's limits that its job enforces, each over the whole tree; all `None` for a
+/// server without a sandbox.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JobLimits {
+    /// Committed memory of every process of the job together.
+    pub memory_bytes: Option<u64>,
+    /// Processes alive in the job at once, the server's own included.
+    pub active_processes: Option<u32>,
+    /// User-mode CPU time of every process of the job together.
+    pub cpu_seconds: Option<u64>,
+}
+
+impl JobLimits {
+    /// The limits of `policy` (none without a sandbox). A server that may not spawn is the job's
+    /// only process; the policy's open-file limit has no job counterpart.
+    pub fn of(policy: Option<&SandboxPolicy>) -> JobLimits {
+        let Some(policy) = policy else {
+            return JobLimits::default();
+        };
+        JobLimits {
+            memory_bytes: policy.memory_bytes,
+            active_processes: if policy.spawn {
+                policy.max_processes
+            } else {
+                Some(1)
+            },
+            cpu_seconds: policy.cpu_seconds,
+        }
+    }
+
+    /// The job's limit information: kill-on-close always, and each limit that is set.
+    fn information(&self) -> JOBOBJECT_EXTENDED_LIMIT_INFORMATION {
+        let mut info = JOBOBJECT_EXTENDED_LIMIT_INFORMATION::default();
+        let basic = &mut info.BasicLimitInformation;
+        basic.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+        if let Some(bytes) = self.memory_bytes {
+            basic.LimitFlags |= JOB_OBJECT_LIMIT_JOB_MEMORY;
+            info.JobMemoryLimit = usize::try_from(bytes).unwrap_or(usize::MAX);
+        }
+        if let Some(count) = self.active_processes {
+            basic.LimitFlags |= JOB_OBJECT_LIMIT_ACTIVE_PROCESS;
+            basic.ActiveProcessLimit = count.max(1);
+        }
+        if let Some(seconds) = self.cpu_seconds {
+            basic.LimitFlags |= JOB_OBJECT_LIMIT_JOB_TIME;
+            basic.PerJobUserTimeLimit = i64::try_from(seconds)
+                .unwrap_or(i64::MAX)
+                .saturating_mul(TICKS_PER_SECOND);
+        }
+        info
+    }
+}
 
 /// The completion message a job posts when its last process exits (winnt.h).
 const JOB_OBJECT_MSG_ACTIVE_PROCESS_ZERO: u32 = 4;
@@ -78,12 +141,12 @@ fn raw(handle: &OwnedHandle) -> HANDLE {
 }
 
 impl Job {
-    /// A new job that kills its members when its last handle closes, reporting to a port.
-    fn new() -> std::io::Result<Job> {
+    /// A new job that kills its members when its last handle closes and holds them to `limits`,
+    /// reporting to a port.
+    fn new(limits: JobLimits) -> std::io::Result<Job> {
         // SAFETY: no security attributes and no name: an anonymous job only this process holds.
         let job = owned(unsafe { CreateJobObjectW(std::ptr::null(), std::ptr::null()) })?;
-        let mut limits = JOBOBJECT_EXTENDED_LIMIT_INFORMATION::default();
-        limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+        let limits = limits.information();
         // SAFETY: the structure and its size match the information class.
         check(unsafe {
             SetInformationJobObject(
@@ -173,10 +236,16 @@ fn size_of_u32<T>() -> u32 {
     u32::try_from(std::mem::size_of::<T>()).unwrap_or(u32::MAX)
 }
 
-/// Puts the suspended process `child` (pid `pid`) in a new job, records the job for `origin`,
-/// and resumes the process. On failure the process is killed (it never ran a instruction).
-pub fn contain(child: &mut Child, pid: u32, origin: Origin) -> std::io::Result<()> {
-    let contained = Job::new().and_then(|job| {
+/// Puts the suspended process `child` (pid `pid`) in a new job holding it to `limits`, records the
+/// job for `origin`, and resumes the process. On failure the process is killed (it never ran a
+/// instruction).
+pub fn contain(
+    child: &mut Child,
+    pid: u32,
+    origin: Origin,
+    limits: JobLimits,
+) -> std::io::Result<()> {
+    let contained = Job::new(limits).and_then(|job| {
         let Some(process) = child.raw_handle() else {
             return Err(std::io::Error::other("the server exited before it started"));
         };
@@ -306,3 +375,40 @@ pub async fn final_sweep() {
 
 /// Nothing to tell anyone at exit on Windows (there is no guardian).
 pub fn farewell() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::presets::defaults;
+
+    #[test]
+    fn no_sandbox_is_kill_on_close_only() {
+        let info = JobLimits::of(None).information();
+        let basic = info.BasicLimitInformation;
+        assert_eq!(basic.LimitFlags, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE);
+        assert_eq!((info.JobMemoryLimit, basic.ActiveProcessLimit), (0, 0));
+    }
+
+    #[test]
+    fn a_policy_limits_memory_processes_and_cpu_of_the_whole_job() {
+        let Some(mut policy) = defaults("strict") else {
+            panic!("no strict preset")
+        };
+        policy.cpu_seconds = Some(600);
+        let info = JobLimits::of(Some(&policy)).information();
+        let basic = info.BasicLimitInformation;
+        assert_eq!(
+            basic.LimitFlags,
+            JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+                | JOB_OBJECT_LIMIT_JOB_MEMORY
+                | JOB_OBJECT_LIMIT_ACTIVE_PROCESS
+                | JOB_OBJECT_LIMIT_JOB_TIME
+        );
+        assert_eq!(info.JobMemoryLimit, 1024 * 1024 * 1024);
+        assert_eq!(basic.ActiveProcessLimit, 64);
+        assert_eq!(basic.PerJobUserTimeLimit, 600 * TICKS_PER_SECOND);
+        policy.spawn = false;
+        let info = JobLimits::of(Some(&policy)).information();
+        assert_eq!(info.BasicLimitInformation.ActiveProcessLimit, 1);
+    }
+}

@@ -329,8 +329,10 @@ fn start(
     confined: Option<Confined<'_>>,
 ) -> std::result::Result<Started, Failure> {
     use windows_sys::Win32::System::Threading::{CREATE_NO_WINDOW, CREATE_SUSPENDED};
-    // No enforcement here yet: a sandbox starts only if its config allows weaker (the level says
+    // The Job Object holds the policy's limits (memory, processes, CPU time); files and network
+    // are not enforced here: a sandbox starts only if its config allows weaker (the level says
     // what is missing).
+    let limits = super::job::JobLimits::of(confined.as_ref().map(|c| c.policy));
     let running = match confined.map(|s| s.prepare(server, origin, None)) {
         None => None,
         Some(Ok(prepared)) => Some(prepared.split().1),
@@ -339,7 +341,7 @@ fn start(
     c.creation_flags(CREATE_SUSPENDED | CREATE_NO_WINDOW);
     let mut child = c.spawn().map_err(Failure::Io)?;
     let pid = child.id().unwrap_or(0);
-    super::job::contain(&mut child, pid, origin).map_err(Failure::Io)?;
+    super::job::contain(&mut child, pid, origin, limits).map_err(Failure::Io)?;
     tracing::debug!(server, pid, "started in a job object");
     let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
     Ok((child, pid, pipes, running))

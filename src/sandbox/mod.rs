@@ -13,6 +13,9 @@ pub mod linux;
 pub mod policy;
 pub mod prepare;
 pub mod presets;
+// Generated and golden-tested on every OS, applied on macOS.
+#[cfg(any(target_os = "macos", test))]
+pub mod seatbelt;
 
 pub use level::SandboxLevel;
 pub use policy::{NetworkPolicy, SandboxPolicy};

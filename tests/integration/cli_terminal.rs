@@ -33,8 +33,9 @@ fn run_on_terminal(args: &[&str], stdout_too: bool) -> (i32, String, String) {
             &mut master,
             &mut slave,
             std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
+            // Mutable on macOS, const on Linux: a null `*mut` is both.
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
         )
     };
     assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());

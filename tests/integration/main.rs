@@ -1,13 +1,17 @@
 //! The one integration-test binary: the real `mcp-sidecar` binary driven over pipes against the
 //! real fixture servers, the conversion and config tests over the library, and the thin clients'
 //! and remote servers' suites. This file only lists the modules; `support` holds what they share.
-//! Run one module with `cargo test --test integration <module>::`.
+//! Run one module with `cargo test --test integration <module>::`. Every OS compiles it: the modules
+//! that need Unix (or Linux) are marked; `trees::` and `shutdown::` are what the macOS and Windows
+//! runners run (`.github/scripts/process-tests`).
 
 // A test may unwrap: a panic is its failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(target_os = "linux")] // cross-builds and runs another OS's binaries
 mod aarch64_qemu;
 mod architecture;
+#[cfg(unix)] // Unix-only APIs
 mod backpressure;
 mod cache_hints;
 mod calls;
@@ -16,6 +20,7 @@ mod catalog_props;
 mod cli;
 mod cli_doctor;
 mod cli_project_gate;
+#[cfg(unix)] // Unix-only APIs
 mod cli_terminal;
 mod cli_usability;
 mod clients;
@@ -26,10 +31,12 @@ mod config_watch;
 mod convert;
 mod convert_golden;
 mod convert_props;
+#[cfg(unix)] // Unix-only APIs
 mod dormant;
 mod env;
 mod era;
 mod failures;
+#[cfg(unix)] // Unix-only APIs
 mod faults;
 mod handshake;
 mod leaks;
@@ -67,6 +74,8 @@ mod tool_sets;
 mod transcripts;
 mod trees;
 mod trust;
+#[cfg(unix)] // Unix-only APIs
 mod upstream;
 mod versions;
+#[cfg(target_os = "linux")] // cross-builds and runs another OS's binaries
 mod windows_wine;

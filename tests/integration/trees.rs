@@ -1,17 +1,29 @@
 //! No orphan, ever: every way a server or the sidecar can go away, each test asserting by pid that
 //! nothing of the process tree survives (servers, grandchildren, double-forked escapees, guardian,
 //! and, where a writable cgroup2 hierarchy exists, daemons that cleared their environment; without
-//! one, the `without_cgroups_*` tests pin what such a daemon can still do).
+//! one, the `without_cgroups_*` tests pin what such a daemon can still do). Unix's tests here run on
+//! Linux and macOS, the cgroup and cleared-environment ones on Linux only; `launched` holds the ones
+//! every OS runs, Windows included.
 
+#[cfg(unix)]
 use std::path::{Path, PathBuf};
+#[cfg(unix)]
 use std::process::{Command, Stdio};
+#[cfg(unix)]
 use std::time::{Duration, Instant};
 
+#[cfg(unix)]
 use nix::sys::signal::Signal;
+#[cfg(unix)]
 use serde_json::{json, Value};
 
+#[cfg(unix)]
 use crate::support::*;
 
+// The same ends of a tree on every OS, the server started through a launcher.
+mod launched;
+
+#[cfg(unix)]
 /// A fixture that leaves a grandchild in its group and an escapee in its own session.
 fn tree_config(pid_file: &Path) -> Value {
     fixture(&[
@@ -22,11 +34,13 @@ fn tree_config(pid_file: &Path) -> Value {
     ])
 }
 
+#[cfg(unix)]
 /// A fresh temporary directory tagged `tag` (for pid files) and an initialized sidecar.
 fn setup(tag: &str) -> (PathBuf, Sidecar) {
     (temp_dir(tag), Sidecar::initialized(json!({})))
 }
 
+#[cfg(unix)]
 /// Adds [`tree_config`] as `name` (pid file in `dir`), asserts it is ready and returns the
 /// fixture's pid-file record.
 fn add_tree(sc: &mut Sidecar, dir: &Path, name: &str) -> Value {
@@ -36,6 +50,7 @@ fn add_tree(sc: &mut Sidecar, dir: &Path, name: &str) -> Value {
     read_pid_file(&pid_file)
 }
 
+#[cfg(unix)]
 /// Adds trees `a` and `b` and returns every pid of both.
 fn add_two_trees(sc: &mut Sidecar, dir: &Path) -> Vec<u32> {
     ["a", "b"]
@@ -44,6 +59,7 @@ fn add_two_trees(sc: &mut Sidecar, dir: &Path) -> Vec<u32> {
         .collect()
 }
 
+#[cfg(unix)]
 /// Adds `stubborn`: hung after the handshake (never reads stdin again, so EOF goes unnoticed) and
 /// SIGTERM ignored, plus `extra` flags. Asserts it is ready and returns its pid-file record.
 fn add_stubborn(sc: &mut Sidecar, dir: &Path, extra: &[&str]) -> Value {
@@ -59,6 +75,7 @@ fn add_stubborn(sc: &mut Sidecar, dir: &Path, extra: &[&str]) -> Value {
     read_pid_file(&pid_file)
 }
 
+#[cfg(unix)]
 /// Removes server `name`, whose answer comes once the whole tree is gone: none of `pids` survives.
 fn remove_leaves_no_survivor(sc: &mut Sidecar, name: &str, pids: &[u32]) {
     sc.call("servers/remove", json!({ "name": name }));
@@ -68,6 +85,7 @@ fn remove_leaves_no_survivor(sc: &mut Sidecar, name: &str, pids: &[u32]) {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn sh_c_server_and_its_grandchild_die_on_remove() {
     let (dir, mut sc) = setup("shc");
@@ -88,6 +106,7 @@ fn sh_c_server_and_its_grandchild_die_on_remove() {
     remove_leaves_no_survivor(&mut sc, "shc", &pids);
 }
 
+#[cfg(unix)]
 #[test]
 fn double_forked_escapee_is_adopted_and_killed() {
     let (dir, mut sc) = setup("escapee");
@@ -101,11 +120,18 @@ fn double_forked_escapee_is_adopted_and_killed() {
         session, server_session,
         "the escapee left the server's session"
     );
-    // Its parent exited: the subreaper (the sidecar) adopted it instead of init.
-    assert_eq!(ppid, sc.pid(), "escapee re-parented to the sidecar");
+    // Its parent exited: on Linux the subreaper (the sidecar) adopted it instead of init; macOS
+    // has no subreaper, so launchd did, and the sidecar finds it by its origin marker.
+    let adopter = if cfg!(target_os = "linux") {
+        sc.pid()
+    } else {
+        1
+    };
+    assert_eq!(ppid, adopter, "escapee re-parented to {adopter}");
     remove_leaves_no_survivor(&mut sc, "esc", &pids_in(&record));
 }
 
+#[cfg(unix)]
 #[test]
 fn server_ignoring_sigterm_and_eof_is_killed_on_time() {
     let (dir, mut sc) = setup("stubborn");
@@ -124,6 +150,7 @@ fn server_ignoring_sigterm_and_eof_is_killed_on_time() {
     assert_eq!(stopped["lastExit"]["signal"], 9, "{stopped}");
 }
 
+#[cfg(unix)]
 #[test]
 fn host_closing_stdin_stops_every_tree() {
     let (dir, mut sc) = setup("eof");
@@ -135,6 +162,7 @@ fn host_closing_stdin_stops_every_tree() {
     all_dead("every process after EOF", &pids);
 }
 
+#[cfg(unix)]
 #[test]
 fn host_sigkilled_stops_every_tree() {
     let dir = temp_dir("hostkill");
@@ -167,6 +195,7 @@ fn host_sigkilled_stops_every_tree() {
     all_dead("every process after the host's SIGKILL", &pids);
 }
 
+#[cfg(unix)]
 #[test]
 fn sidecar_sigterm_stops_every_tree_gracefully() {
     let (dir, mut sc) = setup("sigterm");
@@ -184,6 +213,7 @@ fn sidecar_sigterm_stops_every_tree_gracefully() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn second_signal_kills_at_once() {
     let (dir, mut sc) = setup("sigtwice");
@@ -200,6 +230,7 @@ fn second_signal_kills_at_once() {
     all_dead("every process after the second signal", &pids);
 }
 
+#[cfg(unix)]
 #[test]
 fn sidecar_sigkill_leaves_nothing_behind() {
     let (dir, mut sc) = setup("sigkill");
@@ -221,6 +252,7 @@ fn sidecar_sigkill_leaves_nothing_behind() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn twenty_servers_stopped_at_once() {
     let (dir, mut sc) = setup("twenty");
@@ -269,9 +301,11 @@ fn twenty_servers_stopped_at_once() {
     assert_eq!(sc.wait_exit(), Some(0));
 }
 
+#[cfg(target_os = "linux")]
 /// Disables the cgroup containment of a sidecar (a host without a writable cgroup2 hierarchy).
 const NO_CGROUP: (&str, &str) = ("MCP_SIDECAR_NO_CGROUP", "1");
 
+#[cfg(target_os = "linux")]
 /// A sidecar started with `env`, initialized.
 fn sidecar_with(env: &[(&str, &str)]) -> Sidecar {
     let mut sc = Sidecar::spawn_with(&[], env);
@@ -279,6 +313,7 @@ fn sidecar_with(env: &[(&str, &str)]) -> Sidecar {
     sc
 }
 
+#[cfg(target_os = "linux")]
 /// Adds `d`, a fixture that leaves a daemon behind: a double fork through `setsid`, every inherited
 /// descriptor closed, an exec with an empty environment (so no origin marker), re-parented to the
 /// sidecar without a SIGCHLD. Checks the daemon is all that, and returns (server pid, daemon pid).
@@ -304,11 +339,13 @@ fn add_daemon(sc: &mut Sidecar, dir: &Path) -> (u32, u32) {
     (server, daemon)
 }
 
+#[cfg(target_os = "linux")]
 /// Whether `server` runs in a cgroup of the sidecar `sidecar` (`…/mcp-sidecar-PID/server-N`).
 fn in_sidecar_cgroup(sidecar: u32, server: u32) -> bool {
     cgroup_of(server).is_some_and(|path| path.contains(&format!("/mcp-sidecar-{sidecar}/server-")))
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn sidecar_sigkill_takes_a_daemon_that_cleared_its_environment() {
     if !cgroup2_writable() {
@@ -332,6 +369,7 @@ fn sidecar_sigkill_takes_a_daemon_that_cleared_its_environment() {
     assert!(contained, "the server ran in the sidecar's cgroup");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn removing_a_server_takes_its_daemon_that_cleared_its_environment() {
     if !cgroup2_writable() {
@@ -352,11 +390,13 @@ fn removing_a_server_takes_its_daemon_that_cleared_its_environment() {
     remove_leaves_no_survivor(&mut sc, "d", &[server, daemon]);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn without_cgroups_a_daemon_that_cleared_its_environment_outlives_its_server() {
     daemon_outlives_its_server_without_cgroups(&[NO_CGROUP]);
 }
 
+#[cfg(target_os = "linux")]
 /// The documented limit without cgroups: nothing ties the daemon to its server, so removing the
 /// server leaves it running; the sweep at the sidecar's exit still takes it (it is the sidecar's
 /// descendant).
@@ -372,11 +412,13 @@ fn daemon_outlives_its_server_without_cgroups(env: &[(&str, &str)]) {
     all_dead("the daemon after shutdown", &[daemon]);
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn without_cgroups_a_daemon_that_cleared_its_environment_outlives_a_sigkill() {
     daemon_outlives_a_sigkill_without_cgroups(&[NO_CGROUP]);
 }
 
+#[cfg(target_os = "linux")]
 /// The documented limit without cgroups: after a SIGKILL of the sidecar, the guardian kills the
 /// server (and everything recorded or marked) but cannot find a daemon that left the group, cleared
 /// its environment and was adopted without a SIGCHLD. The test kills it itself.

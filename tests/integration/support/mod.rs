@@ -1,12 +1,16 @@
 //! What every test module shares, written once: the fixture server (built once per run), the
 //! [`Sidecar`] harness that drives the real binary over pipes, bounded waits, temporary
-//! directories, the /proc reads, and the conversion tests' data and rules.
+//! directories, the process facts (/proc, ps, mcp-proclist), and the conversion tests' data and rules.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::disallowed_methods)] // the harness spawns the binaries under test
 
 pub mod data;
 pub mod proc;
+#[cfg(windows)]
+pub mod proclist;
 pub mod provider_rules;
+#[cfg(target_os = "macos")]
+pub mod ps;
 pub mod random;
 mod sidecar;
 
@@ -18,7 +22,15 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 pub use data::{data_path, schema_files};
-pub use proc::{cgroup2_writable, cgroup_of, guardian_of, parentage, pid_alive};
+#[cfg(target_os = "linux")]
+pub use proc::{cgroup2_writable, cgroup_of};
+// The process facts the tree tests check, each OS from its own process table.
+#[cfg(target_os = "linux")]
+pub use proc::{guardian_of, parent_of, parentage, pid_alive};
+#[cfg(windows)]
+pub use proclist::{parent_of, pid_alive};
+#[cfg(target_os = "macos")]
+pub use ps::{guardian_of, parent_of, parentage, pid_alive};
 pub use sidecar::Sidecar;
 
 /// The longest any single wait in a test may take before the test fails.
@@ -55,9 +67,23 @@ pub fn hostile_bin() -> PathBuf {
     BUILT.get_or_init(|| build_fixture("mcp-hostile")).clone()
 }
 
+/// Set (to anything) when the fixtures are built already and cargo cannot be run: the Windows-built
+/// tests run under Wine, where Linux's cargo is not a program Windows can start.
+const PREBUILT_ENV: &str = "MCP_SIDECAR_TEST_PREBUILT";
+
 /// Builds binary `name` of the fixtures crate. `cargo test` does not build binaries of another
 /// workspace member, so build it here (same profile, same target directory).
 fn build_fixture(name: &str) -> PathBuf {
+    if std::env::var_os(PREBUILT_ENV).is_some() {
+        let bin_dir = sidecar_bin().parent().unwrap().to_path_buf();
+        let path = bin_dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+        assert!(
+            path.exists(),
+            "{} missing ({PREBUILT_ENV} is set)",
+            path.display()
+        );
+        return path;
+    }
     let status = Command::new(env!("CARGO"))
         .args([
             "build",
@@ -157,6 +183,7 @@ pub fn all_dead(what: &str, pids: &[u32]) {
 }
 
 /// Sends a signal to a process.
+#[cfg(unix)]
 pub fn signal(pid: u32, sig: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig).unwrap();
 }

@@ -39,6 +39,11 @@ pub fn pid_alive(pid: u32) -> bool {
     stat(pid).is_some_and(|s| !matches!(s.state, 'Z' | 'X'))
 }
 
+/// The parent of a live process.
+pub fn parent_of(pid: u32) -> Option<u32> {
+    stat(pid).map(|s| s.ppid)
+}
+
 /// `(ppid, pgrp, session)` of a live process.
 pub fn parentage(pid: u32) -> (u32, u32, u32) {
     let s = stat(pid).unwrap_or_else(|| panic!("no /proc/{pid}/stat"));
@@ -102,6 +107,7 @@ pub fn cgroup2_writable() -> bool {
     made
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn stat_fields_are_counted_from_the_last_parenthesis() {
     let text = "4242 (a) (b c)) S 17 4242 99 0 -1 4194560 1 0 0 0";
