@@ -43,6 +43,7 @@ mod leaks;
 mod logs;
 mod oauth;
 mod oauth_host;
+#[cfg(unix)] // the `mcp --http` harness (`upstream`)
 mod observability;
 mod packages;
 mod packages_pinned;
@@ -59,7 +60,9 @@ mod resources;
 mod restarts;
 mod sandbox;
 mod sandbox_egress;
+#[cfg(target_os = "linux")] // the sandbox is enforced on Linux
 mod sandbox_hostile;
+#[cfg(target_os = "linux")] // the sandbox is enforced on Linux
 mod sandbox_real;
 mod secrets;
 mod server_requests;
