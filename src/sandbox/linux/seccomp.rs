@@ -48,6 +48,13 @@ fn arch() -> Option<TargetArch> {
     }
 }
 
+/// `kexec_file_load`: the libc crate names it everywhere but on aarch64 musl; the kernel's number
+/// there is asm-generic's.
+#[cfg(all(target_arch = "aarch64", target_env = "musl"))]
+const SYS_KEXEC_FILE_LOAD: libc::c_long = 294;
+#[cfg(not(all(target_arch = "aarch64", target_env = "musl")))]
+const SYS_KEXEC_FILE_LOAD: libc::c_long = libc::SYS_kexec_file_load;
+
 /// System calls no sandboxed server needs and an escape would.
 fn always_denied() -> Vec<i64> {
     let mut calls = vec![
@@ -55,7 +62,7 @@ fn always_denied() -> Vec<i64> {
         libc::SYS_process_vm_readv,
         libc::SYS_process_vm_writev,
         libc::SYS_kexec_load,
-        libc::SYS_kexec_file_load,
+        SYS_KEXEC_FILE_LOAD,
         libc::SYS_mount,
         libc::SYS_umount2,
         libc::SYS_pivot_root,
