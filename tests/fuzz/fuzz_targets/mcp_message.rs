@@ -84,7 +84,7 @@ async fn session(data: &[u8]) {
     }
     let tool = first_tool.unwrap_or_else(|| "t".to_owned());
     if let Ok(reply) = client
-        .call_tool(&tool, json!({"a": 1}), Duration::from_secs(30))
+        .call_tool(&tool, json!({"a": 1}), Duration::from_secs(30), None)
         .await
     {
         if let Ok(result) = client.reply_outcome(reply) {
