@@ -191,8 +191,11 @@ fn a_host_that_stops_reading_is_pushed_back_and_every_request_is_answered_once()
         held_back < PINGS,
         "the writer was never blocked: the sidecar read everything"
     );
+    // Bounded, not zero: each request admitted before the push-back is a task whose (debug-build)
+    // state is a few KiB — 36 MB for 8,951 pings once requests carried their trace context and
+    // metrics — while an unbounded reader would hold the whole 200,000 (hundreds of MB).
     assert!(
-        held < 32 * 1024 * 1024,
+        held < 48 * 1024 * 1024,
         "sidecar anonymous memory {held} bytes while the host was not reading"
     );
     assert!(
