@@ -99,11 +99,15 @@ fn lazy_server_is_served_from_the_schema_cache() {
     assert!(pid_file.exists(), "a miss starts the server once");
     let discovery_pid = read_pid_file(&pid_file)["pid"].as_u64().unwrap() as u32;
     assert!(!pid_alive(discovery_pid), "and stops it after discovery");
-    // The tools' entry (the server's era verdict lies next to it, `<key>.era.json`).
+    // The tools' entry (the server's era verdict lies next to it, `<key>.era.json`, written in the
+    // background: while it is, its temporary `.<key>.era.json.<pid>.tmp` is there too).
     let entries: Vec<_> = std::fs::read_dir(&cache)
         .unwrap()
         .flatten()
-        .filter(|e| !e.file_name().to_string_lossy().ends_with(".era.json"))
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            !name.ends_with(".era.json") && !name.starts_with('.')
+        })
         .collect();
     assert_eq!(entries.len(), 1, "{entries:?}");
     {
