@@ -12,7 +12,7 @@ use super::exit::Exit;
 use super::output::{stderr_line, usage};
 use super::run::Context;
 use super::selection::select;
-use crate::config::{extras, ServerSpec};
+
 use crate::oauth::{ServerAuth, TokenStore};
 
 pub struct LoginArgs {
@@ -36,20 +36,10 @@ pub async fn run(context: &Context, args: LoginArgs) -> Exit {
     for w in &selection.withheld {
         stderr_line(&format!("mcp-sidecar: {}", w.sentence()));
     }
-    let Some(candidate) = selection.servers.first() else {
-        return Exit::ConfigInvalid;
+    let spec = match super::selection::first_spec(&selection.servers, &args.server) {
+        Ok(spec) => spec,
+        Err(exit) => return exit,
     };
-    let spec =
-        match extras::split(&candidate.config).and_then(|(rest, _)| ServerSpec::from_json(&rest)) {
-            Ok(spec) => spec,
-            Err(e) => {
-                stderr_line(&format!(
-                    "mcp-sidecar: server `{}`: {}",
-                    args.server, e.message
-                ));
-                return Exit::ConfigInvalid;
-            }
-        };
     let Some(remote) = spec.remote.as_ref().filter(|r| r.uses_oauth()) else {
         return usage(&format!(
             "server `{}` does not use OAuth (a stdio server, or its config sends its own Authorization header)",

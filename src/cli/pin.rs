@@ -12,7 +12,7 @@ use super::exit::Exit;
 use super::output::{pretty, stderr_line, stdout, usage};
 use super::run::Context;
 use super::selection::select;
-use crate::config::{extras, package_in_command, ServerSpec};
+use crate::config::package_in_command;
 use crate::package::{pin_block, PinRequest};
 
 pub struct PinArgs {
@@ -27,20 +27,10 @@ pub async fn run(context: &Context, args: PinArgs) -> Exit {
     for why in &selection.unknown {
         stderr_line(&format!("mcp-sidecar: {why}"));
     }
-    let Some(candidate) = selection.servers.first() else {
-        return Exit::ConfigInvalid;
+    let spec = match super::selection::first_spec(&selection.servers, &args.server) {
+        Ok(spec) => spec,
+        Err(exit) => return exit,
     };
-    let spec =
-        match extras::split(&candidate.config).and_then(|(rest, _)| ServerSpec::from_json(&rest)) {
-            Ok(spec) => spec,
-            Err(e) => {
-                stderr_line(&format!(
-                    "mcp-sidecar: server `{}`: {}",
-                    args.server, e.message
-                ));
-                return Exit::ConfigInvalid;
-            }
-        };
     let request = match (&spec.package, package_in_command(&spec.command, &spec.args)) {
         (Some(p), _) => PinRequest {
             registry: p.registry,

@@ -397,6 +397,18 @@ pub fn choose(read: Read, wanted: &[String]) -> Selection {
     }
 }
 
+/// The validated config of the first selected server (`login` and `pin` act on one); a config
+/// that does not validate is said on stderr, naming `server`, and is `ConfigInvalid`.
+pub fn first_spec(servers: &[Candidate], server: &str) -> Result<crate::config::ServerSpec, Exit> {
+    let candidate = servers.first().ok_or(Exit::ConfigInvalid)?;
+    crate::config::extras::split(&candidate.config)
+        .and_then(|(rest, _)| crate::config::ServerSpec::from_json(&rest))
+        .map_err(|e| {
+            stderr_line(&format!("mcp-sidecar: server `{server}`: {}", e.message));
+            Exit::ConfigInvalid
+        })
+}
+
 /// `ID=VALUE` pairs of `--input` into a map; the first pair that is not one is the error.
 pub fn inputs(pairs: &[String]) -> Result<BTreeMap<String, String>, String> {
     pairs
