@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::{json, Value};
 
-use super::harness::{free_port, post_at, post_modern_at, HttpSidecar};
+use super::harness::{free_port, open_legacy_session, post_at, post_modern_at, HttpSidecar};
 use crate::support::{eventually, fixture, signal, temp_dir, with_fields};
 
 const REPLICAS: [&str; 3] = ["r1", "r2", "r3"];
@@ -202,31 +202,12 @@ fn spread(kind: Kind) {
     );
 }
 
-/// A legacy session through the balancer: initialize, initialized; its id.
-fn open_legacy_session(port: u16) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "t", "version": "1"}}});
-    let opened = post_at(port, &init, &[]);
-    assert_eq!(opened.status, 200, "{opened:?}");
-    let session = opened.header("mcp-session-id").unwrap().to_owned();
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let with = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-    ];
-    let ack = post_at(port, &note, &with);
-    assert_eq!(
-        ack.status, 202,
-        "initialized went to another replica: {ack:?}"
-    );
-    session
-}
-
 fn sticky(kind: Kind) {
     let (_replicas, lb) = fleet(kind);
     // Three sessions: round robin opens them on different replicas.
-    let sessions: Vec<String> = (0..3).map(|_| open_legacy_session(lb.port)).collect();
+    let sessions: Vec<String> = (0..3)
+        .map(|_| open_legacy_session(lb.port, json!({})))
+        .collect();
     let mut homes = Vec::new();
     for session in &sessions {
         let with = [

@@ -10,7 +10,8 @@ use std::process::Stdio;
 use serde_json::{json, Value};
 
 use super::harness::{
-    connect, http, read_events_until, read_head, send_request, wait_for_log, HttpSidecar, Reply,
+    connect, http, open_legacy_session, read_events_until, read_head, send_request, wait_for_log,
+    HttpSidecar, Reply,
 };
 use crate::support::{
     eventually, fixture, pid_alive, pids_in, read_pid_file, signal, temp_dir, with_fields,
@@ -116,19 +117,7 @@ fn readyz_names_a_required_server_that_failed() {
 
 /// A legacy session that declared sampling; its id.
 fn session_declaring_sampling(server: &HttpSidecar) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {"sampling": {}},
-                   "clientInfo": {"name": "t", "version": "1"}}});
-    let opened = server.post(&init, &[]);
-    assert_eq!(opened.status, 200, "{opened:?}");
-    let session = opened.header("mcp-session-id").unwrap().to_owned();
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let with = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-    ];
-    assert_eq!(server.post(&note, &with).status, 202);
-    session
+    open_legacy_session(server.port, json!({"sampling": {}}))
 }
 
 /// Sends `tools/call fx__ask` (a sampling question to the client) on a connection of its own and

@@ -162,6 +162,29 @@ pub fn post_at(port: u16, body: &Value, extra: &[(&str, &str)]) -> Reply {
     http(port, "POST", "/mcp", &headers, body.to_string().as_bytes())
 }
 
+/// A legacy (2025-11-25) session opened on `port` (a gateway or a balancer in front of some):
+/// `initialize` declaring `capabilities`, then `notifications/initialized` (202, so both reached
+/// the same replica); its id.
+pub fn open_legacy_session(port: u16, capabilities: Value) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": capabilities,
+                   "clientInfo": {"name": "t", "version": "1"}}});
+    let opened = post_at(port, &init, &[]);
+    assert_eq!(opened.status, 200, "{opened:?}");
+    let session = opened.header("mcp-session-id").unwrap().to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let with = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let ack = post_at(port, &note, &with);
+    assert_eq!(
+        ack.status, 202,
+        "initialized did not reach the session: {ack:?}"
+    );
+    session
+}
+
 /// A 2026-07-28 POST to `port`: `method` with `params` (given `_meta`), and its standard headers.
 pub fn post_modern_at(
     port: u16,
