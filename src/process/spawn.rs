@@ -11,7 +11,9 @@
 //! `spawn_blocking`.) Where the sidecar has a cgroup (see `cgroup`), the server joins its own cgroup
 //! below it between fork and exec, so its whole tree is inside from its first instruction. A
 //! sandboxed server (`sandbox` in its config) is confined last, between fork and exec, by what
-//! [`crate::sandbox::prepare`] made ready in the parent; the level reached goes with the spawn.
+//! [`crate::sandbox::prepare`] made ready in the parent (on macOS it is started through
+//! `sandbox-exec`, which applies its Seatbelt profile and execs it: the pid and process group are
+//! the server's own); the level reached goes with the spawn.
 //!
 //! The child is a plain tokio child on every platform: made group leader with `process_group(0)` on
 //! Unix, put in its Job Object by `job` on Windows. process-wrap (the successor of `command-group`)
@@ -258,6 +260,12 @@ fn start(
         None => None,
         Some(Ok(prepared)) => {
             c.envs(prepared.env.iter().map(|(k, v)| (k, v)));
+            // macOS: the server is started by `sandbox-exec`, which applies its profile and execs
+            // it (same pid, same process group).
+            #[cfg(target_os = "macos")]
+            if let Some(wrapper) = prepared.exec_through() {
+                c = started_through(&c, &wrapper.program, &wrapper.args);
+            }
             let (steps, running) = prepared.split();
             confine(&mut c, steps);
             Some(running)
@@ -305,6 +313,37 @@ fn start(
     Ok((child, pid, pipes, running))
 }
 
+/// `c` as a command starting `program args…` instead (the wrapper's arguments end with `c`'s own
+/// program and arguments): the same environment (`c`'s was cleared and set whole), folder, piped
+/// stdio, kill on drop and process group.
+#[cfg(target_os = "macos")]
+#[allow(clippy::disallowed_methods)] // Part of the one sanctioned spawn site.
+fn started_through(
+    c: &tokio::process::Command,
+    program: &Path,
+    args: &[std::ffi::OsString],
+) -> tokio::process::Command {
+    let original = c.as_std();
+    let mut through = tokio::process::Command::new(program);
+    through
+        .args(args)
+        .env_clear()
+        .envs(
+            original
+                .get_envs()
+                .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))),
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .process_group(0);
+    if let Some(cwd) = original.get_current_dir() {
+        through.current_dir(cwd);
+    }
+    through
+}
+
 /// The sandbox's steps in the child, last between fork and exec (after the cgroup and the
 /// parent-death signal).
 #[cfg(unix)]
@@ -329,13 +368,16 @@ fn start(
     confined: Option<Confined<'_>>,
 ) -> std::result::Result<Started, Failure> {
     use windows_sys::Win32::System::Threading::{CREATE_NO_WINDOW, CREATE_SUSPENDED};
-    // The Job Object holds the policy's limits (memory, processes, CPU time); files and network
-    // are not enforced here: a sandbox starts only if its config allows weaker (the level says
-    // what is missing).
+    // The Job Object holds the policy's limits (memory, processes, CPU time); files, network and
+    // open handles are not enforced here: a sandbox asking for them starts only if its config
+    // allows weaker (the level, `sandbox::windows`, says what is missing).
     let limits = super::job::JobLimits::of(confined.as_ref().map(|c| c.policy));
     let running = match confined.map(|s| s.prepare(server, origin, None)) {
         None => None,
-        Some(Ok(prepared)) => Some(prepared.split().1),
+        Some(Ok(prepared)) => {
+            c.envs(prepared.env.iter().map(|(k, v)| (k, v)));
+            Some(prepared.split().1)
+        }
         Some(Err(e)) => return Err(Failure::Sandbox(e)),
     };
     c.creation_flags(CREATE_SUSPENDED | CREATE_NO_WINDOW);

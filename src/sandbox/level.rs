@@ -26,6 +26,36 @@ pub const RLIMIT_NPROC: &str = "rlimit-nproc";
 /// The egress proxy that `network.allow` goes through.
 pub const EGRESS_PROXY: &str = "egress-proxy";
 
+// macOS (`sandbox-exec` applying the policy's Seatbelt profile; per-process limits).
+/// Seatbelt file rules: read and write only the policy's paths and the system's own.
+pub const SEATBELT_FS: &str = "seatbelt-fs";
+/// Seatbelt network rules: none, loopback (all ports or some), the egress proxy's port.
+pub const SEATBELT_NET: &str = "seatbelt-net";
+/// Seatbelt process rules: signals and process information within the sandbox only, no fork
+/// without `spawn`.
+pub const SEATBELT_PROCESS: &str = "seatbelt-process";
+
+// Windows (the server's Job Object).
+/// The memory limit as the job's committed-memory limit (the whole tree).
+pub const JOB_MEMORY: &str = "job-memory";
+/// The process limit (and `spawn: false`) as the job's active-process limit (the whole tree).
+pub const JOB_PROCESSES: &str = "job-processes";
+/// The CPU limit as the job's user-time limit (the whole tree).
+pub const JOB_CPU: &str = "job-cpu";
+/// File rules of an AppContainer or restricted token, which the Windows spawn cannot give yet.
+pub const APPCONTAINER_FS: &str = "appcontainer-fs";
+/// Network rules of an AppContainer (no network capability), likewise not given yet.
+pub const APPCONTAINER_NET: &str = "appcontainer-net";
+
+// Parts no mechanism of the OS provides, reported missing by name.
+/// A memory limit (macOS: no per-tree limit, and neither `RLIMIT_AS` nor `RLIMIT_DATA` holds the
+/// memory a process maps).
+pub const MEMORY_LIMIT: &str = "memory-limit";
+/// A limit on the processes of the server's tree (macOS has none; `RLIMIT_NPROC` counts the user's).
+pub const PROCESS_LIMIT: &str = "process-limit";
+/// A limit on open files (Windows has no per-process handle limit).
+pub const HANDLE_LIMIT: &str = "handle-limit";
+
 /// The enforced and missing parts of one server's sandbox.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SandboxLevel {

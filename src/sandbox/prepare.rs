@@ -1,8 +1,9 @@
 //! The one call a spawn makes, whatever the OS: [`prepare`] a policy for one spawn (the level it
 //! reaches, what the child must do between fork and exec, what outlives the spawn), or refuse it
 //! with SANDBOX_DENIED naming what this host cannot enforce. [`probe`] says what the host would
-//! enforce without preparing anything. Linux enforces (`linux`); other systems report every part
-//! missing until their own enforcement plugs in here.
+//! enforce without preparing anything. Linux (`linux`), macOS (`macos`: Seatbelt through
+//! `sandbox-exec`, rlimits) and Windows (`windows`: the Job Object's limits) each report the level
+//! they reach part by part; another system reports every part missing.
 
 use std::path::Path;
 
@@ -34,6 +35,12 @@ pub struct Prepared {
     steps: super::linux::plan::ChildSteps,
     #[cfg(target_os = "linux")]
     running: super::linux::plan::Running,
+    #[cfg(target_os = "macos")]
+    wrapper: Option<super::macos::Wrapper>,
+    #[cfg(target_os = "macos")]
+    steps: super::macos::ChildSteps,
+    #[cfg(target_os = "macos")]
+    running: super::macos::Running,
 }
 
 /// What outlives the spawn (cgroups, the private temporary folder), dropped once the server's tree
@@ -41,6 +48,8 @@ pub struct Prepared {
 pub struct Running {
     #[cfg(target_os = "linux")]
     inner: super::linux::plan::Running,
+    #[cfg(target_os = "macos")]
+    _inner: super::macos::Running,
     pub level: SandboxLevel,
     /// The egress proxy of `network.allow`, serving the server until its tree has ended.
     pub egress: Option<super::egress::EgressProxy>,
@@ -60,19 +69,28 @@ impl Running {
 pub struct ChildSteps {
     #[cfg(target_os = "linux")]
     inner: super::linux::plan::ChildSteps,
+    #[cfg(target_os = "macos")]
+    inner: super::macos::ChildSteps,
 }
 
 impl ChildSteps {
     /// In the forked child, before exec: async-signal-safe system calls only.
     pub fn apply_in_child(&self) -> std::io::Result<()> {
-        #[cfg(target_os = "linux")]
+        #[cfg(any(target_os = "linux", target_os = "macos"))]
         return self.inner.apply();
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
         Ok(())
     }
 }
 
 impl Prepared {
+    /// macOS: the program that starts the server confined (`sandbox-exec` and its arguments, the
+    /// server's program and arguments last); `None`: the server's program is run itself.
+    #[cfg(target_os = "macos")]
+    pub fn exec_through(&self) -> Option<&super::macos::Wrapper> {
+        self.wrapper.as_ref()
+    }
+
     /// The child's part and the part that outlives the spawn.
     pub fn split(self) -> (ChildSteps, Running) {
         #[cfg(target_os = "linux")]
@@ -84,7 +102,16 @@ impl Prepared {
                 egress: None,
             },
         );
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(target_os = "macos")]
+        return (
+            ChildSteps { inner: self.steps },
+            Running {
+                _inner: self.running,
+                level: self.level,
+                egress: None,
+            },
+        );
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
         (
             ChildSteps {},
             Running {
@@ -120,13 +147,34 @@ pub fn prepare(policy: &SandboxPolicy, spawn: &SpawnContext<'_>) -> Result<Prepa
             Err(level) => Err(denied(spawn.server, &level)),
         }
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(target_os = "macos")]
     {
-        let level = probe(policy);
-        if policy.allow_weaker {
+        let input = super::macos::Input {
+            server: spawn.server,
+            program: spawn.program,
+            args: spawn.args,
+            cwd: spawn.cwd,
+            instance: spawn.instance,
+            egress_port: spawn.egress_port,
+        };
+        match super::macos::prepare(policy, &input) {
+            Ok(planned) => Ok(Prepared {
+                level: planned.level,
+                env: planned.env,
+                wrapper: planned.wrapper,
+                steps: planned.steps,
+                running: planned.running,
+            }),
+            Err(level) => Err(denied(spawn.server, &level)),
+        }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    {
+        let level = probe_with(policy, spawn.egress_port.is_some());
+        if level.is_complete() || policy.allow_weaker {
             Ok(Prepared {
                 level,
-                env: Vec::new(),
+                env: super::spawn_env::env(None, policy, spawn.egress_port),
             })
         } else {
             Err(denied(spawn.server, &level))
@@ -138,10 +186,22 @@ pub fn prepare(policy: &SandboxPolicy, spawn: &SpawnContext<'_>) -> Result<Prepa
 pub fn probe(policy: &SandboxPolicy) -> SandboxLevel {
     #[cfg(target_os = "linux")]
     return super::linux::plan::probe(policy);
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(target_os = "macos")]
+    return super::macos::level_of(policy, &super::macos::Host::detect(), true);
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    probe_with(policy, true)
+}
+
+/// Windows: its Job Object's parts; other systems: nothing enforced.
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn probe_with(policy: &SandboxPolicy, egress_started: bool) -> SandboxLevel {
+    #[cfg(windows)]
+    return super::windows::level_of(policy, egress_started);
+    #[cfg(not(windows))]
     {
         use super::level::{self, Missing};
-        let why = "this sidecar enforces sandboxes on Linux only so far";
+        let _ = egress_started;
+        let why = "this sidecar enforces sandboxes on Linux, macOS and Windows only";
         SandboxLevel {
             enforced: Vec::new(),
             missing: [level::LANDLOCK_FS, level::SECCOMP]

@@ -102,9 +102,25 @@ impl Profile {
 }
 
 /// Seatbelt matches the real path of each file (`/tmp` is `/private/tmp` to it): a path that exists
-/// is given as its real path.
-fn real(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+/// is given as its real path, one that does not with macOS's own links at the top replaced.
+pub fn real(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| private_prefix(path))
+}
+
+/// `/tmp`, `/var` and `/etc` are symbolic links into `/private` on macOS: a path below one, as
+/// Seatbelt will see it.
+fn private_prefix(path: &Path) -> PathBuf {
+    for top in ["/tmp", "/var", "/etc"] {
+        if let Ok(rest) = path.strip_prefix(top) {
+            let private = Path::new("/private").join(&top[1..]);
+            return if rest.as_os_str().is_empty() {
+                private
+            } else {
+                private.join(rest)
+            };
+        }
+    }
+    path.to_path_buf()
 }
 
 /// The profile of `policy`. `proxy_port` is the egress proxy's port when the network policy is
@@ -280,7 +296,7 @@ mod tests {
                 ),
                 (
                     "WRITE_0".to_owned(),
-                    PathBuf::from("/var/data-that-is-not-here")
+                    PathBuf::from("/private/var/data-that-is-not-here")
                 ),
             ]
         );
@@ -298,8 +314,77 @@ mod tests {
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         assert_eq!(args[0], "-p");
-        assert_eq!(args[2..4], ["-D", "READ_0=/tmp/a\")) (allow default) ((\""]);
+        // As Seatbelt sees it: `/tmp` is `/private/tmp` on macOS.
+        assert_eq!(
+            args[2..4],
+            ["-D", "READ_0=/private/tmp/a\")) (allow default) ((\""]
+        );
         assert_eq!(args[args.len() - 3..], ["--", "/bin/server", "--x"]);
+    }
+
+    #[test]
+    fn hostile_paths_are_whole_arguments_and_never_reach_the_profile() {
+        let hostile = [
+            "/opt/a\"b",
+            "/opt/x) (allow file-read* (subpath \"/\")) (",
+            "/opt/line\n(allow default)",
+            "/opt/semi; comment",
+            "/opt/eq=sign",
+            "/opt/#|block|#",
+        ];
+        let mut policy = strict();
+        policy.read = hostile.iter().map(PathBuf::from).collect();
+        policy.write = vec![PathBuf::from("/opt/w\")\n")];
+        let profile = profile(&policy, None);
+        // The text is the one every policy of this shape has: nothing of any path is in it.
+        let mut plain = strict();
+        plain.read = (0..hostile.len())
+            .map(|i| PathBuf::from(format!("/opt/p{i}")))
+            .collect();
+        assert_eq!(profile.text, super::profile(&plain, None).text);
+        for path in hostile {
+            assert!(!profile.text.contains(path), "{path:?} in the profile");
+        }
+        let args: Vec<String> = profile
+            .command_args("/bin/server", [])
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        // Each path is one `-D NAME=PATH` argument, byte for byte (sandbox-exec splits at the
+        // first `=`, and the names have none).
+        for (i, path) in hostile.iter().enumerate() {
+            let at = args
+                .iter()
+                .position(|a| *a == format!("READ_{i}={path}"))
+                .unwrap_or_else(|| panic!("no -D for {path:?}: {args:?}"));
+            assert_eq!(args[at - 1], "-D");
+        }
+        assert!(args.contains(&"WRITE_0=/opt/w\")\n".to_owned()));
+        assert_eq!(args.len(), 2 + 2 * (hostile.len() + 1) + 2);
+    }
+
+    #[test]
+    fn paths_are_given_as_seatbelt_sees_them() {
+        assert_eq!(
+            real(Path::new("/tmp/not-here-x/y")),
+            PathBuf::from("/private/tmp/not-here-x/y")
+        );
+        assert_eq!(
+            real(Path::new("/var/not-here-x")),
+            PathBuf::from("/private/var/not-here-x")
+        );
+        assert_eq!(
+            real(Path::new("/etc/not-here-x")),
+            PathBuf::from("/private/etc/not-here-x")
+        );
+        assert_eq!(
+            real(Path::new("/tmpx/not-here")),
+            PathBuf::from("/tmpx/not-here")
+        );
+        assert_eq!(
+            real(Path::new("/opt/not-here")),
+            PathBuf::from("/opt/not-here")
+        );
     }
 
     #[test]
