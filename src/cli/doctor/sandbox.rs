@@ -48,7 +48,12 @@ fn provides(part: &str) -> &'static str {
         "netns" => "run the sidecar with CAP_SYS_ADMIN (as root, or in a container allowed to make namespaces)",
         "cgroup-memory" | "cgroup-pids" => "a cgroup the sidecar may write with that controller: cgroup v2 delegated to it (systemd: Delegate=yes, or `systemd-run --user --scope -p Delegate=yes`), or a writable cgroup v1 hierarchy",
         "egress-proxy" => "`network.allow` needs the egress proxy; until this build has it, use \"network\": \"any\" or a loopback list",
-        "rlimits" => "setrlimit, which every Linux has (this part is missing only when a test says so)",
+        "rlimits" => "setrlimit, which every Linux and macOS has (this part is missing only when a test says so)",
+        "seatbelt-fs" | "seatbelt-net" | "seatbelt-process" => "macOS's /usr/bin/sandbox-exec, part of every macOS since 10.5 (missing only where it was removed)",
+        "memory-limit" => "nothing on macOS holds a memory limit (it enforces neither RLIMIT_AS nor RLIMIT_DATA on mapped memory): lift it with \"limits\": {\"memoryMb\": null}, or run the server on Linux, where a memory cgroup holds it",
+        "process-limit" => "macOS has no per-tree process limit: lift it with \"processes\": {\"max\": null} (\"spawn\": false still stops every fork); under allowWeaker RLIMIT_NPROC stands in (the user's processes at start plus max; not for root)",
+        "appcontainer-fs" | "appcontainer-net" => "nothing in this build on Windows: the spawn gives no AppContainer or restricted token, so files and network are not confined there (docs/sandbox.md); run the server on Linux or macOS to confine them",
+        "handle-limit" => "Windows has no per-process limit on open handles: lift it with \"limits\": {\"openFiles\": null}",
         _ => "see docs/sandbox.md",
     }
 }
@@ -119,6 +124,40 @@ mod tests {
         assert!(
             f.fix.iter().any(|l| l.contains("allowWeaker")),
             "{:?}",
+            f.fix
+        );
+    }
+
+    #[test]
+    fn macos_and_windows_parts_are_explained_like_linux_ones() {
+        let f = denied(
+            &json!({"code": "SANDBOX_DENIED", "sandbox": {
+                "enforced": ["seatbelt-fs", "seatbelt-net", "seatbelt-process", "rlimits"],
+                "missing": ["memory-limit", "process-limit"],
+                "why": {"memory-limit": "macOS holds no memory limit", "process-limit": "no per-tree limit"}}}),
+            "server `s`: its sandbox cannot be applied",
+        );
+        assert_eq!(f.kind, "sandbox-unenforceable");
+        assert!(f
+            .evidence
+            .contains(&"missing memory-limit: macOS holds no memory limit".into()));
+        assert!(f
+            .evidence
+            .contains(&"enforced: seatbelt-fs, seatbelt-net, seatbelt-process, rlimits".into()));
+        assert!(f.fix[0].contains("\"memoryMb\": null"), "{:?}", f.fix);
+        assert!(f.fix[1].contains("\"max\": null"), "{:?}", f.fix);
+        let f = denied(
+            &json!({"sandbox": {"enforced": ["job-memory", "job-processes"],
+                "missing": ["appcontainer-fs", "appcontainer-net", "handle-limit"]}}),
+            "",
+        );
+        assert!(f.fix[0].contains("AppContainer"), "{:?}", f.fix);
+        assert!(f.fix[2].contains("\"openFiles\": null"), "{:?}", f.fix);
+        assert!(
+            f.fix
+                .iter()
+                .all(|l| !l.contains("docs/sandbox.md") || l.contains("AppContainer")),
+            "every part has its own explanation: {:?}",
             f.fix
         );
     }
