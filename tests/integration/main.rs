@@ -62,8 +62,12 @@ mod sandbox;
 mod sandbox_egress;
 #[cfg(target_os = "linux")] // the sandbox is enforced on Linux
 mod sandbox_hostile;
+#[cfg(target_os = "macos")] // Seatbelt, on the macOS runners
+mod sandbox_macos;
 #[cfg(target_os = "linux")] // the sandbox is enforced on Linux
 mod sandbox_real;
+#[cfg(windows)] // the Job Object's limits, on the Windows runner
+mod sandbox_windows;
 mod secrets;
 mod server_requests;
 mod servers;

@@ -30,7 +30,7 @@ pub use proc::{guardian_of, parent_of, parentage, pid_alive};
 #[cfg(windows)]
 pub use proclist::{parent_of, pid_alive};
 #[cfg(target_os = "macos")]
-pub use ps::{guardian_of, parent_of, parentage, pid_alive};
+pub use ps::{command_of, guardian_of, parent_of, parentage, pid_alive};
 pub use sidecar::Sidecar;
 
 /// The longest any single wait in a test may take before the test fails.

@@ -19,6 +19,11 @@ pub fn pid_alive(pid: u32) -> bool {
     ps_fields(pid, "stat=").is_some_and(|f| f.first().is_some_and(|s| !s.starts_with('Z')))
 }
 
+/// The program a live process runs now (`ps -o comm=`), or `None` when it is gone.
+pub fn command_of(pid: u32) -> Option<String> {
+    Some(ps_fields(pid, "comm=")?.join(" "))
+}
+
 /// The parent of a live process.
 pub fn parent_of(pid: u32) -> Option<u32> {
     ps_fields(pid, "ppid=")?.first()?.parse().ok()
