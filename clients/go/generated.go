@@ -286,7 +286,7 @@ type ServerStatus struct {
 	AuthorizationURL string `json:"authorizationUrl,omitempty"`
 	// A sandboxed server's level: of its last spawn, or before the first what this host would enforce (docs/sandbox.md).
 	Sandbox struct {
-		// Parts in force: landlock-fs, landlock-net, seccomp, netns, rlimits, cgroup-memory, cgroup-pids, rlimit-as, rlimit-nproc.
+		// Parts in force: Linux landlock-fs, landlock-net, seccomp, netns, rlimits, cgroup-memory, cgroup-pids, rlimit-as, rlimit-nproc; macOS seatbelt-fs, seatbelt-net, seatbelt-process, rlimits, rlimit-nproc; Windows job-memory, job-processes, job-cpu; egress-proxy on each.
 		Enforced []string `json:"enforced"`
 		// Parts the policy asks for that this host cannot enforce (a start is refused with SANDBOX_DENIED unless allowWeaker).
 		Missing []string `json:"missing"`
