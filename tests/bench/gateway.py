@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
@@ -109,11 +110,25 @@ def wait_listening(port: int, proc: subprocess.Popen, what: str) -> None:
     sys.exit(f"{what} did not listen on {port} within {START_SECONDS} s")
 
 
+def wait_hub_endpoint(port: int) -> None:
+    """mcp-hub listens before its MCP endpoint exists (500 until then): waits for /api/health to list it."""
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=5) as r:
+                if "mcpEndpoint" in json.load(r):
+                    return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.2)
+    sys.exit(f"mcp-hub's MCP endpoint was not up within {START_SECONDS} s")
+
+
 class Setup:
     """One way to reach the echo tool: how to start it, what the client connects to."""
 
-    def __init__(self, name, tool, mode, target, pid_of, start=None):
-        self.name, self.tool, self.mode = name, tool, mode
+    def __init__(self, name, tool, mode, target, pid_of, start=None, up=None):
+        self.name, self.tool, self.mode, self.up = name, tool, mode, up
         # target(port, errlog): what the client connects to (a URL, or a transport, used once).
         self.target, self.pid_of, self.start = target, pid_of, start
 
@@ -148,7 +163,8 @@ def setups(args, dir_: str):
         # mcp-hub 4 serves its aggregate over the legacy HTTP+SSE transport (GET /mcp, POST /messages).
         yield Setup("mcp-hub sse", "fx__echo", "legacy",
                     lambda port, _: sse_client(f"http://127.0.0.1:{port}/mcp"), lambda proc: proc.pid,
-                    start=lambda port: ["node", MCP_HUB, "--port", str(port), "--config", hub_config])
+                    start=lambda port: ["node", MCP_HUB, "--port", str(port), "--config", hub_config],
+                    up=wait_hub_endpoint)
 
 
 async def call(client: Client, tool: str) -> None:
@@ -197,6 +213,8 @@ async def measure(args, setup: Setup, dir_: str) -> dict:
                                 stderr=log, env=dict(os.environ, MCP_SIDECAR_LOG="warn",
                                                      XDG_STATE_HOME=dir_, XDG_CONFIG_HOME=dir_))
         wait_listening(port, proc, setup.name)
+        if setup.up:
+            setup.up(port)
     try:
         async with Client(setup.target(port, log), mode=setup.mode, cache=None) as client:
             await ready(client, setup.tool)
