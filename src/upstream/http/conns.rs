@@ -239,6 +239,28 @@ mod tests {
         );
     }
 
+    /// A phase change wakes nothing: the timer armed for the old bound fires, and the bound is
+    /// read again from the phase the connection is in now.
+    #[tokio::test(start_paused = true)]
+    async fn a_request_while_the_idle_timer_runs_pushes_the_bound_back() {
+        let activity = Activity::new();
+        let started = Instant::now();
+        let expired = activity.expired(T);
+        let mut expired = std::pin::pin!(expired);
+        assert!(expired.as_mut().now_or_never().is_none(), "armed");
+        let request_at = T.idle - Duration::from_secs(1);
+        tokio::time::sleep(request_at).await;
+        activity.enter(Phase::Reading);
+        activity.enter(Phase::Serving);
+        activity.enter(Phase::Waiting);
+        expired.await;
+        assert_eq!(
+            started.elapsed(),
+            request_at + T.idle,
+            "idle counts from the end of the last request"
+        );
+    }
+
     #[tokio::test(start_paused = true)]
     async fn eviction_takes_the_longest_waiting_connection_that_is_not_serving() {
         let conns = Conns::default();
