@@ -212,10 +212,11 @@ async def measure(args, setup: Setup, dir_: str) -> dict:
         proc = subprocess.Popen(setup.start(port), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                 stderr=log, env=dict(os.environ, MCP_SIDECAR_LOG="warn",
                                                      XDG_STATE_HOME=dir_, XDG_CONFIG_HOME=dir_))
-        wait_listening(port, proc, setup.name)
-        if setup.up:
-            setup.up(port)
     try:
+        if proc is not None:
+            wait_listening(port, proc, setup.name)
+            if setup.up:
+                setup.up(port)
         async with Client(setup.target(port, log), mode=setup.mode, cache=None) as client:
             await ready(client, setup.tool)
             pid = setup.pid_of(proc)
