@@ -99,13 +99,17 @@ pub async fn read(
     limit: usize,
     budget: &Arc<Semaphore>,
 ) -> Result<(Bytes, Option<OwnedSemaphorePermit>), BodyError> {
+    // A body that comes in one chunk (a small message, the usual case) is kept as that chunk,
+    // not copied; a second chunk starts the copy.
+    let mut only: Option<Bytes> = None;
     let mut out = Vec::new();
     let mut held: Option<OwnedSemaphorePermit> = None;
     while let Some(frame) = body.frame().await {
         let Ok(data) = frame.map_err(|_| BodyError::Broken)?.into_data() else {
             continue; // trailers
         };
-        if out.len() + data.len() > limit {
+        let kept = out.len() + only.as_ref().map_or(0, Bytes::len);
+        if kept + data.len() > limit {
             return Err(BodyError::TooLarge);
         }
         let holding = held.as_ref().map_or(0, OwnedSemaphorePermit::num_permits);
@@ -123,9 +127,17 @@ pub async fn read(
                 None => held = Some(permit),
             }
         }
-        out.extend_from_slice(&data);
+        if let Some(first) = only.take() {
+            out.reserve(first.len() + data.len());
+            out.extend_from_slice(&first);
+            out.extend_from_slice(&data);
+        } else if out.is_empty() {
+            only = Some(data);
+        } else {
+            out.extend_from_slice(&data);
+        }
     }
-    Ok((Bytes::from(out), held))
+    Ok((only.unwrap_or_else(|| Bytes::from(out)), held))
 }
 
 /// A response with a whole body of `content_type`.

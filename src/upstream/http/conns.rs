@@ -20,7 +20,6 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use hyper::body::{Body, Frame, SizeHint};
-use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -48,44 +47,41 @@ pub struct Timeouts {
 pub const BODY_GRACE: Duration = Duration::from_secs(1);
 
 /// One connection's phase and since when; requests reach it through their extensions.
-pub struct Activity(watch::Sender<(Phase, Instant)>);
+///
+/// A phase change only records itself: it wakes nothing. [`Activity::expired`] reads the phase
+/// when its timer fires and sleeps again when the phase changed meanwhile (a request changes it
+/// three times, and waking the connection to re-arm its timer each time was a measurable part of
+/// a small call's cost).
+pub struct Activity(Mutex<(Phase, Instant)>);
 
 impl Activity {
     fn new() -> Activity {
-        Activity(watch::Sender::new((Phase::Waiting, Instant::now())))
+        Activity(Mutex::new((Phase::Waiting, Instant::now())))
     }
 
     pub fn enter(&self, phase: Phase) {
-        self.0.send_replace((phase, Instant::now()));
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = (phase, Instant::now());
     }
 
     fn now(&self) -> (Phase, Instant) {
-        *self.0.borrow()
+        *self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Completes once the connection has been in a bounded phase past its bound.
     pub async fn expired(&self, timeouts: Timeouts) {
-        let mut changes = self.0.subscribe();
+        let reading = timeouts.body + BODY_GRACE;
         loop {
-            let (phase, since) = *changes.borrow_and_update();
-            let bound = match phase {
-                Phase::Waiting => Some(timeouts.idle),
-                Phase::Reading => Some(timeouts.body + BODY_GRACE),
-                Phase::Serving => None,
+            let (phase, since) = self.now();
+            let deadline = match phase {
+                Phase::Waiting => since + timeouts.idle,
+                Phase::Reading => since + reading,
+                // No bound while serving; looked at again within the shorter bound, so a
+                // connection back to waiting or reading meets its own bound on time.
+                Phase::Serving => Instant::now() + timeouts.idle.min(reading),
             };
-            match bound {
-                Some(bound) => {
-                    tokio::select! {
-                        () = tokio::time::sleep_until(since + bound) => return,
-                        _ = changes.changed() => {}
-                    }
-                }
-                // The sender lives as long as `self`: `changed` cannot fail while we borrow it.
-                None => {
-                    if changes.changed().await.is_err() {
-                        return;
-                    }
-                }
+            tokio::time::sleep_until(deadline).await;
+            if self.now() == (phase, since) && phase != Phase::Serving {
+                return;
             }
         }
     }
@@ -240,6 +236,28 @@ mod tests {
             started.elapsed(),
             T.idle,
             "a phase change restarts the clock"
+        );
+    }
+
+    /// A phase change wakes nothing: the timer armed for the old bound fires, and the bound is
+    /// read again from the phase the connection is in now.
+    #[tokio::test(start_paused = true)]
+    async fn a_request_while_the_idle_timer_runs_pushes_the_bound_back() {
+        let activity = Activity::new();
+        let started = Instant::now();
+        let expired = activity.expired(T);
+        let mut expired = std::pin::pin!(expired);
+        assert!(expired.as_mut().now_or_never().is_none(), "armed");
+        let request_at = T.idle - Duration::from_secs(1);
+        tokio::time::sleep(request_at).await;
+        activity.enter(Phase::Reading);
+        activity.enter(Phase::Serving);
+        activity.enter(Phase::Waiting);
+        expired.await;
+        assert_eq!(
+            started.elapsed(),
+            request_at + T.idle,
+            "idle counts from the end of the last request"
         );
     }
 

@@ -22,6 +22,8 @@ pub struct Guard {
     keys: Option<Keys>,
     /// `--allow-origin` values, lowercase, without a trailing `/`.
     origins: Vec<String>,
+    /// The caller of every request without tokens, made once (each request shares it).
+    anonymous: Caller,
 }
 
 impl Guard {
@@ -30,6 +32,7 @@ impl Guard {
             loopback,
             keys,
             origins: origins.iter().map(|o| normal_origin(o)).collect(),
+            anonymous: Caller::anonymous(),
         }
     }
 
@@ -76,7 +79,7 @@ impl Guard {
 
     fn check_token(&self, headers: &HeaderMap) -> Result<Caller, Refusal> {
         let Some(keys) = &self.keys else {
-            return Ok(Caller::anonymous());
+            return Ok(self.anonymous.clone());
         };
         headers
             .get(AUTHORIZATION)
@@ -122,12 +125,12 @@ fn normal_origin(origin: &str) -> String {
     origin.trim().trim_end_matches('/').to_ascii_lowercase()
 }
 
+/// Checked on every request, so without a lowercased copy: the host is compared ignoring case.
 fn loopback_host(host: &HeaderValue) -> bool {
-    host.to_str()
-        .is_ok_and(|h| is_loopback_authority(&h.trim().to_ascii_lowercase()))
+    host.to_str().is_ok_and(|h| is_loopback_authority(h.trim()))
 }
 
-/// `host[:port]` with a loopback host.
+/// `host[:port]` with a loopback host (in any case).
 fn is_loopback_authority(authority: &str) -> bool {
     let host = match authority.strip_prefix('[') {
         Some(rest) => match rest.split_once(']') {
@@ -140,7 +143,7 @@ fn is_loopback_authority(authority: &str) -> bool {
             None => authority,
         },
     };
-    host == "localhost" || host == "127.0.0.1"
+    host.eq_ignore_ascii_case("localhost") || host == "127.0.0.1"
 }
 
 fn is_port(colon_port: &str) -> bool {
@@ -170,6 +173,7 @@ mod tests {
         let g = Guard::new(true, None, &[]);
         assert_eq!(status(&g, &[("host", "127.0.0.1:3000")]), 200);
         assert_eq!(status(&g, &[("host", "localhost")]), 200);
+        assert_eq!(status(&g, &[("host", " LocalHost:3000 ")]), 200, "any case");
         assert_eq!(status(&g, &[("host", "[::1]:8080")]), 200);
         assert_eq!(status(&g, &[("host", "evil.example.com")]), 403);
         assert_eq!(status(&g, &[("host", "localhost.evil.com")]), 403);

@@ -44,11 +44,10 @@ use crate::upstream::session::Session;
 use crate::upstream::wire::{WireError, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 
 pub async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<Out> {
-    let (parts, body) = http.into_parts();
+    let (mut parts, body) = http.into_parts();
     let caller = parts
         .extensions
-        .get::<Caller>()
-        .cloned()
+        .remove::<Caller>()
         .unwrap_or_else(Caller::anonymous);
     let headers = parts.headers;
     if let Err(refused) = check_media(&headers) {
@@ -228,10 +227,7 @@ async fn request(
     };
     match &job.era {
         Era::Modern(_) => {
-            let listed = job.listed_schema();
-            if let Err(e) =
-                headers::check(headers, &job.method, job.params.as_ref(), listed.as_ref())
-            {
+            if let Err(e) = job.check_headers(headers) {
                 let status = status_of(&e);
                 return answer_json(Some(&job.id), Err(e), status);
             }
@@ -477,18 +473,21 @@ impl Job {
         outcome
     }
 
-    /// The schema the client was shown for the tool a `tools/call` names.
-    fn listed_schema(&self) -> Option<Value> {
-        if self.method != "tools/call" {
-            return None;
-        }
-        let name = self.params.as_ref()?.get("name")?.as_str()?;
-        self.state
-            .aggregate
-            .tools()
-            .iter()
-            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
-            .and_then(|t| t.get("inputSchema").cloned())
+    /// The standard headers against the body; a `tools/call`'s against the schema the client was
+    /// shown for its tool, borrowed from the listing (this runs on every modern call: no copy).
+    fn check_headers(&self, headers: &HeaderMap) -> Result<(), WireError> {
+        let tools = (self.method == "tools/call").then(|| self.state.aggregate.tools());
+        let name = self.params.as_ref().and_then(|p| p.get("name")?.as_str());
+        let schema = tools
+            .as_deref()
+            .zip(name)
+            .and_then(|(tools, name)| {
+                tools
+                    .iter()
+                    .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+            })
+            .and_then(|t| t.get("inputSchema"));
+        headers::check(headers, &self.method, self.params.as_ref(), schema)
     }
 }
 

@@ -83,7 +83,7 @@ pub fn accepts(headers: &HeaderMap, media: &str) -> bool {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .map(|item| item.split(';').next().unwrap_or("").trim())
-        .any(|item| item == media || item == "*/*" || item == format!("{kind}/*"))
+        .any(|item| item == media || item == "*/*" || item.strip_suffix("/*") == Some(kind))
 }
 
 /// A header map from pairs (tests of the checks).
