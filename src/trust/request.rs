@@ -117,7 +117,15 @@ impl<'a> Subject<'a> {
             out["oauth"] = shown;
         }
         if let Some(package) = &spec.package {
-            out["package"] = package.digest_input();
+            // The block as bound (the pinned publisher included), and what the fetch will verify
+            // of it: the trust request comes before anything is fetched.
+            let mut shown = package.digest_input();
+            shown["verification"] = Value::from(if package.publisher.is_some() {
+                PROVENANCE_REQUIRED
+            } else {
+                PROVENANCE_READ
+            });
+            out["package"] = shown;
         }
         if let Some(url) = url {
             out["url"] = Value::from(secrets.mask(url));
@@ -129,6 +137,14 @@ impl<'a> Subject<'a> {
         out
     }
 }
+
+/// What the first fetch verifies of a package that pins its publisher.
+pub const PROVENANCE_REQUIRED: &str = "archive hash; Sigstore provenance required: its signature, \
+     Fulcio certificate chain and Rekor timestamp verified offline, its subject this archive, its \
+     certificate naming this publisher";
+/// What the first fetch verifies of a package that does not.
+pub const PROVENANCE_READ: &str = "archive hash; Sigstore provenance verified when the registry \
+     has some (its publisher then kept in the package's record), not required";
 
 /// The secret values of a config that has not been parsed (yet, or at all): to mask the message of
 /// the error that refuses it. `extras`: its marks (names) and extra secret values.
