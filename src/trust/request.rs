@@ -264,6 +264,33 @@ mod tests {
         assert_ne!(self::request(changed).1, digest);
     }
 
+    /// A package's pinned publisher is shown with what the fetch verifies, and bound: the same pin
+    /// with another publisher is another digest.
+    #[test]
+    fn a_package_shows_its_pinned_publisher_and_what_is_verified() {
+        let sri = format!("sha512-{}==", "A".repeat(86));
+        let plain = json!({"package": {"npm": "x@1.0.0", "integrity": sri}});
+        let (r, plain_digest) = request(plain.clone());
+        assert_eq!(r["package"]["publisher"], Value::Null, "{r}");
+        assert_eq!(r["package"]["verification"], PROVENANCE_READ);
+        let mut pinned = plain.clone();
+        pinned["package"]["publisher"] = json!({
+            "repository": "https://github.com/o/r",
+            "workflow": "https://github.com/o/r/.github/workflows/release.yml@refs/tags/v1.0.0",
+            "commit": "0123456789abcdef0123456789abcdef01234567"
+        });
+        let (r, pinned_digest) = request(pinned.clone());
+        assert_eq!(
+            r["package"]["publisher"], pinned["package"]["publisher"],
+            "{r}"
+        );
+        assert_eq!(r["package"]["verification"], PROVENANCE_REQUIRED);
+        assert_ne!(pinned_digest, plain_digest);
+        let mut other = pinned;
+        other["package"]["publisher"]["repository"] = json!("https://github.com/someone/else");
+        assert_ne!(request(other).1, pinned_digest);
+    }
+
     /// Every bound field is shown, in either spelling, and the digest is the same for both.
     #[test]
     fn lists_every_bound_field() {
