@@ -32,7 +32,7 @@ pub async fn npm(
 }
 
 /// PyPI's provenance of the release file `filename` (the Integrity API next to the index),
-/// verified against the pin; `None` when PyPI has none for it.
+/// verified against the pin; `None` when PyPI has none for it or the index cannot say.
 pub async fn pypi(
     server: &str,
     client: &reqwest::Client,
@@ -48,8 +48,15 @@ pub async fn pypi(
         "{base}/integrity/{}/{}/{filename}/provenance",
         spec.name, spec.version
     );
-    let Some(document) = download::json_if_found(client, spec, &url).await? else {
-        return Ok(None);
+    // An index without the Integrity API (a company mirror) answers anything: no provenance,
+    // which `package.publisher` then refuses and which is otherwise not required.
+    let document = match download::json_if_found(client, spec, &url).await {
+        Ok(Some(document)) => document,
+        Ok(None) => return Ok(None),
+        Err(e) => {
+            tracing::info!(server, package = %spec.display(), error = %e.message, "no PyPI provenance read");
+            return Ok(None);
+        }
     };
     pypi_publisher(server, spec, &document, &trusted_root()?).map(Some)
 }
