@@ -162,6 +162,17 @@ type ServerConfig struct {
 		Sha256 string `json:"sha256,omitempty"`
 		// Which program of the package to run, when it has several (npm: a key of its `bin`; PyPI: a console script).
 		Bin string `json:"bin,omitempty"`
+		// Who must have published it: each field given must equal what the package's Sigstore provenance names once verified (npm's attestations, PyPI's PEP 740), else PACKAGE_INTEGRITY; given, provenance is required. `mcp-sidecar pin` prints it. Bound by the launch digest.
+		Publisher struct {
+			// The source repository (the certificate's Source Repository URI, `https://github.com/owner/repo`).
+			Repository string `json:"repository"`
+			// The workflow that built it (Build Config URI, `https://github.com/owner/repo/.github/workflows/x.yml@refs/tags/v1`).
+			Workflow string `json:"workflow,omitempty"`
+			// The OIDC issuer (`https://token.actions.githubusercontent.com`).
+			Issuer string `json:"issuer,omitempty"`
+			// The source commit (Source Repository Digest).
+			Commit string `json:"commit,omitempty"`
+		} `json:"publisher,omitzero"`
 	} `json:"package,omitzero"`
 
 	// Extra fields merged into the config object as given (they override

@@ -25,7 +25,7 @@ pub use dialects::Dialect;
 pub use extras::Extras;
 pub use file::{load_servers_file, ServersFile};
 pub use oauth::{is_loopback_host, oauth_field_names, Grant, OAuthSpec};
-pub use package::{PackageRegistry, PackageSpec};
+pub use package::{PackageRegistry, PackageSpec, PinnedPublisher};
 pub use package_command::{package_in_command, CommandPackage};
 pub use protocol::ProtocolChoice;
 pub use raw::{field_names, RestartPolicy, ResultPolicy};

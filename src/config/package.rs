@@ -5,6 +5,9 @@
 //! - `{"pypi": "name==1.2.3", "sha256": "…"}`: the sha256 (hex) of the wheel or sdist;
 //! - `bin` (optional): the program of the package to run (npm: a key of its `bin`; PyPI: a console
 //!   script), when the package has several or it is not named after the package.
+//! - `publisher` (optional): who must have published it, as its verified provenance names them
+//!   (`{"repository": "https://github.com/o/r", "workflow"?, "issuer"?, "commit"?}`); given, the
+//!   package must carry Sigstore provenance that verifies and names the same.
 //!
 //! Only the shape is checked here; fetching, verifying and caching are `crate::package`'s.
 
@@ -45,6 +48,42 @@ pub struct PackageSpec {
     pub pin: String,
     /// The program of the package to run; `None`: the only one, or the one named after the package.
     pub bin: Option<String>,
+    /// Who must have published it (its verified provenance must name them); `None`: provenance is
+    /// read when there is some, and not required.
+    pub publisher: Option<PinnedPublisher>,
+}
+
+/// The `publisher` of a `package` block: each field given must equal what the package's verified
+/// provenance says (its Fulcio certificate's claims).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PinnedPublisher {
+    #[serde(default, deserialize_with = "strict::present")]
+    pub repository: Option<String>,
+    #[serde(default, deserialize_with = "strict::present")]
+    pub workflow: Option<String>,
+    #[serde(default, deserialize_with = "strict::present")]
+    pub issuer: Option<String>,
+    #[serde(default, deserialize_with = "strict::present")]
+    pub commit: Option<String>,
+}
+
+impl PinnedPublisher {
+    /// The fields given, as the config spells them.
+    pub fn to_json(&self) -> Value {
+        let mut out = serde_json::Map::new();
+        for (key, value) in [
+            ("repository", &self.repository),
+            ("workflow", &self.workflow),
+            ("issuer", &self.issuer),
+            ("commit", &self.commit),
+        ] {
+            if let Some(v) = value {
+                out.insert(key.to_owned(), Value::from(v.as_str()));
+            }
+        }
+        Value::Object(out)
+    }
 }
 
 impl PackageSpec {
@@ -56,7 +95,8 @@ impl PackageSpec {
         }
     }
 
-    /// What the launch digest binds: registry, name, version, the pin and the program.
+    /// What the launch digest binds (and the trust request shows): registry, name, version, the
+    /// pin, the program and the publisher it must come from.
     pub fn digest_input(&self) -> Value {
         json!({
             "registry": self.registry.as_str(),
@@ -64,6 +104,7 @@ impl PackageSpec {
             "version": self.version,
             "pin": self.pin,
             "bin": self.bin,
+            "publisher": self.publisher.as_ref().map(PinnedPublisher::to_json),
         })
     }
 }
@@ -81,6 +122,8 @@ struct RawPackage {
     sha256: Option<String>,
     #[serde(default, deserialize_with = "strict::present")]
     bin: Option<String>,
+    #[serde(default, deserialize_with = "strict::present")]
+    publisher: Option<Value>,
 }
 
 const EXPECTED: &str =
@@ -104,6 +147,7 @@ pub fn parse_package(value: &Value) -> Result<PackageSpec> {
         }
         other => other,
     };
+    let publisher = raw.publisher.as_ref().map(parse_publisher).transpose()?;
     match (raw.npm, raw.pypi) {
         (Some(spec), None) => {
             if raw.sha256.is_some() {
@@ -125,6 +169,7 @@ pub fn parse_package(value: &Value) -> Result<PackageSpec> {
                 version,
                 pin: checked_integrity(&integrity)?,
                 bin,
+                publisher,
             })
         }
         (None, Some(spec)) => {
@@ -147,9 +192,30 @@ pub fn parse_package(value: &Value) -> Result<PackageSpec> {
                 version,
                 pin: checked_sha256(&sha256)?,
                 bin,
+                publisher,
             })
         }
         _ => Err(invalid("package", EXPECTED)),
+    }
+}
+
+/// `package.publisher`: an object of strings, naming at least the repository.
+fn parse_publisher(value: &Value) -> Result<PinnedPublisher> {
+    let publisher = strict::read_at::<PinnedPublisher>(value, Some("package.publisher"))
+        .map_err(|p| match p {
+            Problem::Invalid(e) => e,
+            Problem::WrongType { at, .. } => {
+                invalid(&format!("package.publisher.{at}"), "must be a string")
+            }
+        })?
+        .value;
+    match &publisher.repository {
+        Some(r) if !r.trim().is_empty() => Ok(publisher),
+        _ => Err(invalid(
+            "package.publisher.repository",
+            "is required: the source repository the provenance must name \
+             (`mcp-sidecar pin` prints it)",
+        )),
     }
 }
 
@@ -275,6 +341,32 @@ mod tests {
         ] {
             let e = parse_package(&bad).unwrap_err();
             assert!(e.message.contains("package"), "{bad}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn a_publisher_names_its_repository_and_strings_only() {
+        let p = parse_package(&json!({"npm": "x@1.0.0", "integrity": SRI,
+            "publisher": {"repository": "https://github.com/o/r", "workflow": "w"}}))
+        .unwrap();
+        let publisher = p.publisher.unwrap();
+        assert_eq!(
+            publisher.repository.as_deref(),
+            Some("https://github.com/o/r")
+        );
+        assert_eq!(
+            publisher.to_json(),
+            json!({"repository": "https://github.com/o/r", "workflow": "w"})
+        );
+        for (bad, field) in [
+            (json!({"workflow": "w"}), "package.publisher.repository"),
+            (json!({"repository": 1}), "package.publisher.repository"),
+            (json!({"repository": "r", "repo": "r"}), "package.publisher"),
+            (json!("r"), "package.publisher"),
+        ] {
+            let e = parse_package(&json!({"npm": "x@1.0.0", "integrity": SRI, "publisher": bad}))
+                .unwrap_err();
+            assert!(e.message.contains(field), "{bad}: {}", e.message);
         }
     }
 

@@ -128,6 +128,24 @@ pub async fn json(client: &reqwest::Client, spec: &PackageSpec, url: &str) -> Re
     })
 }
 
+/// A JSON document from the registry, or `None` when it answers 404 (PyPI's Integrity API for a
+/// file that has no provenance).
+pub async fn json_if_found(
+    client: &reqwest::Client,
+    spec: &PackageSpec,
+    url: &str,
+) -> Result<Option<Value>> {
+    match json(client, spec, url).await {
+        Ok(v) => Ok(Some(v)),
+        Err(e)
+            if e.code == ErrorCode::HttpError && e.details.get("status") == Some(&404.into()) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// The archive at `url` written to `path`; its hash in the pin's notation.
 pub async fn archive(
     client: &reqwest::Client,

@@ -1,7 +1,7 @@
 //! An npm package's first fetch: the registry's document of the exact version
 //! (`NPM_CONFIG_REGISTRY`, or registry.npmjs.org), its `dist.integrity` compared with the pin, the
 //! tarball downloaded and its sha512 checked before anything of it is unpacked, its provenance
-//! read when the registry has one, then `npm install` of that verified file into the package's
+//! verified when the registry has one (and required when the config pins a publisher), then `npm install` of that verified file into the package's
 //! folder (no install scripts). npm resolves the dependencies (honouring an `npm-shrinkwrap.json`
 //! the package ships) and writes `package-lock.json`, whose hash the record keeps.
 
@@ -84,6 +84,7 @@ pub async fn fetch(server: &str, spec: &PackageSpec, folder: &Path) -> Result<Re
         Some(url) => Some(provenance::npm(server, &client, spec, url).await?),
         None => None,
     };
+    provenance::matches_pin(server, spec, publisher.as_ref())?;
     install(spec, folder, &archive).await?;
     let lock_sha256 = super::integrity::sha256_of(&folder.join("package-lock.json"))
         .await

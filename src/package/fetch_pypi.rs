@@ -1,7 +1,8 @@
 //! A PyPI package's first fetch: the index's JSON page of the project (PEP 691 Simple API, at
 //! `PIP_INDEX_URL` or https://pypi.org/simple, the index pip itself uses), the one file of the
 //! exact release whose sha256 is the pin (a wheel or an sdist), downloaded and checked before
-//! anything of it is unpacked, then a virtual environment in the package's folder and `pip
+//! anything of it is unpacked, its PEP 740 provenance verified when PyPI has some (the Integrity
+//! API beside the index), then a virtual environment in the package's folder and `pip
 //! install` of that verified file. pip resolves the dependencies from its configured index; its
 //! install report (every distribution installed, with its hashes) is the lock whose hash the
 //! record keeps.
@@ -12,6 +13,7 @@ use std::path::{Path, PathBuf};
 use super::cache::tool_name;
 use super::download;
 use super::integrity::{mismatch, sha256_of};
+use super::provenance;
 use super::record::Record;
 use crate::config::{PackageRegistry, PackageSpec};
 use crate::error::{Error, ErrorCode, Result};
@@ -146,6 +148,9 @@ pub async fn fetch(server: &str, spec: &PackageSpec, folder: &Path) -> Result<Re
             Some(&actual),
         ));
     }
+    // PEP 740 provenance of this very file, when PyPI has some (and required when pinned).
+    let publisher = provenance::pypi(server, &client, spec, &index(), name).await?;
+    provenance::matches_pin(server, spec, publisher.as_ref())?;
     let venv = folder.join("venv");
     let python = tool_name(PackageRegistry::Pypi);
     run(
@@ -193,7 +198,7 @@ pub async fn fetch(server: &str, spec: &PackageSpec, folder: &Path) -> Result<Re
         lock_sha256,
         runner: None,
         entry: entry.to_string_lossy().into_owned(),
-        publisher: None,
+        publisher,
     })
 }
 

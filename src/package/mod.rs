@@ -4,6 +4,7 @@
 //! verified, and what is not.
 
 mod cache;
+mod der;
 mod download;
 mod fetch_npm;
 mod fetch_pypi;
@@ -12,6 +13,7 @@ mod pin;
 mod prepare;
 mod provenance;
 mod record;
+mod sigstore;
 
 pub use pin::{pin_block, PinRequest};
 pub use prepare::prepare;

@@ -29,15 +29,21 @@ pub struct Record {
     pub publisher: Option<Publisher>,
 }
 
-/// The publisher a package's provenance names.
+/// The publisher a package's provenance names: the Fulcio certificate's OIDC claims when its
+/// Sigstore bundle verified, else what the statement claims.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Publisher {
-    /// The source repository the build claims (`https://github.com/owner/repo`).
+    /// The OIDC issuer that vouched for the build (`https://token.actions.githubusercontent.com`).
+    #[serde(default)]
+    pub issuer: Option<String>,
+    /// The source repository (`https://github.com/owner/repo`).
     pub repository: Option<String>,
-    /// The workflow or build that published it.
+    /// The workflow that published it (`…/.github/workflows/release.yml@refs/tags/v1`).
     pub workflow: Option<String>,
-    /// What was checked: `subject-digest` (the attestation's subject is this archive); the
-    /// signature over it is not verified (docs/packages.md).
+    /// The source commit it was built from.
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// What was checked (docs/packages.md): the Sigstore bundle and the subject digest, or why not.
     pub verified: String,
 }

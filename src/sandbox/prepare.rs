@@ -63,6 +63,15 @@ impl Running {
         #[cfg(not(target_os = "linux"))]
         0
     }
+
+    /// The paths the server could read (Linux: every rule given; elsewhere none are known here,
+    /// and the config's own `read` and `write` stand for them).
+    pub fn readable(&self) -> &[std::path::PathBuf] {
+        #[cfg(target_os = "linux")]
+        return self.inner.readable();
+        #[cfg(not(target_os = "linux"))]
+        &[]
+    }
 }
 
 /// What the child runs between fork and exec.

@@ -43,6 +43,7 @@ impl ProcessControl {
         let report = running.as_ref().map(|r| {
             Arc::new(SandboxReport {
                 level: r.level.clone(),
+                readable: r.readable().to_vec(),
                 oom_kills: AtomicU64::new(0),
             })
         });
@@ -108,6 +109,8 @@ impl ProcessControl {
 #[derive(Debug)]
 pub struct SandboxReport {
     pub level: SandboxLevel,
+    /// The paths its rules let it read (to tell a hidden file from a missing one).
+    pub readable: Vec<std::path::PathBuf>,
     /// Processes of its tree the memory limit killed (read once the tree has ended).
     oom_kills: AtomicU64,
 }

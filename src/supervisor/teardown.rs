@@ -125,7 +125,16 @@ fn sandbox_denial(server: &Server, slot: &Slot, error: Error) -> Error {
         return error;
     }
     let oom_kills = slot.sandbox.as_ref().map_or(0, |r| r.oom_kills());
-    let Some(denial) = crate::sandbox::denial::find(&slot.stderr.text(), oom_kills) else {
+    let mut readable: Vec<std::path::PathBuf> = slot
+        .sandbox
+        .as_ref()
+        .map(|r| r.readable.clone())
+        .unwrap_or_default();
+    if let Some(policy) = &server.spec.sandbox {
+        readable.extend(policy.read.iter().chain(&policy.write).cloned());
+    }
+    let Some(denial) = crate::sandbox::denial::find(&slot.stderr.text(), oom_kills, &readable)
+    else {
         return error;
     };
     let mut denied = denial.to_error(&server.name);

@@ -344,6 +344,29 @@ mod tests {
                 ),
             ),
             (
+                // A publisher pinned, or another one, for the same pin: a new launch to approve.
+                "package",
+                npm.clone(),
+                with(
+                    &npm,
+                    "package",
+                    json!({"npm": "x@1.0.0", "integrity": SRI, "publisher": {"repository": "https://github.com/o/r"}}),
+                ),
+            ),
+            (
+                "package",
+                with(
+                    &npm,
+                    "package",
+                    json!({"npm": "x@1.0.0", "integrity": SRI, "publisher": {"repository": "https://github.com/o/r"}}),
+                ),
+                with(
+                    &npm,
+                    "package",
+                    json!({"npm": "x@1.0.0", "integrity": SRI, "publisher": {"repository": "https://github.com/o/r", "commit": "abc"}}),
+                ),
+            ),
+            (
                 ENV_FILES,
                 stdio.clone(),
                 with(&stdio, ENV_FILES, record.clone()),

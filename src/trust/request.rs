@@ -117,7 +117,15 @@ impl<'a> Subject<'a> {
             out["oauth"] = shown;
         }
         if let Some(package) = &spec.package {
-            out["package"] = package.digest_input();
+            // The block as bound (the pinned publisher included), and what the fetch will verify
+            // of it: the trust request comes before anything is fetched.
+            let mut shown = package.digest_input();
+            shown["verification"] = Value::from(if package.publisher.is_some() {
+                PROVENANCE_REQUIRED
+            } else {
+                PROVENANCE_READ
+            });
+            out["package"] = shown;
         }
         if let Some(url) = url {
             out["url"] = Value::from(secrets.mask(url));
@@ -129,6 +137,14 @@ impl<'a> Subject<'a> {
         out
     }
 }
+
+/// What the first fetch verifies of a package that pins its publisher.
+pub const PROVENANCE_REQUIRED: &str = "archive hash; Sigstore provenance required: its signature, \
+     Fulcio certificate chain and Rekor timestamp verified offline, its subject this archive, its \
+     certificate naming this publisher";
+/// What the first fetch verifies of a package that does not.
+pub const PROVENANCE_READ: &str = "archive hash; Sigstore provenance verified when the registry \
+     has some (its publisher then kept in the package's record), not required";
 
 /// The secret values of a config that has not been parsed (yet, or at all): to mask the message of
 /// the error that refuses it. `extras`: its marks (names) and extra secret values.
@@ -246,6 +262,33 @@ mod tests {
         let mut changed = config.clone();
         changed["headers"]["X-Custom"]["value"] = json!("another-secret-value");
         assert_ne!(self::request(changed).1, digest);
+    }
+
+    /// A package's pinned publisher is shown with what the fetch verifies, and bound: the same pin
+    /// with another publisher is another digest.
+    #[test]
+    fn a_package_shows_its_pinned_publisher_and_what_is_verified() {
+        let sri = format!("sha512-{}==", "A".repeat(86));
+        let plain = json!({"package": {"npm": "x@1.0.0", "integrity": sri}});
+        let (r, plain_digest) = request(plain.clone());
+        assert_eq!(r["package"]["publisher"], Value::Null, "{r}");
+        assert_eq!(r["package"]["verification"], PROVENANCE_READ);
+        let mut pinned = plain.clone();
+        pinned["package"]["publisher"] = json!({
+            "repository": "https://github.com/o/r",
+            "workflow": "https://github.com/o/r/.github/workflows/release.yml@refs/tags/v1.0.0",
+            "commit": "0123456789abcdef0123456789abcdef01234567"
+        });
+        let (r, pinned_digest) = request(pinned.clone());
+        assert_eq!(
+            r["package"]["publisher"], pinned["package"]["publisher"],
+            "{r}"
+        );
+        assert_eq!(r["package"]["verification"], PROVENANCE_REQUIRED);
+        assert_ne!(pinned_digest, plain_digest);
+        let mut other = pinned;
+        other["package"]["publisher"]["repository"] = json!("https://github.com/someone/else");
+        assert_ne!(request(other).1, pinned_digest);
     }
 
     /// Every bound field is shown, in either spelling, and the digest is the same for both.

@@ -219,6 +219,21 @@ fn attestations(bytes: &[u8]) -> Vec<u8> {
     .into_bytes()
 }
 
+/// A Sigstore bundle in npm's shape (tests/data/provenance, signed under a test root) whose
+/// statement is about `bytes`: its signature and log entry no longer match, and its log is not
+/// Sigstore's.
+fn signed_attestations(bytes: &[u8]) -> Vec<u8> {
+    let mut document: Value =
+        serde_json::from_str(include_str!("../data/provenance/npm_attestations.json")).unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let payload = &mut document["attestations"][0]["bundle"]["dsseEnvelope"]["payload"];
+    let mut statement: Value =
+        serde_json::from_slice(&b64.decode(payload.as_str().unwrap()).unwrap()).unwrap();
+    statement["subject"][0]["digest"]["sha512"] = hex::encode(Sha512::digest(bytes)).into();
+    *payload = b64.encode(statement.to_string()).into();
+    document.to_string().into_bytes()
+}
+
 fn local_server(integrity: &str) -> Value {
     json!({"fixture": {"package": {"npm": "local-fixture-server@1.0.0", "integrity": integrity}}})
 }
@@ -237,8 +252,9 @@ const ATTESTATIONS_PATH: &str = "/-/npm/v1/attestations/local-fixture-server@1.0
 
 /// The registry's bytes are not the pinned ones (its document claims the pin): refused with
 /// PACKAGE_INTEGRITY naming both hashes, nothing spawned (no spawn phase in the timings), nothing
-/// left in the cache. Then the bytes that match: fetched, started, its tools listed, the
-/// provenance's claimed publisher recorded.
+/// left in the cache. The bytes that match with a provenance bundle that does not verify, or a
+/// pinned publisher and no provenance: refused. Then the bytes that match: fetched, started, its
+/// tools listed.
 #[test]
 fn local_registry_bytes_that_do_not_match_the_pin_are_refused_before_anything_runs() {
     let dir = temp_dir("pkg-local");
@@ -286,10 +302,41 @@ fn local_registry_bytes_that_do_not_match_the_pin_are_refused_before_anything_ru
     assert_eq!(report["error"]["data"]["actual"], other.as_str());
     assert_eq!(registry.requests()[before..], [DOCUMENT_PATH.to_owned()]);
 
-    // The right bytes, with a provenance statement naming them.
+    // The right bytes, with a Sigstore bundle about them that Sigstore's public-good log never
+    // signed (a test log's): refused naming the part that failed, nothing kept.
     registry.serve(DOCUMENT_PATH, version_document(&registry, &pin, true));
     registry.serve(TARBALL_PATH, tarball.clone());
-    registry.serve(ATTESTATIONS_PATH, attestations(&tarball));
+    registry.serve(ATTESTATIONS_PATH, signed_attestations(&tarball));
+    let report = tested(&cache, &file, &env);
+    assert_eq!(
+        report["error"]["data"]["code"], "PACKAGE_INTEGRITY",
+        "{report}"
+    );
+    let failed = report["error"]["data"]["failed"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(failed.contains("not a trusted Rekor log"), "{report}");
+    assert!(package_folders(&cache, "npm").is_empty());
+
+    // A pinned publisher with no provenance at the registry: refused.
+    registry.serve(DOCUMENT_PATH, version_document(&registry, &pin, false));
+    let mut pinned = local_server(&pin);
+    pinned["fixture"]["package"]["publisher"] =
+        json!({"repository": "https://github.com/example/local-fixture-server"});
+    let pinned_file = config_file(&dir, pinned);
+    let report = tested(&cache, &pinned_file, &env);
+    assert_eq!(
+        report["error"]["data"]["code"], "PACKAGE_INTEGRITY",
+        "{report}"
+    );
+    assert_eq!(
+        report["error"]["data"]["field"], "package.publisher",
+        "{report}"
+    );
+    assert!(package_folders(&cache, "npm").is_empty());
+    let file = config_file(&dir, local_server(&pin));
+
+    // The right bytes, no provenance, no publisher pinned: fetched and started.
     let report = tested(&cache, &file, &env);
     assert_eq!(report["state"], "ready", "{report}");
     assert!(report["toolsCount"].as_u64().unwrap() > 0, "{report}");
@@ -298,14 +345,7 @@ fn local_registry_bytes_that_do_not_match_the_pin_are_refused_before_anything_ru
     let record: Value =
         serde_json::from_slice(&std::fs::read(folders[0].join("record.json")).unwrap()).unwrap();
     assert_eq!(record["pin"], pin.as_str());
-    assert_eq!(
-        record["publisher"]["repository"],
-        "https://github.com/example/local-fixture-server"
-    );
-    assert_eq!(
-        record["publisher"]["verified"],
-        "subject-digest (signature not verified)"
-    );
+    assert!(record["publisher"].is_null(), "{record}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -336,7 +376,7 @@ fn local_registry_cache_is_used_offline_and_checked_at_every_start() {
         .contains("provenance"));
     assert!(package_folders(&cache, "npm").is_empty());
 
-    registry.serve(ATTESTATIONS_PATH, attestations(&tarball));
+    registry.serve(DOCUMENT_PATH, version_document(&registry, &pin, false));
     assert_eq!(tested(&cache, &file, &env)["state"], "ready");
     let asked = registry.requests().len();
     // The second start: from the cache, with npm's registry unreachable besides.
@@ -472,6 +512,19 @@ fn registry_pypi_package_pinned_by_sha256() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The block without its `publisher`, which is there when the registry serves provenance that
+/// verifies (then naming a repository).
+fn without_publisher(block: &Value) -> Value {
+    let mut block = block.clone();
+    if let Some(publisher) = block["package"]
+        .as_object_mut()
+        .and_then(|p| p.remove("publisher"))
+    {
+        assert!(publisher["repository"].is_string(), "{publisher}");
+    }
+    block
+}
+
 /// `pin` prints the block with the registry's hash for an `npx` server and a `uvx` server.
 #[test]
 fn registry_pin_prints_the_package_block() {
@@ -485,7 +538,7 @@ fn registry_pin_prints_the_package_block() {
     );
     let block: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
-        block,
+        without_publisher(&block),
         json!({"package": {"npm": MEMORY, "integrity": MEMORY_SRI}})
     );
     let uvx = format!("uvx {TIME}");
@@ -497,7 +550,7 @@ fn registry_pin_prints_the_package_block() {
     );
     let block: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
-        block,
+        without_publisher(&block),
         json!({"package": {"pypi": TIME, "sha256": TIME_SHA256}})
     );
     // A command that runs no registry package: a usage error.

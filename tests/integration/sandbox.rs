@@ -552,6 +552,67 @@ mod enforced {
         assert_eq!(s.add("q", allowed)["state"], "ready");
     }
 
+    /// A Node server whose dependency lies outside what its sandbox reads: Node reports the
+    /// package missing (ERR_MODULE_NOT_FOUND, having read no `package.json`), and the status
+    /// names the package's folder as refused and `sandbox.read` as the setting. Readable, it starts.
+    #[test]
+    fn node_missing_module_behind_the_sandbox_is_a_denial() {
+        let root = temp_dir("sandbox-node-module");
+        let package = root.join("node_modules").join("hidden-dep");
+        std::fs::create_dir_all(package.join("dist")).unwrap();
+        std::fs::write(
+            package.join("package.json"),
+            r#"{"name": "hidden-dep", "version": "1.0.0", "type": "module", "exports": "./dist/index.js"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            package.join("dist").join("index.js"),
+            "export const x = 1;\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("app")).unwrap();
+        let script = root.join("app").join("server.mjs");
+        // Importing it is all the server does (an MCP server would answer after its imports).
+        std::fs::write(
+            &script,
+            "import 'hidden-dep';\nconsole.error('imported');\nprocess.exit(3);\n",
+        )
+        .unwrap();
+        let mut s = Sidecar::initialized(json!({}));
+        let config =
+            json!({"command": "node", "args": [script], "sandbox": "strict", "restart": "never"});
+        let status = s.add("n", config.clone());
+        assert_eq!(status["state"], "error", "{status}");
+        let error = &status["lastError"];
+        assert_eq!(error["data"]["code"], "SANDBOX_DENIED", "{error}");
+        assert_eq!(
+            error["data"]["refused"],
+            format!("access to {}", package.display()),
+            "{error}"
+        );
+        assert_eq!(error["data"]["setting"], "sandbox.read", "{error}");
+        assert!(
+            status["stderrTail"]
+                .as_str()
+                .unwrap()
+                .contains("ERR_MODULE_NOT_FOUND"),
+            "{status}"
+        );
+        // With the package readable, Node loads it (then exits, being no MCP server): no denial.
+        let mut allowed = config;
+        allowed["sandbox"] = json!({"read": [root.join("node_modules")]});
+        let status = s.add("m", allowed);
+        assert!(
+            status["stderrTail"].as_str().unwrap().contains("imported"),
+            "{status}"
+        );
+        assert_ne!(
+            status["lastError"]["data"]["code"], "SANDBOX_DENIED",
+            "{status}"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
     /// `doctor` explains a sandbox refusal: what was refused, and the config that would allow it.
     #[test]
     fn doctor_names_the_refusal_and_the_setting_that_allows_it() {

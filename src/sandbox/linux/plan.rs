@@ -48,12 +48,19 @@ pub struct ChildSteps {
 pub struct Running {
     placed: Placed,
     tmp: PathBuf,
+    /// Every path the rules let the server read (its written ones included).
+    readable: Vec<PathBuf>,
 }
 
 impl Running {
     /// How many of the tree's processes the memory limit killed.
     pub fn oom_kills(&self) -> u64 {
         self.placed.oom_kills()
+    }
+
+    /// The paths the server could read, for telling a hidden file from a missing one.
+    pub fn readable(&self) -> &[PathBuf] {
+        &self.readable
     }
 }
 
@@ -476,6 +483,7 @@ pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
     let running = Running {
         tmp: tmp.clone(),
         placed,
+        readable: read.iter().chain(&write).cloned().collect(),
     };
     if !l.level.is_complete() && !policy.allow_weaker {
         return Err(l.level);
