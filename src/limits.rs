@@ -590,3 +590,6 @@ pub const PACKAGE_TOOL_OUTPUT_BYTES: usize = 64 * 1024;
 /// Distinct access rule sets whose `tools/list` listing the gateway keeps ready as text per
 /// catalog; past it the oldest is dropped (and rebuilt when its client lists again).
 pub const UPSTREAM_LISTINGS_MAX: usize = 64;
+
+/// Largest `oauth.tokenFile` read (a bare token, or a token store record).
+pub const OAUTH_TOKEN_FILE_MAX_BYTES: u64 = 256 * 1024;
