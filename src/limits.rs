@@ -586,3 +586,10 @@ pub const PACKAGE_FETCH_TIMEOUT: std::time::Duration = std::time::Duration::from
 /// Bytes of a package manager's stderr kept for the error of a failed install (the rest is read
 /// and dropped, so the tool never blocks on a full pipe).
 pub const PACKAGE_TOOL_OUTPUT_BYTES: usize = 64 * 1024;
+
+/// Distinct access rule sets whose `tools/list` listing the gateway keeps ready as text per
+/// catalog; past it the oldest is dropped (and rebuilt when its client lists again).
+pub const UPSTREAM_LISTINGS_MAX: usize = 64;
+
+/// Largest `oauth.tokenFile` read (a bare token, or a token store record).
+pub const OAUTH_TOKEN_FILE_MAX_BYTES: u64 = 256 * 1024;

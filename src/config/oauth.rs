@@ -15,7 +15,10 @@
 //!   token, no person and no browser; needs `clientId` and `clientSecret` or
 //!   `clientAssertionKeyFile`);
 //! - `clientAssertionKeyFile`: a PEM private key (EC P-256 or RSA) the client signs its
-//!   `private_key_jwt` assertion with (RFC 7523), instead of a secret.
+//!   `private_key_jwt` assertion with (RFC 7523), instead of a secret;
+//! - `tokenFile`: a file the access token is read from, kept fresh by something else (a mounted
+//!   Secret, a shared volume): the sidecar never logs in, refreshes or writes for the server
+//!   (`oauth/token_file.rs`); not with the client-credentials grant.
 
 use reqwest::Url;
 use serde::Deserialize;
@@ -36,6 +39,7 @@ pub struct OAuthSpec {
     pub issuer: Option<String>,
     pub grant: Grant,
     pub client_assertion_key_file: Option<std::path::PathBuf>,
+    pub token_file: Option<std::path::PathBuf>,
 }
 
 /// How tokens are obtained.
@@ -63,6 +67,7 @@ impl std::fmt::Debug for OAuthSpec {
             .field("issuer", &self.issuer)
             .field("grant", &self.grant)
             .field("client_assertion_key_file", &self.client_assertion_key_file)
+            .field("token_file", &self.token_file)
             .finish()
     }
 }
@@ -94,6 +99,8 @@ struct RawOAuth {
         deserialize_with = "strict::present"
     )]
     client_assertion_key_file: Option<String>,
+    #[serde(default, alias = "token_file", deserialize_with = "strict::present")]
+    token_file: Option<String>,
 }
 
 /// The canonical (camelCase) names of the `oauth` object's fields.
@@ -164,6 +171,13 @@ pub fn parse_oauth(value: &Value) -> Result<OAuthSpec> {
             "\"client_credentials\" needs `clientId` with `clientSecret` or `clientAssertionKeyFile` (the client's own credentials buy its tokens)",
         ));
     }
+    let token_file = non_empty("tokenFile", raw.token_file)?.map(std::path::PathBuf::from);
+    if token_file.is_some() && grant == Grant::ClientCredentials {
+        return Err(invalid(
+            "oauth.tokenFile",
+            "give either `tokenFile` (a token kept fresh elsewhere) or `grant: \"client_credentials\"` (each replica buys its own), not both",
+        ));
+    }
     Ok(OAuthSpec {
         client_id,
         client_secret,
@@ -173,6 +187,7 @@ pub fn parse_oauth(value: &Value) -> Result<OAuthSpec> {
         issuer,
         grant,
         client_assertion_key_file,
+        token_file,
     })
 }
 
@@ -271,6 +286,7 @@ mod tests {
             ("issuer", json!("https://as.example")),
             ("grant", json!("client_credentials")),
             ("clientAssertionKeyFile", json!("/run/secrets/client.pem")),
+            ("tokenFile", json!("/var/run/secrets/mcp/token")),
         ];
         let listed: std::collections::BTreeSet<&str> = table.iter().map(|(f, _)| *f).collect();
         assert_eq!(listed, oauth_field_names().into_iter().collect());
@@ -333,6 +349,13 @@ mod tests {
         assert_eq!(
             field_of(json!({"grant": "client_credentials", "clientId": "a"})),
             "oauth.grant"
+        );
+        assert_eq!(field_of(json!({"tokenFile": ""})), "oauth.tokenFile");
+        assert_eq!(
+            field_of(
+                json!({"tokenFile": "/t", "grant": "client_credentials", "clientId": "a", "clientSecret": "s"})
+            ),
+            "oauth.tokenFile"
         );
     }
 

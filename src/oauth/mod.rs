@@ -11,7 +11,8 @@
 //! checks of its answer), `register` (client identity), `renew` (a refresh), `scopes` (which a
 //! login asks for), `assertion` (the `private_key_jwt` client assertion of the client-credentials
 //! grant), `browser` (the step only a person can do, asked through the `ask` seam),
-//! `login` (one login), `server_auth` (one server's tokens, refreshes, logins and logout).
+//! `login` (one login), `token_file` (a token read from a file
+//! something else keeps fresh), `server_auth` (one server's tokens, refreshes, logins and logout).
 
 mod assertion;
 mod authorize;
@@ -30,6 +31,7 @@ mod scopes;
 mod server_auth;
 mod store;
 mod token;
+mod token_file;
 
 pub use browser::AUTHORIZE;
 pub use challenge::Challenge;

@@ -28,6 +28,7 @@ use super::renew;
 use super::scopes;
 use super::store::{Record, TokenStore};
 use super::token::{now, AuthMethod, Client, RefreshError, TokenRequest, Tokens};
+use super::token_file::TokenFile;
 use crate::ask::Asker;
 use crate::config::{Grant, OAuthSpec};
 use crate::limits;
@@ -71,6 +72,9 @@ pub struct ServerAuth {
     /// Ends the login in progress (logout).
     cancel_login: Mutex<CancellationToken>,
     status: watch::Sender<AuthStatus>,
+    /// `oauth.tokenFile`: the token comes from this file alone, read and never written; no login,
+    /// no refresh (`token_file`).
+    token_file: Option<TokenFile>,
 }
 
 #[derive(Default)]
@@ -94,6 +98,10 @@ impl ServerAuth {
         asker: Option<Arc<dyn Asker>>,
     ) -> Result<Self, AuthError> {
         let http = OAuthHttp::new(&url)?;
+        let token_file = spec
+            .as_ref()
+            .and_then(|s| s.token_file.as_deref())
+            .map(TokenFile::new);
         Ok(Self {
             server: server.to_owned(),
             url,
@@ -107,6 +115,7 @@ impl ServerAuth {
             logging_in: tokio::sync::Mutex::new(()),
             cancel_login: Mutex::new(CancellationToken::new()),
             status: watch::channel(AuthStatus::default()).0,
+            token_file,
         })
     }
 
@@ -130,11 +139,16 @@ impl ServerAuth {
     /// The values to mask wherever this server's output goes: its tokens and a registered client's
     /// secret.
     pub fn secret_values(&self) -> Vec<String> {
-        self.lock().record.secrets().map(str::to_owned).collect()
+        let mut secrets: Vec<String> = self.lock().record.secrets().map(str::to_owned).collect();
+        secrets.extend(self.token_file.as_ref().and_then(TokenFile::last));
+        secrets
     }
 
-    /// Whether tokens are kept for the server.
+    /// Whether tokens are kept for the server (its token file holds one).
     pub async fn has_tokens(&self) -> bool {
+        if let Some(file) = &self.token_file {
+            return file.token().await.is_ok();
+        }
         self.ensure_loaded().await;
         self.tokens().is_some()
     }
@@ -142,6 +156,9 @@ impl ServerAuth {
     /// The access token for the next request: refreshed first when it is due (within the skew of
     /// its expiry), by one request while the others wait for its result. `None`: no token yet.
     pub async fn bearer(&self) -> Result<Option<String>, AuthError> {
+        if let Some(file) = &self.token_file {
+            return file.token().await.map(Some);
+        }
         self.ensure_loaded().await;
         match self.tokens() {
             Some(t) if !t.due(now()) => return Ok(Some(t.access_token)),
@@ -184,6 +201,9 @@ impl ServerAuth {
         challenge: Challenge,
         sent: Option<&str>,
     ) -> Result<Recovery, AuthError> {
+        if let Some(file) = &self.token_file {
+            return token_file_refused(file, sent).await;
+        }
         self.ensure_loaded().await;
         self.remember(&challenge);
         let _one = self.refreshing.lock().await;
@@ -241,8 +261,14 @@ impl ServerAuth {
     /// scope wanted so far plus the challenged ones (`Ok`: send the request again); without one, or
     /// after too many authorizations in a row, the request fails.
     pub async fn insufficient_scope(&self, challenge: Challenge) -> Result<(), AuthError> {
-        self.ensure_loaded().await;
         let scopes = challenge.scope.clone().unwrap_or_default();
+        if let Some(file) = &self.token_file {
+            return Err(AuthError::failed(format!(
+                "the request needs scope {scopes:?}, which the token of oauth.tokenFile {} lacks",
+                file.path().display()
+            )));
+        }
+        self.ensure_loaded().await;
         self.remember(&challenge);
         if self.authorizations.load(Ordering::SeqCst) >= limits::OAUTH_MAX_AUTHORIZATIONS {
             return Err(self.login_required(format!(
@@ -262,6 +288,10 @@ impl ServerAuth {
     /// kept. `explicit`: asked for by the host or a person (not counted against the bound on
     /// authorizations in a row). Concurrent callers share one login.
     pub async fn login(&self, explicit: bool) -> Result<(), AuthError> {
+        // Nobody logs in for a token file: its token is read again.
+        if let Some(file) = &self.token_file {
+            return file.reread().await.map(|_| ());
+        }
         let seen = self.status.borrow().logins;
         let _one = self.logging_in.lock().await;
         if self.status.borrow().logins != seen {
@@ -352,6 +382,10 @@ impl ServerAuth {
     /// ends a login in progress.
     pub async fn logout(&self) {
         self.cancel_login();
+        // A token file is never written: the next request reads it again.
+        if self.token_file.is_some() {
+            return;
+        }
         self.ensure_loaded().await;
         self.lock().record = Record::default();
         self.authorizations.store(0, Ordering::SeqCst);
@@ -581,6 +615,20 @@ impl ServerAuth {
             url: self.pending_url(),
         }
     }
+}
+
+/// A 401 to a request that carried `sent`, for a server whose token comes from a file: the file
+/// read again (whatever its look); a token other than the refused one is tried, else the request
+/// fails naming the file.
+async fn token_file_refused(file: &TokenFile, sent: Option<&str>) -> Result<Recovery, AuthError> {
+    let fresh = file.reread().await?;
+    if Some(fresh.as_str()) != sent {
+        return Ok(Recovery::Retry);
+    }
+    Err(AuthError::failed(format!(
+        "the server refused the access token of oauth.tokenFile {} (HTTP 401); the sidecar never logs in or refreshes for a token file: put a valid token there (it is read again on the next request)",
+        file.path().display()
+    )))
 }
 
 /// Every secret of `record` joins the set every log line is masked with.

@@ -169,6 +169,10 @@ pub fn oauth_input(oauth: &OAuthSpec) -> Value {
     if let Some(key) = &oauth.client_assertion_key_file {
         input["clientAssertionKeyFile"] = json!(key.to_string_lossy());
     }
+    // Where the token comes from decides what the server receives (named only when set).
+    if let Some(file) = &oauth.token_file {
+        input["tokenFile"] = json!(file.to_string_lossy());
+    }
     input
 }
 
@@ -375,6 +379,10 @@ mod tests {
             with(json!({"clientMetadataUrl": "https://app.example/a.json"})),
             with(json!({"clientMetadataUrl": "https://app.example/b.json"}))
         );
+        let token_file = with(json!({"tokenFile": "/run/secrets/a"}));
+        assert_ne!(token_file, with(json!({})));
+        assert_ne!(token_file, with(json!({"tokenFile": "/run/secrets/b"})));
+        assert_eq!(token_file, with(json!({"token_file": "/run/secrets/a"})));
         let mut c = remote.clone();
         c["oauth"] = json!({"clientId": "cid", "clientSecret": "oauth-secret-value"});
         let (spec, extras) = parsed(c);

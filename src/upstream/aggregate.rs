@@ -11,6 +11,7 @@ use tokio::sync::{broadcast, watch, Notify};
 
 use super::asks::UpstreamAsks;
 use super::input::ParkedCalls;
+use super::listing::{Listed, Listings};
 use super::logs;
 use super::owners::Owners;
 use crate::convert::{self, ToolFormat};
@@ -93,6 +94,8 @@ pub struct Aggregate {
     wait_for_servers: bool,
     /// The catalog last converted, and its tools as MCP tool objects.
     listing: Mutex<Option<Converted>>,
+    /// `tools/list`'s listings as text, per rule set, of the catalog last listed.
+    listings: Listings,
     server_info: Value,
     /// Who answers the servers' questions (each client, in turn).
     asks: Arc<UpstreamAsks>,
@@ -133,6 +136,7 @@ impl Aggregate {
             changed: Arc::new(Notify::new()),
             wait_for_servers,
             listing: Mutex::new(None),
+            listings: Listings::default(),
             server_info: json!({"name": "mcp-sidecar", "version": env!("CARGO_PKG_VERSION")}),
             asks,
             parked: ParkedCalls::default(),
@@ -241,11 +245,23 @@ impl Aggregate {
 
     /// Every exposed tool as an MCP tool object, converted once per tool set.
     pub fn tools(&self) -> Arc<Vec<Value>> {
+        self.converted().1
+    }
+
+    /// The tools `rules` allow (`None`: all), as `tools/list` serves them: text built once per
+    /// tool set and rule set (`listing`).
+    pub fn listing(&self, rules: Option<&super::access::Rules>) -> Arc<Listed> {
+        let (catalog, tools) = self.converted();
+        self.listings.get(&catalog, &tools, rules)
+    }
+
+    /// The current catalog and its tools as MCP tool objects, converted once per tool set.
+    fn converted(&self) -> Converted {
         let catalog = self.registry.catalog();
         let mut listing = self.listing.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((seen, tools)) = listing.as_ref() {
             if Arc::ptr_eq(seen, &catalog) {
-                return Arc::clone(tools);
+                return (catalog, Arc::clone(tools));
             }
         }
         let options = self.registry.settings().options();
@@ -255,8 +271,8 @@ impl Aggregate {
                 .map(|e| convert::mcp_tool(self.format, options, &e.name, &e.tool.raw).definition)
                 .collect(),
         );
-        *listing = Some((catalog, Arc::clone(&tools)));
-        tools
+        *listing = Some((Arc::clone(&catalog), Arc::clone(&tools)));
+        (catalog, tools)
     }
 
     /// Each server's `instructions` under a heading with its name, cut to

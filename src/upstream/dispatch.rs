@@ -7,7 +7,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::aggregate::Aggregate;
+use super::answer::Answer;
 use super::era::{self, Era};
+use super::listing::Shape;
 use super::request::Request;
 use super::session::Session;
 use super::surface::{self, List};
@@ -38,12 +40,12 @@ const CACHEABLE: [&str; 6] = [
 
 /// Serves a request: its result (decorated for its era) or its error, counted in the metrics and
 /// traced as the child of the trace context it carries (`params._meta` first, then the HTTP
-/// headers).
+/// headers). A `tools/list` answer is JSON text already (`listing`).
 pub async fn request(
     mut r: Request<'_>,
     method: &str,
     params: Option<Value>,
-) -> Result<Value, WireError> {
+) -> Result<Answer, WireError> {
     let incoming = Carried::from_meta(params.as_ref()).or_else(|| r.traced.take());
     let tool = (method == "tools/call")
         .then(|| params.as_ref()?.get("name")?.as_str().map(str::to_owned))
@@ -54,7 +56,7 @@ pub async fn request(
     r.trace = span.context();
     let answer = serve(r, method, params).await;
     let (outcome, error) = match &answer {
-        Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+        Ok(answer) if answer.is_error_result() => {
             (Outcome::ToolError, Some("tool_error".to_owned()))
         }
         Ok(_) => (Outcome::Ok, None),
@@ -65,19 +67,37 @@ pub async fn request(
     answer
 }
 
-async fn serve(r: Request<'_>, method: &str, params: Option<Value>) -> Result<Value, WireError> {
+async fn serve(r: Request<'_>, method: &str, params: Option<Value>) -> Result<Answer, WireError> {
+    // A leg of a request a server asked questions during is not cached (MCP 2026-07-28): neither
+    // a retry nor an `input_required` answer.
+    let retry = params
+        .as_ref()
+        .is_some_and(|p| p.get("requestState").is_some() || p.get("inputResponses").is_some());
+    if method == "tools/list" {
+        let shape = match r.era {
+            Era::Legacy => {
+                if let Some(refused) = refused_before_initialize(r.session, method) {
+                    return Err(refused);
+                }
+                Shape::Legacy
+            }
+            Era::Modern(_) => Shape::Modern { cacheable: !retry },
+        };
+        return tools::list(r.aggregate, r.rules, shape, params.as_ref())
+            .await
+            .map(Answer::Json);
+    }
     match r.era {
-        Era::Legacy => legacy(&r, method, params).await,
+        Era::Legacy => legacy(&r, method, params).await.map(Answer::Value),
         Era::Modern(_) => {
-            // A leg of a request a server asked questions during is not cached (MCP 2026-07-28):
-            // neither a retry nor an `input_required` answer.
-            let retry = params.as_ref().is_some_and(|p| {
-                p.get("requestState").is_some() || p.get("inputResponses").is_some()
-            });
             let result = modern(&r, method, params).await?;
             let input_required = result.get("resultType") == Some(&json!("input_required"));
             let cacheable = CACHEABLE.contains(&method) && !retry && !input_required;
-            Ok(era::complete(result, r.aggregate.server_info(), cacheable))
+            Ok(Answer::Value(era::complete(
+                result,
+                r.aggregate.server_info(),
+                cacheable,
+            )))
         }
     }
 }
@@ -121,7 +141,6 @@ async fn modern(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<
 
 async fn shared(r: &Request<'_>, method: &str, params: Option<Value>) -> Result<Value, WireError> {
     match method {
-        "tools/list" => tools::list(r.aggregate, r.rules, params.as_ref()).await,
         "tools/call" => tools::call(r, params).await,
         "resources/list" => surface::list(r, List::Resources, params.as_ref()).await,
         "resources/templates/list" => {

@@ -8,16 +8,18 @@
 //!    sessions, streams).
 //! 2. `dispatch`: a request in its era → its handler; notifications → the session.
 //! 3. The handlers: `lifecycle` (`initialize`, `server/discover`, `logging/setLevel`), `tools`
-//!    (its list in `pages`), `surface` (resources, prompts, completion; who owns what in
+//!    (its list kept as text per tool set and rule set in `listing`, cut in `pages`), `surface` (resources, prompts, completion; who owns what in
 //!    `owners`),
 //!    `listen` (list changes to legacy sessions and `subscriptions/listen`).
 //! 4. What they stand on: `aggregate` (the shared registry, its tools as MCP tools, its
 //!    instructions, its change notices and servers' logs), `progress` and `logs` (a call's
 //!    progress, the servers' log messages, as a client gets them), `session` (a legacy session's state), `era` (versions,
-//!    envelopes, modern results), `wire` (MCP's error codes), `options`.
+//!    envelopes, modern results), `answer` (a value or JSON text held, as a response line), `wire`
+//!    (MCP's error codes), `options`.
 
 pub mod access;
 mod aggregate;
+mod answer;
 mod answering;
 mod asks;
 mod dispatch;
@@ -27,6 +29,7 @@ mod ids;
 mod input;
 mod lifecycle;
 mod listen;
+mod listing;
 mod logs;
 pub mod options;
 mod owners;

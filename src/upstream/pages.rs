@@ -6,7 +6,9 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use serde_json::{json, Value};
+use serde_json::json;
+#[cfg(test)]
+use serde_json::Value;
 
 use super::wire::WireError;
 
@@ -14,35 +16,80 @@ use super::wire::WireError;
 const CURSOR_PREFIX: &str = "after:";
 
 /// One page of `tools` (each an MCP tool object, sorted by `name`) after `cursor`: `{tools,
-/// nextCursor?}`.
+/// nextCursor?}` — the answer as a value, which the listing's text must equal (`listing`'s tests).
+#[cfg(test)]
 pub fn page(
     tools: &[Value],
     cursor: Option<&str>,
     size: Option<usize>,
 ) -> Result<Value, WireError> {
+    let window = window(tools.len(), |i| name(&tools[i]), cursor, size)?;
+    let mut result = json!({ "tools": &tools[window.start..window.end] });
+    if let Some(next) = window.next_cursor {
+        result["nextCursor"] = Value::String(next);
+    }
+    Ok(result)
+}
+
+/// Which tools of a listing a page holds: `start..end`, and the cursor of the page after it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Window {
+    pub start: usize,
+    pub end: usize,
+    pub next_cursor: Option<String>,
+}
+
+/// The page after `cursor` of a listing of `len` tools whose `i`th exposed name is `name_at(i)`
+/// (sorted): what [`page`] serves, for a listing held as text (`listing`).
+pub fn window<'a>(
+    len: usize,
+    name_at: impl Fn(usize) -> &'a str,
+    cursor: Option<&str>,
+    size: Option<usize>,
+) -> Result<Window, WireError> {
     let Some(size) = size else {
         if let Some(cursor) = cursor {
             return Err(invalid(format!(
                 "unknown cursor {cursor:?}: the tool list is one page"
             )));
         }
-        return Ok(json!({ "tools": tools }));
+        return Ok(Window {
+            start: 0,
+            end: len,
+            next_cursor: None,
+        });
     };
     let start = match cursor {
         None => 0,
         Some(cursor) => {
             let after = decode(cursor)?;
-            tools.partition_point(|t| name(t) <= after.as_str())
+            partition_point(len, |i| name_at(i) <= after.as_str())
         }
     };
-    let end = tools.len().min(start + size.max(1));
-    let mut result = json!({ "tools": &tools[start..end] });
-    if end < tools.len() {
-        result["nextCursor"] = Value::String(encode(name(&tools[end - 1])));
-    }
-    Ok(result)
+    let end = len.min(start + size.max(1));
+    let next_cursor = (end < len).then(|| encode(name_at(end - 1)));
+    Ok(Window {
+        start,
+        end,
+        next_cursor,
+    })
 }
 
+/// The first index in `0..len` where `before` turns false (it holds on a prefix).
+fn partition_point(len: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, len);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if before(middle) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    low
+}
+
+#[cfg(test)]
 fn name(tool: &Value) -> &str {
     tool["name"].as_str().unwrap_or_default()
 }

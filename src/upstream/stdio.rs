@@ -17,13 +17,14 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use super::aggregate::Aggregate;
+use super::answer::{self, Answer};
 use super::dispatch;
 use super::era::{self, Carrier, Era};
 use super::listen;
 use super::request::Request;
 use super::session::Session;
 use super::wire::{WireError, INTERNAL_ERROR, PARSE_ERROR};
-use crate::jsonrpc::{encode_response, Incoming, LineError, LineReader, RequestId};
+use crate::jsonrpc::{Incoming, LineError, LineReader, RequestId};
 use crate::limits;
 use crate::serving::Sink;
 use crate::serving::{guarded, writer, Flow, Outbox, Stopped, Ticket};
@@ -257,12 +258,8 @@ impl Stdio {
         });
     }
 
-    async fn answer(&self, id: Option<&RequestId>, outcome: Result<Value, WireError>) {
-        let line = match &outcome {
-            Ok(result) => encode_response(id, Ok(result)),
-            Err(e) => encode_response::<Value>(id, Err(&e.to_json())),
-        };
-        self.outbox.send(line).await;
+    async fn answer(&self, id: Option<&RequestId>, outcome: Result<Answer, WireError>) {
+        self.outbox.send(answer::line(id, &outcome)).await;
     }
 }
 

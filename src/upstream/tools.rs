@@ -26,9 +26,10 @@ use super::aggregate::Aggregate;
 use super::answering::{self, answering, Relay, Step};
 use super::era::Era;
 use super::input::Running;
+use super::listing::Shape;
+use super::progress;
 use super::request::Request;
 use super::wire::WireError;
-use super::{pages, progress};
 use crate::error::{Error, ErrorCode};
 use crate::supervisor::{CallOptions, CallOutcome, LogLevel};
 
@@ -37,13 +38,15 @@ pub const ERROR_META: &str = "mcp-sidecar/error";
 /// The `_meta` key of a truncated result's details (original size, handle…).
 pub const TRUNCATED_META: &str = "mcp-sidecar/truncated";
 
-/// `tools/list`: every tool, in one page or in pages of `--page-size` (`pages`) (with
-/// `--wait-for-servers`, once every configured server started or failed).
+/// `tools/list`: every tool `rules` allow, in one page or in pages of `--page-size` (`pages`)
+/// (with `--wait-for-servers`, once every configured server started or failed), as JSON text in
+/// `shape`, cut from the listing kept for this tool set and rule set (`listing`).
 pub async fn list(
     aggregate: &Aggregate,
     rules: Option<&Rules>,
+    shape: Shape,
     params: Option<&Value>,
-) -> Result<Value, WireError> {
+) -> Result<Arc<str>, WireError> {
     let cursor = match params.and_then(|p| p.get("cursor")) {
         None | Some(Value::Null) => None,
         Some(Value::String(cursor)) => Some(cursor.as_str()),
@@ -55,24 +58,12 @@ pub async fn list(
         }
     };
     aggregate.before_listing().await;
-    let tools = aggregate.tools();
-    match rules.filter(|r| !r.allows_everything()) {
-        None => pages::page(&tools, cursor, aggregate.page_size()),
-        Some(rules) => {
-            let catalog = aggregate.registry().catalog();
-            let allowed: Vec<Value> = tools
-                .iter()
-                .filter(|t| {
-                    let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
-                    catalog
-                        .get(name)
-                        .is_some_and(|e| rules.tool(&e.server, &e.tool.name))
-                })
-                .cloned()
-                .collect();
-            pages::page(&allowed, cursor, aggregate.page_size())
-        }
-    }
+    aggregate.listing(rules).answer(
+        cursor,
+        aggregate.page_size(),
+        shape,
+        aggregate.server_info(),
+    )
 }
 
 /// The refusal of a call of `tool` that `rules` do not allow: the same error as a tool that does

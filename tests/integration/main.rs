@@ -43,6 +43,8 @@ mod leaks;
 mod logs;
 mod oauth;
 mod oauth_host;
+#[cfg(unix)] // the Secret's symlinks
+mod oauth_token_file;
 #[cfg(unix)] // the `mcp --http` harness (`upstream`)
 mod observability;
 mod packages;

@@ -6,7 +6,7 @@
 //! pattern does. The same rules filter the listings and refuse the calls, so a client never learns
 //! of a tool it may not call.
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Rules {
     /// `None`: every server.
     servers: Option<Vec<String>>,

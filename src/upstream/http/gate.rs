@@ -15,6 +15,7 @@ use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::{encode_response, RequestId};
 use crate::upstream::access::{Audit, AuditLine, Caller, Outcome};
 use crate::upstream::aggregate::Aggregate;
+use crate::upstream::answer::Answer;
 use crate::upstream::tools::{self, ERROR_META};
 use crate::upstream::wire::WireError;
 
@@ -61,11 +62,14 @@ impl Audited {
     }
 
     /// Writes the line for `outcome` (`None`: cancelled by the client).
-    pub fn finish(&self, audit: &Audit, outcome: Option<&Result<Value, WireError>>) {
+    pub fn finish(&self, audit: &Audit, outcome: Option<&Result<Answer, WireError>>) {
         let (outcome, code) = match outcome {
-            Some(Ok(result)) if result.get("isError") == Some(&Value::Bool(true)) => {
-                let code = result
-                    .pointer(&format!("/_meta/{}/code", ERROR_META.replace('/', "~1")))
+            Some(Ok(answer)) if answer.is_error_result() => {
+                let code = answer
+                    .value()
+                    .and_then(|r| {
+                        r.pointer(&format!("/_meta/{}/code", ERROR_META.replace('/', "~1")))
+                    })
                     .cloned();
                 (Outcome::Error, code)
             }

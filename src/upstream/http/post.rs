@@ -31,12 +31,13 @@ use super::headers;
 use super::sessions::HttpSession;
 use super::state::{accepts, header, State, SESSION_HEADER, VERSION_HEADER};
 use crate::error::ErrorCode;
-use crate::jsonrpc::{encode_response, Incoming as Message, RequestId};
+use crate::jsonrpc::{Incoming as Message, RequestId};
 use crate::limits;
 use crate::serving::Sink;
 use crate::serving::{guarded, Stopped, Ticket};
 use crate::telemetry::{Carried, TraceContext};
 use crate::upstream::access::{Caller, Outcome};
+use crate::upstream::answer::{self, Answer};
 use crate::upstream::dispatch;
 use crate::upstream::era::{self, Carrier, Era, LEGACY_VERSIONS};
 use crate::upstream::request::Request;
@@ -376,7 +377,7 @@ impl Job {
                     Err(e) if modern => status_of(e),
                     _ => StatusCode::OK,
                 };
-                let line = answer_line(Some(&id), &outcome);
+                let line = answer::line(Some(&id), &outcome);
                 // Handed to the response side, or into the stream once that side went SSE.
                 if let Err((_, line)) = answer_tx.send((status, line)) {
                     let _ = sink.send(line).await;
@@ -428,7 +429,7 @@ impl Job {
         client: &Client,
         token: &tokio_util::sync::CancellationToken,
         sink: &Sink,
-    ) -> Option<Result<Value, WireError>> {
+    ) -> Option<Result<Answer, WireError>> {
         let request = Request {
             aggregate: &self.state.aggregate,
             session: client.session(),
@@ -495,19 +496,12 @@ fn status_of(e: &WireError) -> StatusCode {
     StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::OK)
 }
 
-fn answer_line(id: Option<&RequestId>, outcome: &Result<Value, WireError>) -> Vec<u8> {
-    match outcome {
-        Ok(result) => encode_response(id, Ok(result)),
-        Err(e) => encode_response::<Value>(id, Err(&e.to_json())),
-    }
-}
-
 fn answer_json(
     id: Option<&RequestId>,
-    outcome: Result<Value, WireError>,
+    outcome: Result<Answer, WireError>,
     status: StatusCode,
 ) -> Response<Out> {
-    json(status, answer_line(id, &outcome))
+    json(status, answer::line(id, &outcome))
 }
 
 fn stopping() -> WireError {

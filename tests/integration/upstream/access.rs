@@ -302,3 +302,50 @@ fn the_audit_log_has_a_line_per_request_with_secrets_masked() {
     assert_eq!(calls[2]["outcome"], "denied");
     assert_eq!(calls[2]["code"], -32602);
 }
+
+/// The listing kept as text is kept per client: two clients with different rules, asking in
+/// turn from one process, each get their own listing every time — never the other's, which a
+/// listing kept for the tool set alone would hand out — byte for byte the same on each ask.
+#[test]
+fn clients_asking_in_turn_each_get_their_own_kept_listing() {
+    let (access, _) = access_file(
+        "access-listings",
+        &[
+            ("wide", WIDE, json!({"tools": ["alpha.*", "!alpha.sleep"]})),
+            ("narrow", NARROW, json!({"servers": ["beta"]})),
+        ],
+    );
+    let server = start(&access, &["--wait-for-servers"]);
+    let listing = |token: &str| {
+        let auth = bearer(token);
+        let reply = server.post_modern(1, "tools/list", json!({}), &[("Authorization", &auth)]);
+        assert_eq!(reply.status, 200, "{reply:?}");
+        reply.body
+    };
+    let (wide, narrow) = (listing(WIDE), listing(NARROW));
+    assert_ne!(wide, narrow);
+    for round in 0..3 {
+        // Each asks right after the other, whose listing was just kept.
+        assert_eq!(listing(NARROW), narrow, "round {round}");
+        assert_eq!(listing(WIDE), wide, "round {round}");
+    }
+    let names = |body: &str| -> Vec<String> {
+        let v: Value = serde_json::from_str(body).unwrap();
+        v["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (wide, narrow) = (names(&wide), names(&narrow));
+    assert!(
+        !wide.is_empty() && wide.iter().all(|n| n.starts_with("alpha__")),
+        "{wide:?}"
+    );
+    assert!(!wide.contains(&"alpha__sleep".to_owned()), "{wide:?}");
+    assert!(
+        !narrow.is_empty() && narrow.iter().all(|n| n.starts_with("beta__")),
+        "{narrow:?}"
+    );
+}

@@ -667,3 +667,79 @@ fn the_end_of_the_stdin_pipe_stops_it_like_a_signal() {
     let alive: Vec<u32> = pids.into_iter().filter(|p| pid_alive(*p)).collect();
     assert!(alive.is_empty(), "{alive:?}");
 }
+
+/// The body of a `tools/list` answer, checked to be JSON-RPC's compact text with sorted keys —
+/// what serialising the answer as a value gives, as it was before listings were kept as text —
+/// and parsed.
+fn listing_of(reply: &super::harness::Reply) -> Value {
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let body = reply.body.trim_end();
+    let parsed: Value = serde_json::from_str(body).unwrap();
+    let envelope = format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":", parsed["id"]);
+    let result = body
+        .strip_prefix(envelope.as_str())
+        .and_then(|r| r.strip_suffix('}'))
+        .unwrap_or_else(|| panic!("not a result: {body}"));
+    assert_eq!(
+        result,
+        parsed["result"].to_string(),
+        "the result is the value's own compact text"
+    );
+    parsed
+}
+
+/// `tools/list` of both eras, one page and pages of `--page-size`: each answer the same text as
+/// the value it stands for, its pages together the whole list in order, and each asked again
+/// (served from the listing kept) the same bytes, id aside.
+#[test]
+fn tools_list_is_the_same_text_in_both_eras_and_every_page_first_and_warm() {
+    let servers = json!({"a": fixture(&[]), "b": fixture(&[])});
+    let whole_server = HttpSidecar::start(servers.clone(), &[]);
+    let whole = listing_of(&whole_server.post_modern(2, "tools/list", json!({}), &[]));
+    let all: Vec<Value> = whole["result"]["tools"].as_array().unwrap().clone();
+    assert!(all.len() > 6, "{whole}");
+    assert_eq!(whole["result"]["resultType"], "complete");
+    assert_eq!(whole["result"]["ttlMs"], 0);
+    let again = whole_server.post_modern(2, "tools/list", json!({}), &[]);
+    assert_eq!(listing_of(&again), whole, "warm: the same answer");
+
+    let paged = HttpSidecar::start(servers, &["--page-size", "3"]);
+    let session = open_session(&paged);
+    let legacy = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    for modern_era in [false, true] {
+        for round in 0..2 {
+            let mut listed = Vec::new();
+            let mut cursor = Value::Null;
+            for id in 10.. {
+                let params = json!({ "cursor": cursor });
+                let reply = if modern_era {
+                    paged.post_modern(id, "tools/list", params, &[])
+                } else {
+                    paged.post(&request(id, "tools/list", params), &legacy)
+                };
+                let page = listing_of(&reply);
+                let result = &page["result"];
+                assert_eq!(
+                    result.get("resultType").is_some(),
+                    modern_era,
+                    "{modern_era} {round}: {result}"
+                );
+                let tools = result["tools"].as_array().unwrap();
+                assert!(!tools.is_empty() && tools.len() <= 3, "{result}");
+                listed.extend(tools.iter().cloned());
+                cursor = result.get("nextCursor").cloned().unwrap_or(Value::Null);
+                if cursor.is_null() {
+                    break;
+                }
+                assert!(id < 10 + all.len() as i64, "the pages end");
+            }
+            assert_eq!(
+                listed, all,
+                "era modern {modern_era}, round {round}: the pages are the whole list, in order"
+            );
+        }
+    }
+}

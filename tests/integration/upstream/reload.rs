@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::harness::{initialize, mcp_stdio, wait_for_log};
+use super::harness::{initialize, mcp_stdio, modern, wait_for_log};
 use crate::support::{all_dead, fixture, pid_alive, signal, with_fields, Sidecar};
 
 /// The config file `mcp_stdio` wrote (next to its log).
@@ -127,4 +127,45 @@ fn a_bad_edit_keeps_every_server_running_and_says_why() {
     s.notification("notifications/tools/list_changed", |_| true);
     assert_ne!(pid_of(&mut s, "b"), pid, "a good edit after it applies");
     assert_eq!(pid_of(&mut s, "a"), pid);
+}
+
+/// A `tools/list` answer is kept as text for its tool set, and gives way the moment that set
+/// changes: listed (and kept), then a server added by an edit is in the next list after the
+/// change is announced, in both eras, and gone again after it is removed.
+#[test]
+fn a_kept_listing_gives_way_when_an_edit_changes_the_tool_set() {
+    let (mut s, log) = mcp_stdio(json!({"a": fixture(&[])}), &[]);
+    initialize(&mut s, "2025-11-25");
+    let before = tool_names(&mut s);
+    assert_eq!(tool_names(&mut s), before, "asked again: the kept listing");
+    assert!(!before.iter().any(|n| n.starts_with("b__")), "{before:?}");
+    let has_b = |s: &mut Sidecar| tool_names(s).iter().any(|n| n == "b__echo");
+    save(
+        &config_of(&log),
+        json!({"a": fixture(&[]), "b": fixture(&[])}),
+    );
+    // Each announced change is followed by a list; the one after `b` is ready shows it.
+    loop {
+        s.notification("notifications/tools/list_changed", |_| true);
+        if has_b(&mut s) {
+            break;
+        }
+    }
+    let modern_list = s.call("tools/list", modern(json!({})));
+    assert!(
+        modern_list["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "b__echo"),
+        "{modern_list}"
+    );
+    save(&config_of(&log), json!({"a": fixture(&[])}));
+    loop {
+        s.notification("notifications/tools/list_changed", |_| true);
+        if !has_b(&mut s) {
+            break;
+        }
+    }
+    assert_eq!(tool_names(&mut s), before);
 }
