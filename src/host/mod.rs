@@ -17,7 +17,6 @@ mod dispatch;
 mod events;
 mod load;
 mod params;
-mod reading;
 mod reply;
 mod requests;
 mod search;

@@ -1,11 +1,9 @@
-//! The host session's read loop and its shutdown choreography: lines are read through a bound and
-//! parsed; `initialize` and `shutdown` are handled in order on the reader (the host may pipeline
-//! requests right behind them), as is the refusal of any request before `initialize` (decided by
-//! line order, never by when a task runs); every other request gets a task of its own
-//! (`requests`) once it has a ticket (`flow`): while none is free the reader reads nothing more
-//! but the host's answers to the sidecar's own requests (`reading`), so a host that does not read
-//! its answers is held back by its own blocked writes. Every answer the reader gives itself
-//! (malformed lines, refusals) is queued before the next line is read, for the same reason.
+//! The host session: its read loop (`serving::read_loop`, with the host protocol's answers to
+//! each kind of line) and its shutdown choreography. `initialize` and `shutdown` are handled in
+//! order on the reader (the host may pipeline requests right behind them), as is the refusal of
+//! any request before `initialize` (decided by line order, never by when a task runs); every
+//! other request gets a task of its own (`requests`) once it has a ticket (`flow`), and while none
+//! is free the reader reads nothing more but the host's answers to the sidecar's own requests.
 //!
 //! Three ways to stop, one sequence (`session::stop_all`, then a flush of the outbox): `shutdown`
 //! (answered after the stop), end of input or a read error, and a signal (`ServeOptions::stop`) or
@@ -15,18 +13,18 @@
 
 use std::sync::Arc;
 
-use serde_json::json;
-use tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, BufReader};
+use serde_json::{json, Value};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio_util::sync::CancellationToken;
 
 use super::context::{self, Host};
 use super::params::{self, parse};
-use super::reading::{self, Line, Parsed};
 use super::{requests, session};
 use crate::error::{Error, ErrorCode};
-use crate::jsonrpc::{Incoming, LineReader, RequestId};
+use crate::jsonrpc::{ErrorObject, LineReader, RequestId};
 use crate::limits;
-use crate::serving::{writer, Flow};
+use crate::serving::read_loop::{self, Ended, Front, Malformed, Step};
+use crate::serving::{writer, Flow, Ticket};
 
 pub struct ServeOptions {
     /// Longest line accepted from the host.
@@ -68,103 +66,89 @@ where
         BufReader::with_capacity(limits::HOST_READ_BUFFER_BYTES, input),
         options.max_line_bytes,
     );
-    // A line read while a request waited for its ticket, handled next.
-    let mut held = None;
-    loop {
-        let line = match held.take() {
-            Some(line) => line,
-            None => reading::read(&host, &mut lines, &stop).await,
-        };
-        let (parsed, bytes) = match line {
-            Line::Message { parsed, bytes } => (parsed, bytes),
-            Line::Nothing => continue,
-            Line::End => break,
-        };
-        let mut reader = Reader {
-            lines: &mut lines,
-            held: &mut held,
-            stop: &stop,
-        };
-        match handle(&host, parsed, bytes, &mut reader).await {
-            Next::Read => {}
-            Next::Stop => {
-                // A request read while the last one waited is answered too, as every request
-                // that was read is.
-                if let Some(Line::Message {
-                    parsed: Ok(Ok(Incoming::Request { id, .. })),
-                    ..
-                }) = held.take()
-                {
-                    host.answer(Some(&id), Err(shutting_down(&id))).await;
-                }
-                break;
-            }
-            Next::Shutdown(id) => {
-                // `shutdown`: answered once every server is stopped, and flushed before returning.
-                // Stopping: from now on a stdout nobody reads cannot hold the exit (`writer`).
-                stop.cancel();
-                session::stop_all(&host).await;
-                host.answer(Some(&id), Ok(json!({}))).await;
-                host.outbox.flush().await;
-                drop(writer);
-                return;
-            }
-        }
+    let front = HostFront(Arc::clone(&host));
+    if let Ended::Finish(id) = read_loop::run(&front, &mut lines, &stop).await {
+        // `shutdown`: answered once every server is stopped, and flushed before returning.
+        // Stopping: from now on a stdout nobody reads cannot hold the exit (`writer`).
+        stop.cancel();
+        session::stop_all(&host).await;
+        host.answer(Some(&id), Ok(json!({}))).await;
+        host.outbox.flush().await;
+        drop(writer);
+        return;
     }
     stop.cancel();
     session::stop_all(&host).await;
     host.outbox.flush().await;
 }
 
-/// What handling a request may need of the reader: reading on while it waits for a ticket.
-struct Reader<'a, R> {
-    lines: &'a mut LineReader<R>,
-    held: &'a mut Option<Line>,
-    stop: &'a CancellationToken,
-}
+/// The host protocol's side of the read loop.
+struct HostFront(Arc<Host>);
 
-/// What the reader does after one line.
-enum Next {
-    Read,
-    /// A valid `shutdown` request, which ends the session.
-    Shutdown(RequestId),
-    /// A signal came while the line waited for a ticket: stop as at end of input.
-    Stop,
-}
+impl Front for HostFront {
+    /// A request's method and params.
+    type Admitted = (String, Option<Value>);
 
-/// Handles one message.
-async fn handle<R: AsyncBufRead + Unpin>(
-    host: &Arc<Host>,
-    parsed: Parsed,
-    bytes: usize,
-    reader: &mut Reader<'_, R>,
-) -> Next {
-    match parsed {
-        Err(e) => {
-            let e = Error::new(ErrorCode::ParseError, format!("invalid JSON: {e}"));
-            host.answer(None, Err(e)).await;
-        }
-        Ok(Err(not_rpc)) => {
-            let e = Error::new(
-                ErrorCode::InvalidRequest,
-                format!("not a JSON-RPC 2.0 message: {}", not_rpc.reason),
-            );
-            host.answer(not_rpc.id.as_ref(), Err(e)).await;
-        }
-        Ok(Ok(Incoming::Notification { method, params })) => {
-            requests::notification(host, &method, params)
-        }
-        Ok(Ok(Incoming::Response { id, result })) => {
-            reading::route_answer(host, &id, result, bytes)
-        }
-        Ok(Ok(Incoming::Request { id, method, params })) => match method.as_str() {
+    fn peer(&self) -> &'static str {
+        "the host"
+    }
+
+    fn flow(&self) -> &Flow {
+        &self.0.flow
+    }
+
+    async fn malformed(&self, what: Malformed) {
+        let (id, e) = match what {
+            Malformed::TooLong { limit } => (
+                None,
+                Error::new(
+                    ErrorCode::MessageTooLarge,
+                    format!("request line longer than the {limit}-byte limit (--max-line-bytes); it was skipped"),
+                )
+                .with("setting", "--max-line-bytes")
+                .with("limit", limit as u64),
+            ),
+            Malformed::InvalidJson(e) => (
+                None,
+                Error::new(ErrorCode::ParseError, format!("invalid JSON: {e}")),
+            ),
+            Malformed::NotJsonRpc(not_rpc) => (
+                not_rpc.id,
+                Error::new(
+                    ErrorCode::InvalidRequest,
+                    format!("not a JSON-RPC 2.0 message: {}", not_rpc.reason),
+                ),
+            ),
+        };
+        self.0.answer(id.as_ref(), Err(e)).await;
+    }
+
+    fn notification(&self, method: String, params: Option<Value>) {
+        requests::notification(&self.0, &method, params)
+    }
+
+    fn answered(&self, id: &RequestId, result: Result<Value, ErrorObject>, bytes: usize) -> bool {
+        self.0
+            .asks
+            .get()
+            .is_some_and(|asks| asks.answered(id, result, bytes))
+    }
+
+    async fn request(
+        &self,
+        id: RequestId,
+        method: String,
+        params: Option<Value>,
+    ) -> Step<Self::Admitted> {
+        let host = &self.0;
+        match method.as_str() {
             // Handled in order, on the reader: the host may pipeline requests right behind them.
             "initialize" => {
                 let outcome = session::initialize(host, params);
                 host.answer(Some(&id), outcome).await;
             }
             "shutdown" => match parse::<params::Empty>("shutdown", params) {
-                Ok(_) => return Next::Shutdown(id),
+                Ok(_) => return Step::Finish(id),
                 Err(e) => host.answer(Some(&id), Err(e)).await,
             },
             // Refused here, in line order: a request read before `initialize` is refused even
@@ -173,25 +157,20 @@ async fn handle<R: AsyncBufRead + Unpin>(
                 host.answer(Some(&id), Err(context::not_initialized()))
                     .await;
             }
-            _ => {
-                let admitted =
-                    reading::admit(host, bytes, reader.lines, reader.held, reader.stop).await;
-                let Some(ticket) = admitted else {
-                    // The request was read, so it is answered, as every request in flight is.
-                    tracing::info!("stop requested by a signal; stopping every server");
-                    host.answer(Some(&id), Err(shutting_down(&id))).await;
-                    return Next::Stop;
-                };
-                requests::start(host, id, method, params, ticket).await;
-            }
-        },
+            _ => return Step::Admit(id, (method, params)),
+        }
+        Step::Done
     }
-    Next::Read
-}
 
-fn shutting_down(id: &RequestId) -> Error {
-    Error::new(
-        ErrorCode::ShuttingDown,
-        format!("request {id} was abandoned: the sidecar is shutting down"),
-    )
+    async fn start(&self, id: RequestId, (method, params): Self::Admitted, ticket: Ticket) {
+        requests::start(&self.0, id, method, params, ticket).await
+    }
+
+    async fn abandoned(&self, id: RequestId) {
+        let e = Error::new(
+            ErrorCode::ShuttingDown,
+            format!("request {id} was abandoned: the sidecar is shutting down"),
+        );
+        self.0.answer(Some(&id), Err(e)).await;
+    }
 }

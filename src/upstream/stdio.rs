@@ -1,10 +1,11 @@
 //! The aggregate over stdio, for a client that spawns `mcp-sidecar mcp` (Claude Desktop, Cursor,
 //! VS Code…): newline-delimited JSON-RPC on stdin and stdout, one session.
 //!
-//! Lines are read through a bound (`--max-line-bytes`); every request runs as its own task once it
-//! has a ticket of `serving::flow`, so a client that does not read its answers is held back by its
-//! own blocked writes; `initialize` is served in order on the reader, so that the session's change
-//! notifications start only after its answer, and so is the refusal of a request before it. A
+//! Lines are read by `serving::read_loop` (through `--max-line-bytes`); every request runs as its
+//! own task once it has a ticket of `serving::flow`, so a client that does not read its answers is
+//! held back by its own blocked writes, while its answers to the servers' questions are still read;
+//! `initialize` is served in order on the reader, so that the session's change notifications start
+//! only after its answer, and so is the refusal of a request before it. A
 //! request the client cancels is not answered (MCP); one cut short by the sidecar's stop is
 //! answered with an error. The session ends at end of input, on a signal (`stop`) or when stdout
 //! breaks.
@@ -24,8 +25,9 @@ use super::listen;
 use super::request::Request;
 use super::session::Session;
 use super::wire::{WireError, INTERNAL_ERROR, PARSE_ERROR};
-use crate::jsonrpc::{Incoming, LineError, LineReader, RequestId};
+use crate::jsonrpc::{ErrorObject, LineReader, RequestId};
 use crate::limits;
+use crate::serving::read_loop::{self, Front, Malformed, Step};
 use crate::serving::Sink;
 use crate::serving::{guarded, writer, Flow, Outbox, Stopped, Ticket};
 use crate::telemetry::TraceContext;
@@ -43,6 +45,10 @@ struct Stdio {
     outbox: Outbox,
     /// Set when the sidecar stops the session (not the client): requests cut short are answered.
     stopping: AtomicBool,
+    /// The budgets the client's requests take before they run.
+    flow: Flow,
+    /// Cancelled when the session ends: ends its notifications' task.
+    stop: CancellationToken,
 }
 
 /// Serves the aggregate on `input`/`output` until end of input, `stop`, or a broken output.
@@ -64,71 +70,15 @@ pub async fn serve<R, W>(
         session: Arc::new(Session::default()),
         outbox,
         stopping: AtomicBool::new(false),
+        flow: Flow::new(bounds.max_inflight, limits::HOST_INFLIGHT_LINE_BYTES),
+        stop: stop.clone(),
     });
-    let flow = Flow::new(bounds.max_inflight, limits::HOST_INFLIGHT_LINE_BYTES);
     let mut lines = LineReader::new(
         BufReader::with_capacity(limits::HOST_READ_BUFFER_BYTES, input),
         bounds.max_line_bytes,
     );
-    loop {
-        let next = tokio::select! {
-            // Reading is abandoned for good: a half-read line is lost with the session.
-            _ = stop.cancelled() => break,
-            next = lines.next_line() => next,
-        };
-        let line = match next {
-            Ok(Some(line)) => line,
-            Ok(None) => {
-                tracing::info!("the MCP client closed stdin; stopping every server");
-                break;
-            }
-            Err(LineError::TooLong { limit }) => {
-                let e = WireError::invalid_request(format!(
-                    "message longer than the {limit}-byte limit (--max-line-bytes); it was skipped"
-                ));
-                stdio.answer(None, Err(e)).await;
-                continue;
-            }
-            Err(LineError::Io(e)) => {
-                tracing::warn!("reading stdin failed: {e}; stopping every server");
-                break;
-            }
-        };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let size = line.len();
-        let Some((id, method, params)) = stdio.read_message(line).await else {
-            continue;
-        };
-        let era = match era::classify(&method, params.as_ref(), Carrier::Stdio) {
-            Ok(era) => era,
-            Err(e) => {
-                stdio.answer(Some(&id), Err(e)).await;
-                continue;
-            }
-        };
-        // In line order, not when the request's task runs (see `refused_before_initialize`).
-        let refused = (era == Era::Legacy)
-            .then(|| dispatch::refused_before_initialize(&stdio.session, &method))
-            .flatten();
-        if let Some(refused) = refused {
-            stdio.answer(Some(&id), Err(refused)).await;
-            continue;
-        }
-        if method == "initialize" && era == Era::Legacy {
-            stdio.initialize(id, params, &stop).await;
-            continue;
-        }
-        let ticket = tokio::select! {
-            ticket = flow.admit(size) => ticket,
-            _ = stop.cancelled() => {
-                stdio.answer(Some(&id), Err(stopping())).await;
-                break;
-            }
-        };
-        stdio.start(id, era, method, params, ticket).await;
-    }
+    // No request ends an MCP session: only the input's end or the stop do.
+    read_loop::run(&StdioFront(Arc::clone(&stdio)), &mut lines, &stop).await;
     stdio.stopping.store(true, Ordering::SeqCst);
     stop.cancel();
     stdio.session.asked.close("the session ended");
@@ -137,46 +87,94 @@ pub async fn serve<R, W>(
     drop(writer);
 }
 
-impl Stdio {
-    /// A request's parts, or `None` after handling what is not a request (answering a malformed
-    /// line, taking a notification).
-    async fn read_message(&self, line: &[u8]) -> Option<(RequestId, String, Option<Value>)> {
-        match Incoming::parse(line) {
-            Err(e) => {
-                let e = WireError::new(PARSE_ERROR, format!("invalid JSON: {e}"));
-                self.answer(None, Err(e)).await;
-                None
-            }
-            Ok(Err(not_rpc)) => {
-                let e = WireError::invalid_request(format!(
-                    "not a JSON-RPC 2.0 message: {}",
-                    not_rpc.reason
-                ));
-                self.answer(not_rpc.id.as_ref(), Err(e)).await;
-                None
-            }
-            Ok(Ok(Incoming::Notification { method, params })) => {
-                dispatch::notification(&self.aggregate, &self.session, &method, params);
-                None
-            }
-            Ok(Ok(Incoming::Response { id, result })) => {
-                if !self.session.asked.answered(&id, result, line.len()) {
-                    tracing::debug!(%id, "ignored a response from the MCP client: no request of ours waits for it");
-                }
-                None
-            }
-            Ok(Ok(Incoming::Request { id, method, params })) => Some((id, method, params)),
-        }
+/// MCP's side of the read loop.
+struct StdioFront(Arc<Stdio>);
+
+impl Front for StdioFront {
+    /// A request's era, method and params.
+    type Admitted = (Era, String, Option<Value>);
+
+    fn peer(&self) -> &'static str {
+        "the MCP client"
     }
 
+    fn flow(&self) -> &Flow {
+        &self.0.flow
+    }
+
+    async fn malformed(&self, what: Malformed) {
+        let (id, e) = match what {
+            Malformed::TooLong { limit } => (
+                None,
+                WireError::invalid_request(format!(
+                    "message longer than the {limit}-byte limit (--max-line-bytes); it was skipped"
+                )),
+            ),
+            Malformed::InvalidJson(e) => (
+                None,
+                WireError::new(PARSE_ERROR, format!("invalid JSON: {e}")),
+            ),
+            Malformed::NotJsonRpc(not_rpc) => (
+                not_rpc.id,
+                WireError::invalid_request(format!(
+                    "not a JSON-RPC 2.0 message: {}",
+                    not_rpc.reason
+                )),
+            ),
+        };
+        self.0.answer(id.as_ref(), Err(e)).await;
+    }
+
+    fn notification(&self, method: String, params: Option<Value>) {
+        dispatch::notification(&self.0.aggregate, &self.0.session, &method, params);
+    }
+
+    fn answered(&self, id: &RequestId, result: Result<Value, ErrorObject>, bytes: usize) -> bool {
+        self.0.session.asked.answered(id, result, bytes)
+    }
+
+    async fn request(
+        &self,
+        id: RequestId,
+        method: String,
+        params: Option<Value>,
+    ) -> Step<Self::Admitted> {
+        let stdio = &self.0;
+        let era = match era::classify(&method, params.as_ref(), Carrier::Stdio) {
+            Ok(era) => era,
+            Err(e) => {
+                stdio.answer(Some(&id), Err(e)).await;
+                return Step::Done;
+            }
+        };
+        // In line order, not when the request's task runs (see `refused_before_initialize`).
+        let refused = (era == Era::Legacy)
+            .then(|| dispatch::refused_before_initialize(&stdio.session, &method))
+            .flatten();
+        if let Some(refused) = refused {
+            stdio.answer(Some(&id), Err(refused)).await;
+            return Step::Done;
+        }
+        if method == "initialize" && era == Era::Legacy {
+            stdio.initialize(id, params).await;
+            return Step::Done;
+        }
+        Step::Admit(id, (era, method, params))
+    }
+
+    async fn start(&self, id: RequestId, (era, method, params): Self::Admitted, ticket: Ticket) {
+        self.0.start(id, era, method, params, ticket).await
+    }
+
+    async fn abandoned(&self, id: RequestId) {
+        self.0.answer(Some(&id), Err(stopping())).await
+    }
+}
+
+impl Stdio {
     /// `initialize`, in order on the reader; once the session is initialized, its change
     /// notifications start.
-    async fn initialize(
-        self: &Arc<Self>,
-        id: RequestId,
-        params: Option<Value>,
-        stop: &CancellationToken,
-    ) {
+    async fn initialize(self: &Arc<Self>, id: RequestId, params: Option<Value>) {
         let sink = Sink::Outbox(self.outbox.clone());
         let request = Request {
             aggregate: &self.aggregate,
@@ -197,7 +195,7 @@ impl Stdio {
         if let Some((notices, logs)) = heard {
             // Its servers' questions outside a call come to this client.
             self.aggregate.asks().stand_by(&self.session, &sink);
-            let (stdio, stop) = (Arc::clone(self), stop.clone());
+            let (stdio, stop) = (Arc::clone(self), self.stop.clone());
             tokio::spawn(async move {
                 tokio::select! {
                     _ = listen::forward_legacy(notices, logs, &stdio.session, &sink) => {}

@@ -77,6 +77,30 @@ fn a_legacy_client_is_asked_during_its_call_and_only_what_it_declared() {
     );
 }
 
+/// One request in flight at most: the call holds the only ticket while its server waits for the
+/// client's answer, and the client's next request waits for that ticket. The answer, written
+/// behind the waiting request, must still be read, or all three wait until the question times out.
+#[test]
+fn answers_are_read_while_a_request_waits_for_its_ticket() {
+    let (mut s, _) = mcp_stdio(asking(), &["--max-inflight", "1"]);
+    initialize_declaring(&mut s, json!({"sampling": {}}));
+    let call = s.send(
+        "tools/call",
+        json!({"name": "fx__ask", "arguments": sampling()}),
+    );
+    let request = request_to_client(&mut s, "sampling/createMessage");
+    let ping = s.send("ping", json!({}));
+    let reply =
+        json!({"role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "m"});
+    answer(&mut s, &request["id"], reply.clone());
+    assert_eq!(
+        s.response(call)["result"]["structuredContent"]["result"],
+        reply,
+        "the server got the answer while the ping waited"
+    );
+    assert_eq!(s.response(ping)["result"], json!({}));
+}
+
 #[test]
 fn a_question_the_server_withdraws_is_cancelled_at_the_client() {
     let (mut s, _) = mcp_stdio(asking(), &[]);
