@@ -2,7 +2,8 @@
 // bench.mjs — owns the benchmark of this client against the official MCP TypeScript SDK
 // (`Client` + `StdioClientTransport`), both calling the same mcp-fixture `echo`: this client goes
 // Node -> mcp-sidecar -> fixture, the SDK goes Node -> fixture directly. Measures sequential
-// latency (p50/p99), calls/s with 64 in flight, cold start and RSS. A third column, "raw lines",
+// latency (p50/p99), calls/s with 64 in flight (with the CPU each process spent per call), cold
+// start and RSS. A third column, "raw lines",
 // is the floor for any Node client of the sidecar (hand-written JSON lines, no API), so the
 // client's own cost can be told from the sidecar's. Each column runs in its own Node process so
 // JIT state and RSS do not mix. Prints one side-by-side table (or --json).
@@ -11,7 +12,7 @@
 // Binaries: MCP_SIDECAR_BIN / MCP_FIXTURE_BIN, else target/release/ (else target/debug/) of the repo.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -49,6 +50,18 @@ const rssMiB = (pid) => {
   try {
     const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1];
     return Number(kb) / 1024;
+  } catch {
+    return null;
+  }
+};
+// Run time of every thread of `pid` so far (ns, from /proc/PID/task/N/schedstat), or null off Linux.
+const runNs = (pid) => {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    return ns;
   } catch {
     return null;
   }
@@ -174,11 +187,19 @@ async function worker(kind) {
       await s.call('hello');
     }
   };
+  const pidsCpu0 = Object.fromEntries(Object.entries(s.pids).map(([k, pid]) => [k, runNs(pid)]));
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  // The children's CPU per call over the same calls: where the rest of the time goes.
+  const childCpuUsPerCall = Object.fromEntries(
+    Object.entries(s.pids).map(([k, pid]) => {
+      const after = runNs(pid);
+      return [k, after === null || pidsCpu0[k] === null ? null : (after - pidsCpu0[k]) / 1000 / PIPELINED];
+    }),
+  );
   const result = {
     kind,
     coldStartHandshakeMs: median(handshake),
@@ -188,6 +209,7 @@ async function worker(kind) {
     meanUs: lat.reduce((a, b) => a + b, 0) / lat.length,
     callsPerSecond: PIPELINED / seconds,
     nodeCpuUsPerCall: (cpu.user + cpu.system) / PIPELINED,
+    childCpuUsPerCall,
     nodeRssMiB: process.memoryUsage().rss / 1024 / 1024,
     childRssMiB: Object.fromEntries(Object.entries(s.pids).map(([k, pid]) => [k, rssMiB(pid)])),
   };
@@ -215,6 +237,8 @@ if (opts.worker) {
       row('sequential mean (µs)', 'meanUs'),
       row(`calls/s, ${IN_FLIGHT} in flight`, 'callsPerSecond', 0),
       row('Node CPU µs per pipelined call', 'nodeCpuUsPerCall', 2),
+      ['mcp-sidecar CPU µs per pipelined call', f(ours.childCpuUsPerCall.sidecar, 2), f(raw.childCpuUsPerCall.sidecar, 2), '-'],
+      ['fixture CPU µs per pipelined call', f(ours.childCpuUsPerCall.fixture, 2), f(raw.childCpuUsPerCall.fixture, 2), f(sdk.childCpuUsPerCall.fixture, 2)],
       row('cold start: spawn + initialize (ms)', 'coldStartHandshakeMs'),
       row('cold start: until tools are callable (ms)', 'coldStartReadyMs'),
       row('Node process RSS (MiB)', 'nodeRssMiB'),

@@ -140,6 +140,7 @@ export class SidecarClient extends EventEmitter {
     const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     const reader = new LineReader({
       maxLineBytes,
+      decodeRuns: true, // each line is parsed and dropped
       onLine: (line) => this.#onLine(line),
       onOverflow: (bytes) =>
         this.#fail(

@@ -87,3 +87,30 @@ test('fail mode drops an over-long partial line without joining it (it never cos
   }
   assert.equal(joined, 0, 'an over-long line was joined before it was dropped');
 });
+
+test('decodeRuns hands out the same lines as line-by-line decoding, however the bytes are split', () => {
+  const text = '{"a":1}\r\n\n \t \n{"b":"h\u00e9llo \u{1F600}"}\r\n\r\n{"c":3}\n{"d":"\u00e9"}\n{"tail"';
+  const bytes = Buffer.from(text);
+  const read = (decodeRuns, cut) => {
+    const lines = [];
+    const reader = new LineReader({ maxLineBytes: 1024, decodeRuns, onLine: (l) => lines.push(l), onOverflow: () => {} });
+    reader.push(bytes.subarray(0, cut));
+    reader.push(bytes.subarray(cut));
+    reader.end();
+    return lines;
+  };
+  const expected = ['{"a":1}', '{"b":"h\u00e9llo \u{1F600}"}', '{"c":3}', '{"d":"\u00e9"}', '{"tail"'];
+  for (let cut = 0; cut <= bytes.length; cut += 1) {
+    assert.deepEqual(read(true, cut), expected, `split at byte ${cut}`);
+    assert.deepEqual(read(false, cut), expected, `split at byte ${cut}`);
+  }
+});
+
+test('decodeRuns keeps the bound: a chunk whose lines pass it together still fails on the one too long', () => {
+  const lines = [];
+  const overflows = [];
+  const reader = new LineReader({ maxLineBytes: 16, decodeRuns: true, onLine: (l) => lines.push(l), onOverflow: (n) => overflows.push(n) });
+  reader.push(Buffer.from(`${'a'.repeat(16)}\nok\n${'x'.repeat(17)}\nlater\n`));
+  assert.deepEqual(lines, ['a'.repeat(16), 'ok']);
+  assert.deepEqual(overflows, [17]);
+});
