@@ -380,11 +380,11 @@ pub const UPSTREAM_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
 /// announced as they become ready (`mcp --wait-for-servers`: lists wait for every server).
 pub const UPSTREAM_INITIALIZE_WAIT: Duration = Duration::from_secs(3);
 
-/// Longest a server's question waits for the upstream client's answer (a person may be answering
+/// Longest a server's question waits for the aggregate's client's answer (a person may be answering
 /// an elicitation); then the server gets -32001.
 pub const UPSTREAM_ANSWER_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
-/// The sidecar's requests one upstream client may have to answer at once; past it a server's
+/// The sidecar's requests one client of the aggregate may have to answer at once; past it a server's
 /// question is refused at once (-32000).
 pub const UPSTREAM_REQUESTS_MAX_OUTSTANDING: usize = 256;
 

@@ -28,7 +28,7 @@ const FLOORS: &[&[&str]] = &[
     &["mcp", "process"],
     &["store", "package"],
     &["supervisor", "signals", "serving"],
-    &["host", "upstream"],
+    &["host", "aggregate"],
     &["cli"],
 ];
 
