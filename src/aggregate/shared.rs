@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch, Notify};
 
-use super::requests::asks::UpstreamAsks;
+use super::requests::asks::ClientAsks;
 use super::requests::input::ParkedCalls;
 use super::requests::logs;
 use super::requests::owners::Owners;
@@ -95,7 +95,7 @@ pub struct Aggregate {
     listing: Mutex<Option<Converted>>,
     server_info: Value,
     /// Who answers the servers' questions (each client, in turn).
-    asks: Arc<UpstreamAsks>,
+    asks: Arc<ClientAsks>,
     /// 2026-07-28 calls waiting for their clients' answers.
     parked: ParkedCalls,
     /// `tools/list`'s page size (`--page-size`); `None`: one page.
@@ -118,11 +118,11 @@ impl Aggregate {
         page_size: Option<usize>,
     ) -> Arc<Aggregate> {
         let format = settings.format;
-        let asks = Arc::new(UpstreamAsks::default());
+        let asks = Arc::new(ClientAsks::default());
         settings.asker = Arc::clone(&asks) as Arc<dyn crate::ask::Asker>;
         let (events_tx, events_rx) = event_queue();
-        let (notices, _) = broadcast::channel(limits::UPSTREAM_NOTICES_QUEUE);
-        let (logs, _) = broadcast::channel(limits::UPSTREAM_LOGS_QUEUE);
+        let (notices, _) = broadcast::channel(limits::AGGREGATE_NOTICES_QUEUE);
+        let (logs, _) = broadcast::channel(limits::AGGREGATE_LOGS_QUEUE);
         let aggregate = Arc::new(Aggregate {
             registry: Registry::new(settings, events_tx),
             format,
@@ -222,7 +222,7 @@ impl Aggregate {
 
     /// Before a list: with `--wait-for-servers`, until every server started or failed, so that a
     /// client that ignores `list_changed` still sees every tool; else for the first moments of
-    /// the load only ([`limits::UPSTREAM_INITIALIZE_WAIT`]), so a client that lists at once (a
+    /// the load only ([`limits::AGGREGATE_INITIALIZE_WAIT`]), so a client that lists at once (a
     /// 2026-07-28 client has no `initialize` to wait in) still sees the servers quick to start,
     /// and the slow ones are announced as they become ready.
     pub async fn before_listing(&self) {
@@ -230,7 +230,7 @@ impl Aggregate {
             self.settled().await;
         } else {
             self.registered().await;
-            self.settled_within(limits::UPSTREAM_INITIALIZE_WAIT).await;
+            self.settled_within(limits::AGGREGATE_INITIALIZE_WAIT).await;
         }
     }
 
@@ -260,7 +260,7 @@ impl Aggregate {
     }
 
     /// Each server's `instructions` under a heading with its name, cut to
-    /// [`limits::UPSTREAM_INSTRUCTIONS_MAX_BYTES`]; `None` when no server gave any.
+    /// [`limits::AGGREGATE_INSTRUCTIONS_MAX_BYTES`]; `None` when no server gave any.
     pub fn instructions(&self) -> Option<String> {
         let mut text = String::new();
         for status in self.registry.list() {
@@ -275,8 +275,8 @@ impl Aggregate {
                 text.push_str(&format!("## {}\n{}", status.name, theirs.trim()));
             }
         }
-        if text.len() > limits::UPSTREAM_INSTRUCTIONS_MAX_BYTES {
-            let mut end = limits::UPSTREAM_INSTRUCTIONS_MAX_BYTES;
+        if text.len() > limits::AGGREGATE_INSTRUCTIONS_MAX_BYTES {
+            let mut end = limits::AGGREGATE_INSTRUCTIONS_MAX_BYTES;
             while !text.is_char_boundary(end) {
                 end -= 1;
             }
@@ -291,7 +291,7 @@ impl Aggregate {
     }
 
     /// Who answers the servers' questions.
-    pub fn asks(&self) -> &Arc<UpstreamAsks> {
+    pub fn asks(&self) -> &Arc<ClientAsks> {
         &self.asks
     }
 

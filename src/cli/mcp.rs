@@ -63,17 +63,17 @@ pub struct McpArgs {
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     pub allowed_origins: Vec<String>,
     /// HTTP: how long a connection may wait for its next request's head before it is closed.
-    #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_IDLE_TIMEOUT.as_millis() as u64,
+    #[arg(long, value_name = "MS", default_value_t = crate::limits::AGGREGATE_HTTP_IDLE_TIMEOUT.as_millis() as u64,
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub http_idle_timeout_ms: u64,
     /// HTTP: how long a client has to send a request's body once its head is in (408 past it).
-    #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_BODY_TIMEOUT.as_millis() as u64,
+    #[arg(long, value_name = "MS", default_value_t = crate::limits::AGGREGATE_HTTP_BODY_TIMEOUT.as_millis() as u64,
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub http_body_timeout_ms: u64,
     /// HTTP: on SIGTERM (or the end of the stdin pipe), how long the requests in flight may take
     /// to finish while new ones are refused (503) and /readyz answers 503; those left are then
     /// answered SHUTTING_DOWN and every server is stopped. 0: no drain.
-    #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_DRAIN_TIMEOUT.as_millis() as u64,
+    #[arg(long, value_name = "MS", default_value_t = crate::limits::AGGREGATE_HTTP_DRAIN_TIMEOUT.as_millis() as u64,
           value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
     pub drain_timeout_ms: u64,
     /// HTTP: this replica's name (letters, digits, '-'; also MCP_SIDECAR_REPLICA, e.g. the pod's

@@ -111,7 +111,7 @@ pub async fn read(
         let holding = held.as_ref().map_or(0, OwnedSemaphorePermit::num_permits);
         let weight = data
             .len()
-            .min(limits::UPSTREAM_HTTP_READING_BYTES.saturating_sub(holding));
+            .min(limits::AGGREGATE_HTTP_READING_BYTES.saturating_sub(holding));
         if weight > 0 {
             // The budget is never closed; weight ≤ the budget, which fits u32.
             let permit = Arc::clone(budget)

@@ -2,15 +2,15 @@
 //! between requests), reading a request's body, or serving (a request past its body, a response
 //! or stream being written). Two things follow from it:
 //!
-//! - time bounds: a connection waits at most [`crate::limits::UPSTREAM_HTTP_IDLE_TIMEOUT`] and
-//!   reads a body for at most [`crate::limits::UPSTREAM_HTTP_BODY_TIMEOUT`] (the defaults), then
-//!   it is closed (a head has hyper's own [`crate::limits::UPSTREAM_HTTP_HEADER_TIMEOUT`]
+//! - time bounds: a connection waits at most [`crate::limits::AGGREGATE_HTTP_IDLE_TIMEOUT`] and
+//!   reads a body for at most [`crate::limits::AGGREGATE_HTTP_BODY_TIMEOUT`] (the defaults), then
+//!   it is closed (a head has hyper's own [`crate::limits::AGGREGATE_HTTP_HEADER_TIMEOUT`]
 //!   besides); serving has no bound here;
 //! - the reserve: when every connection slot is taken and a client connects, the connection that
 //!   has waited or read longest without serving is closed to make room. A client that holds
 //!   connections open without finishing a request (slow-loris) therefore cannot keep a new client
 //!   out; only requests being served and the GET streams (capped apart,
-//!   [`crate::limits::UPSTREAM_HTTP_MAX_STREAMS`]) keep their slots.
+//!   [`crate::limits::AGGREGATE_HTTP_MAX_STREAMS`]) keep their slots.
 
 use std::collections::HashMap;
 use std::pin::Pin;

@@ -9,7 +9,7 @@
 //!   its own `idleTimeoutSeconds`/`maxLifetimeSeconds` (its tools are listed and the next call
 //!   starts it). `starting`, `unhealthy` (a restart is due), `error` and `needs_login` are not
 //!   ready. Otherwise 503, with the servers not ready and their states (at most
-//!   [`limits::UPSTREAM_READYZ_MAX_NAMES`] named, the rest counted); 503 while the config files
+//!   [`limits::AGGREGATE_READYZ_MAX_NAMES`] named, the rest counted); 503 while the config files
 //!   load, and from the first moment of a drain.
 
 use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL};
@@ -81,10 +81,10 @@ fn readiness(
     waiting.sort_by(|a, b| a.0.cmp(&b.0));
     let more = waiting
         .len()
-        .saturating_sub(limits::UPSTREAM_READYZ_MAX_NAMES);
+        .saturating_sub(limits::AGGREGATE_READYZ_MAX_NAMES);
     let named: Map<String, Value> = waiting
         .into_iter()
-        .take(limits::UPSTREAM_READYZ_MAX_NAMES)
+        .take(limits::AGGREGATE_READYZ_MAX_NAMES)
         .map(|(name, state)| (name, json!(state)))
         .collect();
     let mut body = json!({"status": "not ready", "servers": named});
@@ -160,8 +160,8 @@ mod tests {
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(
             body["servers"].as_object().map(Map::len),
-            Some(limits::UPSTREAM_READYZ_MAX_NAMES)
+            Some(limits::AGGREGATE_READYZ_MAX_NAMES)
         );
-        assert_eq!(body["more"], 100 - limits::UPSTREAM_READYZ_MAX_NAMES);
+        assert_eq!(body["more"], 100 - limits::AGGREGATE_READYZ_MAX_NAMES);
     }
 }

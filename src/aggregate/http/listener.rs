@@ -1,5 +1,5 @@
 //! The HTTP endpoint's life: bind (a non-loopback address only with a bearer token), accept
-//! connections — at most [`limits::UPSTREAM_HTTP_MAX_CONNECTIONS`] at once, a new one taking the
+//! connections — at most [`limits::AGGREGATE_HTTP_MAX_CONNECTIONS`] at once, a new one taking the
 //! slot of one that stalls (`conns`), each with a bound on its request head, the time to send it,
 //! its body's time and its idle time — and serve HTTP/1.1 on each (hyper). On `stop`
 //! (a signal, or the end of the pipe that started it) it drains first (`drain`: `/readyz` 503, no
@@ -80,8 +80,8 @@ pub async fn serve(
         sessions: Sessions::of_replica(options.replica.as_deref()),
         flow: Flow::new(bounds.max_inflight, limits::HOST_INFLIGHT_LINE_BYTES),
         max_body: bounds.max_line_bytes,
-        reading: Arc::new(Semaphore::new(limits::UPSTREAM_HTTP_READING_BYTES)),
-        streams: Arc::new(Semaphore::new(limits::UPSTREAM_HTTP_MAX_STREAMS)),
+        reading: Arc::new(Semaphore::new(limits::AGGREGATE_HTTP_READING_BYTES)),
+        streams: Arc::new(Semaphore::new(limits::AGGREGATE_HTTP_MAX_STREAMS)),
         conns: Default::default(),
         timeouts: Timeouts {
             idle: options.idle_timeout,
@@ -108,7 +108,7 @@ async fn accept(
     state: &Arc<State>,
     stop: &CancellationToken,
 ) -> JoinSet<()> {
-    let slots = Arc::new(Semaphore::new(limits::UPSTREAM_HTTP_MAX_CONNECTIONS));
+    let slots = Arc::new(Semaphore::new(limits::AGGREGATE_HTTP_MAX_CONNECTIONS));
     let mut connections = JoinSet::new();
     loop {
         let accepted = tokio::select! {
@@ -177,8 +177,8 @@ async fn connection(state: Arc<State>, stream: tokio::net::TcpStream, peer: Sock
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits::UPSTREAM_HTTP_HEADER_TIMEOUT)
-        .max_buf_size(limits::UPSTREAM_HTTP_MAX_HEAD_BYTES);
+        .header_read_timeout(limits::AGGREGATE_HTTP_HEADER_TIMEOUT)
+        .max_buf_size(limits::AGGREGATE_HTTP_MAX_HEAD_BYTES);
     let conn = builder.serve_connection(TokioIo::new(stream), service);
     let mut conn = std::pin::pin!(conn);
     let outcome = tokio::select! {

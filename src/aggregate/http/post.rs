@@ -360,7 +360,7 @@ impl Job {
             },
             Client::Stateless(_) => self.state.closing.child_token(),
         };
-        let (lines_tx, mut lines) = mpsc::channel(limits::UPSTREAM_HTTP_STREAM_QUEUE);
+        let (lines_tx, mut lines) = mpsc::channel(limits::AGGREGATE_HTTP_STREAM_QUEUE);
         let (answer_tx, mut answer_rx) = oneshot::channel();
         let state = Arc::clone(&self.state);
         let tracked = match &client {

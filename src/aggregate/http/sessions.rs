@@ -3,7 +3,7 @@
 //! is then unknown (404). With bearer tokens, a session belongs to the client that opened it (any of
 //! its tokens, a rotated one too): to any other client its id is unknown too (404), so a session id
 //! alone lets no one else act in it. At
-//! most [`limits::UPSTREAM_HTTP_MAX_SESSIONS`] live at once: a new one
+//! most [`limits::AGGREGATE_HTTP_MAX_SESSIONS`] live at once: a new one
 //! ends the least recently used session that is idle (no request in flight, no open stream).
 //! A replica given a name (`--replica NAME`) puts it in front of every id it makes (`NAME.` then
 //! the random part), so a load balancer that cannot learn ids from responses (nginx) still routes
@@ -76,7 +76,7 @@ impl Sessions {
     /// to make room is ended in the background.
     pub fn create(&self, owner: Option<Arc<str>>) -> Option<Arc<HttpSession>> {
         let mut table = self.table();
-        if table.len() >= limits::UPSTREAM_HTTP_MAX_SESSIONS {
+        if table.len() >= limits::AGGREGATE_HTTP_MAX_SESSIONS {
             let oldest = table
                 .values()
                 .filter(|s| s.idle())
@@ -156,7 +156,7 @@ mod tests {
         let busy = sessions.create(None).unwrap();
         assert!(busy.open_stream());
         assert!(!busy.open_stream(), "one GET stream at a time");
-        for _ in 2..limits::UPSTREAM_HTTP_MAX_SESSIONS {
+        for _ in 2..limits::AGGREGATE_HTTP_MAX_SESSIONS {
             sessions.create(None).unwrap();
         }
         assert!(
@@ -170,6 +170,6 @@ mod tests {
             "a session with a stream stays"
         );
         assert!(sessions.get(&newest.id).is_some());
-        assert_eq!(sessions.drain().len(), limits::UPSTREAM_HTTP_MAX_SESSIONS);
+        assert_eq!(sessions.drain().len(), limits::AGGREGATE_HTTP_MAX_SESSIONS);
     }
 }

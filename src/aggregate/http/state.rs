@@ -35,9 +35,9 @@ pub struct State {
     /// Longest request body.
     pub max_body: usize,
     /// The bytes of request bodies being read, across connections
-    /// ([`crate::limits::UPSTREAM_HTTP_READING_BYTES`]).
+    /// ([`crate::limits::AGGREGATE_HTTP_READING_BYTES`]).
     pub reading: Arc<Semaphore>,
-    /// GET streams open ([`crate::limits::UPSTREAM_HTTP_MAX_STREAMS`]).
+    /// GET streams open ([`crate::limits::AGGREGATE_HTTP_MAX_STREAMS`]).
     pub streams: Arc<Semaphore>,
     /// The open connections and what each is doing.
     pub conns: Conns,

@@ -1,6 +1,6 @@
 //! `GET /mcp` and `DELETE /mcp` of a legacy session: the session's own stream, on which it hears of
 //! every change of the aggregate (one stream at a time; it ends with the session; at most
-//! [`limits::UPSTREAM_HTTP_MAX_STREAMS`] across sessions), and the end of the session. The 2026-07-28 transport has neither (405).
+//! [`limits::AGGREGATE_HTTP_MAX_STREAMS`] across sessions), and the end of the session. The 2026-07-28 transport has neither (405).
 
 use std::sync::Arc;
 
@@ -41,7 +41,7 @@ pub fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
             INVALID_REQUEST,
             &format!(
                 "Service Unavailable: {} GET streams are open, the most this endpoint keeps; answers still come on POST responses",
-                limits::UPSTREAM_HTTP_MAX_STREAMS
+                limits::AGGREGATE_HTTP_MAX_STREAMS
             ),
         );
     };
@@ -52,7 +52,7 @@ pub fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
             "Conflict: this session's GET stream is already open",
         );
     }
-    let (tx, lines) = mpsc::channel(limits::UPSTREAM_HTTP_STREAM_QUEUE);
+    let (tx, lines) = mpsc::channel(limits::AGGREGATE_HTTP_STREAM_QUEUE);
     // Its servers' questions outside a call come to this session, on this stream.
     let sink = Sink::Stream(tx);
     state.aggregate.asks().stand_by(&http.session, &sink);

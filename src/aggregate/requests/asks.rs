@@ -1,5 +1,5 @@
 //! The aggregate's side of the [`ask`](crate::ask) seam: a server's sampling, elicitation or roots
-//! request goes to the upstream client it concerns.
+//! request goes to the aggregate's client it concerns.
 //!
 //! - Downstream, every server is told the aggregate can answer all three ([`declared`]): which
 //!   client will be asked is only known when a question comes, and each client's own declaration
@@ -38,7 +38,7 @@ pub struct Asked {
 type Calls = HashMap<String, Vec<(u64, mpsc::Sender<Asked>)>>;
 
 /// The aggregate's asker (see the module doc).
-pub struct UpstreamAsks {
+pub struct ClientAsks {
     declared: Capabilities,
     /// Calls in flight by server, oldest first.
     calls: Mutex<Calls>,
@@ -64,7 +64,7 @@ pub fn declared() -> Capabilities {
     }
 }
 
-impl Default for UpstreamAsks {
+impl Default for ClientAsks {
     fn default() -> Self {
         Self {
             declared: declared(),
@@ -77,7 +77,7 @@ impl Default for UpstreamAsks {
 
 /// A call registered for the questions of its server; unregistered when dropped.
 pub struct CallQuestions {
-    asks: Arc<UpstreamAsks>,
+    asks: Arc<ClientAsks>,
     server: String,
     number: u64,
     pub questions: mpsc::Receiver<Asked>,
@@ -95,7 +95,7 @@ impl Drop for CallQuestions {
     }
 }
 
-impl UpstreamAsks {
+impl ClientAsks {
     /// Registers a call on `server`: its questions arrive on the returned receiver.
     pub fn call_on(self: &Arc<Self>, server: &str) -> CallQuestions {
         let (tx, questions) = mpsc::channel(QUESTIONS_PER_CALL);
@@ -129,7 +129,7 @@ impl UpstreamAsks {
     }
 }
 
-impl Asker for UpstreamAsks {
+impl Asker for ClientAsks {
     fn capabilities(&self) -> &Capabilities {
         &self.declared
     }
@@ -198,7 +198,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_question_goes_to_the_latest_call_on_its_server_else_is_refused() {
-        let asks = Arc::new(UpstreamAsks::default());
+        let asks = Arc::new(ClientAsks::default());
         let refused = asks.ask(question("a")).await;
         assert!(matches!(refused, Err(AskError::NotDeclared { .. })));
         let mut first = asks.call_on("a");
@@ -223,7 +223,7 @@ mod tests {
 
     #[tokio::test]
     async fn with_no_call_in_flight_the_latest_standing_session_is_asked() {
-        let asks = Arc::new(UpstreamAsks::default());
+        let asks = Arc::new(ClientAsks::default());
         let session = Arc::new(Session::default());
         let declared = json!({"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}});
         session.initialize(Some(&declared)).unwrap();

@@ -9,8 +9,8 @@
 //!   takes the call back: each answered question gets its answer, the call goes on, and its result — or its
 //!   next question, as another `input_required` — is the retry's answer. A question left without
 //!   an answer is asked again. An unknown or expired `requestState`, or another request's, is -32602.
-//! - Bounds: at most [`limits::UPSTREAM_PARKED_MAX`] calls parked, each for at most
-//!   [`limits::UPSTREAM_ANSWER_TIMEOUT`]; a call parked longer is cancelled (its server told), and
+//! - Bounds: at most [`limits::AGGREGATE_PARKED_MAX`] calls parked, each for at most
+//!   [`limits::AGGREGATE_ANSWER_TIMEOUT`]; a call parked longer is cancelled (its server told), and
 //!   past the cap a question is refused at once.
 
 use std::collections::HashMap;
@@ -86,11 +86,11 @@ impl ParkedCalls {
     /// on.
     pub fn park(&self, mut running: Running) -> std::result::Result<Value, Box<Running>> {
         let mut table = self.table.lock().unwrap_or_else(|p| p.into_inner());
-        table.retain(|_, p| p.since.elapsed() < limits::UPSTREAM_ANSWER_TIMEOUT);
-        if table.len() >= limits::UPSTREAM_PARKED_MAX {
+        table.retain(|_, p| p.since.elapsed() < limits::AGGREGATE_ANSWER_TIMEOUT);
+        if table.len() >= limits::AGGREGATE_PARKED_MAX {
             for (_, asked) in running.waiting.drain(..) {
                 let _ = asked.answer.send(Err(AskError::Busy {
-                    limit: limits::UPSTREAM_PARKED_MAX,
+                    limit: limits::AGGREGATE_PARKED_MAX,
                 }));
             }
             return Err(Box::new(running));

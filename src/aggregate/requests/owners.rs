@@ -1,7 +1,7 @@
 //! Which server owns what the aggregate lists beyond tools: a resource URI or URI template (passed
 //! to the client unchanged) and a prompt's exposed name (`mcp__<server>__<prompt>` by the tools'
 //! name template). Learnt from every listing a client pages through; bounded
-//! ([`limits::UPSTREAM_OWNERS_MAX`]: past it the map starts afresh), so what it forgot — or never
+//! ([`limits::AGGREGATE_OWNERS_MAX`]: past it the map starts afresh), so what it forgot — or never
 //! saw, a client that reads before it lists — is found by asking the servers (`surface`).
 //!
 //! Two servers listing the same URI: the first by name owns it (the listing visits servers in
@@ -30,7 +30,7 @@ impl Owners {
             }
             return;
         }
-        if map.len() >= limits::UPSTREAM_OWNERS_MAX {
+        if map.len() >= limits::AGGREGATE_OWNERS_MAX {
             map.clear();
         }
         map.insert(uri.to_owned(), server.to_owned());
@@ -44,7 +44,7 @@ impl Owners {
     /// `server` lists its prompt `prompt` as `exposed`.
     pub fn saw_prompt(&self, exposed: &str, server: &str, prompt: &str) {
         let mut map = lock(&self.prompts);
-        if map.len() >= limits::UPSTREAM_OWNERS_MAX && !map.contains_key(exposed) {
+        if map.len() >= limits::AGGREGATE_OWNERS_MAX && !map.contains_key(exposed) {
             map.clear();
         }
         map.insert(exposed.to_owned(), (server.to_owned(), prompt.to_owned()));

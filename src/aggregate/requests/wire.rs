@@ -1,4 +1,4 @@
-//! Errors as the upstream MCP client sees them: a JSON-RPC error object with MCP's codes, never the
+//! Errors as the aggregate's MCP client sees them: a JSON-RPC error object with MCP's codes, never the
 //! host protocol's own numbers (MCP reserves -32020..-32099 since 2026-07-28, where the host
 //! protocol has `TOOL_NOT_FOUND` and friends). The sidecar's stable string code stays in
 //! `data.code`, so a person reading a log still sees `SERVER_UNAVAILABLE`.
@@ -27,7 +27,7 @@ pub const INTERNAL_ERROR: i64 = -32603;
 // unsupported protocol version) are shared with the downstream client.
 pub use crate::era::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
 
-/// One JSON-RPC error for the upstream client.
+/// One JSON-RPC error for the aggregate's client.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WireError {
     pub code: i64,

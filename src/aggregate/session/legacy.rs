@@ -30,9 +30,9 @@ impl Default for Session {
             state: Mutex::default(),
             requests: Requests::default(),
             asked: PeerRequests::new(
-                limits::UPSTREAM_ANSWER_TIMEOUT,
+                limits::AGGREGATE_ANSWER_TIMEOUT,
                 "the client did not answer in time",
-                limits::UPSTREAM_REQUESTS_MAX_OUTSTANDING,
+                limits::AGGREGATE_REQUESTS_MAX_OUTSTANDING,
             ),
         }
     }
@@ -47,7 +47,7 @@ struct State {
     /// `logging/setLevel`'s level: the servers' logs this client gets (none before it sets one).
     log_level: Option<LogLevel>,
     /// The resource URIs it subscribed to (`resources/subscribe`), at most
-    /// [`limits::UPSTREAM_SUBSCRIPTIONS_MAX`].
+    /// [`limits::AGGREGATE_SUBSCRIPTIONS_MAX`].
     subscriptions: std::collections::BTreeSet<String>,
     /// Gives its subscriptions back when the session ends (set with the first one).
     release: Option<Release>,
@@ -138,15 +138,15 @@ impl Session {
 
     /// Invalid params when the client holds as many subscriptions as one may.
     pub fn can_subscribe(&self) -> Result<(), WireError> {
-        if self.state().subscriptions.len() < limits::UPSTREAM_SUBSCRIPTIONS_MAX {
+        if self.state().subscriptions.len() < limits::AGGREGATE_SUBSCRIPTIONS_MAX {
             return Ok(());
         }
         Err(WireError::invalid_params(format!(
             "this session already has {} resource subscriptions (the most kept per client)",
-            limits::UPSTREAM_SUBSCRIPTIONS_MAX
+            limits::AGGREGATE_SUBSCRIPTIONS_MAX
         ))
         .with_data(
-            serde_json::json!({"field": "uri", "limit": limits::UPSTREAM_SUBSCRIPTIONS_MAX}),
+            serde_json::json!({"field": "uri", "limit": limits::AGGREGATE_SUBSCRIPTIONS_MAX}),
         ))
     }
 

@@ -56,10 +56,10 @@ pub async fn discover(aggregate: &Aggregate) -> Value {
 }
 
 /// What both eras' descriptions share: the capabilities and the servers' instructions, once the
-/// servers had a moment to start ([`limits::UPSTREAM_INITIALIZE_WAIT`]).
+/// servers had a moment to start ([`limits::AGGREGATE_INITIALIZE_WAIT`]).
 async fn describe(aggregate: &Aggregate) -> Value {
     aggregate
-        .settled_within(limits::UPSTREAM_INITIALIZE_WAIT)
+        .settled_within(limits::AGGREGATE_INITIALIZE_WAIT)
         .await;
     let mut result = json!({ "capabilities": capabilities() });
     if let Some(instructions) = aggregate.instructions() {

@@ -141,13 +141,13 @@ pub async fn subscribe(
         .and_then(Value::as_array)
         .map(|uris| uris.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    if uris.len() > limits::UPSTREAM_SUBSCRIPTIONS_MAX {
+    if uris.len() > limits::AGGREGATE_SUBSCRIPTIONS_MAX {
         return Err(WireError::invalid_params(format!(
             "`resourceSubscriptions` names {} resources, over the {} one listener may hold",
             uris.len(),
-            limits::UPSTREAM_SUBSCRIPTIONS_MAX
+            limits::AGGREGATE_SUBSCRIPTIONS_MAX
         ))
-        .with_data(json!({"field": "notifications.resourceSubscriptions", "limit": limits::UPSTREAM_SUBSCRIPTIONS_MAX})));
+        .with_data(json!({"field": "notifications.resourceSubscriptions", "limit": limits::AGGREGATE_SUBSCRIPTIONS_MAX})));
     }
     let mut honoured = Map::new();
     for (key, on) in [
@@ -267,8 +267,8 @@ mod tests {
         let overflow = 10;
         for level in [Some(LogLevel::Info), None] {
             let (_notices_tx, notices) = broadcast::channel(1);
-            let (logs_tx, logs) = broadcast::channel(limits::UPSTREAM_LOGS_QUEUE);
-            for n in 0..limits::UPSTREAM_LOGS_QUEUE + overflow {
+            let (logs_tx, logs) = broadcast::channel(limits::AGGREGATE_LOGS_QUEUE);
+            for n in 0..limits::AGGREGATE_LOGS_QUEUE + overflow {
                 logs_tx.send(log(n)).unwrap();
             }
             drop(logs_tx);
@@ -276,7 +276,7 @@ mod tests {
             if let Some(level) = level {
                 session.set_log_level(level);
             }
-            let (tx, mut lines) = mpsc::channel(2 * limits::UPSTREAM_LOGS_QUEUE);
+            let (tx, mut lines) = mpsc::channel(2 * limits::AGGREGATE_LOGS_QUEUE);
             forward_legacy(notices, logs, &session, &Sink::Stream(tx)).await;
             let mut sent = Vec::new();
             while let Ok(line) = lines.try_recv() {
@@ -286,7 +286,7 @@ mod tests {
                 assert!(sent.is_empty(), "{sent:?}");
                 continue;
             }
-            assert_eq!(sent.len(), 1 + limits::UPSTREAM_LOGS_QUEUE);
+            assert_eq!(sent.len(), 1 + limits::AGGREGATE_LOGS_QUEUE);
             assert_eq!(sent[0]["level"], "warning");
             assert_eq!(
                 sent[0]["data"],

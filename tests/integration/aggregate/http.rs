@@ -595,7 +595,7 @@ fn slow_bodies_and_idle_connections_are_closed_after_their_bounds() {
 /// still served. Before, 256 open streams took every connection.
 #[test]
 fn get_streams_are_capped_and_leave_room_for_requests() {
-    const CAP: usize = 128; // limits::UPSTREAM_HTTP_MAX_STREAMS
+    const CAP: usize = 128; // limits::AGGREGATE_HTTP_MAX_STREAMS
     let server = HttpSidecar::start(json!({"fx": fixture(&[])}), &[]);
     let open_stream = |session: &str| {
         let mut stream = connect(server.port);
