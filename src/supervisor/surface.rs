@@ -19,7 +19,7 @@ use crate::config::ResultPolicy;
 use crate::convert;
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
-use crate::mcp::surface::no_completion;
+use crate::mcp::client::surface::no_completion;
 use crate::mcp::{Capability, LogLevel};
 use crate::store::{ResultStore, Truncation};
 

@@ -1,7 +1,7 @@
 //! One MCP session: the handshake and requests with timeouts and cancellation. The reader task that
-//! routes everything the server sends is [`super::reader`]; this file starts it.
+//! routes everything the server sends is [`crate::mcp::reader`]; this file starts it.
 //!
-//! Request lifecycle (invariant: each ends exactly once): [`Client::request`] registers an id in the
+//! Request lifecycle (invariant: each ends exactly once): [`Client::request_until`] registers an id in the
 //! pending table, then sends. The reply arrives through the reader task (`Pending::complete`), or the
 //! timeout fires, or the caller's future is dropped (host cancellation), or the server goes away
 //! (`Pending::close`). In the two middle cases the [`InFlight`] guard removes the id and tells the server
@@ -17,113 +17,22 @@ use tokio::task::JoinHandle;
 
 use tokio_util::sync::CancellationToken;
 
-use super::cache_hints::CacheHints;
-use super::handshake::{self, Handshake, Negotiation};
-use super::modern;
-use super::progress::{Bound, ProgressPolicy, ProgressTable, Watching};
-use super::reader::{read_loop, ClientEvent, Reader};
-use super::server_requests::ServerRequests;
-use super::task_support::{self, TaskWakers};
-use super::traffic::{CountingSink, Traffic};
-use super::transport::{MessageSink, Transport};
-use super::watched::ListenAcks;
+use super::kind::{Ended, RequestKind, Wait};
 use crate::ask::Asker;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{encode_notification, encode_request, Pending, Reply, RequestId};
 use crate::limits;
+use crate::mcp::cache_hints::CacheHints;
+use crate::mcp::handshake::{self, Handshake, Negotiation};
+use crate::mcp::modern;
+use crate::mcp::progress::{Bound, ProgressTable};
+use crate::mcp::reader::{read_loop, ClientEvent, Reader};
+use crate::mcp::server_requests::ServerRequests;
+use crate::mcp::task_support::{self, TaskWakers};
+use crate::mcp::traffic::{CountingSink, Traffic};
+use crate::mcp::transport::{MessageSink, Transport};
+use crate::mcp::watched::ListenAcks;
 use crate::trust::secrets::Secrets;
-
-/// The requests the client sends. The kind, not the method text, decides which setting bounds a
-/// request and which code its timeout gets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RequestKind {
-    Initialize,
-    ListTools,
-    CallTool,
-    Ping,
-    ListResources,
-    ListResourceTemplates,
-    ReadResource,
-    Subscribe,
-    Unsubscribe,
-    ListPrompts,
-    GetPrompt,
-    Complete,
-    SetLogLevel,
-    /// `tasks/get`, `tasks/result`, `tasks/cancel`: the task of a call (see [`super::tasks`]).
-    GetTask,
-    TaskResult,
-    CancelTask,
-    /// 2026-07-28: what the server speaks (the session's start, and its keepalive).
-    Discover,
-    /// 2026-07-28: the stream of list changes and resource updates.
-    Listen,
-}
-
-impl RequestKind {
-    pub fn method(self) -> &'static str {
-        match self {
-            Self::Initialize => "initialize",
-            Self::ListTools => "tools/list",
-            Self::CallTool => "tools/call",
-            Self::Ping => "ping",
-            Self::ListResources => "resources/list",
-            Self::ListResourceTemplates => "resources/templates/list",
-            Self::ReadResource => "resources/read",
-            Self::Subscribe => "resources/subscribe",
-            Self::Unsubscribe => "resources/unsubscribe",
-            Self::ListPrompts => "prompts/list",
-            Self::GetPrompt => "prompts/get",
-            Self::Complete => "completion/complete",
-            Self::SetLogLevel => "logging/setLevel",
-            Self::GetTask => "tasks/get",
-            Self::TaskResult => "tasks/result",
-            Self::CancelTask => "tasks/cancel",
-            Self::Discover => "server/discover",
-            Self::Listen => "subscriptions/listen",
-        }
-    }
-
-    /// The setting that bounds it, named in its timeout error.
-    pub fn setting(self) -> &'static str {
-        match self {
-            Self::Initialize | Self::ListTools | Self::Discover => "startupTimeoutSeconds",
-            Self::Ping => "keepaliveSeconds",
-            // Every request the host asks for through the sidecar is bounded like a call.
-            _ => "toolTimeoutSeconds",
-        }
-    }
-
-    /// A tool (or a resource read, a prompt…) that takes too long is that request's failure
-    /// (`TOOL_TIMEOUT`); a server that does not answer the handshake, discovery or a keepalive
-    /// cannot serve (`SERVER_UNAVAILABLE`).
-    pub fn timeout_code(self) -> ErrorCode {
-        match self {
-            Self::Initialize | Self::ListTools | Self::Ping | Self::Discover | Self::Listen => {
-                ErrorCode::ServerUnavailable
-            }
-            _ => ErrorCode::ToolTimeout,
-        }
-    }
-}
-
-/// How long a request may wait for its answer.
-pub(super) enum Wait<'a> {
-    /// Until this instant.
-    Until(tokio::time::Instant),
-    /// Under a progress policy, from `started` (see [`super::progress`]).
-    Progress {
-        watching: Watching,
-        started: tokio::time::Instant,
-        policy: &'a ProgressPolicy,
-    },
-}
-
-/// Why a request ended without its answer.
-pub(super) enum Ended {
-    Failed(Error),
-    TimedOut(Bound),
-}
 
 /// Every page of a `tools/list`: the tools as the server listed them, and the cache hints of the
 /// whole list (see [`CacheHints::and`]).
@@ -192,7 +101,7 @@ pub struct Client {
     /// 2026-07-28 has no `logging/setLevel`: the level set rides in each request's `_meta`.
     pub(super) log_level: std::sync::Mutex<Option<&'static str>>,
     /// 2026-07-28: the resources subscribed to, watched through `subscriptions/listen`.
-    pub(super) watched: std::sync::Mutex<super::watched::WatchedResources>,
+    pub(super) watched: std::sync::Mutex<crate::mcp::watched::WatchedResources>,
     /// Their listen streams waiting for the server's acknowledgement.
     pub(super) acks: Arc<ListenAcks>,
     reader: JoinHandle<()>,
@@ -320,7 +229,7 @@ impl Client {
                 // called correctly over HTTP: it is left out (2026-07-28, SEP-2243).
                 Some(Value::Array(items)) if self.modern.is_some() => {
                     tools.extend(items.into_iter().filter(|tool| {
-                        match super::tool_headers::param_headers(tool) {
+                        match crate::mcp::tool_headers::param_headers(tool) {
                             Ok(_) => true,
                             Err(why) => {
                                 tracing::warn!(server = &*self.server, tool = %tool["name"], "tool left out: {why}");
@@ -597,60 +506,6 @@ impl Drop for InFlight<'_> {
             handle.spawn(async move {
                 let _ = sink.send(line).await;
             });
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_requests_for_the_host_time_out_as_tool_timeout() {
-        let kinds = [
-            (
-                RequestKind::Initialize,
-                "initialize",
-                "startupTimeoutSeconds",
-                ErrorCode::ServerUnavailable,
-            ),
-            (
-                RequestKind::ListTools,
-                "tools/list",
-                "startupTimeoutSeconds",
-                ErrorCode::ServerUnavailable,
-            ),
-            (
-                RequestKind::CallTool,
-                "tools/call",
-                "toolTimeoutSeconds",
-                ErrorCode::ToolTimeout,
-            ),
-            (
-                RequestKind::Ping,
-                "ping",
-                "keepaliveSeconds",
-                ErrorCode::ServerUnavailable,
-            ),
-            (
-                RequestKind::ReadResource,
-                "resources/read",
-                "toolTimeoutSeconds",
-                ErrorCode::ToolTimeout,
-            ),
-            (
-                RequestKind::SetLogLevel,
-                "logging/setLevel",
-                "toolTimeoutSeconds",
-                ErrorCode::ToolTimeout,
-            ),
-        ];
-        for (kind, method, setting, code) in kinds {
-            assert_eq!(
-                (kind.method(), kind.setting(), kind.timeout_code()),
-                (method, setting, code),
-                "{kind:?}"
-            );
         }
     }
 }

@@ -1,7 +1,7 @@
 //! MRTR (2026-07-28): a result with `resultType: "input_required"` names requests the server needs
 //! answered (`inputRequests`: sampling, elicitation, roots) and an opaque `requestState`. Each is
 //! asked through the `ask` seam — the same [`Question`] a legacy server's own request becomes in
-//! [`super::server_requests`], checked by the owner against what it declared — and the original
+//! [`crate::mcp::server_requests`], checked by the owner against what it declared — and the original
 //! request is sent again (a new JSON-RPC id) with `inputResponses` under the same keys and the
 //! `requestState` echoed byte for byte. Responses of one round replace the last round's; rounds are
 //! bounded ([`limits::INPUT_REQUIRED_MAX_ROUNDS`]).
@@ -9,7 +9,8 @@
 use futures_util::future::join_all;
 use serde_json::{Map, Value};
 
-use super::client::{Client, RequestKind};
+use super::kind::RequestKind;
+use super::session::Client;
 use crate::ask::Question;
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;

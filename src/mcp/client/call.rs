@@ -1,7 +1,7 @@
 //! `tools/call` on a [`Client`]: the params written straight from the checked arguments, the
 //! call's timeout, and — when the host wants progress or `resetTimeoutOnProgress` — a
 //! `progressToken`, the server's progress forwarded and the timeout restarted on each, up to a
-//! hard total (see [`super::progress`]). A plain call carries no `_meta` and waits as before.
+//! hard total (see [`crate::mcp::progress`]). A plain call carries no `_meta` and waits as before.
 //! A call within a trace carries its W3C context in `_meta.traceparent` (and `tracestate`), as
 //! MCP names them; over HTTP the transport repeats it in the `traceparent` header.
 
@@ -10,10 +10,11 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::client::{Client, Ended, RequestKind, Wait};
-use super::progress::{Bound, ProgressPolicy};
+use super::kind::{Ended, RequestKind, Wait};
+use super::session::Client;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::Reply;
+use crate::mcp::progress::{Bound, ProgressPolicy};
 use crate::telemetry::Carried;
 
 impl Client {

@@ -1,6 +1,6 @@
 //! How a session starts, in the era the supervisor chose ([`Negotiation`]): the `initialize`
 //! handshake, `server/discover`, or one of them first and the other when the server's answer says
-//! it speaks the other era. The verdict of each answer is [`super::modern`]'s; this file only sends.
+//! it speaks the other era. The verdict of each answer is [`crate::mcp::modern`]'s; this file only sends.
 //!
 //! Why two orders: a legacy stdio server may *exit* on any request before `initialize` (rmcp
 //! does), so on stdio `initialize` goes first and a modern-only server's refusal of it (which
@@ -10,11 +10,12 @@
 
 use serde_json::Value;
 
-use super::client::{Client, RequestKind};
-use super::handshake::{self, Negotiation, OFFERED_PROTOCOL_VERSION};
-use super::modern::{self, Verdict};
+use super::kind::RequestKind;
+use super::session::Client;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::ErrorObject;
+use crate::mcp::handshake::{self, Negotiation, OFFERED_PROTOCOL_VERSION};
+use crate::mcp::modern::{self, Verdict};
 
 /// An HTTP 4xx other than 401/403 (which carried no JSON-RPC error: those arrive in-band).
 fn is_legacy_refusal(e: &Error) -> bool {

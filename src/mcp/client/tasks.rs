@@ -7,11 +7,11 @@
 //! `notifications/tasks/status` for the task arrives) and, once the task is terminal or needs
 //! input (`input_required`), asks `tasks/result`, whose answer is the call's answer. The server's
 //! own requests of a task that needs input (elicitation, sampling) arrive while `tasks/result`
-//! waits and are answered like any other (`super::server_requests`). `"optional"` and
+//! waits and are answered like any other (`crate::mcp::server_requests`). `"optional"` and
 //! `"forbidden"` tools, and servers without the capability, are called plainly.
 //!
 //! The whole exchange runs under the call's own bounds (timeout, progress restarting it, hard
-//! total; `super::progress`): the `progressToken` of the `tools/call` stays valid for the task's
+//! total; `crate::mcp::progress`): the `progressToken` of the `tools/call` stays valid for the task's
 //! life, so its progress reaches the host as a plain call's does. When the call ends before the
 //! task (timeout, the host's cancel, a broken answer), the task is cancelled with `tasks/cancel`.
 //! A task the server ends as `cancelled`, or whose `tasks/result` is an error, is UPSTREAM_ERROR
@@ -19,7 +19,7 @@
 //! (`isError`) gives that result, as the plain call would have.
 //!
 //! Whether a call runs as a task, the client's `tasks` capability and the routing of status
-//! notifications are in [`super::task_support`].
+//! notifications are in [`crate::mcp::task_support`].
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -28,11 +28,12 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::client::{Client, Ended, RequestKind, Wait};
-use super::progress::ProgressPolicy;
+use super::kind::{Ended, RequestKind, Wait};
+use super::session::Client;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::{encode_request, Reply, RequestId};
 use crate::limits;
+use crate::mcp::progress::ProgressPolicy;
 
 /// The `_meta` key that ties a message to its task; `tasks/result` carries it, the host does not
 /// need it (the task is the sidecar's business).

@@ -3,7 +3,7 @@
 //! `completion/complete` and `logging/setLevel`.
 //!
 //! Each method sends exactly what it is asked to: whether the server declared the capability is
-//! the caller's question ([`super::Handshake::declares`]). A list that the server answers with
+//! the caller's question ([`crate::mcp::Handshake::declares`]). A list that the server answers with
 //! "method not found" is empty (seed 003: some servers declare a capability they do not
 //! implement, and "no resources" is closer to the truth than a failure). Every request is bounded
 //! by the timeout it is given (`toolTimeoutSeconds`, like a call).
@@ -12,11 +12,12 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::client::{Client, RequestKind};
-use super::log_level::LogLevel;
+use super::kind::RequestKind;
+use super::session::Client;
 use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::Reply;
 use crate::limits;
+use crate::mcp::log_level::LogLevel;
 
 /// JSON-RPC "method not found".
 const METHOD_NOT_FOUND: i64 = -32601;

@@ -2,7 +2,7 @@
 //! tells of list changes, in place of the legacy era's unsolicited notifications and GET stream.
 //! Opened once the session is modern, asking only for what the server advertised (`listChanged`
 //! of tools, prompts, resources); the notifications it brings (tagged with the subscription id)
-//! reach the reader like their legacy twins and become the same [`super::ClientEvent`]s. The
+//! reach the reader like their legacy twins and become the same [`crate::mcp::ClientEvent`]s. The
 //! request waits in the pending table until the session ends; it is never timed out.
 //!
 //! The era has no `resources/subscribe` either: the resources subscribed to are watched through a
@@ -16,11 +16,11 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::client::Client;
-use super::modern;
-use super::watched::Change;
+use super::session::Client;
 use crate::error::Result;
 use crate::jsonrpc::{encode_notification, encode_request, RequestId};
+use crate::mcp::modern;
+use crate::mcp::watched::Change;
 
 impl Client {
     /// Opens the listen stream for what the server advertised, if anything (never fails the start:
