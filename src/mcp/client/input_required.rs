@@ -28,6 +28,24 @@ impl Client {
         result: &Value,
         round: usize,
     ) -> Result<Value> {
+        self.check_input_round(kind, round)?;
+        let (requests, state) = self.input_asked(result)?;
+        let responses = self.ask_for_input(requests, round).await?;
+        if let Value::Object(map) = &mut params {
+            map.remove("inputResponses");
+            map.remove("requestState");
+            if !responses.is_empty() {
+                map.insert("inputResponses".into(), Value::Object(responses));
+            }
+            if let Some(state) = state {
+                map.insert("requestState".into(), state);
+            }
+        }
+        Ok(params)
+    }
+
+    /// Whether `kind` may answer `input_required`, and round `round` is within the bound.
+    fn check_input_round(&self, kind: RequestKind, round: usize) -> Result<()> {
         if !matches!(
             kind,
             RequestKind::CallTool | RequestKind::GetPrompt | RequestKind::ReadResource
@@ -50,6 +68,12 @@ impl Client {
             .with("server", &*self.server)
             .with("limit", limits::INPUT_REQUIRED_MAX_ROUNDS as u64));
         }
+        Ok(())
+    }
+
+    /// The result's `inputRequests` and `requestState`, checked: at least one of them, within
+    /// [`limits::INPUT_REQUESTS_MAX`].
+    fn input_asked(&self, result: &Value) -> Result<(Map<String, Value>, Option<Value>)> {
         let requests = match result.get("inputRequests") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(map)) => map.clone(),
@@ -71,6 +95,16 @@ impl Client {
                 limits::INPUT_REQUESTS_MAX
             )));
         }
+        Ok((requests, state))
+    }
+
+    /// Asks the session's owner every question of `requests` at once; their answers by key, or the
+    /// first refusal as UPSTREAM_ERROR (`inputResponses` has no slot for an error).
+    async fn ask_for_input(
+        &self,
+        requests: Map<String, Value>,
+        round: usize,
+    ) -> Result<Map<String, Value>> {
         let mut questions = Vec::with_capacity(requests.len());
         for (key, request) in requests {
             let method = request
@@ -123,16 +157,6 @@ impl Client {
                 }
             }
         }
-        if let Value::Object(map) = &mut params {
-            map.remove("inputResponses");
-            map.remove("requestState");
-            if !responses.is_empty() {
-                map.insert("inputResponses".into(), Value::Object(responses));
-            }
-            if let Some(state) = state {
-                map.insert("requestState".into(), state);
-            }
-        }
-        Ok(params)
+        Ok(responses)
     }
 }

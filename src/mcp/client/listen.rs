@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::session::Client;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::jsonrpc::{encode_notification, encode_request, RequestId};
 use crate::mcp::modern;
 use crate::mcp::watched::Change;
@@ -108,17 +108,7 @@ impl Client {
             return Ok(());
         };
         if let Some(id) = old {
-            // Forgotten first: the stream's end is not a refusal.
-            self.pending.forget(id);
-            // Enveloped: over HTTP a modern message is told from a legacy one by its `_meta`.
-            let params = modern::enveloped(
-                json!({"requestId": id, "reason": "the resources watched changed"}),
-                &version,
-                &self.declared,
-                None,
-            );
-            let cancel = encode_notification("notifications/cancelled", Some(&params));
-            let _ = self.sink.send(cancel).await;
+            self.end_listen(id, &version).await;
         }
         if uris.is_empty() {
             return Ok(());
@@ -162,24 +152,7 @@ impl Client {
         })
         .await;
         self.acks.forget(id);
-        let refused = match acknowledged {
-            Ok(Ok(filter)) => {
-                let honoured = filter
-                    .get("resourceSubscriptions")
-                    .and_then(Value::as_array)
-                    .is_some_and(|uris| uris.iter().any(|u| u.as_str() == Some(uri)));
-                (on && !honoured).then(|| {
-                    self.protocol_error(&format!(
-                        "the server's subscriptions/listen did not accept the subscription to `{uri}`"
-                    ))
-                })
-            }
-            Ok(Err(e)) => Some(e),
-            Err(_) => Some(self.protocol_error(&format!(
-                "subscriptions/listen for resources was not acknowledged within {} ms",
-                timeout.as_millis()
-            ))),
-        };
+        let refused = self.refusal(acknowledged, uri, on, timeout);
         if let Some(e) = refused {
             if on {
                 self.watched
@@ -202,5 +175,51 @@ impl Client {
             }
         });
         Ok(())
+    }
+
+    /// Ends the listen stream `id` (the set of resources watched changed): forgotten first, so its
+    /// end is not a refusal, then cancelled.
+    async fn end_listen(&self, id: i64, version: &str) {
+        // Forgotten first: the stream's end is not a refusal.
+        self.pending.forget(id);
+        // Enveloped: over HTTP a modern message is told from a legacy one by its `_meta`.
+        let params = modern::enveloped(
+            json!({"requestId": id, "reason": "the resources watched changed"}),
+            version,
+            &self.declared,
+            None,
+        );
+        let cancel = encode_notification("notifications/cancelled", Some(&params));
+        let _ = self.sink.send(cancel).await;
+    }
+
+    /// Why a listen stream for `uri` does not count as subscribed, if it does not: the server
+    /// refused it, left `uri` out of its filter (when subscribing), or did not acknowledge it within
+    /// `timeout`.
+    fn refusal(
+        &self,
+        acknowledged: std::result::Result<Result<Value>, tokio::time::error::Elapsed>,
+        uri: &str,
+        on: bool,
+        timeout: Duration,
+    ) -> Option<Error> {
+        match acknowledged {
+            Ok(Ok(filter)) => {
+                let honoured = filter
+                    .get("resourceSubscriptions")
+                    .and_then(Value::as_array)
+                    .is_some_and(|uris| uris.iter().any(|u| u.as_str() == Some(uri)));
+                (on && !honoured).then(|| {
+                    self.protocol_error(&format!(
+                    "the server's subscriptions/listen did not accept the subscription to `{uri}`"
+                ))
+                })
+            }
+            Ok(Err(e)) => Some(e),
+            Err(_) => Some(self.protocol_error(&format!(
+                "subscriptions/listen for resources was not acknowledged within {} ms",
+                timeout.as_millis()
+            ))),
+        }
     }
 }
