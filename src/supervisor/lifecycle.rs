@@ -24,13 +24,13 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::mpsc;
 
-use super::events::{Event, ServerLog};
+use super::announce;
 use super::launch::{self, Connected};
 use super::lazy;
 use super::login;
 use super::roster::{shutting_down, Roster};
 use super::server::{Server, Slot};
-use super::session::{CallLimits, ProcessControl, Session};
+use super::session::{ProcessControl, Session};
 use super::status::ServerState;
 use super::teardown::{self, ParkReason, Running};
 use super::timings::StartTimings;
@@ -241,7 +241,7 @@ async fn go_live(
         deadline,
         timings,
     } = launched;
-    let session = new_session(server, generation, connected, stderr_tail);
+    let session = launch::new_session(server, generation, connected, stderr_tail);
     super::resume::log_level(roster, server, &session, deadline).await;
     if !go_ready(server, generation, &session, timings) {
         teardown::close_session(&session).await;
@@ -283,31 +283,6 @@ fn adopt_process(server: &Server, generation: u64, control: &Option<Arc<ProcessC
         slot.sandbox = control.as_ref().and_then(|c| c.sandbox.clone());
     }
     current
-}
-
-fn new_session(
-    server: &Server,
-    generation: u64,
-    connected: Connected,
-    stderr_tail: Arc<StderrTail>,
-) -> Arc<Session> {
-    let spec = &server.spec;
-    let limits = CallLimits {
-        tool_timeout: spec.tool_timeout,
-        reset_on_progress: spec.reset_timeout_on_progress,
-        max_total: spec.max_total_timeout,
-        max_result_bytes: spec.max_result_bytes,
-        result_policy: spec.result_policy,
-    };
-    Arc::new(Session::new(
-        generation,
-        connected.client,
-        connected.tools,
-        limits,
-        stderr_tail,
-        connected.discovery,
-        connected.hints,
-    ))
 }
 
 /// Moves the slot to `ready` with `session` (its tools recorded in the pin ledger, its
@@ -470,7 +445,7 @@ async fn watch_session(
                 }
                 Some(ClientEvent::ToolsListChanged) => false,
                 Some(other) => {
-                    forward(&roster, &server, other);
+                    announce::forward(&roster, &server, other);
                     continue;
                 }
             },
@@ -498,7 +473,7 @@ async fn watch_session(
                         Some(ClientEvent::Closed { error }) => {
                             return fail_session(&roster, &server, session.generation, error).await;
                         }
-                        Some(other) => forward(&roster, &server, other),
+                        Some(other) => announce::forward(&roster, &server, other),
                         None => open = false,
                     },
                 }
@@ -536,37 +511,6 @@ async fn watch_session(
             return;
         }
     }
-}
-
-/// A server's announcement on its way to the host: a resources or prompts list change, a
-/// resource update, or a log message at or above the server's log level (none without one).
-fn forward(roster: &Roster, server: &Server, event: ClientEvent) {
-    let name = server.name.clone();
-    let event = match event {
-        ClientEvent::ResourcesListChanged => Event::ResourcesChanged { server: name },
-        ClientEvent::PromptsListChanged => Event::PromptsChanged { server: name },
-        ClientEvent::ResourceUpdated { uri } => Event::ResourceUpdated {
-            server: name,
-            uri: Some(uri),
-        },
-        ClientEvent::Log {
-            level,
-            logger,
-            data,
-        } => {
-            if roster.log_level(server).is_none_or(|min| level < min) {
-                return;
-            }
-            Event::ServerLog(Box::new(ServerLog {
-                server: name,
-                level,
-                logger,
-                data,
-            }))
-        }
-        ClientEvent::Closed { .. } | ClientEvent::ToolsListChanged => return,
-    };
-    roster.send(event);
 }
 
 /// Drives one generation's timers: parks it when idle or too old, fails it on a missed ping.

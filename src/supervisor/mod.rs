@@ -16,7 +16,7 @@
 //!    tool definitions and `tools/accept`), `acquire.rs` (a session for a call, a dormant server
 //!    started for it).
 //! 3. `lifecycle.rs`: the state machine — starts, failures and restarts, the watch over a ready
-//!    generation (and the server's announcements it forwards).
+//!    generation; `announce.rs`: the server's announcements it forwards to the host.
 //! 4. `upkeep.rs`: a ready generation's timers; reports what is due instead of acting.
 //!    `resume.rs`: what a server is told again at each start (log level, subscriptions).
 //! 5. `login.rs` (the `needs_login` state: a login during a start or in the background, logout),
@@ -36,6 +36,7 @@
 mod accept;
 mod acquire;
 mod admission;
+mod announce;
 mod awaiting;
 mod call;
 mod config_files;
