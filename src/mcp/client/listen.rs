@@ -11,6 +11,7 @@
 //! client subscribes to a modern server's resources as to any other's. The set is bounded by the
 //! registry's [`crate::limits::RESOURCE_SUBSCRIPTIONS_MAX`] per server.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -115,18 +116,7 @@ impl Client {
         }
         let (id, mut rx) = self.pending.register()?;
         let ack = self.acks.expect(id);
-        let level = *self.log_level.lock().unwrap_or_else(|p| p.into_inner());
-        let params = modern::enveloped(
-            json!({ "notifications": { "resourceSubscriptions": uris } }),
-            &version,
-            &self.declared,
-            level,
-        );
-        let line = encode_request(
-            &RequestId::Number(id),
-            "subscriptions/listen",
-            Some(&params),
-        );
+        let line = self.resources_listen_line(id, &uris, &version);
         self.watched
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -175,6 +165,22 @@ impl Client {
             }
         });
         Ok(())
+    }
+
+    /// The `subscriptions/listen` request `id` for the resources `uris`, enveloped.
+    fn resources_listen_line(&self, id: i64, uris: &BTreeSet<String>, version: &str) -> Vec<u8> {
+        let level = *self.log_level.lock().unwrap_or_else(|p| p.into_inner());
+        let params = modern::enveloped(
+            json!({ "notifications": { "resourceSubscriptions": uris } }),
+            version,
+            &self.declared,
+            level,
+        );
+        encode_request(
+            &RequestId::Number(id),
+            "subscriptions/listen",
+            Some(&params),
+        )
     }
 
     /// Ends the listen stream `id` (the set of resources watched changed): forgotten first, so its
