@@ -1,7 +1,7 @@
 //! The protocol eras as plain facts both directions share: which revisions are modern (2026-07-28:
 //! no handshake, `_meta` on every request) and which legacy (2024-11-05 … 2025-11-25: the
 //! `initialize` handshake), the `_meta` keys of the modern envelope, and the recognised modern
-//! error codes. `upstream` serves both eras; `mcp` speaks both to servers; `config` checks a pinned
+//! error codes. `aggregate` serves both eras; `mcp` speaks both to servers; `config` checks a pinned
 //! revision. Pure: no I/O.
 
 use serde_json::{Map, Value};

@@ -1,7 +1,9 @@
 //! mcp-sidecar: one process that a host (Python, Node, Go…) spawns to reach many MCP servers.
 //!
-//! Layout, upstream to downstream:
+//! Layout, from the host down to the servers:
 //! - [`host`]: host protocol v1 on our stdin/stdout (reader, the single stdout writer, dispatch).
+//! - [`aggregate`]: the other front end, every configured server served as one MCP server
+//!   (`mcp-sidecar mcp`, `mcp --http`), beside `host` and never importing it.
 //! - [`supervisor`]: the registry of servers, their states and generations, restarts, lazy start and
 //!   `servers/test`.
 //! - [`process`]: the OS processes below it: the one spawn site, process groups and environment, the
@@ -43,6 +45,7 @@
 //!    their origin marker; the guardian kills what is left if the sidecar is SIGKILLed
 //!    (see [`process`] and `process::guardian`).
 
+pub mod aggregate;
 pub mod ask;
 pub mod canonical;
 pub mod cli;
@@ -68,6 +71,5 @@ pub mod supervisor;
 pub mod telemetry;
 pub mod time;
 pub mod trust;
-pub mod upstream;
 
 pub use error::{Error, ErrorCode};

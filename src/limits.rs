@@ -355,88 +355,88 @@ pub const PINNED_TOOL_NAMES_MAX: usize = 4 * MAX_TOOLS_PER_SERVER;
 
 /// Changes of the aggregate (its tool list) waiting for each listening client; one that falls
 /// further behind is told once that the list changed, which is all it needs to know.
-pub const UPSTREAM_NOTICES_QUEUE: usize = 64;
+pub const AGGREGATE_NOTICES_QUEUE: usize = 64;
 
 /// Resource URIs, URI templates and prompt names whose owning server the aggregate remembers from
 /// its listings (`mcp` mode); past it they are forgotten and a request naming one asks the servers
 /// again, so a server listing without end cannot grow the map.
-pub const UPSTREAM_OWNERS_MAX: usize = 64 * 1024;
+pub const AGGREGATE_OWNERS_MAX: usize = 64 * 1024;
 
 /// Resource URIs one `mcp` client (a legacy session, or one `subscriptions/listen`) may be
 /// subscribed to at once.
-pub const UPSTREAM_SUBSCRIPTIONS_MAX: usize = RESOURCE_SUBSCRIPTIONS_MAX;
+pub const AGGREGATE_SUBSCRIPTIONS_MAX: usize = RESOURCE_SUBSCRIPTIONS_MAX;
 
 /// The servers' log messages waiting for each client that takes them (`mcp` mode); past it the
 /// oldest are dropped and the client is told how many, in a warning of the sidecar's own.
-pub const UPSTREAM_LOGS_QUEUE: usize = 256;
+pub const AGGREGATE_LOGS_QUEUE: usize = 256;
 
 /// Longest `instructions` the aggregate gives a client: every server's own, each under its name,
 /// cut at this many bytes (they go into a model's system prompt).
-pub const UPSTREAM_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
+pub const AGGREGATE_INSTRUCTIONS_MAX_BYTES: usize = 32 * 1024;
 
 /// Longest `initialize`, `server/discover` or a list waits for the config's servers to start while
 /// they load, so that the instructions and tools of those quick to start are in it; past it, it
 /// answers with those ready (hosts give a connection a few seconds) and the slow ones are
 /// announced as they become ready (`mcp --wait-for-servers`: lists wait for every server).
-pub const UPSTREAM_INITIALIZE_WAIT: Duration = Duration::from_secs(3);
+pub const AGGREGATE_INITIALIZE_WAIT: Duration = Duration::from_secs(3);
 
-/// Longest a server's question waits for the upstream client's answer (a person may be answering
+/// Longest a server's question waits for the aggregate's client's answer (a person may be answering
 /// an elicitation); then the server gets -32001.
-pub const UPSTREAM_ANSWER_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+pub const AGGREGATE_ANSWER_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
-/// The sidecar's requests one upstream client may have to answer at once; past it a server's
+/// The sidecar's requests one client of the aggregate may have to answer at once; past it a server's
 /// question is refused at once (-32000).
-pub const UPSTREAM_REQUESTS_MAX_OUTSTANDING: usize = 256;
+pub const AGGREGATE_REQUESTS_MAX_OUTSTANDING: usize = 256;
 
 /// 2026-07-28 calls parked at once while their clients answer a server's questions
 /// (`input_required`); past it a question is refused at once.
-pub const UPSTREAM_PARKED_MAX: usize = 256;
+pub const AGGREGATE_PARKED_MAX: usize = 256;
 
 /// Connections the HTTP endpoint serves at once; past it a new one takes the slot of the
 /// connection that has waited or read a body longest (one serving keeps its slot), else it waits in
 /// the listen queue.
-pub const UPSTREAM_HTTP_MAX_CONNECTIONS: usize = 256;
+pub const AGGREGATE_HTTP_MAX_CONNECTIONS: usize = 256;
 
 /// GET streams of legacy sessions open at once (each holds a connection for as long as it lasts);
 /// past it a GET is refused 503, so streams never take every connection from requests.
-pub const UPSTREAM_HTTP_MAX_STREAMS: usize = 128;
+pub const AGGREGATE_HTTP_MAX_STREAMS: usize = 128;
 
 /// Time a connection may wait for its next request's head (new, or idle after a response); by
-/// default the same as [`UPSTREAM_HTTP_HEADER_TIMEOUT`], which hyper also counts from the end of
+/// default the same as [`AGGREGATE_HTTP_HEADER_TIMEOUT`], which hyper also counts from the end of
 /// the previous response (`--http-idle-timeout-ms` can only shorten it).
-pub const UPSTREAM_HTTP_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+pub const AGGREGATE_HTTP_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Time a client has to send a request's body once its head is in.
-pub const UPSTREAM_HTTP_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+pub const AGGREGATE_HTTP_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Bytes of request bodies being read, across every connection, held at once; a body takes its
 /// bytes as they arrive (a body that only trickles holds only what it sent).
-pub const UPSTREAM_HTTP_READING_BYTES: usize = 64 * 1024 * 1024;
+pub const AGGREGATE_HTTP_READING_BYTES: usize = 64 * 1024 * 1024;
 
 /// Legacy (2025-era) sessions kept at once; past it the least recently used idle one is ended.
-pub const UPSTREAM_HTTP_MAX_SESSIONS: usize = 1024;
+pub const AGGREGATE_HTTP_MAX_SESSIONS: usize = 1024;
 
 /// Bytes of a `--replica` name (the prefix of every session id it makes; a pod name is at most 63).
 pub const MAX_REPLICA_NAME_BYTES: usize = 63;
 
 /// Time a client has to send a request's headers (a connection that trickles them is dropped).
-pub const UPSTREAM_HTTP_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+pub const AGGREGATE_HTTP_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Bytes of a request's head (request line and headers) read before it is refused.
-pub const UPSTREAM_HTTP_MAX_HEAD_BYTES: usize = 64 * 1024;
+pub const AGGREGATE_HTTP_MAX_HEAD_BYTES: usize = 64 * 1024;
 
 /// Messages queued on one response stream (SSE) before the request producing them waits: a client
 /// that does not read holds back only its own request.
-pub const UPSTREAM_HTTP_STREAM_QUEUE: usize = 64;
+pub const AGGREGATE_HTTP_STREAM_QUEUE: usize = 64;
 
 /// How long `mcp --http` lets the requests in flight finish once a stop begins (SIGTERM, the end of
 /// the pipe that started it) before it answers those left with `SHUTTING_DOWN`
 /// (`--drain-timeout-ms`): below Kubernetes' default grace of 30 s.
-pub const UPSTREAM_HTTP_DRAIN_TIMEOUT: Duration = Duration::from_secs(25);
+pub const AGGREGATE_HTTP_DRAIN_TIMEOUT: Duration = Duration::from_secs(25);
 
 /// Servers `/readyz` names in its 503 body (the rest are counted): a probe's answer stays small
 /// however many servers a config holds.
-pub const UPSTREAM_READYZ_MAX_NAMES: usize = 32;
+pub const AGGREGATE_READYZ_MAX_NAMES: usize = 32;
 
 // ----- tasks (MCP 2025-11-25: tools that must run as a task) -----
 

@@ -1,6 +1,6 @@
 //! The `mcp-sidecar` binary: command-line parsing, logging to stderr, and the modes — serve the
 //! host protocol on stdio (the default), serve every configured server as one MCP server (`mcp`:
-//! `cli::mcp`, `upstream`), the commands for people (`list`, `call`, `test`, `doctor`, `inspect`:
+//! `cli::mcp`, `aggregate`), the commands for people (`list`, `call`, `test`, `doctor`, `inspect`:
 //! `cli::command`) — plus the hidden `guardian` mode the sidecar runs itself in (see
 //! `process::guardian`) and the conformance client. Everything else lives in the library.
 
@@ -14,7 +14,7 @@ use mcp_sidecar::cli::mcp::{self, McpArgs};
 use mcp_sidecar::process::guardian;
 use mcp_sidecar::process::{self as tree};
 use mcp_sidecar::store::SchemaCache;
-use mcp_sidecar::{host, limits, logging, serving, signals, telemetry, upstream};
+use mcp_sidecar::{aggregate, host, limits, logging, serving, signals, telemetry};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
@@ -257,16 +257,16 @@ fn run_serve(runtime: tokio::runtime::Runtime, options: host::ServeOptions) -> E
 /// config files instead), then every server stopped, as in serve mode. Exit 3 when no config file
 /// gives a server (the status the commands for people give a bad config), 2 when it cannot start
 /// (say, the HTTP address is taken).
-fn run_mcp(runtime: tokio::runtime::Runtime, options: upstream::Options) -> ExitCode {
+fn run_mcp(runtime: tokio::runtime::Runtime, options: aggregate::Options) -> ExitCode {
     let stop = options.stop.clone();
     let reload = std::sync::Arc::clone(&options.reload);
-    match supervised(runtime, stop, Some(reload), upstream::run(options)) {
+    match supervised(runtime, stop, Some(reload), aggregate::run(options)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             logging::say(format_args!("mcp-sidecar mcp: {e}"));
             ExitCode::from(match e {
-                upstream::StartError::NothingToServe(_) => 3,
-                upstream::StartError::Http(_) => 2,
+                aggregate::StartError::NothingToServe(_) => 3,
+                aggregate::StartError::Http(_) => 2,
             })
         }
     }

@@ -2,7 +2,7 @@
 //! completion / a user's answer / the roots — ask the host". Lower layers (`mcp`, and whatever
 //! carries a question in another protocol era or from another place, such as an authorization
 //! step) hold an [`Asker`] and never learn who answers: the host protocol's session
-//! (`host::asks`), an upstream MCP client, or [`Nobody`].
+//! (`host::asks`), an MCP client of the aggregate, or [`Nobody`].
 //!
 //! A question is `{server, method, params}`, independent of which era or transport raised it:
 //! a 2025-era server request and a 2026-era input request carry the same `sampling/createMessage`,

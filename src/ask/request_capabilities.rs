@@ -1,7 +1,7 @@
 //! The capabilities of the client whose request is being served, for the length of that request:
 //! what a gateway's 2026-07-28 servers must be told, per request, that their client can answer.
 //!
-//! The aggregate (`upstream`) runs each client request that may reach a server in a task scoped
+//! The aggregate (`mcp` mode) runs each client request that may reach a server in a task scoped
 //! with what that client declared (a 2026-07-28 request's `_meta` capabilities, a legacy session's
 //! `initialize` ones); the MCP client (`mcp`) reads it when it writes a modern request's
 //! envelope, so a server never asks for what the client cannot answer (and refuses a tool that

@@ -1,7 +1,7 @@
-//! `mcp-sidecar mcp`'s command line: its flags read into [`upstream::Options`] (the name template
+//! `mcp-sidecar mcp`'s command line: its flags read into [`aggregate::Options`] (the name template
 //! and its length checked, the HTTP address, the bearer token from its file or the environment —
 //! registered as a secret of every log line — and whether stdin is a pipe whose end stops the
-//! HTTP endpoint). The mode itself is `crate::upstream`.
+//! HTTP endpoint). The mode itself is `crate::aggregate`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::aggregate;
 use crate::convert::{NameTemplate, ToolFormat};
 use crate::logging;
 use crate::store::SchemaCache;
-use crate::upstream;
 
 /// The flags of `mcp` (its `--config` files are the global ones).
 #[derive(clap::Args)]
@@ -33,7 +33,7 @@ pub struct McpArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub page_size: Option<u64>,
     /// How exposed tool names are made from `{server}` and `{tool}`.
-    #[arg(long, default_value = upstream::DEFAULT_NAME_TEMPLATE)]
+    #[arg(long, default_value = aggregate::DEFAULT_NAME_TEMPLATE)]
     pub name_template: String,
     /// Longest exposed tool name (16-256).
     #[arg(long, default_value_t = crate::convert::DEFAULT_MAX_NAME_LENGTH)]
@@ -63,17 +63,17 @@ pub struct McpArgs {
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     pub allowed_origins: Vec<String>,
     /// HTTP: how long a connection may wait for its next request's head before it is closed.
-    #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_IDLE_TIMEOUT.as_millis() as u64,
+    #[arg(long, value_name = "MS", default_value_t = crate::limits::AGGREGATE_HTTP_IDLE_TIMEOUT.as_millis() as u64,
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub http_idle_timeout_ms: u64,
     /// HTTP: how long a client has to send a request's body once its head is in (408 past it).
-    #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_BODY_TIMEOUT.as_millis() as u64,
+    #[arg(long, value_name = "MS", default_value_t = crate::limits::AGGREGATE_HTTP_BODY_TIMEOUT.as_millis() as u64,
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub http_body_timeout_ms: u64,
     /// HTTP: on SIGTERM (or the end of the stdin pipe), how long the requests in flight may take
     /// to finish while new ones are refused (503) and /readyz answers 503; those left are then
     /// answered SHUTTING_DOWN and every server is stopped. 0: no drain.
-    #[arg(long, value_name = "MS", default_value_t = crate::limits::UPSTREAM_HTTP_DRAIN_TIMEOUT.as_millis() as u64,
+    #[arg(long, value_name = "MS", default_value_t = crate::limits::AGGREGATE_HTTP_DRAIN_TIMEOUT.as_millis() as u64,
           value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
     pub drain_timeout_ms: u64,
     /// HTTP: this replica's name (letters, digits, '-'; also MCP_SIDECAR_REPLICA, e.g. the pod's
@@ -92,7 +92,7 @@ pub struct Globals {
 }
 
 /// `mcp` mode's options from its flags; a bad flag value is the message to show.
-pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, String> {
+pub fn options(args: McpArgs, globals: Globals) -> Result<aggregate::Options, String> {
     if globals.configs.is_empty() {
         return Err("--config FILE is required: the servers to serve".into());
     }
@@ -100,13 +100,13 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
         .map_err(|why| format!("--{}: {why}", kebab(why.field())))?;
     let http = match args.http {
         None => None,
-        Some(addr) => Some(upstream::HttpOptions {
+        Some(addr) => Some(aggregate::HttpOptions {
             addr: http_addr(&addr)?,
             keys: keys_for(&addr, args.token_file.as_deref(), args.access.as_deref())?,
             audit: args
                 .audit_log
                 .as_deref()
-                .map(upstream::access::Audit::open)
+                .map(aggregate::access::Audit::open)
                 .transpose()?,
             metrics_token: metrics_token(args.metrics_token_file.as_deref())?,
             allowed_origins: args.allowed_origins,
@@ -117,7 +117,7 @@ pub fn options(args: McpArgs, globals: Globals) -> Result<upstream::Options, Str
             replica: replica(args.replica)?,
         }),
     };
-    Ok(upstream::Options {
+    Ok(aggregate::Options {
         configs: globals.configs,
         format: args.format,
         strict: args.strict,
@@ -139,12 +139,12 @@ fn keys_for(
     addr: &str,
     file: Option<&std::path::Path>,
     access: Option<&std::path::Path>,
-) -> Result<Option<upstream::access::Keys>, String> {
+) -> Result<Option<aggregate::access::Keys>, String> {
     let token = match access {
-        Some(path) => Some(upstream::access::Keys::File(
-            upstream::access::Live::load(path).map_err(|why| format!("--access {why}"))?,
+        Some(path) => Some(aggregate::access::Keys::File(
+            aggregate::access::Live::load(path).map_err(|why| format!("--access {why}"))?,
         )),
-        None => token(file)?.map(upstream::access::Keys::Lines),
+        None => token(file)?.map(aggregate::access::Keys::Lines),
     };
     let at = http_addr(addr)?;
     if token.is_none() && !at.ip().is_loopback() {
@@ -171,7 +171,7 @@ fn replica(flag: Option<String>) -> Result<Option<String>, String> {
             .filter(|n| !n.is_empty())
     });
     if let Some(name) = &name {
-        upstream::replica_name(name).map_err(|why| format!("--replica {name:?}: {why}"))?;
+        aggregate::replica_name(name).map_err(|why| format!("--replica {name:?}: {why}"))?;
     }
     Ok(name)
 }
@@ -189,13 +189,13 @@ fn http_addr(text: &str) -> Result<SocketAddr, String> {
 }
 
 /// The scrape tokens of `--metrics-token-file` (one per line), masked in logs like the others.
-fn metrics_token(file: Option<&std::path::Path>) -> Result<Option<upstream::Token>, String> {
+fn metrics_token(file: Option<&std::path::Path>) -> Result<Option<aggregate::Token>, String> {
     let Some(path) = file else {
         return Ok(None);
     };
     let value = std::fs::read_to_string(path)
         .map_err(|e| format!("--metrics-token-file {}: {e}", path.display()))?;
-    let token = upstream::Token::new(&value)
+    let token = aggregate::Token::new(&value)
         .ok_or_else(|| format!("--metrics-token-file {}: the file is empty", path.display()))?;
     logging::register_secrets(token.values());
     Ok(Some(token))
@@ -203,13 +203,13 @@ fn metrics_token(file: Option<&std::path::Path>) -> Result<Option<upstream::Toke
 
 /// The bearer tokens from `--token-file` (one per line), else `MCP_SIDECAR_TOKEN`; they are masked
 /// in every log line.
-fn token(file: Option<&std::path::Path>) -> Result<Option<upstream::Token>, String> {
+fn token(file: Option<&std::path::Path>) -> Result<Option<aggregate::Token>, String> {
     let value = match file {
         Some(path) => std::fs::read_to_string(path)
             .map_err(|e| format!("--token-file {}: {e}", path.display()))?,
         None => std::env::var("MCP_SIDECAR_TOKEN").unwrap_or_default(),
     };
-    let token = upstream::Token::new(&value);
+    let token = aggregate::Token::new(&value);
     if let Some(token) = &token {
         logging::register_secrets(token.values());
     } else if let Some(path) = file {

@@ -127,77 +127,12 @@ pub async fn select(sources: &Sources, wanted: &[String]) -> Result<Selection, S
 pub async fn read_all(sources: &Sources) -> Result<Read, SelectionError> {
     let mut all: Vec<Candidate> = Vec::new();
     let mut diagnostics = Vec::new();
-    let mut withheld: Vec<Withheld> = Vec::new();
+    let withheld: Vec<Withheld> = Vec::new();
     if sources.files.is_empty() && sources.ad_hoc.is_empty() {
         let Some(places) = &sources.places else {
             return Err(SelectionError::NoConfig("nothing (no home folder)".into()));
         };
-        let found = discovery::discover(places);
-        if found.is_empty() {
-            return Err(SelectionError::NoConfig(
-                "the files of Claude Desktop and Code, Cursor, VS Code, Codex and Windsurf, and a project's .mcp.json, .cursor/mcp.json and .vscode/mcp.json (see docs/cli.md)".into(),
-            ));
-        }
-        // Claude Code's approvals for this project; none when `~/.claude.json` cannot be read.
-        let approval = read_claude_json(&places.home.join(".claude.json"))
-            .map(|doc| ClaudeApproval::of(&doc, &places.project.display().to_string()))
-            .unwrap_or_default();
-        let mut read = Vec::new();
-        for f in &found {
-            let loaded = load_found(f, sources).await;
-            diagnostics.extend(loaded.diagnostics);
-            let shown = if f.needs_approval {
-                in_project(&f.path, &places.project)
-            } else {
-                discovery::short(&f.path, &places.home)
-            };
-            let (mut used, mut held, mut over) = (0, 0, Vec::new());
-            for c in loaded.servers {
-                let approved = !f.needs_approval
-                    || sources.allow_project
-                    || (f.what == CLAUDE_CODE_PROJECT && approval.covers(&c.name));
-                if all.iter().any(|seen| seen.name == c.name) {
-                    over.push(format!("`{}`", c.name));
-                } else if !approved {
-                    held += 1;
-                    withheld.push(Withheld {
-                        name: c.name,
-                        file: shown.clone(),
-                    });
-                } else {
-                    used += 1;
-                    all.push(c);
-                }
-            }
-            let plural = |n: usize| if n == 1 { "" } else { "s" };
-            let mut counts = Vec::new();
-            if used > 0 || held == 0 {
-                counts.push(format!("{used} server{}", plural(used)));
-            }
-            if held > 0 {
-                counts.push(format!(
-                    "{held} server{} not started — not approved; run with --config {shown} or --allow-project to start {}",
-                    plural(held),
-                    if held == 1 { "it" } else { "them" }
-                ));
-            }
-            let mut note = format!("{shown} ({}: {}", f.what, counts.join("; "));
-            if !over.is_empty() {
-                note.push_str(&format!("; {} defined earlier", over.join(", ")));
-            }
-            note.push(')');
-            read.push(note);
-        }
-        // A name withheld here but defined by an approved file runs from that file.
-        withheld.retain(|w| !all.iter().any(|c| c.name == w.name));
-        if !sources.quiet {
-            stderr_line(&format!("mcp-sidecar: read {}", read.join(", ")));
-        }
-        return Ok(Read {
-            servers: all,
-            diagnostics,
-            withheld,
-        });
+        return read_discovered(sources, places).await;
     }
     for file in &sources.files {
         let loaded = load(
@@ -226,6 +161,87 @@ pub async fn read_all(sources: &Sources) -> Result<Read, SelectionError> {
         diagnostics,
         withheld,
     })
+}
+
+/// Every server of the config files found in their usual places (no `--config`): a project's
+/// servers only when approved (Claude Code's approvals, or `--allow-project`), the first file that
+/// defines a name wins; what was read goes to stderr, one note per file.
+async fn read_discovered(sources: &Sources, places: &Places) -> Result<Read, SelectionError> {
+    let mut all: Vec<Candidate> = Vec::new();
+    let mut diagnostics = Vec::new();
+    let mut withheld: Vec<Withheld> = Vec::new();
+    let found = discovery::discover(places);
+    if found.is_empty() {
+        return Err(SelectionError::NoConfig(
+            "the files of Claude Desktop and Code, Cursor, VS Code, Codex and Windsurf, and a project's .mcp.json, .cursor/mcp.json and .vscode/mcp.json (see docs/cli.md)".into(),
+        ));
+    }
+    // Claude Code's approvals for this project; none when `~/.claude.json` cannot be read.
+    let approval = read_claude_json(&places.home.join(".claude.json"))
+        .map(|doc| ClaudeApproval::of(&doc, &places.project.display().to_string()))
+        .unwrap_or_default();
+    let mut read = Vec::new();
+    for f in &found {
+        let loaded = load_found(f, sources).await;
+        diagnostics.extend(loaded.diagnostics);
+        let shown = if f.needs_approval {
+            in_project(&f.path, &places.project)
+        } else {
+            discovery::short(&f.path, &places.home)
+        };
+        let (mut used, mut held, mut over) = (0, 0, Vec::new());
+        for c in loaded.servers {
+            let approved = !f.needs_approval
+                || sources.allow_project
+                || (f.what == CLAUDE_CODE_PROJECT && approval.covers(&c.name));
+            if all.iter().any(|seen| seen.name == c.name) {
+                over.push(format!("`{}`", c.name));
+            } else if !approved {
+                held += 1;
+                withheld.push(Withheld {
+                    name: c.name,
+                    file: shown.clone(),
+                });
+            } else {
+                used += 1;
+                all.push(c);
+            }
+        }
+        read.push(read_note(&shown, f.what, (used, held), &over));
+    }
+    // A name withheld here but defined by an approved file runs from that file.
+    withheld.retain(|w| !all.iter().any(|c| c.name == w.name));
+    if !sources.quiet {
+        stderr_line(&format!("mcp-sidecar: read {}", read.join(", ")));
+    }
+    Ok(Read {
+        servers: all,
+        diagnostics,
+        withheld,
+    })
+}
+
+/// What was read of one file, as stderr tells it: where it is, whose file it is, how many servers
+/// it gave, how many were held back for want of approval, which names an earlier file defined.
+fn read_note(shown: &str, what: &str, (used, held): (usize, usize), over: &[String]) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let mut counts = Vec::new();
+    if used > 0 || held == 0 {
+        counts.push(format!("{used} server{}", plural(used)));
+    }
+    if held > 0 {
+        counts.push(format!(
+            "{held} server{} not started — not approved; run with --config {shown} or --allow-project to start {}",
+            plural(held),
+            if held == 1 { "it" } else { "them" }
+        ));
+    }
+    let mut note = format!("{shown} ({what}: {}", counts.join("; "));
+    if !over.is_empty() {
+        note.push_str(&format!("; {} defined earlier", over.join(", ")));
+    }
+    note.push(')');
+    note
 }
 
 /// A file of the project, written from it (`./.mcp.json`) so that `--config` takes it as is.

@@ -18,6 +18,7 @@ mod raw;
 mod remote;
 mod sandbox;
 mod server;
+mod server_fields;
 pub mod source;
 mod strict;
 

@@ -1,22 +1,22 @@
 //! One server's launch configuration and its validation (the serde shape it is read into first is
 //! [`raw`](super::raw)).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use super::invalid::invalid;
-use super::oauth::parse_oauth;
 use super::package::{parse_package, PackageSpec};
 use super::protocol::ProtocolChoice;
-use super::raw::{
-    expects, RawSpec, RestartPolicy, ResultPolicy, MAX_BACKOFF_MS, MAX_INFLIGHT, MAX_MESSAGE_BYTES,
-    MAX_TIMEOUT_SECONDS, MIN_BACKOFF_MS, MIN_MESSAGE_BYTES,
-};
-use super::remote::{self, RemoteKind, RemoteSpec};
+use super::raw::{expects, RawSpec, RestartPolicy, ResultPolicy};
+use super::remote::RemoteSpec;
 use super::sandbox::parse_sandbox;
+use super::server_fields::{
+    checked_args, checked_env, command, cwd, inherit_env, max_inflight, message_limits,
+    remote_kind, remote_spec, restart_backoff, seconds,
+};
 use super::strict::{self, Problem};
 use crate::error::Result;
 use crate::limits;
@@ -68,9 +68,6 @@ pub struct ServerSpec {
     pub package: Option<PackageSpec>,
 }
 
-/// Fields that only make sense for a spawned server.
-const STDIO_ONLY: &[&str] = &["command", "args", "env", "cwd", "inheritEnv", "package"];
-
 /// Any name the MCP hosts accept as a key ("Time Server", "my.server", unicode) within the bounds
 /// kept: not empty, at most [`limits::MAX_SERVER_NAME_BYTES`] bytes, no control character (it
 /// would break a log line or a terminal). What a model sees is the name's prefix
@@ -114,52 +111,14 @@ impl ServerSpec {
             ));
         }
         let package = raw.package.as_ref().map(parse_package).transpose()?;
-        let command = match (raw.command, &remote) {
-            (_, Some(_)) => String::new(),
-            (Some(_), None) if package.is_some() => {
-                return Err(invalid(
-                    "command",
-                    "is derived from `package`; give one or the other",
-                ))
-            }
-            (None, None) if package.is_some() => String::new(),
-            (Some(s), None) if !s.trim().is_empty() => s,
-            (Some(_), None) => return Err(invalid("command", "must not be empty")),
-            (None, None) => {
-                return Err(invalid(
-                    "command",
-                    "is required for a stdio server (or give a `url`)",
-                ))
-            }
-        };
+        let command = command(raw.command, remote.as_ref(), package.as_ref())?;
         let env = checked_env(raw.env.unwrap_or_default())?;
         let args = checked_args(raw.args.unwrap_or_default())?;
-        let cwd = match raw.cwd {
-            None => None,
-            Some(s) if !s.is_empty() => Some(PathBuf::from(s)),
-            Some(_) => return Err(invalid("cwd", expects("cwd", false))),
-        };
-        let inherit_env = raw.inherit_env.unwrap_or_default();
-        if let Some(i) = inherit_env.iter().position(String::is_empty) {
-            return Err(invalid(
-                &format!("inheritEnv[{i}]"),
-                expects("inheritEnv", true),
-            ));
-        }
+        let cwd = cwd(raw.cwd)?;
+        let inherit_env = inherit_env(raw.inherit_env.unwrap_or_default())?;
         let (max_message_bytes, max_result_bytes) =
             message_limits(raw.max_message_bytes, raw.max_result_bytes)?;
-        let restart_backoff = match raw.restart_backoff_ms {
-            None => limits::DEFAULT_RESTART_BACKOFF,
-            Some(ms) if (MIN_BACKOFF_MS..=MAX_BACKOFF_MS).contains(&ms) => {
-                Duration::from_millis(ms)
-            }
-            Some(_) => {
-                return Err(invalid(
-                    "restartBackoffMs",
-                    expects("restartBackoffMs", false),
-                ))
-            }
-        };
+        let restart_backoff = restart_backoff(raw.restart_backoff_ms)?;
         Ok(Self {
             command,
             args,
@@ -208,164 +167,6 @@ impl ServerSpec {
     }
 }
 
-/// The remote kind the config asks for, `None` for a spawned server. `transport` wins over `type`
-/// (ecosystem files spell it `type`); each is validated.
-fn remote_kind(raw: &RawSpec) -> Result<Option<RemoteKind>> {
-    let mut kind = None;
-    for (key, value) in [("type", &raw.kind), ("transport", &raw.transport)] {
-        if let Some(v) = value {
-            kind = Some((key, remote::parse_kind(key, v)?));
-        }
-    }
-    Ok(match kind {
-        Some((_, Some(k))) => Some(k),
-        Some((key, None)) => {
-            if raw.url.is_some() {
-                return Err(invalid(
-                    "url",
-                    format!("a {key} \"stdio\" server has no url"),
-                ));
-            }
-            None
-        }
-        // Without a type, a URL means HTTP with fallback to legacy SSE.
-        None => raw.url.as_ref().map(|_| RemoteKind::Auto),
-    })
-}
-
-/// The remote half of the config for a server of `kind`; for a spawned one (`None`), a check that
-/// no remote-only field is given.
-fn remote_spec(
-    raw: &RawSpec,
-    kind: Option<RemoteKind>,
-    given: &BTreeSet<&'static str>,
-) -> Result<Option<RemoteSpec>> {
-    let Some(kind) = kind else {
-        for field in ["headers", "oauth"] {
-            if given.contains(field) {
-                return Err(invalid(field, "is only used by remote (http/sse) servers"));
-            }
-        }
-        return Ok(None);
-    };
-    // A field given as `null` still counts: it says the config is meant for a spawn.
-    if let Some(field) = STDIO_ONLY.iter().find(|f| given.contains(**f)) {
-        return Err(invalid(field, "is not used by a remote (http/sse) server"));
-    }
-    let url = match &raw.url {
-        Some(v) => remote::parse_url(v)?,
-        None => return Err(invalid("url", "is required for an http or sse server")),
-    };
-    let headers = match &raw.headers {
-        None => Vec::new(),
-        Some(map) => remote::parse_headers(map)?,
-    };
-    let oauth = raw.oauth.as_ref().map(parse_oauth).transpose()?;
-    if oauth.is_some()
-        && headers
-            .iter()
-            .any(|h| h.name.eq_ignore_ascii_case("authorization"))
-    {
-        return Err(invalid(
-            "oauth",
-            "cannot be used with an `Authorization` header: the header would replace the tokens",
-        ));
-    }
-    Ok(Some(RemoteSpec {
-        kind,
-        url,
-        headers,
-        oauth,
-    }))
-}
-
-/// `args` within [`limits::CONFIG_ARGS_MAX`] items and [`limits::CONFIG_ARGS_MAX_BYTES`] bytes.
-fn checked_args(args: Vec<String>) -> Result<Vec<String>> {
-    if args.len() > limits::CONFIG_ARGS_MAX {
-        return Err(invalid(
-            "args",
-            format!(
-                "has {} items; the limit is {}",
-                args.len(),
-                limits::CONFIG_ARGS_MAX
-            ),
-        ));
-    }
-    let bytes: usize = args.iter().map(String::len).sum();
-    if bytes > limits::CONFIG_ARGS_MAX_BYTES {
-        return Err(invalid(
-            "args",
-            format!(
-                "hold {bytes} bytes together; the limit is {}",
-                limits::CONFIG_ARGS_MAX_BYTES
-            ),
-        ));
-    }
-    Ok(args)
-}
-
-/// `env` once every name and value is one a process can be given, within
-/// [`limits::CONFIG_ENV_MAX`] entries and [`limits::CONFIG_ENV_MAX_BYTES`] bytes.
-fn checked_env(env: BTreeMap<String, String>) -> Result<BTreeMap<String, String>> {
-    if env.len() > limits::CONFIG_ENV_MAX {
-        return Err(invalid(
-            "env",
-            format!(
-                "has {} entries; the limit is {}",
-                env.len(),
-                limits::CONFIG_ENV_MAX
-            ),
-        ));
-    }
-    let bytes: usize = env.iter().map(|(k, v)| k.len() + v.len()).sum();
-    if bytes > limits::CONFIG_ENV_MAX_BYTES {
-        return Err(invalid(
-            "env",
-            format!(
-                "holds {bytes} bytes; the limit is {}",
-                limits::CONFIG_ENV_MAX_BYTES
-            ),
-        ));
-    }
-    for (k, v) in &env {
-        let field = format!("env.{k}");
-        if k.is_empty() || k.contains('=') || k.contains('\0') {
-            return Err(invalid(&field, "is not a valid variable name"));
-        }
-        if v.contains('\0') {
-            return Err(invalid(&field, expects("env", true)));
-        }
-    }
-    Ok(env)
-}
-
-/// `maxInflight`, its default filled in.
-fn max_inflight(value: Option<u64>) -> Result<usize> {
-    match value {
-        None => Ok(limits::DEFAULT_SERVER_MAX_INFLIGHT),
-        Some(n) if (1..=MAX_INFLIGHT).contains(&n) => Ok(n as usize),
-        Some(_) => Err(invalid("maxInflight", expects("maxInflight", false))),
-    }
-}
-
-/// `(maxMessageBytes, maxResultBytes)`, defaults filled in.
-fn message_limits(message: Option<u64>, result: Option<u64>) -> Result<(usize, usize)> {
-    let max_message_bytes = bytes(
-        message,
-        "maxMessageBytes",
-        limits::DEFAULT_MAX_MESSAGE_BYTES,
-    )?;
-    let max_result_bytes = bytes(result, "maxResultBytes", limits::DEFAULT_MAX_RESULT_BYTES)?;
-    // A result arrives in one message, so a larger result limit could never be reached.
-    if result.is_some() && max_result_bytes > max_message_bytes {
-        return Err(invalid(
-            "maxResultBytes",
-            format!("{max_result_bytes} exceeds maxMessageBytes ({max_message_bytes}); a result arrives in one message"),
-        ));
-    }
-    Ok((max_message_bytes, max_result_bytes))
-}
-
 /// `s` as a POSIX shell word: bare when it is plainly safe, else single-quoted. For showing a
 /// command line to a person (status, the trust request); nothing is ever run through a shell.
 pub fn shell_quote(s: &str) -> String {
@@ -379,26 +180,11 @@ pub fn shell_quote(s: &str) -> String {
     }
 }
 
-/// A duration in seconds, `None` when not given.
-fn seconds(value: Option<f64>, field: &str) -> Result<Option<Duration>> {
-    match value {
-        None => Ok(None),
-        Some(s) if s > 0.0 && s <= MAX_TIMEOUT_SECONDS => Ok(Some(Duration::from_secs_f64(s))),
-        Some(_) => Err(invalid(field, expects(field, false))),
-    }
-}
-
-fn bytes(value: Option<u64>, field: &str, default: usize) -> Result<usize> {
-    match value {
-        None => Ok(default),
-        Some(n) if (MIN_MESSAGE_BYTES..=MAX_MESSAGE_BYTES).contains(&n) => Ok(n as usize),
-        Some(_) => Err(invalid(field, expects(field, false))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::raw::MAX_BACKOFF_MS;
+    use crate::config::remote::RemoteKind;
     use crate::error::{Error, ErrorCode};
     use serde_json::json;
 

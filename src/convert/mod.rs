@@ -6,7 +6,7 @@
 //! - [`names`]: deterministic exposed tool names (`mcp__{server}__{tool}`), `{server}` being the
 //!   server's [`server_prefix`](mod@server_prefix) (its name, or a slug of it with a hash).
 //! - [`definitions`]: MCP tool object → provider tool definition + notes.
-//! - [`mcp_tool`](mod@mcp_tool): MCP tool object → the MCP tool the sidecar serves upstream, its
+//! - [`mcp_tool`](mod@mcp_tool): MCP tool object → the MCP tool the aggregate serves its clients, its
 //!   input schema cleaned for a provider.
 //! - [`schema`]: the schema transforms behind a definition, composed per format.
 //! - [`arguments`]: undoing strict mode's nullable optionals before a call.

@@ -1,4 +1,4 @@
-//! The upstream side: host protocol v1 on the sidecar's own stdin and stdout.
+//! The host's front end: host protocol v1 on the sidecar's own stdin and stdout.
 //!
 //! One reader task reads the host's lines through a bound (`serve`), one writer task owns stdout
 //! (`serving::writer`), and every request other than `initialize` and `shutdown` runs as its own

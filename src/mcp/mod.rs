@@ -9,25 +9,20 @@
 //! in the era the supervisor chose ([`Negotiation`]); the negotiated [`Era`] decides what each
 //! request carries ([`modern`]), and nothing above this module changes.
 //!
-//! Besides tools (`client`, `tools`), the session speaks the rest of the client surface in
-//! `surface` (resources, prompts, completion, the log level); the reader reports what the server
+//! The session is [`Client`] (`client/`, one file per concern: its `mod.rs` says which holds which
+//! methods); besides tools (`client/call`, `tools`), it speaks the rest of the client surface in
+//! `client/surface` (resources, prompts, completion, the log level); the reader reports what the server
 //! announces (list changes, resource updates, log messages) as [`ClientEvent`]s.
 
 pub mod cache_hints;
-mod call;
 pub mod client;
 pub mod handshake;
-mod input_required;
-mod listen;
 pub mod log_level;
 pub mod modern;
-mod negotiate;
 pub mod progress;
 mod reader;
 mod server_requests;
-pub mod surface;
 pub mod task_support;
-mod tasks;
 pub mod tool_headers;
 pub mod tools;
 pub mod traffic;
@@ -35,11 +30,11 @@ pub mod transport;
 mod watched;
 
 pub use cache_hints::CacheHints;
+pub use client::surface::{ListPage, SurfaceList};
 pub use client::{Client, ClientOptions, ListedTools};
 pub use handshake::{Capability, Era, Handshake, Negotiation, SUPPORTED_PROTOCOL_VERSIONS};
 pub use log_level::LogLevel;
 pub use progress::{Progress, ProgressPolicy};
 pub use reader::ClientEvent;
-pub use surface::{ListPage, SurfaceList};
 pub use tools::{validate_tools, ToolDef, ToolKind};
 pub use traffic::Traffic;

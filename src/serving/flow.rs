@@ -1,4 +1,4 @@
-//! Flow control of a peer's requests (the host's, or the upstream MCP client's): how many may be in
+//! Flow control of a peer's requests (the host's, or the aggregate's MCP client's): how many may be in
 //! flight at once, and how many bytes of request lines they may hold between them. Both bounds push
 //! back into reading stdin: the reader takes a ticket before it starts a request and, when none is
 //! free, stops reading until an answer has been queued for the peer. A peer that writes without

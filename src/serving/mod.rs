@@ -1,4 +1,4 @@
-//! What both front ends (`host`, the host protocol; `upstream`, the aggregate as one MCP server)
+//! What both front ends (`host`, the host protocol; `aggregate`, every server as one MCP server)
 //! need to serve a peer, written once: the sidecar's own stdin and stdout as async pipes
 //! (`stdio`), the one task that writes stdout (`writer`) and the other places a line can go to a
 //! peer (`sink`), the two budgets that push back into reading (`flow`), the table of the peer's

@@ -1,6 +1,6 @@
-//! The sidecar's own requests to its peer — the host, or an upstream MCP client — and the peer's
+//! The sidecar's own requests to its peer — the host, or an MCP client of the aggregate — and the peer's
 //! answers routed back: what both sides of the [`ask`](crate::ask) seam need once they decided to
-//! ask (`host::asks` asks the host; `upstream::asks` asks an MCP client).
+//! ask (`host::asks` asks the host; `aggregate::requests::asks` asks an MCP client).
 //!
 //! Ids: strings `"sidecar-N"`, never a number, so a peer that keys its own requests by integer
 //! cannot confuse the two (each direction has its own ids anyway). The pending table

@@ -1,4 +1,4 @@
-//! The one task that writes the sidecar's stdout. Everything its peer (the host, or the upstream MCP
+//! The one task that writes the sidecar's stdout. Everything its peer (the host, or the aggregate's MCP
 //! client) receives passes through here, whole lines at a time, so messages never interleave. When
 //! stdout breaks (the peer closed its read end: EPIPE), the task cancels `closed` and ends: the
 //! session stops as at end of input.

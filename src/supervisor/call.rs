@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::{watch, Semaphore, SemaphorePermit};
 
-use super::lifecycle;
+use super::acquire::acquire;
 use super::resource_tools;
 use super::roster::Roster;
 use super::server::Server;
@@ -95,7 +95,7 @@ pub(super) async fn call(
         .calls
         .enter(&server.name, server.spec.max_inflight)
         .map_err(|e| e.with("tool", entry.tool.name.as_str()))?;
-    let (session, _in_flight) = lifecycle::acquire(roster, server).await?;
+    let (session, _in_flight) = acquire(roster, server).await?;
     let tool = entry.tool.name.as_str();
     // A dormant server may have come back with a different tool list.
     if !session.tools().iter().any(|t| t.name == tool) {

@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::server::Server;
-use super::session::ProcessControl;
+use super::session::{CallLimits, ProcessControl, Session};
 use super::timings::StartTimings;
 use crate::ask::Asker;
 use crate::config::{ProtocolChoice, RemoteKind, ServerSpec};
@@ -245,4 +245,30 @@ fn accepted_tools(server: &Server, client: &Client, raw: Vec<Value>) -> Result<V
         tools.extend(extra);
     }
     Ok(tools)
+}
+
+/// The session of a generation that connected, its calls bounded by the server's config.
+pub(super) fn new_session(
+    server: &Server,
+    generation: u64,
+    connected: Connected,
+    stderr_tail: Arc<StderrTail>,
+) -> Arc<Session> {
+    let spec = &server.spec;
+    let limits = CallLimits {
+        tool_timeout: spec.tool_timeout,
+        reset_on_progress: spec.reset_timeout_on_progress,
+        max_total: spec.max_total_timeout,
+        max_result_bytes: spec.max_result_bytes,
+        result_policy: spec.result_policy,
+    };
+    Arc::new(Session::new(
+        generation,
+        connected.client,
+        connected.tools,
+        limits,
+        stderr_tail,
+        connected.discovery,
+        connected.hints,
+    ))
 }

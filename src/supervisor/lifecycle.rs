@@ -1,7 +1,7 @@
 //! Each server's state machine: starts (and why), what a failure leads to (a scheduled restart or a
-//! stop), the watch over a ready generation, and getting a session for a call (starting a dormant
-//! server on the way). How a generation is brought up is in [`super::launch`], how it ends in
-//! [`super::teardown`], its timers in [`super::upkeep`].
+//! stop), and the watch over a ready generation; getting a session for a call (starting a dormant
+//! server on the way) is in [`super::acquire`]. How a generation is brought up is in
+//! [`super::launch`], how it ends in [`super::teardown`], its timers in [`super::upkeep`].
 //!
 //! ```text
 //!            add / restart / call on a dormant server / restart timer
@@ -24,30 +24,22 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::mpsc;
 
-use super::events::{Event, ServerLog};
+use super::announce;
 use super::launch::{self, Connected};
 use super::lazy;
 use super::login;
 use super::roster::{shutting_down, Roster};
 use super::server::{Server, Slot};
-use super::session::{CallGuard, CallLimits, ProcessControl, Session};
+use super::session::{ProcessControl, Session};
 use super::status::ServerState;
 use super::teardown::{self, ParkReason, Running};
 use super::timings::StartTimings;
 use super::upkeep::{Due, Upkeep};
-use crate::error::{Error, ErrorCode, Result};
-use crate::limits;
+use crate::config::ServerSpec;
+use crate::error::{Error, ErrorCode};
 use crate::mcp::ClientEvent;
 use crate::package;
 use crate::process::StderrTail;
-
-/// Upper bound on the wait for a start someone else began (a restart may first stop the old tree).
-const START_WAIT_SLACK: Duration = limits::STOP_AFTER_STDIN_CLOSE
-    .saturating_add(limits::STOP_AFTER_SIGTERM)
-    .saturating_add(limits::STOP_AFTER_SIGKILL);
-
-/// Most state changes a call waits through before giving up (each is a start finishing or failing).
-const MAX_START_WAITS: usize = 64;
 
 /// Why a server is being started; decides what a failure means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +58,7 @@ pub(super) enum StartKind {
 pub(super) type Begun = (u64, Running);
 
 /// Moves the slot to `starting` under a new generation; returns it and whatever ran before.
-fn begin_start_locked(slot: &mut Slot, kind: StartKind) -> Begun {
+pub(super) fn begin_start_locked(slot: &mut Slot, kind: StartKind) -> Begun {
     // Tools stay listed through a host's restart and an on-demand start; after a failure they left.
     let keep = match kind {
         StartKind::Requested | StartKind::OnDemand => slot.served_tools(),
@@ -117,33 +109,15 @@ pub(super) async fn finish_start(
 }
 
 async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, kind: StartKind) {
-    let mut timings = StartTimings::default();
     let mut begun = Instant::now();
-    if roster.is_shutting_down() {
-        return fail_start(
-            roster,
-            server,
-            (generation, kind),
-            shutting_down(),
-            None,
-            timings,
-        )
-        .await;
-    }
-    // A `package` server's program comes from the cache, fetched and verified there on its first
-    // start (a pin that does not match fails the start before anything is spawned).
-    let packages = roster.settings.packages.as_deref();
-    let prepared = match package::prepare(&server.name, &server.spec, packages).await {
-        Ok(prepared) => prepared,
-        Err(e) => {
-            timings.total = begun.elapsed();
-            return fail_start(roster, server, (generation, kind), e, None, timings).await;
-        }
+    let Some(prepared) = prepared_spec(roster, server, (generation, kind), begun).await else {
+        return;
     };
+    let mut timings = StartTimings::default();
     // A start that needs a login may ask the host's browser step once, then go on with a new
     // deadline (a person's time is not the server's startup time, nor in its timings).
     let mut asked = false;
-    let (connected, control, stderr_tail, events_rx, deadline) = loop {
+    let launched = loop {
         let deadline = tokio::time::Instant::now() + server.spec.startup_timeout;
         let stderr_tail = Arc::clone(&server.slot().stderr);
         let opened = launch::open(server, prepared.as_ref(), &stderr_tail);
@@ -176,7 +150,16 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
         .await;
         timings.total = begun.elapsed();
         match connected {
-            Ok(connected) => break (connected, control, stderr_tail, events_rx, deadline),
+            Ok(connected) => {
+                break Launched {
+                    connected,
+                    control,
+                    stderr_tail,
+                    events: events_rx,
+                    deadline,
+                    timings,
+                }
+            }
             Err(e) if !asked && login::needs_login(&e) => {
                 asked = true;
                 match login::during_start(roster, server, generation, &e).await {
@@ -203,7 +186,62 @@ async fn run_start(roster: &Arc<Roster>, server: &Arc<Server>, generation: u64, 
             }
         }
     };
-    let session = new_session(server, generation, connected, stderr_tail);
+    go_live(roster, server, (generation, kind), launched).await;
+}
+
+/// A `package` server's program comes from the cache, fetched and verified there on its first
+/// start (a pin that does not match fails the start before anything is spawned). `None` when the
+/// start failed here (reported), or the registry is shutting down.
+async fn prepared_spec(
+    roster: &Arc<Roster>,
+    server: &Arc<Server>,
+    at: (u64, StartKind),
+    begun: Instant,
+) -> Option<Option<ServerSpec>> {
+    let mut timings = StartTimings::default();
+    if roster.is_shutting_down() {
+        fail_start(roster, server, at, shutting_down(), None, timings).await;
+        return None;
+    }
+    let packages = roster.settings.packages.as_deref();
+    match package::prepare(&server.name, &server.spec, packages).await {
+        Ok(prepared) => Some(prepared),
+        Err(e) => {
+            timings.total = begun.elapsed();
+            fail_start(roster, server, at, e, None, timings).await;
+            None
+        }
+    }
+}
+
+/// A generation whose handshake succeeded, not yet ready.
+struct Launched {
+    connected: Connected,
+    control: Option<Arc<ProcessControl>>,
+    stderr_tail: Arc<StderrTail>,
+    events: mpsc::UnboundedReceiver<ClientEvent>,
+    deadline: tokio::time::Instant,
+    timings: StartTimings,
+}
+
+/// A launched generation made ready (unless it was replaced meanwhile), then watched: its log
+/// level and subscriptions restored, its tools remembered, its session and timers watched; a
+/// discovery start parks it again.
+async fn go_live(
+    roster: &Arc<Roster>,
+    server: &Arc<Server>,
+    (generation, kind): (u64, StartKind),
+    launched: Launched,
+) {
+    let Launched {
+        connected,
+        control,
+        stderr_tail,
+        events: events_rx,
+        deadline,
+        timings,
+    } = launched;
+    let session = launch::new_session(server, generation, connected, stderr_tail);
     super::resume::log_level(roster, server, &session, deadline).await;
     if !go_ready(server, generation, &session, timings) {
         teardown::close_session(&session).await;
@@ -245,31 +283,6 @@ fn adopt_process(server: &Server, generation: u64, control: &Option<Arc<ProcessC
         slot.sandbox = control.as_ref().and_then(|c| c.sandbox.clone());
     }
     current
-}
-
-fn new_session(
-    server: &Server,
-    generation: u64,
-    connected: Connected,
-    stderr_tail: Arc<StderrTail>,
-) -> Arc<Session> {
-    let spec = &server.spec;
-    let limits = CallLimits {
-        tool_timeout: spec.tool_timeout,
-        reset_on_progress: spec.reset_timeout_on_progress,
-        max_total: spec.max_total_timeout,
-        max_result_bytes: spec.max_result_bytes,
-        result_policy: spec.result_policy,
-    };
-    Arc::new(Session::new(
-        generation,
-        connected.client,
-        connected.tools,
-        limits,
-        stderr_tail,
-        connected.discovery,
-        connected.hints,
-    ))
 }
 
 /// Moves the slot to `ready` with `session` (its tools recorded in the pin ledger, its
@@ -432,7 +445,7 @@ async fn watch_session(
                 }
                 Some(ClientEvent::ToolsListChanged) => false,
                 Some(other) => {
-                    forward(&roster, &server, other);
+                    announce::forward(&roster, &server, other);
                     continue;
                 }
             },
@@ -460,7 +473,7 @@ async fn watch_session(
                         Some(ClientEvent::Closed { error }) => {
                             return fail_session(&roster, &server, session.generation, error).await;
                         }
-                        Some(other) => forward(&roster, &server, other),
+                        Some(other) => announce::forward(&roster, &server, other),
                         None => open = false,
                     },
                 }
@@ -498,37 +511,6 @@ async fn watch_session(
             return;
         }
     }
-}
-
-/// A server's announcement on its way to the host: a resources or prompts list change, a
-/// resource update, or a log message at or above the server's log level (none without one).
-fn forward(roster: &Roster, server: &Server, event: ClientEvent) {
-    let name = server.name.clone();
-    let event = match event {
-        ClientEvent::ResourcesListChanged => Event::ResourcesChanged { server: name },
-        ClientEvent::PromptsListChanged => Event::PromptsChanged { server: name },
-        ClientEvent::ResourceUpdated { uri } => Event::ResourceUpdated {
-            server: name,
-            uri: Some(uri),
-        },
-        ClientEvent::Log {
-            level,
-            logger,
-            data,
-        } => {
-            if roster.log_level(server).is_none_or(|min| level < min) {
-                return;
-            }
-            Event::ServerLog(Box::new(ServerLog {
-                server: name,
-                level,
-                logger,
-                data,
-            }))
-        }
-        ClientEvent::Closed { .. } | ClientEvent::ToolsListChanged => return,
-    };
-    roster.send(event);
 }
 
 /// Drives one generation's timers: parks it when idle or too old, fails it on a missed ping.
@@ -597,59 +579,4 @@ async fn fail_session(roster: &Arc<Roster>, server: &Arc<Server>, generation: u6
     if auth == Some(ServerState::NeedsLogin) {
         login::in_background(roster, server, generation, restart_after_login);
     }
-}
-
-/// The session of a ready server, with one use counted in flight; `None` when it is not ready
-/// (nothing is started).
-pub(super) fn ready_session(server: &Server) -> Option<(Arc<Session>, CallGuard)> {
-    let slot = server.slot();
-    match (slot.state, &slot.session) {
-        (ServerState::Ready, Some(session)) => Some((Arc::clone(session), session.begin_call())),
-        _ => None,
-    }
-}
-
-/// A session for one call, with the call counted in flight. Starts a dormant server and waits
-/// for a start in progress; fails at once with SERVER_UNAVAILABLE when the server is down.
-pub(super) async fn acquire(
-    roster: &Arc<Roster>,
-    server: &Arc<Server>,
-) -> Result<(Arc<Session>, CallGuard)> {
-    let deadline = tokio::time::Instant::now() + server.spec.startup_timeout + START_WAIT_SLACK;
-    // Subscribed before the first look, so a change between the look and the wait is not missed.
-    let mut changes = server.subscribe();
-    for _ in 0..MAX_START_WAITS {
-        let begun = {
-            let mut slot = server.slot();
-            match (slot.state, &slot.session) {
-                (ServerState::Ready, Some(session)) => {
-                    let guard = session.begin_call();
-                    return Ok((Arc::clone(session), guard));
-                }
-                (ServerState::Stopped, _) if slot.dormant_tools.is_some() => {
-                    if roster.is_shutting_down() {
-                        return Err(shutting_down());
-                    }
-                    Some(begin_start_locked(&mut slot, StartKind::OnDemand))
-                }
-                (ServerState::Starting, _) => None,
-                _ => return Err(server.unavailable(&slot)),
-            }
-        };
-        if let Some(begun) = begun {
-            tracing::info!(server = %server.name, generation = begun.0, "starting a dormant server for a call");
-            roster.transitioned(server);
-            let (roster, s) = (Arc::clone(roster), Arc::clone(server));
-            // Its own task: a call cancelled by the host must not abandon a half-done start.
-            tokio::spawn(
-                async move { finish_start(&roster, &s, begun, StartKind::OnDemand).await },
-            );
-        }
-        match tokio::time::timeout_at(deadline, changes.changed()).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) | Err(_) => break,
-        }
-    }
-    let slot = server.slot();
-    Err(server.unavailable(&slot))
 }

@@ -18,7 +18,7 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::lifecycle;
+use super::acquire::{acquire, ready_session};
 use super::roster::Roster;
 use super::server::Server;
 use super::session::{CallGuard, Session};
@@ -126,9 +126,9 @@ async fn session_for(
     explicit: bool,
 ) -> Result<Option<(Arc<Session>, CallGuard)>> {
     if explicit {
-        return lifecycle::acquire(roster, server).await.map(Some);
+        return acquire(roster, server).await.map(Some);
     }
-    Ok(lifecycle::ready_session(server))
+    Ok(ready_session(server))
 }
 
 /// What a listing gathered so far.

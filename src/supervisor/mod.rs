@@ -7,14 +7,16 @@
 //! Layering inside: a file imports only files listed after it (no circles).
 //! 0. `config_files.rs`: a set of config files kept in force (read, added, reloaded by difference);
 //!    `config_watch.rs` (their edits seen; imports nothing here).
-//! 1. `registry.rs`: [`Registry`], the public API; admits, looks up, hands over.
+//! 1. `registry/`: [`Registry`], the public API; admits, looks up, hands over (its operations by
+//!    concern: `servers`, `status`, `stop`, `tools`, `resources`).
 //! 2. `call.rs` (one tool call, its turn in a serial queue, its result budget), `probe.rs` (the
 //!    `servers/test` report), `awaiting.rs` (a call to a tool of a server still on its first
 //!    start waits for it alone), `listing.rs` (the lists of many servers, the sidecar's cursor),
 //!    `surface.rs` (resources, prompts, completion, log levels of one server), `accept.rs` (held
-//!    tool definitions and `tools/accept`).
+//!    tool definitions and `tools/accept`), `acquire.rs` (a session for a call, a dormant server
+//!    started for it).
 //! 3. `lifecycle.rs`: the state machine — starts, failures and restarts, the watch over a ready
-//!    generation (and the server's announcements it forwards), acquiring a session for a call.
+//!    generation; `announce.rs`: the server's announcements it forwards to the host.
 //! 4. `upkeep.rs`: a ready generation's timers; reports what is due instead of acting.
 //!    `resume.rs`: what a server is told again at each start (log level, subscriptions).
 //! 5. `login.rs` (the `needs_login` state: a login during a start or in the background, logout),
@@ -32,7 +34,9 @@
 //! Processes themselves (spawning, groups, trees, the guardian) are [`crate::process`]'s.
 
 mod accept;
+mod acquire;
 mod admission;
+mod announce;
 mod awaiting;
 mod call;
 mod config_files;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use super::lifecycle;
+use super::acquire::{acquire, ready_session};
 use super::roster::Roster;
 use super::server::Server;
 use super::session::Session;
@@ -19,7 +19,7 @@ use crate::config::ResultPolicy;
 use crate::convert;
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
-use crate::mcp::surface::no_completion;
+use crate::mcp::client::surface::no_completion;
 use crate::mcp::{Capability, LogLevel};
 use crate::store::{ResultStore, Truncation};
 
@@ -54,7 +54,7 @@ pub(super) async fn read_resource(
     check_uri(uri)?;
     let server = roster.find(name)?;
     let run = async {
-        let (session, _busy) = lifecycle::acquire(roster, &server).await?;
+        let (session, _busy) = acquire(roster, &server).await?;
         require(&server, &session, Capability::Resources, "resources/read")?;
         let reply = session
             .client
@@ -122,7 +122,7 @@ pub(super) async fn subscribe(roster: &Arc<Roster>, name: &str, uri: &str) -> Re
         }
     }
     let run = async {
-        let (session, _busy) = lifecycle::acquire(roster, &server).await?;
+        let (session, _busy) = acquire(roster, &server).await?;
         require(
             &server,
             &session,
@@ -143,7 +143,7 @@ pub(super) async fn unsubscribe(roster: &Arc<Roster>, name: &str, uri: &str) -> 
     check_uri(uri)?;
     let server = roster.find(name)?;
     server.slot().subscriptions.remove(uri);
-    let Some((session, _busy)) = lifecycle::ready_session(&server) else {
+    let Some((session, _busy)) = ready_session(&server) else {
         return Ok(());
     };
     if !session
@@ -176,7 +176,7 @@ pub(super) async fn get_prompt(
 ) -> Result<PromptGot> {
     let server = roster.find(name)?;
     let run = async {
-        let (session, _busy) = lifecycle::acquire(roster, &server).await?;
+        let (session, _busy) = acquire(roster, &server).await?;
         require(&server, &session, Capability::Prompts, "prompts/get")?;
         let reply = session
             .client
@@ -220,7 +220,7 @@ pub(super) async fn get_prompt(
 pub(super) async fn complete(roster: &Arc<Roster>, name: &str, params: &Value) -> Result<Value> {
     let server = roster.find(name)?;
     let run = async {
-        let (session, _busy) = lifecycle::acquire(roster, &server).await?;
+        let (session, _busy) = acquire(roster, &server).await?;
         if !session.client.handshake().declares(Capability::Completions) {
             return Ok(no_completion());
         }
@@ -244,7 +244,7 @@ pub(super) async fn set_log_level(
     let targets = match only {
         Some(name) => {
             let server = roster.find(name)?;
-            if let Some((session, _)) = lifecycle::ready_session(&server) {
+            if let Some((session, _)) = ready_session(&server) {
                 require(&server, &session, Capability::Logging, "logging/setLevel")?;
             }
             server.slot().log_level = Some(level);
@@ -260,7 +260,7 @@ pub(super) async fn set_log_level(
         }
     };
     let sends = targets.iter().filter_map(|server| {
-        let (session, busy) = lifecycle::ready_session(server)?;
+        let (session, busy) = ready_session(server)?;
         if !session.client.handshake().declares(Capability::Logging) {
             return None;
         }

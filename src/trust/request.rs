@@ -93,6 +93,15 @@ impl<'a> Subject<'a> {
             "warnings": warnings,
             "digest": self.digest(),
         });
+        self.add_optional_fields(&mut out, &secrets, url);
+        out
+    }
+
+    /// The fields of [`Self::to_json`] a config has only when it gives them: `resourcesAsTools`,
+    /// `pinTools`, `sandbox` (and what this host enforces of it), `oauth`, `package`, a remote
+    /// server's `url` and `headerNames`.
+    fn add_optional_fields(&self, out: &mut Value, secrets: &Secrets, url: Option<&str>) {
+        let (spec, extras) = (self.spec, self.extras);
         // Bound when given, like the digest: what the model is shown of the server.
         if let Some(on) = extras.resources_as_tools {
             out["resourcesAsTools"] = Value::Bool(on);
@@ -134,7 +143,6 @@ impl<'a> Subject<'a> {
                 .map(|(k, _)| *k)
                 .collect::<Vec<_>>());
         }
-        out
     }
 }
 

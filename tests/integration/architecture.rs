@@ -28,7 +28,7 @@ const FLOORS: &[&[&str]] = &[
     &["mcp", "process"],
     &["store", "package"],
     &["supervisor", "signals", "serving"],
-    &["host", "upstream"],
+    &["host", "aggregate"],
     &["cli"],
 ];
 
@@ -554,7 +554,7 @@ fn the_mcp_layer_and_the_host_layer_never_meet() {
 fn an_mcp_session_sees_only_the_transport_trait() {
     let mut seen = imports_between("mcp", "process");
     for session_file in [
-        "mcp/client.rs",
+        "mcp/client/",
         "mcp/handshake.rs",
         "mcp/reader.rs",
         "mcp/tools.rs",

@@ -10,6 +10,8 @@
 
 #[cfg(target_os = "linux")] // cross-builds and runs another OS's binaries
 mod aarch64_qemu;
+#[cfg(unix)] // Unix-only APIs
+mod aggregate;
 mod architecture;
 #[cfg(unix)] // Unix-only APIs
 mod backpressure;
@@ -45,7 +47,7 @@ mod oauth;
 mod oauth_host;
 #[cfg(unix)] // the Secret's symlinks
 mod oauth_token_file;
-#[cfg(unix)] // the `mcp --http` harness (`upstream`)
+#[cfg(unix)] // the `mcp --http` harness (`aggregate`)
 mod observability;
 mod packages;
 mod packages_pinned;
@@ -83,8 +85,6 @@ mod tool_sets;
 mod transcripts;
 mod trees;
 mod trust;
-#[cfg(unix)] // Unix-only APIs
-mod upstream;
 mod versions;
 #[cfg(target_os = "linux")] // cross-builds and runs another OS's binaries
 mod windows_wine;

@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
+use crate::aggregate::harness::{http, modern_meta, HttpSidecar, Reply};
 use crate::remote::HttpFixture;
 use crate::support::{eventually, fixture, temp_dir, Sidecar};
-use crate::upstream::harness::{http, modern_meta, HttpSidecar, Reply};
 
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_SPAN: &str = "00f067aa0ba902b7";

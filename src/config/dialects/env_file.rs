@@ -92,25 +92,7 @@ pub fn merge_env_file(
         Some(dir) => dir.join(file),
         None => Path::new(file).to_path_buf(),
     };
-    let bytes = match crate::config::file::read_bounded(&path) {
-        Ok(b) => b,
-        Err(e) => {
-            diags.push(Diagnostic::error(
-                Kind::Unreadable,
-                at,
-                format!("cannot read env file {}: {e}", path.display()),
-            ));
-            return None;
-        }
-    };
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        diags.push(Diagnostic::error(
-            Kind::Unreadable,
-            at,
-            format!("env file {} is not UTF-8", path.display()),
-        ));
-        return None;
-    };
+    let text = read_env_file(&path, at, diags)?;
     let env = out
         .entry("env")
         .or_insert_with(|| Value::Object(Map::new()));
@@ -119,46 +101,13 @@ pub fn merge_env_file(
     // one per line of a file of junk).
     let mut skipped: Option<(usize, usize)> = None;
     if let Value::Object(env) = env {
-        let mut bytes: usize = env
-            .iter()
-            .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
-            .sum();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let line = line.strip_prefix("export ").unwrap_or(line);
-            let Some((k, v)) = line.split_once('=') else {
-                let (_, count) = skipped.get_or_insert((n + 1, 0));
-                *count += 1;
-                continue;
-            };
-            let v = v.trim();
-            let v = v
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .unwrap_or(v);
-            let k = k.trim().to_owned();
-            if !env.contains_key(&k) {
-                bytes += k.len() + v.len();
-                let past = if env.len() >= limits::CONFIG_ENV_MAX {
-                    Some(format!("more than {} variables", limits::CONFIG_ENV_MAX))
-                } else {
-                    (bytes > limits::CONFIG_ENV_MAX_BYTES)
-                        .then(|| format!("more than {} bytes", limits::CONFIG_ENV_MAX_BYTES))
-                };
-                if let Some(past) = past {
-                    diags.push(Diagnostic::error(
-                        Kind::TooLarge,
-                        at,
-                        format!("env file {} gives `env` {past} (its limit)", path.display()),
-                    ));
-                    return None;
-                }
-                env.insert(k.clone(), Value::from(v));
-                names.push(k);
-            }
+        if let Err(past) = merge_lines(&text, env, &mut names, &mut skipped) {
+            diags.push(Diagnostic::error(
+                Kind::TooLarge,
+                at,
+                format!("env file {} gives `env` {past} (its limit)", path.display()),
+            ));
+            return None;
         }
     }
     if let Some((first, count)) = skipped {
@@ -184,7 +133,7 @@ pub fn merge_env_file(
             .dir()
             .map(|d| resolved(&owning_folder(&d)).display().to_string()),
         names,
-        sha256: sha256_tagged(&bytes),
+        sha256: sha256_tagged(text.as_bytes()),
     };
     // The trust request warns about it too (`trust::risk`); a host that does not gate trust hears
     // of it only here.
@@ -203,6 +152,79 @@ pub fn merge_env_file(
         push(out, ENV_FILES, std::iter::once(v));
     }
     Some(())
+}
+
+/// The env file at `path`, as text; `None` (a diagnostic at `at`) when it cannot be read or is not
+/// UTF-8.
+fn read_env_file(path: &Path, at: &str, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let bytes = match crate::config::file::read_bounded(path) {
+        Ok(b) => b,
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                Kind::Unreadable,
+                at,
+                format!("cannot read env file {}: {e}", path.display()),
+            ));
+            return None;
+        }
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        diags.push(Diagnostic::error(
+            Kind::Unreadable,
+            at,
+            format!("env file {} is not UTF-8", path.display()),
+        ));
+        return None;
+    };
+    Some(text.to_owned())
+}
+
+/// Merges the `KEY=VALUE` lines of `text` into `env` (a name already there wins), each name
+/// merged pushed to `names`; lines that are not `KEY=VALUE` are counted in `skipped` (the first
+/// one's number, how many). `Err` names the bound of `env` the file would pass.
+fn merge_lines(
+    text: &str,
+    env: &mut Map<String, Value>,
+    names: &mut Vec<String>,
+    skipped: &mut Option<(usize, usize)>,
+) -> Result<(), String> {
+    let mut bytes: usize = env
+        .iter()
+        .map(|(k, v)| k.len() + v.as_str().map_or(0, str::len))
+        .sum();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        let Some((k, v)) = line.split_once('=') else {
+            let (_, count) = skipped.get_or_insert((n + 1, 0));
+            *count += 1;
+            continue;
+        };
+        let v = v.trim();
+        let v = v
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or(v);
+        let k = k.trim().to_owned();
+        if !env.contains_key(&k) {
+            bytes += k.len() + v.len();
+            let past = if env.len() >= limits::CONFIG_ENV_MAX {
+                Some(format!("more than {} variables", limits::CONFIG_ENV_MAX))
+            } else {
+                (bytes > limits::CONFIG_ENV_MAX_BYTES)
+                    .then(|| format!("more than {} bytes", limits::CONFIG_ENV_MAX_BYTES))
+            };
+            if let Some(past) = past {
+                return Err(past);
+            }
+            env.insert(k.clone(), Value::from(v));
+            names.push(k);
+        }
+    }
+    Ok(())
 }
 
 /// Appends `items` to the array at `key` of `out`, creating it.
