@@ -17,7 +17,7 @@
 //! or hybrid at `/sys/fs/cgroup/unified`), the sidecar's own cgroup from the `0::` line of
 //! `/proc/self/cgroup`, and writability by creating the sidecar's cgroup and opening its parent's
 //! `cgroup.procs` for writing (moving a process needs both). Anything missing means no cgroup,
-//! said once in the log; see ARCHITECTURE.md's Supervision section for what then remains.
+//! said once in the log; see docs/supervision.md for what then remains.
 //!
 //! Plain `std` and blocking file operations on cgroupfs (no disk behind them): the guardian uses
 //! this too, and async code calls the reading and killing through `spawn_blocking`.

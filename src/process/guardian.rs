@@ -18,7 +18,7 @@
 //! exits. After `bye` it exits without touching anything.
 //!
 //! The guardian uses plain `std` (no async runtime) and holds a few small sets: a few hundred KiB of
-//! resident memory, most of it the shared binary. See ARCHITECTURE.md, Supervision, for its limits.
+//! resident memory, most of it the shared binary. See docs/supervision.md for its limits.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
