@@ -40,6 +40,7 @@ mod failures;
 mod faults;
 mod handshake;
 mod leaks;
+mod map;
 mod logs;
 mod oauth;
 mod oauth_host;
