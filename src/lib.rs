@@ -43,31 +43,32 @@
 //!    their origin marker; the guardian kills what is left if the sidecar is SIGKILLed
 //!    (see [`process`] and `process::guardian`).
 
-pub mod ask;
-pub mod canonical;
-pub mod cli;
+mod ask;
+mod canonical;
+mod cli;
 pub mod config;
 pub mod convert;
-pub mod era;
+mod era;
 pub mod error;
-pub mod host;
+mod host;
 pub mod jsonrpc;
 pub mod limits;
-pub mod logging;
+mod logging;
 pub mod mcp;
-pub mod metrics;
-pub mod oauth;
-pub mod package;
-pub mod process;
+mod metrics;
+mod oauth;
+mod package;
+mod process;
 pub mod sandbox;
-pub mod search;
-pub mod serving;
-pub mod signals;
+mod search;
+mod serving;
+mod signals;
 pub mod store;
-pub mod supervisor;
-pub mod telemetry;
-pub mod time;
+mod supervisor;
+mod telemetry;
+mod time;
 pub mod trust;
-pub mod upstream;
+mod upstream;
 
+pub use cli::entry::main;
 pub use error::{Error, ErrorCode};

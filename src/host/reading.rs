@@ -19,10 +19,10 @@ use crate::serving::Ticket;
 use serde_json::Value;
 
 /// A message as parsed: JSON syntax error, not JSON-RPC, or a message.
-pub type Parsed = Result<Result<Incoming, NotJsonRpc>, serde_json::Error>;
+pub(super) type Parsed = Result<Result<Incoming, NotJsonRpc>, serde_json::Error>;
 
 /// What one read from the host gave.
-pub enum Line {
+pub(super) enum Line {
     Message {
         parsed: Parsed,
         bytes: usize,
@@ -34,7 +34,7 @@ pub enum Line {
 }
 
 /// Reads and classifies the next line; ends at once when `stop` is cancelled.
-pub async fn read<R: AsyncBufRead + Unpin>(
+pub(super) async fn read<R: AsyncBufRead + Unpin>(
     host: &Host,
     lines: &mut LineReader<R>,
     stop: &CancellationToken,
@@ -81,7 +81,12 @@ async fn classify(host: &Host, next: Result<Option<&[u8]>, LineError>) -> Line {
 }
 
 /// A response from the host: the answer to one of the sidecar's requests, or ignored.
-pub fn route_answer(host: &Host, id: &RequestId, result: Result<Value, ErrorObject>, bytes: usize) {
+pub(super) fn route_answer(
+    host: &Host,
+    id: &RequestId,
+    result: Result<Value, ErrorObject>,
+    bytes: usize,
+) {
     let delivered = host
         .asks
         .get()
@@ -93,7 +98,7 @@ pub fn route_answer(host: &Host, id: &RequestId, result: Result<Value, ErrorObje
 
 /// A ticket for a request of `bytes` bytes, reading the host's answers meanwhile (see the module
 /// doc); a line that is not an answer goes to `held`. `None` when `stop` was cancelled first.
-pub async fn admit<R: AsyncBufRead + Unpin>(
+pub(super) async fn admit<R: AsyncBufRead + Unpin>(
     host: &Host,
     bytes: usize,
     lines: &mut LineReader<R>,

@@ -28,7 +28,7 @@ use crate::jsonrpc::{Incoming, LineReader, RequestId};
 use crate::limits;
 use crate::serving::{writer, Flow};
 
-pub struct ServeOptions {
+pub(crate) struct ServeOptions {
     /// Longest line accepted from the host.
     pub max_line_bytes: usize,
     /// The schema cache for lazy servers (`None`: no cache).
@@ -54,7 +54,7 @@ impl Default for ServeOptions {
 }
 
 /// Serves host protocol v1 until `shutdown` or end of input, then stops every server.
-pub async fn serve<R, W>(input: R, output: W, options: ServeOptions)
+pub(crate) async fn serve<R, W>(input: R, output: W, options: ServeOptions)
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,

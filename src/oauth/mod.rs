@@ -31,8 +31,7 @@ mod server_auth;
 mod store;
 mod token;
 
-pub use browser::AUTHORIZE;
-pub use challenge::Challenge;
-pub use error::AuthError;
-pub use server_auth::{AuthStatus, Recovery, ServerAuth};
-pub use store::TokenStore;
+pub(crate) use challenge::Challenge;
+pub(crate) use error::AuthError;
+pub(crate) use server_auth::{Recovery, ServerAuth};
+pub(crate) use store::TokenStore;

@@ -13,6 +13,5 @@ mod prepare;
 mod provenance;
 mod record;
 
-pub use pin::{pin_block, PinRequest};
-pub use prepare::prepare;
-pub use record::Record;
+pub(crate) use pin::{pin_block, PinRequest};
+pub(crate) use prepare::prepare;

@@ -16,10 +16,10 @@ use crate::config::PackageSpec;
 use crate::error::Result;
 
 /// What `verified` says when the subject digest matched.
-pub const SUBJECT_DIGEST: &str = "subject-digest (signature not verified)";
+pub(super) const SUBJECT_DIGEST: &str = "subject-digest (signature not verified)";
 
 /// The attestation bundle at `url`, checked against the pin.
-pub async fn npm(
+pub(super) async fn npm(
     server: &str,
     client: &reqwest::Client,
     spec: &PackageSpec,
@@ -30,7 +30,11 @@ pub async fn npm(
 }
 
 /// The publisher an npm attestations document claims for `spec`'s tarball.
-pub fn claimed_publisher(server: &str, spec: &PackageSpec, document: &Value) -> Result<Publisher> {
+pub(super) fn claimed_publisher(
+    server: &str,
+    spec: &PackageSpec,
+    document: &Value,
+) -> Result<Publisher> {
     let b64 = base64::engine::general_purpose::STANDARD;
     let pinned_hex = spec
         .pin
@@ -103,7 +107,7 @@ mod tests {
     }
 
     /// An attestations document as the npm registry serves it, for a subject digest.
-    pub fn document(sha512_hex: &str) -> Value {
+    pub(super) fn document(sha512_hex: &str) -> Value {
         let statement = json!({
             "_type": "https://in-toto.io/Statement/v1",
             "subject": [{"name": "pkg:npm/%40scope/x@1.0.0", "digest": {"sha512": sha512_hex}}],

@@ -6,11 +6,11 @@
 use serde::{Deserialize, Serialize};
 
 /// The file name of the record inside a package's cache folder.
-pub const RECORD_FILE: &str = "record.json";
+pub(super) const RECORD_FILE: &str = "record.json";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Record {
+pub(crate) struct Record {
     /// `npm:name@version` / `pypi:name==version`.
     pub package: String,
     /// The pin the archive matched.
@@ -32,7 +32,7 @@ pub struct Record {
 /// The publisher a package's provenance names.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Publisher {
+pub(crate) struct Publisher {
     /// The source repository the build claims (`https://github.com/owner/repo`).
     pub repository: Option<String>,
     /// The workflow or build that published it.

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{Map, Value};
 use tokio_util::task::TaskTracker;
@@ -42,14 +42,14 @@ use crate::store::{Catalog, Listing, ListingRequest, ReadOutcome, Rendered, Resu
 
 /// What [`Registry::add_loaded`] did with each server of a configuration.
 #[derive(Default)]
-pub struct LoadOutcome {
+pub(crate) struct LoadOutcome {
     pub added: Vec<ServerStatus>,
     pub diagnostics: Vec<Diagnostic>,
     /// The trust request (with its `name`) of each server the trust gate held back.
     pub trust_required: Vec<Value>,
 }
 
-pub struct Registry {
+pub(crate) struct Registry {
     /// The servers, the catalog and the events, shared with every server's lifecycle tasks.
     roster: Arc<Roster>,
     /// Host-requested lifecycle operations (add, restart, remove, test) run as tracked tasks: a host
@@ -63,7 +63,7 @@ pub struct Registry {
 }
 
 impl Registry {
-    pub fn new(settings: Settings, events: EventSender) -> Arc<Self> {
+    pub(crate) fn new(settings: Settings, events: EventSender) -> Arc<Self> {
         Arc::new(Self {
             roster: Arc::new(Roster::new(settings, events)),
             operations: TaskTracker::new(),
@@ -72,30 +72,20 @@ impl Registry {
         })
     }
 
-    pub fn settings(&self) -> &Settings {
+    pub(crate) fn settings(&self) -> &Settings {
         &self.roster.settings
     }
 
-    pub fn catalog(&self) -> Arc<Catalog> {
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
         self.roster.catalog()
     }
 
     // ----- servers -----
 
     /// Registers a server and starts it — or, when lazy, serves its tools from the schema cache (a
-    /// miss starts it once to discover them). With `wait`, returns once that is done.
-    pub async fn add(
-        self: &Arc<Self>,
-        name: &str,
-        config: &Value,
-        wait: bool,
-    ) -> Result<ServerStatus> {
-        self.add_with(name, config, wait, AddOptions::default())
-            .await
-    }
-
-    /// [`Registry::add`] with a source and, when trust is required, the approved digest.
-    pub async fn add_with(
+    /// miss starts it once to discover them); with `wait`, returns once that is done. The source
+    /// and, when trust is required, the approved digest come in `options`.
+    pub(crate) async fn add_with(
         self: &Arc<Self>,
         name: &str,
         config: &Value,
@@ -144,7 +134,7 @@ impl Registry {
     /// gate holds back a trust request (`trust` holds the approved digests by name), so one bad
     /// server never stops the others. With `wait`, returns once the last has ended. Results keep
     /// the file's order.
-    pub async fn add_loaded(
+    pub(crate) async fn add_loaded(
         self: &Arc<Self>,
         loaded: Loaded,
         trust: &BTreeMap<String, String>,
@@ -188,7 +178,7 @@ impl Registry {
     /// Reads each config file or directory (any dialect, `${VAR}` from the process environment)
     /// and adds its servers (source `user`), all files at once; with `wait`, returns once every
     /// server is ready or has failed. Problems (and trust requests) go to the log.
-    pub async fn load_files(self: &Arc<Self>, paths: Vec<PathBuf>, wait: bool) {
+    pub(crate) async fn load_files(self: &Arc<Self>, paths: Vec<PathBuf>, wait: bool) {
         let loads = paths.into_iter().map(|path| async move {
             let loaded = load(
                 Request::Path(path.clone()),
@@ -251,7 +241,7 @@ impl Registry {
 
     /// Stops a server (tools leave first) and forgets it; returns once its process tree is gone.
     /// Its tokens stay in the store (`servers/logout` removes them).
-    pub async fn remove(self: &Arc<Self>, name: &str) -> Result<()> {
+    pub(crate) async fn remove(self: &Arc<Self>, name: &str) -> Result<()> {
         let server = self
             .roster
             .servers()
@@ -270,7 +260,7 @@ impl Registry {
 
     /// Stops and starts a server again: a full new handshake and discovery. Clears the failure
     /// history, so a server in `error` after a crash loop gets a fresh start.
-    pub async fn restart(self: &Arc<Self>, name: &str) -> Result<ServerStatus> {
+    pub(crate) async fn restart(self: &Arc<Self>, name: &str) -> Result<ServerStatus> {
         let server = self.roster.find(name)?;
         if self.roster.is_shutting_down() {
             return Err(shutting_down());
@@ -288,7 +278,7 @@ impl Registry {
     /// listener with the URL in the status), then a start unless it is ready. With `wait`, returns
     /// once that is done; without, as soon as the login waits for the browser (the status carries
     /// `authorizationUrl`) or has ended.
-    pub async fn login(self: &Arc<Self>, name: &str, wait: bool) -> Result<ServerStatus> {
+    pub(crate) async fn login(self: &Arc<Self>, name: &str, wait: bool) -> Result<ServerStatus> {
         let server = self.roster.find(name)?;
         let auth = server.auth.clone().ok_or_else(|| {
             Error::invalid_params(format!(
@@ -336,7 +326,7 @@ impl Registry {
 
     /// Forgets the server's tokens (memory and store), ends a login in progress, stops its session
     /// and leaves it in `needs_login` until the next login.
-    pub async fn logout(self: &Arc<Self>, name: &str) -> Result<ServerStatus> {
+    pub(crate) async fn logout(self: &Arc<Self>, name: &str) -> Result<ServerStatus> {
         let server = self.roster.find(name)?;
         let Some(auth) = server.auth.clone() else {
             return Err(Error::invalid_params(format!(
@@ -360,14 +350,14 @@ impl Registry {
         Ok(server.status())
     }
 
-    pub fn list(&self) -> Vec<ServerStatus> {
+    pub(crate) fn list(&self) -> Vec<ServerStatus> {
         self.roster.all().iter().map(|s| s.status()).collect()
     }
 
     /// Each server's name and state, and whether it starts with the sidecar (`autoStart`, true
     /// by default) rather than on its first call: what a readiness check reads, without the rest
     /// of a status.
-    pub fn states(&self) -> Vec<(String, ServerState, bool)> {
+    pub(crate) fn states(&self) -> Vec<(String, ServerState, bool)> {
         self.roster
             .all()
             .iter()
@@ -377,7 +367,7 @@ impl Registry {
 
     /// Each server as `/metrics` shows it, from its own statistics (state, restarts, calls in
     /// flight, bytes each way).
-    pub fn metric_samples(&self) -> Vec<crate::metrics::ServerSample> {
+    pub(crate) fn metric_samples(&self) -> Vec<crate::metrics::ServerSample> {
         self.roster
             .all()
             .iter()
@@ -396,13 +386,9 @@ impl Registry {
             .collect()
     }
 
-    pub fn status(&self, name: &str) -> Result<ServerStatus> {
-        Ok(self.roster.find(name)?.status())
-    }
-
     /// Statistics of every server (sorted by name), or of those named (SERVER_NOT_FOUND for a
     /// name that is not registered).
-    pub fn stats(&self, servers: Option<&[String]>) -> Result<Vec<ServerStats>> {
+    pub(crate) fn stats(&self, servers: Option<&[String]>) -> Result<Vec<ServerStats>> {
         match servers {
             None => Ok(self.roster.all().iter().map(|s| s.stats()).collect()),
             Some(names) => {
@@ -422,7 +408,7 @@ impl Registry {
     ///
     /// A config that cannot be parsed is CONFIG_INVALID and one the trust gate refuses is
     /// TRUST_REQUIRED, as for `servers/add`; a start that fails is a result with `state: "error"`.
-    pub async fn test(
+    pub(crate) async fn test(
         self: &Arc<Self>,
         name: &str,
         config: &Value,
@@ -470,13 +456,13 @@ impl Registry {
     }
 
     /// Whether [`Registry::shutdown`] has begun: nothing is added from then on.
-    pub fn is_shutting_down(&self) -> bool {
+    pub(crate) fn is_shutting_down(&self) -> bool {
         self.roster.is_shutting_down()
     }
 
     /// Stops every server in parallel; returns once every process tree is gone. Nothing starts
     /// after this (pending restarts are dropped).
-    pub async fn shutdown(&self) {
+    pub(crate) async fn shutdown(&self) {
         let servers = self.roster.close();
         for auth in servers.iter().filter_map(|s| s.auth.as_ref()) {
             auth.cancel_login();
@@ -496,7 +482,7 @@ impl Registry {
     // ----- tools -----
 
     /// Tool entries in `format` (the session's default when `None`), as values.
-    pub fn tools(
+    pub(crate) fn tools(
         &self,
         format: Option<ToolFormat>,
         strict: Option<bool>,
@@ -509,7 +495,7 @@ impl Registry {
 
     /// The `tools/list` result as JSON text: cached per format and options until the tool set
     /// changes (filtered by `servers`: rendered from the cached pieces each time).
-    pub fn tools_answer(
+    pub(crate) fn tools_answer(
         &self,
         format: Option<ToolFormat>,
         strict: Option<bool>,
@@ -530,12 +516,12 @@ impl Registry {
     /// Starts a background re-list of every list past its positive `ttlMs` (stale-while-
     /// revalidate: the caller answers from the cached catalog now; a changed list reaches the host
     /// as `notifications/tools/changed`). One atomic load while no server sent a positive TTL.
-    pub fn relist_expired(&self) {
+    pub(crate) fn relist_expired(&self) {
         self.roster.relist_expired();
     }
 
     /// SERVER_NOT_FOUND for the first of `servers` that is not registered.
-    pub fn check_servers(&self, servers: Option<&[String]>) -> Result<()> {
+    pub(crate) fn check_servers(&self, servers: Option<&[String]>) -> Result<()> {
         if let Some(only) = servers {
             let known = self.roster.servers();
             if let Some(missing) = only.iter().find(|s| !known.contains_key(s.as_str())) {
@@ -546,7 +532,7 @@ impl Registry {
     }
 
     /// A request's format and options, the session's where it gives none.
-    pub fn format_options(
+    pub(crate) fn format_options(
         &self,
         format: Option<ToolFormat>,
         strict: Option<bool>,
@@ -559,25 +545,10 @@ impl Registry {
     }
 
     /// Validates the arguments against the tool's own schema, starts the server if it is dormant,
-    /// calls the tool, and checks the result's size. Counts the call in the server's statistics.
-    /// A name not listed yet waits for the first start of the server that may have it (only
-    /// that one), then is looked up again.
-    pub async fn call_tool(
-        self: &Arc<Self>,
-        name: &str,
-        arguments: Option<Value>,
-        timeout: Option<Duration>,
-    ) -> Result<CallOutcome> {
-        let options = CallOptions {
-            timeout,
-            ..CallOptions::default()
-        };
-        self.call_tool_with(name, arguments, options).await
-    }
-
-    /// [`Registry::call_tool`] with the host's options: progress, and how it bounds the call.
+    /// calls the tool, and checks the result's size; `options` carry the host's progress and
+    /// bounds. A name not listed yet waits for the first start of the server that may have it.
     /// Counted in the metrics: a success's duration by server and tool, a failure by its code.
-    pub async fn call_tool_with(
+    pub(crate) async fn call_tool_with(
         self: &Arc<Self>,
         name: &str,
         arguments: Option<Value>,
@@ -639,7 +610,7 @@ impl Registry {
 
     /// Tells every running server that the host's roots changed
     /// (`notifications/roots/list_changed`); a server that cannot be written to is skipped.
-    pub async fn roots_changed(&self) {
+    pub(crate) async fn roots_changed(&self) {
         let sessions: Vec<_> = self
             .roster
             .all()
@@ -653,7 +624,7 @@ impl Registry {
 
     /// Part of a truncated result's full text: `length` bytes (at most, and by default,
     /// [`crate::limits::RESULT_READ_MAX_BYTES`]) from `offset`, both moved to char boundaries.
-    pub fn read_result(
+    pub(crate) fn read_result(
         &self,
         handle: &str,
         offset: usize,
@@ -663,19 +634,23 @@ impl Registry {
     }
 
     /// `tools/accept`: lets each held definition whose hash the host gives back into the tool set.
-    pub fn accept(&self, items: &[Acceptance]) -> Value {
+    pub(crate) fn accept(&self, items: &[Acceptance]) -> Value {
         accept::accept(&self.roster, items)
     }
 
     // ----- resources, prompts, completion, logs -----
 
     /// One host page of `resources/list` over every ready server (or `server` alone).
-    pub async fn resources(&self, server: Option<&str>, cursor: Option<&str>) -> Result<Value> {
+    pub(crate) async fn resources(
+        &self,
+        server: Option<&str>,
+        cursor: Option<&str>,
+    ) -> Result<Value> {
         listing::page(&self.roster, SurfaceList::Resources, server, cursor).await
     }
 
     /// One host page of `resources/templates/list`.
-    pub async fn resource_templates(
+    pub(crate) async fn resource_templates(
         &self,
         server: Option<&str>,
         cursor: Option<&str>,
@@ -684,17 +659,21 @@ impl Registry {
     }
 
     /// One host page of `prompts/list`.
-    pub async fn prompts(&self, server: Option<&str>, cursor: Option<&str>) -> Result<Value> {
+    pub(crate) async fn prompts(
+        &self,
+        server: Option<&str>,
+        cursor: Option<&str>,
+    ) -> Result<Value> {
         listing::page(&self.roster, SurfaceList::Prompts, server, cursor).await
     }
 
     /// `resources/read`: held to `maxResultBytes` like a tool result.
-    pub async fn read_resource(&self, server: &str, uri: &str) -> Result<ResourceRead> {
+    pub(crate) async fn read_resource(&self, server: &str, uri: &str) -> Result<ResourceRead> {
         surface::read_resource(&self.roster, &self.results, server, uri).await
     }
 
     /// `resources/subscribe` (`on`) or `resources/unsubscribe`.
-    pub async fn subscribe(&self, server: &str, uri: &str, on: bool) -> Result<()> {
+    pub(crate) async fn subscribe(&self, server: &str, uri: &str, on: bool) -> Result<()> {
         if on {
             surface::subscribe(&self.roster, server, uri).await
         } else {
@@ -702,7 +681,7 @@ impl Registry {
         }
     }
 
-    pub async fn get_prompt(
+    pub(crate) async fn get_prompt(
         &self,
         server: &str,
         name: &str,
@@ -711,11 +690,15 @@ impl Registry {
         surface::get_prompt(&self.roster, server, name, arguments).await
     }
 
-    pub async fn complete(&self, server: &str, params: &Value) -> Result<Value> {
+    pub(crate) async fn complete(&self, server: &str, params: &Value) -> Result<Value> {
         surface::complete(&self.roster, server, params).await
     }
 
-    pub async fn set_log_level(&self, server: Option<&str>, level: LogLevel) -> Result<Value> {
+    pub(crate) async fn set_log_level(
+        &self,
+        server: Option<&str>,
+        level: LogLevel,
+    ) -> Result<Value> {
         surface::set_log_level(&self.roster, server, level).await
     }
 }

@@ -16,7 +16,7 @@
 //!    progress, the servers' log messages, as a client gets them), `session` (a legacy session's state), `era` (versions,
 //!    envelopes, modern results), `wire` (MCP's error codes), `options`.
 
-pub mod access;
+pub(crate) mod access;
 mod aggregate;
 mod answering;
 mod asks;
@@ -28,7 +28,7 @@ mod input;
 mod lifecycle;
 mod listen;
 mod logs;
-pub mod options;
+pub(crate) mod options;
 mod owners;
 mod pages;
 mod progress;
@@ -40,6 +40,6 @@ mod surface;
 mod tools;
 mod wire;
 
-pub use access::Token;
-pub use options::{replica_name, HttpOptions, Options, DEFAULT_NAME_TEMPLATE};
-pub use run::{run, StartError};
+pub(crate) use access::Token;
+pub(crate) use options::{replica_name, HttpOptions, Options, DEFAULT_NAME_TEMPLATE};
+pub(crate) use run::{run, StartError};

@@ -15,7 +15,7 @@ const CURSOR_PREFIX: &str = "after:";
 
 /// One page of `tools` (each an MCP tool object, sorted by `name`) after `cursor`: `{tools,
 /// nextCursor?}`.
-pub fn page(
+pub(super) fn page(
     tools: &[Value],
     cursor: Option<&str>,
     size: Option<usize>,

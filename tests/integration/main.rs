@@ -40,8 +40,8 @@ mod failures;
 mod faults;
 mod handshake;
 mod leaks;
-mod map;
 mod logs;
+mod map;
 mod oauth;
 mod oauth_host;
 #[cfg(unix)] // the `mcp --http` harness (`upstream`)

@@ -188,7 +188,10 @@ fn every_folder_lists_what_it_holds() {
             }
         }
     }
-    assert!(folders > 20, "only {folders} folders with a mod.rs were found");
+    assert!(
+        folders > 20,
+        "only {folders} folders with a mod.rs were found"
+    );
     assert!(
         unlisted.is_empty(),
         "a folder's mod.rs doc does not list (as `name`, `name.rs` or `name/`): {unlisted:#?}"

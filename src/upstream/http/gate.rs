@@ -19,7 +19,7 @@ use crate::upstream::tools::{self, ERROR_META};
 use crate::upstream::wire::WireError;
 
 /// What the audit line of one request needs, taken before the request runs.
-pub struct Audited {
+pub(super) struct Audited {
     pub client: std::sync::Arc<str>,
     pub session: Option<String>,
     pub method: String,
@@ -30,7 +30,7 @@ pub struct Audited {
 }
 
 impl Audited {
-    pub fn new(
+    pub(super) fn new(
         aggregate: &Aggregate,
         caller: &Caller,
         session: Option<String>,
@@ -61,7 +61,7 @@ impl Audited {
     }
 
     /// Writes the line for `outcome` (`None`: cancelled by the client).
-    pub fn finish(&self, audit: &Audit, outcome: Option<&Result<Value, WireError>>) {
+    pub(super) fn finish(&self, audit: &Audit, outcome: Option<&Result<Value, WireError>>) {
         let (outcome, code) = match outcome {
             Some(Ok(result)) if result.get("isError") == Some(&Value::Bool(true)) => {
                 let code = result
@@ -76,7 +76,7 @@ impl Audited {
         self.write(audit, outcome, code);
     }
 
-    pub fn write(&self, audit: &Audit, outcome: Outcome, code: Option<Value>) {
+    pub(super) fn write(&self, audit: &Audit, outcome: Outcome, code: Option<Value>) {
         audit.write(&AuditLine {
             client: &self.client,
             session: self.session.as_deref(),
@@ -93,7 +93,7 @@ impl Audited {
 
 /// The answer to a client over its rate limit: 429, `Retry-After` in whole seconds (rounded up),
 /// and a JSON-RPC error for the request.
-pub fn too_many(id: &RequestId, caller: &Caller, wait: Duration) -> Response<Out> {
+pub(super) fn too_many(id: &RequestId, caller: &Caller, wait: Duration) -> Response<Out> {
     let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     let per_minute = caller.bucket.as_ref().map(|b| b.limit().per_minute);
     let e = Error::new(
@@ -116,7 +116,7 @@ pub fn too_many(id: &RequestId, caller: &Caller, wait: Duration) -> Response<Out
 }
 
 /// The refusal of a `tools/call` the client may not make (`None` when it may, or it is no call).
-pub async fn refused_call(
+pub(super) async fn refused_call(
     aggregate: &Aggregate,
     caller: &Caller,
     method: &str,

@@ -16,7 +16,7 @@ use hyper::{HeaderMap, StatusCode};
 use super::body::Refusal;
 use crate::upstream::access::{Caller, Keys};
 
-pub struct Guard {
+pub(super) struct Guard {
     /// The endpoint listens on a loopback address.
     loopback: bool,
     keys: Option<Keys>,
@@ -25,7 +25,7 @@ pub struct Guard {
 }
 
 impl Guard {
-    pub fn new(loopback: bool, keys: Option<Keys>, origins: &[String]) -> Guard {
+    pub(super) fn new(loopback: bool, keys: Option<Keys>, origins: &[String]) -> Guard {
         Guard {
             loopback,
             keys,
@@ -35,7 +35,7 @@ impl Guard {
 
     /// Who presents `headers`: the client's name, `None` without tokens. A legacy session
     /// belongs to the client that opened it.
-    pub fn caller(&self, headers: &HeaderMap) -> Option<std::sync::Arc<str>> {
+    pub(super) fn caller(&self, headers: &HeaderMap) -> Option<std::sync::Arc<str>> {
         let keys = self.keys.as_ref()?;
         headers
             .get(AUTHORIZATION)
@@ -45,13 +45,13 @@ impl Guard {
     }
 
     /// Whether the endpoint takes no token (loopback only): its sessions have no owner.
-    pub fn is_open(&self) -> bool {
+    pub(super) fn is_open(&self) -> bool {
         self.keys.is_none()
     }
 
     /// The client when the request may be served ([`Caller::anonymous`] without tokens); else the
     /// refusal to send.
-    pub fn check(&self, headers: &HeaderMap) -> Result<Caller, Refusal> {
+    pub(super) fn check(&self, headers: &HeaderMap) -> Result<Caller, Refusal> {
         self.check_place(headers)?;
         self.check_token(headers)
     }
@@ -60,7 +60,7 @@ impl Guard {
     /// health endpoints pass. A kubelet's probe sends `Host: <pod IP>:<port>` and no `Origin`;
     /// the gateway then listens on a non-loopback address, where `Host` is not checked (the
     /// token guards `/mcp` there instead).
-    pub fn check_place(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+    pub(super) fn check_place(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         if self.loopback && !headers.get(HOST).is_some_and(loopback_host) {
             return Err(forbidden(
                 "the Host header must name a loopback host (localhost, 127.0.0.1, [::1])",

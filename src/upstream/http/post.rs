@@ -43,7 +43,7 @@ use crate::upstream::request::Request;
 use crate::upstream::session::Session;
 use crate::upstream::wire::{WireError, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 
-pub async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<Out> {
+pub(super) async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<Out> {
     let (parts, body) = http.into_parts();
     let caller = parts
         .extensions

@@ -17,7 +17,7 @@ use crate::upstream::listen;
 use crate::upstream::wire::INVALID_REQUEST;
 
 /// `GET`: the session's stream of change notifications.
-pub fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
+pub(super) fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
     if let Some(refused) = modern_refusal(headers) {
         return refused;
     }
@@ -78,7 +78,7 @@ pub fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
 }
 
 /// `DELETE`: ends the session (its stream and its requests); its id is unknown afterwards.
-pub async fn delete(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
+pub(super) async fn delete(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
     if let Some(refused) = modern_refusal(headers) {
         return refused;
     }
