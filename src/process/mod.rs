@@ -68,7 +68,7 @@ mod stop;
 mod sweep;
 
 #[cfg(windows)]
-pub use job::{farewell, final_sweep, install};
+pub(crate) use job::{farewell, final_sweep, install};
 #[cfg(unix)]
 pub(crate) use lifetime::{farewell, final_sweep, install, kill_all_now};
 pub(crate) use origin::Origin;

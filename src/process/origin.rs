@@ -30,6 +30,7 @@ impl Origin {
     }
 
     /// The prefix every marker of the sidecar `sidecar_pid` starts with.
+    #[cfg(unix)]
     pub(crate) fn sidecar_prefix(sidecar_pid: u32) -> String {
         format!("{sidecar_pid}:")
     }

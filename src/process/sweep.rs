@@ -42,7 +42,7 @@ pub(super) async fn reap_adoptees() {
 
 /// Nothing to reap: without a subreaper an orphan is launchd's child, and launchd reaps it.
 #[cfg(target_os = "macos")]
-pub async fn reap_adoptees() {}
+pub(crate) async fn reap_adoptees() {}
 
 /// Ends every member of `groups` still alive after their leaders are gone: SIGTERM, a grace period,
 /// SIGKILL. Returns once none has a live member (or SIGKILL's grace ran out, logged).
