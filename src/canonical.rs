@@ -8,20 +8,20 @@ use sha2::{Digest, Sha256};
 /// The canonical JSON text of `value`: compact, object keys sorted by byte order, scalars in
 /// serde_json's own formatting (escaping, numbers). The one canonical form of the crate: the tool
 /// fingerprint and the launch digest (`trust::digest`) both hash it.
-pub fn canonical_json(value: &Value) -> String {
+pub(crate) fn canonical_json(value: &Value) -> String {
     let mut out = String::new();
     write_canonical(value, &mut out);
     out
 }
 
 /// `"sha256:" + lowercase hex of sha256(bytes)`.
-pub fn sha256_tagged(bytes: &[u8]) -> String {
+pub(crate) fn sha256_tagged(bytes: &[u8]) -> String {
     format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
 }
 
 /// Compact JSON with object keys sorted; scalars use serde_json's own
 /// formatting (escaping, numbers).
-pub fn write_canonical(value: &Value, out: &mut String) {
+pub(crate) fn write_canonical(value: &Value, out: &mut String) {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use aho_corasick::{AhoCorasick, MatchKind};
 
 mod flat_json;
-pub use flat_json::FlatJson;
+pub(crate) use flat_json::FlatJson;
 
 /// What a secret becomes in any output (`trust::secrets` uses this same mask).
 pub const MASK: &str = "***";
@@ -31,7 +31,7 @@ pub const MASK: &str = "***";
 /// at will, so the append-only set needs a bound of its own; past it, new values are still masked
 /// by every call site that knows its server's secrets, only not by this last net (warned once).
 /// (Here rather than in `limits`: both stand on the lowest floor.)
-pub const LOG_SECRETS_MAX_BYTES: usize = 1024 * 1024;
+pub(crate) const LOG_SECRETS_MAX_BYTES: usize = 1024 * 1024;
 
 /// The values masked in every log line, and their matcher (`None` until one is registered).
 struct Registry {
@@ -77,7 +77,7 @@ static ANY_SECRET: AtomicBool = AtomicBool::new(false);
 
 /// Adds secret values to the set masked in every log line. Append-only: a value stays masked for
 /// the life of the process (a removed server's secret is still a secret). Empty values are ignored.
-pub fn register_secrets<'a>(values: impl IntoIterator<Item = &'a str>) {
+pub(crate) fn register_secrets<'a>(values: impl IntoIterator<Item = &'a str>) {
     let mut guard = REGISTRY.values.lock().unwrap_or_else(|p| p.into_inner());
     let known = &mut *guard;
     let before = known.bytes;
@@ -105,7 +105,7 @@ pub fn register_secrets<'a>(values: impl IntoIterator<Item = &'a str>) {
 }
 
 /// `text` with every registered secret replaced by `***` (borrowed when there is none in it).
-pub fn mask_registered(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn mask_registered(text: &str) -> std::borrow::Cow<'_, str> {
     match current_matcher() {
         Some(m) if m.is_match(text) => m.replace_all(text, &vec![MASK; m.patterns_len()]).into(),
         _ => text.into(),
@@ -125,7 +125,7 @@ fn current_matcher() -> Option<Arc<AhoCorasick>> {
 
 /// The log's `MakeWriter`: stderr, through the registered secrets' mask.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct MaskingStderr;
+pub(crate) struct MaskingStderr;
 
 impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for MaskingStderr {
     type Writer = MaskingWriter;
@@ -141,7 +141,7 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for MaskingStderr {
 /// here, which consumes everything), so a secret is never split across two calls. A failed write
 /// (a reader that closed our stderr: EPIPE) is swallowed: a log line is never worth a panic, nor
 /// an error that could reach a caller that treats it as one.
-pub struct MaskingWriter {
+pub(crate) struct MaskingWriter {
     matcher: Option<Arc<AhoCorasick>>,
 }
 
@@ -166,7 +166,7 @@ impl Write for MaskingWriter {
 
 /// How log lines are written to stderr (`--log-format`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum LogFormat {
+pub(crate) enum LogFormat {
     /// Human-readable lines.
     #[default]
     Text,
@@ -179,7 +179,7 @@ const DEFAULT_FILTER: &str = "info";
 
 /// Installs the global subscriber. `filter` (from `--log`) wins over `MCP_SIDECAR_LOG`; an invalid
 /// filter falls back to [`DEFAULT_FILTER`] rather than failing the start.
-pub fn init(filter: Option<&str>, format: LogFormat) {
+pub(crate) fn init(filter: Option<&str>, format: LogFormat) {
     let filter = filter
         .map(str::to_owned)
         .or_else(|| std::env::var("MCP_SIDECAR_LOG").ok())
@@ -205,7 +205,7 @@ pub fn init(filter: Option<&str>, format: LogFormat) {
 
 /// Writes one line to stderr for a person (a refusal before logging matters, a last word before
 /// exit), through the secrets' mask, ignoring a closed stderr: `eprintln!` would panic there.
-pub fn say(line: std::fmt::Arguments<'_>) {
+pub(crate) fn say(line: std::fmt::Arguments<'_>) {
     // Whole, in one write: a secret is never split across two.
     let _ = MaskingStderr
         .make_writer_now()

@@ -24,12 +24,12 @@ use prometheus_client::registry::Registry;
 use crate::limits;
 
 mod labels;
-pub use labels::{method_label, OTHER};
+pub(crate) use labels::{method_label, OTHER};
 
 /// The prefix of every metric name.
 const PREFIX: &str = "mcp_sidecar";
 /// The exposition's media type (OpenMetrics text, which Prometheus scrapes as it does its own).
-pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 type Labels = Vec<(&'static str, String)>;
 /// Label sets of fixed names and values: counted without an allocation.
@@ -37,7 +37,7 @@ type Fixed<const N: usize> = [(&'static str, &'static str); N];
 
 /// What a request's answer was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// A result.
     Ok,
     /// A result that reports a failure (`isError: true`, the tool's or the sidecar's).
@@ -57,7 +57,7 @@ impl Outcome {
 }
 
 /// The families recorded as the sidecar serves.
-pub struct Metrics {
+pub(crate) struct Metrics {
     requests: Family<Fixed<2>, Counter>,
     errors: Family<Fixed<1>, Counter>,
     durations: Family<Labels, Histogram, fn() -> Histogram>,
@@ -76,7 +76,7 @@ struct Tools {
 }
 
 /// The process-wide metrics.
-pub fn global() -> &'static Metrics {
+pub(crate) fn global() -> &'static Metrics {
     static METRICS: OnceLock<Metrics> = OnceLock::new();
     METRICS.get_or_init(Metrics::new)
 }
@@ -119,7 +119,7 @@ impl Metrics {
     }
 
     /// One request answered.
-    pub fn request(&self, method: &str, outcome: Outcome) {
+    pub(crate) fn request(&self, method: &str, outcome: Outcome) {
         let labels = [
             ("method", method_label(method)),
             ("outcome", outcome.as_str()),
@@ -129,7 +129,7 @@ impl Metrics {
 
     /// One tool call on `server` ended: its duration when it succeeded, else its error code (the
     /// names are not used then).
-    pub fn call(&self, server: &str, tool: &str, outcome: Result<Duration, &'static str>) {
+    pub(crate) fn call(&self, server: &str, tool: &str, outcome: Result<Duration, &'static str>) {
         match outcome {
             Ok(duration) => self.histogram(server, tool).observe(duration.as_secs_f64()),
             Err(code) => {
@@ -165,7 +165,7 @@ impl Metrics {
 }
 
 /// One server as a scrape sees it, from the supervisor's own statistics.
-pub struct ServerSample {
+pub(crate) struct ServerSample {
     pub name: String,
     pub state: &'static str,
     pub restarts: u64,
@@ -177,7 +177,7 @@ pub struct ServerSample {
 /// The whole exposition: the recorded families, then `servers` (every state in `states` gets a
 /// series, zero included, so a state's series never vanishes) and `sessions` (open sessions per
 /// era).
-pub fn exposition(
+pub(crate) fn exposition(
     servers: &[ServerSample],
     states: &[&'static str],
     sessions: &[(&'static str, u64)],

@@ -19,13 +19,13 @@ use tokio_util::sync::CancellationToken;
 static ESCALATED: AtomicBool = AtomicBool::new(false);
 
 /// True once a second signal is escalating: the process is about to exit with 128 + its number.
-pub fn escalated() -> bool {
+pub(crate) fn escalated() -> bool {
     ESCALATED.load(Ordering::SeqCst)
 }
 
 /// Called by the main thread when [`escalated`]: waits for the signal thread's exit (two threads
 /// calling `exit` at once is not safe, so only that one does).
-pub fn await_escalated_exit() -> ! {
+pub(crate) fn await_escalated_exit() -> ! {
     loop {
         std::thread::park();
     }
@@ -33,7 +33,7 @@ pub fn await_escalated_exit() -> ! {
 
 /// Starts the signal thread; `stop` is cancelled on the first signal. With `hangup`, SIGHUP
 /// notifies it instead (and counts for nothing).
-pub fn install(
+pub(crate) fn install(
     stop: CancellationToken,
     hangup: Option<std::sync::Arc<tokio::sync::Notify>>,
 ) -> std::io::Result<()> {

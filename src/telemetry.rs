@@ -17,7 +17,7 @@
 mod context;
 mod export;
 
-pub use context::{CallSpan, Carried, RequestSpan, TraceContext};
-pub use export::{enabled, init, Exporting};
+pub(crate) use context::{CallSpan, Carried, RequestSpan, TraceContext};
+pub(crate) use export::init;
 /// A span attribute (re-exported so that callers need not name the crate).
-pub use opentelemetry::KeyValue;
+pub(crate) use opentelemetry::KeyValue;

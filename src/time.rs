@@ -1,7 +1,7 @@
 //! Wall-clock timestamps as the host sees them: RFC 3339 in UTC, millisecond precision.
 
 /// Formats a system time as RFC 3339 in UTC with millisecond precision.
-pub fn rfc3339(t: std::time::SystemTime) -> String {
+pub(crate) fn rfc3339(t: std::time::SystemTime) -> String {
     let since = t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let secs = since.as_secs() as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));

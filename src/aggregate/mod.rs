@@ -17,15 +17,15 @@
 //!   MCP tools, instructions, change notices and servers' logs, the asker, the parked calls).
 //! - `options`: the mode's set-up from its command line.
 
-pub mod access;
+pub(crate) mod access;
 mod http;
-pub mod options;
+pub(crate) mod options;
 mod requests;
 mod run;
 mod session;
 mod shared;
 mod stdio;
 
-pub use access::Token;
-pub use options::{replica_name, HttpOptions, Options, DEFAULT_NAME_TEMPLATE};
-pub use run::{run, StartError};
+pub(crate) use access::Token;
+pub(crate) use options::{replica_name, HttpOptions, Options, DEFAULT_NAME_TEMPLATE};
+pub(crate) use run::{run, StartError};

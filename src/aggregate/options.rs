@@ -13,9 +13,9 @@ use crate::store::SchemaCache;
 
 /// The default name template of `mcp` mode: MCP hosts put their own prefix in front of every tool of
 /// a server (`mcp__<name>__` in Claude Code), so the sidecar adds only the server's.
-pub const DEFAULT_NAME_TEMPLATE: &str = "{server}__{tool}";
+pub(crate) const DEFAULT_NAME_TEMPLATE: &str = "{server}__{tool}";
 
-pub struct Options {
+pub(crate) struct Options {
     /// Config files or directories (any dialect), loaded at start.
     pub configs: Vec<PathBuf>,
     /// The provider the client hands the tools to: their input schemas are cleaned for it.
@@ -41,7 +41,7 @@ pub struct Options {
     pub http: Option<HttpOptions>,
 }
 
-pub struct HttpOptions {
+pub(crate) struct HttpOptions {
     pub addr: SocketAddr,
     /// Required on every request when set (one of its tokens, each naming a client: `--token-file`
     /// lines or `--access` clients); required to be set for an address that is not loopback.
@@ -66,7 +66,7 @@ pub struct HttpOptions {
 /// Checks a `--replica` name: 1 to [`limits::MAX_REPLICA_NAME_BYTES`] ASCII letters, digits and
 /// `-` (a Kubernetes pod name fits), so that the ids made with it stay valid `Mcp-Session-Id`
 /// values and the `.` after it ends it unambiguously.
-pub fn replica_name(name: &str) -> Result<(), String> {
+pub(crate) fn replica_name(name: &str) -> Result<(), String> {
     if name.is_empty() || name.len() > limits::MAX_REPLICA_NAME_BYTES {
         return Err(format!(
             "must be 1 to {} characters, not {}",

@@ -16,7 +16,7 @@ use crate::supervisor::{watch_config_files, AuthSettings, ConfigFiles, Settings}
 
 /// Why `mcp` mode could not start (its message is what the person sees).
 #[derive(Debug, thiserror::Error)]
-pub enum StartError {
+pub(crate) enum StartError {
     #[error("{0}")]
     Http(#[from] http::ListenError),
     /// No config file defines a server that could be read: the file and the cause.
@@ -25,7 +25,7 @@ pub enum StartError {
 }
 
 /// Serves until the client goes (stdio) or `options.stop` fires; every server is stopped on return.
-pub async fn run(options: Options) -> Result<(), StartError> {
+pub(crate) async fn run(options: Options) -> Result<(), StartError> {
     let files = Arc::new(ConfigFiles::new(options.configs, BTreeMap::new()));
     let read = files.read().await;
     if let Some(why) = read.nothing_to_serve() {

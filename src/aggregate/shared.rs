@@ -24,7 +24,7 @@ use crate::supervisor::{
 
 /// A change a listening client is told of.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Notice {
+pub(super) enum Notice {
     ToolsChanged,
     ResourcesChanged,
     PromptsChanged,
@@ -35,11 +35,11 @@ pub enum Notice {
 /// The resource URIs some client is subscribed to, each with its server and how many clients:
 /// the server is subscribed on the first, unsubscribed after the last.
 #[derive(Default)]
-pub struct Subscribers(Mutex<HashMap<String, (String, usize)>>);
+pub(super) struct Subscribers(Mutex<HashMap<String, (String, usize)>>);
 
 impl Subscribers {
     /// One more client on `uri` (of `server`); `true` when it is the first.
-    pub fn hold(&self, uri: &str, server: &str) -> bool {
+    pub(super) fn hold(&self, uri: &str, server: &str) -> bool {
         let mut map = self.lock();
         let entry = map
             .entry(uri.to_owned())
@@ -49,7 +49,7 @@ impl Subscribers {
     }
 
     /// One client fewer on `uri`; its server when it was the last.
-    pub fn release(&self, uri: &str) -> Option<String> {
+    pub(super) fn release(&self, uri: &str) -> Option<String> {
         let mut map = self.lock();
         let entry = map.get_mut(uri)?;
         entry.1 = entry.1.saturating_sub(1);
@@ -76,7 +76,7 @@ impl Subscribers {
 /// A catalog and its tools as MCP tool objects.
 type Converted = (Arc<Catalog>, Arc<Vec<Value>>);
 
-pub struct Aggregate {
+pub(super) struct Aggregate {
     registry: Arc<Registry>,
     format: ToolFormat,
     notices: broadcast::Sender<Notice>,
@@ -115,7 +115,7 @@ pub struct Aggregate {
 impl Aggregate {
     /// A new aggregate with no server yet (see [`Aggregate::load`]); must run inside the runtime.
     /// Its servers' questions are asked of its clients (`settings.asker` is replaced).
-    pub fn new(
+    pub(super) fn new(
         mut settings: Settings,
         wait_for_servers: bool,
         page_size: Option<usize>,
@@ -156,13 +156,13 @@ impl Aggregate {
         aggregate
     }
 
-    pub fn registry(&self) -> &Arc<Registry> {
+    pub(super) fn registry(&self) -> &Arc<Registry> {
         &self.registry
     }
 
     /// Adds every server of the config files, all at once, and waits until each is ready or has
     /// failed (see [`Aggregate::settled`]).
-    pub async fn load(&self, files: &ConfigFiles, read: Read) {
+    pub(super) async fn load(&self, files: &ConfigFiles, read: Read) {
         files.add(&self.registry, read, false).await;
         self.registered.send_replace(true);
         loop {
@@ -197,7 +197,7 @@ impl Aggregate {
 
     /// The servers themselves changed (a config reload): every client re-lists resources and
     /// prompts (tools are announced by the catalog's own change).
-    pub fn surface_changed(&self) {
+    pub(super) fn surface_changed(&self) {
         // An error only means nobody listens right now.
         let _ = self.notices.send(Notice::ResourcesChanged);
         let _ = self.notices.send(Notice::PromptsChanged);
@@ -205,7 +205,7 @@ impl Aggregate {
 
     /// Returns once the config files' servers have each started or failed. Bounded: every start
     /// is bounded by its server's `startupTimeoutSeconds`.
-    pub async fn settled(&self) {
+    pub(super) async fn settled(&self) {
         let mut settled = self.settled.subscribe();
         // An error: the sender is gone with the aggregate, nothing is left to wait for.
         let _ = settled.wait_for(|done| *done).await;
@@ -213,14 +213,14 @@ impl Aggregate {
 
     /// Returns once the config files are read and their servers registered (each starting, ready,
     /// failed or dormant): from then on a call to any of their tools finds its server.
-    pub async fn registered(&self) {
+    pub(super) async fn registered(&self) {
         let mut registered = self.registered.subscribe();
         let _ = registered.wait_for(|done| *done).await;
     }
 
     /// Whether the config files are read and their servers registered (see
     /// [`Aggregate::registered`]), without waiting.
-    pub fn is_registered(&self) -> bool {
+    pub(super) fn is_registered(&self) -> bool {
         *self.registered.borrow()
     }
 
@@ -229,7 +229,7 @@ impl Aggregate {
     /// the load only ([`limits::AGGREGATE_INITIALIZE_WAIT`]), so a client that lists at once (a
     /// 2026-07-28 client has no `initialize` to wait in) still sees the servers quick to start,
     /// and the slow ones are announced as they become ready.
-    pub async fn before_listing(&self) {
+    pub(super) async fn before_listing(&self) {
         if self.wait_for_servers {
             self.settled().await;
         } else {
@@ -239,18 +239,18 @@ impl Aggregate {
     }
 
     /// [`Aggregate::settled`], but for at most `wait`.
-    pub async fn settled_within(&self, wait: std::time::Duration) {
+    pub(super) async fn settled_within(&self, wait: std::time::Duration) {
         let _ = tokio::time::timeout(wait, self.settled()).await;
     }
 
     /// Every exposed tool as an MCP tool object, converted once per tool set.
-    pub fn tools(&self) -> Arc<Vec<Value>> {
+    pub(super) fn tools(&self) -> Arc<Vec<Value>> {
         self.converted().1
     }
 
     /// The tools `rules` allow (`None`: all), as `tools/list` serves them: text built once per
     /// tool set and rule set (`listing`).
-    pub fn listing(&self, rules: Option<&super::access::Rules>) -> Arc<Listed> {
+    pub(super) fn listing(&self, rules: Option<&super::access::Rules>) -> Arc<Listed> {
         let (catalog, tools) = self.converted();
         self.listings.get(&catalog, &tools, rules)
     }
@@ -277,7 +277,7 @@ impl Aggregate {
 
     /// Each server's `instructions` under a heading with its name, cut to
     /// [`limits::AGGREGATE_INSTRUCTIONS_MAX_BYTES`]; `None` when no server gave any.
-    pub fn instructions(&self) -> Option<String> {
+    pub(super) fn instructions(&self) -> Option<String> {
         let mut text = String::new();
         for status in self.registry.list() {
             if let Some(theirs) = status
@@ -302,22 +302,22 @@ impl Aggregate {
     }
 
     /// `tools/list`'s page size; `None`: one page.
-    pub fn page_size(&self) -> Option<usize> {
+    pub(super) fn page_size(&self) -> Option<usize> {
         self.page_size
     }
 
     /// Who answers the servers' questions.
-    pub fn asks(&self) -> &Arc<ClientAsks> {
+    pub(super) fn asks(&self) -> &Arc<ClientAsks> {
         &self.asks
     }
 
     /// The 2026-07-28 calls waiting for their clients' answers.
-    pub fn parked(&self) -> &ParkedCalls {
+    pub(super) fn parked(&self) -> &ParkedCalls {
         &self.parked
     }
 
     /// `{name, version}` of the sidecar, as `initialize` and every modern result name it.
-    pub fn server_info(&self) -> &Value {
+    pub(super) fn server_info(&self) -> &Value {
         &self.server_info
     }
 
@@ -325,7 +325,7 @@ impl Aggregate {
     /// or a more verbose one, every server is asked to (`logging/setLevel`, and each server that
     /// starts later). Never raised again: another client may want the more verbose ones, and
     /// each client filters for itself (`logs`).
-    pub async fn want_logs(&self, level: LogLevel) {
+    pub(super) async fn want_logs(&self, level: LogLevel) {
         let mut asked = self.servers_log_level.lock().await;
         if asked.is_some_and(|current| current <= level) {
             return;
@@ -344,32 +344,32 @@ impl Aggregate {
     }
 
     /// Who owns each resource URI and prompt name listed.
-    pub fn owners(&self) -> &Owners {
+    pub(super) fn owners(&self) -> &Owners {
         &self.owners
     }
 
     /// The resources clients are subscribed to.
-    pub fn subscribers(&self) -> &Subscribers {
+    pub(super) fn subscribers(&self) -> &Subscribers {
         &self.subscribers
     }
 
     /// The same, to keep past a request.
-    pub fn subscribers_arc(&self) -> Arc<Subscribers> {
+    pub(super) fn subscribers_arc(&self) -> Arc<Subscribers> {
         Arc::clone(&self.subscribers)
     }
 
     /// The changes from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<Notice> {
+    pub(super) fn subscribe(&self) -> broadcast::Receiver<Notice> {
         self.notices.subscribe()
     }
 
     /// The servers' log messages from now on.
-    pub fn subscribe_logs(&self) -> broadcast::Receiver<Arc<ServerLog>> {
+    pub(super) fn subscribe_logs(&self) -> broadcast::Receiver<Arc<ServerLog>> {
         self.logs.subscribe()
     }
 
     /// Stops every server; returns once every process tree is gone.
-    pub async fn shutdown(&self) {
+    pub(super) async fn shutdown(&self) {
         self.registry.shutdown().await;
     }
 }

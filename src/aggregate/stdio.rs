@@ -33,7 +33,7 @@ use crate::serving::{guarded, writer, Flow, Outbox, Stopped, Ticket};
 use crate::telemetry::TraceContext;
 
 /// Bounds of one stdio session.
-pub struct Bounds {
+pub(crate) struct Bounds {
     pub max_line_bytes: usize,
     pub max_inflight: usize,
 }
@@ -52,7 +52,7 @@ struct Stdio {
 }
 
 /// Serves the aggregate on `input`/`output` until end of input, `stop`, or a broken output.
-pub async fn serve<R, W>(
+pub(crate) async fn serve<R, W>(
     aggregate: Arc<Aggregate>,
     input: R,
     output: W,

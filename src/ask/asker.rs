@@ -37,7 +37,7 @@ pub trait Asker: Send + Sync {
 /// The owner that declared nothing: every question is refused without asking (a session with no
 /// host, such as `inspect`, or a host that declared no capability).
 #[derive(Debug, Default)]
-pub struct Nobody {
+pub(crate) struct Nobody {
     capabilities: Capabilities,
 }
 
@@ -58,7 +58,7 @@ impl Asker for Nobody {
 }
 
 /// A shared [`Nobody`].
-pub fn nobody() -> Arc<dyn Asker> {
+pub(crate) fn nobody() -> Arc<dyn Asker> {
     Arc::new(Nobody::default())
 }
 

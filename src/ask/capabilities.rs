@@ -9,7 +9,7 @@ use super::error::AskError;
 use super::shown_url::check_shown_url;
 
 /// The capabilities an owner may declare, by name (announced to hosts so they can detect them).
-pub const DECLARABLE: [&str; 4] = ["sampling", "elicitation", "roots", "auth"];
+pub(crate) const DECLARABLE: [&str; 4] = ["sampling", "elicitation", "roots", "auth"];
 
 /// The declaration. Absent means "not declared"; each present part is forwarded as it was given.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]

@@ -18,10 +18,9 @@
 mod asker;
 mod capabilities;
 mod error;
-pub mod request_capabilities;
+pub(crate) mod request_capabilities;
 mod shown_url;
 
-pub use asker::{nobody, Asker, Nobody, Question};
-pub use capabilities::{Capabilities, Elicitation, Roots, Sampling, DECLARABLE};
-pub use error::AskError;
-pub use shown_url::check_shown_url;
+pub(crate) use asker::{nobody, Asker, Question};
+pub(crate) use capabilities::{Capabilities, Elicitation, Roots, Sampling, DECLARABLE};
+pub(crate) use error::AskError;

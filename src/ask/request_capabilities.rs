@@ -17,12 +17,15 @@ tokio::task_local! {
 }
 
 /// Runs `work` with `declared` as its client's capabilities.
-pub fn scoped<F: Future>(declared: Capabilities, work: F) -> impl Future<Output = F::Output> {
+pub(crate) fn scoped<F: Future>(
+    declared: Capabilities,
+    work: F,
+) -> impl Future<Output = F::Output> {
     REQUEST_CAPABILITIES.scope(declared, work)
 }
 
 /// The capabilities of the client whose request this task serves, if it serves one.
-pub fn current() -> Option<Capabilities> {
+pub(crate) fn current() -> Option<Capabilities> {
     REQUEST_CAPABILITIES.try_with(Clone::clone).ok()
 }
 

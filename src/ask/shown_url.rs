@@ -8,7 +8,7 @@ use url::{Host, Url};
 
 /// Whether `text` is a URL a person may be shown: `Err` says why not (never quoting the URL,
 /// which may carry a server's secret in its query).
-pub fn check_shown_url(text: &str) -> Result<(), String> {
+pub(crate) fn check_shown_url(text: &str) -> Result<(), String> {
     let url = Url::parse(text).map_err(|e| format!("is not a valid URL ({e})"))?;
     match url.scheme() {
         "https" if url.host().is_some() => Ok(()),

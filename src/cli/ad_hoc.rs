@@ -4,20 +4,20 @@
 //! They become candidates as a config file's entries do, and every check a file's entry passes
 //! (`servers/add`'s validation) still applies when they are added.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::config::dialects::Candidate;
 use crate::config::Source;
 
 /// One `--stdio` or `--url`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Given {
+pub(crate) enum Given {
     Stdio(String),
     Url(String),
 }
 
 /// The candidates of `given`, named by `names` in order (the rest after what they run).
-pub fn candidates(given: &[Given], names: &[String]) -> Result<Vec<Candidate>, String> {
+pub(crate) fn candidates(given: &[Given], names: &[String]) -> Result<Vec<Candidate>, String> {
     if names.len() > given.len() {
         return Err(format!(
             "{} `--name`s for {} `--stdio`/`--url` servers: give one name per server",
@@ -118,18 +118,6 @@ fn clean(word: &str) -> String {
         })
         .collect();
     cleaned.trim_matches('-').chars().take(64).collect()
-}
-
-/// The config of a candidate as text for a person (`npx -y pkg`, a URL).
-pub fn describe(config: &Value) -> String {
-    if let Some(url) = config["url"].as_str() {
-        return url.to_owned();
-    }
-    let mut words = vec![config["command"].as_str().unwrap_or("").to_owned()];
-    if let Some(args) = config["args"].as_array() {
-        words.extend(args.iter().filter_map(Value::as_str).map(str::to_owned));
-    }
-    words.join(" ")
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 /// Why the arguments could not be built (a usage error).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ArgumentsError {
+pub(crate) enum ArgumentsError {
     #[error("`--json` must be one JSON object of arguments: {0}")]
     NotAnObject(String),
     #[error("`--arg {0}` is not KEY=VALUE (or KEY:=JSON)")]
@@ -30,7 +30,7 @@ pub enum ArgumentsError {
 }
 
 /// The arguments object: `json` (if given) with every `--arg` pair applied in order.
-pub fn build(
+pub(crate) fn build(
     json: Option<&str>,
     pairs: &[String],
     schema: &Value,

@@ -10,19 +10,19 @@ use serde_json::{json, Value};
 use super::output::{stderr_line, stdout};
 use crate::ask::{AskError, Asker, Capabilities, Question};
 
-pub struct PrintUrl {
+pub(crate) struct PrintUrl {
     capabilities: Capabilities,
     url_on_stdout: bool,
 }
 
 impl PrintUrl {
     /// The URL on stdout: `login`, whose only output it is.
-    pub fn on_stdout() -> Self {
+    pub(crate) fn on_stdout() -> Self {
         Self::new(true)
     }
 
     /// The URL on stderr: a command whose stdout is its own answer.
-    pub fn on_stderr() -> Self {
+    pub(crate) fn on_stderr() -> Self {
         Self::new(false)
     }
 

@@ -22,7 +22,7 @@ use crate::error::Error;
 use crate::limits;
 use crate::supervisor::{CallOptions, CallOutcome, Registry};
 
-pub struct CallArgs {
+pub(crate) struct CallArgs {
     /// `SERVER TOOL`, `SERVER.TOOL`, or `TOOL` with one server given inline.
     pub words: Vec<String>,
     /// `--arg` pairs, applied in order over `arguments`.
@@ -44,7 +44,7 @@ enum Outcome {
     Refused(Exit, String),
 }
 
-pub async fn run(context: &Context, mut args: CallArgs) -> Exit {
+pub(crate) async fn run(context: &Context, mut args: CallArgs) -> Exit {
     if args.arguments.as_deref() == Some("-") {
         match read_stdin().await {
             Ok(text) => args.arguments = Some(text),
@@ -96,7 +96,7 @@ pub async fn run(context: &Context, mut args: CallArgs) -> Exit {
 }
 
 /// The server and the tool a call names.
-pub struct Target {
+pub(crate) struct Target {
     pub server: String,
     pub tool: String,
 }
@@ -104,7 +104,7 @@ pub struct Target {
 /// `SERVER TOOL`; `SERVER.TOOL` (split at the dot after a server that exists, else the first
 /// one: a server name holds no dot, a tool name may); `TOOL` alone when one server was given with
 /// `--stdio`/`--url`.
-pub fn target(words: &[String], servers: &[&str], inline: usize) -> Result<Target, String> {
+pub(crate) fn target(words: &[String], servers: &[&str], inline: usize) -> Result<Target, String> {
     let pair = |server: &str, tool: &str| Target {
         server: server.to_owned(),
         tool: tool.to_owned(),

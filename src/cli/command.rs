@@ -30,7 +30,7 @@ use crate::convert::ToolFormat;
 use crate::store::SchemaCache;
 
 #[derive(Subcommand)]
-pub enum People {
+pub(crate) enum People {
     /// Start the servers, show each one's state, statistics and tools, stop them.
     #[command(after_help = "Examples:
   mcp-sidecar list                                  the servers of the configs you have (Claude, Cursor, VS Code, Codex, Windsurf)
@@ -99,7 +99,7 @@ pub enum People {
 
 /// What every command reads its servers with.
 #[derive(Args)]
-pub struct Reading {
+pub(crate) struct Reading {
     /// Read every file as this dialect instead of detecting it (claude-desktop, claude-code,
     /// claude-plugin, vscode, cursor, codex, epoch, plugin-manifest).
     #[arg(long, value_parser = dialect)]
@@ -145,7 +145,7 @@ impl Reading {
 
 /// The servers a command runs.
 #[derive(Args)]
-pub struct Selected {
+pub(crate) struct Selected {
     /// Servers to run (default: every server in the files); a config file given here is read as
     /// one, as with --config.
     #[arg(value_name = "SERVER|FILE")]
@@ -179,7 +179,7 @@ impl Selected {
 /// Whether a word given where a server name may go is a config file: it exists, or it has a
 /// folder or a config file's extension (a server name has neither). `server.tool` of `call` has
 /// no such extension.
-pub fn names_a_file(word: &str) -> bool {
+pub(crate) fn names_a_file(word: &str) -> bool {
     let path = Path::new(word);
     let extension = path
         .extension()
@@ -193,7 +193,7 @@ pub fn names_a_file(word: &str) -> bool {
 }
 
 #[derive(Args)]
-pub struct ListCommand {
+pub(crate) struct ListCommand {
     #[command(flatten)]
     selected: Selected,
     #[command(flatten)]
@@ -207,7 +207,7 @@ pub struct ListCommand {
 }
 
 #[derive(Args)]
-pub struct CallCommand {
+pub(crate) struct CallCommand {
     /// `SERVER TOOL` or `SERVER.TOOL` (or `TOOL` alone with one `--stdio`/`--url` server); a
     /// config file given before them is read as one, as with --config.
     #[arg(value_name = "SERVER TOOL", required = true, num_args = 1..)]
@@ -237,7 +237,7 @@ pub struct CallCommand {
 }
 
 #[derive(Args)]
-pub struct TestCommand {
+pub(crate) struct TestCommand {
     #[command(flatten)]
     selected: Selected,
     #[command(flatten)]
@@ -248,7 +248,7 @@ pub struct TestCommand {
 }
 
 #[derive(Args)]
-pub struct DoctorCommand {
+pub(crate) struct DoctorCommand {
     #[command(flatten)]
     selected: Selected,
     #[command(flatten)]
@@ -262,7 +262,7 @@ pub struct DoctorCommand {
 }
 
 #[derive(Args)]
-pub struct InspectCommand {
+pub(crate) struct InspectCommand {
     /// A config file or directory in any supported dialect (or give them with --config).
     file: Option<PathBuf>,
     /// A server to start (repeatable; default: every server in the files).
@@ -282,7 +282,7 @@ pub struct InspectCommand {
 }
 
 #[derive(Args)]
-pub struct ListingCommand {
+pub(crate) struct ListingCommand {
     #[command(flatten)]
     selected: Selected,
     #[command(flatten)]
@@ -293,7 +293,7 @@ pub struct ListingCommand {
 }
 
 #[derive(Args)]
-pub struct ReadCommand {
+pub(crate) struct ReadCommand {
     /// `SERVER URI` (or `URI` alone with one `--stdio`/`--url` server); a config file given
     /// before them is read as one.
     #[arg(value_name = "SERVER URI", required = true, num_args = 1..)]
@@ -309,7 +309,7 @@ pub struct ReadCommand {
 }
 
 #[derive(Args)]
-pub struct PromptCommand {
+pub(crate) struct PromptCommand {
     /// `SERVER NAME` (or `NAME` alone with one `--stdio`/`--url` server); a config file given
     /// before them is read as one.
     #[arg(value_name = "SERVER NAME", required = true, num_args = 1..)]
@@ -341,7 +341,7 @@ fn server_and_item(words: &[String]) -> Result<(Option<String>, String), String>
 }
 
 #[derive(Args)]
-pub struct LoginCommand {
+pub(crate) struct LoginCommand {
     /// The server, by its name in the configuration (not needed with one `--url`).
     server: Option<String>,
     #[command(flatten)]
@@ -350,7 +350,7 @@ pub struct LoginCommand {
 
 /// `pin`'s words.
 #[derive(Args)]
-pub struct PinCommand {
+pub(crate) struct PinCommand {
     /// The server, by its name in the configuration (not needed with one `--stdio`).
     server: Option<String>,
     #[command(flatten)]
@@ -358,7 +358,7 @@ pub struct PinCommand {
 }
 
 /// What the binary hands a command besides its own flags.
-pub struct Globals {
+pub(crate) struct Globals {
     /// `--config` files, in order.
     pub configs: Vec<PathBuf>,
     pub cache: Option<SchemaCache>,
@@ -366,7 +366,7 @@ pub struct Globals {
 }
 
 /// Runs a command for people to its exit status.
-pub async fn run(command: People, globals: Globals) -> Exit {
+pub(crate) async fn run(command: People, globals: Globals) -> Exit {
     let reading = match &command {
         People::List(c) => &c.reading,
         People::Call(c) => &c.reading,
@@ -533,7 +533,7 @@ fn format_parser() -> impl clap::builder::TypedValueParser<Value = ToolFormat> {
 /// The command line with `call`'s `--json` read as a flag when the word after it is not the
 /// arguments object: `call --json everything echo` prints the result as JSON instead of taking
 /// `everything` for the arguments. The flag moves to the end, where it takes no value.
-pub fn normalize(mut args: Vec<OsString>) -> Vec<OsString> {
+pub(crate) fn normalize(mut args: Vec<OsString>) -> Vec<OsString> {
     let Some(call) = args.iter().position(|a| a == "call") else {
         return args;
     };

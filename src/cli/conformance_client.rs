@@ -23,7 +23,7 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(25);
 const SERVER: &str = "conformance";
 
 /// Runs the scenario against `url`; `Err` (printed by the caller, exit 1) when a step failed.
-pub async fn run(url: &str) -> Result<(), PeerError> {
+pub(crate) async fn run(url: &str) -> Result<(), PeerError> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let peer = HostPeer::spawn(Arc::new(answer))?;
     let outcome = drive(&peer, &scenario, url).await;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// What is looked at: a home, the platform's settings folder, a project folder.
 #[derive(Clone, Debug)]
-pub struct Places {
+pub(crate) struct Places {
     pub home: PathBuf,
     /// `$XDG_CONFIG_HOME` on Linux (else `~/.config`), `%APPDATA%` on Windows,
     /// `~/Library/Application Support` on macOS.
@@ -28,7 +28,7 @@ pub struct Places {
 
 impl Places {
     /// The places of this process: its home, its settings folder and its working directory.
-    pub fn of_this_process() -> Option<Self> {
+    pub(crate) fn of_this_process() -> Option<Self> {
         let home = std::env::var_os("HOME")
             .or_else(|| std::env::var_os("USERPROFILE"))
             .filter(|h| !h.is_empty())
@@ -58,7 +58,7 @@ impl Places {
 
 /// Which part of a file holds the servers.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Part {
+pub(crate) enum Part {
     /// The whole file, in its own dialect.
     Whole,
     /// `~/.claude.json`'s top-level `mcpServers` (Claude Code's user scope).
@@ -69,7 +69,7 @@ pub enum Part {
 
 /// One config file found.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     pub path: PathBuf,
     pub part: Part,
     /// The host and scope, as a person knows them ("Cursor, project").
@@ -80,7 +80,7 @@ pub struct Found {
 }
 
 /// The files that exist, in precedence order (first wins).
-pub fn discover(places: &Places) -> Vec<Found> {
+pub(crate) fn discover(places: &Places) -> Vec<Found> {
     let Places {
         home,
         settings,
@@ -155,12 +155,12 @@ pub fn discover(places: &Places) -> Vec<Found> {
 }
 
 /// What `Found::what` says of a project's `.mcp.json`: the one file Claude Code's approvals cover.
-pub const CLAUDE_CODE_PROJECT: &str = "Claude Code, project";
+pub(crate) const CLAUDE_CODE_PROJECT: &str = "Claude Code, project";
 
 /// Claude Code's answer, kept in `~/.claude.json` under `projects[<project>]`, to "New MCP server
 /// found in .mcp.json … use it?": every server of the project's `.mcp.json`, or the ones named.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ClaudeApproval {
+pub(crate) struct ClaudeApproval {
     /// `enableAllProjectMcpServers: true`.
     pub all: bool,
     /// `enabledMcpjsonServers`.
@@ -171,7 +171,7 @@ pub struct ClaudeApproval {
 
 impl ClaudeApproval {
     /// The approvals of `project` in the parsed `~/.claude.json` (none when it has no entry).
-    pub fn of(claude_json: &serde_json::Value, project: &str) -> Self {
+    pub(crate) fn of(claude_json: &serde_json::Value, project: &str) -> Self {
         let entry = &claude_json["projects"][project];
         let names = |key: &str| -> Vec<String> {
             entry[key]
@@ -191,14 +191,14 @@ impl ClaudeApproval {
     }
 
     /// Whether server `name` of the project's `.mcp.json` may start.
-    pub fn covers(&self, name: &str) -> bool {
+    pub(crate) fn covers(&self, name: &str) -> bool {
         let named = |list: &[String]| list.iter().any(|n| n == name);
         !named(&self.disabled) && (self.all || named(&self.enabled))
     }
 }
 
 /// `path` with the home folder written `~`, for the line saying what was read.
-pub fn short(path: &Path, home: &Path) -> String {
+pub(crate) fn short(path: &Path, home: &Path) -> String {
     match path.strip_prefix(home) {
         Ok(rest) if !home.as_os_str().is_empty() => format!("~/{}", rest.display()),
         _ => path.display().to_string(),

@@ -15,7 +15,7 @@
 
 /// See the module doc.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     Ok,
     ServerFailed,
     Usage,
@@ -26,7 +26,7 @@ pub enum Exit {
 }
 
 impl Exit {
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Exit::Ok => 0,
             Exit::ServerFailed => 1,
@@ -39,7 +39,7 @@ impl Exit {
     }
 
     /// The status when both `self` and `other` apply: the more fundamental one.
-    pub fn and(self, other: Exit) -> Exit {
+    pub(crate) fn and(self, other: Exit) -> Exit {
         let rank = |e: Exit| match e {
             Exit::Interrupted => 6,
             Exit::Usage => 5,

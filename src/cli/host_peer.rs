@@ -18,7 +18,7 @@ use crate::process;
 
 /// Why talking to the sidecar failed.
 #[derive(Clone, Debug, thiserror::Error)]
-pub enum PeerError {
+pub(crate) enum PeerError {
     #[error("cannot start the sidecar: {0}")]
     Spawn(String),
     #[error("the sidecar is gone: {0}")]
@@ -35,10 +35,11 @@ pub enum PeerError {
 
 /// How the host answers one of the sidecar's requests (`method`, `params`): its result, or a
 /// JSON-RPC error object. Each answer runs as its own task (one may take a network round trip).
-pub type Answerer = dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, Value>> + Send + Sync;
+pub(crate) type Answerer =
+    dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, Value>> + Send + Sync;
 
 /// The sidecar as a child, and the host's end of its protocol.
-pub struct HostPeer {
+pub(crate) struct HostPeer {
     child: Child,
     stdin: Arc<Mutex<ChildStdin>>,
     pending: Arc<Pending<PeerError>>,
@@ -46,7 +47,7 @@ pub struct HostPeer {
 
 impl HostPeer {
     /// Spawns the sidecar; `answer` answers its requests (from the reader task, in order).
-    pub fn spawn(answer: Arc<Answerer>) -> Result<Self, PeerError> {
+    pub(crate) fn spawn(answer: Arc<Answerer>) -> Result<Self, PeerError> {
         let mut child = process::spawn_sidecar(&[]).map_err(|e| PeerError::Spawn(e.to_string()))?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(PeerError::Spawn("no pipes to its stdin and stdout".into()));
@@ -67,7 +68,7 @@ impl HostPeer {
     }
 
     /// Sends `method` and waits up to `within` for its result.
-    pub async fn request(
+    pub(crate) async fn request(
         &self,
         method: &str,
         params: Value,
@@ -100,7 +101,7 @@ impl HostPeer {
     }
 
     /// `shutdown`, then waits for the sidecar to exit (killed if it does not within `within`).
-    pub async fn shutdown(mut self, within: Duration) -> Result<(), PeerError> {
+    pub(crate) async fn shutdown(mut self, within: Duration) -> Result<(), PeerError> {
         let answered = self.request("shutdown", json!({}), within).await;
         if tokio::time::timeout(within, self.child.wait())
             .await

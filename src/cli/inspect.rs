@@ -13,7 +13,7 @@ use super::selection::select;
 use crate::convert::ToolFormat;
 use crate::error::Error;
 
-pub struct InspectArgs {
+pub(crate) struct InspectArgs {
     /// A file or directory given without `--config` (as the command has always taken it).
     pub file: Option<PathBuf>,
     pub servers: Vec<String>,
@@ -22,7 +22,7 @@ pub struct InspectArgs {
     pub json: bool,
 }
 
-pub async fn run(context: &Context, args: InspectArgs) -> Exit {
+pub(crate) async fn run(context: &Context, args: InspectArgs) -> Exit {
     let mut sources = context.sources.clone();
     if let Some(file) = args.file {
         sources.files.insert(0, file);

@@ -18,7 +18,7 @@ use super::table::{self, Align, Table};
 use crate::convert::ToolFormat;
 use crate::supervisor::{ServerStats, ServerStatus};
 
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// The servers to list (all when empty).
     pub servers: Vec<String>,
     /// The format of the tool entries in the JSON document.
@@ -26,7 +26,7 @@ pub struct ListArgs {
     pub json: bool,
 }
 
-pub async fn run(context: &Context, args: ListArgs) -> Exit {
+pub(crate) async fn run(context: &Context, args: ListArgs) -> Exit {
     let selection = match select(&context.sources, &args.servers).await {
         Ok(s) => s,
         Err(e) => return usage(&e.to_string()),

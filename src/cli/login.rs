@@ -15,11 +15,11 @@ use super::selection::select;
 
 use crate::oauth::{ServerAuth, TokenStore};
 
-pub struct LoginArgs {
+pub(crate) struct LoginArgs {
     pub server: String,
 }
 
-pub async fn run(context: &Context, args: LoginArgs) -> Exit {
+pub(crate) async fn run(context: &Context, args: LoginArgs) -> Exit {
     let Some(cache) = &context.cache else {
         return usage("there is no cache directory to keep the tokens in (give --cache-dir)");
     };

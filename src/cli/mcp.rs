@@ -16,7 +16,7 @@ use crate::store::SchemaCache;
 
 /// The flags of `mcp` (its `--config` files are the global ones).
 #[derive(clap::Args)]
-pub struct McpArgs {
+pub(crate) struct McpArgs {
     /// The provider the client hands the tools to: their input schemas are cleaned for it
     /// (`mcp`: as the servers sent them).
     #[arg(long, default_value = "mcp")]
@@ -84,7 +84,7 @@ pub struct McpArgs {
 }
 
 /// The command line's global values `mcp` mode reads too.
-pub struct Globals {
+pub(crate) struct Globals {
     pub configs: Vec<PathBuf>,
     pub cache: Option<SchemaCache>,
     pub max_line_bytes: usize,
@@ -92,7 +92,7 @@ pub struct Globals {
 }
 
 /// `mcp` mode's options from its flags; a bad flag value is the message to show.
-pub fn options(args: McpArgs, globals: Globals) -> Result<aggregate::Options, String> {
+pub(crate) fn options(args: McpArgs, globals: Globals) -> Result<aggregate::Options, String> {
     if globals.configs.is_empty() {
         return Err("--config FILE is required: the servers to serve".into());
     }

@@ -12,72 +12,68 @@ use serde_json::Value;
 use super::exit::Exit;
 
 /// Writes the report (or part of it) to stdout.
-pub fn stdout(text: &str) {
+pub(crate) fn stdout(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
 }
 
 /// Writes a line for the person at the terminal to stderr.
-pub fn stderr_line(text: &str) {
+pub(crate) fn stderr_line(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{text}");
 }
 
 /// A usage error: `mcp-sidecar: <why>` on stderr; the command exits 2.
-pub fn usage(why: &str) -> Exit {
+pub(crate) fn usage(why: &str) -> Exit {
     stderr_line(&format!("mcp-sidecar: {why}"));
     Exit::Usage
 }
 
 /// A JSON document for `--json`, indented for people who read it too.
-pub fn pretty(doc: &Value) -> String {
+pub(crate) fn pretty(doc: &Value) -> String {
     serde_json::to_string_pretty(doc).unwrap_or_default()
 }
 
 /// Colours for the human report: only on a terminal, and never with `NO_COLOR` set
 /// (<https://no-color.org>).
 #[derive(Clone, Copy, Debug)]
-pub struct Paint {
+pub(crate) struct Paint {
     enabled: bool,
 }
 
 impl Paint {
     /// Colours when stdout is a terminal and `NO_COLOR` is unset or empty.
-    pub fn for_stdout() -> Self {
+    pub(crate) fn for_stdout() -> Self {
         Self {
             enabled: colours_wanted(std::io::stdout().is_terminal()),
         }
     }
 
     /// Colours when stderr is a terminal and `NO_COLOR` is unset or empty.
-    pub fn for_stderr() -> Self {
+    pub(crate) fn for_stderr() -> Self {
         Self {
             enabled: colours_wanted(std::io::stderr().is_terminal()),
         }
     }
 
-    pub fn none() -> Self {
-        Self { enabled: false }
-    }
-
-    pub fn good(&self, text: &str) -> String {
+    pub(crate) fn good(&self, text: &str) -> String {
         self.wrap("32", text)
     }
 
-    pub fn bad(&self, text: &str) -> String {
+    pub(crate) fn bad(&self, text: &str) -> String {
         self.wrap("31", text)
     }
 
-    pub fn warn(&self, text: &str) -> String {
+    pub(crate) fn warn(&self, text: &str) -> String {
         self.wrap("33", text)
     }
 
-    pub fn dim(&self, text: &str) -> String {
+    pub(crate) fn dim(&self, text: &str) -> String {
         self.wrap("2", text)
     }
 
-    pub fn bold(&self, text: &str) -> String {
+    pub(crate) fn bold(&self, text: &str) -> String {
         self.wrap("1", text)
     }
 

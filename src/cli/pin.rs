@@ -15,11 +15,11 @@ use super::selection::select;
 use crate::config::package_in_command;
 use crate::package::{pin_block, PinRequest};
 
-pub struct PinArgs {
+pub(crate) struct PinArgs {
     pub server: String,
 }
 
-pub async fn run(context: &Context, args: PinArgs) -> Exit {
+pub(crate) async fn run(context: &Context, args: PinArgs) -> Exit {
     let selection = match select(&context.sources, std::slice::from_ref(&args.server)).await {
         Ok(s) => s,
         Err(e) => return usage(&e.to_string()),

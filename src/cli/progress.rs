@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::output::{stderr_line, Paint};
 use super::table;
 
-pub struct Progress {
+pub(crate) struct Progress {
     enabled: bool,
     paint: Paint,
     started: Instant,
@@ -24,7 +24,7 @@ pub struct Progress {
 
 impl Progress {
     /// Progress for `names`, shown when stderr is a terminal and `quiet` is not asked for.
-    pub fn new<'a>(names: impl Iterator<Item = &'a str>, quiet: bool) -> Self {
+    pub(crate) fn new<'a>(names: impl Iterator<Item = &'a str>, quiet: bool) -> Self {
         let names: Vec<&str> = names.collect();
         Self {
             enabled: !quiet && std::io::stderr().is_terminal(),
@@ -38,7 +38,7 @@ impl Progress {
     }
 
     /// One server's start ended: `Ok(detail)` ready, `Err(why)` failed.
-    pub fn finished(&mut self, name: &str, outcome: Result<&str, &str>) {
+    pub(crate) fn finished(&mut self, name: &str, outcome: Result<&str, &str>) {
         self.done += 1;
         if !self.enabled {
             return;

@@ -13,7 +13,7 @@ use crate::store::Listing;
 use crate::supervisor::{ServerState, ServerStatus};
 
 /// What `inspect` found.
-pub struct Report {
+pub(crate) struct Report {
     pub servers: Vec<ServerStatus>,
     /// Servers whose config was rejected before anything was started.
     pub rejected: Vec<(String, Error)>,
@@ -24,7 +24,7 @@ pub struct Report {
 
 impl Report {
     /// True when every server in the file reached `ready` (or, lazy, has its tools listed).
-    pub fn all_ready(&self) -> bool {
+    pub(crate) fn all_ready(&self) -> bool {
         self.rejected.is_empty()
             && !self.diagnostics.iter().any(Diagnostic::is_error)
             && self.servers.iter().all(|s| {
@@ -35,7 +35,7 @@ impl Report {
 }
 
 /// Prints the report: one JSON document with `json`, else the human table.
-pub fn print(report: &Report, format: ToolFormat, json: bool) {
+pub(crate) fn print(report: &Report, format: ToolFormat, json: bool) {
     let text = if json {
         json_document(report)
     } else {
@@ -45,7 +45,7 @@ pub fn print(report: &Report, format: ToolFormat, json: bool) {
 }
 
 /// The human report: one line per server, diagnostic and rejected server, then the tools.
-pub fn human(report: &Report, format: ToolFormat) -> String {
+pub(crate) fn human(report: &Report, format: ToolFormat) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -146,7 +146,7 @@ fn as_text(value: Option<Value>) -> String {
 }
 
 /// The report as one JSON document (`--json`).
-pub fn json_document(report: &Report) -> String {
+pub(crate) fn json_document(report: &Report) -> String {
     let rejected: Vec<Value> = report
         .rejected
         .iter()

@@ -33,7 +33,7 @@ use crate::supervisor::{
 };
 
 /// What every command gets from the command line.
-pub struct Context {
+pub(crate) struct Context {
     pub sources: Sources,
     /// The schema cache of lazy servers (`--cache-dir`, else the platform's).
     pub cache: Option<SchemaCache>,
@@ -45,7 +45,7 @@ pub struct Context {
 
 /// A registry for one command: tools named and converted as a host with default settings would
 /// see them, and no trust gate (see the module doc).
-pub fn registry(context: &Context, format: ToolFormat, strict: bool) -> Arc<Registry> {
+pub(crate) fn registry(context: &Context, format: ToolFormat, strict: bool) -> Arc<Registry> {
     let logs_in = context
         .sources
         .ad_hoc
@@ -84,7 +84,7 @@ pub fn registry(context: &Context, format: ToolFormat, strict: bool) -> Arc<Regi
 }
 
 /// `work`, unless a termination signal comes first (`None`).
-pub async fn until_stopped<T>(
+pub(crate) async fn until_stopped<T>(
     stop: &CancellationToken,
     work: impl Future<Output = T>,
 ) -> Option<T> {
@@ -98,7 +98,7 @@ pub async fn until_stopped<T>(
 
 /// Adds every server and waits for each start to end, all at once; one progress line per server.
 /// Results in the order of `servers`.
-pub async fn start_all(
+pub(crate) async fn start_all(
     registry: &Arc<Registry>,
     servers: &[Candidate],
     progress: &mut Progress,
@@ -130,7 +130,7 @@ pub async fn start_all(
 
 /// Tries every server as `servers/test` does (start, list, stop), all at once; one progress line
 /// per server. Reports in the order of `servers`.
-pub async fn probe_all(
+pub(crate) async fn probe_all(
     registry: &Arc<Registry>,
     servers: &[Candidate],
     progress: &mut Progress,
@@ -196,13 +196,13 @@ where
 }
 
 /// Whether a status after a start means the server can serve: ready, or lazy with its tools.
-pub fn started(status: &ServerStatus) -> bool {
+pub(crate) fn started(status: &ServerStatus) -> bool {
     status.state == ServerState::Ready
         || (status.state == ServerState::Stopped && status.tools_count > 0)
 }
 
 /// One line on why a server did not start.
-pub fn status_problem(status: &ServerStatus) -> String {
+pub(crate) fn status_problem(status: &ServerStatus) -> String {
     status
         .last_error
         .as_ref()
@@ -212,19 +212,19 @@ pub fn status_problem(status: &ServerStatus) -> String {
 }
 
 /// A state's protocol name (`ready`).
-pub fn state_name(state: ServerState) -> String {
+pub(crate) fn state_name(state: ServerState) -> String {
     serde_json::to_value(state)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default()
 }
 
-pub fn first_line(text: &str) -> &str {
+pub(crate) fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
 }
 
 /// The last `n` lines of a stderr tail, each indented for a report.
-pub fn tail_lines(tail: &str, n: usize, indent: &str) -> String {
+pub(crate) fn tail_lines(tail: &str, n: usize, indent: &str) -> String {
     let lines: Vec<&str> = tail.lines().collect();
     let mut out = String::new();
     for line in &lines[lines.len().saturating_sub(n)..] {
@@ -234,7 +234,7 @@ pub fn tail_lines(tail: &str, n: usize, indent: &str) -> String {
 }
 
 /// The files' problems and the unknown names, one line each, for a human report.
-pub fn diagnostics_text(selection: &Selection) -> String {
+pub(crate) fn diagnostics_text(selection: &Selection) -> String {
     let mut out = String::new();
     for d in &selection.diagnostics {
         let _ = writeln!(out, "{}", diagnostic_line(d));
@@ -249,7 +249,7 @@ pub fn diagnostics_text(selection: &Selection) -> String {
 }
 
 /// `config error: FILE:LINE:COL PATH: message` (the parts that are known).
-pub fn diagnostic_line(d: &Diagnostic) -> String {
+pub(crate) fn diagnostic_line(d: &Diagnostic) -> String {
     let severity = match d.severity {
         Severity::Error => "config error",
         Severity::Warning => "config warning",

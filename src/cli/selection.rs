@@ -31,7 +31,7 @@ use super::output::stderr_line;
 
 /// Where the servers come from.
 #[derive(Clone, Debug, Default)]
-pub struct Sources {
+pub(crate) struct Sources {
     /// `--config` files or directories, in order.
     pub files: Vec<PathBuf>,
     /// `--dialect`: read every file as this dialect instead of detecting it.
@@ -50,7 +50,7 @@ pub struct Sources {
 
 /// A server of a discovered project file that was not approved, so not started.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Withheld {
+pub(crate) struct Withheld {
     pub name: String,
     /// The file, as the line saying what was read writes it (`./.mcp.json`).
     pub file: String,
@@ -58,10 +58,10 @@ pub struct Withheld {
 
 impl Withheld {
     /// The reason, in `list --json`'s `skipped` entries.
-    pub const REASON: &'static str = "not approved";
+    pub(crate) const REASON: &'static str = "not approved";
 
     /// One sentence: why it did not start and how to start it.
-    pub fn sentence(&self) -> String {
+    pub(crate) fn sentence(&self) -> String {
         format!(
             "server `{}` of {} (a project's file) was not started: not approved; run with --config {} or --allow-project to start it",
             self.name, self.file, self.file
@@ -71,7 +71,7 @@ impl Withheld {
 
 /// Every server of the sources, what the files said, and the servers withheld.
 #[derive(Debug, Default)]
-pub struct Read {
+pub(crate) struct Read {
     pub servers: Vec<Candidate>,
     pub diagnostics: Vec<Diagnostic>,
     pub withheld: Vec<Withheld>,
@@ -79,7 +79,7 @@ pub struct Read {
 
 /// The servers a command runs, and what the files said.
 #[derive(Debug, Default)]
-pub struct Selection {
+pub(crate) struct Selection {
     /// The servers selected, in the order of the files.
     pub servers: Vec<Candidate>,
     /// Problems in the files: those about no server in particular, and those about the servers
@@ -94,7 +94,7 @@ pub struct Selection {
 impl Selection {
     /// `ConfigInvalid` when a file or a selected server's entry has an error, or a name asked for
     /// is not defined; else `Ok`.
-    pub fn exit(&self) -> Exit {
+    pub(crate) fn exit(&self) -> Exit {
         let invalid = !self.unknown.is_empty() || self.diagnostics.iter().any(Diagnostic::is_error);
         if invalid {
             Exit::ConfigInvalid
@@ -104,7 +104,10 @@ impl Selection {
     }
 
     /// The diagnostics about server `name`.
-    pub fn diagnostics_of<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Diagnostic> {
+    pub(crate) fn diagnostics_of<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a Diagnostic> {
         self.diagnostics
             .iter()
             .filter(move |d| d.server.as_deref() == Some(name))
@@ -113,18 +116,21 @@ impl Selection {
 
 /// Why nothing can be selected at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SelectionError {
+pub(crate) enum SelectionError {
     #[error("no configuration given and none found: pass --config FILE (a Claude Desktop/Code, VS Code, Cursor, Codex, epoch or plugin file, or a directory of plugins), or a server with --stdio \"COMMAND\" or --url URL; looked for {0}")]
     NoConfig(String),
 }
 
 /// Reads every file and selects `wanted` (every server when empty).
-pub async fn select(sources: &Sources, wanted: &[String]) -> Result<Selection, SelectionError> {
+pub(crate) async fn select(
+    sources: &Sources,
+    wanted: &[String],
+) -> Result<Selection, SelectionError> {
     Ok(choose(read_all(sources).await?, wanted))
 }
 
 /// Every server of the sources, what the files said, and the servers withheld.
-pub async fn read_all(sources: &Sources) -> Result<Read, SelectionError> {
+pub(crate) async fn read_all(sources: &Sources) -> Result<Read, SelectionError> {
     let mut all: Vec<Candidate> = Vec::new();
     let mut diagnostics = Vec::new();
     let withheld: Vec<Withheld> = Vec::new();
@@ -350,7 +356,7 @@ fn read_claude_json(path: &Path) -> Result<Value, String> {
 }
 
 /// The selection proper, once every file is read.
-pub fn choose(read: Read, wanted: &[String]) -> Selection {
+pub(crate) fn choose(read: Read, wanted: &[String]) -> Selection {
     let Read {
         servers: all,
         diagnostics,
@@ -415,7 +421,10 @@ pub fn choose(read: Read, wanted: &[String]) -> Selection {
 
 /// The validated config of the first selected server (`login` and `pin` act on one); a config
 /// that does not validate is said on stderr, naming `server`, and is `ConfigInvalid`.
-pub fn first_spec(servers: &[Candidate], server: &str) -> Result<crate::config::ServerSpec, Exit> {
+pub(crate) fn first_spec(
+    servers: &[Candidate],
+    server: &str,
+) -> Result<crate::config::ServerSpec, Exit> {
     let candidate = servers.first().ok_or(Exit::ConfigInvalid)?;
     crate::config::extras::split(&candidate.config)
         .and_then(|(rest, _)| crate::config::ServerSpec::from_json(&rest))
@@ -426,7 +435,7 @@ pub fn first_spec(servers: &[Candidate], server: &str) -> Result<crate::config::
 }
 
 /// `ID=VALUE` pairs of `--input` into a map; the first pair that is not one is the error.
-pub fn inputs(pairs: &[String]) -> Result<BTreeMap<String, String>, String> {
+pub(crate) fn inputs(pairs: &[String]) -> Result<BTreeMap<String, String>, String> {
     pairs
         .iter()
         .map(|p| match p.split_once('=') {

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 const MAX_DEPTH: usize = 4;
 
 /// `name(param: type, optional?: type = default, …)`.
-pub fn signature(name: &str, schema: &Value) -> String {
+pub(crate) fn signature(name: &str, schema: &Value) -> String {
     let params: Vec<String> = properties(schema, schema, 0).unwrap_or_default();
     format!("{name}({})", params.join(", "))
 }

@@ -21,13 +21,13 @@ use crate::supervisor::Registry;
 
 /// Which listing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Listing {
+pub(crate) enum Listing {
     Resources,
     Prompts,
 }
 
 /// `resources` / `prompts` over `servers` (all when empty).
-pub async fn list(context: &Context, what: Listing, servers: &[String], json: bool) -> Exit {
+pub(crate) async fn list(context: &Context, what: Listing, servers: &[String], json: bool) -> Exit {
     let selection = match read_all(&context.sources).await {
         Ok(read) => choose(read, servers),
         Err(e) => return usage(&e.to_string()),
@@ -92,7 +92,7 @@ pub async fn list(context: &Context, what: Listing, servers: &[String], json: bo
 }
 
 /// What `read` and `prompt` ask for.
-pub enum One {
+pub(crate) enum One {
     /// `read SERVER URI`.
     Read { uri: String },
     /// `prompt SERVER NAME --arg k=v`.
@@ -100,7 +100,7 @@ pub enum One {
 }
 
 /// `read` or `prompt`: `server` is started alone, asked once, stopped.
-pub async fn one(
+pub(crate) async fn one(
     context: &Context,
     server: Option<String>,
     ask: One,

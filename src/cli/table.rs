@@ -7,18 +7,18 @@ use std::time::Duration;
 
 /// How a column aligns its cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }
 
-pub struct Table {
+pub(crate) struct Table {
     columns: Vec<(&'static str, Align)>,
     rows: Vec<Vec<String>>,
 }
 
 impl Table {
-    pub fn new(columns: &[(&'static str, Align)]) -> Self {
+    pub(crate) fn new(columns: &[(&'static str, Align)]) -> Self {
         Self {
             columns: columns.to_vec(),
             rows: Vec::new(),
@@ -26,11 +26,11 @@ impl Table {
     }
 
     /// Adds a row; missing cells are empty, extra ones are dropped.
-    pub fn row(&mut self, cells: Vec<String>) {
+    pub(crate) fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);
     }
 
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let width = |i: usize| {
             self.rows
                 .iter()
@@ -69,7 +69,7 @@ impl Table {
 }
 
 /// `850 µs`, `12.3 ms`, `1.25 s`, `3 min 20 s`.
-pub fn duration(d: Duration) -> String {
+pub(crate) fn duration(d: Duration) -> String {
     let us = d.as_micros();
     if us < 1000 {
         format!("{us} µs")
@@ -86,12 +86,12 @@ pub fn duration(d: Duration) -> String {
 }
 
 /// A duration given in fractional milliseconds (as the protocol reports them).
-pub fn millis(ms: f64) -> String {
+pub(crate) fn millis(ms: f64) -> String {
     duration(Duration::from_secs_f64((ms / 1000.0).max(0.0)))
 }
 
 /// `512 B`, `3.1 KiB`, `12.0 MiB`.
-pub fn bytes(n: u64) -> String {
+pub(crate) fn bytes(n: u64) -> String {
     const KIB: f64 = 1024.0;
     let f = n as f64;
     if n < 1024 {

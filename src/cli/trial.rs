@@ -15,12 +15,12 @@ use super::table;
 use crate::convert::ToolFormat;
 use crate::error::Result;
 
-pub struct TestArgs {
+pub(crate) struct TestArgs {
     pub servers: Vec<String>,
     pub json: bool,
 }
 
-pub async fn run(context: &Context, args: TestArgs) -> Exit {
+pub(crate) async fn run(context: &Context, args: TestArgs) -> Exit {
     let selection = match select(&context.sources, &args.servers).await {
         Ok(s) => s,
         Err(e) => return usage(&e.to_string()),
@@ -119,7 +119,7 @@ fn human(names: &[&str], reports: &[Result<Value>]) -> String {
 }
 
 /// `ready in 23.1 ms (spawn 1.2 ms, initialize 15.0 ms, tools/list 6.9 ms)`.
-pub fn phases(timings: &Value) -> String {
+pub(crate) fn phases(timings: &Value) -> String {
     let mut parts = Vec::new();
     for (key, label) in [
         ("spawnMs", "spawn"),

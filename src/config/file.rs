@@ -12,7 +12,7 @@ use crate::limits;
 /// A config file, plugin manifest or env file, whole, through [`limits::CONFIG_FILE_MAX_BYTES`]: a
 /// config naming `/dev/zero` or a huge file gets an error naming the bound instead of the
 /// sidecar's memory.
-pub fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(super) fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
     let limit = limits::CONFIG_FILE_MAX_BYTES;
     read_at_most(path, limit).map_err(|e| {
         too_large(e, || {
@@ -22,13 +22,13 @@ pub fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// [`read_bounded`], as UTF-8 text.
-pub fn read_text_bounded(path: &Path) -> std::io::Result<String> {
+pub(super) fn read_text_bounded(path: &Path) -> std::io::Result<String> {
     utf8(read_bounded(path)?)
 }
 
 /// [`read_text_bounded`] for a load that has `left` bytes of its [`limits::CONFIG_LOAD_MAX_BYTES`]
 /// to read: a file past what is left is refused (`QuotaExceeded`) with an error naming that bound.
-pub fn read_text_within_load(path: &Path, left: u64) -> std::io::Result<String> {
+pub(super) fn read_text_within_load(path: &Path, left: u64) -> std::io::Result<String> {
     let limit = limits::CONFIG_FILE_MAX_BYTES;
     if left >= limit {
         return read_text_bounded(path);

@@ -5,7 +5,7 @@
 use crate::error::{Error, ErrorCode};
 
 /// CONFIG_INVALID naming `field`.
-pub fn invalid(field: &str, problem: impl std::fmt::Display) -> Error {
+pub(super) fn invalid(field: &str, problem: impl std::fmt::Display) -> Error {
     Error::new(
         ErrorCode::ConfigInvalid,
         format!("config.{field}: {problem}"),

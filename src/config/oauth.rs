@@ -109,7 +109,7 @@ pub fn oauth_field_names() -> Vec<&'static str> {
 }
 
 /// Parses and validates the `oauth` object; errors name `oauth.<field>`.
-pub fn parse_oauth(value: &Value) -> Result<OAuthSpec> {
+pub(super) fn parse_oauth(value: &Value) -> Result<OAuthSpec> {
     let raw = strict::read_at::<RawOAuth>(value, Some("oauth"))
         .map_err(|p| match p {
             Problem::Invalid(e) => e,

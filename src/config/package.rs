@@ -131,7 +131,7 @@ const EXPECTED: &str =
      or {\"pypi\": \"name==version\", \"sha256\": \"<hex>\"}, with an optional \"bin\"";
 
 /// Parses and validates the `package` object; errors name `package.<field>`.
-pub fn parse_package(value: &Value) -> Result<PackageSpec> {
+pub(super) fn parse_package(value: &Value) -> Result<PackageSpec> {
     let raw = strict::read_at::<RawPackage>(value, Some("package"))
         .map_err(|p| match p {
             Problem::Invalid(e) => e,

@@ -93,7 +93,7 @@ const SECRET_HINTS: &[&str] = &[
 ];
 
 /// `transport` / `type` values: `None` is stdio.
-pub fn parse_kind(field: &str, value: &str) -> Result<Option<RemoteKind>> {
+pub(super) fn parse_kind(field: &str, value: &str) -> Result<Option<RemoteKind>> {
     match value {
         "stdio" => Ok(None),
         "http" | "streamable-http" | "streamableHttp" | "streamable_http" => {
@@ -107,7 +107,7 @@ pub fn parse_kind(field: &str, value: &str) -> Result<Option<RemoteKind>> {
     }
 }
 
-pub fn parse_url(text: &str) -> Result<Url> {
+pub(super) fn parse_url(text: &str) -> Result<Url> {
     let url = Url::parse(text).map_err(|e| invalid("url", format!("is not a valid URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(invalid(
@@ -132,7 +132,7 @@ pub fn parse_url(text: &str) -> Result<Url> {
 }
 
 /// The `headers` object (its type is checked by the caller).
-pub fn parse_headers(map: &Map<String, Value>) -> Result<Vec<HeaderSpec>> {
+pub(super) fn parse_headers(map: &Map<String, Value>) -> Result<Vec<HeaderSpec>> {
     let mut out = Vec::with_capacity(map.len());
     for (name, v) in map {
         let field = format!("headers.{name}");

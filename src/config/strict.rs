@@ -18,14 +18,14 @@ use crate::error::Error;
 
 /// A read struct, and the canonical names of the fields the object gave (`null` counts as given).
 #[derive(Debug)]
-pub struct Read<T> {
+pub(super) struct Read<T> {
     pub value: T,
     pub given: BTreeSet<&'static str>,
 }
 
 /// Why an object could not be read.
 #[derive(Debug)]
-pub enum Problem {
+pub(super) enum Problem {
     /// Not an object, an unknown field, or one field in both spellings (the error is worded).
     Invalid(Error),
     /// A value of the wrong type: `top` is the canonical field, `at` the path below it when the
@@ -35,13 +35,13 @@ pub enum Problem {
 
 /// Reads `value` into `T`. Keys are checked against `T`'s fields first, so that an unknown field is
 /// reported as such (with a "did you mean") whatever its value.
-pub fn read<T: DeserializeOwned>(value: &Value) -> Result<Read<T>, Problem> {
+pub(super) fn read<T: DeserializeOwned>(value: &Value) -> Result<Read<T>, Problem> {
     read_at(value, None)
 }
 
 /// [`read`] for an object nested in the config at field `within` (`oauth`): the fields its errors
 /// name are qualified (`oauth.clientId`). A `WrongType` path stays relative to the object.
-pub fn read_at<T: DeserializeOwned>(
+pub(super) fn read_at<T: DeserializeOwned>(
     value: &Value,
     within: Option<&str>,
 ) -> Result<Read<T>, Problem> {
@@ -82,12 +82,12 @@ pub fn read_at<T: DeserializeOwned>(
 }
 
 /// The canonical (camelCase) names of `T`'s fields.
-pub fn canonical_names<T: DeserializeOwned>() -> Vec<&'static str> {
+pub(super) fn canonical_names<T: DeserializeOwned>() -> Vec<&'static str> {
     names(fields::<T>()).collect()
 }
 
 /// `startupTimeoutSeconds` → `startup_timeout_seconds`: the one snake_case spelling of a name.
-pub fn snake(name: &str) -> String {
+pub(super) fn snake(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
     for c in name.chars() {
         if c.is_ascii_uppercase() {
@@ -102,7 +102,7 @@ pub fn snake(name: &str) -> String {
 
 /// For `#[serde(default, deserialize_with = "strict::present")]` on an `Option` field: `null` is a
 /// value of the wrong type there, not an absent field.
-pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+pub(super) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
 ) -> Result<Option<T>, D::Error> {
     T::deserialize(d).map(Some)

@@ -21,7 +21,7 @@ use crate::limits;
 use crate::serving::{Outbox, PeerRequests, Sink};
 
 /// The host as the owner of every server session: what it declared, and its requests in flight.
-pub struct HostAsks {
+pub(super) struct HostAsks {
     capabilities: Capabilities,
     outbox: Outbox,
     requests: PeerRequests,
@@ -29,7 +29,7 @@ pub struct HostAsks {
 
 impl HostAsks {
     /// Asks over `outbox`; `capabilities` as the host declared them, `timeout` per request.
-    pub fn new(capabilities: Capabilities, timeout: Duration, outbox: Outbox) -> Self {
+    pub(super) fn new(capabilities: Capabilities, timeout: Duration, outbox: Outbox) -> Self {
         Self {
             capabilities,
             outbox,
@@ -43,7 +43,7 @@ impl HostAsks {
 
     /// A response from the host: delivered to its request. False when nobody waits for `id` (not
     /// one of ours, answered already, timed out, withdrawn).
-    pub fn answered(
+    pub(super) fn answered(
         &self,
         id: &RequestId,
         result: Result<Value, ErrorObject>,
@@ -53,7 +53,7 @@ impl HostAsks {
     }
 
     /// Ends every request in flight with `why` and refuses new ones (the session is stopping).
-    pub fn close(&self, why: &str) {
+    pub(super) fn close(&self, why: &str) {
         self.requests.close(why);
     }
 }

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use crate::convert::CallOutput;
 
 /// The fields of every `tools/call` result.
-pub fn call_result(
+pub(super) fn call_result(
     converted: CallOutput,
     server: String,
     tool: String,

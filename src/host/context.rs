@@ -21,14 +21,14 @@ use crate::store::SchemaCache;
 use crate::supervisor::{Event, EventSender, Registry};
 
 /// NOT_INITIALIZED: a request before `initialize` succeeded.
-pub fn not_initialized() -> Error {
+pub(super) fn not_initialized() -> Error {
     Error::new(
         ErrorCode::NotInitialized,
         "the first request must be `initialize`",
     )
 }
 
-pub struct Host {
+pub(super) struct Host {
     pub outbox: Outbox,
     pub cache: Option<SchemaCache>,
     pub configs: Vec<PathBuf>,
@@ -48,7 +48,7 @@ pub struct Host {
 }
 
 impl Host {
-    pub fn new(
+    pub(super) fn new(
         outbox: Outbox,
         cache: Option<SchemaCache>,
         configs: Vec<PathBuf>,
@@ -68,22 +68,22 @@ impl Host {
         }
     }
 
-    pub fn registry(&self) -> Result<&Arc<Registry>> {
+    pub(super) fn registry(&self) -> Result<&Arc<Registry>> {
         self.registry.get().ok_or_else(not_initialized)
     }
 
-    pub async fn answer(&self, id: Option<&RequestId>, outcome: Result<Value>) {
+    pub(super) async fn answer(&self, id: Option<&RequestId>, outcome: Result<Value>) {
         self.reply(id, outcome.map(Reply::Value)).await;
     }
 
     /// [`Host::answer`] with a reply that may be JSON text already.
-    pub async fn reply(&self, id: Option<&RequestId>, outcome: Result<Reply>) {
+    pub(super) async fn reply(&self, id: Option<&RequestId>, outcome: Result<Reply>) {
         self.outbox.send(reply::encode(id, &outcome)).await;
     }
 
     /// Returns once every registry event queued so far has been queued for the host, so an answer
     /// sent next comes after the notifications its request caused.
-    pub async fn events_flushed(&self) {
+    pub(super) async fn events_flushed(&self) {
         if let Some(events) = self.events.get() {
             let (tx, rx) = tokio::sync::oneshot::channel();
             events.send(Event::Barrier(tx));

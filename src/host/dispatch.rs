@@ -19,7 +19,7 @@ const TEST_PANIC_ENV: &str = "MCP_SIDECAR_TEST_PANIC";
 
 /// The outcome of one request, where the answer may be JSON text the sidecar holds already
 /// (`tools/list`, `tools/search`); every other method's value comes from [`run`].
-pub async fn reply(
+pub(super) async fn reply(
     host: &Host,
     id: &RequestId,
     method: &str,
@@ -45,7 +45,7 @@ pub async fn reply(
 ///
 /// Every request's task holds this future, so its size is paid per call: the `servers/*`
 /// handlers (large, rare) are boxed, and the future is about as large as `tools/call`'s.
-pub async fn run(
+pub(super) async fn run(
     host: &Host,
     id: &RequestId,
     method: &str,

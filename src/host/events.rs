@@ -11,7 +11,7 @@ use crate::supervisor::{Event, EventReceiver, ToolsChange};
 
 /// Forwards every registry event to the host until the registry is gone. While the outbox is full
 /// (the host is not reading) events wait in the queue, coalesced (`supervisor::events`).
-pub async fn forward(mut events: EventReceiver, outbox: Outbox) {
+pub(super) async fn forward(mut events: EventReceiver, outbox: Outbox) {
     while let Some(event) = events.recv().await {
         let line = match event {
             Event::Barrier(ack) => {

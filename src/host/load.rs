@@ -26,7 +26,7 @@ use crate::supervisor::{watch_config_files, ConfigFiles, LoadOutcome, Registry};
 /// With `watch` (a `path` only), the file is kept in force afterwards: each edit reloads it, and
 /// exactly the servers whose entries changed are added, restarted or removed
 /// (`supervisor::ConfigFiles`), the trust gate applied as at this load.
-pub async fn run(registry: &Arc<Registry>, p: LoadServers) -> Result<Value> {
+pub(super) async fn run(registry: &Arc<Registry>, p: LoadServers) -> Result<Value> {
     let watched = match (&p.path, p.watch) {
         (_, false) => None,
         (Some(path), true) => Some(path.clone()),

@@ -26,5 +26,4 @@ mod session;
 mod surface;
 mod tools;
 
-pub use params::PROTOCOL_VERSION;
-pub use serve::{serve, ServeOptions};
+pub(crate) use serve::{serve, ServeOptions};

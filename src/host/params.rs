@@ -10,11 +10,11 @@ use crate::error::{Error, Result};
 use crate::supervisor::LogLevel;
 
 /// The host protocol version this build speaks.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub(crate) const PROTOCOL_VERSION: u32 = 1;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Initialize {
+pub(super) struct Initialize {
     pub protocol_version: Value,
     #[serde(default)]
     pub client_info: Option<Value>,
@@ -64,14 +64,14 @@ pub struct Initialize {
 /// `initialize`'s `tokenStorage`.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum TokenStorage {
+pub(super) enum TokenStorage {
     File,
     Memory,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AddServer {
+pub(super) struct AddServer {
     pub name: String,
     pub config: Value,
     #[serde(default = "yes")]
@@ -84,7 +84,7 @@ pub struct AddServer {
 /// `servers/test`: start a config, list its tools, stop it; nothing is registered.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TestServer {
+pub(super) struct TestServer {
     pub config: Value,
     /// The name the server is started under (in its errors and tools policy); `test` by default.
     #[serde(default = "test_name")]
@@ -101,7 +101,7 @@ fn test_name() -> String {
 /// `servers/load`: a file or directory (`path`), or a document (`json`, or `text` for TOML/YAML).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct LoadServers {
+pub(super) struct LoadServers {
     #[serde(default)]
     pub path: Option<std::path::PathBuf>,
     #[serde(default)]
@@ -129,13 +129,13 @@ fn yes() -> bool {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ServerName {
+pub(super) struct ServerName {
     pub name: String,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct LoginServer {
+pub(super) struct LoginServer {
     pub name: String,
     /// Answer once the login (and the start after it) is done; `false`: as soon as the login
     /// waits for the browser.
@@ -146,14 +146,14 @@ pub struct LoginServer {
 /// `servers/stats`: every server's statistics, or those of the servers named.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ServerStats {
+pub(super) struct ServerStats {
     #[serde(default)]
     pub servers: Option<Vec<String>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ListTools {
+pub(super) struct ListTools {
     #[serde(default)]
     pub format: Option<ToolFormat>,
     #[serde(default)]
@@ -169,7 +169,7 @@ pub struct ListTools {
 /// `tools/search`: ranked search over the exposed tools.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SearchTools {
+pub(super) struct SearchTools {
     pub query: String,
     #[serde(default)]
     pub limit: Option<usize>,
@@ -183,7 +183,7 @@ pub struct SearchTools {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CallTool {
+pub(super) struct CallTool {
     pub name: String,
     #[serde(default)]
     pub arguments: Option<Value>,
@@ -214,7 +214,7 @@ pub struct CallTool {
 /// `resources/list`, `resources/templates/list`, `prompts/list`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ListSurface {
+pub(super) struct ListSurface {
     /// Only this server; every ready server when absent.
     #[serde(default)]
     pub server: Option<String>,
@@ -225,7 +225,7 @@ pub struct ListSurface {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ReadResource {
+pub(super) struct ReadResource {
     pub server: String,
     pub uri: String,
     /// The format of `output` (the session's `toolFormat` when absent).
@@ -236,14 +236,14 @@ pub struct ReadResource {
 /// `resources/subscribe`, `resources/unsubscribe`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Subscription {
+pub(super) struct Subscription {
     pub server: String,
     pub uri: String,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct GetPrompt {
+pub(super) struct GetPrompt {
     pub server: String,
     pub name: String,
     /// The prompt's arguments: strings, as MCP has them.
@@ -256,7 +256,7 @@ pub struct GetPrompt {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Complete {
+pub(super) struct Complete {
     pub server: String,
     #[serde(rename = "ref")]
     pub reference: CompletionRef,
@@ -268,7 +268,7 @@ pub struct Complete {
 /// What is completed: a prompt's argument or a resource template's variable.
 #[derive(Deserialize, serde::Serialize)]
 #[serde(tag = "type")]
-pub enum CompletionRef {
+pub(super) enum CompletionRef {
     #[serde(rename = "ref/prompt")]
     Prompt { name: String },
     #[serde(rename = "ref/resource")]
@@ -277,14 +277,14 @@ pub enum CompletionRef {
 
 #[derive(Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct CompletionArgument {
+pub(super) struct CompletionArgument {
     pub name: String,
     pub value: String,
 }
 
 #[derive(Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct CompletionContext {
+pub(super) struct CompletionContext {
     /// Arguments already given (they may narrow the values).
     #[serde(default)]
     pub arguments: std::collections::BTreeMap<String, String>,
@@ -292,7 +292,7 @@ pub struct CompletionContext {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SetLogLevel {
+pub(super) struct SetLogLevel {
     /// Only this server; the session's level (every server) when absent.
     #[serde(default)]
     pub server: Option<String>,
@@ -301,13 +301,13 @@ pub struct SetLogLevel {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AcceptTools {
+pub(super) struct AcceptTools {
     pub tools: Vec<crate::supervisor::Acceptance>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ReadResult {
+pub(super) struct ReadResult {
     pub handle: String,
     #[serde(default)]
     pub offset: usize,
@@ -317,18 +317,18 @@ pub struct ReadResult {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Empty {}
+pub(super) struct Empty {}
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Cancelled {
+pub(super) struct Cancelled {
     pub request_id: crate::jsonrpc::RequestId,
     #[serde(default)]
     pub reason: Option<String>,
 }
 
 /// Parses `params` (absent means `{}`) into `T`, naming the method in the error.
-pub fn parse<T: DeserializeOwned>(method: &str, params: Option<Value>) -> Result<T> {
+pub(super) fn parse<T: DeserializeOwned>(method: &str, params: Option<Value>) -> Result<T> {
     let params = params.unwrap_or_else(|| Value::Object(Default::default()));
     if !params.is_object() {
         return Err(Error::invalid_params(format!(

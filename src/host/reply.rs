@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::error::Result;
 use crate::jsonrpc::{encode_raw_response, encode_response, RequestId};
 
-pub enum Reply {
+pub(super) enum Reply {
     Value(Value),
     /// One valid JSON value, as text (never parsed again).
     Json(Arc<str>),
@@ -21,7 +21,7 @@ impl From<Value> for Reply {
 }
 
 /// The response line for request `id`.
-pub fn encode(id: Option<&RequestId>, outcome: &Result<Reply>) -> Vec<u8> {
+pub(super) fn encode(id: Option<&RequestId>, outcome: &Result<Reply>) -> Vec<u8> {
     match outcome {
         Ok(Reply::Value(result)) => encode_response(id, Ok(result)),
         Ok(Reply::Json(text)) => encode_raw_response(id, text),

@@ -26,7 +26,7 @@ use crate::serving::{guarded, Stopped, Ticket};
 /// during a stop) when its token fires first. An id still in flight is refused at once
 /// (INVALID_REQUEST): taking it over would leave the first request impossible to cancel. The
 /// refusal is queued before this returns, so the reader reads on only once it is.
-pub async fn start(
+pub(super) async fn start(
     host: &Arc<Host>,
     id: RequestId,
     method: String,
@@ -119,7 +119,7 @@ fn cancelled_error(host: &Host, id: &RequestId) -> Error {
 
 /// A notification from the host: `notifications/cancelled` fires its request's token; any other
 /// is logged and ignored.
-pub fn notification(host: &Host, method: &str, params: Option<Value>) {
+pub(super) fn notification(host: &Host, method: &str, params: Option<Value>) {
     match method {
         "notifications/cancelled" => match parse::<params::Cancelled>(method, params) {
             Ok(c) => {

@@ -15,7 +15,7 @@ use crate::limits::{SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_QUERY_MAX_BYT
 use crate::supervisor::Registry;
 
 /// `tools/search`: `{tools: [entry + score (+ exact)], total}` as JSON text.
-pub fn search(registry: &Arc<Registry>, p: SearchTools) -> Result<Arc<str>> {
+pub(super) fn search(registry: &Arc<Registry>, p: SearchTools) -> Result<Arc<str>> {
     check_query(&p.query).map_err(|why| Error::invalid_params(why).with("field", "query"))?;
     let limit = match p.limit {
         None => SEARCH_DEFAULT_LIMIT,
@@ -55,7 +55,7 @@ pub fn search(registry: &Arc<Registry>, p: SearchTools) -> Result<Arc<str>> {
 
 /// A `tools/call` of the `search_tools` meta-tool: the matching tools' definitions in the
 /// session's format, as a tool result (`structuredContent.tools`, and as text for the model).
-pub fn call_search_tools(
+pub(super) fn call_search_tools(
     registry: &Arc<Registry>,
     name: &str,
     arguments: Option<Value>,

@@ -26,7 +26,7 @@ use crate::limits;
 use crate::serving::read_loop::{self, Ended, Front, Malformed, Step};
 use crate::serving::{writer, Flow, Ticket};
 
-pub struct ServeOptions {
+pub(crate) struct ServeOptions {
     /// Longest line accepted from the host.
     pub max_line_bytes: usize,
     /// The schema cache for lazy servers (`None`: no cache).
@@ -52,7 +52,7 @@ impl Default for ServeOptions {
 }
 
 /// Serves host protocol v1 until `shutdown` or end of input, then stops every server.
-pub async fn serve<R, W>(input: R, output: W, options: ServeOptions)
+pub(crate) async fn serve<R, W>(input: R, output: W, options: ServeOptions)
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,

@@ -24,7 +24,7 @@ use crate::supervisor::{
 };
 
 /// `initialize`: creates the registry with the host's settings and starts the session.
-pub fn initialize(host: &Host, params: Option<Value>) -> Result<Value> {
+pub(super) fn initialize(host: &Host, params: Option<Value>) -> Result<Value> {
     if host.registry.get().is_some() {
         return Err(already_initialized());
     }
@@ -189,7 +189,7 @@ fn capabilities() -> Value {
 
 /// Answers every request in flight with SHUTTING_DOWN, stops every server, and returns once
 /// every resulting notification is queued for the host.
-pub async fn stop_all(host: &Host) {
+pub(super) async fn stop_all(host: &Host) {
     host.shutting_down.store(true, Ordering::SeqCst);
     // Servers waiting for the host's answers get an error now, and nothing more is asked.
     if let Some(asks) = host.asks.get() {

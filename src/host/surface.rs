@@ -13,14 +13,14 @@ use crate::supervisor::Registry;
 
 /// The paginated lists of the surface.
 #[derive(Clone, Copy)]
-pub enum List {
+pub(super) enum List {
     Resources,
     ResourceTemplates,
     Prompts,
 }
 
 /// `resources/list`, `resources/templates/list`, `prompts/list`: one page over the servers.
-pub async fn list(registry: &Arc<Registry>, list: List, p: ListSurface) -> Result<Value> {
+pub(super) async fn list(registry: &Arc<Registry>, list: List, p: ListSurface) -> Result<Value> {
     let (server, cursor) = (p.server.as_deref(), p.cursor.as_deref());
     match list {
         List::Resources => registry.resources(server, cursor).await,
@@ -30,7 +30,7 @@ pub async fn list(registry: &Arc<Registry>, list: List, p: ListSurface) -> Resul
 }
 
 /// `resources/read`: `{server, uri, contents, text, output, truncated?}`.
-pub async fn read(registry: &Arc<Registry>, p: ReadResource) -> Result<Value> {
+pub(super) async fn read(registry: &Arc<Registry>, p: ReadResource) -> Result<Value> {
     let read = registry.read_resource(&p.server, &p.uri).await?;
     let format = p.format.unwrap_or(registry.settings().format);
     let converted = convert::convert_owned(format, read.result);
@@ -47,13 +47,17 @@ pub async fn read(registry: &Arc<Registry>, p: ReadResource) -> Result<Value> {
 }
 
 /// `resources/subscribe` (`on`) and `resources/unsubscribe`: `{}`.
-pub async fn subscribe(registry: &Arc<Registry>, p: Subscription, on: bool) -> Result<Value> {
+pub(super) async fn subscribe(
+    registry: &Arc<Registry>,
+    p: Subscription,
+    on: bool,
+) -> Result<Value> {
     registry.subscribe(&p.server, &p.uri, on).await?;
     Ok(json!({}))
 }
 
 /// `prompts/get`: `{server, name, description?, messages, output}`.
-pub async fn get_prompt(registry: &Arc<Registry>, p: GetPrompt) -> Result<Value> {
+pub(super) async fn get_prompt(registry: &Arc<Registry>, p: GetPrompt) -> Result<Value> {
     let arguments: Map<String, Value> = p
         .arguments
         .into_iter()
@@ -76,7 +80,7 @@ pub async fn get_prompt(registry: &Arc<Registry>, p: GetPrompt) -> Result<Value>
 }
 
 /// `completion/complete`: `{server, completion: {values, total?, hasMore?}}`.
-pub async fn complete(registry: &Arc<Registry>, p: Complete) -> Result<Value> {
+pub(super) async fn complete(registry: &Arc<Registry>, p: Complete) -> Result<Value> {
     let mut params = json!({ "ref": p.reference, "argument": p.argument });
     if let Some(context) = p.context {
         params["context"] = json!(context);
@@ -86,6 +90,6 @@ pub async fn complete(registry: &Arc<Registry>, p: Complete) -> Result<Value> {
 }
 
 /// `logging/setLevel`: `{servers, errors?}`.
-pub async fn set_log_level(registry: &Arc<Registry>, p: SetLogLevel) -> Result<Value> {
+pub(super) async fn set_log_level(registry: &Arc<Registry>, p: SetLogLevel) -> Result<Value> {
     registry.set_log_level(p.server.as_deref(), p.level).await
 }

@@ -21,13 +21,13 @@ use crate::telemetry::{Carried, RequestSpan, TraceContext};
 /// `tools/list`: the tools in the requested format, with the listing's fingerprint, token totals,
 /// the instructions of their servers and (when there are some) the tools held by `pinTools`, as
 /// the JSON text cached for this tool set.
-pub fn list(registry: &Arc<Registry>, p: ListTools) -> Result<Arc<str>> {
+pub(super) fn list(registry: &Arc<Registry>, p: ListTools) -> Result<Arc<str>> {
     let rendered = registry.tools_answer(p.format, p.strict, p.defer, p.servers.as_deref())?;
     Ok(Arc::clone(&rendered.json))
 }
 
 /// `tools/accept`: held definitions let back into the tool set, by hash.
-pub fn accept(registry: &Arc<Registry>, p: AcceptTools) -> Result<Value> {
+pub(super) fn accept(registry: &Arc<Registry>, p: AcceptTools) -> Result<Value> {
     Ok(registry.accept(&p.tools))
 }
 
@@ -35,7 +35,7 @@ pub fn accept(registry: &Arc<Registry>, p: AcceptTools) -> Result<Value> {
 /// `search_tools` meta-tool is answered here, by the sidecar itself. With `progress`, the
 /// server's progress reaches the host as `notifications/progress` tagged with the call's id
 /// `to.1`, each before the answer.
-pub async fn call(
+pub(super) async fn call(
     registry: &Arc<Registry>,
     p: CallTool,
     to: (&Outbox, &RequestId),
@@ -120,7 +120,7 @@ async fn forward_progress(mut watched: watch::Receiver<Progress>, outbox: &Outbo
 }
 
 /// `results/read`: a slice of a truncated result's full text.
-pub fn read_result(registry: &Arc<Registry>, p: ReadResult) -> Result<Value> {
+pub(super) fn read_result(registry: &Arc<Registry>, p: ReadResult) -> Result<Value> {
     if p.length == Some(0) {
         return Err(Error::invalid_params("length must be positive").with("field", "length"));
     }

@@ -16,7 +16,7 @@ use tracing_subscriber::registry::LookupSpan;
 
 /// The event formatter of `--log-format json` (its span fields are recorded by [`JsonFields`]).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct FlatJson;
+pub(crate) struct FlatJson;
 
 impl<S> FormatEvent<S, JsonFields> for FlatJson
 where

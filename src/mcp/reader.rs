@@ -42,7 +42,7 @@ pub enum ClientEvent {
 }
 
 /// What the reader needs of its session.
-pub struct Reader {
+pub(super) struct Reader {
     pub server: Arc<str>,
     pub secrets: Secrets,
     pub source: Box<dyn MessageSource>,
@@ -61,7 +61,7 @@ pub struct Reader {
 }
 
 /// Reads until the session ends, then fails every pending request with the reason and reports it.
-pub async fn read_loop(mut r: Reader) {
+pub(super) async fn read_loop(mut r: Reader) {
     let error = loop {
         let line = match r.source.recv().await {
             Ok(Some(Inbound::Message(line))) => {

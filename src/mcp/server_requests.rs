@@ -25,7 +25,7 @@ use crate::limits;
 use crate::trust::secrets::Secrets;
 
 /// The requests of one session's server that are being answered.
-pub struct ServerRequests {
+pub(super) struct ServerRequests {
     server: Arc<str>,
     secrets: Secrets,
     asker: Arc<dyn Asker>,
@@ -39,7 +39,7 @@ pub struct ServerRequests {
 }
 
 impl ServerRequests {
-    pub fn new(
+    pub(super) fn new(
         server: Arc<str>,
         secrets: Secrets,
         asker: Arc<dyn Asker>,
@@ -58,7 +58,7 @@ impl ServerRequests {
     }
 
     /// Handles request `id`; never waits (the answer is sent from a task of its own).
-    pub fn handle(&self, id: RequestId, method: String, params: Option<Value>) {
+    pub(super) fn handle(&self, id: RequestId, method: String, params: Option<Value>) {
         let server = &*self.server;
         if method == "ping" {
             return self.respond(encode_response(Some(&id), Ok(&json!({}))));
@@ -105,12 +105,12 @@ impl ServerRequests {
     }
 
     /// The session ended: every open question is dropped, nothing more is answered.
-    pub fn end(&self) {
+    pub(super) fn end(&self) {
         self.ended.cancel();
     }
 
     /// `notifications/cancelled` from the server: drops the question it names, if still open.
-    pub fn cancelled(&self, params: Option<&Value>) {
+    pub(super) fn cancelled(&self, params: Option<&Value>) {
         let id = params
             .and_then(|p| p.get("requestId"))
             .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());

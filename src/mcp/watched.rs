@@ -14,20 +14,20 @@ use crate::era::META_SUBSCRIPTION_ID;
 
 /// The resources watched on a modern session, and the listen stream that watches them.
 #[derive(Default)]
-pub struct WatchedResources {
+pub(super) struct WatchedResources {
     uris: BTreeSet<String>,
     listen: Option<i64>,
 }
 
 /// A change of the set: the stream it replaces, and the set the new stream (if any) asks for.
-pub struct Change {
+pub(super) struct Change {
     pub replaced: Option<i64>,
     pub uris: BTreeSet<String>,
 }
 
 impl WatchedResources {
     /// Adds (`on`) or removes `uri`; `None` when that changes nothing.
-    pub fn change(&mut self, uri: &str, on: bool) -> Option<Change> {
+    pub(super) fn change(&mut self, uri: &str, on: bool) -> Option<Change> {
         let changed = if on {
             self.uris.insert(uri.to_owned())
         } else {
@@ -41,12 +41,12 @@ impl WatchedResources {
 
     /// Takes `uri` out of the set whose subscription failed, leaving the stream as it is (the
     /// next change opens one without it).
-    pub fn failed(&mut self, uri: &str) {
+    pub(super) fn failed(&mut self, uri: &str) {
         self.uris.remove(uri);
     }
 
     /// The stream now watching the set.
-    pub fn listening(&mut self, id: i64) {
+    pub(super) fn listening(&mut self, id: i64) {
         self.listen = Some(id);
     }
 }
@@ -54,24 +54,24 @@ impl WatchedResources {
 /// Listen streams waiting for their acknowledgement, by request id (one entry per waiting
 /// subscribe, removed when acknowledged or given up).
 #[derive(Default)]
-pub struct ListenAcks {
+pub(super) struct ListenAcks {
     waiting: Mutex<HashMap<i64, oneshot::Sender<Value>>>,
 }
 
 impl ListenAcks {
     /// Waits for the acknowledgement of listen request `id`: its `notifications` filter.
-    pub fn expect(&self, id: i64) -> oneshot::Receiver<Value> {
+    pub(super) fn expect(&self, id: i64) -> oneshot::Receiver<Value> {
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id, tx);
         rx
     }
 
-    pub fn forget(&self, id: i64) {
+    pub(super) fn forget(&self, id: i64) {
         self.lock().remove(&id);
     }
 
     /// Delivers an acknowledgement's `params`; false when no one waits for it.
-    pub fn route(&self, params: Option<&Value>) -> bool {
+    pub(super) fn route(&self, params: Option<&Value>) -> bool {
         let Some(id) = params
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(META_SUBSCRIPTION_ID))

@@ -2,7 +2,7 @@
 //! a client sending made-up method names cannot grow the series.
 
 /// The label value that stands for every name past a bound.
-pub const OTHER: &str = "_other";
+pub(crate) const OTHER: &str = "_other";
 
 /// Methods of MCP (both eras) and of the host protocol that get a series of their own.
 const METHODS: &[&str] = &[
@@ -38,7 +38,7 @@ const METHODS: &[&str] = &[
 ];
 
 /// `method` as a label value.
-pub fn method_label(method: &str) -> &'static str {
+pub(crate) fn method_label(method: &str) -> &'static str {
     METHODS
         .iter()
         .find(|m| **m == method)

@@ -30,7 +30,7 @@ struct Claims<'a> {
 }
 
 /// A signed assertion for `client_id` at the authorization server `audience`.
-pub fn client_assertion(
+pub(super) fn client_assertion(
     key_file: &Path,
     client_id: &str,
     audience: &str,

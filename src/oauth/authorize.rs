@@ -10,7 +10,7 @@ use super::error::AuthError;
 use super::pkce::{random_token, Pkce};
 
 /// An authorization request sent to the browser, and what its answer is checked against.
-pub struct Pending {
+pub(super) struct Pending {
     /// The URL the person opens.
     pub url: Url,
     pub state: String,
@@ -23,7 +23,7 @@ pub struct Pending {
 }
 
 /// What goes into one authorization request.
-pub struct Request<'a> {
+pub(super) struct Request<'a> {
     pub server: &'a ServerMetadata,
     pub client_id: &'a str,
     pub redirect_uri: &'a str,
@@ -34,7 +34,7 @@ pub struct Request<'a> {
 }
 
 /// Builds the authorization URL with a fresh PKCE pair (S256) and `state`.
-pub fn start(request: &Request<'_>) -> Result<Pending, AuthError> {
+pub(super) fn start(request: &Request<'_>) -> Result<Pending, AuthError> {
     let pkce = Pkce::new()?;
     let state = random_token()?;
     let mut url = request.server.authorization_url()?;
@@ -66,7 +66,7 @@ pub fn start(request: &Request<'_>) -> Result<Pending, AuthError> {
 
 /// The authorization code in the redirect the browser was sent to, once the redirect passed every
 /// check. A redirect that fails one is refused and its code is never used.
-pub fn code_from(pending: &Pending, redirect: &Url) -> Result<String, AuthError> {
+pub(super) fn code_from(pending: &Pending, redirect: &Url) -> Result<String, AuthError> {
     let param = |name: &str| {
         redirect
             .query_pairs()

@@ -10,11 +10,11 @@ use serde_json::{json, Value};
 use crate::ask::{Asker, Question};
 
 /// The method asked.
-pub const AUTHORIZE: &str = "auth/authorize";
+pub(crate) const AUTHORIZE: &str = "auth/authorize";
 
 /// How the browser step ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BrowserOutcome {
+pub(super) enum BrowserOutcome {
     /// The URL the browser was redirected to (carrying the code, `state` and `iss`).
     Redirected(Url),
     /// The URL was shown or opened; the redirect comes to the sidecar's loopback listener.
@@ -24,13 +24,18 @@ pub enum BrowserOutcome {
 }
 
 /// Whether `asker` declared it can show a person a login.
-pub fn can_ask(asker: &dyn Asker) -> bool {
+pub(super) fn can_ask(asker: &dyn Asker) -> bool {
     asker.capabilities().auth.is_some()
 }
 
 /// Asks `asker` to put `url` in front of a person for `server`'s login (`redirect_uri` says where
 /// the authorization server sends the browser back).
-pub async fn ask(asker: &dyn Asker, server: &str, url: &Url, redirect_uri: &Url) -> BrowserOutcome {
+pub(super) async fn ask(
+    asker: &dyn Asker,
+    server: &str,
+    url: &Url,
+    redirect_uri: &Url,
+) -> BrowserOutcome {
     let question = Question {
         server: server.to_owned(),
         method: AUTHORIZE.to_owned(),
@@ -45,7 +50,7 @@ pub async fn ask(asker: &dyn Asker, server: &str, url: &Url, redirect_uri: &Url)
 
 /// The owner's answer: `{action: "redirected", redirectUrl}`, `{action: "opened"}` or
 /// `{action: "declined", reason?}`.
-pub fn outcome(answer: &Value) -> BrowserOutcome {
+pub(super) fn outcome(answer: &Value) -> BrowserOutcome {
     let text = |k: &str| answer.get(k).and_then(Value::as_str);
     match text("action") {
         Some("redirected") => match text("redirectUrl").map(Url::parse) {

@@ -22,7 +22,7 @@ use crate::limits;
 const DEFAULT_PATH: &str = "/callback";
 
 /// A bound listener and the redirect URI it answers.
-pub struct Callback {
+pub(super) struct Callback {
     listener: TcpListener,
     redirect_uri: Url,
 }
@@ -32,7 +32,7 @@ impl Callback {
     /// `127.0.0.1` with `preferred` port (a registration's earlier one) when free, else a random
     /// port. `None` for a configured redirect URI that is not loopback `http`: the host's browser
     /// step is then the only way back.
-    pub async fn bind(
+    pub(super) async fn bind(
         configured: Option<&Url>,
         preferred: Option<&str>,
     ) -> Result<Option<Self>, AuthError> {
@@ -90,13 +90,13 @@ impl Callback {
         })
     }
 
-    pub fn redirect_uri(&self) -> &Url {
+    pub(super) fn redirect_uri(&self) -> &Url {
         &self.redirect_uri
     }
 
     /// Serves the listener until the redirect carrying `state` arrives; returns the full URL the
     /// browser was sent to. Cancel-safe: dropping the future closes the listener.
-    pub async fn wait(self, state: &str) -> Url {
+    pub(super) async fn wait(self, state: &str) -> Url {
         let (tx, rx) = oneshot::channel::<Url>();
         let done = Arc::new(Mutex::new(Some(tx)));
         let expected = Arc::new(Expected {

@@ -44,7 +44,7 @@ impl Challenge {
 }
 
 /// The Bearer (or DPoP) challenge of one header value, if it has one.
-pub fn parse(header: &str) -> Option<Challenge> {
+pub(super) fn parse(header: &str) -> Option<Challenge> {
     // The challenge being read: whether it is ours, and its parameters.
     let mut current: Option<(bool, Challenge)> = None;
     let mut rest = header;

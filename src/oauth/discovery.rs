@@ -16,7 +16,7 @@ use crate::config::is_loopback_host;
 
 /// RFC 9728 protected resource metadata, the fields used.
 #[derive(Clone, Debug, Deserialize)]
-pub struct ResourceMetadata {
+pub(super) struct ResourceMetadata {
     /// The resource identifier, sent verbatim as the `resource` parameter (RFC 8707).
     pub resource: String,
     #[serde(default)]
@@ -78,13 +78,13 @@ impl ServerMetadata {
 
 /// What discovery found for a server: its resource metadata and its authorization server's.
 #[derive(Clone, Debug)]
-pub struct Discovered {
+pub(super) struct Discovered {
     pub resource: ResourceMetadata,
     pub server: ServerMetadata,
 }
 
 /// Discovers and validates the protected resource metadata of the MCP server at `server_url`.
-pub async fn discover_resource(
+pub(super) async fn discover_resource(
     http: &OAuthHttp,
     server_url: &Url,
     challenge: &Challenge,
@@ -129,7 +129,10 @@ pub async fn discover_resource(
 }
 
 /// Discovers and validates the metadata of the authorization server `issuer`.
-pub async fn discover_server(http: &OAuthHttp, issuer: &str) -> Result<ServerMetadata, AuthError> {
+pub(super) async fn discover_server(
+    http: &OAuthHttp,
+    issuer: &str,
+) -> Result<ServerMetadata, AuthError> {
     let issuer_url = Url::parse(issuer).map_err(|e| {
         AuthError::failed(format!("authorization server {issuer:?} is not a URL: {e}"))
     })?;
@@ -163,7 +166,7 @@ pub async fn discover_server(http: &OAuthHttp, issuer: &str) -> Result<ServerMet
 }
 
 /// Where the protected resource metadata may be, in order: path-based, then root (RFC 9728 §3.1).
-pub fn resource_metadata_urls(server_url: &Url) -> Vec<Url> {
+pub(super) fn resource_metadata_urls(server_url: &Url) -> Vec<Url> {
     let mut out = Vec::new();
     let path = server_url.path().trim_end_matches('/');
     let at = |path: &str| {
@@ -183,7 +186,7 @@ pub fn resource_metadata_urls(server_url: &Url) -> Vec<Url> {
 /// Where an authorization server's metadata may be, in the MCP specification's order: with a path
 /// (`/tenant1`) the RFC 8414 path insertion, OIDC path insertion, OIDC path appending; without,
 /// RFC 8414 then OIDC.
-pub fn server_metadata_urls(issuer: &Url) -> Vec<Url> {
+pub(super) fn server_metadata_urls(issuer: &Url) -> Vec<Url> {
     let path = issuer.path().trim_end_matches('/');
     let at = |p: String| {
         let mut u = issuer.clone();

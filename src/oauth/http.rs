@@ -17,14 +17,14 @@ use crate::config::is_loopback_host;
 use crate::limits;
 
 /// An endpoint's answer: its status and, when the body is JSON, the document.
-pub struct Answer {
+pub(super) struct Answer {
     pub status: StatusCode,
     pub json: Option<Value>,
 }
 
 /// The HTTP clients of OAuth: one that never uses a proxy (loopback hosts), one that honours the
 /// environment's proxies and `NO_PROXY`.
-pub struct OAuthHttp {
+pub(super) struct OAuthHttp {
     direct: reqwest::Client,
     proxied: reqwest::Client,
     /// Which URLs the server's documents may send these clients to.
@@ -33,7 +33,7 @@ pub struct OAuthHttp {
 
 impl OAuthHttp {
     /// The clients of the server at `server`.
-    pub fn new(server: &Url) -> Result<Self, AuthError> {
+    pub(super) fn new(server: &Url) -> Result<Self, AuthError> {
         let reach = Arc::new(Reach::new(server));
         let build = |direct: bool| {
             let mut b = reqwest::Client::builder()
@@ -67,7 +67,7 @@ impl OAuthHttp {
     }
 
     /// `GET url` for a JSON document.
-    pub async fn get(&self, url: &Url, during: &str) -> Result<Answer, AuthError> {
+    pub(super) async fn get(&self, url: &Url, during: &str) -> Result<Answer, AuthError> {
         self.reach.admit(url, during).await?;
         let req = self
             .client(url)
@@ -78,7 +78,7 @@ impl OAuthHttp {
 
     /// The server's challenge to an unauthenticated MCP request (`initialize`), if it answers 401.
     /// The server's own URL is the config's word: it is not checked.
-    pub async fn challenge(&self, mcp_url: &Url) -> Option<super::challenge::Challenge> {
+    pub(super) async fn challenge(&self, mcp_url: &Url) -> Option<super::challenge::Challenge> {
         let body = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp-sidecar","version":"0"}}}"#;
         let resp = self
             .client(mcp_url)
@@ -94,7 +94,7 @@ impl OAuthHttp {
     }
 
     /// `POST url` with a form body; `basic`: HTTP Basic credentials (already form-encoded parts).
-    pub async fn post_form(
+    pub(super) async fn post_form(
         &self,
         url: &Url,
         form: &[(&str, &str)],
@@ -118,7 +118,7 @@ impl OAuthHttp {
     }
 
     /// `POST url` with a JSON body.
-    pub async fn post_json(
+    pub(super) async fn post_json(
         &self,
         url: &Url,
         body: &Value,

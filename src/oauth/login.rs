@@ -18,7 +18,7 @@ use crate::config::OAuthSpec;
 use crate::limits;
 
 /// What one login needs.
-pub struct Login<'a> {
+pub(super) struct Login<'a> {
     /// The server's name, for messages and the browser step.
     pub server: &'a str,
     pub http: &'a OAuthHttp,
@@ -35,13 +35,13 @@ pub struct Login<'a> {
 }
 
 /// What a login obtained.
-pub struct LoggedIn {
+pub(super) struct LoggedIn {
     pub identity: Identity,
     pub tokens: Tokens,
 }
 
 /// Runs the login; see the module doc.
-pub async fn login(l: Login<'_>) -> Result<LoggedIn, AuthError> {
+pub(super) async fn login(l: Login<'_>) -> Result<LoggedIn, AuthError> {
     let configured = l.spec.and_then(|s| s.redirect_uri.as_ref());
     let preferred = l.stored_client.and_then(|c| c.redirect_uri.as_deref());
     let callback = Callback::bind(configured, preferred).await?;

@@ -33,8 +33,7 @@ mod store;
 mod token;
 mod token_file;
 
-pub use browser::AUTHORIZE;
-pub use challenge::Challenge;
-pub use error::AuthError;
-pub use server_auth::{AuthStatus, Recovery, ServerAuth};
-pub use store::TokenStore;
+pub(crate) use challenge::Challenge;
+pub(crate) use error::AuthError;
+pub(crate) use server_auth::{Recovery, ServerAuth};
+pub(crate) use store::TokenStore;

@@ -9,13 +9,13 @@ use sha2::{Digest, Sha256};
 use super::error::AuthError;
 
 /// A code verifier and its challenge.
-pub struct Pkce {
+pub(super) struct Pkce {
     pub verifier: String,
     pub challenge: String,
 }
 
 impl Pkce {
-    pub fn new() -> Result<Self, AuthError> {
+    pub(super) fn new() -> Result<Self, AuthError> {
         let verifier = random_token()?;
         let challenge = s256(&verifier);
         Ok(Self {
@@ -26,12 +26,12 @@ impl Pkce {
 }
 
 /// `BASE64URL(SHA256(verifier))`.
-pub fn s256(verifier: &str) -> String {
+pub(super) fn s256(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
 /// 32 random bytes, base64url: a verifier or a `state`.
-pub fn random_token() -> Result<String, AuthError> {
+pub(super) fn random_token() -> Result<String, AuthError> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes)
         .map_err(|e| AuthError::failed(format!("no randomness from the OS for PKCE: {e}")))?;

@@ -27,7 +27,7 @@ use crate::config::is_loopback_host;
 
 /// What kind of network an address is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Class {
+pub(super) enum Class {
     Public,
     Loopback,
     /// RFC 1918, CGNAT (100.64/10), IPv6 unique local (fc00::/7).
@@ -54,7 +54,7 @@ impl Class {
 }
 
 /// The class of `ip`; an IPv4-mapped or NAT64 IPv6 address is its IPv4 address's.
-pub fn classify(ip: IpAddr) -> Class {
+pub(super) fn classify(ip: IpAddr) -> Class {
     match ip {
         IpAddr::V4(v4) => classify_v4(v4),
         IpAddr::V6(v6) => classify_v6(v6),
@@ -113,7 +113,7 @@ fn classify_v6(ip: Ipv6Addr) -> Class {
 
 /// Whether an address of class `target` may be fetched for a server whose own addresses are of
 /// the classes `server`.
-pub fn allowed(target: Class, server: &[Class]) -> bool {
+pub(super) fn allowed(target: Class, server: &[Class]) -> bool {
     match target {
         Class::Public => true,
         Class::Loopback | Class::Private => server.contains(&target),
@@ -122,7 +122,7 @@ pub fn allowed(target: Class, server: &[Class]) -> bool {
 }
 
 /// The rule for one server: where it is, and the host names the config (not the server) named.
-pub struct Reach {
+pub(super) struct Reach {
     server: Url,
     /// Host names that are the config's word: the server's own, the proxies'.
     trusted: Vec<String>,
@@ -132,7 +132,7 @@ pub struct Reach {
 
 impl Reach {
     /// The rule for the server at `server`; the proxies are the environment's.
-    pub fn new(server: &Url) -> Reach {
+    pub(super) fn new(server: &Url) -> Reach {
         let mut trusted: Vec<String> = server.host_str().map(str::to_owned).into_iter().collect();
         trusted.extend(proxy_hosts());
         for name in &mut trusted {
@@ -172,7 +172,7 @@ impl Reach {
     /// `Ok` when `url`, learned from the server, may be fetched; else why not (`AUTH_FAILED`),
     /// decided without connecting to it. A name that does not resolve is let through: the
     /// connection fails on its own, through the same check ([`GuardedResolver`]).
-    pub async fn admit(&self, url: &Url, during: &str) -> Result<(), AuthError> {
+    pub(super) async fn admit(&self, url: &Url, during: &str) -> Result<(), AuthError> {
         let refuse = |why: String| {
             AuthError::failed(format!(
                 "{during}: refused to fetch {url}, which the server named: {why}"
@@ -249,7 +249,7 @@ fn proxy_hosts() -> Vec<String> {
 /// The OAuth clients' resolver: the addresses a name resolves to when a connection is made, minus
 /// those [`allowed`] refuses for the server (a name that answered a public address to
 /// [`Reach::admit`] and a private one now connects nowhere).
-pub struct GuardedResolver(pub Arc<Reach>);
+pub(super) struct GuardedResolver(pub Arc<Reach>);
 
 impl Resolve for GuardedResolver {
     fn resolve(&self, name: Name) -> Resolving {

@@ -14,7 +14,7 @@ use super::token::{AuthMethod, Client};
 use crate::config::OAuthSpec;
 
 /// What identifying the client needs.
-pub struct Identify<'a> {
+pub(super) struct Identify<'a> {
     pub http: &'a OAuthHttp,
     pub spec: Option<&'a OAuthSpec>,
     pub server: &'a ServerMetadata,
@@ -27,13 +27,13 @@ pub struct Identify<'a> {
 }
 
 /// How the client was found; only a registration is worth keeping.
-pub enum Identity {
+pub(super) enum Identity {
     Configured(Client),
     Registered(Client),
 }
 
 impl Identity {
-    pub fn client(&self) -> &Client {
+    pub(super) fn client(&self) -> &Client {
         match self {
             Self::Configured(c) | Self::Registered(c) => c,
         }
@@ -42,7 +42,10 @@ impl Identity {
 
 /// The client the config names for `server`: a pre-registered one, or a Client ID Metadata
 /// Document where the server supports them.
-pub fn configured_client(spec: Option<&OAuthSpec>, server: &ServerMetadata) -> Option<Client> {
+pub(super) fn configured_client(
+    spec: Option<&OAuthSpec>,
+    server: &ServerMetadata,
+) -> Option<Client> {
     let spec = spec?;
     if let Some(client_id) = &spec.client_id {
         return Some(Client {
@@ -62,7 +65,7 @@ pub fn configured_client(spec: Option<&OAuthSpec>, server: &ServerMetadata) -> O
 }
 
 /// The client to log in as.
-pub async fn identify(i: Identify<'_>) -> Result<Identity, AuthError> {
+pub(super) async fn identify(i: Identify<'_>) -> Result<Identity, AuthError> {
     let issuer = &i.server.issuer;
     if let Some(bound) = i
         .spec

@@ -13,7 +13,7 @@ use crate::config::OAuthSpec;
 
 /// New tokens for the authorization server in use in `record` (returned with its issuer), from
 /// `refresh_token`. `server_url` is the resource when the record names none.
-pub async fn refresh(
+pub(super) async fn refresh(
     http: &OAuthHttp,
     spec: Option<&OAuthSpec>,
     record: &Record,

@@ -10,7 +10,7 @@ use crate::limits;
 const OFFLINE: &str = "offline_access";
 
 /// The scopes of a login, in order, at most [`limits::OAUTH_MAX_SCOPES`].
-pub fn for_login(
+pub(super) fn for_login(
     configured: Option<&[String]>,
     wanted: &[String],
     discovered: &Discovered,
@@ -33,7 +33,7 @@ pub fn for_login(
 }
 
 /// Adds the scopes not there yet, keeping the order, up to [`limits::OAUTH_MAX_SCOPES`].
-pub fn add(scopes: &mut Vec<String>, more: impl IntoIterator<Item = String>) {
+pub(super) fn add(scopes: &mut Vec<String>, more: impl IntoIterator<Item = String>) {
     for scope in more {
         if !scopes.contains(&scope) && scopes.len() < limits::OAUTH_MAX_SCOPES {
             scopes.push(scope);

@@ -127,7 +127,7 @@ impl Tokens {
 }
 
 /// Seconds since the Unix epoch.
-pub fn now() -> u64 {
+pub(super) fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or(Duration::ZERO)
@@ -135,7 +135,7 @@ pub fn now() -> u64 {
 }
 
 /// Why a refresh did not give tokens.
-pub enum RefreshError {
+pub(super) enum RefreshError {
     /// The authorization server refused the refresh token (`invalid_grant` and the like): only a
     /// new login helps.
     Refused(String),
@@ -144,7 +144,7 @@ pub enum RefreshError {
 }
 
 /// The request parts every token request shares.
-pub struct TokenRequest<'a> {
+pub(super) struct TokenRequest<'a> {
     pub http: &'a OAuthHttp,
     pub server: &'a ServerMetadata,
     pub client: &'a Client,
@@ -156,7 +156,7 @@ pub struct TokenRequest<'a> {
 
 impl TokenRequest<'_> {
     /// `authorization_code` grant.
-    pub async fn exchange_code(
+    pub(super) async fn exchange_code(
         &self,
         code: &str,
         redirect_uri: &str,
@@ -184,7 +184,10 @@ impl TokenRequest<'_> {
 
     /// `client_credentials` grant (OAuth 2.1 §4.2): the client's own credentials buy the token,
     /// for the `scope` asked (space-separated), bound to the `resource`.
-    pub async fn client_credentials(&self, scope: Option<&str>) -> Result<Tokens, AuthError> {
+    pub(super) async fn client_credentials(
+        &self,
+        scope: Option<&str>,
+    ) -> Result<Tokens, AuthError> {
         let mut form = vec![
             ("grant_type", "client_credentials"),
             ("resource", self.resource),
@@ -206,7 +209,7 @@ impl TokenRequest<'_> {
     }
 
     /// `refresh_token` grant. A new refresh token replaces the old one; without one the old stays.
-    pub async fn refresh(&self, refresh_token: &str) -> Result<Tokens, RefreshError> {
+    pub(super) async fn refresh(&self, refresh_token: &str) -> Result<Tokens, RefreshError> {
         let form = [
             ("grant_type", "refresh_token"),
             ("refresh_token", refresh_token),

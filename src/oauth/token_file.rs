@@ -24,7 +24,7 @@ use super::store::Record;
 use crate::limits;
 
 /// One server's token file and the token last read from it.
-pub struct TokenFile {
+pub(super) struct TokenFile {
     path: PathBuf,
     last: Mutex<Option<(Stamp, String)>>,
 }
@@ -55,30 +55,30 @@ impl Stamp {
 }
 
 impl TokenFile {
-    pub fn new(path: &Path) -> TokenFile {
+    pub(super) fn new(path: &Path) -> TokenFile {
         TokenFile {
             path: path.to_path_buf(),
             last: Mutex::new(None),
         }
     }
 
-    pub fn path(&self) -> &Path {
+    pub(super) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The token for the next request: the one last read while the file looks the same, else read
     /// again.
-    pub async fn token(&self) -> Result<String, AuthError> {
+    pub(super) async fn token(&self) -> Result<String, AuthError> {
         self.read(false).await
     }
 
     /// The token, read from the file whatever its look (after a 401).
-    pub async fn reread(&self) -> Result<String, AuthError> {
+    pub(super) async fn reread(&self) -> Result<String, AuthError> {
         self.read(true).await
     }
 
     /// The token last read, if any (for masking).
-    pub fn last(&self) -> Option<String> {
+    pub(super) fn last(&self) -> Option<String> {
         self.lock().as_ref().map(|(_, token)| token.clone())
     }
 

@@ -13,7 +13,7 @@ use crate::config::{PackageRegistry, PackageSpec};
 use crate::error::{Error, ErrorCode, Result};
 
 /// The folder of `spec` under the packages root.
-pub fn folder(root: &Path, spec: &PackageSpec) -> PathBuf {
+pub(super) fn folder(root: &Path, spec: &PackageSpec) -> PathBuf {
     let pin8 = &hex::encode(Sha256::digest(spec.pin.as_bytes()))[..16];
     // `@scope/name` becomes one path component.
     let name = spec.name.replace('/', "+");
@@ -31,7 +31,11 @@ fn io_error(spec: &PackageSpec, path: &Path, e: &std::io::Error) -> Error {
 
 /// The record of a finished fetch, checked against the pin and the recorded lock hash; `None`
 /// when the package was never (completely) fetched.
-pub async fn load(server: &str, spec: &PackageSpec, folder: &Path) -> Result<Option<Record>> {
+pub(super) async fn load(
+    server: &str,
+    spec: &PackageSpec,
+    folder: &Path,
+) -> Result<Option<Record>> {
     let path = folder.join(RECORD_FILE);
     let text = match tokio::fs::read(&path).await {
         Ok(text) => text,
@@ -85,7 +89,7 @@ pub async fn load(server: &str, spec: &PackageSpec, folder: &Path) -> Result<Opt
 }
 
 /// Writes the record last, through a temporary file renamed into place.
-pub async fn finish(spec: &PackageSpec, folder: &Path, record: &Record) -> Result<()> {
+pub(super) async fn finish(spec: &PackageSpec, folder: &Path, record: &Record) -> Result<()> {
     let tmp = folder.join(format!("{RECORD_FILE}.tmp"));
     let path = folder.join(RECORD_FILE);
     let text = serde_json::to_vec_pretty(record).map_err(|e| Error::internal(e.to_string()))?;
@@ -108,7 +112,7 @@ fn safe_inside(relative: &str) -> bool {
 
 /// The program line of a cached package: the runner (found on PATH) and the entry's full path,
 /// or the entry alone.
-pub fn program(folder: &Path, record: &Record) -> (String, Vec<String>) {
+pub(super) fn program(folder: &Path, record: &Record) -> (String, Vec<String>) {
     let entry = folder.join(&record.entry).to_string_lossy().into_owned();
     match &record.runner {
         Some(runner) => (runner.clone(), vec![entry]),
@@ -117,7 +121,7 @@ pub fn program(folder: &Path, record: &Record) -> (String, Vec<String>) {
 }
 
 /// The registry's program names on this platform (`npm.cmd` on Windows).
-pub fn tool_name(registry: PackageRegistry) -> &'static str {
+pub(super) fn tool_name(registry: PackageRegistry) -> &'static str {
     match (registry, cfg!(windows)) {
         (PackageRegistry::Npm, false) => "npm",
         (PackageRegistry::Npm, true) => "npm.cmd",

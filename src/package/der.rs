@@ -3,7 +3,7 @@
 //! definite lengths, as DER has; anything else is `None`.
 
 /// One tag-length-value: its tag, its contents and what follows it.
-pub fn tlv(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+pub(super) fn tlv(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     let (&tag, rest) = input.split_first()?;
     let (&first, rest) = rest.split_first()?;
     let (len, rest) = match first {
@@ -23,7 +23,7 @@ pub fn tlv(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
 }
 
 /// The elements of a constructed value's contents.
-pub fn children(mut contents: &[u8]) -> Vec<(u8, &[u8])> {
+pub(super) fn children(mut contents: &[u8]) -> Vec<(u8, &[u8])> {
     let mut out = Vec::new();
     while let Some((tag, value, rest)) = tlv(contents) {
         out.push((tag, value));
@@ -39,7 +39,7 @@ const OCTET_STRING: u8 = 0x04;
 const BIT_STRING: u8 = 0x03;
 
 /// A certificate's extensions, `(OID contents, extension value)`, from its DER.
-pub fn extensions(certificate: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+pub(super) fn extensions(certificate: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
     let Some((SEQUENCE, cert, _)) = tlv(certificate) else {
         return Vec::new();
     };
@@ -64,7 +64,7 @@ pub fn extensions(certificate: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
 }
 
 /// The key of a SubjectPublicKeyInfo (for EC keys, the uncompressed point).
-pub fn spki_key(spki: &[u8]) -> Option<&[u8]> {
+pub(super) fn spki_key(spki: &[u8]) -> Option<&[u8]> {
     let (SEQUENCE, info, _) = tlv(spki)? else {
         return None;
     };
@@ -75,7 +75,7 @@ pub fn spki_key(spki: &[u8]) -> Option<&[u8]> {
 
 /// A DER string (UTF8String, IA5String, PrintableString) as text; other values as they are, when
 /// they are text (Fulcio's oldest extensions hold raw text).
-pub fn text(value: &[u8]) -> Option<String> {
+pub(super) fn text(value: &[u8]) -> Option<String> {
     match tlv(value) {
         Some((0x0c | 0x16 | 0x13, s, [])) => String::from_utf8(s.to_vec()).ok(),
         _ => String::from_utf8(value.to_vec()).ok(),

@@ -13,7 +13,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::limits;
 
 /// The HTTP client of one fetch.
-pub fn client() -> Result<reqwest::Client> {
+pub(super) fn client() -> Result<reqwest::Client> {
     reqwest::Client::builder()
         .user_agent(concat!("mcp-sidecar/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(std::time::Duration::from_secs(30))
@@ -101,7 +101,7 @@ fn too_large(spec: &PackageSpec, url: &str, limit: u64) -> Error {
 }
 
 /// A JSON document from the registry.
-pub async fn json(client: &reqwest::Client, spec: &PackageSpec, url: &str) -> Result<Value> {
+pub(super) async fn json(client: &reqwest::Client, spec: &PackageSpec, url: &str) -> Result<Value> {
     let mut response = get(client, spec, url).await?;
     let limit = limits::PACKAGE_METADATA_MAX_BYTES;
     let mut body = Vec::new();
@@ -130,7 +130,7 @@ pub async fn json(client: &reqwest::Client, spec: &PackageSpec, url: &str) -> Re
 
 /// A JSON document from the registry, or `None` when it answers 404 (PyPI's Integrity API for a
 /// file that has no provenance).
-pub async fn json_if_found(
+pub(super) async fn json_if_found(
     client: &reqwest::Client,
     spec: &PackageSpec,
     url: &str,
@@ -147,7 +147,7 @@ pub async fn json_if_found(
 }
 
 /// The archive at `url` written to `path`; its hash in the pin's notation.
-pub async fn archive(
+pub(super) async fn archive(
     client: &reqwest::Client,
     spec: &PackageSpec,
     url: &str,

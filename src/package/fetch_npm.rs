@@ -22,7 +22,7 @@ use crate::process;
 const ARCHIVE: &str = "package.tgz";
 
 /// The registry's base URL, without a trailing `/`.
-pub fn registry() -> String {
+pub(super) fn registry() -> String {
     let configured = ["NPM_CONFIG_REGISTRY", "npm_config_registry"]
         .iter()
         .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
@@ -33,7 +33,10 @@ pub fn registry() -> String {
 }
 
 /// The registry's document of one version (`{dist: {integrity, tarball, attestations?}, bin}`).
-pub async fn version_document(client: &reqwest::Client, spec: &PackageSpec) -> Result<Value> {
+pub(super) async fn version_document(
+    client: &reqwest::Client,
+    spec: &PackageSpec,
+) -> Result<Value> {
     // A scoped name's `/` is escaped in the path, as npm does.
     let url = format!(
         "{}/{}/{}",
@@ -56,7 +59,7 @@ fn bad_document(spec: &PackageSpec, what: &str) -> Error {
 }
 
 /// Fetches, verifies and installs `spec` into `folder` (which exists and is empty).
-pub async fn fetch(server: &str, spec: &PackageSpec, folder: &Path) -> Result<Record> {
+pub(super) async fn fetch(server: &str, spec: &PackageSpec, folder: &Path) -> Result<Record> {
     let client = download::client()?;
     let document = version_document(&client, spec).await?;
     let dist = &document["dist"];

@@ -22,7 +22,7 @@ use crate::process;
 const REPORT: &str = "install-report.json";
 
 /// The Simple API's base URL, without a trailing `/`.
-pub fn index() -> String {
+pub(super) fn index() -> String {
     ["PIP_INDEX_URL", "pip_index_url"]
         .iter()
         .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
@@ -47,7 +47,7 @@ fn of_release(file: &str, name: &str, version: &str) -> bool {
 }
 
 /// Every file of the project on the index, `(file name, url, sha256)`, and the latest release.
-pub async fn project_files(
+pub(super) async fn project_files(
     client: &reqwest::Client,
     spec: &PackageSpec,
 ) -> Result<(Vec<(String, String, String)>, Option<String>)> {
@@ -94,7 +94,7 @@ fn version_of(file: &str, name: &str) -> Option<String> {
 }
 
 /// `(file name, url, sha256)` of every file of the exact release.
-pub async fn release_files(
+pub(super) async fn release_files(
     client: &reqwest::Client,
     spec: &PackageSpec,
 ) -> Result<Vec<(String, String, String)>> {
@@ -114,7 +114,7 @@ fn install_failed(spec: &PackageSpec, why: &str) -> Error {
 }
 
 /// Fetches, verifies and installs `spec` into `folder` (which exists and is empty).
-pub async fn fetch(server: &str, spec: &PackageSpec, folder: &Path) -> Result<Record> {
+pub(super) async fn fetch(server: &str, spec: &PackageSpec, folder: &Path) -> Result<Record> {
     let client = download::client()?;
     let files = release_files(&client, spec).await?;
     let Some((name, url, _)) = files.iter().find(|(_, _, sha)| *sha == spec.pin) else {

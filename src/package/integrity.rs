@@ -12,20 +12,20 @@ use crate::config::{PackageRegistry, PackageSpec};
 use crate::error::{Error, ErrorCode};
 
 /// A running hash in the registry's notation.
-pub enum Hasher {
+pub(super) enum Hasher {
     Sha512(Sha512),
     Sha256(Sha256),
 }
 
 impl Hasher {
-    pub fn for_registry(registry: PackageRegistry) -> Self {
+    pub(super) fn for_registry(registry: PackageRegistry) -> Self {
         match registry {
             PackageRegistry::Npm => Self::Sha512(Sha512::new()),
             PackageRegistry::Pypi => Self::Sha256(Sha256::new()),
         }
     }
 
-    pub fn update(&mut self, bytes: &[u8]) {
+    pub(super) fn update(&mut self, bytes: &[u8]) {
         match self {
             Self::Sha512(h) => h.update(bytes),
             Self::Sha256(h) => h.update(bytes),
@@ -33,7 +33,7 @@ impl Hasher {
     }
 
     /// `sha512-<base64>` or the sha256's lowercase hex.
-    pub fn finish(self) -> String {
+    pub(super) fn finish(self) -> String {
         match self {
             Self::Sha512(h) => format!(
                 "sha512-{}",
@@ -45,7 +45,7 @@ impl Hasher {
 }
 
 /// The hash of a file in `registry`'s notation, read in pieces.
-pub async fn hash_file(registry: PackageRegistry, path: &Path) -> std::io::Result<String> {
+pub(super) async fn hash_file(registry: PackageRegistry, path: &Path) -> std::io::Result<String> {
     let mut file = tokio::fs::File::open(path).await?;
     let mut hasher = Hasher::for_registry(registry);
     let mut buf = vec![0u8; 64 * 1024];
@@ -59,12 +59,17 @@ pub async fn hash_file(registry: PackageRegistry, path: &Path) -> std::io::Resul
 }
 
 /// sha256 in hex of a file small enough to read whole (a lock file, an install report).
-pub async fn sha256_of(path: &Path) -> std::io::Result<String> {
+pub(super) async fn sha256_of(path: &Path) -> std::io::Result<String> {
     Ok(hex::encode(Sha256::digest(tokio::fs::read(path).await?)))
 }
 
 /// PACKAGE_INTEGRITY: `what` (the registry's archive, the cached copy…) does not match the pin.
-pub fn mismatch(server: &str, spec: &PackageSpec, what: &str, actual: Option<&str>) -> Error {
+pub(super) fn mismatch(
+    server: &str,
+    spec: &PackageSpec,
+    what: &str,
+    actual: Option<&str>,
+) -> Error {
     let field = match spec.registry {
         PackageRegistry::Npm => "integrity",
         PackageRegistry::Pypi => "sha256",

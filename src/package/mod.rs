@@ -15,6 +15,5 @@ mod provenance;
 mod record;
 mod sigstore;
 
-pub use pin::{pin_block, PinRequest};
-pub use prepare::prepare;
-pub use record::Record;
+pub(crate) use pin::{pin_block, PinRequest};
+pub(crate) use prepare::prepare;

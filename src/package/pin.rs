@@ -12,14 +12,14 @@ use crate::config::{PackageRegistry, PackageSpec};
 use crate::error::{Error, ErrorCode, Result};
 
 /// A package to pin: its registry, name, and version (`None`: the latest).
-pub struct PinRequest {
+pub(crate) struct PinRequest {
     pub registry: PackageRegistry,
     pub name: String,
     pub version: Option<String>,
 }
 
 /// The `package` block pinning `request` at the hash the registry serves.
-pub async fn pin_block(request: &PinRequest) -> Result<Value> {
+pub(crate) async fn pin_block(request: &PinRequest) -> Result<Value> {
     let client = download::client()?;
     let spec = PackageSpec {
         registry: request.registry,

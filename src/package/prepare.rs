@@ -26,7 +26,7 @@ fn folder_lock(folder: &Path) -> Arc<tokio::sync::Mutex<()>> {
 /// `spec` with the package's program as its command (the config's `args` after the program's
 /// own), or `None` when `spec` is no `package` server. `packages`: the folder packages are
 /// installed in, under the sidecar's cache directory.
-pub async fn prepare(
+pub(crate) async fn prepare(
     server: &str,
     spec: &ServerSpec,
     packages: Option<&Path>,

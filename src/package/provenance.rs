@@ -17,11 +17,12 @@ use crate::config::{PackageRegistry, PackageSpec};
 use crate::error::{Error, ErrorCode, Result};
 
 /// What `verified` says when the bundle and the subject verified.
-pub const SIGSTORE: &str = "sigstore: the envelope's signature, the Fulcio certificate chain at \
+pub(super) const SIGSTORE: &str =
+    "sigstore: the envelope's signature, the Fulcio certificate chain at \
      the log's time, Rekor's signed entry timestamp, and the subject digest (this archive)";
 
 /// The npm attestation bundle at `url`, verified against the pin.
-pub async fn npm(
+pub(super) async fn npm(
     server: &str,
     client: &reqwest::Client,
     spec: &PackageSpec,
@@ -33,7 +34,7 @@ pub async fn npm(
 
 /// PyPI's provenance of the release file `filename` (the Integrity API next to the index),
 /// verified against the pin; `None` when PyPI has none for it or the index cannot say.
-pub async fn pypi(
+pub(super) async fn pypi(
     server: &str,
     client: &reqwest::Client,
     spec: &PackageSpec,
@@ -86,7 +87,7 @@ fn invalid_provenance(server: &str, spec: &PackageSpec, what: &str) -> Error {
 }
 
 /// The publisher npm's attestations document names for `spec`'s tarball, verified under `root`.
-pub fn npm_publisher(
+pub(super) fn npm_publisher(
     server: &str,
     spec: &PackageSpec,
     document: &Value,
@@ -115,7 +116,7 @@ pub fn npm_publisher(
 
 /// The publisher PyPI's provenance names for `spec`'s file, verified under `root`: every
 /// attestation must verify and name the file; the first one's certificate is the publisher.
-pub fn pypi_publisher(
+pub(super) fn pypi_publisher(
     server: &str,
     spec: &PackageSpec,
     document: &Value,
@@ -233,7 +234,11 @@ fn claimed(statement: &Value, why: &str) -> Publisher {
 
 /// The publisher the config pins (`package.publisher`) against what provenance said: each field
 /// given must equal the verified one; a pinned publisher with no verified provenance is refused.
-pub fn matches_pin(server: &str, spec: &PackageSpec, found: Option<&Publisher>) -> Result<()> {
+pub(super) fn matches_pin(
+    server: &str,
+    spec: &PackageSpec,
+    found: Option<&Publisher>,
+) -> Result<()> {
     let Some(pinned) = &spec.publisher else {
         return Ok(());
     };

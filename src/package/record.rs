@@ -6,11 +6,11 @@
 use serde::{Deserialize, Serialize};
 
 /// The file name of the record inside a package's cache folder.
-pub const RECORD_FILE: &str = "record.json";
+pub(super) const RECORD_FILE: &str = "record.json";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Record {
+pub(super) struct Record {
     /// `npm:name@version` / `pypi:name==version`.
     pub package: String,
     /// The pin the archive matched.
@@ -33,7 +33,7 @@ pub struct Record {
 /// Sigstore bundle verified, else what the statement claims.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Publisher {
+pub(super) struct Publisher {
     /// The OIDC issuer that vouched for the build (`https://token.actions.githubusercontent.com`).
     #[serde(default)]
     pub issuer: Option<String>,

@@ -36,7 +36,7 @@ const FULCIO_ARC: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x83, 0xbf, 0x30, 0x01
 
 /// One signed statement as a bundle carries it, whatever the bundle's JSON shape.
 #[derive(Clone, Debug)]
-pub struct Signed {
+pub(super) struct Signed {
     pub payload_type: String,
     pub payload: Vec<u8>,
     pub signature: Vec<u8>,
@@ -47,7 +47,7 @@ pub struct Signed {
 
 /// The bundle's transparency-log entry.
 #[derive(Clone, Debug)]
-pub struct LogEntry {
+pub(super) struct LogEntry {
     pub log_id: Vec<u8>,
     pub log_index: i64,
     pub integrated_time: i64,
@@ -59,7 +59,7 @@ pub struct LogEntry {
 
 /// What the certificate says of who signed: Fulcio's OIDC extensions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Identity {
+pub(super) struct Identity {
     pub issuer: Option<String>,
     pub repository: Option<String>,
     /// The workflow that ran the build (`…/.github/workflows/x.yml@refs/tags/v1`).
@@ -71,7 +71,7 @@ pub struct Identity {
 /// cannot check at all (an entry without a signed timestamp, an unread entry kind) rather than
 /// one that failed a check.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
+pub(super) struct Failure {
     pub what: String,
     pub unverifiable: bool,
 }
@@ -97,7 +97,7 @@ fn unverifiable<T>(what: impl Into<String>) -> Result<T, Failure> {
 }
 
 /// A trusted root: Rekor keys and Fulcio chains with the times they are valid for.
-pub struct TrustedRoot {
+pub(super) struct TrustedRoot {
     logs: Vec<Log>,
     authorities: Vec<Authority>,
 }
@@ -160,12 +160,12 @@ fn window(v: &Value) -> Option<Window> {
 
 impl TrustedRoot {
     /// Sigstore's public-good root, as embedded.
-    pub fn public_good() -> Result<Self, Failure> {
+    pub(super) fn public_good() -> Result<Self, Failure> {
         Self::from_json(PUBLIC_GOOD_ROOT)
     }
 
     /// A root in `trusted_root.json`'s shape.
-    pub fn from_json(text: &str) -> Result<Self, Failure> {
+    pub(super) fn from_json(text: &str) -> Result<Self, Failure> {
         let root: Value = serde_json::from_str(text)
             .map_err(|e| Failure::new(format!("the trusted root: {e}")))?;
         let logs = root["tlogs"]
@@ -203,7 +203,7 @@ impl TrustedRoot {
 }
 
 /// Verifies `signed` against `root`; the certificate's identity when every check passed.
-pub fn verify(signed: &Signed, root: &TrustedRoot) -> Result<Identity, Failure> {
+pub(super) fn verify(signed: &Signed, root: &TrustedRoot) -> Result<Identity, Failure> {
     let entry = &signed.entry;
     let t = entry.integrated_time;
     // 1. The log's promise.
@@ -365,7 +365,7 @@ fn body_names(signed: &Signed, body_b64: &str) -> Result<(), Failure> {
 }
 
 /// Fulcio's OIDC extensions of a leaf certificate.
-pub fn identity(certificate: &[u8]) -> Identity {
+pub(super) fn identity(certificate: &[u8]) -> Identity {
     let mut id = Identity::default();
     let mut issuer_v1 = None;
     let mut build_signer = None;
@@ -390,7 +390,7 @@ pub fn identity(certificate: &[u8]) -> Identity {
 }
 
 /// The statement of npm's attestation bundle (a Sigstore bundle, v0.1 to v0.3).
-pub fn from_npm_bundle(bundle: &Value) -> Result<Signed, Failure> {
+pub(super) fn from_npm_bundle(bundle: &Value) -> Result<Signed, Failure> {
     let material = &bundle["verificationMaterial"];
     let certificate = material["certificate"]["rawBytes"]
         .as_str()
@@ -407,7 +407,7 @@ pub fn from_npm_bundle(bundle: &Value) -> Result<Signed, Failure> {
 }
 
 /// The statement of one PEP 740 attestation (PyPI's Integrity API).
-pub fn from_pypi_attestation(attestation: &Value) -> Result<Signed, Failure> {
+pub(super) fn from_pypi_attestation(attestation: &Value) -> Result<Signed, Failure> {
     let material = &attestation["verification_material"];
     let envelope = &attestation["envelope"];
     signed(

@@ -17,7 +17,7 @@
 //! or hybrid at `/sys/fs/cgroup/unified`), the sidecar's own cgroup from the `0::` line of
 //! `/proc/self/cgroup`, and writability by creating the sidecar's cgroup and opening its parent's
 //! `cgroup.procs` for writing (moving a process needs both). Anything missing means no cgroup,
-//! said once in the log; see ARCHITECTURE.md's Supervision section for what then remains.
+//! said once in the log; see docs/supervision.md for what then remains.
 //!
 //! Plain `std` and blocking file operations on cgroupfs (no disk behind them): the guardian uses
 //! this too, and async code calls the reading and killing through `spawn_blocking`.
@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use crate::limits;
 
 /// Set (to anything) in the sidecar's environment: no cgroups, as on a host that has none.
-pub const DISABLE_ENV: &str = "MCP_SIDECAR_NO_CGROUP";
+pub(super) const DISABLE_ENV: &str = "MCP_SIDECAR_NO_CGROUP";
 
 /// The name of the sidecar's cgroup below its own.
 fn sidecar_dir_name(pid: u32) -> String {
@@ -38,7 +38,7 @@ fn sidecar_dir_name(pid: u32) -> String {
 
 /// How the members of a cgroup are killed on this kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KillMode {
+pub(super) enum KillMode {
     /// `cgroup.kill` (Linux 5.14+): the kernel SIGKILLs every member of the cgroup and of every
     /// cgroup below it at once; nothing can fork its way out.
     Kill,
@@ -48,7 +48,7 @@ pub enum KillMode {
 }
 
 impl KillMode {
-    pub fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             KillMode::Kill => "cgroup.kill",
             KillMode::FreezeThenKill => "cgroup.freeze + SIGKILL",
@@ -58,14 +58,14 @@ impl KillMode {
 
 /// The sidecar's cgroup, in which each server gets its own.
 #[derive(Clone, Debug)]
-pub struct Containment {
+pub(super) struct Containment {
     pub dir: PathBuf,
     pub kill_mode: KillMode,
 }
 
 /// Finds the cgroup2 hierarchy, creates the sidecar's cgroup below its own, and checks that
 /// processes may be moved into it. `Err` says why there is no containment.
-pub fn set_up() -> Result<Containment, String> {
+pub(super) fn set_up() -> Result<Containment, String> {
     if std::env::var_os(DISABLE_ENV).is_some() {
         return Err(format!("disabled by {DISABLE_ENV}"));
     }
@@ -99,7 +99,7 @@ pub fn set_up() -> Result<Containment, String> {
 }
 
 /// How the cgroup `dir` can be killed on this kernel, if at all.
-pub fn kill_mode_of(dir: &Path) -> Option<KillMode> {
+pub(super) fn kill_mode_of(dir: &Path) -> Option<KillMode> {
     if dir.join("cgroup.kill").exists() {
         Some(KillMode::Kill)
     } else if dir.join("cgroup.freeze").exists() {
@@ -121,14 +121,14 @@ fn create_dir(dir: &Path) -> std::io::Result<()> {
 /// A mounted cgroup2 hierarchy: which of its cgroups is mounted (`root`, `/` unless a container
 /// mounted only its own part) and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mount {
+pub(super) struct Mount {
     pub root: String,
     pub point: PathBuf,
 }
 
 impl Mount {
     /// The directory of the cgroup `path` (as `/proc/PID/cgroup` names it), if it is mounted.
-    pub fn locate(&self, path: &str) -> Option<PathBuf> {
+    pub(super) fn locate(&self, path: &str) -> Option<PathBuf> {
         let below = if self.root == "/" {
             path
         } else {
@@ -143,7 +143,7 @@ impl Mount {
 }
 
 /// The first cgroup2 hierarchy in a `/proc/PID/mountinfo` text.
-pub fn cgroup2_mount(mountinfo: &str) -> Option<Mount> {
+pub(super) fn cgroup2_mount(mountinfo: &str) -> Option<Mount> {
     mountinfo.lines().find_map(|line| {
         // `ID PARENT MAJ:MIN ROOT MOUNT-POINT OPTIONS [OPTIONAL…] - FSTYPE SOURCE SUPER-OPTIONS`
         let (left, right) = line.split_once(" - ")?;
@@ -182,7 +182,7 @@ fn unescape(field: &str) -> String {
 }
 
 /// The cgroup2 path in a `/proc/PID/cgroup` text (its `0::` line).
-pub fn own_path(proc_cgroup: &str) -> Option<&str> {
+pub(super) fn own_path(proc_cgroup: &str) -> Option<&str> {
     proc_cgroup
         .lines()
         .find_map(|line| line.strip_prefix("0::"))
@@ -191,14 +191,14 @@ pub fn own_path(proc_cgroup: &str) -> Option<&str> {
 
 /// One server's cgroup, with its `cgroup.procs` open for the child to join before exec.
 #[derive(Debug)]
-pub struct ServerCgroup {
+pub(super) struct ServerCgroup {
     pub dir: PathBuf,
     procs: std::fs::File,
 }
 
 impl Containment {
     /// Creates the cgroup of the `n`th spawn.
-    pub fn server(&self, n: u64) -> std::io::Result<ServerCgroup> {
+    pub(super) fn server(&self, n: u64) -> std::io::Result<ServerCgroup> {
         let dir = self.dir.join(format!("server-{n}"));
         create_dir(&dir)?;
         // Opened by the sidecar: the kernel checks a migration against the opener's credentials.
@@ -218,14 +218,14 @@ impl Containment {
 
 impl ServerCgroup {
     /// The descriptor [`join`] writes to in the child.
-    pub fn procs_fd(&self) -> RawFd {
+    pub(super) fn procs_fd(&self) -> RawFd {
         self.procs.as_raw_fd()
     }
 }
 
 /// Moves the calling process into the cgroup whose `cgroup.procs` is `procs_fd`. For the child
 /// between fork and exec: one `write`, async-signal-safe, no allocation.
-pub fn join(procs_fd: RawFd) -> std::io::Result<()> {
+pub(super) fn join(procs_fd: RawFd) -> std::io::Result<()> {
     // SAFETY: writes one byte from a static buffer to a descriptor the parent keeps open.
     let written = unsafe { nix::libc::write(procs_fd, b"0".as_ptr().cast(), 1) };
     if written == 1 {
@@ -237,7 +237,7 @@ pub fn join(procs_fd: RawFd) -> std::io::Result<()> {
 
 /// Every live member of `dir` and of the cgroups below it (zombies are not members). A cgroup that
 /// is gone has none.
-pub fn members(dir: &Path) -> Vec<u32> {
+pub(super) fn members(dir: &Path) -> Vec<u32> {
     let mut out = Vec::new();
     for d in tree(dir) {
         if let Ok(text) = read_bounded(&d.join("cgroup.procs")) {
@@ -277,7 +277,7 @@ fn tree(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// SIGKILLs every member of `dir` and of the cgroups below it, without waiting.
-pub fn kill(dir: &Path, mode: KillMode) -> std::io::Result<()> {
+pub(super) fn kill(dir: &Path, mode: KillMode) -> std::io::Result<()> {
     match mode {
         KillMode::Kill => write_file(&dir.join("cgroup.kill"), b"1"),
         KillMode::FreezeThenKill => {
@@ -295,7 +295,7 @@ pub fn kill(dir: &Path, mode: KillMode) -> std::io::Result<()> {
 
 /// Removes `dir` and every cgroup below it, children first. Fails (EBUSY) while any has a live
 /// member; a cgroup already gone is not an error.
-pub fn remove(dir: &Path) -> std::io::Result<()> {
+pub(super) fn remove(dir: &Path) -> std::io::Result<()> {
     let mut result = Ok(());
     for d in tree(dir).iter().rev() {
         match std::fs::remove_dir(d) {

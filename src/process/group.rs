@@ -11,23 +11,23 @@ use super::sweep;
 use tokio::process::Child;
 
 /// Waits for the server's leader (our child: tokio's `wait`, an event).
-pub async fn wait_leader(child: &mut Child) -> std::io::Result<ExitStatus> {
+pub(super) async fn wait_leader(child: &mut Child) -> std::io::Result<ExitStatus> {
     child.wait().await
 }
 
 /// Asks the tree to stop: SIGTERM to the group (whose id is the leader's pid). `true`: asked.
-pub fn terminate(pgid: u32, _origin: Origin) -> bool {
+pub(super) fn terminate(pgid: u32, _origin: Origin) -> bool {
     kill::signal_group(pgid, Signal::Term);
     true
 }
 
 /// Kills the group: SIGKILL.
-pub fn kill(pgid: u32, _origin: Origin) {
+pub(super) fn kill(pgid: u32, _origin: Origin) {
     kill::signal_group(pgid, Signal::Kill);
 }
 
 /// After the leader was waited for: its group, then its escaped descendants, then its cgroup.
-pub async fn finish(pid: u32, origin: Origin) {
+pub(super) async fn finish(pid: u32, origin: Origin) {
     tracing::debug!(pid, "leader reaped");
     ledger::leader_reaped(pid);
     sweep::sweep_groups(&[pid]).await;

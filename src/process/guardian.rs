@@ -18,7 +18,7 @@
 //! exits. After `bye` it exits without touching anything.
 //!
 //! The guardian uses plain `std` (no async runtime) and holds a few small sets: a few hundred KiB of
-//! resident memory, most of it the shared binary. See ARCHITECTURE.md, Supervision, for its limits.
+//! resident memory, most of it the shared binary. See docs/supervision.md for its limits.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
@@ -32,7 +32,7 @@ use super::procs::{self, ExitWatch};
 
 /// One line on the guardian's stdin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Record {
+pub(crate) enum Record {
     /// `+pgid N`: a server's process group exists.
     AddGroup(u32),
     /// `-pgid N`: that group is empty now.
@@ -46,7 +46,7 @@ pub enum Record {
 }
 
 impl Record {
-    pub fn to_line(self) -> String {
+    pub(crate) fn to_line(self) -> String {
         match self {
             Record::AddGroup(g) => format!("+pgid {g}\n"),
             Record::RemoveGroup(g) => format!("-pgid {g}\n"),
@@ -56,7 +56,7 @@ impl Record {
         }
     }
 
-    pub fn parse(line: &str) -> Option<Record> {
+    pub(crate) fn parse(line: &str) -> Option<Record> {
         let mut words = line.split_whitespace();
         let kind = words.next()?;
         let mut number = || words.next().and_then(|w| w.parse::<u64>().ok());
@@ -74,14 +74,14 @@ impl Record {
 
 /// What the guardian knows of the sidecar's processes.
 #[derive(Default, Debug)]
-pub struct Ledger {
+pub(crate) struct Ledger {
     pub groups: BTreeSet<u32>,
     pub pids: BTreeMap<u32, u64>,
 }
 
 impl Ledger {
     /// Applies one record; `true` for `bye`.
-    pub fn apply(&mut self, record: Record) -> bool {
+    pub(crate) fn apply(&mut self, record: Record) -> bool {
         match record {
             Record::AddGroup(g) => {
                 self.groups.insert(g);
@@ -103,7 +103,7 @@ impl Ledger {
 
 /// The guardian's `main`: follows the records on stdin; on end of file without `bye`, kills
 /// (first the cgroup `cgroup`, the sidecar's, if it has one).
-pub fn run(sidecar_pid: u32, cgroup: Option<PathBuf>) -> i32 {
+pub(crate) fn run(sidecar_pid: u32, cgroup: Option<PathBuf>) -> i32 {
     let mut ledger = Ledger::default();
     let stdin = std::io::stdin();
     let mut input = stdin.lock();

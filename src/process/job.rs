@@ -52,7 +52,7 @@ const TICKS_PER_SECOND: i64 = 10_000_000;
 /// A sandboxed server's limits that its job enforces, each over the whole tree; all `None` for a
 /// server without a sandbox.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct JobLimits {
+pub(crate) struct JobLimits {
     /// Committed memory of every process of the job together.
     pub memory_bytes: Option<u64>,
     /// Processes alive in the job at once, the server's own included.
@@ -64,7 +64,7 @@ pub struct JobLimits {
 impl JobLimits {
     /// The limits of `policy` (none without a sandbox). A server that may not spawn is the job's
     /// only process; the policy's open-file limit has no job counterpart.
-    pub fn of(policy: Option<&SandboxPolicy>) -> JobLimits {
+    pub(crate) fn of(policy: Option<&SandboxPolicy>) -> JobLimits {
         let Some(policy) = policy else {
             return JobLimits::default();
         };
@@ -107,7 +107,7 @@ const JOB_OBJECT_MSG_ACTIVE_PROCESS_ZERO: u32 = 4;
 
 /// One server's Job Object and the completion port it reports to.
 #[derive(Debug)]
-pub struct Job {
+pub(crate) struct Job {
     job: OwnedHandle,
     port: OwnedHandle,
 }
@@ -239,7 +239,7 @@ fn size_of_u32<T>() -> u32 {
 /// Puts the suspended process `child` (pid `pid`) in a new job holding it to `limits`, records the
 /// job for `origin`, and resumes the process. On failure the process is killed (it never ran a
 /// instruction).
-pub fn contain(
+pub(crate) fn contain(
     child: &mut Child,
     pid: u32,
     origin: Origin,
@@ -302,19 +302,19 @@ fn job_of(origin: Origin) -> Option<Arc<Job>> {
 }
 
 /// Waits for the server's leader.
-pub async fn wait_leader(child: &mut Child) -> std::io::Result<ExitStatus> {
+pub(crate) async fn wait_leader(child: &mut Child) -> std::io::Result<ExitStatus> {
     child.wait().await
 }
 
 /// Asks the tree to stop: Windows has no such request for a windowless console process (and
 /// `GenerateConsoleCtrlEvent` needs a console the sidecar may not have), so there is none; the
 /// stop goes on to [`kill`]. `false`: nothing was asked.
-pub fn terminate(_pid: u32, _origin: Origin) -> bool {
+pub(crate) fn terminate(_pid: u32, _origin: Origin) -> bool {
     false
 }
 
 /// Kills the whole tree: the job is terminated.
-pub fn kill(_pid: u32, origin: Origin) {
+pub(crate) fn kill(_pid: u32, origin: Origin) {
     if let Some(job) = job_of(origin) {
         job.terminate();
     }
@@ -322,7 +322,7 @@ pub fn kill(_pid: u32, origin: Origin) {
 
 /// After the leader was waited for: whatever it left in its job is killed, and the stop returns
 /// once the job is empty; then the job's handles are closed.
-pub async fn finish(pid: u32, origin: Origin) {
+pub(crate) async fn finish(pid: u32, origin: Origin) {
     let Some(job) = jobs().remove(&origin) else {
         return;
     };
@@ -350,7 +350,7 @@ async fn empty_job(job: Arc<Job>) -> bool {
 
 /// The sidecar's start as a parent: nothing to start (no guardian: the jobs' kill-on-close does its
 /// work); the mechanism in use is logged once.
-pub fn install() {
+pub(crate) fn install() {
     tracing::info!(
         "process containment: each server's tree in a job object, killed whole when the sidecar exits"
     );
@@ -358,7 +358,7 @@ pub fn install() {
 
 /// The last word before exit: every job still recorded (a server whose stop did not run) is
 /// terminated and awaited.
-pub async fn final_sweep() {
+pub(crate) async fn final_sweep() {
     let left: Vec<(Origin, Arc<Job>)> = std::mem::take(&mut *jobs()).into_iter().collect();
     if !left.is_empty() {
         tracing::warn!(
@@ -374,7 +374,7 @@ pub async fn final_sweep() {
 }
 
 /// Nothing to tell anyone at exit on Windows (there is no guardian).
-pub fn farewell() {}
+pub(crate) fn farewell() {}
 
 #[cfg(test)]
 mod tests {

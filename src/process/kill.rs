@@ -4,7 +4,7 @@
 
 /// The two signals a stop sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Signal {
+pub(super) enum Signal {
     Term,
     Kill,
 }
@@ -27,7 +27,7 @@ fn target(id: u32) -> Option<nix::unistd::Pid> {
 }
 
 /// Signals every member of the group `pgid`; `true` if the group existed.
-pub fn signal_group(pgid: u32, signal: Signal) -> bool {
+pub(super) fn signal_group(pgid: u32, signal: Signal) -> bool {
     #[cfg(unix)]
     {
         target(pgid).is_some_and(|g| nix::sys::signal::killpg(g, signal.nix()).is_ok())
@@ -40,7 +40,7 @@ pub fn signal_group(pgid: u32, signal: Signal) -> bool {
 }
 
 /// Signals the process `pid` (prefer a pidfd where the pid could have been reused).
-pub fn signal_pid(pid: u32, signal: Signal) -> bool {
+pub(super) fn signal_pid(pid: u32, signal: Signal) -> bool {
     #[cfg(unix)]
     {
         target(pid).is_some_and(|p| nix::sys::signal::kill(p, signal.nix()).is_ok())
@@ -54,7 +54,7 @@ pub fn signal_pid(pid: u32, signal: Signal) -> bool {
 
 /// Whether the group `pgid` has any member, zombies included (`killpg(pgid, 0)`): one system call, so
 /// the common case (the group died with its leader) needs no look at `/proc`.
-pub fn group_exists(pgid: u32) -> bool {
+pub(super) fn group_exists(pgid: u32) -> bool {
     #[cfg(unix)]
     {
         target(pgid).is_some_and(|g| nix::sys::signal::killpg(g, None).is_ok())

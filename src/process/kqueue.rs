@@ -19,7 +19,7 @@ use super::libproc;
 
 /// A watch on one live process.
 #[derive(Debug)]
-pub struct ExitWatch {
+pub(crate) struct ExitWatch {
     pid: u32,
     start_time: u64,
     queue: OwnedFd,
@@ -29,7 +29,7 @@ impl ExitWatch {
     /// A watch on `pid`, if it is still the (non-zombie) process that started at `start_time` (any
     /// start time when `None`). `Ok(None)`: gone, or the pid now names another process. `Err`: no
     /// kqueue to be had (no descriptors left); fall back to polling.
-    pub fn open(pid: u32, start_time: Option<u64>) -> std::io::Result<Option<ExitWatch>> {
+    pub(crate) fn open(pid: u32, start_time: Option<u64>) -> std::io::Result<Option<ExitWatch>> {
         let Some(raw) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
             return Ok(None);
         };
@@ -65,12 +65,12 @@ impl ExitWatch {
         }))
     }
 
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.pid
     }
 
     /// Signals this process if the pid still names it; `false` if it is gone.
-    pub fn signal(&self, signal: Signal) -> bool {
+    pub(crate) fn signal(&self, signal: Signal) -> bool {
         libproc::alive(self.pid, Some(self.start_time)) && kill::signal_pid(self.pid, signal)
     }
 
@@ -106,7 +106,7 @@ impl AsFd for ExitWatch {
 
 /// Blocks this thread until every process in `watches` has exited, or `within` passed; `true` if
 /// they all did. For code without a runtime (the guardian, the farewell after the runtime stopped).
-pub fn wait_blocking(watches: &[ExitWatch], within: Duration) -> bool {
+pub(crate) fn wait_blocking(watches: &[ExitWatch], within: Duration) -> bool {
     let deadline = Instant::now() + within;
     watches.iter().all(|w| {
         let left = deadline.saturating_duration_since(Instant::now());

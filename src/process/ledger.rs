@@ -51,7 +51,7 @@ struct Ledger {
 }
 
 /// The guardian process and the write end of its pipe.
-pub struct GuardianLink {
+pub(super) struct GuardianLink {
     pub child: std::process::Child,
     pub stdin: std::process::ChildStdin,
 }
@@ -102,74 +102,74 @@ impl Ledger {
 
 /// The sidecar is now a child subreaper: orphans of its tree are its children to reap.
 #[cfg(target_os = "linux")]
-pub fn set_subreaper() {
+pub(super) fn set_subreaper() {
     ledger().subreaper = true;
 }
 
 /// Records the sidecar's cgroup: every server spawned from now on gets one below it.
 #[cfg(target_os = "linux")]
-pub fn set_containment(containment: Containment) {
+pub(super) fn set_containment(containment: Containment) {
     ledger().containment = Some(containment);
 }
 
 /// The sidecar's cgroup, if servers are contained in cgroups.
 #[cfg(target_os = "linux")]
-pub fn containment() -> Option<Containment> {
+pub(super) fn containment() -> Option<Containment> {
     ledger().containment.clone()
 }
 
 /// Takes the cgroup of the spawn `origin` out, for its stop to empty and remove.
 #[cfg(target_os = "linux")]
-pub fn take_cgroup(origin: Origin) -> Option<std::path::PathBuf> {
+pub(super) fn take_cgroup(origin: Origin) -> Option<std::path::PathBuf> {
     ledger().cgroups.remove(&origin)
 }
 
 /// Records the guardian (its pid is owned: never reaped by [`reap_adoptees`]). The pipe must
 /// already be non-blocking.
-pub fn set_guardian(link: GuardianLink) {
+pub(super) fn set_guardian(link: GuardianLink) {
     let mut l = ledger();
     l.owned.insert(link.child.id());
     l.guardian = Some(link);
 }
 
 /// Takes the guardian link out (for the farewell); nothing is told to the guardian after this.
-pub fn take_guardian() -> Option<GuardianLink> {
+pub(super) fn take_guardian() -> Option<GuardianLink> {
     ledger().guardian.take()
 }
 
 /// The guardian's pid, if it runs: its subtree is never swept.
-pub fn guardian_pid() -> Option<u32> {
+pub(super) fn guardian_pid() -> Option<u32> {
     ledger().guardian.as_ref().map(|g| g.child.id())
 }
 
 /// Pids whose `wait` belongs to someone else.
-pub fn owned() -> BTreeSet<u32> {
+pub(super) fn owned() -> BTreeSet<u32> {
     ledger().owned.clone()
 }
 
 /// The live process groups of servers.
-pub fn groups() -> Vec<u32> {
+pub(super) fn groups() -> Vec<u32> {
     ledger().groups.iter().copied().collect()
 }
 
 /// Held while a server is spawned; see the module doc.
-pub struct Spawning(MutexGuard<'static, Ledger>);
+pub(super) struct Spawning(MutexGuard<'static, Ledger>);
 
 /// Starts a spawn: the reaper is locked out until [`Spawning::spawned`] or drop.
-pub fn begin_spawn() -> Spawning {
+pub(super) fn begin_spawn() -> Spawning {
     Spawning(ledger())
 }
 
 impl Spawning {
     /// The sidecar's cgroup, if servers are contained in cgroups.
     #[cfg(target_os = "linux")]
-    pub fn containment(&self) -> Option<Containment> {
+    pub(super) fn containment(&self) -> Option<Containment> {
         self.0.containment.clone()
     }
 
     /// Records a spawned leader whose `wait` belongs to the caller and its process group (the
     /// leader's pid).
-    pub fn spawned(mut self, pid: u32) {
+    pub(super) fn spawned(mut self, pid: u32) {
         self.0.owned.insert(pid);
         self.0.groups.insert(pid);
         self.0.tell(Record::AddGroup(pid));
@@ -177,7 +177,12 @@ impl Spawning {
 
     /// As [`Spawning::spawned`], and the cgroup the spawn `origin` runs in.
     #[cfg(target_os = "linux")]
-    pub fn spawned_in(mut self, pid: u32, origin: Origin, cgroup: Option<std::path::PathBuf>) {
+    pub(super) fn spawned_in(
+        mut self,
+        pid: u32,
+        origin: Origin,
+        cgroup: Option<std::path::PathBuf>,
+    ) {
         if let Some(dir) = cgroup {
             self.0.cgroups.insert(origin, dir);
         }
@@ -186,12 +191,12 @@ impl Spawning {
 }
 
 /// A server's leader has been waited for: its pid is no longer ours to protect.
-pub fn leader_reaped(pid: u32) {
+pub(super) fn leader_reaped(pid: u32) {
     ledger().owned.remove(&pid);
 }
 
 /// A server's process group has no live member left.
-pub fn group_gone(pgid: u32) {
+pub(super) fn group_gone(pgid: u32) {
     let mut l = ledger();
     if l.groups.remove(&pgid) {
         l.tell(Record::RemoveGroup(pgid));
@@ -201,7 +206,7 @@ pub fn group_gone(pgid: u32) {
 /// Reaps every adopted child that exited and records the live ones. Never touches owned pids.
 /// Blocks on `/proc` reads: async code calls it through `spawn_blocking`.
 #[cfg(target_os = "linux")]
-pub fn reap_adoptees() {
+pub(super) fn reap_adoptees() {
     {
         use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
         use nix::unistd::Pid;

@@ -22,7 +22,7 @@ use crate::limits;
 
 /// The fields of `proc_bsdinfo` we use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stat {
+pub(crate) struct Stat {
     pub pid: u32,
     pub ppid: u32,
     pub pgrp: u32,
@@ -34,12 +34,12 @@ pub struct Stat {
 
 impl Stat {
     /// A zombie: it runs no code and only waits to be reaped.
-    pub fn is_dead(&self) -> bool {
+    pub(crate) fn is_dead(&self) -> bool {
         self.zombie
     }
 }
 
-pub fn stat(pid: u32) -> Option<Stat> {
+pub(crate) fn stat(pid: u32) -> Option<Stat> {
     let raw = libc::c_int::try_from(pid).ok()?;
     let size = libc::c_int::try_from(std::mem::size_of::<libc::proc_bsdinfo>()).ok()?;
     let mut info = std::mem::MaybeUninit::<libc::proc_bsdinfo>::zeroed();
@@ -72,7 +72,7 @@ pub fn stat(pid: u32) -> Option<Stat> {
 }
 
 /// Whether the process `pid` exists, is not a zombie, and (when given) started at `start_time`.
-pub fn alive(pid: u32, start_time: Option<u64>) -> bool {
+pub(crate) fn alive(pid: u32, start_time: Option<u64>) -> bool {
     stat(pid).is_some_and(|s| !s.is_dead() && start_time.is_none_or(|t| t == s.start_time))
 }
 
@@ -100,7 +100,7 @@ fn pid_list(fill: impl Fn(*mut libc::c_void, libc::c_int) -> libc::c_int) -> Vec
 }
 
 /// The children of `pid`.
-pub fn children(pid: u32) -> Vec<u32> {
+pub(crate) fn children(pid: u32) -> Vec<u32> {
     let Ok(raw) = libc::pid_t::try_from(pid) else {
         return Vec::new();
     };
@@ -109,7 +109,7 @@ pub fn children(pid: u32) -> Vec<u32> {
 }
 
 /// Every process we can read, in no particular order. One call per process on the machine.
-pub fn all() -> Vec<Stat> {
+pub(crate) fn all() -> Vec<Stat> {
     // SAFETY: as in `children`.
     pid_list(|buffer, size| unsafe { libc::proc_listallpids(buffer, size) })
         .into_iter()
@@ -118,7 +118,7 @@ pub fn all() -> Vec<Stat> {
 }
 
 /// Every live (non-zombie) descendant of `roots` in `snapshot`, the roots excluded.
-pub fn descendants(snapshot: &[Stat], roots: &[u32]) -> Vec<u32> {
+pub(crate) fn descendants(snapshot: &[Stat], roots: &[u32]) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<&Stat>> = HashMap::new();
     for s in snapshot {
         children.entry(s.ppid).or_default().push(s);
@@ -143,7 +143,7 @@ pub fn descendants(snapshot: &[Stat], roots: &[u32]) -> Vec<u32> {
 /// Every descendant of `root` (zombies included, `root` excluded), walking children down from it;
 /// the subtrees of the pids in `skip` are left out. A process that forks while the walk runs may be
 /// missed: callers walk again after the processes they found are gone.
-pub fn tree_below(root: u32, skip: &[u32]) -> Vec<Stat> {
+pub(crate) fn tree_below(root: u32, skip: &[u32]) -> Vec<Stat> {
     let mut seen: HashSet<u32> = HashSet::from([root]);
     let mut stack = vec![root];
     let mut out = Vec::new();
@@ -163,7 +163,7 @@ pub fn tree_below(root: u32, skip: &[u32]) -> Vec<Stat> {
 
 /// The sidecar's tree (see [`tree_below`]), plus what escaped it: every child of launchd owned by
 /// the sidecar's user whose environment carries this sidecar's origin marker, with its subtree.
-pub fn sidecar_tree(skip: &[u32]) -> Vec<Stat> {
+pub(crate) fn sidecar_tree(skip: &[u32]) -> Vec<Stat> {
     let me = std::process::id();
     let mut tree = tree_below(me, skip);
     // SAFETY: getuid cannot fail and touches no memory.
@@ -188,7 +188,7 @@ pub fn sidecar_tree(skip: &[u32]) -> Vec<Stat> {
 
 /// The value of `name` in the environment `pid` was started with, from `sysctl(KERN_PROCARGS2)`
 /// read into at most [`limits::PROC_ENVIRON_MAX_BYTES`].
-pub fn environ_var(pid: u32, name: &str) -> Option<Vec<u8>> {
+pub(crate) fn environ_var(pid: u32, name: &str) -> Option<Vec<u8>> {
     let mut mib = [
         libc::CTL_KERN,
         libc::KERN_PROCARGS2,

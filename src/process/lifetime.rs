@@ -21,7 +21,7 @@ use crate::limits;
 
 /// Makes the sidecar a subreaper, starts the guardian and the reaper. Call once, inside the
 /// runtime (on its own thread, as every spawn), before the first server starts.
-pub fn install() {
+pub(crate) fn install() {
     #[cfg(target_os = "linux")]
     match nix::sys::prctl::set_child_subreaper(true) {
         Ok(()) => ledger::set_subreaper(),
@@ -101,7 +101,7 @@ async fn reap_on_sigchld() {
 
 /// The last word before the sidecar exits: every recorded group and every live descendant (other
 /// than the guardian) is stopped, whatever its origin. Returns once they are gone.
-pub async fn final_sweep() {
+pub(crate) async fn final_sweep() {
     let groups = ledger::groups();
     if !groups.is_empty() {
         tracing::warn!(?groups, "process groups left at exit; stopping them");
@@ -117,7 +117,7 @@ pub async fn final_sweep() {
 /// Immediate kill of everything (a second signal): SIGKILL to the sidecar's cgroup, every group and
 /// every descendant, no wait.
 /// Runs on the signal thread; the process exits right after.
-pub fn kill_all_now() {
+pub(crate) fn kill_all_now() {
     #[cfg(target_os = "linux")]
     if let Some(containment) = ledger::containment() {
         let _ = super::cgroup::kill(&containment.dir, containment.kill_mode);
@@ -130,7 +130,7 @@ pub fn kill_all_now() {
 
 /// Tells the guardian that everything is stopped (it exits without killing) and waits up to
 /// [`limits::GUARDIAN_EXIT_WAIT`] for it to exit. Runs after the runtime stopped: blocks.
-pub fn farewell() {
+pub(crate) fn farewell() {
     let Some(mut link) = ledger::take_guardian() else {
         return;
     };

@@ -41,7 +41,7 @@ mod cgroup;
 #[cfg(unix)]
 mod group;
 #[cfg(unix)]
-pub mod guardian;
+pub(crate) mod guardian;
 #[cfg(windows)]
 mod job;
 #[cfg(unix)]
@@ -58,23 +58,22 @@ mod origin;
 #[cfg(target_os = "linux")]
 mod pidfd;
 #[cfg(target_os = "linux")]
-pub mod procfs;
+pub(crate) mod procfs;
 #[cfg(unix)]
 mod procs;
 mod spawn;
-pub mod stderr_ring;
+pub(crate) mod stderr_ring;
 mod stop;
 #[cfg(unix)]
 mod sweep;
 
 #[cfg(windows)]
-pub use job::{farewell, final_sweep, install};
+pub(crate) use job::{farewell, final_sweep, install};
 #[cfg(unix)]
-pub use lifetime::{farewell, final_sweep, install, kill_all_now};
-pub use origin::{Origin, ORIGIN_ENV};
-pub use spawn::{
-    child_env, package_tool, server as spawn, sidecar as spawn_sidecar, ServerChild, Spawned,
-    ToolRun, BASE_ENV,
+pub(crate) use lifetime::{farewell, final_sweep, install, kill_all_now};
+pub(crate) use origin::Origin;
+pub(crate) use spawn::{
+    child_env, package_tool, server as spawn, sidecar as spawn_sidecar, ServerChild,
 };
-pub use stderr_ring::StderrTail;
-pub use stop::{reap_after_exit, stop_tree, ExitInfo};
+pub(crate) use stderr_ring::StderrTail;
+pub(crate) use stop::{reap_after_exit, stop_tree, ExitInfo};

@@ -17,7 +17,7 @@ use super::procfs;
 
 /// A handle on one live process.
 #[derive(Debug)]
-pub struct Pidfd {
+pub(super) struct Pidfd {
     pid: u32,
     fd: OwnedFd,
 }
@@ -27,7 +27,7 @@ impl Pidfd {
     /// (any start time when `None`). `Ok(None)`: gone, or the pid now names another process.
     /// `Err`: pidfds are not available (old kernel, no descriptors left); fall back to polling.
     /// Blocks on a `/proc` read when `start_time` is given.
-    pub fn open(pid: u32, start_time: Option<u64>) -> std::io::Result<Option<Pidfd>> {
+    pub(super) fn open(pid: u32, start_time: Option<u64>) -> std::io::Result<Option<Pidfd>> {
         let Some(raw) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
             return Ok(None);
         };
@@ -42,12 +42,12 @@ impl Pidfd {
         Ok(Some(Pidfd { pid, fd }))
     }
 
-    pub fn pid(&self) -> u32 {
+    pub(super) fn pid(&self) -> u32 {
         self.pid
     }
 
     /// Signals exactly this process; `false` if it is gone.
-    pub fn signal(&self, signal: Signal) -> bool {
+    pub(super) fn signal(&self, signal: Signal) -> bool {
         let sig = match signal {
             Signal::Term => rustix::process::Signal::TERM,
             Signal::Kill => rustix::process::Signal::KILL,
@@ -70,7 +70,7 @@ impl AsFd for Pidfd {
 
 /// Blocks this thread until every process in `fds` has exited, or `within` passed; `true` if they
 /// all did. For code without a runtime (the guardian, the farewell after the runtime stopped).
-pub fn wait_blocking(fds: &[Pidfd], within: Duration) -> bool {
+pub(super) fn wait_blocking(fds: &[Pidfd], within: Duration) -> bool {
     let deadline = Instant::now() + within;
     let mut pending: Vec<&Pidfd> = fds.iter().collect();
     while !pending.is_empty() {

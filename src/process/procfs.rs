@@ -18,7 +18,7 @@ use crate::limits;
 
 /// One line of `/proc/PID/stat`, the fields we use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stat {
+pub(crate) struct Stat {
     pub pid: u32,
     pub ppid: u32,
     pub pgrp: u32,
@@ -31,13 +31,13 @@ pub struct Stat {
 
 impl Stat {
     /// A zombie or dead process: it runs no code and only waits to be reaped.
-    pub fn is_dead(&self) -> bool {
+    pub(crate) fn is_dead(&self) -> bool {
         matches!(self.state, 'Z' | 'X')
     }
 }
 
 /// Parses the text of `/proc/PID/stat`.
-pub fn parse_stat(pid: u32, text: &str) -> Option<Stat> {
+pub(crate) fn parse_stat(pid: u32, text: &str) -> Option<Stat> {
     // The command name is in parentheses and may contain anything; fields resume after the last ')'.
     let rest = text.get(text.rfind(')')? + 2..)?;
     let mut fields = rest.split_whitespace();
@@ -57,7 +57,7 @@ pub fn parse_stat(pid: u32, text: &str) -> Option<Stat> {
     })
 }
 
-pub fn stat(pid: u32) -> Option<Stat> {
+pub(crate) fn stat(pid: u32) -> Option<Stat> {
     parse_stat(
         pid,
         &std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?,
@@ -65,7 +65,7 @@ pub fn stat(pid: u32) -> Option<Stat> {
 }
 
 /// Every process we can read, in no particular order. Reads one file per process on the machine.
-pub fn all() -> Vec<Stat> {
+pub(crate) fn all() -> Vec<Stat> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -81,17 +81,17 @@ pub fn all() -> Vec<Stat> {
 }
 
 /// Whether the process `pid` exists, is not a zombie, and (when given) started at `start_time`.
-pub fn alive(pid: u32, start_time: Option<u64>) -> bool {
+pub(crate) fn alive(pid: u32, start_time: Option<u64>) -> bool {
     stat(pid).is_some_and(|s| !s.is_dead() && start_time.is_none_or(|t| t == s.start_time))
 }
 
 /// The sidecar's own children (every thread's), from `/proc/self/task/*/children`.
-pub fn own_children() -> Vec<u32> {
+pub(crate) fn own_children() -> Vec<u32> {
     children_in("/proc/self/task")
 }
 
 /// The children of `pid` (every thread's), from `/proc/PID/task/*/children`.
-pub fn children(pid: u32) -> Vec<u32> {
+pub(crate) fn children(pid: u32) -> Vec<u32> {
     children_in(&format!("/proc/{pid}/task"))
 }
 
@@ -114,7 +114,7 @@ fn children_in(task_dir: &str) -> Vec<u32> {
 }
 
 /// Every live (non-zombie) descendant of `root` in `snapshot`, excluding `root` itself.
-pub fn descendants(snapshot: &[Stat], roots: &[u32]) -> Vec<u32> {
+pub(crate) fn descendants(snapshot: &[Stat], roots: &[u32]) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     for s in snapshot {
         children.entry(s.ppid).or_default().push(s.pid);
@@ -146,7 +146,7 @@ pub fn descendants(snapshot: &[Stat], roots: &[u32]) -> Vec<u32> {
 /// once even if the tree changes under the walk. A process that forks while the walk runs may be
 /// missed (the kernel's `children` lists are not snapshots): callers walk again after the processes
 /// they found are gone.
-pub fn tree_below(root: u32, skip: &[u32]) -> Vec<Stat> {
+pub(crate) fn tree_below(root: u32, skip: &[u32]) -> Vec<Stat> {
     let mut seen: HashSet<u32> = HashSet::from([root]);
     let mut stack = vec![root];
     let mut out = Vec::new();
@@ -171,7 +171,7 @@ pub fn tree_below(root: u32, skip: &[u32]) -> Vec<Stat> {
 
 /// The value of `name` in the environment `pid` was started with (`/proc/PID/environ`), reading at
 /// most [`limits::PROC_ENVIRON_MAX_BYTES`].
-pub fn environ_var(pid: u32, name: &str) -> Option<Vec<u8>> {
+pub(crate) fn environ_var(pid: u32, name: &str) -> Option<Vec<u8>> {
     let file = std::fs::File::open(format!("/proc/{pid}/environ")).ok()?;
     let mut bytes = Vec::new();
     file.take(limits::PROC_ENVIRON_MAX_BYTES)

@@ -10,18 +10,18 @@
 //! | escaped descendants | kept in the tree by the subreaper | launchd's orphans with our marker |
 
 #[cfg(target_os = "linux")]
-pub use super::pidfd::{wait_blocking, Pidfd as ExitWatch};
+pub(super) use super::pidfd::{wait_blocking, Pidfd as ExitWatch};
 #[cfg(target_os = "linux")]
-pub use super::procfs::{alive, all, descendants, environ_var, stat, tree_below, Stat};
+pub(super) use super::procfs::{alive, all, descendants, environ_var, stat, tree_below, Stat};
 
 #[cfg(target_os = "macos")]
-pub use super::kqueue::{wait_blocking, ExitWatch};
+pub(crate) use super::kqueue::{wait_blocking, ExitWatch};
 #[cfg(target_os = "macos")]
-pub use super::libproc::{alive, all, descendants, environ_var, sidecar_tree, Stat};
+pub(crate) use super::libproc::{alive, all, descendants, environ_var, sidecar_tree, Stat};
 
 /// The sidecar's whole tree but the subtrees of `skip`. The subreaper (see `lifetime`) keeps every
 /// orphan of a server inside it, escapees included. Blocking.
 #[cfg(target_os = "linux")]
-pub fn sidecar_tree(skip: &[u32]) -> Vec<Stat> {
+pub(super) fn sidecar_tree(skip: &[u32]) -> Vec<Stat> {
     tree_below(std::process::id(), skip)
 }

@@ -37,11 +37,11 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::sandbox::{self, NetworkPolicy, SandboxPolicy};
 
 /// A spawned server's leader, whose `wait` belongs to its owner.
-pub type ServerChild = tokio::process::Child;
+pub(crate) type ServerChild = tokio::process::Child;
 
 /// Variables passed from the sidecar's environment to every server: enough to run programs, nothing
 /// that is usually a secret. Anything else must be named in `inheritEnv` or set in `env`.
-pub const BASE_ENV: &[&str] = &[
+pub(crate) const BASE_ENV: &[&str] = &[
     "PATH",
     "HOME",
     "USER",
@@ -73,7 +73,7 @@ pub const BASE_ENV: &[&str] = &[
     "ProgramFiles",
 ];
 
-pub struct Spawned {
+pub(crate) struct Spawned {
     pub child: ServerChild,
     pub pid: u32,
     pub stdin: ChildStdin,
@@ -87,7 +87,7 @@ pub struct Spawned {
 }
 
 /// The environment a server starts with.
-pub fn child_env(spec: &ServerSpec) -> Vec<(String, String)> {
+pub(crate) fn child_env(spec: &ServerSpec) -> Vec<(String, String)> {
     let mut env: std::collections::BTreeMap<String, String> = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
         .filter(|(k, _)| {
@@ -101,7 +101,7 @@ pub fn child_env(spec: &ServerSpec) -> Vec<(String, String)> {
 /// Spawns a server with piped stdio: the leader of a new process group (Unix), in a Job Object of
 /// its own (Windows).
 #[allow(clippy::disallowed_methods)] // This is the one sanctioned spawn site.
-pub fn server(server: &str, spec: &ServerSpec) -> Result<Spawned> {
+pub(crate) fn server(server: &str, spec: &ServerSpec) -> Result<Spawned> {
     let origin = Origin::next();
     let mut env = child_env(spec);
     env.retain(|(k, _)| k != ORIGIN_ENV);
@@ -478,7 +478,7 @@ fn die_with_parent(c: &mut tokio::process::Command) {
 /// session, stdin a pipe from us, stdout closed, stderr shared (for its one-line report).
 #[cfg(unix)]
 #[allow(clippy::disallowed_methods)] // The guardian is spawned here too, for the same reason.
-pub fn guardian(
+pub(super) fn guardian(
     sidecar_pid: u32,
     cgroup: Option<&Path>,
 ) -> std::io::Result<(std::process::Child, std::process::ChildStdin)> {
@@ -513,7 +513,7 @@ pub fn guardian(
 /// for a subcommand that drives the sidecar as a host does (`conformance-client`). The child is
 /// killed if the handle is dropped; a graceful end is the caller's `shutdown`.
 #[allow(clippy::disallowed_methods)] // The sidecar as a host's child is spawned here too.
-pub fn sidecar(args: &[&str]) -> std::io::Result<tokio::process::Child> {
+pub(crate) fn sidecar(args: &[&str]) -> std::io::Result<tokio::process::Child> {
     tokio::process::Command::new(std::env::current_exe()?)
         .args(args)
         .stdin(Stdio::piped())
@@ -524,7 +524,7 @@ pub fn sidecar(args: &[&str]) -> std::io::Result<tokio::process::Child> {
 }
 
 /// What a package manager run printed and how it ended.
-pub struct ToolRun {
+pub(crate) struct ToolRun {
     pub success: bool,
     /// The start of its stderr (at most [`crate::limits::PACKAGE_TOOL_OUTPUT_BYTES`]).
     pub stderr: String,
@@ -535,7 +535,7 @@ pub struct ToolRun {
 /// own cache), no stdin, stdout dropped, stderr's start kept. Killed when the future is dropped
 /// (the fetch's timeout).
 #[allow(clippy::disallowed_methods)] // Package managers are spawned here too, for the same reason.
-pub async fn package_tool(
+pub(crate) async fn package_tool(
     program: &std::ffi::OsStr,
     args: &[&std::ffi::OsStr],
     env: &[(&str, &std::ffi::OsStr)],

@@ -12,7 +12,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use crate::limits;
 
 /// The last [`limits::STDERR_TAIL_BYTES`] bytes a server wrote to stderr.
-pub struct StderrTail {
+pub(crate) struct StderrTail {
     ring: Mutex<VecDeque<u8>>,
     /// Becomes true when the drain reached end of file.
     eof: tokio::sync::watch::Sender<bool>,
@@ -31,12 +31,12 @@ impl StderrTail {
     /// Waits until the drain has read everything (end of file) or `within` passed. A server that
     /// died wrote its last words before exiting; this lets an error report include them. (A
     /// grandchild holding the pipe open can delay EOF, hence the bound.)
-    pub async fn drained_within(&self, within: std::time::Duration) {
+    pub(crate) async fn drained_within(&self, within: std::time::Duration) {
         let mut rx = self.eof.subscribe();
         let _ = tokio::time::timeout(within, rx.wait_for(|eof| *eof)).await;
     }
 
-    pub fn push(&self, bytes: &[u8]) {
+    pub(crate) fn push(&self, bytes: &[u8]) {
         let mut ring = self.ring.lock().unwrap_or_else(|p| p.into_inner());
         let keep = bytes.len().min(limits::STDERR_TAIL_BYTES);
         ring.extend(&bytes[bytes.len() - keep..]);
@@ -46,7 +46,7 @@ impl StderrTail {
 
     /// The tail as text: lossy UTF-8, starting after the first newline when the buffer wrapped (so it
     /// does not begin mid-line), without trailing whitespace.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let ring = self.ring.lock().unwrap_or_else(|p| p.into_inner());
         let (a, b) = ring.as_slices();
         let mut bytes = Vec::with_capacity(ring.len());
@@ -70,7 +70,7 @@ impl StderrTail {
 /// again in its line before it is masked. A line longer than
 /// [`limits::STDERR_TAIL_BYTES`] is logged in pieces, each masked as an excerpt (a piece that
 /// starts or stops inside a secret loses that part too).
-pub async fn drain(
+pub(crate) async fn drain(
     mut stderr: impl AsyncRead + Unpin,
     tail: std::sync::Arc<StderrTail>,
     server: String,

@@ -23,7 +23,7 @@ use crate::limits;
 
 /// How a server process ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExitInfo {
+pub(crate) struct ExitInfo {
     pub code: Option<i32>,
     pub signal: Option<i32>,
 }
@@ -40,7 +40,7 @@ impl ExitInfo {
         }
     }
 
-    pub fn to_json(self) -> serde_json::Value {
+    pub(crate) fn to_json(self) -> serde_json::Value {
         serde_json::json!({ "code": self.code, "signal": self.signal })
     }
 }
@@ -56,7 +56,7 @@ impl std::fmt::Display for ExitInfo {
 }
 
 /// Waits for the leader, then makes sure nothing of its tree survives.
-pub async fn reap_after_exit(child: &mut ServerChild, pid: u32, origin: Origin) -> ExitInfo {
+pub(crate) async fn reap_after_exit(child: &mut ServerChild, pid: u32, origin: Origin) -> ExitInfo {
     let info = match tree::wait_leader(child).await {
         Ok(status) => ExitInfo::from_status(status),
         Err(_) => ExitInfo {
@@ -69,7 +69,7 @@ pub async fn reap_after_exit(child: &mut ServerChild, pid: u32, origin: Origin) 
 }
 
 /// The stop sequence, run after the caller closed the server's stdin.
-pub async fn stop_tree(child: &mut ServerChild, pid: u32, origin: Origin) -> ExitInfo {
+pub(crate) async fn stop_tree(child: &mut ServerChild, pid: u32, origin: Origin) -> ExitInfo {
     if let Ok(Ok(status)) =
         tokio::time::timeout(limits::STOP_AFTER_STDIN_CLOSE, tree::wait_leader(child)).await
     {

@@ -36,17 +36,17 @@ async fn blocking<T: Send + Default + 'static>(f: impl FnOnce() -> T + Send + 's
 
 /// [`ledger::reap_adoptees`] off the runtime's thread.
 #[cfg(target_os = "linux")]
-pub async fn reap_adoptees() {
+pub(super) async fn reap_adoptees() {
     blocking(ledger::reap_adoptees).await;
 }
 
 /// Nothing to reap: without a subreaper an orphan is launchd's child, and launchd reaps it.
 #[cfg(target_os = "macos")]
-pub async fn reap_adoptees() {}
+pub(crate) async fn reap_adoptees() {}
 
 /// Ends every member of `groups` still alive after their leaders are gone: SIGTERM, a grace period,
 /// SIGKILL. Returns once none has a live member (or SIGKILL's grace ran out, logged).
-pub async fn sweep_groups(groups: &[u32]) {
+pub(super) async fn sweep_groups(groups: &[u32]) {
     let live: Vec<u32> = groups
         .iter()
         .copied()
@@ -98,7 +98,7 @@ async fn groups_gone_by(groups: &[u32], deadline: Instant) -> bool {
 
 /// Stops every live descendant attributed to `origin` (and their descendants): SIGTERM, a grace
 /// period, SIGKILL. Called once the server's own group is gone. Returns once they are all gone.
-pub async fn kill_escapees(origin: Origin) {
+pub(super) async fn kill_escapees(origin: Origin) {
     let marker = origin.env_value().into_bytes();
     kill_rounds(move |tree, candidates| {
         let marked: Vec<u32> = candidates
@@ -119,7 +119,7 @@ pub async fn kill_escapees(origin: Origin) {
 /// what forked meanwhile or is outside the sidecar's tree. The common case, an empty cgroup, costs
 /// one read and a `rmdir`.
 #[cfg(target_os = "linux")]
-pub async fn empty_cgroup(dir: std::path::PathBuf, mode: cgroup::KillMode) {
+pub(super) async fn empty_cgroup(dir: std::path::PathBuf, mode: cgroup::KillMode) {
     let listed = dir.clone();
     if !blocking(move || cgroup::members(&listed)).await.is_empty() {
         let listed = dir.clone();
@@ -173,14 +173,14 @@ async fn kill_cgroup(dir: &std::path::Path, mode: cgroup::KillMode) {
 
 /// Stops every live descendant of the sidecar but the guardian and the leaders someone waits for,
 /// whatever its origin (the last sweep before exit).
-pub async fn kill_descendants() {
+pub(super) async fn kill_descendants() {
     kill_rounds(|_, candidates| candidates.to_vec()).await;
     reap_adoptees().await;
 }
 
 /// SIGKILLs every descendant of the sidecar but the guardian, owned leaders included, without
 /// waiting; twice, for what forked in between. Blocking (`/proc` reads): for the signal thread.
-pub fn kill_descendants_now() {
+pub(super) fn kill_descendants_now() {
     for _ in 0..2 {
         let skip: Vec<u32> = ledger::guardian_pid().into_iter().collect();
         for s in procs::sidecar_tree(&skip) {

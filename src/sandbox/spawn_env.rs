@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::policy::{NetworkPolicy, SandboxPolicy};
 
-pub fn env(
+pub(super) fn env(
     tmp: Option<&Path>,
     policy: &SandboxPolicy,
     egress_port: Option<u16>,

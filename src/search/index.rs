@@ -15,11 +15,11 @@ use std::collections::HashMap;
 use super::terms::terms;
 
 /// Weight of the tool's own name (the name a model is most likely to ask for).
-pub const NAME_WEIGHT: f64 = 3.0;
+pub(crate) const NAME_WEIGHT: f64 = 3.0;
 /// Weight of the tool's title.
-pub const TITLE_WEIGHT: f64 = 2.0;
+pub(crate) const TITLE_WEIGHT: f64 = 2.0;
 /// Weight of the server's name, the description and the parameter names.
-pub const TEXT_WEIGHT: f64 = 1.0;
+pub(crate) const TEXT_WEIGHT: f64 = 1.0;
 /// BM25 term-frequency saturation.
 const K1: f64 = 1.2;
 /// BM25 length normalisation.
@@ -27,7 +27,7 @@ const B: f64 = 0.75;
 
 /// What is searched of one tool.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Document<'a> {
+pub(crate) struct Document<'a> {
     /// The exposed name (`mcp__github__create_issue`).
     pub name: &'a str,
     /// The tool's name on its server (`create_issue`).
@@ -41,7 +41,7 @@ pub struct Document<'a> {
 
 /// One match: the document's position in the list the index was built from, and its score.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Hit {
+pub(crate) struct Hit {
     pub doc: usize,
     pub score: f64,
     /// Found by its exact name (ranked before every other match).
@@ -50,7 +50,7 @@ pub struct Hit {
 
 /// The index of one tool set.
 #[derive(Debug, Default)]
-pub struct Index {
+pub(crate) struct Index {
     /// Weighted length of each document.
     lengths: Vec<f64>,
     average_length: f64,
@@ -61,7 +61,7 @@ pub struct Index {
 }
 
 impl Index {
-    pub fn build(documents: &[Document<'_>]) -> Index {
+    pub(crate) fn build(documents: &[Document<'_>]) -> Index {
         let mut index = Index::default();
         for (doc, d) in documents.iter().enumerate() {
             let mut counts: HashMap<String, f64> = HashMap::new();
@@ -96,18 +96,9 @@ impl Index {
         index
     }
 
-    /// Documents indexed.
-    pub fn len(&self) -> usize {
-        self.lengths.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.lengths.is_empty()
-    }
-
     /// The best `limit` matches of `query` among the documents `accept` lets through, best first
     /// (ties in document order), and how many matched in all.
-    pub fn search(
+    pub(crate) fn search(
         &self,
         query: &str,
         limit: usize,
@@ -239,7 +230,7 @@ mod tests {
             doc("mcp__srv__fetch", "fetch", "Fetch a URL.", &none),
         ];
         let index = Index::build(&docs);
-        assert_eq!(index.len(), 5);
+        assert_eq!(index.lengths.len(), 5);
         assert_eq!(
             names(&index, &docs, "create issue")[0],
             "mcp__srv__create_issue"

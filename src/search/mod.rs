@@ -2,7 +2,7 @@
 //! exact names first ([`index`]). Pure: strings in, positions and scores out; the catalog in
 //! [`crate::store`] builds one index per tool set.
 
-pub mod index;
-pub mod terms;
+pub(crate) mod index;
+pub(crate) mod terms;
 
-pub use index::{Document, Hit, Index};
+pub(crate) use index::{Document, Hit, Index};

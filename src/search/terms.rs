@@ -16,7 +16,7 @@ const STOP_WORDS: [&str; 24] = [
 const MAX_TERM_BYTES: usize = 64;
 
 /// The search terms of `text`, in order (repeats kept: BM25 counts them).
-pub fn terms(text: &str) -> Vec<String> {
+pub(crate) fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for word in words(text) {
         let term = fold_plural(&word.to_lowercase());

@@ -16,14 +16,14 @@ use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The answer budget of one session.
-pub struct Answers {
+pub(crate) struct Answers {
     room: Arc<Semaphore>,
     budget: usize,
     reserve: usize,
 }
 
 /// The part of the budget one request holds; given back when dropped.
-pub struct Held {
+pub(crate) struct Held {
     room: Arc<Semaphore>,
     budget: usize,
     permit: Option<OwnedSemaphorePermit>,
@@ -31,7 +31,7 @@ pub struct Held {
 
 impl Answers {
     /// `budget` bytes between every request's answers; each request reserves `reserve` first.
-    pub fn new(budget: usize, reserve: usize) -> Self {
+    pub(crate) fn new(budget: usize, reserve: usize) -> Self {
         let budget = budget.clamp(1, u32::MAX as usize);
         Self {
             room: Arc::new(Semaphore::new(budget)),
@@ -41,7 +41,7 @@ impl Answers {
     }
 
     /// A request's reservation, waiting while the budget is spent.
-    pub async fn reserve(&self) -> Held {
+    pub(crate) async fn reserve(&self) -> Held {
         let mut held = Held {
             room: Arc::clone(&self.room),
             budget: self.budget,
@@ -52,7 +52,8 @@ impl Answers {
     }
 
     /// Bytes reserved or held right now.
-    pub fn held_bytes(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn held_bytes(&self) -> usize {
         self.budget.saturating_sub(self.room.available_permits())
     }
 }
@@ -60,7 +61,7 @@ impl Answers {
 impl Held {
     /// Makes this hold `bytes` (an answer's size, clamped to the budget): the rest goes back; more
     /// is waited for, with nothing held meanwhile.
-    pub async fn fit(&mut self, bytes: usize) {
+    pub(crate) async fn fit(&mut self, bytes: usize) {
         let bytes = bytes.clamp(1, self.budget);
         let held = self.permit.as_ref().map_or(0, |p| p.num_permits());
         if bytes <= held {

@@ -13,21 +13,21 @@ use std::sync::Arc;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The two budgets of one session.
-pub struct Flow {
+pub(crate) struct Flow {
     requests: Arc<Semaphore>,
     bytes: Arc<Semaphore>,
     byte_budget: usize,
 }
 
 /// What one request in flight holds; dropped once its answer is queued.
-pub struct Ticket {
+pub(crate) struct Ticket {
     _request: OwnedSemaphorePermit,
     _bytes: OwnedSemaphorePermit,
 }
 
 impl Flow {
     /// At most `max_requests` requests (at least 1) holding at most `byte_budget` bytes of lines.
-    pub fn new(max_requests: usize, byte_budget: usize) -> Self {
+    pub(crate) fn new(max_requests: usize, byte_budget: usize) -> Self {
         let byte_budget = byte_budget.clamp(1, u32::MAX as usize);
         Self {
             requests: Arc::new(Semaphore::new(
@@ -40,7 +40,7 @@ impl Flow {
 
     /// A ticket for a request read from a line of `line_bytes` bytes, waiting while either budget
     /// is spent. A line larger than the whole byte budget waits for all of it.
-    pub async fn admit(&self, line_bytes: usize) -> Ticket {
+    pub(crate) async fn admit(&self, line_bytes: usize) -> Ticket {
         // `min(budget)` fits u32 (see `new`), and the semaphores are never closed.
         let weight = line_bytes.clamp(1, self.byte_budget) as u32;
         // The fast path takes no `.await`: the common case, a budget with room, costs two atomics.

@@ -6,20 +6,20 @@
 //! peer (`peer_requests`), and the one loop that reads a peer on stdin (`read_loop`). Nothing here
 //! knows either protocol.
 
-pub mod answers;
-pub mod flow;
-pub mod peer_requests;
+pub(crate) mod answers;
+pub(crate) mod flow;
+pub(crate) mod peer_requests;
 mod question_bytes;
-pub mod read_loop;
-pub mod requests;
-pub mod sink;
+pub(crate) mod read_loop;
+pub(crate) mod requests;
+pub(crate) mod sink;
 mod stall;
-pub mod stdio;
-pub mod writer;
+pub(crate) mod stdio;
+pub(crate) mod writer;
 
-pub use answers::{Answers, Held};
-pub use flow::{Flow, Ticket};
-pub use peer_requests::PeerRequests;
-pub use requests::{guarded, Requests, Stopped};
-pub use sink::{Sink, WeakSink};
-pub use writer::Outbox;
+pub(crate) use answers::Answers;
+pub(crate) use flow::{Flow, Ticket};
+pub(crate) use peer_requests::PeerRequests;
+pub(crate) use requests::{guarded, Requests, Stopped};
+pub(crate) use sink::{Sink, WeakSink};
+pub(crate) use writer::Outbox;

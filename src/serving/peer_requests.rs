@@ -30,10 +30,10 @@ use crate::jsonrpc::{encode_notification, encode_request, ErrorObject, Pending, 
 use crate::limits;
 
 /// The prefix of every id the sidecar gives its own requests.
-pub const ID_PREFIX: &str = "sidecar-";
+pub(crate) const ID_PREFIX: &str = "sidecar-";
 
 /// The requests in flight to one peer.
-pub struct PeerRequests {
+pub(crate) struct PeerRequests {
     timeout: Duration,
     /// What the peer is told when it did not answer in time (names the setting).
     timeout_reason: &'static str,
@@ -46,7 +46,11 @@ pub struct PeerRequests {
 impl PeerRequests {
     /// Each request waits at most `timeout` (past it the peer is told `timeout_reason`); at most
     /// `max_outstanding` wait at once.
-    pub fn new(timeout: Duration, timeout_reason: &'static str, max_outstanding: usize) -> Self {
+    pub(crate) fn new(
+        timeout: Duration,
+        timeout_reason: &'static str,
+        max_outstanding: usize,
+    ) -> Self {
         Self {
             timeout,
             timeout_reason,
@@ -62,7 +66,7 @@ impl PeerRequests {
 
     /// A response from the peer: delivered to its request. False when nobody waits for `id` (not
     /// one of ours, answered already, timed out, withdrawn).
-    pub fn answered(
+    pub(crate) fn answered(
         &self,
         id: &RequestId,
         result: Result<Value, ErrorObject>,
@@ -79,7 +83,7 @@ impl PeerRequests {
     }
 
     /// Ends every request in flight with `why` and refuses new ones (the session is stopping).
-    pub fn close(&self, why: &str) {
+    pub(crate) fn close(&self, why: &str) {
         self.pending.close(AskError::Gone {
             reason: why.to_owned(),
         });
@@ -88,7 +92,7 @@ impl PeerRequests {
     /// Asks the peer `question` unless `declared` (what the peer said it can answer) lacks what it
     /// needs — then it is refused without asking. `params_for` makes the params the peer gets from
     /// the question's server and params.
-    pub fn ask(
+    pub(crate) fn ask(
         &self,
         declared: &Capabilities,
         sink: Sink,
@@ -113,7 +117,7 @@ impl PeerRequests {
     /// when the future first runs, and the params are made into the line now: a question refused
     /// or waiting holds its line and nothing more (a server's questions arrive faster than their
     /// futures run). Dropping the future withdraws the request.
-    pub fn request(
+    pub(crate) fn request(
         &self,
         sink: Sink,
         from: &str,

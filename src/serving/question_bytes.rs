@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use crate::ask::AskError;
 
 /// What the waiting questions hold.
-pub struct QuestionBytes {
+pub(super) struct QuestionBytes {
     limit: usize,
     per_server: usize,
     held: Mutex<Held>,
@@ -22,7 +22,7 @@ struct Held {
 }
 
 /// One question's bytes, given back when it ends (dropped).
-pub struct Taken {
+pub(super) struct Taken {
     ledger: Arc<QuestionBytes>,
     server: String,
     bytes: usize,
@@ -30,7 +30,7 @@ pub struct Taken {
 
 impl QuestionBytes {
     /// At most `limit` bytes in all, `per_server` of them for one server's questions.
-    pub fn new(limit: usize, per_server: usize) -> Arc<Self> {
+    pub(super) fn new(limit: usize, per_server: usize) -> Arc<Self> {
         Arc::new(Self {
             limit,
             per_server,
@@ -39,7 +39,7 @@ impl QuestionBytes {
     }
 
     /// Takes `bytes` for a question of `server`, or says which bound it would pass.
-    pub fn take(self: &Arc<Self>, server: &str, bytes: usize) -> Result<Taken, AskError> {
+    pub(super) fn take(self: &Arc<Self>, server: &str, bytes: usize) -> Result<Taken, AskError> {
         let mut held = self.held();
         let of_server = held.by_server.get(server).copied().unwrap_or(0);
         let crowded = |what: String, limit: usize| {

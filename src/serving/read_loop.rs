@@ -25,7 +25,7 @@ use super::flow::{Flow, Ticket};
 use crate::jsonrpc::{ErrorObject, Incoming, LineError, LineReader, NotJsonRpc, RequestId};
 
 /// A line the peer sent that is not a message: the front end answers it in its own words.
-pub enum Malformed {
+pub(crate) enum Malformed {
     /// Longer than the line bound (`--max-line-bytes`); it was skipped.
     TooLong { limit: usize },
     /// Not JSON.
@@ -35,7 +35,7 @@ pub enum Malformed {
 }
 
 /// What a front end decided about a request, on the reader and in line order.
-pub enum Step<A> {
+pub(crate) enum Step<A> {
     /// Handled on the reader (answered or refused): read the next line.
     Done,
     /// Run it ([`Front::start`]) once it has a ticket.
@@ -45,7 +45,7 @@ pub enum Step<A> {
 }
 
 /// Why the loop returned.
-pub enum Ended {
+pub(crate) enum Ended {
     /// End of input, a read error, or the stop.
     Input,
     /// A request the front end said ends the session ([`Step::Finish`]).
@@ -53,7 +53,7 @@ pub enum Ended {
 }
 
 /// One front end's side of the loop: what its protocol makes of each kind of message.
-pub trait Front: Sync {
+pub(crate) trait Front: Sync {
     /// A request the front end admitted, carried to [`Front::start`].
     type Admitted: Send;
 
@@ -107,7 +107,7 @@ enum Line {
 
 /// Reads `lines` and serves what they carry through `front` until end of input, a read error,
 /// `stop`, or a [`Step::Finish`].
-pub async fn run<F: Front, R: AsyncBufRead + Unpin>(
+pub(crate) async fn run<F: Front, R: AsyncBufRead + Unpin>(
     front: &F,
     lines: &mut LineReader<R>,
     stop: &CancellationToken,

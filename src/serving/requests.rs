@@ -21,14 +21,14 @@ use crate::jsonrpc::RequestId;
 
 /// The requests of one session in flight, and their tasks.
 #[derive(Default)]
-pub struct Requests {
+pub(crate) struct Requests {
     inflight: Mutex<HashMap<RequestId, CancellationToken>>,
     tasks: TaskTracker,
 }
 
 /// Why a [`guarded`] handler did not give its outcome.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Stopped {
+pub(crate) enum Stopped {
     /// Its token fired first.
     Cancelled,
     /// It panicked; the panic's message when it had one.
@@ -38,7 +38,7 @@ pub enum Stopped {
 impl Requests {
     /// Registers request `id` and returns its token; `None` when a request with the same id is in
     /// flight (taking it over would leave the first one impossible to cancel).
-    pub fn begin(&self, id: &RequestId) -> Option<CancellationToken> {
+    pub(crate) fn begin(&self, id: &RequestId) -> Option<CancellationToken> {
         match self.inflight().entry(id.clone()) {
             Entry::Occupied(_) => None,
             Entry::Vacant(slot) => Some(slot.insert(CancellationToken::new()).clone()),
@@ -46,27 +46,27 @@ impl Requests {
     }
 
     /// Forgets request `id` (it has ended).
-    pub fn finish(&self, id: &RequestId) {
+    pub(crate) fn finish(&self, id: &RequestId) {
         self.inflight().remove(id);
     }
 
     /// Fires request `id`'s token; `false` when no such request is in flight.
-    pub fn cancel(&self, id: &RequestId) -> bool {
+    pub(crate) fn cancel(&self, id: &RequestId) -> bool {
         let token = self.inflight().remove(id);
         token.map(|t| t.cancel()).is_some()
     }
 
     /// How many requests are in flight.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.inflight().len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Runs `task` as one of this session's tasks (a stop waits for it).
-    pub fn spawn<F>(&self, task: F)
+    pub(crate) fn spawn<F>(&self, task: F)
     where
         F: Future<Output = ()> + Send + 'static,
     {
@@ -74,7 +74,7 @@ impl Requests {
     }
 
     /// Fires every token, then waits until every task has ended; no task starts after this.
-    pub async fn stop_all(&self) {
+    pub(crate) async fn stop_all(&self) {
         for (_, token) in self.inflight().drain() {
             token.cancel();
         }
@@ -90,7 +90,10 @@ impl Requests {
 
 /// Runs `work` until it ends or `token` fires. A panic inside `work` is caught: only the state of
 /// this one future is lost, and the request can still be answered.
-pub async fn guarded<F: Future>(token: &CancellationToken, work: F) -> Result<F::Output, Stopped> {
+pub(crate) async fn guarded<F: Future>(
+    token: &CancellationToken,
+    work: F,
+) -> Result<F::Output, Stopped> {
     tokio::select! {
         // Dropping `work` is what cancels it (see module doc).
         _ = token.cancelled() => Err(Stopped::Cancelled),

@@ -7,7 +7,7 @@ use tokio::sync::mpsc;
 use super::writer::Outbox;
 
 #[derive(Clone)]
-pub enum Sink {
+pub(crate) enum Sink {
     /// The one stdout writer (stdio).
     Outbox(Outbox),
     /// The response stream of one HTTP request; closed when the client went away.
@@ -17,14 +17,14 @@ pub enum Sink {
 /// A [`Sink`] that does not keep a stream open: whoever holds it can write only while the stream's
 /// own writer still does.
 #[derive(Clone)]
-pub enum WeakSink {
+pub(crate) enum WeakSink {
     Outbox(Outbox),
     Stream(mpsc::WeakSender<Vec<u8>>),
 }
 
 impl WeakSink {
     /// The sink, while its stream is open and someone reads it.
-    pub fn upgrade(&self) -> Option<Sink> {
+    pub(crate) fn upgrade(&self) -> Option<Sink> {
         match self {
             WeakSink::Outbox(outbox) => Some(Sink::Outbox(outbox.clone())),
             WeakSink::Stream(stream) => stream
@@ -37,7 +37,7 @@ impl WeakSink {
 
 impl Sink {
     /// This sink without keeping its stream open.
-    pub fn downgrade(&self) -> WeakSink {
+    pub(crate) fn downgrade(&self) -> WeakSink {
         match self {
             Sink::Outbox(outbox) => WeakSink::Outbox(outbox.clone()),
             Sink::Stream(stream) => WeakSink::Stream(stream.downgrade()),
@@ -45,7 +45,7 @@ impl Sink {
     }
 
     /// Sends one encoded line, waiting while the reader is behind; `false` once nobody reads it.
-    pub async fn send(&self, line: Vec<u8>) -> bool {
+    pub(crate) async fn send(&self, line: Vec<u8>) -> bool {
         match self {
             Sink::Outbox(outbox) => {
                 outbox.send(line).await;
@@ -56,7 +56,7 @@ impl Sink {
     }
 
     /// Returns once nobody reads this sink any more (never for stdout, which ends the session).
-    pub async fn closed(&self) {
+    pub(crate) async fn closed(&self) {
         match self {
             Sink::Outbox(_) => std::future::pending().await,
             Sink::Stream(stream) => stream.closed().await,

@@ -20,7 +20,7 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 use crate::limits;
 
 /// `inner`, whose writes fail once they stall for too long after `stopping` is cancelled.
-pub struct StallBound<W> {
+pub(super) struct StallBound<W> {
     inner: W,
     stopping: Pin<Box<WaitForCancellationFutureOwned>>,
     stopped: bool,
@@ -30,7 +30,7 @@ pub struct StallBound<W> {
 }
 
 impl<W> StallBound<W> {
-    pub fn new(inner: W, stopping: CancellationToken) -> Self {
+    pub(super) fn new(inner: W, stopping: CancellationToken) -> Self {
         Self::with_bound(inner, stopping, limits::STDOUT_STALL_AT_STOP)
     }
 

@@ -10,11 +10,11 @@ use std::pin::Pin;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub type Input = Pin<Box<dyn AsyncRead + Send>>;
-pub type Output = Pin<Box<dyn AsyncWrite + Send>>;
+pub(crate) type Input = Pin<Box<dyn AsyncRead + Send>>;
+pub(crate) type Output = Pin<Box<dyn AsyncWrite + Send>>;
 
 /// Must be called inside the runtime (the pipe types register with its reactor).
-pub fn input() -> Input {
+pub(crate) fn input() -> Input {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
@@ -34,7 +34,7 @@ pub fn input() -> Input {
 }
 
 /// Must be called inside the runtime.
-pub fn output() -> Output {
+pub(crate) fn output() -> Output {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;

@@ -28,7 +28,7 @@ enum Message {
 
 /// A handle for sending lines to the peer. Cheap to clone.
 #[derive(Clone)]
-pub struct Outbox {
+pub(crate) struct Outbox {
     tx: mpsc::Sender<Message>,
     /// Bytes of [`limits::HOST_OUTBOX_BYTES`] not held by queued lines; closed with the writer.
     room: Arc<Semaphore>,
@@ -37,7 +37,7 @@ pub struct Outbox {
 impl Outbox {
     /// Queues one newline-terminated line. Waits while the queue is full, in lines or in bytes
     /// (the peer is not reading).
-    pub async fn send(&self, line: Vec<u8>) {
+    pub(crate) async fn send(&self, line: Vec<u8>) {
         // Clamped: a line longer than the budget waits for all of it (it fits u32, see `spawn`).
         let weight = line.len().clamp(1, limits::HOST_OUTBOX_BYTES) as u32;
         let room = match Arc::clone(&self.room).try_acquire_many_owned(weight) {
@@ -52,7 +52,7 @@ impl Outbox {
     }
 
     /// Returns once every line queued before this call has been written and flushed.
-    pub async fn flush(&self) {
+    pub(crate) async fn flush(&self) {
         let (tx, rx) = oneshot::channel();
         if self.tx.send(Message::Flush(tx)).await.is_ok() {
             let _ = rx.await;
@@ -60,7 +60,8 @@ impl Outbox {
     }
 
     /// Bytes of lines queued and not yet written.
-    pub fn queued_bytes(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn queued_bytes(&self) -> usize {
         limits::HOST_OUTBOX_BYTES.saturating_sub(self.room.available_permits())
     }
 }
@@ -68,7 +69,7 @@ impl Outbox {
 /// Starts the writer over `out`; `closed` is cancelled if writing fails, and once it is cancelled
 /// (by anyone: the session is stopping) a stalled write fails after
 /// [`limits::STDOUT_STALL_AT_STOP`].
-pub fn spawn<W: AsyncWrite + Unpin + Send + 'static>(
+pub(crate) fn spawn<W: AsyncWrite + Unpin + Send + 'static>(
     out: W,
     closed: CancellationToken,
 ) -> (Outbox, JoinHandle<()>) {

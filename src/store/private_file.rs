@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use tokio::io::AsyncReadExt;
 
 /// The document at `path` if it is at most `max_bytes`, parses, and names `format` and `key`.
-pub async fn read(path: &Path, max_bytes: u64, format: u64, key: &str) -> Option<Value> {
+pub(super) async fn read(path: &Path, max_bytes: u64, format: u64, key: &str) -> Option<Value> {
     let file = tokio::fs::File::open(path).await.ok()?;
     let mut text = Vec::new();
     file.take(max_bytes + 1).read_to_end(&mut text).await.ok()?;
@@ -25,7 +25,7 @@ pub async fn read(path: &Path, max_bytes: u64, format: u64, key: &str) -> Option
 }
 
 /// Writes `doc` to `path` in `dir` atomically and privately, on a blocking-pool thread.
-pub async fn write(dir: PathBuf, path: PathBuf, doc: Value) -> std::io::Result<()> {
+pub(super) async fn write(dir: PathBuf, path: PathBuf, doc: Value) -> std::io::Result<()> {
     tokio::task::spawn_blocking(move || write_blocking(&dir, &path, &doc))
         .await
         .map_err(std::io::Error::other)?

@@ -13,7 +13,7 @@ use super::server::Server;
 /// A definition the host accepts: tool `tool` of server `server` with hash `hash`.
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Acceptance {
+pub(crate) struct Acceptance {
     pub server: String,
     pub tool: String,
     pub hash: String,

@@ -27,7 +27,7 @@ use crate::telemetry::{CallSpan, TraceContext};
 /// How the host wants one call run, beyond its arguments; every field defaults to the server's
 /// config.
 #[derive(Debug, Default)]
-pub struct CallOptions {
+pub(crate) struct CallOptions {
     /// The call's timeout (`timeoutMs`), else `toolTimeoutSeconds`.
     pub timeout: Option<Duration>,
     /// Where the server's progress goes (latest wins), when the host wants it.
@@ -41,7 +41,7 @@ pub struct CallOptions {
 }
 
 /// A successful tool call.
-pub struct CallOutcome {
+pub(crate) struct CallOutcome {
     pub result: Value,
     pub server: String,
     pub tool: String,

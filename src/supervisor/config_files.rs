@@ -44,7 +44,7 @@ impl Entry {
 }
 
 /// Every file of the set as read once: the servers (first definition of a name), and the problems.
-pub struct Read {
+pub(crate) struct Read {
     /// The files, as given.
     files: Vec<String>,
     servers: Vec<Candidate>,
@@ -52,14 +52,9 @@ pub struct Read {
 }
 
 impl Read {
-    /// The servers the files define.
-    pub fn server_count(&self) -> usize {
-        self.servers.len()
-    }
-
     /// Why there is nothing to serve, in one line naming the file and the cause; `None` when some
     /// server is defined.
-    pub fn nothing_to_serve(&self) -> Option<String> {
+    pub(crate) fn nothing_to_serve(&self) -> Option<String> {
         if !self.servers.is_empty() {
             return None;
         }
@@ -88,7 +83,7 @@ impl Read {
 
 /// What a reload did, by server name.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Reloaded {
+pub(crate) struct Reloaded {
     pub added: Vec<String>,
     pub changed: Vec<String>,
     pub removed: Vec<String>,
@@ -97,13 +92,13 @@ pub struct Reloaded {
 
 impl Reloaded {
     /// Whether any server was added, restarted or removed.
-    pub fn touched_any(&self) -> bool {
+    pub(crate) fn touched_any(&self) -> bool {
         !(self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty())
     }
 }
 
 /// A set of config files and the entries of the servers it added.
-pub struct ConfigFiles {
+pub(crate) struct ConfigFiles {
     paths: Vec<PathBuf>,
     /// Read as this dialect instead of detecting it (`servers/load {dialect}`).
     dialect: Option<Dialect>,
@@ -118,7 +113,7 @@ pub struct ConfigFiles {
 }
 
 impl ConfigFiles {
-    pub fn new(paths: Vec<PathBuf>, trust: BTreeMap<String, String>) -> ConfigFiles {
+    pub(crate) fn new(paths: Vec<PathBuf>, trust: BTreeMap<String, String>) -> ConfigFiles {
         ConfigFiles {
             paths,
             dialect: None,
@@ -130,7 +125,7 @@ impl ConfigFiles {
     }
 
     /// Files read as `dialect` (when given) with `inputs` for `${input:ID}`.
-    pub fn reading_as(
+    pub(crate) fn reading_as(
         mut self,
         dialect: Option<Dialect>,
         inputs: BTreeMap<String, String>,
@@ -140,12 +135,12 @@ impl ConfigFiles {
         self
     }
 
-    pub fn paths(&self) -> &[PathBuf] {
+    pub(crate) fn paths(&self) -> &[PathBuf] {
         &self.paths
     }
 
     /// Takes `servers` (added to the registry by another path, `servers/load`) as this set's.
-    pub fn adopt<'a>(&self, servers: impl IntoIterator<Item = &'a Candidate>) {
+    pub(crate) fn adopt<'a>(&self, servers: impl IntoIterator<Item = &'a Candidate>) {
         for c in servers {
             self.remember(c);
         }
@@ -154,7 +149,7 @@ impl ConfigFiles {
     /// Reloads each time `wake` fires (an edit seen, SIGHUP), the events of one save settled
     /// first, and tells `after` what each reload did; ends once the registry is gone or shutting
     /// down.
-    pub async fn keep_in_force(
+    pub(crate) async fn keep_in_force(
         &self,
         registry: Weak<Registry>,
         wake: Arc<Notify>,
@@ -174,7 +169,7 @@ impl ConfigFiles {
     }
 
     /// Reads every file at once (any dialect, `${VAR}` from the process environment).
-    pub async fn read(&self) -> Read {
+    pub(crate) async fn read(&self) -> Read {
         let loads = self.paths.iter().map(|path| async move {
             let loaded = load(
                 Request::Path(path.clone()),
@@ -219,7 +214,7 @@ impl ConfigFiles {
 
     /// Adds every server `read` holds (all at once; with `wait`, returns once each is ready or
     /// failed). Problems go to the log, one line each.
-    pub async fn add(&self, registry: &Arc<Registry>, read: Read, wait: bool) {
+    pub(crate) async fn add(&self, registry: &Arc<Registry>, read: Read, wait: bool) {
         for d in &read.diagnostics {
             log_diagnostic(d);
         }
@@ -228,7 +223,7 @@ impl ConfigFiles {
     }
 
     /// Reads the files again and applies the difference (see the module doc).
-    pub async fn reload(&self, registry: &Arc<Registry>) -> Reloaded {
+    pub(crate) async fn reload(&self, registry: &Arc<Registry>) -> Reloaded {
         let _one_at_a_time = self.reloading.lock().await;
         let read = self.read().await;
         let mut file_errors = read.file_errors().peekable();

@@ -12,13 +12,13 @@ use notify::{EventKind, RecursiveMode, Watcher};
 use tokio::sync::Notify;
 
 /// The watcher: dropping it stops the watching.
-pub struct ConfigWatch {
+pub(crate) struct ConfigWatch {
     _watcher: notify::RecommendedWatcher,
 }
 
 /// Watches `paths`; `wake` is notified on an edit (notifications coalesce while no one waits).
 /// `None`, with a warning, when the platform's watcher cannot be had (SIGHUP still reloads).
-pub fn watch(paths: &[PathBuf], wake: Arc<Notify>) -> Option<ConfigWatch> {
+pub(crate) fn watch(paths: &[PathBuf], wake: Arc<Notify>) -> Option<ConfigWatch> {
     let mut files = BTreeSet::new();
     let mut folders = BTreeSet::new();
     let mut watched = BTreeSet::new();

@@ -30,7 +30,7 @@ use crate::mcp::LogLevel;
 
 /// What the registry tells its owner.
 #[derive(Debug)]
-pub enum Event {
+pub(crate) enum Event {
     ServerChanged(Box<ServerStatus>),
     ToolsChanged(Box<ToolsChange>),
     /// A server announced `notifications/resources/list_changed`.
@@ -61,7 +61,7 @@ pub enum Event {
 
 /// A change of the exposed tool set.
 #[derive(Debug, Default)]
-pub struct ToolsChange {
+pub(crate) struct ToolsChange {
     pub fingerprint: String,
     pub added: Vec<String>,
     pub removed: Vec<String>,
@@ -73,7 +73,7 @@ pub struct ToolsChange {
 
 /// A tool held by `pinTools` until the host accepts `hash`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Withheld {
+pub(crate) struct Withheld {
     pub server: String,
     pub tool: String,
     pub hash: String,
@@ -81,7 +81,7 @@ pub struct Withheld {
 
 /// One log message of a server (secret values masked, `data` bounded).
 #[derive(Debug)]
-pub struct ServerLog {
+pub(crate) struct ServerLog {
     pub server: String,
     pub level: LogLevel,
     pub logger: Option<String>,
@@ -89,7 +89,7 @@ pub struct ServerLog {
 }
 
 /// A new event queue: its sending end (cheap to clone) and its one receiving end.
-pub fn queue() -> (EventSender, EventReceiver) {
+pub(crate) fn queue() -> (EventSender, EventReceiver) {
     let shared = Arc::new(Shared {
         pending: Mutex::new(Pending::default()),
         ready: Notify::new(),
@@ -103,11 +103,11 @@ pub fn queue() -> (EventSender, EventReceiver) {
     )
 }
 
-pub struct EventSender {
+pub(crate) struct EventSender {
     shared: Arc<Shared>,
 }
 
-pub struct EventReceiver {
+pub(crate) struct EventReceiver {
     shared: Arc<Shared>,
 }
 
@@ -296,7 +296,7 @@ impl Shared {
 
 impl EventSender {
     /// A sender whose events nobody receives (dropped at once, barriers released).
-    pub fn discarding() -> Self {
+    pub(crate) fn discarding() -> Self {
         let (sender, receiver) = queue();
         drop(receiver);
         sender
@@ -304,7 +304,7 @@ impl EventSender {
 
     /// Queues `event`, coalescing it with what waits once the queue is backed up (module doc).
     /// Never waits.
-    pub fn send(&self, event: Event) {
+    pub(crate) fn send(&self, event: Event) {
         {
             let mut p = self.shared.pending();
             if p.discarding {
@@ -335,7 +335,7 @@ impl Drop for EventSender {
 
 impl EventReceiver {
     /// The next event, waiting for one; `None` once every sender is gone and nothing waits.
-    pub async fn recv(&mut self) -> Option<Event> {
+    pub(crate) async fn recv(&mut self) -> Option<Event> {
         loop {
             if let Some(event) = self.try_recv() {
                 return Some(event);
@@ -348,7 +348,7 @@ impl EventReceiver {
     }
 
     /// The next event if one waits.
-    pub fn try_recv(&mut self) -> Option<Event> {
+    pub(crate) fn try_recv(&mut self) -> Option<Event> {
         Some(match self.shared.pending().order.pop_front()? {
             Waiting::Barrier(ack) => Event::Barrier(ack),
             Waiting::Status(status) => Event::ServerChanged(status),

@@ -13,7 +13,7 @@ use crate::mcp::CacheHints;
 
 /// The freshness of one session's tool list.
 #[derive(Debug)]
-pub struct Freshness {
+pub(crate) struct Freshness {
     hints: CacheHints,
     received: Instant,
     /// A background re-list is in flight: no second one starts.
@@ -25,7 +25,7 @@ pub struct Freshness {
 }
 
 impl Freshness {
-    pub fn new(hints: CacheHints, received: Instant, seed: u64) -> Self {
+    pub(crate) fn new(hints: CacheHints, received: Instant, seed: u64) -> Self {
         Self {
             hints,
             received,
@@ -36,19 +36,19 @@ impl Freshness {
         }
     }
 
-    pub fn hints(&self) -> CacheHints {
+    pub(crate) fn hints(&self) -> CacheHints {
         self.hints
     }
 
     /// Whether the list is fresh at `now` (a zero TTL is never fresh).
-    pub fn is_fresh(&self, now: Instant) -> bool {
+    pub(crate) fn is_fresh(&self, now: Instant) -> bool {
         now < self.received + self.hints.ttl
     }
 
     /// Called when the host reads the list: true when a background re-list should start now (the
     /// list has a positive TTL that ran out, none is in flight, no backoff is pending); the caller
     /// then owns the re-list and must end it with [`Freshness::listed`] or [`Freshness::failed`].
-    pub fn claim_relist(&mut self, now: Instant) -> bool {
+    pub(crate) fn claim_relist(&mut self, now: Instant) -> bool {
         let due = !self.hints.ttl.is_zero()
             && !self.is_fresh(now)
             && !self.relisting
@@ -60,12 +60,12 @@ impl Freshness {
     }
 
     /// Whether a background re-list was claimed and has not ended yet.
-    pub fn is_relisting(&self) -> bool {
+    pub(crate) fn is_relisting(&self) -> bool {
         self.relisting
     }
 
     /// A re-list (for whatever reason) succeeded at `now` with these hints.
-    pub fn listed(&mut self, hints: CacheHints, now: Instant) {
+    pub(crate) fn listed(&mut self, hints: CacheHints, now: Instant) {
         self.hints = hints;
         self.received = now;
         self.relisting = false;
@@ -75,7 +75,7 @@ impl Freshness {
 
     /// A background re-list failed at `now`: the stale list stays; the next try waits the
     /// returned delay.
-    pub fn failed(&mut self, now: Instant) -> Duration {
+    pub(crate) fn failed(&mut self, now: Instant) -> Duration {
         self.relisting = false;
         self.failures = self.failures.saturating_add(1);
         let exponent = (self.failures - 1).min(20);

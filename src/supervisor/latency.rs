@@ -17,7 +17,7 @@ const LAST_OCTAVE: u32 = 27;
 const BUCKETS: usize = (EXACT + (LAST_OCTAVE - FIRST_OCTAVE) as u64 * PER_OCTAVE) as usize;
 
 #[derive(Clone)]
-pub struct Histogram {
+pub(super) struct Histogram {
     counts: [u32; BUCKETS],
     total: u64,
 }
@@ -32,14 +32,14 @@ impl Default for Histogram {
 }
 
 impl Histogram {
-    pub fn record(&mut self, latency: Duration) {
+    pub(super) fn record(&mut self, latency: Duration) {
         let slot = &mut self.counts[bucket(micros(latency))];
         *slot = slot.saturating_add(1);
         self.total += 1;
     }
 
     /// Adds every count of `other` to this one.
-    pub fn merge(&mut self, other: &Histogram) {
+    pub(super) fn merge(&mut self, other: &Histogram) {
         for (mine, theirs) in self.counts.iter_mut().zip(other.counts.iter()) {
             *mine = mine.saturating_add(*theirs);
         }
@@ -47,13 +47,13 @@ impl Histogram {
     }
 
     #[cfg(test)]
-    pub fn count(&self) -> u64 {
+    pub(super) fn count(&self) -> u64 {
         self.total
     }
 
     /// The latency at quantile `q` (0 < q ≤ 1): the middle of the bucket holding the call of rank
     /// ⌈q·n⌉. `None` without calls.
-    pub fn quantile(&self, q: f64) -> Option<Duration> {
+    pub(super) fn quantile(&self, q: f64) -> Option<Duration> {
         if self.total == 0 {
             return None;
         }

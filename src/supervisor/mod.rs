@@ -55,33 +55,32 @@ mod policy;
 mod probe;
 mod registry;
 mod resource_tools;
-pub mod restart;
+pub(crate) mod restart;
 mod resume;
 mod roster;
 mod server;
-pub mod session;
+pub(crate) mod session;
 mod settings;
-pub mod stats;
-pub mod status;
+pub(crate) mod stats;
+pub(crate) mod status;
 mod surface;
 mod teardown;
-pub mod timings;
+pub(crate) mod timings;
 mod upkeep;
 
 /// The level of `logging/setLevel` and of servers' log messages: part of this API (settings,
 /// events), so the host names it through the supervisor.
-pub use crate::mcp::LogLevel;
+pub(crate) use crate::mcp::LogLevel;
 /// The latest progress of a call (see [`CallOptions::progress`]).
-pub use crate::mcp::Progress;
-pub use accept::Acceptance;
-pub use call::{CallOptions, CallOutcome};
-pub use config_files::{ConfigFiles, Read as ConfigRead, Reloaded};
-pub use config_watch::{watch as watch_config_files, ConfigWatch};
-pub use events::{
-    queue as event_queue, Event, EventReceiver, EventSender, ServerLog, ToolsChange, Withheld,
+pub(crate) use crate::mcp::Progress;
+pub(crate) use accept::Acceptance;
+pub(crate) use call::{CallOptions, CallOutcome};
+pub(crate) use config_files::{ConfigFiles, Read as ConfigRead};
+pub(crate) use config_watch::watch as watch_config_files;
+pub(crate) use events::{
+    queue as event_queue, Event, EventReceiver, EventSender, ServerLog, ToolsChange,
 };
-pub use registry::{LoadOutcome, Registry};
-pub use settings::{AddOptions, AuthSettings, Settings};
-pub use status::{ServerState, ServerStats, ServerStatus};
-pub use surface::{PromptGot, ResourceRead};
-pub use timings::{Phase, StartTimings};
+pub(crate) use registry::{LoadOutcome, Registry};
+pub(crate) use settings::{AddOptions, AuthSettings, Settings};
+pub(crate) use status::{ServerState, ServerStats, ServerStatus};
+pub(crate) use surface::ResourceRead;

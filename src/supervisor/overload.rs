@@ -24,7 +24,7 @@ impl Drop for Counted<'_> {
 impl CallCount {
     /// Counts one more call on server `server`, or refuses it with OVERLOADED when `limit` calls
     /// are in flight already.
-    pub fn enter(&self, server: &str, limit: usize) -> Result<Counted<'_>> {
+    pub(super) fn enter(&self, server: &str, limit: usize) -> Result<Counted<'_>> {
         let before = self.0.fetch_add(1, Ordering::AcqRel);
         let counted = Counted(&self.0);
         if before < limit {
@@ -35,7 +35,7 @@ impl CallCount {
     }
 
     /// Calls in flight now.
-    pub fn current(&self) -> usize {
+    pub(super) fn current(&self) -> usize {
         self.0.load(Ordering::Acquire)
     }
 }

@@ -39,7 +39,7 @@ pub(super) struct News {
 }
 
 impl Pins {
-    pub fn new(pinning: bool) -> Self {
+    pub(super) fn new(pinning: bool) -> Self {
         Self {
             pinning,
             ..Self::default()
@@ -47,7 +47,7 @@ impl Pins {
     }
 
     /// Records a listing of the server's tools (from a session or the schema cache).
-    pub fn observe(&mut self, tools: &[ToolDef]) {
+    pub(super) fn observe(&mut self, tools: &[ToolDef]) {
         if self.seen.len() + tools.len() > limits::PINNED_TOOL_NAMES_MAX {
             // Only names that come back can report a change; forget the rest (the accepted
             // hashes stay: see `accept_first_sight`).
@@ -83,23 +83,23 @@ impl Pins {
     }
 
     /// Whether `tool` is kept out of the tool set: pinning, and not its accepted definition.
-    pub fn holds(&self, tool: &ToolDef) -> bool {
+    pub(super) fn holds(&self, tool: &ToolDef) -> bool {
         self.pinning && self.accepted.get(&tool.name) != Some(&tool.hash)
     }
 
     /// The hash the host accepted for `name` (first sight or `tools/accept`).
-    pub fn accepted(&self, name: &str) -> Option<&str> {
+    pub(super) fn accepted(&self, name: &str) -> Option<&str> {
         self.accepted.get(name).map(String::as_str)
     }
 
     /// The host accepts definition `hash` of `name`.
-    pub fn accept(&mut self, name: &str, hash: &str) {
+    pub(super) fn accept(&mut self, name: &str, hash: &str) {
         self.accepted.insert(name.to_owned(), hash.to_owned());
         self.reported.remove(name);
     }
 
     /// Takes what changed since the last call.
-    pub fn take_news(&mut self) -> News {
+    pub(super) fn take_news(&mut self) -> News {
         News {
             changed: std::mem::take(&mut self.changed),
             held: std::mem::take(&mut self.held),

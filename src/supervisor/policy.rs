@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::ToolDef;
 
 /// The tools a server exposes under its policy, each with its permission set.
-pub fn apply(server: &str, extras: &Extras, tools: Vec<ToolDef>) -> Result<Vec<ToolDef>> {
+pub(super) fn apply(server: &str, extras: &Extras, tools: Vec<ToolDef>) -> Result<Vec<ToolDef>> {
     if let Some(expected) = &extras.expect_tools {
         let want: BTreeSet<&str> = expected.iter().map(String::as_str).collect();
         let got: BTreeSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
@@ -69,14 +69,14 @@ pub fn apply(server: &str, extras: &Extras, tools: Vec<ToolDef>) -> Result<Vec<T
 }
 
 /// Whether `includeTools` / `excludeTools` let tool `name` through.
-pub fn listed(extras: &Extras, name: &str) -> bool {
+pub(super) fn listed(extras: &Extras, name: &str) -> bool {
     let included =
         extras.include_tools.is_empty() || extras.include_tools.iter().any(|g| glob(g, name));
     included && !extras.exclude_tools.iter().any(|g| glob(g, name))
 }
 
 /// `*` (any run) and `?` (one character); everything else literal.
-pub fn glob(pattern: &str, name: &str) -> bool {
+pub(super) fn glob(pattern: &str, name: &str) -> bool {
     let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
     let (mut pi, mut ni, mut star, mut mark) = (0, 0, None, 0);
     while ni < n.len() {

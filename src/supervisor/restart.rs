@@ -12,7 +12,7 @@ use crate::limits;
 
 /// What to do after a failure.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// Restart after this delay.
     RetryAfter(Duration),
     /// A crash loop: `failures` failures within the window. Stay down until the host restarts it.
@@ -21,14 +21,14 @@ pub enum Decision {
 
 /// The failure history of one server.
 #[derive(Debug)]
-pub struct RestartTracker {
+pub(crate) struct RestartTracker {
     base: Duration,
     failures: VecDeque<Instant>,
     rng: SplitMix64,
 }
 
 impl RestartTracker {
-    pub fn new(base: Duration, seed: u64) -> Self {
+    pub(crate) fn new(base: Duration, seed: u64) -> Self {
         Self {
             base,
             failures: VecDeque::with_capacity(limits::CRASH_LOOP_FAILURES),
@@ -37,7 +37,7 @@ impl RestartTracker {
     }
 
     /// Records a failure at `now` and decides.
-    pub fn on_failure(&mut self, now: Instant) -> Decision {
+    pub(crate) fn on_failure(&mut self, now: Instant) -> Decision {
         while self
             .failures
             .front()
@@ -55,12 +55,13 @@ impl RestartTracker {
     }
 
     /// Forgets every failure (the host restarted the server by hand).
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.failures.clear();
     }
 
     /// Failures currently in the window.
-    pub fn recent_failures(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn recent_failures(&self) -> usize {
         self.failures.len()
     }
 
@@ -101,7 +102,7 @@ impl SplitMix64 {
 }
 
 /// A seed that differs between processes and servers.
-pub fn seed(name: &str) -> u64 {
+pub(crate) fn seed(name: &str) -> u64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);

@@ -35,7 +35,7 @@ pub(super) struct Roster {
 }
 
 impl Roster {
-    pub fn new(settings: Settings, events: EventSender) -> Self {
+    pub(super) fn new(settings: Settings, events: EventSender) -> Self {
         Self {
             log_level: Mutex::new(settings.server_logs),
             settings,
@@ -51,27 +51,27 @@ impl Roster {
     // ----- the table -----
 
     /// The table, locked. Take it before any server's slot, and never across an `.await`.
-    pub fn servers(&self) -> MutexGuard<'_, BTreeMap<String, Arc<Server>>> {
+    pub(super) fn servers(&self) -> MutexGuard<'_, BTreeMap<String, Arc<Server>>> {
         self.servers.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Every registered server, in name order, with the table unlocked again.
-    pub fn all(&self) -> Vec<Arc<Server>> {
+    pub(super) fn all(&self) -> Vec<Arc<Server>> {
         self.servers().values().cloned().collect()
     }
 
     /// Server `name`, or SERVER_NOT_FOUND.
-    pub fn find(&self, name: &str) -> Result<Arc<Server>> {
+    pub(super) fn find(&self, name: &str) -> Result<Arc<Server>> {
         self.server(name).ok_or_else(|| not_found(name))
     }
 
     /// Server `name`, if registered.
-    pub fn server(&self, name: &str) -> Option<Arc<Server>> {
+    pub(super) fn server(&self, name: &str) -> Option<Arc<Server>> {
         self.servers().get(name).cloned()
     }
 
     /// Whether `server` is still the one registered under its name.
-    pub fn is_registered(&self, server: &Arc<Server>) -> bool {
+    pub(super) fn is_registered(&self, server: &Arc<Server>) -> bool {
         self.servers()
             .get(&server.name)
             .is_some_and(|s| Arc::ptr_eq(s, server))
@@ -79,31 +79,31 @@ impl Roster {
 
     // ----- shutdown -----
 
-    pub fn is_shutting_down(&self) -> bool {
+    pub(super) fn is_shutting_down(&self) -> bool {
         self.shutting_down.load(Ordering::SeqCst)
     }
 
     /// Raises the shutdown flag and empties the table; returns the servers that were in it.
-    pub fn close(&self) -> Vec<Arc<Server>> {
+    pub(super) fn close(&self) -> Vec<Arc<Server>> {
         self.shutting_down.store(true, Ordering::SeqCst);
         std::mem::take(&mut *self.servers()).into_values().collect()
     }
 
     // ----- catalog and events -----
 
-    pub fn catalog(&self) -> Arc<Catalog> {
+    pub(super) fn catalog(&self) -> Arc<Catalog> {
         Arc::clone(&self.catalog.read().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// After a transition: the catalog follows the exposed tools; the host hears of the new state.
-    pub fn transitioned(&self, server: &Server) {
+    pub(super) fn transitioned(&self, server: &Server) {
         self.rebuild_catalog();
         self.emit_status(server);
     }
 
     /// Rebuilds the catalog from every server's exposed tools and tells the host if the tool set
     /// changed. Call with no lock held.
-    pub fn rebuild_catalog(&self) {
+    pub(super) fn rebuild_catalog(&self) {
         let _serial = self.rebuild.lock().unwrap_or_else(|p| p.into_inner());
         let servers = self.all();
         let exposed: Vec<ServerTools> = servers
@@ -173,7 +173,7 @@ impl Roster {
     // ----- list freshness (2026-07-28 `ttlMs`) -----
 
     /// A server listed its tools with these hints.
-    pub fn note_list_ttl(&self, hints: CacheHints) {
+    pub(super) fn note_list_ttl(&self, hints: CacheHints) {
         if !hints.ttl.is_zero() {
             self.lists_expire.store(true, Ordering::Relaxed);
         }
@@ -181,7 +181,7 @@ impl Roster {
 
     /// The host is reading the tools: every ready server whose list is past its positive `ttlMs`
     /// is re-listed in the background (the host is answered from the cached lists meanwhile).
-    pub fn relist_expired(&self) {
+    pub(super) fn relist_expired(&self) {
         if !self.lists_expire.load(Ordering::Relaxed) {
             return;
         }
@@ -195,22 +195,22 @@ impl Roster {
     }
 
     /// Queues an event about a server (a list change, a resource update, a log message).
-    pub fn send(&self, event: Event) {
+    pub(super) fn send(&self, event: Event) {
         self.events.send(event);
     }
 
     /// The log level of `server`: its own, else the session's; `None`: its logs stay here.
-    pub fn log_level(&self, server: &Server) -> Option<LogLevel> {
+    pub(super) fn log_level(&self, server: &Server) -> Option<LogLevel> {
         server.slot().log_level.or(*self.session_log_level())
     }
 
     /// The session's log level, locked (never across an `.await`).
-    pub fn session_log_level(&self) -> MutexGuard<'_, Option<LogLevel>> {
+    pub(super) fn session_log_level(&self) -> MutexGuard<'_, Option<LogLevel>> {
         self.log_level.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Tells the host the server's new status and wakes callers waiting on its state.
-    pub fn emit_status(&self, server: &Server) {
+    pub(super) fn emit_status(&self, server: &Server) {
         server.bump();
         self.events
             .send(Event::ServerChanged(Box::new(server.status())));

@@ -92,7 +92,7 @@ pub(super) struct Slot {
 impl Slot {
     /// The tools the server serves right now, held ones included: those of a ready session, or
     /// those kept while it is stopped or starting.
-    pub fn served_tools(&self) -> Option<Arc<Vec<ToolDef>>> {
+    pub(super) fn served_tools(&self) -> Option<Arc<Vec<ToolDef>>> {
         match (self.state, &self.session) {
             (ServerState::Ready, Some(session)) => Some(session.tools()),
             (ServerState::Stopped | ServerState::Starting, _) => self.dormant_tools.clone(),
@@ -102,7 +102,7 @@ impl Slot {
 
     /// The tools this server contributes to the catalog right now: those it serves, minus those
     /// held by `pinTools` until the host accepts them.
-    pub fn exposed_tools(&self) -> Option<Arc<Vec<ToolDef>>> {
+    pub(super) fn exposed_tools(&self) -> Option<Arc<Vec<ToolDef>>> {
         let served = self.served_tools()?;
         if !served.iter().any(|t| self.pins.holds(t)) {
             return Some(served);
@@ -117,7 +117,7 @@ impl Slot {
     }
 
     /// The tools held out of the catalog by `pinTools`.
-    pub fn held_tools(&self) -> Vec<ToolDef> {
+    pub(super) fn held_tools(&self) -> Vec<ToolDef> {
         self.served_tools()
             .map(|served| {
                 served
@@ -131,7 +131,7 @@ impl Slot {
 
     /// Takes the current session and process out of the slot (the caller stops them) and ends the
     /// session's generation for its watchers.
-    pub fn take_running(&mut self) -> (Option<Arc<Session>>, Option<Arc<ProcessControl>>) {
+    pub(super) fn take_running(&mut self) -> (Option<Arc<Session>>, Option<Arc<ProcessControl>>) {
         let session = self.session.take();
         if let Some(s) = &session {
             s.ended.cancel();
@@ -152,7 +152,7 @@ pub(super) struct Exposure {
 }
 
 impl Server {
-    pub fn new(
+    pub(super) fn new(
         name: &str,
         spec: ServerSpec,
         cache_key: Option<String>,
@@ -207,22 +207,22 @@ impl Server {
         }
     }
 
-    pub fn slot(&self) -> MutexGuard<'_, Slot> {
+    pub(super) fn slot(&self) -> MutexGuard<'_, Slot> {
         self.slot.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Wakes everyone waiting for a state change.
-    pub fn bump(&self) {
+    pub(super) fn bump(&self) {
         self.changed.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    pub fn subscribe(&self) -> watch::Receiver<u64> {
+    pub(super) fn subscribe(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()
     }
 
     /// SERVER_UNAVAILABLE for a call that cannot run now, naming the state, the last error, the next
     /// restart and the stderr tail; AUTH_REQUIRED for a server that waits for a login.
-    pub fn unavailable(&self, slot: &Slot) -> Error {
+    pub(super) fn unavailable(&self, slot: &Slot) -> Error {
         if slot.state == ServerState::NeedsLogin {
             let why = slot
                 .last_error
@@ -271,7 +271,7 @@ impl Server {
     /// The tools held by `pinTools`, as `tools/list` lists them: `{server, tool, hash,
     /// acceptedHash, definition}` (the definition as the server lists it, secrets masked), sorted
     /// by tool.
-    pub fn withheld(&self, slot: &Slot) -> Vec<serde_json::Value> {
+    pub(super) fn withheld(&self, slot: &Slot) -> Vec<serde_json::Value> {
         let mut held = slot.held_tools();
         held.sort_by(|a, b| a.name.cmp(&b.name));
         held.into_iter()
@@ -291,7 +291,7 @@ impl Server {
 
     /// A tool result on its way to the host (and a model provider): its secret values masked,
     /// unless there is none or the config opted out — then this is one check (two with OAuth).
-    pub fn mask_result(&self, result: &mut serde_json::Value) {
+    pub(super) fn mask_result(&self, result: &mut serde_json::Value) {
         if let Some(secrets) = &self.result_secrets {
             secrets.mask_json(result);
         }
@@ -303,7 +303,7 @@ impl Server {
     }
 
     /// `e` with every secret of the server masked: its config's and its OAuth tokens.
-    pub fn mask_error(&self, e: Error) -> Error {
+    pub(super) fn mask_error(&self, e: Error) -> Error {
         let e = self.secrets.mask_error(e);
         match self.token_secrets() {
             Some(tokens) => tokens.mask_error(e),
@@ -322,7 +322,7 @@ impl Server {
         cached.1.clone()
     }
 
-    pub fn status(&self) -> ServerStatus {
+    pub(super) fn status(&self) -> ServerStatus {
         let slot = self.slot();
         let session = slot.session.as_ref();
         let handshake = session.map(|s| s.client.handshake());
@@ -387,7 +387,7 @@ impl Server {
     }
 
     /// The server's entry of `servers/stats`.
-    pub fn stats(&self) -> ServerStats {
+    pub(super) fn stats(&self) -> ServerStats {
         let (total, recent) = self.stats.windows();
         let (bytes_in, bytes_out) = self.traffic.totals();
         let slot = self.slot();

@@ -17,7 +17,7 @@ use crate::sandbox::{self, SandboxLevel};
 
 /// Control over a spawned process tree. Dropping it stops the tree (the monitor sees its stop
 /// channel close), so a forgotten generation cannot leak processes.
-pub struct ProcessControl {
+pub(crate) struct ProcessControl {
     pub pid: u32,
     /// A sandboxed process's level, and what its sandbox saw of its end.
     pub sandbox: Option<Arc<SandboxReport>>,
@@ -31,7 +31,7 @@ impl ProcessControl {
     /// stop sequence when asked.
     /// A sandbox's running part (`running`) is kept until the tree has ended, then read (memory-limit
     /// kills) and dropped, which removes its cgroups and temporary folder.
-    pub fn start(
+    pub(crate) fn start(
         mut child: ServerChild,
         pid: u32,
         origin: Origin,
@@ -73,13 +73,8 @@ impl ProcessControl {
         }
     }
 
-    /// How the process ended, if it has.
-    pub fn exit_info(&self) -> Option<ExitInfo> {
-        *self.exited.borrow()
-    }
-
     /// Waits up to `within` for the process to end on its own; used to attach an exit status to errors.
-    pub async fn exited_within(&self, within: Duration) -> Option<ExitInfo> {
+    pub(crate) async fn exited_within(&self, within: Duration) -> Option<ExitInfo> {
         let mut rx = self.exited.clone();
         let info = match tokio::time::timeout(within, rx.wait_for(Option::is_some)).await {
             Ok(Ok(info)) => *info,
@@ -90,7 +85,7 @@ impl ProcessControl {
 
     /// The full stop sequence: close stdin, then let the monitor escalate. Returns once the whole
     /// group is gone. Idempotent.
-    pub async fn stop(&self) -> Option<ExitInfo> {
+    pub(crate) async fn stop(&self) -> Option<ExitInfo> {
         // A sender blocked on a full pipe holds the stdin lock; do not wait for it forever — the
         // signals below unblock it.
         let _ =
@@ -107,7 +102,7 @@ impl ProcessControl {
 
 /// What a sandboxed generation's status and failure report say of its sandbox.
 #[derive(Debug)]
-pub struct SandboxReport {
+pub(crate) struct SandboxReport {
     pub level: SandboxLevel,
     /// The paths its rules let it read (to tell a hidden file from a missing one).
     pub readable: Vec<std::path::PathBuf>,
@@ -116,14 +111,14 @@ pub struct SandboxReport {
 }
 
 impl SandboxReport {
-    pub fn oom_kills(&self) -> u64 {
+    pub(crate) fn oom_kills(&self) -> u64 {
         self.oom_kills.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
 /// The limits a session enforces on calls, from the server's config.
 #[derive(Clone, Copy, Debug)]
-pub struct CallLimits {
+pub(crate) struct CallLimits {
     pub tool_timeout: Duration,
     /// `resetTimeoutOnProgress`: progress restarts a call's timeout.
     pub reset_on_progress: bool,
@@ -134,7 +129,7 @@ pub struct CallLimits {
 }
 
 /// A ready generation.
-pub struct Session {
+pub(crate) struct Session {
     pub generation: u64,
     pub client: Client,
     pub limits: CallLimits,
@@ -162,7 +157,7 @@ struct Activity {
 }
 
 /// One call in flight on a session; dropping it (answer, error or cancellation) ends the call.
-pub struct CallGuard {
+pub(crate) struct CallGuard {
     session: Arc<Session>,
 }
 
@@ -182,7 +177,7 @@ impl Drop for CallGuard {
 }
 
 impl Session {
-    pub fn new(
+    pub(crate) fn new(
         generation: u64,
         client: Client,
         tools: Vec<ToolDef>,
@@ -219,7 +214,7 @@ impl Session {
     /// Marks a call as started. The registry calls this with the server's slot locked, so an idle
     /// stop (which checks [`Session::in_flight`] under the same lock) never closes a session a call
     /// has just picked.
-    pub fn begin_call(self: &Arc<Self>) -> CallGuard {
+    pub(crate) fn begin_call(self: &Arc<Self>) -> CallGuard {
         let mut a = self.activity();
         a.in_flight += 1;
         a.last_used = Instant::now();
@@ -229,32 +224,32 @@ impl Session {
     }
 
     /// Calls in flight and when the session was last used (a call started or ended).
-    pub fn usage(&self) -> (usize, Instant) {
+    pub(crate) fn usage(&self) -> (usize, Instant) {
         let a = *self.activity();
         (a.in_flight, a.last_used)
     }
 
-    pub fn in_flight(&self) -> usize {
+    pub(crate) fn in_flight(&self) -> usize {
         self.activity().in_flight
     }
 
-    pub fn tools(&self) -> Arc<Vec<ToolDef>> {
+    pub(crate) fn tools(&self) -> Arc<Vec<ToolDef>> {
         Arc::clone(&self.tools.read().unwrap_or_else(|p| p.into_inner()))
     }
 
-    pub fn replace_tools(&self, tools: Vec<ToolDef>) {
+    pub(crate) fn replace_tools(&self, tools: Vec<ToolDef>) {
         *self.tools.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(tools);
     }
 
     /// The freshness of the tool list (its `ttlMs`, background re-lists and their backoff).
-    pub fn freshness(&self) -> std::sync::MutexGuard<'_, Freshness> {
+    pub(crate) fn freshness(&self) -> std::sync::MutexGuard<'_, Freshness> {
         self.freshness.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The host read the list: if it is past its positive `ttlMs` and no re-list is in flight or
     /// backing off, the watcher is woken to re-list in the background (the host is answered from
     /// the cached list meanwhile). Returns whether one was started.
-    pub fn claim_relist(&self, now: Instant) -> bool {
+    pub(crate) fn claim_relist(&self, now: Instant) -> bool {
         let claimed = self.freshness().claim_relist(now);
         if claimed {
             // notify_one keeps a permit when the watcher is busy, so the claim is never lost.

@@ -13,7 +13,7 @@ use crate::store::{DeferRule, SchemaCache};
 use super::server::Exposure;
 
 /// Session-wide settings fixed by the host's `initialize` (and the command line).
-pub struct Settings {
+pub(crate) struct Settings {
     pub names: NameTemplate,
     pub format: ToolFormat,
     /// Where lazy servers' tool lists are cached; `None` disables the cache (every lazy server is
@@ -46,7 +46,7 @@ pub struct Settings {
 
 /// OAuth settings of a session.
 #[derive(Clone)]
-pub struct AuthSettings {
+pub(crate) struct AuthSettings {
     /// The token store: files under the cache directory, or memory only.
     pub store: Arc<TokenStore>,
     /// Whether a login may ask the session's owner (the `asker`, when it declared `auth`) to show
@@ -59,7 +59,7 @@ pub struct AuthSettings {
 
 impl AuthSettings {
     /// Tokens in files under the cache directory (in memory without one), no browser step.
-    pub fn for_cache(cache: Option<&SchemaCache>) -> Self {
+    pub(crate) fn for_cache(cache: Option<&SchemaCache>) -> Self {
         Self {
             store: Arc::new(match cache {
                 Some(cache) => TokenStore::in_cache_dir(cache.dir()),
@@ -73,14 +73,14 @@ impl AuthSettings {
 
 impl Settings {
     /// The default definition options.
-    pub fn options(&self) -> Options {
+    pub(crate) fn options(&self) -> Options {
         Options {
             strict: self.strict,
         }
     }
 
     /// The same settings without a schema cache (a `servers/test` run never reads or writes it).
-    pub fn without_cache(&self) -> Settings {
+    pub(crate) fn without_cache(&self) -> Settings {
         Settings {
             names: self.names.clone(),
             format: self.format,
@@ -103,7 +103,7 @@ impl Settings {
     }
 
     /// The packages folder under a cache directory.
-    pub fn packages_in(cache: Option<&SchemaCache>) -> Option<std::path::PathBuf> {
+    pub(crate) fn packages_in(cache: Option<&SchemaCache>) -> Option<std::path::PathBuf> {
         cache.map(|c| c.dir().join("packages"))
     }
 
@@ -118,7 +118,7 @@ impl Settings {
 
 /// How a server is being added.
 #[derive(Clone, Debug, Default)]
-pub struct AddOptions {
+pub(crate) struct AddOptions {
     pub source: Source,
     /// The digest the host approved, when trust is required.
     pub trust: Option<String>,

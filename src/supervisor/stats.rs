@@ -21,11 +21,11 @@ use super::timings::millis;
 use crate::limits;
 
 /// Length of one slot of the recent window.
-pub const RECENT_SLOT: Duration = Duration::from_secs(60);
+pub(crate) const RECENT_SLOT: Duration = Duration::from_secs(60);
 /// Slots in the recent window (the current one included).
-pub const RECENT_SLOTS: usize = 5;
+pub(crate) const RECENT_SLOTS: usize = 5;
 
-pub struct CallStats {
+pub(crate) struct CallStats {
     /// When the statistics began: slot numbers count minutes from here.
     origin: Instant,
     inner: Mutex<Inner>,
@@ -72,7 +72,7 @@ struct Counts {
 
 /// What a status shows of the calls.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     pub calls: u64,
     pub errors: u64,
     /// Median latency of the recent successful calls, in milliseconds.
@@ -82,7 +82,7 @@ pub struct Snapshot {
 /// One window of `servers/stats`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Window {
+pub(crate) struct Window {
     /// The window's length (`recent` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window_seconds: Option<u64>,
@@ -96,7 +96,7 @@ pub struct Window {
 
 impl CallStats {
     /// Records one finished call: `Some(latency)` when it succeeded, `None` when it failed.
-    pub fn record(&self, outcome: Option<Duration>) {
+    pub(crate) fn record(&self, outcome: Option<Duration>) {
         self.record_at(Instant::now(), outcome);
     }
 
@@ -132,7 +132,7 @@ impl CallStats {
     }
 
     /// Calls, errors and the median of the last successful calls, for a status.
-    pub fn snapshot(&self) -> Snapshot {
+    pub(crate) fn snapshot(&self) -> Snapshot {
         let (calls, errors, mut sorted) = {
             let s = self.lock();
             (
@@ -150,7 +150,7 @@ impl CallStats {
     }
 
     /// `(total, recent)` windows for `servers/stats`.
-    pub fn windows(&self) -> (Window, Window) {
+    pub(crate) fn windows(&self) -> (Window, Window) {
         self.windows_at(Instant::now())
     }
 

@@ -19,7 +19,7 @@ use serde_json::Value;
 ///   brings it back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ServerState {
+pub(crate) enum ServerState {
     Stopped,
     Starting,
     Ready,
@@ -31,7 +31,7 @@ pub enum ServerState {
 
 impl ServerState {
     /// Every state, in the order they are listed (`/metrics` shows each, zero included).
-    pub const ALL: [ServerState; 6] = [
+    pub(crate) const ALL: [ServerState; 6] = [
         Self::Stopped,
         Self::Starting,
         Self::Ready,
@@ -41,7 +41,7 @@ impl ServerState {
     ];
 
     /// The state as the protocol spells it.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Stopped => "stopped",
             Self::Starting => "starting",
@@ -56,7 +56,7 @@ impl ServerState {
 /// The `status` object of host protocol v1 (see proto/PROTOCOL.md).
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ServerStatus {
+pub(crate) struct ServerStatus {
     pub name: String,
     /// What the server's tools and prompts are exposed under (`{server}` in the name template):
     /// the name itself, or for a name a provider would refuse ("Time Server") a slug of it and a
@@ -126,7 +126,7 @@ pub struct ServerStatus {
 /// One server's entry of `servers/stats` (see proto/PROTOCOL.md).
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ServerStats {
+pub(crate) struct ServerStats {
     pub name: String,
     pub state: ServerState,
     pub generation: u64,

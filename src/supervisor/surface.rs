@@ -24,7 +24,7 @@ use crate::mcp::{Capability, LogLevel};
 use crate::store::{ResultStore, Truncation};
 
 /// A resource read, ready for the host.
-pub struct ResourceRead {
+pub(crate) struct ResourceRead {
     pub server: String,
     pub uri: String,
     /// The server's contents (secret values masked); with `truncated`, the reduced contents.
@@ -36,7 +36,7 @@ pub struct ResourceRead {
 }
 
 /// A prompt, ready for the host.
-pub struct PromptGot {
+pub(crate) struct PromptGot {
     pub server: String,
     pub name: String,
     pub description: Option<String>,

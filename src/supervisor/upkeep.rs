@@ -38,7 +38,7 @@ pub(super) struct Upkeep {
 
 impl Upkeep {
     /// `None` when the server configures none of keepalive, idle timeout and lifetime.
-    pub fn new(server: Arc<Server>, session: Arc<Session>) -> Option<Self> {
+    pub(super) fn new(server: Arc<Server>, session: Arc<Session>) -> Option<Self> {
         let spec = &server.spec;
         if spec.keepalive.is_none() && spec.idle_timeout.is_none() && spec.max_lifetime.is_none() {
             return None;
@@ -54,12 +54,12 @@ impl Upkeep {
         })
     }
 
-    pub fn generation(&self) -> u64 {
+    pub(super) fn generation(&self) -> u64 {
         self.session.generation
     }
 
     /// Waits for the next thing due. Answered pings are handled here and do not return.
-    pub async fn next(&mut self) -> Due {
+    pub(super) async fn next(&mut self) -> Due {
         let server = Arc::clone(&self.server);
         let spec = &server.spec;
         // Each turn either returns or waits for a deadline, the end of a call, or the end of the session.

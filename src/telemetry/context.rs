@@ -69,7 +69,7 @@ impl Carried {
 /// What a downstream call needs of its request's trace: the context its span is a child of.
 /// Empty when the request carried none and spans are not exported.
 #[derive(Clone, Default)]
-pub struct TraceContext(Option<Context>);
+pub(crate) struct TraceContext(Option<Context>);
 
 impl fmt::Debug for TraceContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -81,16 +81,10 @@ impl fmt::Debug for TraceContext {
     }
 }
 
-impl TraceContext {
-    /// A context taken as it came (the host protocol's `tools/call` `traceparent`), without a
-    /// span of the sidecar's own in between.
-    pub fn incoming(carried: Option<&Carried>) -> Self {
-        Self(carried.and_then(Carried::context))
-    }
-}
+impl TraceContext {}
 
 /// One client request's span (while spans are exported), and the context its calls inherit.
-pub struct RequestSpan {
+pub(crate) struct RequestSpan {
     cx: TraceContext,
     recording: bool,
 }
@@ -99,7 +93,7 @@ impl RequestSpan {
     /// Starts the span of request `method` (on `target`, a tool's name, when it has one) as the
     /// child of `incoming`. `attributes` are added as they are (a session id, the protocol
     /// version).
-    pub fn start(
+    pub(crate) fn start(
         method: &str,
         target: Option<&str>,
         incoming: Option<&Carried>,
@@ -131,12 +125,12 @@ impl RequestSpan {
     }
 
     /// The context this request's calls are children of.
-    pub fn context(&self) -> TraceContext {
+    pub(crate) fn context(&self) -> TraceContext {
         self.cx.clone()
     }
 
     /// Ends the span: `error` names the failure (an error code) when the request failed.
-    pub fn end(self, error: Option<&str>) {
+    pub(crate) fn end(self, error: Option<&str>) {
         if let (true, Some(cx)) = (self.recording, &self.cx.0) {
             end(cx, error);
         }
@@ -144,7 +138,7 @@ impl RequestSpan {
 }
 
 /// One downstream call's span, and what the server is told of it.
-pub struct CallSpan {
+pub(crate) struct CallSpan {
     cx: Option<Context>,
     recording: bool,
 }
@@ -152,7 +146,7 @@ pub struct CallSpan {
 impl CallSpan {
     /// Starts the span of `method` on `server` (`tool` for a call) under `parent`; `era` and
     /// `transport` describe the server's session.
-    pub fn start(
+    pub(crate) fn start(
         parent: &TraceContext,
         method: &str,
         server: &str,
@@ -194,7 +188,7 @@ impl CallSpan {
 
     /// The trace context the server is sent (its parent is this span, or — spans not exported —
     /// the request's own parent); `None` when there is no trace to carry.
-    pub fn outgoing(&self) -> Option<Carried> {
+    pub(crate) fn outgoing(&self) -> Option<Carried> {
         let cx = self.cx.as_ref()?;
         let mut fields: HashMap<String, String> = HashMap::with_capacity(2);
         TraceContextPropagator::new().inject_context(cx, &mut fields);
@@ -205,7 +199,7 @@ impl CallSpan {
     }
 
     /// Ends the span (see [`RequestSpan::end`]).
-    pub fn end(self, error: Option<&str>) {
+    pub(crate) fn end(self, error: Option<&str>) {
         if let (true, Some(cx)) = (self.recording, &self.cx) {
             end(cx, error);
         }
@@ -262,7 +256,7 @@ mod tests {
         );
         assert_eq!(call.outgoing(), None);
         let bad = Carried::new(Some("00-zz-b7ad6b7169203331-01"), None);
-        assert!(TraceContext::incoming(bad.as_ref()).0.is_none());
+        assert!(bad.as_ref().and_then(Carried::context).is_none());
     }
 
     #[test]

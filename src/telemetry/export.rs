@@ -14,20 +14,20 @@ use opentelemetry_sdk::Resource;
 static ENABLED: AtomicBool = AtomicBool::new(false);
 
 /// Whether spans are exported (an endpoint was configured and the exporter built).
-pub fn enabled() -> bool {
+pub(crate) fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
 /// The exporter while it runs; [`Exporting::shutdown`] sends what is queued before the process
 /// ends.
-pub struct Exporting {
+pub(crate) struct Exporting {
     provider: SdkTracerProvider,
 }
 
 impl Exporting {
     /// Exports the spans still queued and stops the exporter (blocking: call it off the runtime
     /// or at the very end).
-    pub fn shutdown(self) {
+    pub(crate) fn shutdown(self) {
         ENABLED.store(false, Ordering::Relaxed);
         if let Err(e) = self.provider.shutdown() {
             tracing::warn!("OpenTelemetry: the last spans were not exported: {e}");
@@ -38,7 +38,7 @@ impl Exporting {
 /// Starts exporting spans when `endpoint` (else the environment's `OTEL_EXPORTER_OTLP_ENDPOINT`
 /// or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) names a collector; `None` when nothing is configured.
 /// An endpoint that cannot be used is an error naming it.
-pub fn init(endpoint: Option<&str>) -> Result<Option<Exporting>, String> {
+pub(crate) fn init(endpoint: Option<&str>) -> Result<Option<Exporting>, String> {
     let configured = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
     if endpoint.is_none()
         && !configured("OTEL_EXPORTER_OTLP_ENDPOINT")

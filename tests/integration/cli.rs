@@ -14,21 +14,21 @@ use serde_json::{json, Value};
 use crate::support::{fixture_bin, sidecar_bin, temp_dir, WAIT};
 
 /// What one run of the binary gave.
-pub struct Run {
+pub(crate) struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
 }
 
 impl Run {
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}): {}", self.stdout))
     }
 }
 
 /// Runs `mcp-sidecar ARGS` with stdin from `input`, and waits (bounded) for it to exit.
-pub fn run_with_input(args: &[&str], input: &str) -> Run {
+pub(crate) fn run_with_input(args: &[&str], input: &str) -> Run {
     let mut child = Command::new(sidecar_bin())
         .args(args)
         .stdin(Stdio::piped())
@@ -54,23 +54,23 @@ pub fn run_with_input(args: &[&str], input: &str) -> Run {
     }
 }
 
-pub fn run(args: &[&str]) -> Run {
+pub(crate) fn run(args: &[&str]) -> Run {
     run_with_input(args, "")
 }
 
 /// A Claude Desktop file of `servers` in a fresh directory.
-pub fn config_file(tag: &str, servers: Value) -> PathBuf {
+pub(crate) fn config_file(tag: &str, servers: Value) -> PathBuf {
     document_file(tag, json!({ "mcpServers": servers }))
 }
 
 /// A config file holding `doc` (any dialect) in a fresh directory.
-pub fn document_file(tag: &str, doc: Value) -> PathBuf {
+pub(crate) fn document_file(tag: &str, doc: Value) -> PathBuf {
     let path = temp_dir(tag).join("servers.json");
     std::fs::write(&path, doc.to_string()).unwrap();
     path
 }
 
-pub fn fixture_with(args: &[&str]) -> Value {
+pub(crate) fn fixture_with(args: &[&str]) -> Value {
     json!({"command": fixture_bin(), "args": args})
 }
 

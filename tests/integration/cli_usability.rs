@@ -21,7 +21,7 @@ fn path(p: &Path) -> &str {
 
 /// Runs `mcp-sidecar ARGS` in `cwd` with `HOME` (and the settings folder below it) set to
 /// `home`: nothing of the real home is read.
-pub fn run_in(args: &[&str], cwd: &Path, home: &Path) -> Run {
+pub(crate) fn run_in(args: &[&str], cwd: &Path, home: &Path) -> Run {
     let child = Command::new(sidecar_bin())
         .args(args)
         .current_dir(cwd)

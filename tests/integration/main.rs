@@ -43,6 +43,7 @@ mod faults;
 mod handshake;
 mod leaks;
 mod logs;
+mod map;
 mod oauth;
 mod oauth_host;
 #[cfg(unix)] // the Secret's symlinks

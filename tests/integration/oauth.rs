@@ -22,14 +22,14 @@ use crate::remote::HttpFixture;
 use crate::support::{sidecar_bin, temp_dir, Sidecar};
 
 /// An HTTP answer: status, headers (lower-cased names), body.
-pub struct Answer {
+pub(crate) struct Answer {
     pub status: u16,
     pub headers: HashMap<String, String>,
     pub body: String,
 }
 
 /// One plain-HTTP request on 127.0.0.1, no redirect followed (a browser's one step).
-pub fn http(method: &str, url: &str) -> Answer {
+pub(crate) fn http(method: &str, url: &str) -> Answer {
     let rest = url.strip_prefix("http://").expect("an http URL");
     let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let path = if path.is_empty() { "/" } else { path };
@@ -64,18 +64,18 @@ pub fn http(method: &str, url: &str) -> Answer {
 /// What a person's browser does: opens the authorization URL (the fixture approves at once and
 /// redirects) and follows the redirect to wherever it points (the sidecar's loopback listener).
 /// Returns the listener's answer.
-pub fn browse(authorization_url: &str) -> Answer {
+pub(crate) fn browse(authorization_url: &str) -> Answer {
     let approved = http("GET", authorization_url);
     assert_eq!(approved.status, 302, "the authorization endpoint redirects");
     http("GET", &approved.headers["location"])
 }
 
 /// The fixture's counters (`/_oauth/stats`).
-pub fn stats(fx: &HttpFixture) -> Value {
+pub(crate) fn stats(fx: &HttpFixture) -> Value {
     serde_json::from_str(&http("GET", &format!("{}/_oauth/stats", fx.base)).body).unwrap()
 }
 
-pub fn count(fx: &HttpFixture, what: &str) -> u64 {
+pub(crate) fn count(fx: &HttpFixture, what: &str) -> u64 {
     stats(fx)[what].as_u64().unwrap_or(0)
 }
 
@@ -83,7 +83,7 @@ fn post(fx: &HttpFixture, path: &str) {
     assert_eq!(http("POST", &format!("{}{path}", fx.base)).status, 200);
 }
 
-pub fn config(fx: &HttpFixture) -> Value {
+pub(crate) fn config(fx: &HttpFixture) -> Value {
     json!({"url": format!("{}/mcp", fx.base), "restart": "never"})
 }
 
@@ -105,7 +105,7 @@ fn logged_in(s: &mut Sidecar, fx: &HttpFixture) -> Value {
     s.server_changed("o", |st| st["state"] == "ready")
 }
 
-pub fn echo(s: &mut Sidecar, text: &str) -> Value {
+pub(crate) fn echo(s: &mut Sidecar, text: &str) -> Value {
     s.request(
         "tools/call",
         json!({"name": "mcp__o__echo", "arguments": {"text": text}}),

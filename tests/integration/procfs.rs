@@ -2,7 +2,7 @@
 //! its threads carry a given name (the fixture runs each in-flight `sleep` on a thread named "sleep").
 
 /// Resident set size of `pid` in bytes (VmRSS of /proc/PID/status).
-pub fn rss_bytes(pid: u32) -> u64 {
+pub(crate) fn rss_bytes(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let kb = status
         .lines()
@@ -14,7 +14,7 @@ pub fn rss_bytes(pid: u32) -> u64 {
 }
 
 /// How many threads of `pid` are named `name` (0 when the process is gone).
-pub fn threads_named(pid: u32, name: &str) -> usize {
+pub(crate) fn threads_named(pid: u32, name: &str) -> usize {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return 0;
     };
@@ -27,7 +27,7 @@ pub fn threads_named(pid: u32, name: &str) -> usize {
 }
 
 /// Waits until the fixture `pid` is running `n` sleep calls, i.e. the requests reached it.
-pub fn wait_for_sleeps(pid: u32, n: usize) {
+pub(crate) fn wait_for_sleeps(pid: u32, n: usize) {
     crate::support::eventually(&format!("{n} sleep calls in flight in pid {pid}"), || {
         threads_named(pid, "sleep") >= n
     });

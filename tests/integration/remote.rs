@@ -12,14 +12,14 @@ use serde_json::{json, Value};
 use crate::support::{http_fixture_bin, temp_dir, Sidecar};
 
 /// A running HTTP fixture; killed on drop.
-pub struct HttpFixture {
+pub(crate) struct HttpFixture {
     child: Child,
     pub base: String,
     pub log: PathBuf,
 }
 
 impl HttpFixture {
-    pub fn start(args: &[&str]) -> Self {
+    pub(crate) fn start(args: &[&str]) -> Self {
         let log = temp_dir("http-fixture").join("requests.log");
         let mut child = Command::new(http_fixture_bin())
             .args(args)
@@ -40,7 +40,7 @@ impl HttpFixture {
         Self { child, base, log }
     }
 
-    pub fn requests(&self) -> String {
+    pub(crate) fn requests(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 }

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::support::*;
 
 /// A fixture with `--surface` and `args`, a short restart backoff, and `extra` config fields.
-pub fn surface(args: &[&str], extra: Value) -> Value {
+pub(crate) fn surface(args: &[&str], extra: Value) -> Value {
     let mut all = vec!["--surface"];
     all.extend_from_slice(args);
     with_fields(
@@ -19,7 +19,7 @@ pub fn surface(args: &[&str], extra: Value) -> Value {
 }
 
 /// `emit {kind…}` on server `server`, waiting for its answer's text.
-pub fn emit(s: &mut Sidecar, server: &str, args: Value) -> String {
+pub(crate) fn emit(s: &mut Sidecar, server: &str, args: Value) -> String {
     let r = s.call(
         "tools/call",
         json!({"name": format!("mcp__{server}__emit"), "arguments": args}),
@@ -28,7 +28,7 @@ pub fn emit(s: &mut Sidecar, server: &str, args: Value) -> String {
 }
 
 /// What the server was told (`emit {kind: "state"}`): `{logLevel, subscriptions}`.
-pub fn state(s: &mut Sidecar, server: &str) -> Value {
+pub(crate) fn state(s: &mut Sidecar, server: &str) -> Value {
     serde_json::from_str(&emit(s, server, json!({"kind": "state"}))).unwrap()
 }
 

@@ -438,6 +438,6 @@ fn daemon_outlives_a_sigkill_without_cgroups(env: &[(&str, &str)]) {
     }
     assert!(
         survived,
-        "the daemon outlives the guardian's sweep without cgroups (ARCHITECTURE.md, Supervision)"
+        "the daemon outlives the guardian's sweep without cgroups (docs/supervision.md)"
     );
 }

@@ -25,7 +25,7 @@ use crate::logging::{mask_registered, MASK};
 
 /// How a request ended, as the audit line says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Ok,
     Error,
     Denied,
@@ -44,7 +44,7 @@ impl Outcome {
 }
 
 /// One request as audited.
-pub struct AuditLine<'a> {
+pub(crate) struct AuditLine<'a> {
     pub client: &'a str,
     pub session: Option<&'a str>,
     pub method: &'a str,
@@ -58,7 +58,7 @@ pub struct AuditLine<'a> {
 }
 
 /// Where audit lines go.
-pub enum Audit {
+pub(crate) enum Audit {
     Stderr,
     File {
         path: PathBuf,
@@ -68,7 +68,7 @@ pub enum Audit {
 
 impl Audit {
     /// `-` for stderr, else a file (created if missing, appended to).
-    pub fn open(target: &str) -> Result<Audit, String> {
+    pub(crate) fn open(target: &str) -> Result<Audit, String> {
         if target == "-" {
             return Ok(Audit::Stderr);
         }
@@ -80,7 +80,7 @@ impl Audit {
         })
     }
 
-    pub fn write(&self, line: &AuditLine<'_>) {
+    pub(crate) fn write(&self, line: &AuditLine<'_>) {
         let mut text = render(line, SystemTime::now()).to_string();
         text.push('\n');
         match self {
@@ -166,7 +166,7 @@ fn render(line: &AuditLine<'_>, now: SystemTime) -> Value {
 }
 
 /// Masks a call's arguments in place (module doc).
-pub fn mask(value: &mut Value) {
+pub(crate) fn mask(value: &mut Value) {
     match value {
         Value::String(s) => {
             if looks_like_a_credential(s) {

@@ -7,31 +7,31 @@ use std::time::{Duration, Instant};
 
 /// A client's `rateLimit`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RateLimit {
+pub(crate) struct RateLimit {
     pub per_minute: f64,
     pub burst: f64,
 }
 
-pub struct Bucket {
+pub(crate) struct Bucket {
     limit: RateLimit,
     state: Mutex<(f64, Instant)>,
 }
 
 impl Bucket {
     /// A full bucket.
-    pub fn new(limit: RateLimit, now: Instant) -> Bucket {
+    pub(crate) fn new(limit: RateLimit, now: Instant) -> Bucket {
         Bucket {
             limit,
             state: Mutex::new((limit.burst, now)),
         }
     }
 
-    pub fn limit(&self) -> RateLimit {
+    pub(crate) fn limit(&self) -> RateLimit {
         self.limit
     }
 
     /// Takes a token at `now`: `Ok`, or `Err(how long until one is there)`.
-    pub fn take(&self, now: Instant) -> Result<(), Duration> {
+    pub(crate) fn take(&self, now: Instant) -> Result<(), Duration> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let (tokens, then) = *state;
         let per_second = self.limit.per_minute / 60.0;

@@ -48,7 +48,7 @@ struct RawRate {
 }
 
 /// One client as read: its tokens' hashes (empty when its token file has none: it can do nothing).
-pub struct Client {
+pub(crate) struct Client {
     pub name: String,
     pub hashes: Vec<[u8; 32]>,
     pub rules: Rules,
@@ -58,12 +58,12 @@ pub struct Client {
 }
 
 /// The SHA-256 of a token, as clients are matched.
-pub fn hash(token: &[u8]) -> [u8; 32] {
+pub(crate) fn hash(token: &[u8]) -> [u8; 32] {
     Sha256::digest(token).into()
 }
 
 /// Reads and checks `path`. Every token value read is handed to `secret` (to mask it in logs).
-pub fn read(path: &Path, secret: &mut dyn FnMut(&str)) -> Result<Vec<Client>, String> {
+pub(crate) fn read(path: &Path, secret: &mut dyn FnMut(&str)) -> Result<Vec<Client>, String> {
     let text = read_bounded(path, limits::ACCESS_FILE_MAX_BYTES)?;
     parse(&text, secret).map_err(|why| format!("{}: {why}", path.display()))
 }
@@ -84,7 +84,7 @@ fn read_bounded(path: &Path, max: u64) -> Result<String, String> {
     Ok(text)
 }
 
-pub fn parse(text: &str, secret: &mut dyn FnMut(&str)) -> Result<Vec<Client>, String> {
+pub(crate) fn parse(text: &str, secret: &mut dyn FnMut(&str)) -> Result<Vec<Client>, String> {
     let raw: Raw =
         serde_json::from_str(text).map_err(|e| format!("not a valid access file: {e}"))?;
     if raw.clients.len() > limits::ACCESS_MAX_CLIENTS {
@@ -179,7 +179,7 @@ pub fn parse(text: &str, secret: &mut dyn FnMut(&str)) -> Result<Vec<Client>, St
 }
 
 /// The tokens of a token file: its non-empty lines (`\n` or `\r\n`), trimmed.
-pub fn tokens_of(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn tokens_of(text: &str) -> impl Iterator<Item = &str> {
     text.lines().map(str::trim).filter(|l| !l.is_empty())
 }
 

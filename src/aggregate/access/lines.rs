@@ -5,11 +5,11 @@
 /// legacy session can be bound to the token that opened it. Their values never appear in `Debug`
 /// output, and they are compared in constant time.
 #[derive(Clone)]
-pub struct Token(Vec<String>);
+pub(crate) struct Token(Vec<String>);
 
 impl Token {
     /// `None` when no line holds a token (lines end with `\n` or `\r\n`; empty lines are skipped).
-    pub fn new(value: &str) -> Option<Token> {
+    pub(crate) fn new(value: &str) -> Option<Token> {
         let tokens: Vec<String> = value
             .split('\n')
             .map(|line| line.trim_end_matches('\r'))
@@ -20,13 +20,13 @@ impl Token {
     }
 
     /// Every token (to mask).
-    pub fn values(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn values(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(String::as_str)
     }
 
     /// Which token `presented` is (its line, from 0), compared with every token in time that does
     /// not depend on where they differ.
-    pub fn which(&self, presented: &[u8]) -> Option<usize> {
+    pub(crate) fn which(&self, presented: &[u8]) -> Option<usize> {
         use subtle::ConstantTimeEq;
         let mut found = None;
         for (i, token) in self.0.iter().enumerate() {
@@ -40,7 +40,7 @@ impl Token {
     }
 
     /// Whether `presented` is one of the tokens.
-    pub fn matches(&self, presented: &[u8]) -> bool {
+    pub(crate) fn matches(&self, presented: &[u8]) -> bool {
         self.which(presented).is_some()
     }
 }

@@ -21,14 +21,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub use audit::{Audit, AuditLine, Outcome};
-pub use bucket::{Bucket, RateLimit};
-pub use lines::Token;
-pub use rules::Rules;
+pub(crate) use audit::{Audit, AuditLine, Outcome};
+pub(crate) use bucket::Bucket;
+pub(crate) use lines::Token;
+pub(crate) use rules::Rules;
 
 /// The client a request comes from.
 #[derive(Clone)]
-pub struct Caller {
+pub(crate) struct Caller {
     /// Its name in the access file; `token-N` for line N of `--token-file`.
     pub name: Arc<str>,
     pub rules: Arc<Rules>,
@@ -38,7 +38,7 @@ pub struct Caller {
 
 impl Caller {
     /// Who calls when the endpoint has no token (loopback only): one client, allowed everything.
-    pub fn anonymous() -> Caller {
+    pub(crate) fn anonymous() -> Caller {
         Caller {
             name: Arc::from("anonymous"),
             rules: Arc::new(Rules::everything()),
@@ -47,7 +47,7 @@ impl Caller {
     }
 
     /// Takes one of its rate limit's tokens: `Err(when to retry)` when it has none left.
-    pub fn admit(&self) -> Result<(), Duration> {
+    pub(crate) fn admit(&self) -> Result<(), Duration> {
         match &self.bucket {
             Some(bucket) => bucket.take(Instant::now()),
             None => Ok(()),
@@ -56,7 +56,7 @@ impl Caller {
 }
 
 /// The tokens an endpoint accepts.
-pub enum Keys {
+pub(crate) enum Keys {
     /// `--token-file` / `MCP_SIDECAR_TOKEN`: one client per line, allowed everything.
     Lines(Token),
     /// `--access FILE`.
@@ -65,7 +65,7 @@ pub enum Keys {
 
 impl Keys {
     /// The client `presented` (a bearer token) belongs to, if any.
-    pub fn caller(&self, presented: &[u8]) -> Option<Caller> {
+    pub(crate) fn caller(&self, presented: &[u8]) -> Option<Caller> {
         match self {
             Keys::Lines(token) => token.which(presented).map(|line| Caller {
                 name: Arc::from(format!("token-{}", line + 1)),
@@ -107,7 +107,7 @@ struct Loaded {
 }
 
 /// The `--access` file, kept current.
-pub struct Live {
+pub(crate) struct Live {
     path: PathBuf,
     loaded: Mutex<Loaded>,
     /// Each client's bucket by name, so that a reload does not refill it.
@@ -116,7 +116,7 @@ pub struct Live {
 
 impl Live {
     /// Reads `path` at start: a mistake in it is the message to show (nothing starts).
-    pub fn load(path: &Path) -> Result<Live, String> {
+    pub(crate) fn load(path: &Path) -> Result<Live, String> {
         let live = Live {
             path: path.to_path_buf(),
             loaded: Mutex::new(Loaded {

@@ -7,7 +7,7 @@
 //! of a tool it may not call.
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Rules {
+pub(crate) struct Rules {
     /// `None`: every server.
     servers: Option<Vec<String>>,
     allow: Vec<String>,
@@ -16,11 +16,11 @@ pub struct Rules {
 
 impl Rules {
     /// Everything allowed (the `--token-file` tokens, a gateway without tokens).
-    pub fn everything() -> Rules {
+    pub(crate) fn everything() -> Rules {
         Rules::default()
     }
 
-    pub fn new(servers: Option<Vec<String>>, tools: Vec<String>) -> Rules {
+    pub(crate) fn new(servers: Option<Vec<String>>, tools: Vec<String>) -> Rules {
         let (deny, allow): (Vec<String>, Vec<String>) =
             tools.into_iter().partition(|p| p.starts_with('!'));
         Rules {
@@ -35,14 +35,14 @@ impl Rules {
 
     /// Whether the client may see and use `server` (its resources, prompts; its tools as
     /// [`Self::tool`] says).
-    pub fn server(&self, server: &str) -> bool {
+    pub(crate) fn server(&self, server: &str) -> bool {
         self.servers
             .as_ref()
             .is_none_or(|names| names.iter().any(|n| n == server))
     }
 
     /// Whether the client may see and call `tool` of `server`.
-    pub fn tool(&self, server: &str, tool: &str) -> bool {
+    pub(crate) fn tool(&self, server: &str, tool: &str) -> bool {
         if !self.server(server) {
             return false;
         }
@@ -52,7 +52,7 @@ impl Rules {
     }
 
     /// Whether every server and tool is allowed (nothing to filter).
-    pub fn allows_everything(&self) -> bool {
+    pub(crate) fn allows_everything(&self) -> bool {
         self.servers.is_none() && self.allow.is_empty() && self.deny.is_empty()
     }
 }

@@ -19,7 +19,7 @@ use crate::jsonrpc::{encode_response, RequestId};
 use crate::limits;
 
 /// A response body.
-pub enum Out {
+pub(crate) enum Out {
     Whole(Option<Bytes>),
     /// SSE events, one per encoded JSON line.
     Events(Feed),
@@ -27,7 +27,7 @@ pub enum Out {
 
 /// The lines of an SSE response: one already taken, then the queue until every sender is gone,
 /// then one kept for last (a request's answer, when it was handed over apart from the queue).
-pub struct Feed {
+pub(crate) struct Feed {
     pub first: Option<Vec<u8>>,
     pub lines: mpsc::Receiver<Vec<u8>>,
     pub last: Option<Vec<u8>>,
@@ -85,7 +85,7 @@ fn event(line: &[u8]) -> Bytes {
 }
 
 /// Why a request body could not be read.
-pub enum BodyError {
+pub(crate) enum BodyError {
     TooLarge,
     Broken,
 }
@@ -94,7 +94,7 @@ pub enum BodyError {
 /// chunk takes its bytes of `budget` (shared by every body being read, at most its whole size for
 /// one body) before it is kept: a body that trickles holds only what it sent, and bodies together
 /// hold at most the budget. The permit returned holds the body's bytes until the caller drops it.
-pub async fn read(
+pub(crate) async fn read(
     mut body: Incoming,
     limit: usize,
     budget: &Arc<Semaphore>,
@@ -141,7 +141,11 @@ pub async fn read(
 }
 
 /// A response with a whole body of `content_type`.
-pub fn whole(status: StatusCode, content_type: &'static str, body: Vec<u8>) -> Response<Out> {
+pub(crate) fn whole(
+    status: StatusCode,
+    content_type: &'static str,
+    body: Vec<u8>,
+) -> Response<Out> {
     let mut response = Response::new(Out::Whole(Some(Bytes::from(body))));
     *response.status_mut() = status;
     response
@@ -151,19 +155,19 @@ pub fn whole(status: StatusCode, content_type: &'static str, body: Vec<u8>) -> R
 }
 
 /// A response without a body.
-pub fn empty(status: StatusCode) -> Response<Out> {
+pub(crate) fn empty(status: StatusCode) -> Response<Out> {
     let mut response = Response::new(Out::Whole(None));
     *response.status_mut() = status;
     response
 }
 
 /// A JSON-RPC message as a whole JSON body.
-pub fn json(status: StatusCode, line: Vec<u8>) -> Response<Out> {
+pub(crate) fn json(status: StatusCode, line: Vec<u8>) -> Response<Out> {
     whole(status, "application/json", line)
 }
 
 /// An SSE response fed by `feed`.
-pub fn events(feed: Feed) -> Response<Out> {
+pub(crate) fn events(feed: Feed) -> Response<Out> {
     let mut response = Response::new(Out::Events(feed));
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
@@ -175,7 +179,7 @@ pub fn events(feed: Feed) -> Response<Out> {
 }
 
 /// A refusal before any JSON-RPC is read: a JSON-RPC error without an id, with `status`.
-pub fn refusal(status: StatusCode, code: i64, message: &str) -> Response<Out> {
+pub(crate) fn refusal(status: StatusCode, code: i64, message: &str) -> Response<Out> {
     let error = serde_json::json!({"code": code, "message": message});
     json(
         status,
@@ -185,14 +189,14 @@ pub fn refusal(status: StatusCode, code: i64, message: &str) -> Response<Out> {
 
 /// A request refused at the HTTP level, as a value (a check's `Err`), made a response with
 /// [`Refusal::response`]: its status, a JSON-RPC error without an id, and maybe one header.
-pub struct Refusal {
+pub(crate) struct Refusal {
     status: StatusCode,
     message: String,
     header: Option<(HeaderName, &'static str)>,
 }
 
 impl Refusal {
-    pub fn new(status: StatusCode, message: impl Into<String>) -> Refusal {
+    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> Refusal {
         Refusal {
             status,
             message: message.into(),
@@ -200,12 +204,12 @@ impl Refusal {
         }
     }
 
-    pub fn with_header(mut self, name: HeaderName, value: &'static str) -> Refusal {
+    pub(crate) fn with_header(mut self, name: HeaderName, value: &'static str) -> Refusal {
         self.header = Some((name, value));
         self
     }
 
-    pub fn response(self) -> Response<Out> {
+    pub(crate) fn response(self) -> Response<Out> {
         let mut response = refusal(self.status, INVALID_REQUEST, &self.message);
         if let Some((name, value)) = self.header {
             response

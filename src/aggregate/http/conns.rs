@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 /// What a connection is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub(super) enum Phase {
     /// Waiting for a request's head: a new connection, or one idle between requests.
     Waiting,
     /// A request's head is in; its body is being read.
@@ -38,13 +38,13 @@ pub enum Phase {
 /// `--http-body-timeout-ms`). A body past its bound is answered 408 by `post`; the connection is
 /// closed [`BODY_GRACE`] later if that answer could not be written.
 #[derive(Clone, Copy, Debug)]
-pub struct Timeouts {
+pub(super) struct Timeouts {
     pub idle: Duration,
     pub body: Duration,
 }
 
 /// How long past the body's bound a connection still reading is closed without an answer.
-pub const BODY_GRACE: Duration = Duration::from_secs(1);
+pub(super) const BODY_GRACE: Duration = Duration::from_secs(1);
 
 /// One connection's phase and since when; requests reach it through their extensions.
 ///
@@ -52,14 +52,14 @@ pub const BODY_GRACE: Duration = Duration::from_secs(1);
 /// when its timer fires and sleeps again when the phase changed meanwhile (a request changes it
 /// three times, and waking the connection to re-arm its timer each time was a measurable part of
 /// a small call's cost).
-pub struct Activity(Mutex<(Phase, Instant)>);
+pub(super) struct Activity(Mutex<(Phase, Instant)>);
 
 impl Activity {
     fn new() -> Activity {
         Activity(Mutex::new((Phase::Waiting, Instant::now())))
     }
 
-    pub fn enter(&self, phase: Phase) {
+    pub(super) fn enter(&self, phase: Phase) {
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = (phase, Instant::now());
     }
 
@@ -68,7 +68,7 @@ impl Activity {
     }
 
     /// Completes once the connection has been in a bounded phase past its bound.
-    pub async fn expired(&self, timeouts: Timeouts) {
+    pub(super) async fn expired(&self, timeouts: Timeouts) {
         let reading = timeouts.body + BODY_GRACE;
         loop {
             let (phase, since) = self.now();
@@ -94,13 +94,13 @@ struct Entry {
 
 /// The open connections.
 #[derive(Default)]
-pub struct Conns {
+pub(super) struct Conns {
     table: Mutex<HashMap<u64, Entry>>,
     next: AtomicU64,
 }
 
 /// A connection's place in [`Conns`]; leaves it when dropped.
-pub struct Registered<'a> {
+pub(super) struct Registered<'a> {
     conns: &'a Conns,
     id: u64,
     pub activity: Arc<Activity>,
@@ -115,7 +115,7 @@ impl Drop for Registered<'_> {
 }
 
 impl Conns {
-    pub fn register(&self) -> Registered<'_> {
+    pub(super) fn register(&self) -> Registered<'_> {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let activity = Arc::new(Activity::new());
         let evicted = CancellationToken::new();
@@ -136,7 +136,7 @@ impl Conns {
 
     /// Closes the connection that has waited or read longest without serving; `false` when every
     /// connection is serving.
-    pub fn evict_one(&self) -> bool {
+    pub(super) fn evict_one(&self) -> bool {
         let table = self.table();
         let victim = table
             .values()
@@ -162,7 +162,7 @@ impl Conns {
 
 /// A response body that puts its connection back to [`Phase::Waiting`] once it is written (or
 /// dropped).
-pub struct Tracked<B> {
+pub(super) struct Tracked<B> {
     pub body: B,
     pub activity: Arc<Activity>,
 }

@@ -24,13 +24,13 @@ use crate::jsonrpc::{encode_response, RequestId};
 
 /// Whether the endpoint drains, and the requests in flight it waits for.
 #[derive(Default)]
-pub struct Drain {
+pub(crate) struct Drain {
     draining: CancellationToken,
     in_flight: TaskTracker,
 }
 
 /// A request's place among those in flight; the drain waits until every one is dropped.
-pub struct InFlight {
+pub(crate) struct InFlight {
     _place: TaskTrackerToken,
 }
 
@@ -38,20 +38,20 @@ impl Drain {
     /// A place for a new request, or `None` once the drain has begun (refuse it with
     /// [`refused`]). The place is taken before the look, so a request either counts for the
     /// drain or is refused: none slips between the two.
-    pub fn admit(&self) -> Option<InFlight> {
+    pub(crate) fn admit(&self) -> Option<InFlight> {
         let held = InFlight {
             _place: self.in_flight.token(),
         };
         (!self.draining.is_cancelled()).then_some(held)
     }
 
-    pub fn is_draining(&self) -> bool {
+    pub(crate) fn is_draining(&self) -> bool {
         self.draining.is_cancelled()
     }
 
     /// Begins the drain and waits until every request in flight is answered, at most `bound`;
     /// how many were still in flight when the bound passed.
-    pub async fn run(&self, bound: Duration) -> usize {
+    pub(crate) async fn run(&self, bound: Duration) -> usize {
         self.draining.cancel();
         self.in_flight.close();
         match tokio::time::timeout(bound, self.in_flight.wait()).await {
@@ -64,7 +64,7 @@ impl Drain {
 /// 503 for a request that arrives while the endpoint drains: a JSON-RPC error (`id` when the
 /// request had one) with the `SHUTTING_DOWN` code, and the connection closed after it, so the
 /// client's next connection goes (through its load balancer) to a replica that serves.
-pub fn refused(id: Option<&RequestId>, what: &str) -> Response<Out> {
+pub(crate) fn refused(id: Option<&RequestId>, what: &str) -> Response<Out> {
     let error = json!({
         "code": INTERNAL_ERROR,
         "message": format!("Service Unavailable: the sidecar is shutting down and takes no new {what}; try again (another replica serves it)"),

@@ -20,7 +20,7 @@ use crate::error::{Error, ErrorCode};
 use crate::jsonrpc::{encode_response, RequestId};
 
 /// What the audit line of one request needs, taken before the request runs.
-pub struct Audited {
+pub(super) struct Audited {
     pub client: std::sync::Arc<str>,
     pub session: Option<String>,
     pub method: String,
@@ -31,7 +31,7 @@ pub struct Audited {
 }
 
 impl Audited {
-    pub fn new(
+    pub(super) fn new(
         aggregate: &Aggregate,
         caller: &Caller,
         session: Option<String>,
@@ -62,7 +62,7 @@ impl Audited {
     }
 
     /// Writes the line for `outcome` (`None`: cancelled by the client).
-    pub fn finish(&self, audit: &Audit, outcome: Option<&Result<Answer, WireError>>) {
+    pub(super) fn finish(&self, audit: &Audit, outcome: Option<&Result<Answer, WireError>>) {
         let (outcome, code) = match outcome {
             Some(Ok(answer)) if answer.is_error_result() => {
                 let code = answer
@@ -80,7 +80,7 @@ impl Audited {
         self.write(audit, outcome, code);
     }
 
-    pub fn write(&self, audit: &Audit, outcome: Outcome, code: Option<Value>) {
+    pub(super) fn write(&self, audit: &Audit, outcome: Outcome, code: Option<Value>) {
         audit.write(&AuditLine {
             client: &self.client,
             session: self.session.as_deref(),
@@ -97,7 +97,7 @@ impl Audited {
 
 /// The answer to a client over its rate limit: 429, `Retry-After` in whole seconds (rounded up),
 /// and a JSON-RPC error for the request.
-pub fn too_many(id: &RequestId, caller: &Caller, wait: Duration) -> Response<Out> {
+pub(super) fn too_many(id: &RequestId, caller: &Caller, wait: Duration) -> Response<Out> {
     let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     let per_minute = caller.bucket.as_ref().map(|b| b.limit().per_minute);
     let e = Error::new(
@@ -120,7 +120,7 @@ pub fn too_many(id: &RequestId, caller: &Caller, wait: Duration) -> Response<Out
 }
 
 /// The refusal of a `tools/call` the client may not make (`None` when it may, or it is no call).
-pub async fn refused_call(
+pub(super) async fn refused_call(
     aggregate: &Aggregate,
     caller: &Caller,
     method: &str,

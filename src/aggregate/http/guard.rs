@@ -16,7 +16,7 @@ use hyper::{HeaderMap, StatusCode};
 use super::body::Refusal;
 use crate::aggregate::access::{Caller, Keys};
 
-pub struct Guard {
+pub(crate) struct Guard {
     /// The endpoint listens on a loopback address.
     loopback: bool,
     keys: Option<Keys>,
@@ -27,7 +27,7 @@ pub struct Guard {
 }
 
 impl Guard {
-    pub fn new(loopback: bool, keys: Option<Keys>, origins: &[String]) -> Guard {
+    pub(crate) fn new(loopback: bool, keys: Option<Keys>, origins: &[String]) -> Guard {
         Guard {
             loopback,
             keys,
@@ -38,7 +38,7 @@ impl Guard {
 
     /// Who presents `headers`: the client's name, `None` without tokens. A legacy session
     /// belongs to the client that opened it.
-    pub fn caller(&self, headers: &HeaderMap) -> Option<std::sync::Arc<str>> {
+    pub(crate) fn caller(&self, headers: &HeaderMap) -> Option<std::sync::Arc<str>> {
         let keys = self.keys.as_ref()?;
         headers
             .get(AUTHORIZATION)
@@ -48,13 +48,13 @@ impl Guard {
     }
 
     /// Whether the endpoint takes no token (loopback only): its sessions have no owner.
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         self.keys.is_none()
     }
 
     /// The client when the request may be served ([`Caller::anonymous`] without tokens); else the
     /// refusal to send.
-    pub fn check(&self, headers: &HeaderMap) -> Result<Caller, Refusal> {
+    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<Caller, Refusal> {
         self.check_place(headers)?;
         self.check_token(headers)
     }
@@ -63,7 +63,7 @@ impl Guard {
     /// health endpoints pass. A kubelet's probe sends `Host: <pod IP>:<port>` and no `Origin`;
     /// the gateway then listens on a non-loopback address, where `Host` is not checked (the
     /// token guards `/mcp` there instead).
-    pub fn check_place(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+    pub(crate) fn check_place(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         if self.loopback && !headers.get(HOST).is_some_and(loopback_host) {
             return Err(forbidden(
                 "the Host header must name a loopback host (localhost, 127.0.0.1, [::1])",
@@ -109,7 +109,7 @@ impl Guard {
 
 /// The credentials of `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 7235
 /// §2.1), one or more spaces follow it.
-pub(super) fn bearer_credentials(value: &[u8]) -> Option<&[u8]> {
+pub(crate) fn bearer_credentials(value: &[u8]) -> Option<&[u8]> {
     let space = value.iter().position(|b| *b == b' ')?;
     let (scheme, rest) = value.split_at(space);
     scheme

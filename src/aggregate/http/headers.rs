@@ -22,7 +22,7 @@ const MAX_DEPTH: usize = 8;
 
 /// Checks the standard headers of request `method` against its `params`; `input_schema` is the
 /// listed schema of the tool a `tools/call` names (when it is listed).
-pub fn check(
+pub(crate) fn check(
     headers: &HeaderMap,
     method: &str,
     params: Option<&Value>,

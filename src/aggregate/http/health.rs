@@ -21,16 +21,16 @@ use super::state::State;
 use crate::limits;
 use crate::supervisor::ServerState;
 
-pub const HEALTHZ: &str = "/healthz";
-pub const READYZ: &str = "/readyz";
+pub(crate) const HEALTHZ: &str = "/healthz";
+pub(crate) const READYZ: &str = "/readyz";
 
 /// Whether `path` is one of the probes.
-pub fn is_probe(path: &str) -> bool {
+pub(crate) fn is_probe(path: &str) -> bool {
     path == HEALTHZ || path == READYZ
 }
 
 /// The probe's answer (`path` is one of them).
-pub fn answer(state: &State, method: &Method, path: &str) -> Response<Out> {
+pub(crate) fn answer(state: &State, method: &Method, path: &str) -> Response<Out> {
     if method != Method::GET && method != Method::HEAD {
         let mut response = respond(
             StatusCode::METHOD_NOT_ALLOWED,

@@ -40,7 +40,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// Why the endpoint could not start.
 #[derive(Debug, thiserror::Error)]
-pub enum ListenError {
+pub(crate) enum ListenError {
     #[error("refusing to listen on {addr} without a bearer token: it is not a loopback address (give one with --token-file FILE or MCP_SIDECAR_TOKEN)")]
     TokenRequired { addr: SocketAddr },
     #[error("cannot listen on {addr}: {source}")]
@@ -51,7 +51,7 @@ pub enum ListenError {
 }
 
 /// Serves the aggregate over Streamable HTTP until `stop` fires.
-pub async fn serve(
+pub(crate) async fn serve(
     aggregate: Arc<Aggregate>,
     options: HttpOptions,
     bounds: Bounds,

@@ -13,10 +13,10 @@ use super::state::State;
 use crate::metrics;
 use crate::supervisor::ServerState;
 
-pub const PATH: &str = "/metrics";
+pub(crate) const PATH: &str = "/metrics";
 
 /// The scrape's answer, or the refusal of a caller without the right token.
-pub fn answer(state: &State, method: &Method, headers: &HeaderMap) -> Response<Out> {
+pub(crate) fn answer(state: &State, method: &Method, headers: &HeaderMap) -> Response<Out> {
     let allowed = match &state.metrics_token {
         Some(token) => state.guard.check_place(headers).and_then(|()| {
             let presented = headers

@@ -23,4 +23,4 @@ mod sessions;
 mod state;
 mod streams;
 
-pub use listener::{serve, ListenError};
+pub(crate) use listener::{serve, ListenError};

@@ -44,7 +44,7 @@ use crate::serving::Sink;
 use crate::serving::{guarded, Stopped, Ticket};
 use crate::telemetry::{Carried, TraceContext};
 
-pub async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<Out> {
+pub(super) async fn handle(state: Arc<State>, http: HttpRequest<Incoming>) -> Response<Out> {
     let (mut parts, body) = http.into_parts();
     let caller = parts
         .extensions

@@ -15,9 +15,9 @@ use super::{health, metrics, post, streams};
 use crate::aggregate::requests::wire::INVALID_REQUEST;
 
 /// The endpoint's path.
-pub const PATH: &str = "/mcp";
+pub(crate) const PATH: &str = "/mcp";
 
-pub async fn route(state: Arc<State>, request: Request<Incoming>) -> Response<Out> {
+pub(crate) async fn route(state: Arc<State>, request: Request<Incoming>) -> Response<Out> {
     if health::is_probe(request.uri().path()) {
         // Probes carry no token (a kubelet's cannot): where they come from is still checked.
         return match state.guard.check_place(request.headers()) {

@@ -19,7 +19,7 @@ use crate::aggregate::session::ids::random_id;
 use crate::aggregate::session::legacy::Session;
 use crate::limits;
 
-pub struct HttpSession {
+pub(super) struct HttpSession {
     pub id: String,
     /// The client that opened it (its name); `None` without tokens.
     pub owner: Option<Arc<str>>,
@@ -33,12 +33,12 @@ pub struct HttpSession {
 
 impl HttpSession {
     /// Claims the session's GET stream; `false` when one is open already.
-    pub fn open_stream(&self) -> bool {
+    pub(super) fn open_stream(&self) -> bool {
         let mut open = self.streaming.lock().unwrap_or_else(|p| p.into_inner());
         !std::mem::replace(&mut *open, true)
     }
 
-    pub fn close_stream(&self) {
+    pub(super) fn close_stream(&self) {
         *self.streaming.lock().unwrap_or_else(|p| p.into_inner()) = false;
     }
 
@@ -48,7 +48,7 @@ impl HttpSession {
     }
 
     /// Ends the session: its stream stops and its requests are cancelled; returns once they ended.
-    pub async fn end(&self) {
+    pub(super) async fn end(&self) {
         self.ended.cancel();
         self.session.asked.close("the session ended");
         self.session.requests.stop_all().await;
@@ -56,7 +56,7 @@ impl HttpSession {
 }
 
 #[derive(Default)]
-pub struct Sessions {
+pub(super) struct Sessions {
     table: Mutex<HashMap<String, Arc<HttpSession>>>,
     clock: AtomicU64,
     /// `NAME.` of `--replica NAME`, or empty.
@@ -65,7 +65,7 @@ pub struct Sessions {
 
 impl Sessions {
     /// The sessions of a replica named `replica` (checked by [`crate::aggregate::replica_name`]).
-    pub fn of_replica(replica: Option<&str>) -> Self {
+    pub(super) fn of_replica(replica: Option<&str>) -> Self {
         Self {
             id_prefix: replica.map(|name| format!("{name}.")).unwrap_or_default(),
             ..Self::default()
@@ -74,7 +74,7 @@ impl Sessions {
 
     /// A new session, or `None` when the table is full of sessions in use. An idle session evicted
     /// to make room is ended in the background.
-    pub fn create(&self, owner: Option<Arc<str>>) -> Option<Arc<HttpSession>> {
+    pub(super) fn create(&self, owner: Option<Arc<str>>) -> Option<Arc<HttpSession>> {
         let mut table = self.table();
         if table.len() >= limits::AGGREGATE_HTTP_MAX_SESSIONS {
             let oldest = table
@@ -100,24 +100,24 @@ impl Sessions {
     }
 
     /// Sessions open now.
-    pub fn count(&self) -> usize {
+    pub(super) fn count(&self) -> usize {
         self.table().len()
     }
 
     /// The live session `id` (marked as just used).
-    pub fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
+    pub(super) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
         let session = self.table().get(id).cloned()?;
         session.last_used.store(self.tick(), Ordering::Relaxed);
         Some(session)
     }
 
     /// Forgets session `id` (the caller ends it).
-    pub fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
+    pub(super) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
         self.table().remove(id)
     }
 
     /// Forgets every session (the caller ends them).
-    pub fn drain(&self) -> Vec<Arc<HttpSession>> {
+    pub(super) fn drain(&self) -> Vec<Arc<HttpSession>> {
         self.table().drain().map(|(_, s)| s).collect()
     }
 

@@ -20,10 +20,10 @@ use crate::aggregate::access::Token;
 use crate::aggregate::shared::Aggregate;
 use crate::serving::Flow;
 
-pub const SESSION_HEADER: &str = "mcp-session-id";
-pub const VERSION_HEADER: &str = "mcp-protocol-version";
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
 
-pub struct State {
+pub(crate) struct State {
     pub aggregate: Arc<Aggregate>,
     pub guard: Guard,
     /// Where each request's audit line goes (`--audit-log`).
@@ -51,7 +51,7 @@ pub struct State {
 impl State {
     /// The legacy session a request names: 400 when it names none, 404 when it is unknown (ended,
     /// evicted, never was, or opened by another token: the client starts a new one).
-    pub fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Refusal> {
+    pub(crate) fn session_of(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Refusal> {
         let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
             return Err(Refusal::new(
                 StatusCode::BAD_REQUEST,
@@ -70,12 +70,12 @@ impl State {
 }
 
 /// A header's value as text (`None` when absent or not visible ASCII).
-pub fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+pub(crate) fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// Whether the `Accept` header lists `media` (or a wildcard covering it).
-pub fn accepts(headers: &HeaderMap, media: &str) -> bool {
+pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
     let kind = media.split('/').next().unwrap_or(media);
     headers
         .get_all(hyper::header::ACCEPT)
@@ -88,7 +88,7 @@ pub fn accepts(headers: &HeaderMap, media: &str) -> bool {
 
 /// A header map from pairs (tests of the checks).
 #[cfg(test)]
-pub fn header_map(pairs: &[(&'static str, &str)]) -> HeaderMap {
+pub(crate) fn header_map(pairs: &[(&'static str, &str)]) -> HeaderMap {
     let mut headers = HeaderMap::new();
     for (name, value) in pairs {
         let value = hyper::header::HeaderValue::from_str(value).expect("a valid header value");

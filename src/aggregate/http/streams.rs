@@ -17,7 +17,7 @@ use crate::limits;
 use crate::serving::Sink;
 
 /// `GET`: the session's stream of change notifications.
-pub fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
+pub(crate) fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
     if let Some(refused) = modern_refusal(headers) {
         return refused;
     }
@@ -78,7 +78,7 @@ pub fn get(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
 }
 
 /// `DELETE`: ends the session (its stream and its requests); its id is unknown afterwards.
-pub async fn delete(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
+pub(crate) async fn delete(state: &Arc<State>, headers: &HeaderMap) -> Response<Out> {
     if let Some(refused) = modern_refusal(headers) {
         return refused;
     }

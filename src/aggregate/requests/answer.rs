@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::wire::WireError;
 use crate::jsonrpc::{encode_raw_response, encode_response, RequestId};
 
-pub enum Answer {
+pub(crate) enum Answer {
     Value(Value),
     /// One valid JSON object, as text.
     Json(Arc<str>),
@@ -17,7 +17,7 @@ pub enum Answer {
 
 impl Answer {
     /// The answer as a value, when it is one (a listing held as text is not).
-    pub fn value(&self) -> Option<&Value> {
+    pub(crate) fn value(&self) -> Option<&Value> {
         match self {
             Answer::Value(value) => Some(value),
             Answer::Json(_) => None,
@@ -25,7 +25,7 @@ impl Answer {
     }
 
     /// Whether it is a tool result that reports a failure (`isError: true`); a listing never is.
-    pub fn is_error_result(&self) -> bool {
+    pub(crate) fn is_error_result(&self) -> bool {
         self.value()
             .is_some_and(|v| v.get("isError") == Some(&Value::Bool(true)))
     }
@@ -38,7 +38,7 @@ impl From<Value> for Answer {
 }
 
 /// The response line for request `id`.
-pub fn line(id: Option<&RequestId>, outcome: &Result<Answer, WireError>) -> Vec<u8> {
+pub(crate) fn line(id: Option<&RequestId>, outcome: &Result<Answer, WireError>) -> Vec<u8> {
     match outcome {
         Ok(Answer::Value(result)) => encode_response(id, Ok(result)),
         Ok(Answer::Json(text)) => encode_raw_response(id, text),

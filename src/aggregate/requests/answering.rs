@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::supervisor::{LogLevel, Progress, ServerLog};
 
 /// Where a request stands when it is answered.
-pub enum Step {
+pub(crate) enum Step {
     Done(Result<Value>),
     /// Parked: the client is asked (2026-07-28).
     InputRequired(Value),
@@ -37,7 +37,7 @@ pub enum Step {
 
 /// What this leg of a request passes on to its client besides the answer.
 #[derive(Default)]
-pub struct Relay {
+pub(crate) struct Relay {
     /// The client's `progressToken`: the server's progress goes out under it.
     pub token: Option<Value>,
     /// The servers' logs, subscribed before the request started, and the level the request
@@ -46,14 +46,14 @@ pub struct Relay {
 }
 
 /// A retry's continuation: the `requestState` and `inputResponses` a 2026-07-28 client sent back.
-pub struct Retry<'p> {
+pub(crate) struct Retry<'p> {
     pub state: &'p str,
     pub responses: Option<&'p Map<String, Value>>,
 }
 
 /// The retry a request's params carry, if any (a legacy request's are ignored: it has no such
 /// thing).
-pub fn retry_of<'p>(r: &Request<'_>, params: Option<&'p Value>) -> Option<Retry<'p>> {
+pub(crate) fn retry_of<'p>(r: &Request<'_>, params: Option<&'p Value>) -> Option<Retry<'p>> {
     let Era::Modern(_) = r.era else { return None };
     let params = params?;
     Some(Retry {
@@ -66,7 +66,7 @@ pub fn retry_of<'p>(r: &Request<'_>, params: Option<&'p Value>) -> Option<Retry<
 /// answers), registered for the questions of `server`. `request` names what the request is for
 /// (a retry must name the same); `may_park` says whether its era's answer may be
 /// `input_required`.
-pub fn start<F>(
+pub(crate) fn start<F>(
     r: &Request<'_>,
     request: String,
     server: Option<String>,
@@ -97,7 +97,7 @@ where
 
 /// A request other than `tools/call` (no progress, no logs): resumed when `retry` says so, else
 /// started with `work`, and answered.
-pub async fn run<F>(
+pub(crate) async fn run<F>(
     r: &Request<'_>,
     request: String,
     server: String,
@@ -140,7 +140,7 @@ async fn next_log(
 /// Waits for the request's task, answering its server's questions meanwhile (see the module
 /// doc). The server's progress (and logs) go out on the request's stream as they come; the last
 /// progress before the answer.
-pub async fn answering(
+pub(crate) async fn answering(
     r: &Request<'_>,
     mut running: Running,
     mut relay: Relay,

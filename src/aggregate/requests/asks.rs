@@ -30,7 +30,7 @@ use crate::serving::{Sink, WeakSink};
 const QUESTIONS_PER_CALL: usize = 8;
 
 /// A question for a call's handler, and where its answer goes.
-pub struct Asked {
+pub(crate) struct Asked {
     pub question: Question,
     pub answer: oneshot::Sender<Result<Value, AskError>>,
 }
@@ -38,7 +38,7 @@ pub struct Asked {
 type Calls = HashMap<String, Vec<(u64, mpsc::Sender<Asked>)>>;
 
 /// The aggregate's asker (see the module doc).
-pub struct ClientAsks {
+pub(crate) struct ClientAsks {
     declared: Capabilities,
     /// Calls in flight by server, oldest first.
     calls: Mutex<Calls>,
@@ -48,7 +48,7 @@ pub struct ClientAsks {
 }
 
 /// What the aggregate tells every server it can answer.
-pub fn declared() -> Capabilities {
+pub(crate) fn declared() -> Capabilities {
     Capabilities {
         sampling: Some(Sampling::default()),
         elicitation: Some(Elicitation {
@@ -76,7 +76,7 @@ impl Default for ClientAsks {
 }
 
 /// A call registered for the questions of its server; unregistered when dropped.
-pub struct CallQuestions {
+pub(crate) struct CallQuestions {
     asks: Arc<ClientAsks>,
     server: String,
     number: u64,
@@ -97,7 +97,7 @@ impl Drop for CallQuestions {
 
 impl ClientAsks {
     /// Registers a call on `server`: its questions arrive on the returned receiver.
-    pub fn call_on(self: &Arc<Self>, server: &str) -> CallQuestions {
+    pub(crate) fn call_on(self: &Arc<Self>, server: &str) -> CallQuestions {
         let (tx, questions) = mpsc::channel(QUESTIONS_PER_CALL);
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         self.calls()
@@ -114,7 +114,7 @@ impl ClientAsks {
 
     /// `session` can be asked outside any call, over `sink`, for as long as both last (the stream
     /// is not kept open for it).
-    pub fn stand_by(&self, session: &Arc<Session>, sink: &Sink) {
+    pub(crate) fn stand_by(&self, session: &Arc<Session>, sink: &Sink) {
         let mut standing = self.standing();
         standing.retain(|(s, sink)| s.strong_count() > 0 && sink.upgrade().is_some());
         standing.push((Arc::downgrade(session), sink.downgrade()));
@@ -169,7 +169,7 @@ impl Asker for ClientAsks {
 }
 
 /// The capability a question needs, as MCP's `ClientCapabilities` names it.
-pub fn capability_of(method: &str) -> Option<&'static str> {
+pub(crate) fn capability_of(method: &str) -> Option<&'static str> {
     match method {
         "sampling/createMessage" => Some("sampling"),
         "elicitation/create" => Some("elicitation"),
@@ -179,7 +179,7 @@ pub fn capability_of(method: &str) -> Option<&'static str> {
 }
 
 /// The `data` of `MissingRequiredClientCapabilityError` for `capability`.
-pub fn required(capability: &str) -> Value {
+pub(crate) fn required(capability: &str) -> Value {
     json!({ "requiredCapabilities": { capability: {} } })
 }
 

@@ -42,7 +42,7 @@ const CACHEABLE: [&str; 6] = [
 /// Serves a request: its result (decorated for its era) or its error, counted in the metrics and
 /// traced as the child of the trace context it carries (`params._meta` first, then the HTTP
 /// headers). A `tools/list` answer is JSON text already (`listing`).
-pub async fn request(
+pub(crate) async fn request(
     mut r: Request<'_>,
     method: &str,
     params: Option<Value>,
@@ -106,7 +106,7 @@ async fn serve(r: Request<'_>, method: &str, params: Option<Value>) -> Result<An
 /// The refusal of a legacy request that needs an initialized session and came before
 /// `initialize`. Over stdio the reader asks this in line order, before the request gets a task: a
 /// request written before `initialize` is refused even when `initialize` follows in the same burst.
-pub fn refused_before_initialize(session: &Session, method: &str) -> Option<WireError> {
+pub(crate) fn refused_before_initialize(session: &Session, method: &str) -> Option<WireError> {
     let allowed = matches!(method, "initialize" | "ping") || session.version().is_some();
     (!allowed).then(|| {
         WireError::invalid_request(format!(
@@ -164,7 +164,12 @@ struct Cancelled {
 /// A notification from the client: a cancel fires its request's token; a change of its roots is
 /// told to every running server (when it declared `roots.listChanged`, as the host path asks);
 /// the rest is noted.
-pub fn notification(aggregate: &Aggregate, session: &Session, method: &str, params: Option<Value>) {
+pub(crate) fn notification(
+    aggregate: &Aggregate,
+    session: &Session,
+    method: &str,
+    params: Option<Value>,
+) {
     match method {
         "notifications/cancelled" => match params.map(serde_json::from_value::<Cancelled>) {
             Some(Ok(c)) if session.requests.cancel(&c.request_id) => {

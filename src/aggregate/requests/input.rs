@@ -32,7 +32,7 @@ use crate::supervisor::Progress;
 
 /// A request on its way: the task running it (cancelled when dropped), its server's questions,
 /// and the questions waiting for the client's answers, by key.
-pub struct Running {
+pub(crate) struct Running {
     /// What the request is for ("tool `x`", "prompt `y`"…): a retry must name the same.
     pub request: String,
     /// The server that serves it, when known at the start.
@@ -53,7 +53,7 @@ impl Running {
     /// Keeps `asked` for the client: under the key its server gave it (a 2026-07-28 server's
     /// `inputRequests` key, so a client of that era sees the server's own), else — a legacy
     /// server's request, or a key already waiting — under a new one of ours.
-    pub fn wait_for(&mut self, asked: Asked) {
+    pub(crate) fn wait_for(&mut self, asked: Asked) {
         let taken = |key: &str| self.waiting.iter().any(|(k, _)| k == key);
         let key = match asked.question.key.as_deref() {
             Some(theirs) if !theirs.is_empty() && !taken(theirs) => theirs.to_owned(),
@@ -76,7 +76,7 @@ struct Parked {
 
 /// The calls parked for their clients' answers.
 #[derive(Default)]
-pub struct ParkedCalls {
+pub(crate) struct ParkedCalls {
     table: Mutex<HashMap<String, Parked>>,
 }
 
@@ -84,7 +84,7 @@ impl ParkedCalls {
     /// Parks `running` and returns the `input_required` result that asks its waiting questions.
     /// When the table is full the questions are refused instead and the call is handed back to go
     /// on.
-    pub fn park(&self, mut running: Running) -> std::result::Result<Value, Box<Running>> {
+    pub(crate) fn park(&self, mut running: Running) -> std::result::Result<Value, Box<Running>> {
         let mut table = self.table.lock().unwrap_or_else(|p| p.into_inner());
         table.retain(|_, p| p.since.elapsed() < limits::AGGREGATE_ANSWER_TIMEOUT);
         if table.len() >= limits::AGGREGATE_PARKED_MAX {
@@ -121,7 +121,7 @@ impl ParkedCalls {
 
     /// Takes back the request parked under `state` for `request`, delivering `responses` to the
     /// questions they answer.
-    pub fn resume(
+    pub(crate) fn resume(
         &self,
         state: &str,
         request: &str,

@@ -27,7 +27,7 @@ use crate::store::Catalog;
 
 /// Which answer a listing is shaped as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     /// `{nextCursor?, tools}`.
     Legacy,
     /// A 2026-07-28 result (`era::complete`): with its cache hints, or without them (a retry leg).
@@ -45,7 +45,7 @@ impl Shape {
 }
 
 /// The tools one rule set allows, as text.
-pub struct Listed {
+pub(crate) struct Listed {
     /// Exposed names, in listing order (sorted).
     names: Vec<Box<str>>,
     /// The tools' definitions, comma-separated.
@@ -76,12 +76,12 @@ impl Listed {
     }
 
     /// How many tools it lists.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.names.len()
     }
 
     /// The answer to `tools/list` after `cursor`, in pages of `size` (`None`: one page).
-    pub fn answer(
+    pub(crate) fn answer(
         &self,
         cursor: Option<&str>,
         size: Option<usize>,
@@ -142,7 +142,7 @@ const EMPTY_TOOLS: &str = "\"tools\":[]";
 
 /// The listings of one catalog, per rule set.
 #[derive(Default)]
-pub struct Listings(Mutex<Generation>);
+pub(crate) struct Listings(Mutex<Generation>);
 
 #[derive(Default)]
 struct Generation {
@@ -165,7 +165,7 @@ struct ToolText {
 impl Listings {
     /// The listing of `catalog` (whose tools as MCP definitions are `definitions`, in the same
     /// order) that `rules` allow; built when this catalog or these rules have none yet.
-    pub fn get(
+    pub(crate) fn get(
         &self,
         catalog: &Arc<Catalog>,
         definitions: &[Value],

@@ -18,12 +18,12 @@ use crate::jsonrpc::encode_notification;
 use crate::supervisor::{LogLevel, ServerLog};
 
 /// Whether a client that asked for `min` (`None`: nothing) gets `log`.
-pub fn admits(min: Option<LogLevel>, log: &ServerLog) -> bool {
+pub(crate) fn admits(min: Option<LogLevel>, log: &ServerLog) -> bool {
     min.is_some_and(|min| log.level >= min)
 }
 
 /// The `notifications/message` line of `log`.
-pub fn message(log: &ServerLog) -> Vec<u8> {
+pub(crate) fn message(log: &ServerLog) -> Vec<u8> {
     let logger = match &log.logger {
         Some(theirs) => format!("{}/{theirs}", log.server),
         None => log.server.clone(),
@@ -39,7 +39,7 @@ pub fn message(log: &ServerLog) -> Vec<u8> {
 
 /// The warning that stands for `count` messages of `server` (`*`: of any server) dropped because
 /// they were not taken in time.
-pub fn dropped(server: &str, count: u64) -> ServerLog {
+pub(crate) fn dropped(server: &str, count: u64) -> ServerLog {
     let whose = match server {
         "*" => "the servers".to_owned(),
         name => format!("server `{name}`"),

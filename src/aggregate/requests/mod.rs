@@ -14,17 +14,17 @@
 //!   request's outcome as a value or as JSON text already made; `listing`: `tools/list` kept as
 //!   JSON text per tool set and access rule set.
 
-pub mod answer;
-pub mod answering;
-pub mod asks;
-pub mod dispatch;
-pub mod input;
-pub mod listing;
-pub mod logs;
-pub mod owners;
-pub mod pages;
-pub mod progress;
-pub mod request;
-pub mod surface;
-pub mod tools;
-pub mod wire;
+pub(super) mod answer;
+pub(super) mod answering;
+pub(super) mod asks;
+pub(super) mod dispatch;
+pub(super) mod input;
+pub(super) mod listing;
+pub(super) mod logs;
+pub(super) mod owners;
+pub(super) mod pages;
+pub(super) mod progress;
+pub(super) mod request;
+pub(super) mod surface;
+pub(super) mod tools;
+pub(super) mod wire;

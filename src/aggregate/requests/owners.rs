@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use crate::limits;
 
 #[derive(Default)]
-pub struct Owners {
+pub(crate) struct Owners {
     /// Resource URI or URI template → server.
     resources: Mutex<HashMap<String, String>>,
     /// Exposed prompt name → (server, the prompt's own name).
@@ -22,7 +22,7 @@ pub struct Owners {
 
 impl Owners {
     /// `server` lists `uri` (a URI or a URI template).
-    pub fn saw_resource(&self, uri: &str, server: &str) {
+    pub(crate) fn saw_resource(&self, uri: &str, server: &str) {
         let mut map = lock(&self.resources);
         if let Some(owner) = map.get_mut(uri) {
             if server < owner.as_str() {
@@ -37,12 +37,12 @@ impl Owners {
     }
 
     /// The server that listed `uri`, if remembered.
-    pub fn resource(&self, uri: &str) -> Option<String> {
+    pub(crate) fn resource(&self, uri: &str) -> Option<String> {
         lock(&self.resources).get(uri).cloned()
     }
 
     /// `server` lists its prompt `prompt` as `exposed`.
-    pub fn saw_prompt(&self, exposed: &str, server: &str, prompt: &str) {
+    pub(crate) fn saw_prompt(&self, exposed: &str, server: &str, prompt: &str) {
         let mut map = lock(&self.prompts);
         if map.len() >= limits::AGGREGATE_OWNERS_MAX && !map.contains_key(exposed) {
             map.clear();
@@ -51,7 +51,7 @@ impl Owners {
     }
 
     /// `(server, prompt)` of an exposed prompt name, if remembered.
-    pub fn prompt(&self, exposed: &str) -> Option<(String, String)> {
+    pub(crate) fn prompt(&self, exposed: &str) -> Option<(String, String)> {
         lock(&self.prompts).get(exposed).cloned()
     }
 }

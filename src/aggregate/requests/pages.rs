@@ -18,7 +18,7 @@ const CURSOR_PREFIX: &str = "after:";
 /// One page of `tools` (each an MCP tool object, sorted by `name`) after `cursor`: `{tools,
 /// nextCursor?}` — the answer as a value, which the listing's text must equal (`listing`'s tests).
 #[cfg(test)]
-pub fn page(
+pub(crate) fn page(
     tools: &[Value],
     cursor: Option<&str>,
     size: Option<usize>,
@@ -33,7 +33,7 @@ pub fn page(
 
 /// Which tools of a listing a page holds: `start..end`, and the cursor of the page after it.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Window {
+pub(crate) struct Window {
     pub start: usize,
     pub end: usize,
     pub next_cursor: Option<String>,
@@ -41,7 +41,7 @@ pub struct Window {
 
 /// The page after `cursor` of a listing of `len` tools whose `i`th exposed name is `name_at(i)`
 /// (sorted): what [`page`] serves, for a listing held as text (`listing`).
-pub fn window<'a>(
+pub(crate) fn window<'a>(
     len: usize,
     name_at: impl Fn(usize) -> &'a str,
     cursor: Option<&str>,

@@ -13,14 +13,16 @@ use crate::jsonrpc::encode_notification;
 use crate::supervisor::Progress;
 
 /// The `_meta.progressToken` of a request's params: a string or an integer, else none.
-pub fn token_of(params: Option<&Value>) -> Option<Value> {
+pub(crate) fn token_of(params: Option<&Value>) -> Option<Value> {
     let token = params?.get("_meta")?.get("progressToken")?;
     (token.is_string() || token.is_i64() || token.is_u64()).then(|| token.clone())
 }
 
 /// The next progress of a call (the latest, when several came meanwhile); `None` once the call
 /// is over and its last progress was taken, or when nobody watches.
-pub async fn next(watched: Option<&mut watch::Receiver<Progress>>) -> Option<Map<String, Value>> {
+pub(crate) async fn next(
+    watched: Option<&mut watch::Receiver<Progress>>,
+) -> Option<Map<String, Value>> {
     let watched = watched?;
     loop {
         // An error only once the call is over (its sender dropped) and its last value was seen.
@@ -33,7 +35,7 @@ pub async fn next(watched: Option<&mut watch::Receiver<Progress>>) -> Option<Map
 
 /// `notifications/progress` of `params` (`{progress, total?, message?}`, masked by the registry)
 /// under the client's `token`.
-pub fn notification(mut params: Map<String, Value>, token: &Value) -> Vec<u8> {
+pub(crate) fn notification(mut params: Map<String, Value>, token: &Value) -> Vec<u8> {
     params.insert("progressToken".into(), token.clone());
     encode_notification("notifications/progress", Some(&params))
 }

@@ -10,7 +10,7 @@ use crate::serving::Sink;
 use crate::telemetry::{Carried, TraceContext};
 
 /// One request being served.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     pub aggregate: &'a Aggregate,
     /// The client's legacy session (a throwaway one for a modern HTTP request).
     pub session: &'a Session,
@@ -29,7 +29,7 @@ pub struct Request<'a> {
 
 impl Request<'_> {
     /// Whether the client may use `server`.
-    pub fn may_use(&self, server: &str) -> bool {
+    pub(crate) fn may_use(&self, server: &str) -> bool {
         self.rules.is_none_or(|r| r.server(server))
     }
 }

@@ -26,7 +26,7 @@ use crate::supervisor::{Registry, ServerState};
 
 /// The lists beyond tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum List {
+pub(crate) enum List {
     Resources,
     ResourceTemplates,
     Prompts,
@@ -45,7 +45,11 @@ impl List {
 /// One page of `list` over every ready server: `{<items>, nextCursor?}`, each item an MCP item (a
 /// prompt under its exposed name). A server that failed to list is left out (and logged); the
 /// listing goes on with the others.
-pub async fn list(r: &Request<'_>, list: List, params: Option<&Value>) -> Result<Value, WireError> {
+pub(crate) async fn list(
+    r: &Request<'_>,
+    list: List,
+    params: Option<&Value>,
+) -> Result<Value, WireError> {
     let cursor = cursor_of(params)?;
     let aggregate = r.aggregate;
     aggregate.before_listing().await;
@@ -216,7 +220,7 @@ async fn owner_of(aggregate: &Aggregate, uri: &str, lists: &[List]) -> Result<St
 /// `resources/read {uri}`: `{contents}` from the server that owns it (held to its
 /// `maxResultBytes`; a cut result says so in `_meta["mcp-sidecar/truncated"]`). While its owner
 /// reads, the owner's questions are this client's (`answering`).
-pub async fn read(r: &Request<'_>, params: Option<&Value>) -> Result<Value, WireError> {
+pub(crate) async fn read(r: &Request<'_>, params: Option<&Value>) -> Result<Value, WireError> {
     let uri = text_param(params, "uri", "resources/read")?;
     let aggregate = r.aggregate;
     let Some(server) = aggregate.owners().resource(uri) else {
@@ -304,7 +308,7 @@ async fn prompt_of(r: &Request<'_>, exposed: &str) -> Result<(String, String), W
 
 /// `prompts/get {name, arguments?}`: `{description?, messages}` of the prompt's own server, whose
 /// questions meanwhile are this client's (`answering`).
-pub async fn get_prompt(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireError> {
+pub(crate) async fn get_prompt(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireError> {
     let retry_params = params.clone();
     let retry = answering::retry_of(r, retry_params.as_ref());
     let p: GetParams = serde_json::from_value(params.unwrap_or_default())
@@ -329,7 +333,7 @@ pub async fn get_prompt(r: &Request<'_>, params: Option<Value>) -> Result<Value,
 /// `completion/complete {ref, argument, context?}`: asked of the server of the prompt (its own
 /// name put back in `ref`) or of the resource (template); `{completion}`. A legacy client is asked
 /// its server's questions meanwhile; a 2026-07-28 one cannot be (`answering`).
-pub async fn complete(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireError> {
+pub(crate) async fn complete(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireError> {
     let aggregate = r.aggregate;
     let mut params = params.unwrap_or_default();
     let reference = params.get("ref").cloned().unwrap_or_default();
@@ -375,7 +379,7 @@ pub async fn complete(r: &Request<'_>, params: Option<Value>) -> Result<Value, W
 
 /// Subscribes the aggregate to `uri` for one more client: its server is asked on the first.
 /// Returns the owning server.
-pub async fn hold(aggregate: &Aggregate, uri: &str) -> Result<String, WireError> {
+pub(crate) async fn hold(aggregate: &Aggregate, uri: &str) -> Result<String, WireError> {
     let server = owner_of(aggregate, uri, &[List::Resources]).await?;
     if aggregate.subscribers().hold(uri, &server) {
         if let Err(e) = aggregate.registry().subscribe(&server, uri, true).await {
@@ -387,7 +391,7 @@ pub async fn hold(aggregate: &Aggregate, uri: &str) -> Result<String, WireError>
 }
 
 /// One client fewer subscribed to `uri`: its server is told after the last.
-pub async fn release(
+pub(crate) async fn release(
     registry: &Arc<Registry>,
     subscribers: &crate::aggregate::shared::Subscribers,
     uri: &str,
@@ -400,7 +404,7 @@ pub async fn release(
 }
 
 /// `resources/subscribe` / `resources/unsubscribe {uri}` of a legacy session: `{}`.
-pub async fn subscribe(
+pub(crate) async fn subscribe(
     r: &Request<'_>,
     params: Option<&Value>,
     on: bool,

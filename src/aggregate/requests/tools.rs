@@ -24,9 +24,9 @@ use tokio::sync::watch;
 use super::answering::{self, answering, Relay, Step};
 use super::input::Running;
 use super::listing::Shape;
+use super::progress;
 use super::request::Request;
 use super::wire::WireError;
-use super::progress;
 use crate::aggregate::access::Rules;
 use crate::aggregate::session::era::Era;
 use crate::aggregate::shared::Aggregate;
@@ -34,14 +34,14 @@ use crate::error::{Error, ErrorCode};
 use crate::supervisor::{CallOptions, CallOutcome, LogLevel};
 
 /// The `_meta` key of an error result's details (code, server, tool, limit…).
-pub const ERROR_META: &str = "mcp-sidecar/error";
+pub(crate) const ERROR_META: &str = "mcp-sidecar/error";
 /// The `_meta` key of a truncated result's details (original size, handle…).
-pub const TRUNCATED_META: &str = "mcp-sidecar/truncated";
+pub(crate) const TRUNCATED_META: &str = "mcp-sidecar/truncated";
 
 /// `tools/list`: every tool `rules` allow, in one page or in pages of `--page-size` (`pages`)
 /// (with `--wait-for-servers`, once every configured server started or failed), as JSON text in
 /// `shape`, cut from the listing kept for this tool set and rule set (`listing`).
-pub async fn list(
+pub(crate) async fn list(
     aggregate: &Aggregate,
     rules: Option<&Rules>,
     shape: Shape,
@@ -70,7 +70,7 @@ pub async fn list(
 /// not exist (-32602, `TOOL_NOT_FOUND`), so a client cannot learn what it may not call. A tool
 /// not in the catalog yet (its server still starting) is refused to a client with rules, whose
 /// server and name cannot be told yet.
-pub fn refused(aggregate: &Aggregate, rules: &Rules, tool: &str) -> Option<WireError> {
+pub(crate) fn refused(aggregate: &Aggregate, rules: &Rules, tool: &str) -> Option<WireError> {
     if rules.allows_everything() {
         return None;
     }
@@ -86,7 +86,7 @@ pub fn refused(aggregate: &Aggregate, rules: &Rules, tool: &str) -> Option<WireE
 }
 
 /// The server of exposed tool `tool`, as the catalog knows it.
-pub fn server_of(aggregate: &Aggregate, tool: &str) -> Option<String> {
+pub(crate) fn server_of(aggregate: &Aggregate, tool: &str) -> Option<String> {
     aggregate
         .registry()
         .catalog()
@@ -112,7 +112,7 @@ struct CallParams {
 /// `tools/call`: the server's result (masked, held to its budget), or the failure as above; the
 /// server's questions meanwhile are asked of this client, its progress and (2026-07-28) logs
 /// passed on (`answering`).
-pub async fn call(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireError> {
+pub(crate) async fn call(r: &Request<'_>, params: Option<Value>) -> Result<Value, WireError> {
     let token = progress::token_of(params.as_ref());
     let p: CallParams = serde_json::from_value(params.unwrap_or_default())
         .map_err(|e| WireError::invalid_params(format!("invalid tools/call params: {e}")))?;
@@ -218,7 +218,7 @@ fn result_of(outcome: CallOutcome) -> Value {
 }
 
 /// A failure as a tool result: its message as the text, its code and details in `_meta`.
-pub fn error_result(e: &Error) -> Value {
+pub(crate) fn error_result(e: &Error) -> Value {
     let mut map = Map::new();
     map.insert(
         "content".into(),

@@ -18,25 +18,27 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{Error, ErrorCode};
 
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const METHOD_NOT_FOUND: i64 = -32601;
-pub const INVALID_PARAMS: i64 = -32602;
-pub const INTERNAL_ERROR: i64 = -32603;
+pub(crate) const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
+pub(crate) const INTERNAL_ERROR: i64 = -32603;
 // The 2026-07-28 codes (-32020 header mismatch, -32021 missing client capability, -32022
 // unsupported protocol version) are shared with the downstream client.
-pub use crate::era::{HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
+pub(crate) use crate::era::{
+    HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
+};
 
 /// One JSON-RPC error for the aggregate's client.
 #[derive(Clone, Debug, PartialEq)]
-pub struct WireError {
+pub(crate) struct WireError {
     pub code: i64,
     pub message: String,
     pub data: Option<Value>,
 }
 
 impl WireError {
-    pub fn new(code: i64, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: i64, message: impl Into<String>) -> Self {
         Self {
             code,
             message: message.into(),
@@ -44,26 +46,26 @@ impl WireError {
         }
     }
 
-    pub fn with_data(mut self, data: Value) -> Self {
+    pub(crate) fn with_data(mut self, data: Value) -> Self {
         self.data = Some(data);
         self
     }
 
-    pub fn invalid_params(message: impl Into<String>) -> Self {
+    pub(crate) fn invalid_params(message: impl Into<String>) -> Self {
         Self::new(INVALID_PARAMS, message)
     }
 
-    pub fn invalid_request(message: impl Into<String>) -> Self {
+    pub(crate) fn invalid_request(message: impl Into<String>) -> Self {
         Self::new(INVALID_REQUEST, message)
     }
 
-    pub fn method_not_found(method: &str) -> Self {
+    pub(crate) fn method_not_found(method: &str) -> Self {
         Self::new(METHOD_NOT_FOUND, format!("method not found: {method}"))
             .with_data(json!({ "method": method }))
     }
 
     /// The JSON-RPC `error` member.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let mut error = Map::new();
         error.insert("code".into(), Value::from(self.code));
         error.insert("message".into(), Value::from(self.message.as_str()));
@@ -75,7 +77,7 @@ impl WireError {
 
     /// The HTTP status a 2026-07-28 response carries with this error: 400 for a malformed or
     /// unacceptable request, 404 for an unknown method, 200 for a failure while serving it.
-    pub fn http_status(&self) -> u16 {
+    pub(crate) fn http_status(&self) -> u16 {
         match self.code {
             METHOD_NOT_FOUND => 404,
             PARSE_ERROR

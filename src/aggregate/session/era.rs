@@ -18,18 +18,18 @@ use crate::aggregate::requests::wire::{
 };
 
 // The revisions and envelope keys are shared with the downstream client (`crate::era`).
-pub use crate::era::{
+pub(crate) use crate::era::{
     is_modern, LEGACY_VERSIONS, META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION,
     META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_VERSIONS,
 };
 
 /// How long a client may reuse a list result (`ttlMs`): never. The aggregate changes whenever a
 /// server's tools do, and a client that is not listening would not hear of it.
-pub const LIST_TTL_MS: u64 = 0;
+pub(crate) const LIST_TTL_MS: u64 = 0;
 
 /// How one request is served.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Era {
+pub(crate) enum Era {
     /// In the session's negotiated (legacy) revision.
     Legacy,
     /// Stateless, in the revision the request names.
@@ -38,7 +38,7 @@ pub enum Era {
 
 /// What a modern request's envelope says.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Modern {
+pub(crate) struct Modern {
     pub version: String,
     /// The client's capabilities, for this request only.
     pub capabilities: Value,
@@ -48,13 +48,13 @@ pub struct Modern {
 
 /// The request's carrier: stdio has no headers; HTTP has the `MCP-Protocol-Version` header (or not).
 #[derive(Clone, Copy, Debug)]
-pub enum Carrier<'a> {
+pub(crate) enum Carrier<'a> {
     Stdio,
     Http { version_header: Option<&'a str> },
 }
 
 /// Reads request `method`'s era from its params and carrier (see the module doc).
-pub fn classify(
+pub(crate) fn classify(
     method: &str,
     params: Option<&Value>,
     carrier: Carrier<'_>,
@@ -108,7 +108,7 @@ pub fn classify(
 }
 
 /// The legacy revision `initialize` answers with: the one asked for when served, else the newest.
-pub fn negotiate(requested: Option<&str>) -> &'static str {
+pub(crate) fn negotiate(requested: Option<&str>) -> &'static str {
     LEGACY_VERSIONS
         .iter()
         .find(|v| Some(**v) == requested)
@@ -117,7 +117,7 @@ pub fn negotiate(requested: Option<&str>) -> &'static str {
 }
 
 /// `UnsupportedProtocolVersionError`: what is served, and what was asked for.
-pub fn unsupported(requested: &str) -> WireError {
+pub(crate) fn unsupported(requested: &str) -> WireError {
     WireError::new(
         UNSUPPORTED_PROTOCOL_VERSION,
         format!(
@@ -138,7 +138,7 @@ fn missing(key: &str) -> WireError {
 
 /// A modern result: `resultType: "complete"`, the server named in `_meta`, and cache hints on a
 /// list result (`cacheable`).
-pub fn complete(result: Value, server_info: &Value, cacheable: bool) -> Value {
+pub(crate) fn complete(result: Value, server_info: &Value, cacheable: bool) -> Value {
     let mut result = match result {
         Value::Object(map) => map,
         _ => Map::new(),

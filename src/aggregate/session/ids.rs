@@ -4,7 +4,7 @@
 use sha2::Digest;
 
 /// 128 random bits as 32 hex digits (visible ASCII, as MCP requires of a session id).
-pub fn random_id() -> String {
+pub(crate) fn random_id() -> String {
     let mut bytes = [0u8; 16];
     if getrandom::fill(&mut bytes).is_err() {
         // No system randomness: the time and the address of a stack variable through sha256 —

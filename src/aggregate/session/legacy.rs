@@ -16,7 +16,7 @@ use crate::limits;
 use crate::serving::{PeerRequests, Requests, Sink};
 use crate::supervisor::LogLevel;
 
-pub struct Session {
+pub(crate) struct Session {
     state: Mutex<State>,
     pub requests: Requests,
     /// The sidecar's requests to this client (its answers are routed here; the session's end
@@ -54,7 +54,7 @@ struct State {
 }
 
 /// What lets a session's resource subscriptions go when it ends (told the URIs it held).
-pub type Release = Box<dyn FnOnce(Vec<String>) + Send>;
+pub(crate) type Release = Box<dyn FnOnce(Vec<String>) + Send>;
 
 impl Drop for Session {
     /// A session that ends (stdio's end, `DELETE`, eviction) without unsubscribing gives its
@@ -73,7 +73,7 @@ impl Drop for Session {
 impl Session {
     /// Takes `initialize`'s params: negotiates the revision (the one asked for when served, else
     /// the newest) and keeps the client's capabilities. A second `initialize` is refused.
-    pub fn initialize(&self, params: Option<&Value>) -> Result<&'static str, WireError> {
+    pub(crate) fn initialize(&self, params: Option<&Value>) -> Result<&'static str, WireError> {
         let requested = match params.and_then(|p| p.get("protocolVersion")) {
             Some(Value::String(v)) => v.as_str(),
             _ => {
@@ -102,18 +102,18 @@ impl Session {
     }
 
     /// What the client declared in `initialize` (nothing before).
-    pub fn capabilities(&self) -> Capabilities {
+    pub(crate) fn capabilities(&self) -> Capabilities {
         self.state().capabilities.clone()
     }
 
     /// The negotiated revision, once initialized.
-    pub fn version(&self) -> Option<&'static str> {
+    pub(crate) fn version(&self) -> Option<&'static str> {
         self.state().version
     }
 
     /// Asks this client `question` over `sink` (a server's request; the server named in `_meta`),
     /// unless the client did not declare what it needs.
-    pub fn ask(
+    pub(crate) fn ask(
         &self,
         sink: Sink,
         question: Question,
@@ -122,22 +122,22 @@ impl Session {
         self.asked.ask(&declared, sink, question, naming)
     }
 
-    pub fn set_log_level(&self, level: LogLevel) {
+    pub(crate) fn set_log_level(&self, level: LogLevel) {
         self.state().log_level = Some(level);
     }
 
     /// The level this client set, if it did.
-    pub fn log_level(&self) -> Option<LogLevel> {
+    pub(crate) fn log_level(&self) -> Option<LogLevel> {
         self.state().log_level
     }
 
     /// Whether the client subscribed to `uri`.
-    pub fn is_subscribed(&self, uri: &str) -> bool {
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         self.state().subscriptions.contains(uri)
     }
 
     /// Invalid params when the client holds as many subscriptions as one may.
-    pub fn can_subscribe(&self) -> Result<(), WireError> {
+    pub(crate) fn can_subscribe(&self) -> Result<(), WireError> {
         if self.state().subscriptions.len() < limits::AGGREGATE_SUBSCRIPTIONS_MAX {
             return Ok(());
         }
@@ -152,7 +152,7 @@ impl Session {
 
     /// Notes a subscription (`release` gives them back when the session ends); `false` when it
     /// was there already.
-    pub fn subscribe(&self, uri: &str, release: impl FnOnce() -> Release) -> bool {
+    pub(crate) fn subscribe(&self, uri: &str, release: impl FnOnce() -> Release) -> bool {
         let mut state = self.state();
         if state.release.is_none() {
             state.release = Some(release());
@@ -161,12 +161,12 @@ impl Session {
     }
 
     /// Forgets a subscription; `false` when there was none.
-    pub fn unsubscribe(&self, uri: &str) -> bool {
+    pub(crate) fn unsubscribe(&self, uri: &str) -> bool {
         self.state().subscriptions.remove(uri)
     }
 
     /// Whether the client said it will announce changes of its roots (`roots.listChanged`).
-    pub fn announces_roots(&self) -> bool {
+    pub(crate) fn announces_roots(&self) -> bool {
         self.state().capabilities.roots_list_changed()
     }
 
@@ -178,7 +178,7 @@ impl Session {
 /// The capabilities a client declared (its `initialize` capabilities, or a 2026-07-28 request's
 /// `clientCapabilities`), read for the three the seam knows; a part this build cannot read is
 /// taken as declared with nothing more.
-pub fn client_capabilities(declared: &Value) -> Capabilities {
+pub(crate) fn client_capabilities(declared: &Value) -> Capabilities {
     fn part<T: serde::de::DeserializeOwned + Default>(declared: &Value, key: &str) -> Option<T> {
         declared
             .get(key)
@@ -195,7 +195,7 @@ pub fn client_capabilities(declared: &Value) -> Capabilities {
 
 /// A server's params with the server named in `_meta` (`mcp-sidecar/server`), so the client can
 /// show who is asking.
-pub fn naming(params: Value, server: String) -> Value {
+pub(crate) fn naming(params: Value, server: String) -> Value {
     let mut params = match params {
         Value::Object(map) => map,
         _ => Map::new(),

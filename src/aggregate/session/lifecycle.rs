@@ -11,7 +11,7 @@ use crate::limits;
 use crate::supervisor::LogLevel;
 
 /// The log levels of MCP (RFC 5424), least severe first.
-pub const LOG_LEVELS: [&str; 8] = [
+pub(crate) const LOG_LEVELS: [&str; 8] = [
     "debug",
     "info",
     "notice",
@@ -23,7 +23,7 @@ pub const LOG_LEVELS: [&str; 8] = [
 ];
 
 /// What the aggregate serves, for both eras.
-pub fn capabilities() -> Value {
+pub(crate) fn capabilities() -> Value {
     json!({
         "tools": {"listChanged": true},
         "resources": {"subscribe": true, "listChanged": true},
@@ -35,7 +35,7 @@ pub fn capabilities() -> Value {
 
 /// `initialize`: negotiates the session's revision and describes the aggregate (waiting a little
 /// for the config's servers, whose instructions it carries).
-pub async fn initialize(
+pub(crate) async fn initialize(
     aggregate: &Aggregate,
     session: &Session,
     params: Option<&Value>,
@@ -49,7 +49,7 @@ pub async fn initialize(
 
 /// `server/discover`: the revisions served statelessly and what the aggregate serves (the caller
 /// adds `resultType`, the server's identity and cache hints).
-pub async fn discover(aggregate: &Aggregate) -> Value {
+pub(crate) async fn discover(aggregate: &Aggregate) -> Value {
     let mut result = describe(aggregate).await;
     result["supportedVersions"] = json!(MODERN_VERSIONS);
     result
@@ -71,7 +71,7 @@ async fn describe(aggregate: &Aggregate) -> Value {
 /// `logging/setLevel {level}`: `{}` once the servers were asked to log at that level (so the logs
 /// after the answer are at it); from then on the session gets the servers' logs at or above it
 /// (`logs`). An unknown level is invalid params.
-pub async fn set_level(
+pub(crate) async fn set_level(
     aggregate: &Aggregate,
     session: &Session,
     params: Option<&Value>,

@@ -72,7 +72,7 @@ fn notifications_of(
 /// above its level (both subscribed before the session's stream is answered, so that nothing
 /// after it is missed), until it stops listening (`sink` closed) or the aggregate is gone. Logs
 /// it fell too far behind on are one warning saying how many.
-pub async fn forward_legacy(
+pub(crate) async fn forward_legacy(
     mut notices: broadcast::Receiver<Notice>,
     mut logs: broadcast::Receiver<Arc<ServerLog>>,
     session: &Session,
@@ -118,7 +118,7 @@ pub async fn forward_legacy(
 /// The resources it asks for (`resourceSubscriptions`) are subscribed to for as long as it
 /// listens; those that cannot be (unknown, or their server refuses) are left out of the
 /// acknowledgement.
-pub async fn subscribe(
+pub(crate) async fn subscribe(
     aggregate: &Aggregate,
     id: &RequestId,
     params: Option<&Value>,

@@ -6,8 +6,8 @@
 //! - `era`: the protocol eras (versions, envelopes, modern results).
 //! - `ids`: unguessable ids (legacy HTTP session ids, 2026-07-28 request states).
 
-pub mod era;
-pub mod ids;
-pub mod legacy;
-pub mod lifecycle;
-pub mod listen;
+pub(super) mod era;
+pub(super) mod ids;
+pub(super) mod legacy;
+pub(super) mod lifecycle;
+pub(super) mod listen;

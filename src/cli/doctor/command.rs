@@ -14,7 +14,7 @@ const MAX_ENTRIES_SCANNED: usize = 20_000;
 const SHEBANG_BYTES: usize = 256;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Resolution {
+pub(super) enum Resolution {
     /// The program exists and is executable; `missing_interpreter` is its `#!` line's program
     /// when that one cannot be found.
     Found {
@@ -31,7 +31,7 @@ pub enum Resolution {
 }
 
 /// Looks `command` up on `path_var` (a name) or relative to `cwd` (a path with a directory).
-pub fn resolve(command: &str, path_var: &str, cwd: Option<&Path>) -> Resolution {
+pub(super) fn resolve(command: &str, path_var: &str, cwd: Option<&Path>) -> Resolution {
     if crate::config::paths::has_directory(command) {
         let path = match cwd {
             Some(dir) if Path::new(command).is_relative() => dir.join(command),

@@ -12,7 +12,7 @@ use super::finding::{finding, launcher, phases, Evidence, Finding, Severity};
 use crate::config::diagnostics::Diagnostic;
 
 /// Every finding about the server, the most important first; empty when all is well.
-pub fn diagnose(e: &Evidence<'_>) -> Vec<Finding> {
+pub(super) fn diagnose(e: &Evidence<'_>) -> Vec<Finding> {
     let mut out: Vec<Finding> = e
         .diagnostics
         .iter()

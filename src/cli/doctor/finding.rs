@@ -12,7 +12,7 @@ use crate::config::diagnostics::Diagnostic;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Severity {
+pub(super) enum Severity {
     /// The server cannot serve.
     Error,
     /// It serves, but something is worth fixing.
@@ -20,7 +20,7 @@ pub enum Severity {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Finding {
+pub(super) struct Finding {
     /// A stable name for scripts: `command-not-found`, `stdout-not-json`, `slow-start`, …
     pub kind: &'static str,
     pub severity: Severity,
@@ -33,7 +33,7 @@ pub struct Finding {
 }
 
 /// A stdio server's program and where it was looked for.
-pub struct CommandFacts<'a> {
+pub(super) struct CommandFacts<'a> {
     pub program: &'a str,
     /// The `PATH` the server is spawned with.
     pub path_var: &'a str,
@@ -44,7 +44,7 @@ pub struct CommandFacts<'a> {
 }
 
 /// Everything known about one server.
-pub struct Evidence<'a> {
+pub(super) struct Evidence<'a> {
     /// The trial start's report (`servers/test`), absent when the entry was rejected.
     pub report: Option<&'a Value>,
     /// Why the entry was rejected before any start, when it was.

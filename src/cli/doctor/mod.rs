@@ -11,4 +11,4 @@ mod render;
 mod run;
 mod sandbox;
 
-pub use run::{run, DoctorArgs};
+pub(crate) use run::{run, DoctorArgs};

@@ -9,7 +9,7 @@ use super::finding::{Finding, Severity};
 use crate::cli::output::Paint;
 
 /// One server's verdict.
-pub struct Verdict {
+pub(super) struct Verdict {
     pub name: String,
     /// `ready`, `error`, or `rejected` (the entry never got to a start).
     pub state: String,
@@ -20,7 +20,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    pub fn worst(&self) -> Option<Severity> {
+    pub(super) fn worst(&self) -> Option<Severity> {
         if self.findings.iter().any(|f| f.severity == Severity::Error) {
             Some(Severity::Error)
         } else if self.findings.is_empty() {
@@ -31,7 +31,7 @@ impl Verdict {
     }
 }
 
-pub fn human(verdicts: &[Verdict], unknown: &[String], paint: Paint) -> String {
+pub(super) fn human(verdicts: &[Verdict], unknown: &[String], paint: Paint) -> String {
     let width = verdicts
         .iter()
         .map(|v| v.name.chars().count())
@@ -75,7 +75,7 @@ pub fn human(verdicts: &[Verdict], unknown: &[String], paint: Paint) -> String {
     out
 }
 
-pub fn json_document(verdicts: &[Verdict], unknown: &[String]) -> Value {
+pub(super) fn json_document(verdicts: &[Verdict], unknown: &[String]) -> Value {
     let servers: Vec<Value> = verdicts
         .iter()
         .map(|v| {

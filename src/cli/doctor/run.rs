@@ -24,14 +24,14 @@ use crate::convert::ToolFormat;
 use crate::error::Result;
 use crate::trust::secrets::Secrets;
 
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     pub servers: Vec<String>,
     pub json: bool,
     /// A start slower than this is reported (`--slow`).
     pub slow: Duration,
 }
 
-pub async fn run(context: &Context, args: DoctorArgs) -> Exit {
+pub(crate) async fn run(context: &Context, args: DoctorArgs) -> Exit {
     let selection = match select(&context.sources, &args.servers).await {
         Ok(s) => s,
         Err(e) => return usage(&e.to_string()),

@@ -38,7 +38,7 @@ const CODE: &[super::fields::Field] = &[
 /// Cursor's fields after [`EDITOR`]'s.
 const CURSOR: &[super::fields::Field] = &[f("auth", Ty::Ignored)];
 
-pub fn parse(dialect: Dialect, root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
+pub(super) fn parse(dialect: Dialect, root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
     top_level(
         root,
         &["mcpServers", "globalShortcut", "preferences"],
@@ -70,7 +70,7 @@ pub fn parse(dialect: Dialect, root: &Value, ctx: &Context<'_>, parsed: &mut Par
 
 /// Reads every entry of an `mcpServers` table; with `plugin = Some((name, root))` the servers are
 /// named `<plugin>__<server>` and come from that plugin.
-pub fn entries(
+pub(super) fn entries(
     dialect: Dialect,
     servers: &serde_json::Map<String, Value>,
     base: &str,

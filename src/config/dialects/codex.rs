@@ -27,7 +27,7 @@ const FIELDS: &[super::fields::Field] = &[
     f("disabled_tools", Ty::StrList),
 ];
 
-pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
+pub(super) fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
     let Some(servers) = table(root, "mcp_servers", &mut parsed.diagnostics) else {
         return;
     };

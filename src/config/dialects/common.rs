@@ -86,7 +86,7 @@ pub struct Parsed {
 }
 
 /// A parsed document, whatever its syntax.
-pub enum Doc {
+pub(super) enum Doc {
     Json(Value),
     Toml(Value),
     Yaml(Value),

@@ -31,7 +31,7 @@ const FIELDS: &[super::fields::Field] = &[
     f("oauth", Ty::Ignored),
 ];
 
-pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
+pub(super) fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
     top_level(root, &["servers"], &mut parsed.diagnostics);
     let Some(servers) = table(root, "servers", &mut parsed.diagnostics) else {
         return;

@@ -14,7 +14,7 @@ use crate::config::expand::Syntax;
 use crate::config::source::Source;
 
 /// The `_meta` key seed 000 reads a tool's permission from.
-pub const PERMISSION_META_KEY: &str = "notesagent/permission";
+pub(super) const PERMISSION_META_KEY: &str = "notesagent/permission";
 
 const TOP: &[&str] = &[
     "id",
@@ -37,7 +37,7 @@ const BACKEND: &[super::fields::Field] = &[
     f("tool_timeout_seconds", Ty::Number),
 ];
 
-pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
+pub(super) fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
     let diags = &mut parsed.diagnostics;
     let Some(obj) = root.as_object() else {
         diags.push(Diagnostic::error(

@@ -12,7 +12,7 @@ use super::common::{vars, Context, Dialect, Parsed};
 use crate::config::diagnostics::{Diagnostic, Kind};
 use crate::config::expand::Syntax;
 
-pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
+pub(super) fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
     let diags = &mut parsed.diagnostics;
     let Some(name) = plugin_name(root, diags) else {
         return;
@@ -138,7 +138,7 @@ fn servers_file(
     }
 }
 
-pub fn valid_plugin_name(n: &str) -> bool {
+pub(super) fn valid_plugin_name(n: &str) -> bool {
     !n.is_empty()
         && n.len() <= 32
         && n.bytes()

@@ -20,7 +20,7 @@ const FIELDS: &[super::fields::Field] = &[
     f("version", Ty::Ignored),
 ];
 
-pub fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
+pub(super) fn parse(root: &Value, ctx: &Context<'_>, parsed: &mut Parsed) {
     top_level(root, &["servers", "inputs"], &mut parsed.diagnostics);
     let secret_inputs = inputs(root, &mut parsed.diagnostics);
     let Some(servers) = table(root, "servers", &mut parsed.diagnostics) else {

@@ -12,14 +12,14 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{sleep_until, Instant};
 
-pub struct Activity(Mutex<Instant>);
+pub(super) struct Activity(Mutex<Instant>);
 
 impl Activity {
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         Self(Mutex::new(Instant::now()))
     }
 
-    pub fn touch(&self) {
+    pub(super) fn touch(&self) {
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
     }
 
@@ -28,7 +28,7 @@ impl Activity {
     }
 
     /// Ends once `idle` has passed since the last byte either way.
-    pub async fn silent_for(&self, idle: Duration) {
+    pub(super) async fn silent_for(&self, idle: Duration) {
         loop {
             sleep_until(self.last() + idle).await;
             if self.last() + idle <= Instant::now() {
@@ -39,13 +39,13 @@ impl Activity {
 }
 
 /// A stream whose reads and writes count as activity.
-pub struct Watched<S> {
+pub(super) struct Watched<S> {
     inner: S,
     activity: Arc<Activity>,
 }
 
 impl<S> Watched<S> {
-    pub fn new(inner: S, activity: Arc<Activity>) -> Self {
+    pub(super) fn new(inner: S, activity: Arc<Activity>) -> Self {
         Self { inner, activity }
     }
 }

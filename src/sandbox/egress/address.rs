@@ -5,7 +5,7 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// The class of an address a name may not reach, or `None` for an ordinary public address.
-pub fn internal_class(ip: IpAddr) -> Option<&'static str> {
+pub(super) fn internal_class(ip: IpAddr) -> Option<&'static str> {
     match ip {
         IpAddr::V4(v4) => v4_class(v4),
         IpAddr::V6(v6) => {

@@ -5,13 +5,13 @@ use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Full};
 use hyper::{header, Response, StatusCode};
 
-pub type ProxyBody = BoxBody<Bytes, hyper::Error>;
+pub(super) type ProxyBody = BoxBody<Bytes, hyper::Error>;
 
-pub fn empty(status: StatusCode) -> Response<ProxyBody> {
+pub(super) fn empty(status: StatusCode) -> Response<ProxyBody> {
     text(status, String::new())
 }
 
-pub fn text(status: StatusCode, message: String) -> Response<ProxyBody> {
+pub(super) fn text(status: StatusCode, message: String) -> Response<ProxyBody> {
     let body = if message.is_empty() {
         message
     } else {

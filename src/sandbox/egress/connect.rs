@@ -12,7 +12,10 @@ use super::shared::Connection;
 use super::target::Target;
 use super::tunnel::splice;
 
-pub async fn tunnel(connection: Connection, request: Request<Incoming>) -> Response<ProxyBody> {
+pub(super) async fn tunnel(
+    connection: Connection,
+    request: Request<Incoming>,
+) -> Response<ProxyBody> {
     let shared = &connection.shared;
     let target = match Target::of_connect(request.uri()) {
         Ok(target) => target,

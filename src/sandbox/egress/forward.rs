@@ -19,7 +19,7 @@ use super::gate::reach;
 use super::shared::Connection;
 use super::target::Target;
 
-pub async fn forward(
+pub(super) async fn forward(
     connection: Connection,
     mut request: Request<Incoming>,
 ) -> Response<ProxyBody> {

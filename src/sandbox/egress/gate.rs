@@ -12,7 +12,10 @@ use super::shared::Shared;
 use super::target::Target;
 
 /// A connection to `target` if the allow list and the address check let it through.
-pub async fn reach(shared: &Shared, target: &Target) -> Result<TcpStream, Response<ProxyBody>> {
+pub(super) async fn reach(
+    shared: &Shared,
+    target: &Target,
+) -> Result<TcpStream, Response<ProxyBody>> {
     let Some(permit) = shared.allow.permits(target) else {
         let why = format!("`{target}` is not in `{ALLOW_KEY}`");
         shared.refused(target, &why);

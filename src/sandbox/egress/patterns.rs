@@ -9,7 +9,7 @@ use crate::limits::EGRESS_MAX_PATTERNS;
 use super::target::{is_hostname, parse_host, Host, Target};
 
 /// The config key these patterns come from, named in every refusal.
-pub const ALLOW_KEY: &str = "sandbox.network.allow";
+pub(super) const ALLOW_KEY: &str = "sandbox.network.allow";
 
 /// The ports a pattern without one allows.
 const DEFAULT_PORTS: [u16; 2] = [80, 443];

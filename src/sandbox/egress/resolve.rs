@@ -15,14 +15,14 @@ use super::target::{Host, Target};
 
 /// Why an allowed target was not reached.
 #[derive(Debug)]
-pub enum Unreached {
+pub(super) enum Unreached {
     /// The name resolved only to addresses it may not reach (answered 403).
     Refused(String),
     /// DNS or the connection failed (answered 502).
     Failed(String),
 }
 
-pub async fn connect(
+pub(super) async fn connect(
     target: &Target,
     permit: Permit,
     options: &EgressOptions,

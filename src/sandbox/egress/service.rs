@@ -10,7 +10,7 @@ use super::connect::tunnel;
 use super::forward::forward;
 use super::shared::Connection;
 
-pub async fn route(
+pub(super) async fn route(
     connection: Connection,
     request: Request<Incoming>,
 ) -> Result<Response<ProxyBody>, Infallible> {

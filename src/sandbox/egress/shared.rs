@@ -11,7 +11,7 @@ use super::patterns::AllowList;
 use super::stats::{Outcome, Stats};
 use super::target::Target;
 
-pub struct Shared {
+pub(super) struct Shared {
     pub server: String,
     pub allow: AllowList,
     pub options: EgressOptions,
@@ -23,7 +23,7 @@ pub struct Shared {
 /// One accepted connection: the proxy's shared state and the slot it holds under
 /// `max_connections` (a tunnel keeps it after its connection was handed over).
 #[derive(Clone)]
-pub struct Connection {
+pub(super) struct Connection {
     pub shared: Arc<Shared>,
     /// Held, never read: dropping the last clone gives the slot back.
     #[allow(dead_code)]
@@ -32,17 +32,17 @@ pub struct Connection {
 
 impl Shared {
     /// Counts and logs a refusal; the log line reaches the sidecar's stderr and `doctor`.
-    pub fn refused(&self, target: &Target, why: &str) {
+    pub(super) fn refused(&self, target: &Target, why: &str) {
         self.stats.count(&target.to_string(), Outcome::Refused);
         tracing::warn!(server = %self.server, host = %target, "egress refused: {why}");
     }
 
-    pub fn allowed(&self, target: &Target) {
+    pub(super) fn allowed(&self, target: &Target) {
         self.stats.count(&target.to_string(), Outcome::Allowed);
         tracing::debug!(server = %self.server, host = %target, "egress allowed");
     }
 
-    pub fn failed(&self, target: &Target, why: &str) {
+    pub(super) fn failed(&self, target: &Target, why: &str) {
         self.stats.count(&target.to_string(), Outcome::Failed);
         tracing::warn!(server = %self.server, host = %target, "egress failed: {why}");
     }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::limits::EGRESS_STATS_MAX_HOSTS;
 
 /// The key the hosts past the bound are counted under.
-pub const OTHER_HOSTS: &str = "(other)";
+pub(super) const OTHER_HOSTS: &str = "(other)";
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -23,19 +23,19 @@ pub struct HostCounts {
 }
 
 #[derive(Debug, Default)]
-pub struct Stats {
+pub(super) struct Stats {
     hosts: Mutex<BTreeMap<String, HostCounts>>,
 }
 
 #[derive(Clone, Copy)]
-pub enum Outcome {
+pub(super) enum Outcome {
     Allowed,
     Refused,
     Failed,
 }
 
 impl Stats {
-    pub fn count(&self, host: &str, outcome: Outcome) {
+    pub(super) fn count(&self, host: &str, outcome: Outcome) {
         let mut hosts = self
             .hosts
             .lock()
@@ -53,7 +53,7 @@ impl Stats {
         }
     }
 
-    pub fn snapshot(&self) -> BTreeMap<String, HostCounts> {
+    pub(super) fn snapshot(&self) -> BTreeMap<String, HostCounts> {
         self.hosts
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())

@@ -7,8 +7,8 @@ use std::net::IpAddr;
 use hyper::Uri;
 
 /// The default port of a tunnel (`CONNECT host` without one) and of a plain request.
-pub const TUNNEL_DEFAULT_PORT: u16 = 443;
-pub const PLAIN_DEFAULT_PORT: u16 = 80;
+pub(super) const TUNNEL_DEFAULT_PORT: u16 = 443;
+pub(super) const PLAIN_DEFAULT_PORT: u16 = 80;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Host {
@@ -64,7 +64,7 @@ impl Target {
 }
 
 /// A host as written in a URL or a pattern: an IP literal (IPv6 in brackets or not) or a name.
-pub fn parse_host(host: &str) -> Result<Host, String> {
+pub(super) fn parse_host(host: &str) -> Result<Host, String> {
     let bare = host
         .strip_prefix('[')
         .and_then(|h| h.strip_suffix(']'))
@@ -81,7 +81,7 @@ pub fn parse_host(host: &str) -> Result<Host, String> {
 }
 
 /// A DNS name: labels of letters, digits, `-` and `_`, 1 to 63 bytes each, 253 in all.
-pub fn is_hostname(name: &str) -> bool {
+pub(super) fn is_hostname(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 253
         && name.split('.').all(|label| {

@@ -12,7 +12,7 @@ use crate::limits::EGRESS_TUNNEL_BUFFER_BYTES;
 
 use super::activity::Activity;
 
-pub async fn splice<C, U>(client: C, upstream: U, idle: Duration, stop: CancellationToken)
+pub(super) async fn splice<C, U>(client: C, upstream: U, idle: Duration, stop: CancellationToken)
 where
     C: AsyncRead + AsyncWrite + Unpin,
     U: AsyncRead + AsyncWrite + Unpin,

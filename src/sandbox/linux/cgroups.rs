@@ -13,7 +13,7 @@ use super::detect::{read_bounded, Host};
 use crate::sandbox::level;
 
 /// Where one limit is held once placed.
-pub struct Placed {
+pub(super) struct Placed {
     /// The cgroup whose `memory.events` / `memory.oom_control` counts OOM kills.
     pub memory_dir: Option<PathBuf>,
     /// v1 cgroups made for this spawn (removed after the tree has ended).
@@ -23,7 +23,7 @@ pub struct Placed {
 }
 
 /// The outcome of placing one limit: the part that holds it, or why none can.
-pub type Outcome = Result<&'static str, String>;
+pub(super) type Outcome = Result<&'static str, String>;
 
 impl Placed {
     fn new() -> Self {
@@ -36,14 +36,14 @@ impl Placed {
 
     /// The descriptors the child writes to join the v1 cgroups (the parent's copies close once
     /// the spawn returns and the [`Join`] is dropped).
-    pub fn take_join(&mut self) -> Join {
+    pub(super) fn take_join(&mut self) -> Join {
         Join {
             procs: std::mem::take(&mut self.procs),
         }
     }
 
     /// How many processes of the tree the kernel killed for exceeding the memory limit.
-    pub fn oom_kills(&self) -> u64 {
+    pub(super) fn oom_kills(&self) -> u64 {
         let Some(dir) = &self.memory_dir else {
             return 0;
         };
@@ -62,13 +62,13 @@ impl Placed {
 }
 
 /// What the child writes to join its v1 cgroups.
-pub struct Join {
+pub(super) struct Join {
     procs: Vec<OwnedFd>,
 }
 
 impl Join {
     /// In the child: joins every v1 cgroup (one `write` each, no allocation).
-    pub fn join(&self) -> std::io::Result<()> {
+    pub(super) fn join(&self) -> std::io::Result<()> {
         for fd in &self.procs {
             // SAFETY: a one-byte write on a descriptor the parent holds open until the spawn ends.
             if unsafe { nix::libc::write(fd.as_raw_fd(), b"0".as_ptr().cast(), 1) } != 1 {
@@ -93,7 +93,7 @@ impl Drop for Placed {
 
 /// Places the limits: `memory` bytes and `pids` tasks, each `None` when not asked. `cgroup2`: the
 /// server's own v2 cgroup, when it has one.
-pub fn place(
+pub(super) fn place(
     host: &Host,
     cgroup2: Option<&Path>,
     instance: u64,

@@ -22,7 +22,7 @@ const FS_REQUIRED: ABI = ABI::V3;
 const FS_BEST: ABI = ABI::V5;
 
 /// What the ruleset is asked to hold.
-pub struct Request<'a> {
+pub(super) struct Request<'a> {
     pub read: &'a [PathBuf],
     pub write: &'a [PathBuf],
     /// `Some(ports)`: TCP is confined (connect only to `ports`, no bind); `None`: TCP is not
@@ -31,12 +31,12 @@ pub struct Request<'a> {
 }
 
 /// A ruleset ready for the child.
-pub struct Prepared {
+pub(super) struct Prepared {
     fd: OwnedFd,
 }
 
 /// Why a part could not be had.
-pub enum Refused {
+pub(super) enum Refused {
     /// The filesystem rules (and so everything).
     Fs(String),
     /// The TCP rules only.
@@ -45,7 +45,7 @@ pub enum Refused {
 
 /// Builds the ruleset. `Err(Refused::Net)` when only the TCP part is beyond this kernel (the
 /// caller may then build again without it, under `allowWeaker`).
-pub fn prepare(request: &Request<'_>) -> Result<Prepared, Refused> {
+pub(super) fn prepare(request: &Request<'_>) -> Result<Prepared, Refused> {
     let fs_err = |e: landlock::RulesetError| Refused::Fs(e.to_string());
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
@@ -107,7 +107,7 @@ impl Prepared {
     /// In the child, between fork and exec (async-signal-safe: system calls only, no allocation):
     /// grants its own `/proc/self` (which the parent could not name: it is the child's pid), then
     /// restricts the process. `PR_SET_NO_NEW_PRIVS` must be set already.
-    pub fn restrict_self(&self) -> std::io::Result<()> {
+    pub(super) fn restrict_self(&self) -> std::io::Result<()> {
         use nix::libc;
         let ruleset: RawFd = self.fd.as_raw_fd();
         // SAFETY: a NUL-terminated literal path; the returned descriptor is closed below.

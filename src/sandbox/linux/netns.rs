@@ -7,7 +7,7 @@
 use nix::libc;
 
 /// In the child: unshares the network namespace, then brings `lo` up when asked.
-pub fn enter(loopback_up: bool) -> std::io::Result<()> {
+pub(super) fn enter(loopback_up: bool) -> std::io::Result<()> {
     // SAFETY: a plain system call.
     if unsafe { libc::unshare(libc::CLONE_NEWNET) } != 0 {
         return Err(std::io::Error::last_os_error());

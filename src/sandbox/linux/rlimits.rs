@@ -6,7 +6,7 @@ use nix::libc;
 
 /// The limits to set, soft and hard alike (a server cannot raise them again).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Limits {
+pub(super) struct Limits {
     pub open_files: Option<u64>,
     pub cpu_seconds: Option<u64>,
     /// `RLIMIT_AS`: only where no memory cgroup holds the memory limit.
@@ -17,7 +17,7 @@ pub struct Limits {
 
 impl Limits {
     /// In the child: each limit set, or the error of the first refused.
-    pub fn apply(&self) -> std::io::Result<()> {
+    pub(super) fn apply(&self) -> std::io::Result<()> {
         for (resource, value) in [
             (libc::RLIMIT_NOFILE, self.open_files),
             (libc::RLIMIT_CPU, self.cpu_seconds),

@@ -22,7 +22,7 @@ use seccompiler::{
 };
 
 /// What the filters refuse beyond the fixed list.
-pub struct Request {
+pub(super) struct Request {
     /// No IP socket at all.
     pub no_ip_sockets: bool,
     /// IP sockets are TCP only.
@@ -31,7 +31,7 @@ pub struct Request {
 }
 
 /// The compiled filters, loaded in order.
-pub struct Prepared {
+pub(super) struct Prepared {
     programs: Vec<BpfProgram>,
 }
 
@@ -128,7 +128,7 @@ fn filter(
 }
 
 /// Compiles the filters; `Err` says why seccomp cannot be had.
-pub fn prepare(request: &Request) -> Result<Prepared, String> {
+pub(super) fn prepare(request: &Request) -> Result<Prepared, String> {
     let arch = arch().ok_or("seccompiler has no filters for this architecture")?;
     let mut eperm: BTreeMap<i64, Vec<SeccompRule>> = always_denied()
         .into_iter()
@@ -197,7 +197,7 @@ pub fn prepare(request: &Request) -> Result<Prepared, String> {
 impl Prepared {
     /// In the child, last before exec: loads every filter (system calls only, no allocation).
     /// `PR_SET_NO_NEW_PRIVS` must be set already (seccompiler sets it again, harmlessly).
-    pub fn load(&self) -> std::io::Result<()> {
+    pub(super) fn load(&self) -> std::io::Result<()> {
         for program in &self.programs {
             seccompiler::apply_filter(program).map_err(|e| match e {
                 seccompiler::Error::Prctl(io) | seccompiler::Error::Seccomp(io) => io,

@@ -37,14 +37,14 @@ use crate::store::{Catalog, ResultStore};
 
 /// What [`Registry::add_loaded`] did with each server of a configuration.
 #[derive(Default)]
-pub struct LoadOutcome {
+pub(crate) struct LoadOutcome {
     pub added: Vec<ServerStatus>,
     pub diagnostics: Vec<Diagnostic>,
     /// The trust request (with its `name`) of each server the trust gate held back.
     pub trust_required: Vec<Value>,
 }
 
-pub struct Registry {
+pub(crate) struct Registry {
     /// The servers, the catalog and the events, shared with every server's lifecycle tasks.
     roster: Arc<Roster>,
     /// Host-requested lifecycle operations (add, restart, remove, test) run as tracked tasks: a host
@@ -58,7 +58,7 @@ pub struct Registry {
 }
 
 impl Registry {
-    pub fn new(settings: Settings, events: EventSender) -> Arc<Self> {
+    pub(crate) fn new(settings: Settings, events: EventSender) -> Arc<Self> {
         Arc::new(Self {
             roster: Arc::new(Roster::new(settings, events)),
             operations: TaskTracker::new(),
@@ -67,11 +67,11 @@ impl Registry {
         })
     }
 
-    pub fn settings(&self) -> &Settings {
+    pub(crate) fn settings(&self) -> &Settings {
         &self.roster.settings
     }
 
-    pub fn catalog(&self) -> Arc<Catalog> {
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
         self.roster.catalog()
     }
 }

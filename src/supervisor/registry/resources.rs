@@ -12,12 +12,16 @@ use super::Registry;
 
 impl Registry {
     /// One host page of `resources/list` over every ready server (or `server` alone).
-    pub async fn resources(&self, server: Option<&str>, cursor: Option<&str>) -> Result<Value> {
+    pub(crate) async fn resources(
+        &self,
+        server: Option<&str>,
+        cursor: Option<&str>,
+    ) -> Result<Value> {
         listing::page(&self.roster, SurfaceList::Resources, server, cursor).await
     }
 
     /// One host page of `resources/templates/list`.
-    pub async fn resource_templates(
+    pub(crate) async fn resource_templates(
         &self,
         server: Option<&str>,
         cursor: Option<&str>,
@@ -26,17 +30,21 @@ impl Registry {
     }
 
     /// One host page of `prompts/list`.
-    pub async fn prompts(&self, server: Option<&str>, cursor: Option<&str>) -> Result<Value> {
+    pub(crate) async fn prompts(
+        &self,
+        server: Option<&str>,
+        cursor: Option<&str>,
+    ) -> Result<Value> {
         listing::page(&self.roster, SurfaceList::Prompts, server, cursor).await
     }
 
     /// `resources/read`: held to `maxResultBytes` like a tool result.
-    pub async fn read_resource(&self, server: &str, uri: &str) -> Result<ResourceRead> {
+    pub(crate) async fn read_resource(&self, server: &str, uri: &str) -> Result<ResourceRead> {
         surface::read_resource(&self.roster, &self.results, server, uri).await
     }
 
     /// `resources/subscribe` (`on`) or `resources/unsubscribe`.
-    pub async fn subscribe(&self, server: &str, uri: &str, on: bool) -> Result<()> {
+    pub(crate) async fn subscribe(&self, server: &str, uri: &str, on: bool) -> Result<()> {
         if on {
             surface::subscribe(&self.roster, server, uri).await
         } else {
@@ -44,7 +52,7 @@ impl Registry {
         }
     }
 
-    pub async fn get_prompt(
+    pub(crate) async fn get_prompt(
         &self,
         server: &str,
         name: &str,
@@ -53,11 +61,15 @@ impl Registry {
         surface::get_prompt(&self.roster, server, name, arguments).await
     }
 
-    pub async fn complete(&self, server: &str, params: &Value) -> Result<Value> {
+    pub(crate) async fn complete(&self, server: &str, params: &Value) -> Result<Value> {
         surface::complete(&self.roster, server, params).await
     }
 
-    pub async fn set_log_level(&self, server: Option<&str>, level: LogLevel) -> Result<Value> {
+    pub(crate) async fn set_log_level(
+        &self,
+        server: Option<&str>,
+        level: LogLevel,
+    ) -> Result<Value> {
         surface::set_log_level(&self.roster, server, level).await
     }
 }

@@ -27,19 +27,9 @@ use super::{LoadOutcome, Registry};
 
 impl Registry {
     /// Registers a server and starts it — or, when lazy, serves its tools from the schema cache (a
-    /// miss starts it once to discover them). With `wait`, returns once that is done.
-    pub async fn add(
-        self: &Arc<Self>,
-        name: &str,
-        config: &Value,
-        wait: bool,
-    ) -> Result<ServerStatus> {
-        self.add_with(name, config, wait, AddOptions::default())
-            .await
-    }
-
-    /// [`Registry::add`] with a source and, when trust is required, the approved digest.
-    pub async fn add_with(
+    /// miss starts it once to discover them); with `wait`, returns once that is done. The source
+    /// and, when trust is required, the approved digest come in `options`.
+    pub(crate) async fn add_with(
         self: &Arc<Self>,
         name: &str,
         config: &Value,
@@ -88,7 +78,7 @@ impl Registry {
     /// gate holds back a trust request (`trust` holds the approved digests by name), so one bad
     /// server never stops the others. With `wait`, returns once the last has ended. Results keep
     /// the file's order.
-    pub async fn add_loaded(
+    pub(crate) async fn add_loaded(
         self: &Arc<Self>,
         loaded: Loaded,
         trust: &BTreeMap<String, String>,
@@ -132,7 +122,7 @@ impl Registry {
     /// Reads each config file or directory (any dialect, `${VAR}` from the process environment)
     /// and adds its servers (source `user`), all files at once; with `wait`, returns once every
     /// server is ready or has failed. Problems (and trust requests) go to the log.
-    pub async fn load_files(self: &Arc<Self>, paths: Vec<PathBuf>, wait: bool) {
+    pub(crate) async fn load_files(self: &Arc<Self>, paths: Vec<PathBuf>, wait: bool) {
         let loads = paths.into_iter().map(|path| async move {
             let loaded = load(
                 Request::Path(path.clone()),
@@ -195,7 +185,7 @@ impl Registry {
 
     /// Stops a server (tools leave first) and forgets it; returns once its process tree is gone.
     /// Its tokens stay in the store (`servers/logout` removes them).
-    pub async fn remove(self: &Arc<Self>, name: &str) -> Result<()> {
+    pub(crate) async fn remove(self: &Arc<Self>, name: &str) -> Result<()> {
         let server = self
             .roster
             .servers()
@@ -214,7 +204,7 @@ impl Registry {
 
     /// Stops and starts a server again: a full new handshake and discovery. Clears the failure
     /// history, so a server in `error` after a crash loop gets a fresh start.
-    pub async fn restart(self: &Arc<Self>, name: &str) -> Result<ServerStatus> {
+    pub(crate) async fn restart(self: &Arc<Self>, name: &str) -> Result<ServerStatus> {
         let server = self.roster.find(name)?;
         if self.roster.is_shutting_down() {
             return Err(shutting_down());
@@ -232,7 +222,7 @@ impl Registry {
     /// listener with the URL in the status), then a start unless it is ready. With `wait`, returns
     /// once that is done; without, as soon as the login waits for the browser (the status carries
     /// `authorizationUrl`) or has ended.
-    pub async fn login(self: &Arc<Self>, name: &str, wait: bool) -> Result<ServerStatus> {
+    pub(crate) async fn login(self: &Arc<Self>, name: &str, wait: bool) -> Result<ServerStatus> {
         let server = self.roster.find(name)?;
         let auth = server.auth.clone().ok_or_else(|| {
             Error::invalid_params(format!(
@@ -280,7 +270,7 @@ impl Registry {
 
     /// Forgets the server's tokens (memory and store), ends a login in progress, stops its session
     /// and leaves it in `needs_login` until the next login.
-    pub async fn logout(self: &Arc<Self>, name: &str) -> Result<ServerStatus> {
+    pub(crate) async fn logout(self: &Arc<Self>, name: &str) -> Result<ServerStatus> {
         let server = self.roster.find(name)?;
         let Some(auth) = server.auth.clone() else {
             return Err(Error::invalid_params(format!(

@@ -7,14 +7,14 @@ use crate::supervisor::status::{ServerState, ServerStats, ServerStatus};
 use super::Registry;
 
 impl Registry {
-    pub fn list(&self) -> Vec<ServerStatus> {
+    pub(crate) fn list(&self) -> Vec<ServerStatus> {
         self.roster.all().iter().map(|s| s.status()).collect()
     }
 
     /// Each server's name and state, and whether it starts with the sidecar (`autoStart`, true
     /// by default) rather than on its first call: what a readiness check reads, without the rest
     /// of a status.
-    pub fn states(&self) -> Vec<(String, ServerState, bool)> {
+    pub(crate) fn states(&self) -> Vec<(String, ServerState, bool)> {
         self.roster
             .all()
             .iter()
@@ -24,7 +24,7 @@ impl Registry {
 
     /// Each server as `/metrics` shows it, from its own statistics (state, restarts, calls in
     /// flight, bytes each way).
-    pub fn metric_samples(&self) -> Vec<crate::metrics::ServerSample> {
+    pub(crate) fn metric_samples(&self) -> Vec<crate::metrics::ServerSample> {
         self.roster
             .all()
             .iter()
@@ -43,13 +43,9 @@ impl Registry {
             .collect()
     }
 
-    pub fn status(&self, name: &str) -> Result<ServerStatus> {
-        Ok(self.roster.find(name)?.status())
-    }
-
     /// Statistics of every server (sorted by name), or of those named (SERVER_NOT_FOUND for a
     /// name that is not registered).
-    pub fn stats(&self, servers: Option<&[String]>) -> Result<Vec<ServerStats>> {
+    pub(crate) fn stats(&self, servers: Option<&[String]>) -> Result<Vec<ServerStats>> {
         match servers {
             None => Ok(self.roster.all().iter().map(|s| s.stats()).collect()),
             Some(names) => {

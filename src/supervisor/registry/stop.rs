@@ -22,7 +22,7 @@ impl Registry {
     ///
     /// A config that cannot be parsed is CONFIG_INVALID and one the trust gate refuses is
     /// TRUST_REQUIRED, as for `servers/add`; a start that fails is a result with `state: "error"`.
-    pub async fn test(
+    pub(crate) async fn test(
         self: &Arc<Self>,
         name: &str,
         config: &Value,
@@ -70,13 +70,13 @@ impl Registry {
     }
 
     /// Whether [`Registry::shutdown`] has begun: nothing is added from then on.
-    pub fn is_shutting_down(&self) -> bool {
+    pub(crate) fn is_shutting_down(&self) -> bool {
         self.roster.is_shutting_down()
     }
 
     /// Stops every server in parallel; returns once every process tree is gone. Nothing starts
     /// after this (pending restarts are dropped).
-    pub async fn shutdown(&self) {
+    pub(crate) async fn shutdown(&self) {
         let servers = self.roster.close();
         for auth in servers.iter().filter_map(|s| s.auth.as_ref()) {
             auth.cancel_login();

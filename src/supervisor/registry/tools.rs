@@ -2,7 +2,6 @@
 //! held definitions and their acceptance, the roots change every server is told of.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
 
@@ -18,7 +17,7 @@ use super::Registry;
 
 impl Registry {
     /// Tool entries in `format` (the session's default when `None`), as values.
-    pub fn tools(
+    pub(crate) fn tools(
         &self,
         format: Option<ToolFormat>,
         strict: Option<bool>,
@@ -31,7 +30,7 @@ impl Registry {
 
     /// The `tools/list` result as JSON text: cached per format and options until the tool set
     /// changes (filtered by `servers`: rendered from the cached pieces each time).
-    pub fn tools_answer(
+    pub(crate) fn tools_answer(
         &self,
         format: Option<ToolFormat>,
         strict: Option<bool>,
@@ -52,12 +51,12 @@ impl Registry {
     /// Starts a background re-list of every list past its positive `ttlMs` (stale-while-
     /// revalidate: the caller answers from the cached catalog now; a changed list reaches the host
     /// as `notifications/tools/changed`). One atomic load while no server sent a positive TTL.
-    pub fn relist_expired(&self) {
+    pub(crate) fn relist_expired(&self) {
         self.roster.relist_expired();
     }
 
     /// SERVER_NOT_FOUND for the first of `servers` that is not registered.
-    pub fn check_servers(&self, servers: Option<&[String]>) -> Result<()> {
+    pub(crate) fn check_servers(&self, servers: Option<&[String]>) -> Result<()> {
         if let Some(only) = servers {
             let known = self.roster.servers();
             if let Some(missing) = only.iter().find(|s| !known.contains_key(s.as_str())) {
@@ -68,7 +67,7 @@ impl Registry {
     }
 
     /// A request's format and options, the session's where it gives none.
-    pub fn format_options(
+    pub(crate) fn format_options(
         &self,
         format: Option<ToolFormat>,
         strict: Option<bool>,
@@ -81,25 +80,10 @@ impl Registry {
     }
 
     /// Validates the arguments against the tool's own schema, starts the server if it is dormant,
-    /// calls the tool, and checks the result's size. Counts the call in the server's statistics.
-    /// A name not listed yet waits for the first start of the server that may have it (only
-    /// that one), then is looked up again.
-    pub async fn call_tool(
-        self: &Arc<Self>,
-        name: &str,
-        arguments: Option<Value>,
-        timeout: Option<Duration>,
-    ) -> Result<CallOutcome> {
-        let options = CallOptions {
-            timeout,
-            ..CallOptions::default()
-        };
-        self.call_tool_with(name, arguments, options).await
-    }
-
-    /// [`Registry::call_tool`] with the host's options: progress, and how it bounds the call.
+    /// calls the tool, and checks the result's size; `options` carry the host's progress and
+    /// bounds. A name not listed yet waits for the first start of the server that may have it.
     /// Counted in the metrics: a success's duration by server and tool, a failure by its code.
-    pub async fn call_tool_with(
+    pub(crate) async fn call_tool_with(
         self: &Arc<Self>,
         name: &str,
         arguments: Option<Value>,
@@ -161,7 +145,7 @@ impl Registry {
 
     /// Tells every running server that the host's roots changed
     /// (`notifications/roots/list_changed`); a server that cannot be written to is skipped.
-    pub async fn roots_changed(&self) {
+    pub(crate) async fn roots_changed(&self) {
         let sessions: Vec<_> = self
             .roster
             .all()
@@ -175,7 +159,7 @@ impl Registry {
 
     /// Part of a truncated result's full text: `length` bytes (at most, and by default,
     /// [`crate::limits::RESULT_READ_MAX_BYTES`]) from `offset`, both moved to char boundaries.
-    pub fn read_result(
+    pub(crate) fn read_result(
         &self,
         handle: &str,
         offset: usize,
@@ -185,7 +169,7 @@ impl Registry {
     }
 
     /// `tools/accept`: lets each held definition whose hash the host gives back into the tool set.
-    pub fn accept(&self, items: &[Acceptance]) -> Value {
+    pub(crate) fn accept(&self, items: &[Acceptance]) -> Value {
         accept::accept(&self.roster, items)
     }
 }

@@ -14,14 +14,14 @@ use serde_json::{json, Value};
 use crate::support::{sidecar_bin, temp_dir, Sidecar, WAIT};
 
 /// Writes `{"mcpServers": servers}` to a fresh file and returns its path.
-pub fn config_file(servers: Value) -> PathBuf {
+pub(crate) fn config_file(servers: Value) -> PathBuf {
     let path = temp_dir("mcp-config").join("servers.json");
     std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
     path
 }
 
 /// `mcp-sidecar mcp --config FILE ARGS…` over stdio, its stderr in `log` (debug level).
-pub fn mcp_stdio(servers: Value, args: &[&str]) -> (Sidecar, PathBuf) {
+pub(crate) fn mcp_stdio(servers: Value, args: &[&str]) -> (Sidecar, PathBuf) {
     let config = config_file(servers);
     let log = config.with_file_name("stderr.log");
     let mut all = vec!["mcp", "--config", config.to_str().unwrap()];
@@ -30,7 +30,7 @@ pub fn mcp_stdio(servers: Value, args: &[&str]) -> (Sidecar, PathBuf) {
 }
 
 /// A legacy `initialize` asking for `version`; returns its result.
-pub fn initialize(s: &mut Sidecar, version: &str) -> Value {
+pub(crate) fn initialize(s: &mut Sidecar, version: &str) -> Value {
     let result = s.call(
         "initialize",
         json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
@@ -40,7 +40,7 @@ pub fn initialize(s: &mut Sidecar, version: &str) -> Value {
 }
 
 /// The `_meta` of a 2026-07-28 request.
-pub fn modern_meta() -> Value {
+pub(crate) fn modern_meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -49,20 +49,20 @@ pub fn modern_meta() -> Value {
 }
 
 /// `params` with the 2026-07-28 `_meta` added.
-pub fn modern(mut params: Value) -> Value {
+pub(crate) fn modern(mut params: Value) -> Value {
     params["_meta"] = modern_meta();
     params
 }
 
 /// Waits until the file at `log` has a line containing `needle`.
-pub fn wait_for_log(log: &Path, needle: &str) {
+pub(crate) fn wait_for_log(log: &Path, needle: &str) {
     crate::support::eventually(&format!("{needle:?} in {}", log.display()), || {
         std::fs::read_to_string(log).is_ok_and(|text| text.contains(needle))
     });
 }
 
 /// A loopback port free right now.
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -71,7 +71,7 @@ pub fn free_port() -> u16 {
 }
 
 /// `mcp-sidecar mcp --http 127.0.0.1:PORT`, running until dropped (SIGTERM, then waited for).
-pub struct HttpSidecar {
+pub(crate) struct HttpSidecar {
     pub child: Child,
     pub port: u16,
     pub log: PathBuf,
@@ -79,22 +79,27 @@ pub struct HttpSidecar {
 
 impl HttpSidecar {
     /// Starts it with `args` and waits (bounded) until the config's servers are loaded.
-    pub fn start(servers: Value, args: &[&str]) -> HttpSidecar {
+    pub(crate) fn start(servers: Value, args: &[&str]) -> HttpSidecar {
         Self::start_with(servers, args, Stdio::null())
     }
 
     /// [`HttpSidecar::start`] with `stdin` as the sidecar's standard input.
-    pub fn start_with(servers: Value, args: &[&str], stdin: Stdio) -> HttpSidecar {
+    pub(crate) fn start_with(servers: Value, args: &[&str], stdin: Stdio) -> HttpSidecar {
         Self::start_until(servers, args, stdin, "the aggregate is loaded")
     }
 
     /// Starts it and waits (bounded) for a line of its log holding `needle`.
-    pub fn start_until(servers: Value, args: &[&str], stdin: Stdio, needle: &str) -> HttpSidecar {
+    pub(crate) fn start_until(
+        servers: Value,
+        args: &[&str],
+        stdin: Stdio,
+        needle: &str,
+    ) -> HttpSidecar {
         Self::start_env(servers, args, &[], stdin, needle)
     }
 
     /// [`HttpSidecar::start_until`] with extra environment variables.
-    pub fn start_env(
+    pub(crate) fn start_env(
         servers: Value,
         args: &[&str],
         env: &[(&str, &str)],
@@ -121,26 +126,26 @@ impl HttpSidecar {
         server
     }
 
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.port)
     }
 
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Waits (bounded) for the process to exit; its exit code.
-    pub fn wait_exit(&mut self) -> Option<i32> {
+    pub(crate) fn wait_exit(&mut self) -> Option<i32> {
         crate::support::exit_code(&mut self.child)
     }
 
     /// A POST of JSON-RPC `body` with the usual headers plus `extra`.
-    pub fn post(&self, body: &Value, extra: &[(&str, &str)]) -> Reply {
+    pub(crate) fn post(&self, body: &Value, extra: &[(&str, &str)]) -> Reply {
         post_at(self.port, body, extra)
     }
 
     /// A 2026-07-28 POST: `method` with `params` (given `_meta`), and its standard headers.
-    pub fn post_modern(
+    pub(crate) fn post_modern(
         &self,
         id: i64,
         method: &str,
@@ -153,7 +158,7 @@ impl HttpSidecar {
 
 /// A POST of JSON-RPC `body` to `/mcp` on `port` (a gateway, or a load balancer in front of
 /// some) with the usual headers plus `extra`.
-pub fn post_at(port: u16, body: &Value, extra: &[(&str, &str)]) -> Reply {
+pub(crate) fn post_at(port: u16, body: &Value, extra: &[(&str, &str)]) -> Reply {
     let mut headers = vec![
         ("Content-Type", "application/json"),
         ("Accept", "application/json, text/event-stream"),
@@ -165,7 +170,7 @@ pub fn post_at(port: u16, body: &Value, extra: &[(&str, &str)]) -> Reply {
 /// A legacy (2025-11-25) session opened on `port` (a gateway or a balancer in front of some):
 /// `initialize` declaring `capabilities`, then `notifications/initialized` (202, so both reached
 /// the same replica); its id.
-pub fn open_legacy_session(port: u16, capabilities: Value) -> String {
+pub(crate) fn open_legacy_session(port: u16, capabilities: Value) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": capabilities,
                    "clientInfo": {"name": "t", "version": "1"}}});
@@ -186,7 +191,7 @@ pub fn open_legacy_session(port: u16, capabilities: Value) -> String {
 }
 
 /// A 2026-07-28 POST to `port`: `method` with `params` (given `_meta`), and its standard headers.
-pub fn post_modern_at(
+pub(crate) fn post_modern_at(
     port: u16,
     id: i64,
     method: &str,
@@ -228,14 +233,14 @@ impl Drop for HttpSidecar {
 
 /// One HTTP response: status, headers (names lowercase), body (chunked encoding undone).
 #[derive(Debug)]
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: String,
 }
 
 impl Reply {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k == name)
@@ -243,14 +248,14 @@ impl Reply {
     }
 
     /// The body as one JSON-RPC message: the JSON body, or the last event of an SSE body.
-    pub fn message(&self) -> Value {
+    pub(crate) fn message(&self) -> Value {
         self.messages()
             .pop()
             .unwrap_or_else(|| panic!("no message in {self:?}"))
     }
 
     /// Every JSON-RPC message of the body (one for JSON, one per event for SSE).
-    pub fn messages(&self) -> Vec<Value> {
+    pub(crate) fn messages(&self) -> Vec<Value> {
         if self
             .header("content-type")
             .is_some_and(|t| t.starts_with("text/event-stream"))
@@ -270,7 +275,13 @@ impl Reply {
 }
 
 /// One request on a fresh connection (`Connection: close`), read to its end.
-pub fn http(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+pub(crate) fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Reply {
     let mut stream = connect(port);
     send_request(&mut stream, method, path, headers, body);
     let mut reader = BufReader::new(stream);
@@ -288,14 +299,14 @@ pub fn http(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body:
     }
 }
 
-pub fn connect(port: u16) -> TcpStream {
+pub(crate) fn connect(port: u16) -> TcpStream {
     let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     stream.set_read_timeout(Some(WAIT)).unwrap();
     stream
 }
 
 /// Writes a request; `Host` is `127.0.0.1:PORT` unless `headers` names one.
-pub fn send_request(
+pub(crate) fn send_request(
     stream: &mut TcpStream,
     method: &str,
     path: &str,
@@ -323,7 +334,7 @@ pub fn send_request(
 }
 
 /// The status line and headers.
-pub fn read_head(reader: &mut impl BufRead) -> (u16, Vec<(String, String)>) {
+pub(crate) fn read_head(reader: &mut impl BufRead) -> (u16, Vec<(String, String)>) {
     let mut line = String::new();
     reader.read_line(&mut line).unwrap();
     let status = line
@@ -363,7 +374,10 @@ fn unchunk(mut raw: &[u8]) -> Vec<u8> {
 
 /// Reads SSE events from a response still streaming (after its head), until `pred` holds for one;
 /// every message read is returned.
-pub fn read_events_until(reader: &mut impl BufRead, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+pub(crate) fn read_events_until(
+    reader: &mut impl BufRead,
+    pred: impl Fn(&Value) -> bool,
+) -> Vec<Value> {
     let mut seen = Vec::new();
     let mut line = String::new();
     loop {

@@ -16,7 +16,7 @@ mod clients;
 mod conformance;
 mod conformance_bridge;
 mod gateway;
-pub mod harness;
+pub(crate) mod harness;
 mod http;
 mod relay;
 mod reload;

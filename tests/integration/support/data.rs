@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 /// `tests/data/<relative>`.
-pub fn data_path(relative: &str) -> PathBuf {
+pub(crate) fn data_path(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
         .join("data")
@@ -14,7 +14,7 @@ pub fn data_path(relative: &str) -> PathBuf {
 }
 
 /// Every saved schema file (`tests/data/schemas/*.json`, each a list of MCP tools) by file stem, sorted.
-pub fn schema_files() -> Vec<(String, Vec<Value>)> {
+pub(crate) fn schema_files() -> Vec<(String, Vec<Value>)> {
     let mut out = Vec::new();
     let dir = data_path("schemas");
     let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)

@@ -4,14 +4,14 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::disallowed_methods)] // the harness spawns the binaries under test
 
-pub mod data;
-pub mod proc;
+pub(crate) mod data;
+pub(crate) mod proc;
 #[cfg(windows)]
 pub mod proclist;
-pub mod provider_rules;
+pub(crate) mod provider_rules;
 #[cfg(target_os = "macos")]
 pub mod ps;
-pub mod random;
+pub(crate) mod random;
 mod sidecar;
 
 use std::path::{Path, PathBuf};
@@ -21,34 +21,34 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-pub use data::{data_path, schema_files};
+pub(crate) use data::{data_path, schema_files};
 #[cfg(target_os = "linux")]
-pub use proc::{cgroup2_writable, cgroup_of};
+pub(crate) use proc::{cgroup2_writable, cgroup_of};
 // The process facts the tree tests check, each OS from its own process table.
 #[cfg(target_os = "linux")]
-pub use proc::{guardian_of, parent_of, parentage, pid_alive};
+pub(crate) use proc::{guardian_of, parent_of, parentage, pid_alive};
 #[cfg(windows)]
 pub use proclist::{parent_of, pid_alive};
 #[cfg(target_os = "macos")]
 pub use ps::{command_of, guardian_of, parent_of, parentage, pid_alive};
-pub use sidecar::Sidecar;
+pub(crate) use sidecar::Sidecar;
 
 /// The longest any single wait in a test may take before the test fails.
-pub const WAIT: Duration = Duration::from_secs(20);
+pub(crate) const WAIT: Duration = Duration::from_secs(20);
 
 /// The sidecar binary cargo built for these tests.
-pub fn sidecar_bin() -> PathBuf {
+pub(crate) fn sidecar_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_mcp-sidecar"))
 }
 
 /// The stdio fixture server, built once per test run.
-pub fn fixture_bin() -> PathBuf {
+pub(crate) fn fixture_bin() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| build_fixture("mcp-fixture")).clone()
 }
 
 /// The HTTP fixture server (Streamable HTTP and legacy SSE), built once per test run.
-pub fn http_fixture_bin() -> PathBuf {
+pub(crate) fn http_fixture_bin() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
         .get_or_init(|| build_fixture("mcp-http-fixture"))
@@ -56,13 +56,13 @@ pub fn http_fixture_bin() -> PathBuf {
 }
 
 /// The benchmark driver `mcp-bench`, built once per test run.
-pub fn bench_bin() -> PathBuf {
+pub(crate) fn bench_bin() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| build_fixture("mcp-bench")).clone()
 }
 
 /// `mcp-hostile`, the server whose tools are what a sandbox must refuse, built once per test run.
-pub fn hostile_bin() -> PathBuf {
+pub(crate) fn hostile_bin() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| build_fixture("mcp-hostile")).clone()
 }
@@ -104,13 +104,13 @@ fn build_fixture(name: &str) -> PathBuf {
 }
 
 /// A server config that runs the fixture with `args`.
-pub fn fixture(args: &[&str]) -> Value {
+pub(crate) fn fixture(args: &[&str]) -> Value {
     json!({ "command": fixture_bin(), "args": args })
 }
 
 /// A server config that runs the fixture serving the saved schemas (`tests/data/schemas`),
 /// cycled to `count` tools (repeats named `<name>_<k>`).
-pub fn realistic_tools(count: usize) -> Value {
+pub(crate) fn realistic_tools(count: usize) -> Value {
     let schemas = data_path("schemas");
     fixture(&[
         "--tools-file",
@@ -121,7 +121,7 @@ pub fn realistic_tools(count: usize) -> Value {
 }
 
 /// `config` with the fields of `extra` added (or replaced).
-pub fn with_fields(mut config: Value, extra: Value) -> Value {
+pub(crate) fn with_fields(mut config: Value, extra: Value) -> Value {
     if let (Some(c), Some(e)) = (config.as_object_mut(), extra.as_object()) {
         c.extend(e.clone());
     }
@@ -130,7 +130,7 @@ pub fn with_fields(mut config: Value, extra: Value) -> Value {
 
 /// Waits until `pred` holds, polling every 10 ms, for at most [`WAIT`].
 /// Only for conditions with no event to await (e.g. another process's death).
-pub fn eventually(what: &str, pred: impl Fn() -> bool) {
+pub(crate) fn eventually(what: &str, pred: impl Fn() -> bool) {
     let deadline = Instant::now() + WAIT;
     while !pred() {
         assert!(Instant::now() < deadline, "timed out waiting for: {what}");
@@ -140,7 +140,7 @@ pub fn eventually(what: &str, pred: impl Fn() -> bool) {
 
 /// Waits (bounded by [`WAIT`]) for `child` to exit; its exit code. A child is no pid to watch for:
 /// its exit is only seen by asking.
-pub fn exit_code(child: &mut std::process::Child) -> Option<i32> {
+pub(crate) fn exit_code(child: &mut std::process::Child) -> Option<i32> {
     let deadline = Instant::now() + WAIT;
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -152,7 +152,7 @@ pub fn exit_code(child: &mut std::process::Child) -> Option<i32> {
 }
 
 /// A fresh temporary directory for one test.
-pub fn temp_dir(tag: &str) -> PathBuf {
+pub(crate) fn temp_dir(tag: &str) -> PathBuf {
     static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir =
@@ -163,7 +163,7 @@ pub fn temp_dir(tag: &str) -> PathBuf {
 }
 
 /// Every pid a fixture `--pid-file` names: the server, its grandchildren and its escapees.
-pub fn pids_in(record: &Value) -> Vec<u32> {
+pub(crate) fn pids_in(record: &Value) -> Vec<u32> {
     let mut pids = vec![record["pid"].as_u64().unwrap() as u32];
     for key in ["grandchildren", "escapees", "daemons"] {
         pids.extend(
@@ -178,18 +178,18 @@ pub fn pids_in(record: &Value) -> Vec<u32> {
 }
 
 /// Waits until none of `pids` is alive (they are not the test's children: there is no event).
-pub fn all_dead(what: &str, pids: &[u32]) {
+pub(crate) fn all_dead(what: &str, pids: &[u32]) {
     eventually(what, || pids.iter().all(|p| !pid_alive(*p)));
 }
 
 /// Sends a signal to a process.
 #[cfg(unix)]
-pub fn signal(pid: u32, sig: nix::sys::signal::Signal) {
+pub(crate) fn signal(pid: u32, sig: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), sig).unwrap();
 }
 
 /// Reads a fixture `--pid-file` once it exists.
-pub fn read_pid_file(path: &Path) -> Value {
+pub(crate) fn read_pid_file(path: &Path) -> Value {
     eventually("pid file", || path.exists());
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }

@@ -3,7 +3,7 @@
 
 /// The fields of `/proc/PID/stat` the tests use (see proc(5)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stat {
+pub(crate) struct Stat {
     /// Field 3: `R`, `S`, `D`, `Z` (zombie), `X` (dead), …
     pub state: char,
     /// Field 4.
@@ -16,7 +16,7 @@ pub struct Stat {
 
 /// Parses one `/proc/PID/stat` text. The command name (field 2) is in parentheses and may itself
 /// contain spaces and parentheses, so the fields after it are counted from the *last* `)`.
-pub fn parse_stat(text: &str) -> Option<Stat> {
+pub(crate) fn parse_stat(text: &str) -> Option<Stat> {
     let rest = text.get(text.rfind(')')? + 1..)?;
     let mut fields = rest.split_whitespace();
     let state = fields.next()?.chars().next()?;
@@ -30,28 +30,28 @@ pub fn parse_stat(text: &str) -> Option<Stat> {
 }
 
 /// The stat of `pid`, or `None` when it is gone.
-pub fn stat(pid: u32) -> Option<Stat> {
+pub(crate) fn stat(pid: u32) -> Option<Stat> {
     parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
 /// Whether a process exists and is not a zombie.
-pub fn pid_alive(pid: u32) -> bool {
+pub(crate) fn pid_alive(pid: u32) -> bool {
     stat(pid).is_some_and(|s| !matches!(s.state, 'Z' | 'X'))
 }
 
 /// The parent of a live process.
-pub fn parent_of(pid: u32) -> Option<u32> {
+pub(crate) fn parent_of(pid: u32) -> Option<u32> {
     stat(pid).map(|s| s.ppid)
 }
 
 /// `(ppid, pgrp, session)` of a live process.
-pub fn parentage(pid: u32) -> (u32, u32, u32) {
+pub(crate) fn parentage(pid: u32) -> (u32, u32, u32) {
     let s = stat(pid).unwrap_or_else(|| panic!("no /proc/{pid}/stat"));
     (s.ppid, s.pgrp, s.session)
 }
 
 /// Direct children of `pid`, from `/proc/PID/task/*/children`.
-pub fn children(pid: u32) -> Vec<u32> {
+pub(crate) fn children(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
     if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
         for task in tasks.flatten() {
@@ -67,7 +67,7 @@ pub fn children(pid: u32) -> Vec<u32> {
 }
 
 /// The guardian process of a running sidecar.
-pub fn guardian_of(sidecar: u32) -> u32 {
+pub(crate) fn guardian_of(sidecar: u32) -> u32 {
     let found = children(sidecar).into_iter().find(|c| {
         std::fs::read(format!("/proc/{c}/cmdline"))
             .is_ok_and(|cmd| cmd.split(|b| *b == 0).any(|arg| arg == b"guardian"))
@@ -76,7 +76,7 @@ pub fn guardian_of(sidecar: u32) -> u32 {
 }
 
 /// The cgroup (v2) path of `pid`, from its `0::` line in `/proc/PID/cgroup`.
-pub fn cgroup_of(pid: u32) -> Option<String> {
+pub(crate) fn cgroup_of(pid: u32) -> Option<String> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
     text.lines()
         .find_map(|line| line.strip_prefix("0::"))
@@ -85,7 +85,7 @@ pub fn cgroup_of(pid: u32) -> Option<String> {
 
 /// Whether this test process may create a cgroup below its own in a cgroup2 hierarchy (found in
 /// `/proc/self/mountinfo`), checked by creating and removing one: then so may a sidecar it spawns.
-pub fn cgroup2_writable() -> bool {
+pub(crate) fn cgroup2_writable() -> bool {
     let Ok(mounts) = std::fs::read_to_string("/proc/self/mountinfo") else {
         return false;
     };

@@ -8,14 +8,14 @@ use super::build_fixture;
 
 /// A process of the snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Process {
+pub(crate) struct Process {
     pub pid: u32,
     pub parent: u32,
     pub exe: String,
 }
 
 /// Every process on the machine, from a fresh snapshot.
-pub fn processes() -> Vec<Process> {
+pub(crate) fn processes() -> Vec<Process> {
     static LISTER: OnceLock<std::path::PathBuf> = OnceLock::new();
     let lister = LISTER.get_or_init(|| build_fixture("mcp-proclist"));
     let out = Command::new(lister)
@@ -37,12 +37,12 @@ pub fn processes() -> Vec<Process> {
 }
 
 /// Whether a process with this pid is listed.
-pub fn pid_alive(pid: u32) -> bool {
+pub(crate) fn pid_alive(pid: u32) -> bool {
     processes().iter().any(|p| p.pid == pid)
 }
 
 /// The parent of a listed process.
-pub fn parent_of(pid: u32) -> Option<u32> {
+pub(crate) fn parent_of(pid: u32) -> Option<u32> {
     processes()
         .into_iter()
         .find(|p| p.pid == pid)

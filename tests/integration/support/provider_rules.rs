@@ -27,7 +27,7 @@
 use serde_json::{Map, Value};
 
 /// The definition's name, checked against every provider's name rule at once.
-pub fn name_ok_everywhere(name: &str) -> bool {
+pub(crate) fn name_ok_everywhere(name: &str) -> bool {
     let first_ok = name
         .chars()
         .next()
@@ -58,7 +58,7 @@ fn gemini_name_ok(name: &str) -> bool {
 
 /// Checks one converted definition in `format` ("openai", "openai-responses", "anthropic",
 /// "gemini"); `strict` applies to the OpenAI formats when the definition says `strict: true`.
-pub fn check(format: &str, definition: &Value) -> Vec<String> {
+pub(crate) fn check(format: &str, definition: &Value) -> Vec<String> {
     let mut errors = Vec::new();
     match format {
         "openai" => {

@@ -15,7 +15,7 @@ fn ps_fields(pid: u32, fields: &str) -> Option<Vec<String>> {
 }
 
 /// Whether a process exists and is not a zombie (`ps` state `Z`).
-pub fn pid_alive(pid: u32) -> bool {
+pub(crate) fn pid_alive(pid: u32) -> bool {
     ps_fields(pid, "stat=").is_some_and(|f| f.first().is_some_and(|s| !s.starts_with('Z')))
 }
 
@@ -25,12 +25,12 @@ pub fn command_of(pid: u32) -> Option<String> {
 }
 
 /// The parent of a live process.
-pub fn parent_of(pid: u32) -> Option<u32> {
+pub(crate) fn parent_of(pid: u32) -> Option<u32> {
     ps_fields(pid, "ppid=")?.first()?.parse().ok()
 }
 
 /// `(ppid, pgrp, session)` of a live process.
-pub fn parentage(pid: u32) -> (u32, u32, u32) {
+pub(crate) fn parentage(pid: u32) -> (u32, u32, u32) {
     let fields = ps_fields(pid, "ppid=,pgid=").unwrap_or_else(|| panic!("no process {pid}"));
     let number = |i: usize| fields[i].parse::<u32>().unwrap();
     let raw = nix::unistd::Pid::from_raw(pid as i32);
@@ -39,7 +39,7 @@ pub fn parentage(pid: u32) -> (u32, u32, u32) {
 }
 
 /// The guardian process of a running sidecar: its child whose arguments include `guardian`.
-pub fn guardian_of(sidecar: u32) -> u32 {
+pub(crate) fn guardian_of(sidecar: u32) -> u32 {
     let out = Command::new("ps")
         .args(["-A", "-o", "pid=,ppid=,args="])
         .output()

@@ -3,14 +3,14 @@
 
 use serde_json::{json, Map, Value};
 
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         Rng(seed)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -19,15 +19,15 @@ impl Rng {
     }
 
     /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 
-    pub fn chance(&mut self, percent: usize) -> bool {
+    pub(crate) fn chance(&mut self, percent: usize) -> bool {
         self.below(100) < percent
     }
 
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
 }
@@ -102,7 +102,7 @@ const FORMATS: &[&str] = &[
 ];
 
 /// Arbitrary JSON, `depth` levels at most.
-pub fn json_value(rng: &mut Rng, depth: usize) -> Value {
+pub(crate) fn json_value(rng: &mut Rng, depth: usize) -> Value {
     match rng.below(if depth == 0 { 5 } else { 7 }) {
         0 => Value::Null,
         1 => Value::Bool(rng.chance(50)),
@@ -126,7 +126,7 @@ pub fn json_value(rng: &mut Rng, depth: usize) -> Value {
 
 /// JSON biased towards JSON Schema: schema keywords with plausible (and implausible) values,
 /// references that cycle, unions, tuples, garbage where a schema should be.
-pub fn schema(rng: &mut Rng, depth: usize) -> Value {
+pub(crate) fn schema(rng: &mut Rng, depth: usize) -> Value {
     if depth == 0 || rng.chance(10) {
         return match rng.below(6) {
             0 => json!({"type": *rng.pick(TYPES)}),
@@ -195,7 +195,7 @@ pub fn schema(rng: &mut Rng, depth: usize) -> Value {
 }
 
 /// An MCP tool object around a random schema; the top level is usually an object schema.
-pub fn tool(rng: &mut Rng) -> Value {
+pub(crate) fn tool(rng: &mut Rng) -> Value {
     let mut input = schema(rng, 5);
     if rng.chance(80) {
         if let Value::Object(map) = &mut input {
@@ -206,7 +206,7 @@ pub fn tool(rng: &mut Rng) -> Value {
 }
 
 /// Short text mixing ASCII, digits, punctuation, spaces, non-ASCII and control characters.
-pub fn text(rng: &mut Rng, max: usize) -> String {
+pub(crate) fn text(rng: &mut Rng, max: usize) -> String {
     const PIECES: &[&str] = &[
         "a",
         "b",

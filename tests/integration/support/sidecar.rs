@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::{sidecar_bin, WAIT};
 
 /// A running sidecar with a reader thread collecting every line it writes to stdout.
-pub struct Sidecar {
+pub(crate) struct Sidecar {
     pub child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -23,23 +23,23 @@ pub struct Sidecar {
 }
 
 impl Sidecar {
-    pub fn spawn() -> Self {
+    pub(crate) fn spawn() -> Self {
         Self::spawn_with(&[], &[])
     }
 
     /// Spawns with extra CLI args and environment variables.
-    pub fn spawn_with(args: &[&str], env: &[(&str, &str)]) -> Self {
+    pub(crate) fn spawn_with(args: &[&str], env: &[(&str, &str)]) -> Self {
         Self::spawn_from(Stdio::piped(), args, env)
     }
 
     /// Spawns with `stdin` as the sidecar's standard input (e.g. a pipe another process holds).
-    pub fn spawn_from(stdin: Stdio, args: &[&str], env: &[(&str, &str)]) -> Self {
+    pub(crate) fn spawn_from(stdin: Stdio, args: &[&str], env: &[(&str, &str)]) -> Self {
         Self::spawn_piped(stdin, Stdio::null(), args, env)
     }
 
     /// Spawns `program` with `args` in place of the binary cargo built (another build of the
     /// sidecar, or an emulator running one: `qemu-aarch64 path/to/mcp-sidecar`), stderr to `stderr`.
-    pub fn spawn_program(program: &std::path::Path, args: &[&str], stderr: Stdio) -> Self {
+    pub(crate) fn spawn_program(program: &std::path::Path, args: &[&str], stderr: Stdio) -> Self {
         let mut command = Command::new(program);
         command.args(args).stdin(Stdio::piped()).stderr(stderr);
         Self::spawn_command(&mut command)
@@ -55,7 +55,7 @@ impl Sidecar {
     /// Spawns `command` (a sidecar, however it is started: e.g. under Wine) with stdout piped to a
     /// reader thread and `MCP_SIDECAR_LOG=debug`; the caller sets its stdin (piped, to talk to it)
     /// and stderr.
-    pub fn spawn_command(command: &mut Command) -> Self {
+    pub(crate) fn spawn_command(command: &mut Command) -> Self {
         let mut child = command
             .env("MCP_SIDECAR_LOG", "debug")
             .stdout(Stdio::piped())
@@ -82,19 +82,19 @@ impl Sidecar {
     }
 
     /// Spawns and performs `initialize` with `params` merged over `{protocolVersion: 1}`.
-    pub fn initialized(extra: Value) -> Self {
+    pub(crate) fn initialized(extra: Value) -> Self {
         Self::initialized_with(&[], extra)
     }
 
     /// [`Sidecar::initialized`] with extra CLI args.
-    pub fn initialized_with(args: &[&str], extra: Value) -> Self {
+    pub(crate) fn initialized_with(args: &[&str], extra: Value) -> Self {
         let mut s = Self::spawn_with(args, &[]);
         s.initialize(extra);
         s
     }
 
     /// Performs `initialize` with `params` merged over `{protocolVersion: 1}`.
-    pub fn initialize(&mut self, extra: Value) {
+    pub(crate) fn initialize(&mut self, extra: Value) {
         let mut params = json!({ "protocolVersion": 1 });
         if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
             p.extend(e.clone());
@@ -103,19 +103,19 @@ impl Sidecar {
         assert!(r.get("result").is_some(), "initialize failed: {r}");
     }
 
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Writes raw bytes to the sidecar's stdin.
-    pub fn write_raw(&mut self, bytes: &[u8]) {
+    pub(crate) fn write_raw(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         stdin.write_all(bytes).unwrap();
         stdin.flush().unwrap();
     }
 
     /// Sends a request and returns its id without waiting.
-    pub fn send(&mut self, method: &str, params: Value) -> i64 {
+    pub(crate) fn send(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
         let line =
@@ -124,19 +124,19 @@ impl Sidecar {
         id
     }
 
-    pub fn notify(&mut self, method: &str, params: Value) {
+    pub(crate) fn notify(&mut self, method: &str, params: Value) {
         let line = json!({ "jsonrpc": "2.0", "method": method, "params": params }).to_string();
         self.write_raw(format!("{line}\n").as_bytes());
     }
 
     /// Sends a request and waits for its response (the whole message, `result` or `error`).
-    pub fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.send(method, params);
         self.response(id)
     }
 
     /// Sends a request and returns its `result`, failing the test on an error response.
-    pub fn call(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn call(&mut self, method: &str, params: Value) -> Value {
         let r = self.request(method, params);
         match r.get("result") {
             Some(result) => result.clone(),
@@ -145,7 +145,7 @@ impl Sidecar {
     }
 
     /// Sends a request that must fail and returns `error.data.code`, with the whole error.
-    pub fn error_of(&mut self, method: &str, params: Value) -> (String, Value) {
+    pub(crate) fn error_of(&mut self, method: &str, params: Value) -> (String, Value) {
         let r = self.request(method, params);
         let error = r
             .get("error")
@@ -161,19 +161,19 @@ impl Sidecar {
     }
 
     /// Waits for the response with `id`, keeping other messages in the backlog.
-    pub fn response(&mut self, id: i64) -> Value {
+    pub(crate) fn response(&mut self, id: i64) -> Value {
         self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
     }
 
     /// Waits for a notification `method` whose params satisfy `pred`.
-    pub fn notification(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn notification(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
         self.wait_for(|m| {
             m.get("method") == Some(&json!(method)) && m.get("id").is_none() && pred(&m["params"])
         })
     }
 
     /// Waits for the first message (from the backlog or new) matching `pred`, removing it.
-    pub fn wait_for(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn wait_for(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
         if let Some(i) = self.backlog.iter().position(&pred) {
             return self.backlog.remove(i).unwrap();
         }
@@ -198,17 +198,17 @@ impl Sidecar {
     }
 
     /// Adds a server and returns its status (`wait: true`).
-    pub fn add(&mut self, name: &str, config: Value) -> Value {
+    pub(crate) fn add(&mut self, name: &str, config: Value) -> Value {
         self.call("servers/add", json!({ "name": name, "config": config }))
     }
 
     /// Closes stdin (EOF), as a host that goes away would.
-    pub fn close_stdin(&mut self) {
+    pub(crate) fn close_stdin(&mut self) {
         self.stdin.take();
     }
 
     /// The status of server `name` from `servers/list`.
-    pub fn server_status(&mut self, name: &str) -> Value {
+    pub(crate) fn server_status(&mut self, name: &str) -> Value {
         let list = self.call("servers/list", json!({}));
         list["servers"]
             .as_array()
@@ -220,7 +220,7 @@ impl Sidecar {
     }
 
     /// Waits for a `notifications/servers/changed` about `name` whose status satisfies `pred`.
-    pub fn server_changed(&mut self, name: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn server_changed(&mut self, name: &str, pred: impl Fn(&Value) -> bool) -> Value {
         self.notification("notifications/servers/changed", |p| {
             p["status"]["name"] == name && pred(&p["status"])
         })["params"]["status"]
@@ -228,12 +228,12 @@ impl Sidecar {
     }
 
     /// Waits for the process to exit and returns its exit code.
-    pub fn wait_exit(&mut self) -> Option<i32> {
+    pub(crate) fn wait_exit(&mut self) -> Option<i32> {
         super::exit_code(&mut self.child)
     }
 
     /// Every stdout line still unread, after the process exited (the reader thread ends at EOF).
-    pub fn drain_after_exit(&mut self) -> Vec<Value> {
+    pub(crate) fn drain_after_exit(&mut self) -> Vec<Value> {
         let mut out: Vec<Value> = self.backlog.drain(..).collect();
         while let Ok(line) = self.lines.recv_timeout(WAIT) {
             out.push(serde_json::from_str(&line).unwrap());
@@ -242,18 +242,18 @@ impl Sidecar {
     }
 
     /// Messages read but not consumed yet (held by `wait_for`), oldest first.
-    pub fn held(&self) -> Vec<Value> {
+    pub(crate) fn held(&self) -> Vec<Value> {
         self.backlog.iter().cloned().collect()
     }
 
     /// Spawns with `MCP_SIDECAR_LOG=debug` and the sidecar's stderr going to `stderr` (say, a pipe
     /// whose reader is gone).
-    pub fn spawn_with_stderr(stderr: Stdio, args: &[&str]) -> Self {
+    pub(crate) fn spawn_with_stderr(stderr: Stdio, args: &[&str]) -> Self {
         Self::spawn_piped(Stdio::piped(), stderr, args, &[])
     }
 
     /// Spawns with `MCP_SIDECAR_LOG=debug` and the sidecar's stderr written to `stderr_file`.
-    pub fn spawn_logging_to(
+    pub(crate) fn spawn_logging_to(
         stderr_file: &std::path::Path,
         args: &[&str],
         env: &[(&str, &str)],

@@ -19,7 +19,7 @@ use crate::mcp::transport::unparsable::check_answer;
 use crate::mcp::transport::{Inbound, TransportError};
 
 /// How a request POST ended.
-pub enum Answer {
+pub(super) enum Answer {
     /// The response to our request (other messages on the way were delivered already).
     Reply(Vec<u8>),
     /// 202: the answer will come on the GET stream.
@@ -30,7 +30,7 @@ pub enum Answer {
 
 /// Reads the answer to request `id`: a JSON body or an event stream (resumed if it drops).
 /// Other messages on the stream (server requests, notifications) are delivered on the way.
-pub async fn read_answer(
+pub(super) async fn read_answer(
     shared: &Arc<Shared>,
     resp: Response,
     id: &Value,

@@ -17,7 +17,7 @@ use crate::mcp::transport::http_common::{self as common, Outgoing};
 use crate::mcp::transport::{sse, Inbound, TransportError};
 
 /// The first message (`initialize`): picks the transport, per the configured kind.
-pub async fn connect(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), TransportError> {
+pub(super) async fn connect(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), TransportError> {
     let Some(id) = msg.id.clone() else {
         return Err(TransportError::protocol(
             "the first message to a remote server must be initialize",
@@ -92,7 +92,7 @@ async fn connect_legacy(shared: &Arc<Shared>, msg: Outgoing) -> Result<(), Trans
 
 /// Legacy POST: the answer comes on the event stream; `Some(error)` when the POST was refused
 /// (an answer for that message alone), `Err` when the server could not be reached.
-pub async fn post_legacy(
+pub(super) async fn post_legacy(
     shared: &Shared,
     url: &Url,
     line: Vec<u8>,

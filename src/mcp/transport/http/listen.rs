@@ -13,7 +13,7 @@ use crate::mcp::transport::unparsable::not_a_message;
 use crate::mcp::transport::{Inbound, TransportError};
 
 /// The optional GET stream for server-initiated messages. 405 means the server offers none.
-pub fn start_listener(shared: &Arc<Shared>) {
+pub(super) fn start_listener(shared: &Arc<Shared>) {
     let this = Arc::clone(shared);
     let task = tokio::spawn(async move { listen(&this).await });
     let mut state = shared.lock();

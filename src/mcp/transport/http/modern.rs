@@ -15,7 +15,7 @@ use crate::mcp::transport::http_common::{self as common, Outgoing, VERSION_HEADE
 use crate::mcp::transport::TransportError;
 
 /// `req` with the headers of modern message `msg`.
-pub fn with_modern_headers(
+pub(super) fn with_modern_headers(
     shared: &Shared,
     msg: &Outgoing,
     mut req: RequestBuilder,
@@ -49,7 +49,7 @@ pub fn with_modern_headers(
 /// Learns the `x-mcp-header` annotations of the tools in a modern `tools/list` answer (a first
 /// page, without a cursor, starts the table afresh). Tools whose annotations are invalid are left
 /// out of the table; the session leaves them out of its list too.
-pub fn learn_tools(shared: &Shared, msg: &Outgoing, reply: &[u8]) {
+pub(super) fn learn_tools(shared: &Shared, msg: &Outgoing, reply: &[u8]) {
     let Some((_, params)) = &msg.modern else {
         return;
     };
@@ -82,7 +82,7 @@ pub fn learn_tools(shared: &Shared, msg: &Outgoing, reply: &[u8]) {
 /// A modern request refused with a 4xx: its body, when it is a JSON-RPC error answering `id`, is
 /// the request's answer (a modern server says -32022, -32020, -32602 or -32601 that way);
 /// anything else is an HTTP failure of the request, as before.
-pub async fn refused(
+pub(super) async fn refused(
     resp: Response,
     id: &Value,
     during: &'static str,

@@ -12,7 +12,10 @@ use crate::mcp::transport::TransportError;
 
 /// A new session after the old one expired (404). Once per expired id: concurrent requests that saw
 /// the same 404 wait here and then retry on the new session.
-pub async fn reinitialize(shared: &Arc<Shared>, stale: Option<&str>) -> Result<(), TransportError> {
+pub(super) async fn reinitialize(
+    shared: &Arc<Shared>,
+    stale: Option<&str>,
+) -> Result<(), TransportError> {
     let _one = shared.reinit.lock().await;
     let init = {
         let mut state = shared.lock();

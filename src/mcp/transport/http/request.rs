@@ -16,7 +16,7 @@ use crate::mcp::transport::http_common::{self as common, Outgoing};
 use crate::mcp::transport::{Inbound, TransportError};
 
 /// A notification or response: the server answers 202.
-pub async fn post_oneway(
+pub(super) async fn post_oneway(
     shared: &Arc<Shared>,
     url: &Url,
     line: Vec<u8>,
@@ -40,7 +40,7 @@ pub async fn post_oneway(
     Ok(())
 }
 
-pub fn spawn_request(shared: &Arc<Shared>, msg: Outgoing, id: Value) {
+pub(super) fn spawn_request(shared: &Arc<Shared>, msg: Outgoing, id: Value) {
     let key = id.to_string();
     let token = {
         let mut state = shared.lock();
@@ -81,7 +81,7 @@ pub fn spawn_request(shared: &Arc<Shared>, msg: Outgoing, id: Value) {
     }
 }
 
-pub fn cancel_post(shared: &Shared, target: &Value) {
+pub(super) fn cancel_post(shared: &Shared, target: &Value) {
     if let Some((_, handle)) = shared.lock().requests.remove(&target.to_string()) {
         handle.abort();
     }

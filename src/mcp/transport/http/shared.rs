@@ -17,14 +17,14 @@ use crate::mcp::transport::http_common::{
 use crate::mcp::transport::{Inbound, TransportError};
 
 // The steps a failure names (`TransportError`'s `during`).
-pub const POST_INITIALIZE: &str = "POST initialize";
-pub const POST: &str = "POST";
-pub const RESUME: &str = "resuming the response stream";
-pub const LISTEN: &str = "GET stream";
-pub const REINIT: &str = "re-initialising the expired session";
+pub(super) const POST_INITIALIZE: &str = "POST initialize";
+pub(super) const POST: &str = "POST";
+pub(super) const RESUME: &str = "resuming the response stream";
+pub(super) const LISTEN: &str = "GET stream";
+pub(super) const REINIT: &str = "re-initialising the expired session";
 
 /// The step of POSTing `method`, for the messages of its failures.
-pub fn post_step(method: Option<&str>) -> &'static str {
+pub(super) fn post_step(method: Option<&str>) -> &'static str {
     match method {
         Some("initialize") => POST_INITIALIZE,
         Some("tools/call") => "POST tools/call",
@@ -35,7 +35,7 @@ pub fn post_step(method: Option<&str>) -> &'static str {
 }
 
 /// The connection: what every task of the transport holds.
-pub struct Shared {
+pub(super) struct Shared {
     /// Client, configured URL and inbound queue; the legacy event stream holds it too.
     pub link: Arc<Link>,
     pub kind: RemoteKind,
@@ -46,7 +46,7 @@ pub struct Shared {
 
 /// What changes over the connection's life, behind one lock.
 #[derive(Default)]
-pub struct State {
+pub(super) struct State {
     pub mode: Mode,
     pub session_id: Option<String>,
     /// Negotiated in `initialize`; sent on every later request.
@@ -66,7 +66,7 @@ pub struct State {
 
 /// Which transport the first message chose.
 #[derive(Default, Clone)]
-pub enum Mode {
+pub(super) enum Mode {
     /// Nothing sent yet.
     #[default]
     Unknown,
@@ -78,19 +78,19 @@ pub enum Mode {
 }
 
 impl Shared {
-    pub fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub fn http(&self) -> &Http {
+    pub(super) fn http(&self) -> &Http {
         &self.link.http
     }
 
-    pub fn url(&self) -> &Url {
+    pub(super) fn url(&self) -> &Url {
         &self.link.url
     }
 
-    pub fn with_headers(&self, req: RequestBuilder) -> RequestBuilder {
+    pub(super) fn with_headers(&self, req: RequestBuilder) -> RequestBuilder {
         let state = self.lock();
         let mut req = req.headers(self.http().headers.clone());
         if let Some(sid) = &state.session_id {
@@ -103,7 +103,7 @@ impl Shared {
     }
 
     /// Sends a request with the server's token (see [`Link::send`]).
-    pub async fn send(
+    pub(super) async fn send(
         &self,
         req: RequestBuilder,
         during: &'static str,
@@ -111,7 +111,7 @@ impl Shared {
         self.link.send(req, during).await
     }
 
-    pub fn post(&self, url: &Url, body: Vec<u8>) -> RequestBuilder {
+    pub(super) fn post(&self, url: &Url, body: Vec<u8>) -> RequestBuilder {
         self.with_headers(self.http().client.post(url.clone()))
             .header(ACCEPT, ACCEPT_BOTH)
             .header(CONTENT_TYPE, "application/json")
@@ -119,19 +119,19 @@ impl Shared {
     }
 
     /// Queues a message for the session; false once the session stopped reading.
-    pub async fn deliver(&self, item: Inbound) -> bool {
+    pub(super) async fn deliver(&self, item: Inbound) -> bool {
         self.link.deliver(item).await
     }
 
-    pub async fn fail(&self, error: TransportError) {
+    pub(super) async fn fail(&self, error: TransportError) {
         self.link.fail(error).await
     }
 
-    pub fn session_id(&self) -> Option<String> {
+    pub(super) fn session_id(&self) -> Option<String> {
         self.lock().session_id.clone()
     }
 
-    pub fn abort_all(&self) {
+    pub(super) fn abort_all(&self) {
         let mut state = self.lock();
         // Under the state lock, so `add_background` and `spawn_request` see it before registering.
         self.link.set_closed();
@@ -146,7 +146,7 @@ impl Shared {
         }
     }
 
-    pub fn add_background(&self, handle: AbortHandle) {
+    pub(super) fn add_background(&self, handle: AbortHandle) {
         let mut state = self.lock();
         if self.link.is_closed() {
             handle.abort();
@@ -157,13 +157,13 @@ impl Shared {
 }
 
 /// A GET for the event stream, with the session's headers.
-pub fn open_get(shared: &Shared) -> RequestBuilder {
+pub(super) fn open_get(shared: &Shared) -> RequestBuilder {
     shared
         .with_headers(shared.http().client.get(shared.url().clone()))
         .header(ACCEPT, EVENT_STREAM)
 }
 
-pub fn session_id_of(resp: &Response) -> Result<Option<String>, TransportError> {
+pub(super) fn session_id_of(resp: &Response) -> Result<Option<String>, TransportError> {
     let Some(value) = resp.headers().get(SESSION_HEADER) else {
         return Ok(None);
     };
