@@ -228,7 +228,6 @@ fn colour_wanted() -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use tracing_subscriber::fmt::MakeWriter;

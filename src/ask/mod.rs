@@ -14,6 +14,13 @@
 //! Contract of [`Asker::ask`]: the future ends exactly once — with the owner's answer, its error,
 //! a timeout (the owner bounds every question), or because the owner is gone or stopping — and
 //! dropping it withdraws the question (the owner is told, if it was asked).
+//!
+//! Its files:
+//! - `asker`: The `Asker` trait, the `Question` it takes, and `Nobody`, the owner that declared nothing.
+//! - `capabilities`: What the owner of a session declared it can answer, in the shape of MCP's client capabilities (the …
+//! - `error`: `AskError`.
+//! - `request_capabilities`: The capabilities of the client whose request is being served, for the length of that request.
+//! - `shown_url`: The one rule for a URL put in front of a person — an elicitation in URL mode, the authorization …
 
 mod asker;
 mod capabilities;

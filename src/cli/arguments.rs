@@ -177,7 +177,6 @@ fn kind_of(v: &Value) -> &'static str {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

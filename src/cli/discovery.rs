@@ -206,7 +206,6 @@ pub(crate) fn short(path: &Path, home: &Path) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

@@ -13,6 +13,11 @@
 //! `list`, `call`, `trial` (`test`), `doctor/`, `report`, `inspect`, `surface` (`resources`, `read`,
 //! `prompts`, `prompt`) and `login` — and `command`
 //! (the command line's spelling of them, and the one entry that runs them); `mcp` stands apart.
+//!
+//! Its other files:
+//! - `conformance_client`: `mcp-sidecar conformance-client <url>`.
+//! - `entry`: The `mcp-sidecar` binary's whole body (`src/main.rs` only calls `main`).
+//! - `pin`: `mcp-sidecar pin SERVER`.
 
 pub(crate) mod ad_hoc;
 pub(crate) mod arguments;

@@ -446,7 +446,6 @@ pub(crate) fn inputs(pairs: &[String]) -> Result<BTreeMap<String, String>, Strin
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::config::Source;

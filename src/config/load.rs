@@ -390,7 +390,6 @@ fn field_path(c: &Candidate, e: &crate::error::Error) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::error::{Error, ErrorCode};

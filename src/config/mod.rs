@@ -1,6 +1,26 @@
 //! Server configuration: raw JSON (camelCase canonical, snake_case accepted) in, one validated
 //! [`ServerSpec`] out, or a `CONFIG_INVALID` error that names the field. Every host's config files
 //! (dialects) are read into that canonical JSON plus diagnostics ([`load`]).
+//!
+//! Its other files:
+//! - `diagnostics`: Diagnostics of configuration loading.
+//! - `dialects/`: Config dialects.
+//! - `expand`: Variable expansion in config strings, per dialect.
+//! - `extras`: The sidecar's own config fields beyond the launch spec — tools policy (`includeTools`, …
+//! - `file`: Reading config files.
+//! - `invalid`: The one error of a server config that does not hold.
+//! - `oauth`: The `oauth` object of a remote server's config.
+//! - `package`: The `package` object of a stdio server's config.
+//! - `package_command`: The registry package an `npx` or `uvx` command line runs (`npx -y name@version`, `uvx …
+//! - `paths`: Plugin path containment.
+//! - `protocol`: `protocolVersion`.
+//! - `raw`: A server config as written, in its serde shape.
+//! - `remote`: The remote half of a server config.
+//! - `sandbox`: The `sandbox` field of a stdio server's config, read into a `SandboxPolicy`.
+//! - `server`: One server's launch configuration and its validation (the serde shape it is read into first is …
+//! - `server_fields`: The checks of a server config's fields, one function each (what `super::server` builds a …
+//! - `source`: Where a server came from.
+//! - `strict`: Strict reading of a config object into a serde-derived struct.
 
 pub mod diagnostics;
 pub mod dialects;

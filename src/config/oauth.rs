@@ -259,7 +259,6 @@ pub fn is_loopback_host(url: &Url) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

@@ -157,7 +157,6 @@ pub(super) fn expects(field: &str, item: bool) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

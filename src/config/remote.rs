@@ -194,7 +194,6 @@ pub(super) fn parse_headers(map: &Map<String, Value>) -> Result<Vec<HeaderSpec>>
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;

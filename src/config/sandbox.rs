@@ -301,7 +301,6 @@ fn expects(field: &str) -> &'static str {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

@@ -180,7 +180,6 @@ impl<'de> Deserializer<'de> for &mut FieldList {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde::Deserialize;

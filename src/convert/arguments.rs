@@ -87,7 +87,6 @@ fn flatten<'a>(root: &'a Value, schema: &'a Value, depth: usize) -> Vec<&'a Map<
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

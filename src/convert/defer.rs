@@ -109,7 +109,6 @@ pub fn search_tools_tool(servers: &[(&str, usize)]) -> Value {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
 

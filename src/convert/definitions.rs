@@ -150,7 +150,6 @@ fn insert_description(out: &mut Map<String, Value>, tool: &Value) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

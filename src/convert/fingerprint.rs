@@ -46,7 +46,6 @@ pub fn fingerprint_canonical<'a>(definitions: impl IntoIterator<Item = &'a str>)
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::canonical::canonical_json;

@@ -58,7 +58,6 @@ pub use results::{convert_owned, convert_result, CallOutput};
 pub use server_prefix::server_prefix;
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
 

@@ -440,5 +440,4 @@ fn hash_hex(server: &str, tool: &str) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests;

@@ -116,7 +116,6 @@ fn joined_text(blocks: &[&Value]) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
 

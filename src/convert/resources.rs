@@ -113,7 +113,6 @@ fn decoded(blob: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::convert::{convert_result, ToolFormat};

@@ -344,5 +344,4 @@ fn compact(value: &Value) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests;

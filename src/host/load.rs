@@ -151,7 +151,6 @@ async fn read(p: &LoadServers) -> Result<Loaded> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
 

@@ -9,6 +9,11 @@
 //! JSON text held already (`reply`). `session` starts and stops the session, `events` forwards the
 //! registry's events, `context` is the state they share. The protocol itself is specified in
 //! proto/PROTOCOL.md.
+//!
+//! Its other files:
+//! - `asks`: The sidecar's own requests to the host.
+//! - `call_result`: The fields every `tools/call` result has (§10), whoever answered the call.
+//! - `params`: Parameters of host protocol v1 requests.
 
 mod asks;
 mod call_result;

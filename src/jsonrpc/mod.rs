@@ -1,5 +1,10 @@
 //! JSON-RPC 2.0 plumbing shared by both sides of the sidecar: wire types, the bounded line reader, and
 //! the table of requests we are waiting on. Nothing here knows about MCP or the host protocol.
+//!
+//! Its files:
+//! - `lines`: A newline-delimited reader with a hard bound on line length.
+//! - `message`: JSON-RPC 2.0 wire types.
+//! - `pending`: The table of requests we sent and are waiting on, keyed by the ids we allocated.
 
 mod lines;
 mod message;

@@ -87,7 +87,6 @@ impl Visit for Fields<'_> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use std::io::Write;
     use std::sync::{Arc, Mutex};

@@ -13,6 +13,18 @@
 //! methods); besides tools (`client/call`, `tools`), it speaks the rest of the client surface in
 //! `client/surface` (resources, prompts, completion, the log level); the reader reports what the server
 //! announces (list changes, resource updates, log messages) as [`ClientEvent`]s.
+//!
+//! Its other files:
+//! - `cache_hints`: The 2026-07-28 cache hints of a `tools/list` answer (`ttlMs`, `cacheScope`), read from each page …
+//! - `handshake`: Protocol-version negotiation and what a session learned from it.
+//! - `log_level`: MCP log levels.
+//! - `progress`: Progress of a request in flight.
+//! - `reader`: The session's only reader.
+//! - `server_requests`: Requests a server sends to its client.
+//! - `task_support`: What a session knows of MCP tasks before any call (see `super::tasks` for running one).
+//! - `tool_headers`: `x-mcp-header` (2026-07-28, SEP-2243).
+//! - `traffic`: Bytes exchanged with one server.
+//! - `watched`: The resources a 2026-07-28 session watches (that era's `resources/subscribe`), and the …
 
 pub mod cache_hints;
 pub mod client;

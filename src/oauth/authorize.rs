@@ -115,7 +115,6 @@ pub(super) fn code_from(pending: &Pending, redirect: &Url) -> Result<String, Aut
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

@@ -136,7 +136,6 @@ fn param_value(s: &str) -> (String, &str) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
 

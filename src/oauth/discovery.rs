@@ -312,7 +312,6 @@ fn endpoint(text: &str, field: &str) -> Result<Url, AuthError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

@@ -39,7 +39,6 @@ pub(super) fn random_token() -> Result<String, AuthError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
 

@@ -279,7 +279,6 @@ impl Resolve for GuardedResolver {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
 

@@ -42,7 +42,6 @@ pub(super) fn add(scopes: &mut Vec<String>, more: impl IntoIterator<Item = Strin
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::{json, Value};

@@ -346,7 +346,6 @@ fn parse_tokens(json: Option<Value>, old_refresh: Option<&str>) -> Result<Tokens
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

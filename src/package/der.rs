@@ -83,7 +83,6 @@ pub(super) fn text(value: &[u8]) -> Option<String> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
 

@@ -287,7 +287,6 @@ pub(super) fn matches_pin(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::config::PinnedPublisher;

@@ -319,7 +319,6 @@ impl ChildSteps {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::sandbox::presets::defaults;

@@ -5,6 +5,12 @@
 //! [`denial`] reads a failed server's stderr for what the sandbox refused; [`egress`] is the proxy
 //! through which `network.allow` reaches its named hosts only. docs/sandbox.md is the
 //! user's account of it.
+//!
+//! Its other files:
+//! - `level`: What a platform enforced of a server's sandbox.
+//! - `policy`: What a server's sandbox asks for, as the config gives it once its preset's defaults are filled in …
+//! - `seatbelt`: macOS.
+//! - `spawn_env`: The variables a confined server gets on top of its own, on macOS and Windows (Linux's plan makes …
 
 pub mod denial;
 pub mod egress;

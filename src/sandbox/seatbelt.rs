@@ -227,7 +227,6 @@ fn network_rules(network: &NetworkPolicy, proxy_port: Option<u16>) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::sandbox::presets::defaults;

@@ -38,7 +38,6 @@ pub(super) fn env(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::sandbox::presets::defaults;

@@ -53,7 +53,6 @@ pub fn level_of(policy: &SandboxPolicy, egress_started: bool) -> SandboxLevel {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::sandbox::presets::defaults;

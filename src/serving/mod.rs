@@ -5,6 +5,11 @@
 //! requests in flight with their cancel tokens (`requests`), the sidecar's own requests to the
 //! peer (`peer_requests`), and the one loop that reads a peer on stdin (`read_loop`). Nothing here
 //! knows either protocol.
+//!
+//! Its other files:
+//! - `answers`: The bytes of answers a session's requests may hold at once.
+//! - `question_bytes`: The bytes of the sidecar's questions waiting for its peer's answers, in all and per server.
+//! - `stall`: A bound on how long stdout may stall once the session is stopping.
 
 pub(crate) mod answers;
 pub(crate) mod flow;

@@ -4,6 +4,16 @@
 //!
 //! A store knows nothing of servers' processes or states: it never imports [`crate::supervisor`];
 //! what it needs (a server's search path, a timestamp) is passed in or comes from a lower module.
+//!
+//! Its files:
+//! - `catalog`: The exposed tool set.
+//! - `entry`: `Entry`.
+//! - `era_verdicts`: The era verdicts kept next to the schema cache.
+//! - `listing`: A whole `tools/list` answer, spliced from the tools' rendered pieces.
+//! - `pieces`: One exposed tool, rendered once per listing variant.
+//! - `private_file`: The one way the on-disk stores (the schema cache and the era verdicts beside it) keep a JSON …
+//! - `results`: The store behind `results/read`.
+//! - `schema_cache`: The on-disk schema cache behind lazy start (`autoStart.
 
 pub mod catalog;
 pub mod entry;

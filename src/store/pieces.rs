@@ -146,7 +146,6 @@ fn render(entry: &Entry, variant: Variant, deferred: bool) -> Piece {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::mcp::tools::validate_tools;

@@ -32,6 +32,10 @@
 //!    cap), `status.rs`, `settings.rs`; the process files below them.
 //!
 //! Processes themselves (spawning, groups, trees, the guardian) are [`crate::process`]'s.
+//!
+//! Its other files:
+//! - `freshness`: When a modern server's listed tools are due to be listed again.
+//! - `policy`: The tools policy, applied to a freshly discovered (or cached) tool list.
 
 mod accept;
 mod acquire;

@@ -103,7 +103,6 @@ pub const UNBOUND: &[Unbound] = &[
 pub const DIALECT_FIELDS: &[(&str, &[&str])] = &[("envFile", &["env", "secretEnv", "envFiles"])];
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 

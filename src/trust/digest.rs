@@ -211,7 +211,6 @@ pub fn hmac(key: &[u8], message: &[u8]) -> [u8; 32] {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::config::extras;

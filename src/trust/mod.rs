@@ -3,6 +3,12 @@
 //! patterns), the digest that binds its approval to exactly that launch config (and `bound`, the
 //! fields it leaves out and why), and secrets kept out of every output channel. (Plugin path
 //! containment is `config::paths`.)
+//!
+//! Its other files:
+//! - `digest`: The launch digest.
+//! - `request`: A trust request.
+//! - `risk`: Warnings for risky launch patterns, shown with a trust request.
+//! - `secrets`: Secrets.
 
 pub mod bound;
 pub mod digest;

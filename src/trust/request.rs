@@ -223,7 +223,6 @@ fn marked_headers(config: &Value) -> Vec<String> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::config::extras;

@@ -331,7 +331,6 @@ fn percent_decoded(s: &str) -> Option<std::borrow::Cow<'_, str>> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
 

@@ -9,6 +9,13 @@
 //! of the last good one (logged); a token file that is gone or empty revokes its client alone.
 //! `tokenEnv` tokens are read again too, but a process's environment does not change: rotating
 //! those takes a restart.
+//!
+//! Its files:
+//! - `audit`: The audit log (`--audit-log FILE|-`).
+//! - `bucket`: A client's rate limit.
+//! - `file`: The `--access` file read into clients.
+//! - `lines`: The bearer tokens of `--token-file` (or `MCP_SIDECAR_TOKEN`).
+//! - `rules`: What one client of the gateway may see and call.
 
 mod audit;
 mod bucket;

@@ -194,7 +194,6 @@ impl<B: Body + Unpin> Body for Tracked<B> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use futures_util::FutureExt;

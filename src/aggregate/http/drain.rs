@@ -81,7 +81,6 @@ pub(crate) fn refused(id: Option<&RequestId>, what: &str) -> Response<Out> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use futures_util::FutureExt;

@@ -137,7 +137,6 @@ fn slow_start(e: &Evidence<'_>, report: &Value) -> Option<Finding> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::cli::doctor::command::Resolution;

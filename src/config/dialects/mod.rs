@@ -3,6 +3,18 @@
 //!
 //! The dialect is detected from the content (markers that only one format has), then from the file
 //! name, and can be forced by the caller.
+//!
+//! Its files:
+//! - `claude`: The `mcpServers` family.
+//! - `codex`: Codex `config.toml`.
+//! - `common`: What every dialect shares.
+//! - `env_file`: An `envFile` (VS Code, Claude Code).
+//! - `epoch`: The epoch-style `servers` file of seed 003.
+//! - `fields`: The shared reader of one server entry.
+//! - `manifest`: The YAML plugin manifest of seed 000.
+//! - `parse`: `parse`.
+//! - `plugin`: Claude Code plugins.
+//! - `vscode`: VS Code `.vscode/mcp.json`.
 
 mod claude;
 mod codex;

@@ -201,7 +201,6 @@ fn type_names(value: &Value) -> Vec<String> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

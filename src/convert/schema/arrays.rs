@@ -82,7 +82,6 @@ pub fn require_items(schema: &mut Value, provider: &str, notes: &mut Notes) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

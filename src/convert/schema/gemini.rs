@@ -381,7 +381,6 @@ fn format_value(node: &mut Map<String, Value>, path: &str, ty: Option<&str>, not
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

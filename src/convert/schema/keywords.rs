@@ -51,7 +51,6 @@ pub fn const_to_enum(schema: &mut Value, provider: &str, notes: &mut Notes) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

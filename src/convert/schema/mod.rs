@@ -28,6 +28,19 @@
 //! Arguments are always validated against the server's original schema, never against the
 //! converted one (see `mcp::tools`); [`super::arguments`] undoes the one rewrite that changes what
 //! a model sends (strict mode's nullable optional properties).
+//!
+//! Its other files:
+//! - `all_of`: Merging `allOf`.
+//! - `arrays`: Arrays.
+//! - `gemini`: Gemini's `Schema`.
+//! - `keywords`: Keyword-level rewrites that need no context.
+//! - `notes`: The bounds of schema conversion and the `Notes` a conversion records (sent to hosts as …
+//! - `pipeline`: `convert`.
+//! - `refs`: Inlining `$ref`.
+//! - `root`: The top level of a parameter schema.
+//! - `strict`: OpenAI strict mode (`strict.
+//! - `unions`: Unions (`anyOf`/`oneOf`) where a provider cannot take them as they are.
+//! - `walk`: Walking a JSON Schema.
 
 pub mod all_of;
 pub mod arrays;

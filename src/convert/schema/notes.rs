@@ -108,7 +108,6 @@ impl Notes {
 /// Runs one transform on `schema`; the resulting schema and notes as compact JSON, for exact-wire
 /// assertions in each transform's tests.
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 pub(crate) fn run_transform(
     transform: fn(&mut serde_json::Value, &mut Notes),
     schema: serde_json::Value,

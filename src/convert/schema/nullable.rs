@@ -228,7 +228,6 @@ fn is_null_schema(value: &Value) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

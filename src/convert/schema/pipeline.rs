@@ -90,7 +90,6 @@ pub fn convert(format: ToolFormat, strict: bool, input: Option<&Value>) -> Conve
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use crate::convert::schema::notes::MAX_NOTES;

@@ -358,5 +358,4 @@ fn percent_decode(text: &str) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests;

@@ -149,7 +149,6 @@ fn flatten(alternatives: Vec<Map<String, Value>>, depth: usize) -> Vec<Map<Strin
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

@@ -446,5 +446,4 @@ fn object_depth(schema: &Value, depth: usize) -> usize {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests;

@@ -241,7 +241,6 @@ fn hoist(node: &mut Map<String, Value>, alternative: Map<String, Value>) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

@@ -145,7 +145,6 @@ pub fn permissive(like: Option<&Value>) -> Value {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
     use serde_json::json;

@@ -186,7 +186,6 @@ fn chain(e: &dyn std::error::Error) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use reqwest::StatusCode;

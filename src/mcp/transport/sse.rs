@@ -107,7 +107,6 @@ pub fn resolve_endpoint(sse_url: &Url, data: &str) -> Result<Url, TransportError
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -192,7 +192,6 @@ impl SseParser {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -157,7 +157,6 @@ pub fn read_bounded(path: &Path) -> std::io::Result<String> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 mod tests {
     use super::*;
 

@@ -7,10 +7,10 @@
 pub(crate) mod data;
 pub(crate) mod proc;
 #[cfg(windows)]
-pub mod proclist;
+pub(crate) mod proclist;
 pub(crate) mod provider_rules;
 #[cfg(target_os = "macos")]
-pub mod ps;
+pub(crate) mod ps;
 pub(crate) mod random;
 mod sidecar;
 
@@ -28,9 +28,9 @@ pub(crate) use proc::{cgroup2_writable, cgroup_of};
 #[cfg(target_os = "linux")]
 pub(crate) use proc::{guardian_of, parent_of, parentage, pid_alive};
 #[cfg(windows)]
-pub use proclist::{parent_of, pid_alive};
+pub(crate) use proclist::{parent_of, pid_alive};
 #[cfg(target_os = "macos")]
-pub use ps::{command_of, guardian_of, parent_of, parentage, pid_alive};
+pub(crate) use ps::{command_of, guardian_of, parent_of, parentage, pid_alive};
 pub(crate) use sidecar::Sidecar;
 
 /// The longest any single wait in a test may take before the test fails.

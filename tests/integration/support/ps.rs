@@ -20,7 +20,7 @@ pub(crate) fn pid_alive(pid: u32) -> bool {
 }
 
 /// The program a live process runs now (`ps -o comm=`), or `None` when it is gone.
-pub fn command_of(pid: u32) -> Option<String> {
+pub(crate) fn command_of(pid: u32) -> Option<String> {
     Some(ps_fields(pid, "comm=")?.join(" "))
 }
 
