@@ -107,6 +107,20 @@ fn every_test_the_map_names_exists() {
     let fuzz_targets = root().join("tests/fuzz/fuzz_targets");
     let mut missing = Vec::new();
     for name in &named {
+        // A file or folder of src/ stands for its unit tests; other spellings (a type, a
+        // conformance scenario) are not test names.
+        if name.ends_with(".rs") || name.ends_with('/') {
+            if !root().join("src").join(name).exists() {
+                missing.push(name.clone());
+            }
+            continue;
+        }
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == ':')
+        {
+            continue;
+        }
         let last = name.rsplit("::").next().unwrap_or(name);
         let as_module = !name.contains("::")
             && (suite.contains(&format!("mod {name};"))
