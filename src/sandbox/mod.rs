@@ -10,7 +10,7 @@
 //! - `level`: What a platform enforced of a server's sandbox.
 //! - `policy`: What a server's sandbox asks for, as the config gives it once its preset's defaults are filled in …
 //! - `seatbelt`: macOS.
-//! - `spawn_env`: The variables a confined server gets on top of its own, on macOS and Windows (Linux's plan makes …
+//! - `spawn_env`: The variables a confined server gets on top of its own, on every OS.
 
 pub mod denial;
 pub mod egress;
@@ -26,7 +26,6 @@ pub mod presets;
 // Generated and golden-tested on every OS, applied on macOS.
 #[cfg(any(target_os = "macos", test))]
 pub mod seatbelt;
-#[cfg(any(not(target_os = "linux"), test))]
 mod spawn_env;
 // The level is a pure function, tested on every OS.
 #[cfg(any(windows, test))]

@@ -1,13 +1,12 @@
-//! The variables a confined server gets on top of its own, on macOS and Windows (Linux's plan
-//! makes the same): TMPDIR, TMP and TEMP at its private temporary folder where it has one, and for
-//! `network.allow` the egress proxy's address in every proxy variable runtimes read, with
+//! The variables a confined server gets on top of its own, on every OS: TMPDIR, TMP and TEMP at
+//! its private temporary folder where it has one, and for `network.allow` the egress proxy's address in every proxy variable runtimes read, with
 //! `NO_PROXY` empty so that nothing bypasses it.
 
 use std::path::Path;
 
 use super::policy::{NetworkPolicy, SandboxPolicy};
 
-pub(super) fn env(
+pub(crate) fn env(
     tmp: Option<&Path>,
     policy: &SandboxPolicy,
     egress_port: Option<u16>,

@@ -488,26 +488,7 @@ pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
     if !l.level.is_complete() && !policy.allow_weaker {
         return Err(l.level);
     }
-    let tmp_text = tmp.to_string_lossy().into_owned();
-    let mut env: Vec<(String, String)> = ["TMPDIR", "TMP", "TEMP"]
-        .iter()
-        .map(|k| ((*k).to_owned(), tmp_text.clone()))
-        .collect();
-    if let (NetworkPolicy::Allow { .. }, Some(port)) = (&policy.network, input.egress_port) {
-        let proxy = format!("http://127.0.0.1:{port}");
-        for k in [
-            "HTTP_PROXY",
-            "HTTPS_PROXY",
-            "ALL_PROXY",
-            "http_proxy",
-            "https_proxy",
-            "all_proxy",
-        ] {
-            env.push((k.to_owned(), proxy.clone()));
-        }
-        env.push(("NO_PROXY".to_owned(), String::new()));
-        env.push(("no_proxy".to_owned(), String::new()));
-    }
+    let env = crate::sandbox::spawn_env::env(Some(&tmp), policy, input.egress_port);
     Ok(Planned {
         level: l.level,
         steps: ChildSteps {
