@@ -1,6 +1,6 @@
 //! The variables a confined server gets on top of its own, on every OS: TMPDIR, TMP and TEMP at
-//! its private temporary folder where it has one, and for `network.allow` the egress proxy's address in every proxy variable runtimes read, with
-//! `NO_PROXY` empty so that nothing bypasses it.
+//! its private temporary folder where it has one, and for `network.allow` the egress proxy's
+//! address in every proxy variable runtimes read, with `NO_PROXY` empty so that nothing bypasses it.
 
 use std::path::Path;
 
