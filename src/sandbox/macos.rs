@@ -23,8 +23,6 @@ use super::presets;
 use super::seatbelt::{self, SANDBOX_EXEC};
 #[cfg(target_os = "macos")]
 use super::spawn_env;
-#[cfg(target_os = "macos")]
-use std::os::unix::fs::DirBuilderExt;
 
 /// What one spawn is.
 pub struct Input<'a> {
@@ -208,7 +206,10 @@ pub fn prepare(policy: &SandboxPolicy, spawn: &Input<'_>) -> Result<Planned, San
     if !reached.is_complete() && !policy.allow_weaker {
         return Err(reached);
     }
-    let tmp = match private_tmp(spawn.instance) {
+    // Seatbelt matches real paths: the folder as it sees it (`/private/var/folders/…`).
+    let tmp = match spawn_env::private_tmp(spawn.instance)
+        .map(|dir| std::fs::canonicalize(&dir).unwrap_or(dir))
+    {
         Ok(tmp) => tmp,
         Err(e) => {
             reached.enforced.retain(|p| *p != level::SEATBELT_FS);
@@ -244,20 +245,6 @@ pub fn prepare(policy: &SandboxPolicy, spawn: &Input<'_>) -> Result<Planned, San
         },
         running: Running { tmp },
     })
-}
-
-/// The server's private temporary folder: `<temp>/mcp-sidecar-<pid>-sandbox/server-<n>`, 0700.
-#[cfg(target_os = "macos")]
-fn private_tmp(instance: u64) -> std::io::Result<PathBuf> {
-    let dir = std::env::temp_dir()
-        .join(format!("mcp-sidecar-{}-sandbox", std::process::id()))
-        .join(format!("server-{instance}"));
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&dir)?;
-    // Seatbelt matches real paths: the folder as it sees it (`/private/var/folders/…`).
-    Ok(std::fs::canonicalize(&dir).unwrap_or(dir))
 }
 
 /// Processes of the sidecar's real user now (what `RLIMIT_NPROC` counts on macOS).

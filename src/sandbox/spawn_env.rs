@@ -1,8 +1,11 @@
 //! The variables a confined server gets on top of its own, on every OS: TMPDIR, TMP and TEMP at
 //! its private temporary folder where it has one, and for `network.allow` the egress proxy's
-//! address in every proxy variable runtimes read, with `NO_PROXY` empty so that nothing bypasses it.
+//! address in every proxy variable runtimes read, with `NO_PROXY` empty so that nothing bypasses it;
+//! and (Unix) that private folder itself.
 
 use std::path::Path;
+#[cfg(unix)]
+use std::path::PathBuf;
 
 use super::policy::{NetworkPolicy, SandboxPolicy};
 
@@ -34,6 +37,20 @@ pub(crate) fn env(
         env.push(("no_proxy".to_owned(), String::new()));
     }
     env
+}
+
+/// The server's private temporary folder: `<temp>/mcp-sidecar-<pid>-sandbox/server-<n>`, 0700.
+#[cfg(unix)]
+pub(crate) fn private_tmp(instance: u64) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = std::env::temp_dir()
+        .join(format!("mcp-sidecar-{}-sandbox", std::process::id()))
+        .join(format!("server-{instance}"));
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir)?;
+    Ok(dir)
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 //! filters, cgroups, the private temporary folder), the level reached, and what the child does
 //! between fork and exec ([`ChildSteps`], only system calls on what was prepared).
 
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use nix::libc;
@@ -316,7 +315,7 @@ pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
     let policy = input.policy;
     let mut l = Level::new(policy);
     let host = l.host;
-    let tmp = private_tmp(input.instance).map_err(|e| {
+    let tmp = crate::sandbox::spawn_env::private_tmp(input.instance).map_err(|e| {
         let mut l = Level::new(policy);
         l.missing(
             level::LANDLOCK_FS,
@@ -501,18 +500,6 @@ pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
         running,
         env,
     })
-}
-
-/// The server's private temporary folder: `<temp>/mcp-sidecar-<pid>-sandbox/server-<n>`, 0700.
-fn private_tmp(instance: u64) -> std::io::Result<PathBuf> {
-    let dir = std::env::temp_dir()
-        .join(format!("mcp-sidecar-{}-sandbox", std::process::id()))
-        .join(format!("server-{instance}"));
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&dir)?;
-    Ok(dir)
 }
 
 impl ChildSteps {
