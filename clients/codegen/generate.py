@@ -6,7 +6,8 @@ proto/schema/*.json (host protocol v1), so that no client copies them by hand.
     python3 clients/codegen/generate.py --check  # exit 1 naming every stale file
 
 Outputs (checked in, deterministic, each with a "do not edit" header):
-    clients/python/src/mcp_sidecar/_generated.py   result classes, TypedDicts, Literal aliases, error codes
+    clients/python/src/mcp_sidecar/_generated.py   result classes, TypedDicts, Literal aliases, error codes,
+                                                   both clients' host methods (from py_methods.py)
     clients/node/generated.d.ts, generated.js      interfaces, unions, RPC_CODES
     clients/go/generated.go                        structs, enum constants, error codes
 
@@ -23,7 +24,9 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple
+
+import py_methods
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_DIR = ROOT / "proto" / "schema"
@@ -464,10 +467,23 @@ def gen_python() -> str:
             "sends and notification params are TypedDicts. The sidecar may add fields (protocol",
             '§14): code reading these dicts must ignore keys it does not know."""', "",
             "from __future__ import annotations", "",
-            "from typing import Any, Dict, List, Literal, Optional, TypedDict, Union", "",
-            "from ._results import Result", "",
+            "import os as _os",
+            "from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, TypedDict, Union", "",
+            "from ._results import Result, _names, _on, _shape", "",
+            "if TYPE_CHECKING:",
+            "    from ._binary import PathArg",
+            "    from ._protocol import LogLevel, PromptsChangedParams, ResourcesChangedParams",
+            "    from .aio import ProgressCallback",
+            "    from .sync import CancelToken, SyncProgressCallback", "",
             "__all__ = [", *(f'    "{n}",' for n in names), "]", "", "JsonObject = Dict[str, Any]"]
+    body += py_methods.python_source(request_fields)
     return "\n".join(head + body) + "\n"
+
+
+def request_fields(method: str) -> Set[str]:
+    """The params fields of a host method's request in the schema."""
+    params = load(method.replace("/", "-") + ".request.json")["properties"].get("params", {})
+    return set(params.get("properties", {}))
 
 
 # ------------------------------------------------------------------------------ TypeScript

@@ -8,9 +8,16 @@ sends and notification params are TypedDicts. The sidecar may add fields (protoc
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
+import os as _os
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, TypedDict, Union
 
-from ._results import Result
+from ._results import Result, _names, _on, _shape
+
+if TYPE_CHECKING:
+    from ._binary import PathArg
+    from ._protocol import LogLevel, PromptsChangedParams, ResourcesChangedParams
+    from .aio import ProgressCallback
+    from .sync import CancelToken, SyncProgressCallback
 
 __all__ = [
     "JsonObject",
@@ -822,3 +829,515 @@ RPC_CODES: Dict[str, int] = {
     "SANDBOX_DENIED": -32016,
     "PACKAGE_INTEGRITY": -32017,
 }
+
+
+# The host methods of both clients (clients/codegen/py_methods.py), copied into
+# Sidecar and AsyncSidecar by _results.install.
+
+
+class _SidecarMethods:
+
+    def call_tool(self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout_ms: Optional[int] = None, format: Optional[ToolFormat] = None, timeout: Optional[float] = None, cancel: Optional[CancelToken] = None, progress: Optional[SyncProgressCallback] = None, reset_timeout_on_progress: Optional[bool] = None, max_total_timeout_ms: Optional[int] = None, traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> ToolCallResult:
+        """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
+        server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
+        (``TIMEOUT``); ``cancel`` lets another thread cancel the call (``CANCELLED``).
+        ``progress`` is called with each progress update of the call before its result, on the
+        thread reading stdout (keep it short); ``traceparent``/``tracestate`` as in
+        :meth:`AsyncSidecar.call_tool`."""
+        params: Dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        if timeout_ms is not None:
+            params["timeoutMs"] = timeout_ms
+        if format is not None:
+            params["format"] = format
+        if progress is not None:
+            params["progress"] = True
+        if reset_timeout_on_progress is not None:
+            params["resetTimeoutOnProgress"] = reset_timeout_on_progress
+        if max_total_timeout_ms is not None:
+            params["maxTotalTimeoutMs"] = max_total_timeout_ms
+        if traceparent is not None:
+            params["traceparent"] = traceparent
+        if tracestate is not None:
+            params["tracestate"] = tracestate
+        return _shape(ToolCallResult, self._conn.request("tools/call", params, timeout, cancel, progress))
+
+    def add_server(self, name: str, config: Mapping[str, Any], *, wait: bool = True, trust: Optional[str] = None, timeout: Optional[float] = None) -> ServerStatus:
+        """``servers/add`` (see :meth:`AsyncSidecar.add_server`)."""
+        params: Dict[str, Any] = {"name": name, "config": dict(config)}
+        if not wait:
+            params["wait"] = False
+        if trust is not None:
+            params["trust"] = trust
+        return _shape(ServerStatus, self._conn.request("servers/add", params, timeout))
+
+    def remove_server(self, name: str, *, timeout: Optional[float] = None) -> None:
+        """``servers/remove``: returns once the server's whole process tree is gone."""
+        params: Dict[str, Any] = {"name": name}
+        self._conn.request("servers/remove", params, timeout)
+
+    def restart_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
+        """``servers/restart``: stop (whatever the state) and start again; the new status."""
+        params: Dict[str, Any] = {"name": name}
+        return _shape(ServerStatus, self._conn.request("servers/restart", params, timeout))
+
+    def list_servers(self, *, timeout: Optional[float] = None) -> ServersListResult:
+        """``servers/list``: ``{"servers": [status, ...]}`` sorted by name."""
+        return _shape(ServersListResult, self._conn.request("servers/list", None, timeout))
+
+    def list_tools(self, format: Optional[ToolFormat] = None, servers: Optional[Sequence[str]] = None, *, strict: Optional[bool] = None, timeout: Optional[float] = None) -> ToolsListResult:
+        """``tools/list`` (see :meth:`AsyncSidecar.list_tools`)."""
+        params: Dict[str, Any] = {}
+        if format is not None:
+            params["format"] = format
+        if servers is not None:
+            params["servers"] = _names(servers)
+        if strict is not None:
+            params["strict"] = strict
+        return _shape(ToolsListResult, self._conn.request("tools/list", params or None, timeout))
+
+    def load_servers(self, path: Optional[PathArg] = None, *, json: Optional[Mapping[str, Any]] = None, text: Optional[str] = None, dialect: Optional[ConfigDialect] = None, inputs: Optional[Mapping[str, str]] = None, trust: Optional[Mapping[str, str]] = None, wait: bool = True, timeout: Optional[float] = None) -> ServersLoadResult:
+        """``servers/load``: add every server of a config, given as exactly one of ``path`` (a
+        file of any dialect, or a directory scanned for plugins and ``.mcp.json``), ``json`` (a
+        document) or ``text`` (TOML, YAML or JSON). ``dialect`` forces the dialect (detected
+        otherwise); ``inputs`` fills ``${input:ID}``; ``trust`` maps server names to approved
+        digests (``require_trust``). Problems are ``diagnostics``, never an exception; servers
+        held back for trust are in ``trustRequired``."""
+        if [path, json, text].count(None) != 2:
+            raise TypeError("load_servers takes exactly one of path, json or text")
+        params: Dict[str, Any] = {}
+        if path is not None:
+            params["path"] = _os.fspath(path)
+        if json is not None:
+            params["json"] = dict(json)
+        if text is not None:
+            params["text"] = text
+        if dialect is not None:
+            params["dialect"] = dialect
+        if inputs is not None:
+            params["inputs"] = dict(inputs)
+        if trust is not None:
+            params["trust"] = dict(trust)
+        if not wait:
+            params["wait"] = False
+        return _shape(ServersLoadResult, self._conn.request("servers/load", params or None, timeout))
+
+    def test_server(self, config: Mapping[str, Any], *, name: Optional[str] = None, trust: Optional[str] = None, timeout: Optional[float] = None) -> ServersTestResult:
+        """``servers/test``: start ``config`` as :meth:`add_server` would (handshake, tool
+        discovery), stop it and report (``state``, ``tools``, ``timings``, ``stderrTail``,
+        ``error``). Nothing is registered; ``name`` (default ``"test"``) may be taken or not.
+        A failed start is ``state: "error"``, not an exception."""
+        params: Dict[str, Any] = {"config": dict(config)}
+        if name is not None:
+            params["name"] = name
+        if trust is not None:
+            params["trust"] = trust
+        return _shape(ServersTestResult, self._conn.request("servers/test", params, timeout))
+
+    def read_result(self, handle: str, offset: Optional[int] = None, length: Optional[int] = None, *, timeout: Optional[float] = None) -> ResultsReadResult:
+        """``results/read``: ``length`` bytes (at most, and by default, 256 KiB) from byte
+        ``offset`` of the full text of a truncated call result (``result["truncated"]["handle"]``).
+        A handle no longer kept raises ``RESULT_EXPIRED``."""
+        params: Dict[str, Any] = {"handle": handle}
+        if offset is not None:
+            params["offset"] = offset
+        if length is not None:
+            params["length"] = length
+        return _shape(ResultsReadResult, self._conn.request("results/read", params, timeout))
+
+    def search_tools(self, query: str, *, limit: Optional[int] = None, servers: Optional[Sequence[str]] = None, format: Optional[ToolFormat] = None, strict: Optional[bool] = None, timeout: Optional[float] = None) -> ToolsSearchResult:
+        """``tools/search``: the tools best matching ``query`` (words or a tool's name), best
+        first, each a tool entry with ``score`` (and ``exact`` when named); ``total`` matched."""
+        params: Dict[str, Any] = {"query": query}
+        if limit is not None:
+            params["limit"] = limit
+        if servers is not None:
+            params["servers"] = _names(servers)
+        if format is not None:
+            params["format"] = format
+        if strict is not None:
+            params["strict"] = strict
+        return _shape(ToolsSearchResult, self._conn.request("tools/search", params, timeout))
+
+    def accept_tools(self, tools: Sequence[Mapping[str, Any]], *, timeout: Optional[float] = None) -> ToolsAcceptResult:
+        """``tools/accept``: let tools held by ``pinTools`` (``withheld`` entries, or
+        ``{server, tool, hash}``) back into the tool set; ``{accepted, rejected}``."""
+        params: Dict[str, Any] = {"tools": [{"server": t["server"], "tool": t["tool"], "hash": t["hash"]} for t in tools]}
+        return _shape(ToolsAcceptResult, self._conn.request("tools/accept", params, timeout))
+
+    def server_stats(self, servers: Optional[Sequence[str]] = None, *, timeout: Optional[float] = None) -> ServersStatsResult:
+        """``servers/stats``: every server's (or those named) statistics: calls, errors,
+        latency percentiles (``total`` and ``recent`` windows), bytes, restarts, startup."""
+        params: Dict[str, Any] = {}
+        if servers is not None:
+            params["servers"] = _names(servers)
+        return _shape(ServersStatsResult, self._conn.request("servers/stats", params or None, timeout))
+
+    def login_server(self, name: str, *, wait: bool = True, timeout: Optional[float] = None) -> ServerStatus:
+        """``servers/login``: OAuth login of a remote server (with an ``AUTHORIZE`` handler the
+        browser step is yours; else the status carries ``authorizationUrl``). ``wait=False``
+        answers once the login waits for the browser."""
+        params: Dict[str, Any] = {"name": name}
+        if not wait:
+            params["wait"] = False
+        return _shape(ServerStatus, self._conn.request("servers/login", params, timeout))
+
+    def logout_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
+        """``servers/logout``: forget the server's tokens and stop it (``needs_login``)."""
+        params: Dict[str, Any] = {"name": name}
+        return _shape(ServerStatus, self._conn.request("servers/logout", params, timeout))
+
+    def list_resources(self, server: Optional[str] = None, *, cursor: Optional[str] = None, timeout: Optional[float] = None) -> ResourcesListResult:
+        """``resources/list``: one page of resources (each with ``server``) of one server or of
+        every ready one; ``nextCursor`` continues, ``errors`` names servers that failed."""
+        params: Dict[str, Any] = {}
+        if server is not None:
+            params["server"] = server
+        if cursor is not None:
+            params["cursor"] = cursor
+        return _shape(ResourcesListResult, self._conn.request("resources/list", params or None, timeout))
+
+    def list_resource_templates(self, server: Optional[str] = None, *, cursor: Optional[str] = None, timeout: Optional[float] = None) -> ResourceTemplatesListResult:
+        """``resources/templates/list``: as :meth:`list_resources`, for ``resourceTemplates``."""
+        params: Dict[str, Any] = {}
+        if server is not None:
+            params["server"] = server
+        if cursor is not None:
+            params["cursor"] = cursor
+        return _shape(ResourceTemplatesListResult, self._conn.request("resources/templates/list", params or None, timeout))
+
+    def read_resource(self, server: str, uri: str, *, format: Optional[ToolFormat] = None, timeout: Optional[float] = None) -> ResourcesReadResult:
+        """``resources/read``: the server's ``contents``, plus ``text`` and ``output`` (in
+        ``format``) as for a tool result."""
+        params: Dict[str, Any] = {"server": server, "uri": uri}
+        if format is not None:
+            params["format"] = format
+        return _shape(ResourcesReadResult, self._conn.request("resources/read", params, timeout))
+
+    def subscribe_resource(self, server: str, uri: str, *, timeout: Optional[float] = None) -> None:
+        """``resources/subscribe``: changes of the resource arrive as
+        ``notifications/resources/updated`` (see :meth:`on_resources_updated`)."""
+        params: Dict[str, Any] = {"server": server, "uri": uri}
+        self._conn.request("resources/subscribe", params, timeout)
+
+    def unsubscribe_resource(self, server: str, uri: str, *, timeout: Optional[float] = None) -> None:
+        """``resources/unsubscribe``."""
+        params: Dict[str, Any] = {"server": server, "uri": uri}
+        self._conn.request("resources/unsubscribe", params, timeout)
+
+    def list_prompts(self, server: Optional[str] = None, *, cursor: Optional[str] = None, timeout: Optional[float] = None) -> PromptsListResult:
+        """``prompts/list``: as :meth:`list_resources`, for ``prompts``."""
+        params: Dict[str, Any] = {}
+        if server is not None:
+            params["server"] = server
+        if cursor is not None:
+            params["cursor"] = cursor
+        return _shape(PromptsListResult, self._conn.request("prompts/list", params or None, timeout))
+
+    def get_prompt(self, server: str, name: str, arguments: Optional[Mapping[str, str]] = None, *, format: Optional[ToolFormat] = None, timeout: Optional[float] = None) -> PromptsGetResult:
+        """``prompts/get``: the prompt's ``messages`` as the server sent them, and ``output``,
+        the same messages in ``format``'s message shape."""
+        params: Dict[str, Any] = {"server": server, "name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        if format is not None:
+            params["format"] = format
+        return _shape(PromptsGetResult, self._conn.request("prompts/get", params, timeout))
+
+    def complete(self, server: str, ref: Mapping[str, Any], argument: Mapping[str, Any], context: Optional[Mapping[str, Any]] = None, *, timeout: Optional[float] = None) -> CompleteResult:
+        """``completion/complete``: ``ref`` is ``{"type": "ref/prompt", "name"}`` or
+        ``{"type": "ref/resource", "uri"}``, ``argument`` ``{"name", "value"}``, ``context``
+        ``{"arguments": {...}}``; ``{"server", "completion": {"values", "total?", "hasMore?"}}``."""
+        params: Dict[str, Any] = {"server": server, "ref": dict(ref), "argument": dict(argument)}
+        if context is not None:
+            params["context"] = dict(context)
+        return _shape(CompleteResult, self._conn.request("completion/complete", params, timeout))
+
+    def set_log_level(self, level: LogLevel, *, server: Optional[str] = None, timeout: Optional[float] = None) -> SetLevelResult:
+        """``logging/setLevel``: the session's level of server logs (or one server's): messages
+        at or above it reach :meth:`logs`. ``{"servers": [names told], "errors"?}``."""
+        params: Dict[str, Any] = {"level": level}
+        if server is not None:
+            params["server"] = server
+        return _shape(SetLevelResult, self._conn.request("logging/setLevel", params, timeout))
+
+    def ping(self, *, timeout: Optional[float] = None) -> None:
+        """``ping``: a round trip to the sidecar."""
+        self._conn.request("ping", None, timeout)
+
+    def shutdown(self, *, timeout: Optional[float] = None) -> None:
+        """``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`."""
+        self._conn.request("shutdown", None, timeout)
+
+    def on_resources_updated(self, callback: Callable[[ResourcesUpdatedParams], Any]) -> Callable[[], None]:
+        """Call ``callback({server, uri?})`` when a subscribed resource changed (no ``uri``:
+        any subscribed resource of that server may have). Returns the unregister function."""
+        return _on(self, "notifications/resources/updated", callback)
+
+    def on_resources_changed(self, callback: Callable[[ResourcesChangedParams], Any]) -> Callable[[], None]:
+        """Call ``callback({server})`` when a server's resource list changed (list again)."""
+        return _on(self, "notifications/resources/changed", callback)
+
+    def on_prompts_changed(self, callback: Callable[[PromptsChangedParams], Any]) -> Callable[[], None]:
+        """Call ``callback({server})`` when a server's prompt list changed (list again)."""
+        return _on(self, "notifications/prompts/changed", callback)
+
+
+class _AsyncSidecarMethods:
+
+    async def call_tool(self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout_ms: Optional[int] = None, format: Optional[ToolFormat] = None, timeout: Optional[float] = None, progress: Optional[ProgressCallback] = None, reset_timeout_on_progress: Optional[bool] = None, max_total_timeout_ms: Optional[int] = None, traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> ToolCallResult:
+        """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
+        server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
+        (``TIMEOUT``); ``format`` is that of ``output`` (default: the session ``tool_format``).
+        Cancelling the awaiting task cancels the call at the sidecar and the server. A result
+        cut to fit (``resultPolicy: "truncate"``) has ``truncated``; see :meth:`read_result`.
+
+        ``progress``: called with each progress update of this call (:class:`ProgressParams`:
+        ``progress``, ``total?``, ``message?``) before its result; the sidecar sends the latest
+        and may skip some for a slow reader. ``reset_timeout_on_progress`` and
+        ``max_total_timeout_ms`` are the call's progress-aware timeout (protocol §4).
+        ``traceparent`` (and ``tracestate``): the W3C trace context the call belongs to, passed on
+        to the server and the parent of the sidecar's span when it exports traces."""
+        params: Dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        if timeout_ms is not None:
+            params["timeoutMs"] = timeout_ms
+        if format is not None:
+            params["format"] = format
+        if progress is not None:
+            params["progress"] = True
+        if reset_timeout_on_progress is not None:
+            params["resetTimeoutOnProgress"] = reset_timeout_on_progress
+        if max_total_timeout_ms is not None:
+            params["maxTotalTimeoutMs"] = max_total_timeout_ms
+        if traceparent is not None:
+            params["traceparent"] = traceparent
+        if tracestate is not None:
+            params["tracestate"] = tracestate
+        return _shape(ToolCallResult, await self._here().request("tools/call", params, timeout, progress))
+
+    async def add_server(self, name: str, config: Mapping[str, Any], *, wait: bool = True, trust: Optional[str] = None, timeout: Optional[float] = None) -> ServerStatus:
+        """``servers/add``: start a server (config: :class:`ServerConfig`). A failed start is not
+        an exception: the status has ``state: "error"`` and ``lastError``. With ``wait=False``
+        the answer comes at once (``starting``); follow ``notifications/servers/changed``."""
+        params: Dict[str, Any] = {"name": name, "config": dict(config)}
+        if not wait:
+            params["wait"] = False
+        if trust is not None:
+            params["trust"] = trust
+        return _shape(ServerStatus, await self._here().request("servers/add", params, timeout))
+
+    async def remove_server(self, name: str, *, timeout: Optional[float] = None) -> None:
+        """``servers/remove``: returns once the server's whole process tree is gone."""
+        params: Dict[str, Any] = {"name": name}
+        await self._here().request("servers/remove", params, timeout)
+
+    async def restart_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
+        """``servers/restart``: stop (whatever the state) and start again; the new status."""
+        params: Dict[str, Any] = {"name": name}
+        return _shape(ServerStatus, await self._here().request("servers/restart", params, timeout))
+
+    async def list_servers(self, *, timeout: Optional[float] = None) -> ServersListResult:
+        """``servers/list``: ``{"servers": [status, ...]}`` sorted by name."""
+        return _shape(ServersListResult, await self._here().request("servers/list", None, timeout))
+
+    async def list_tools(self, format: Optional[ToolFormat] = None, servers: Optional[Sequence[str]] = None, *, strict: Optional[bool] = None, timeout: Optional[float] = None) -> ToolsListResult:
+        """``tools/list``: ``{"tools": [entry, ...], "fingerprint": "sha256:..."}``; each entry's
+        ``definition`` is in ``format`` (default: the session ``tool_format``)."""
+        params: Dict[str, Any] = {}
+        if format is not None:
+            params["format"] = format
+        if servers is not None:
+            params["servers"] = _names(servers)
+        if strict is not None:
+            params["strict"] = strict
+        return _shape(ToolsListResult, await self._here().request("tools/list", params or None, timeout))
+
+    async def load_servers(self, path: Optional[PathArg] = None, *, json: Optional[Mapping[str, Any]] = None, text: Optional[str] = None, dialect: Optional[ConfigDialect] = None, inputs: Optional[Mapping[str, str]] = None, trust: Optional[Mapping[str, str]] = None, wait: bool = True, timeout: Optional[float] = None) -> ServersLoadResult:
+        """``servers/load``: add every server of a config, given as exactly one of ``path`` (a
+        file of any dialect, or a directory scanned for plugins and ``.mcp.json``), ``json`` (a
+        document) or ``text`` (TOML, YAML or JSON). ``dialect`` forces the dialect (detected
+        otherwise); ``inputs`` fills ``${input:ID}``; ``trust`` maps server names to approved
+        digests (``require_trust``). Problems are ``diagnostics``, never an exception; servers
+        held back for trust are in ``trustRequired``."""
+        if [path, json, text].count(None) != 2:
+            raise TypeError("load_servers takes exactly one of path, json or text")
+        params: Dict[str, Any] = {}
+        if path is not None:
+            params["path"] = _os.fspath(path)
+        if json is not None:
+            params["json"] = dict(json)
+        if text is not None:
+            params["text"] = text
+        if dialect is not None:
+            params["dialect"] = dialect
+        if inputs is not None:
+            params["inputs"] = dict(inputs)
+        if trust is not None:
+            params["trust"] = dict(trust)
+        if not wait:
+            params["wait"] = False
+        return _shape(ServersLoadResult, await self._here().request("servers/load", params or None, timeout))
+
+    async def test_server(self, config: Mapping[str, Any], *, name: Optional[str] = None, trust: Optional[str] = None, timeout: Optional[float] = None) -> ServersTestResult:
+        """``servers/test``: start ``config`` as :meth:`add_server` would (handshake, tool
+        discovery), stop it and report (``state``, ``tools``, ``timings``, ``stderrTail``,
+        ``error``). Nothing is registered; ``name`` (default ``"test"``) may be taken or not.
+        A failed start is ``state: "error"``, not an exception."""
+        params: Dict[str, Any] = {"config": dict(config)}
+        if name is not None:
+            params["name"] = name
+        if trust is not None:
+            params["trust"] = trust
+        return _shape(ServersTestResult, await self._here().request("servers/test", params, timeout))
+
+    async def read_result(self, handle: str, offset: Optional[int] = None, length: Optional[int] = None, *, timeout: Optional[float] = None) -> ResultsReadResult:
+        """``results/read``: ``length`` bytes (at most, and by default, 256 KiB) from byte
+        ``offset`` of the full text of a truncated call result (``result["truncated"]["handle"]``).
+        A handle no longer kept raises ``RESULT_EXPIRED``."""
+        params: Dict[str, Any] = {"handle": handle}
+        if offset is not None:
+            params["offset"] = offset
+        if length is not None:
+            params["length"] = length
+        return _shape(ResultsReadResult, await self._here().request("results/read", params, timeout))
+
+    async def search_tools(self, query: str, *, limit: Optional[int] = None, servers: Optional[Sequence[str]] = None, format: Optional[ToolFormat] = None, strict: Optional[bool] = None, timeout: Optional[float] = None) -> ToolsSearchResult:
+        """``tools/search``: the tools best matching ``query`` (words or a tool's name), best
+        first, each a tool entry with ``score`` (and ``exact`` when named); ``total`` matched."""
+        params: Dict[str, Any] = {"query": query}
+        if limit is not None:
+            params["limit"] = limit
+        if servers is not None:
+            params["servers"] = _names(servers)
+        if format is not None:
+            params["format"] = format
+        if strict is not None:
+            params["strict"] = strict
+        return _shape(ToolsSearchResult, await self._here().request("tools/search", params, timeout))
+
+    async def accept_tools(self, tools: Sequence[Mapping[str, Any]], *, timeout: Optional[float] = None) -> ToolsAcceptResult:
+        """``tools/accept``: let tools held by ``pinTools`` (``withheld`` entries, or
+        ``{server, tool, hash}``) back into the tool set; ``{accepted, rejected}``."""
+        params: Dict[str, Any] = {"tools": [{"server": t["server"], "tool": t["tool"], "hash": t["hash"]} for t in tools]}
+        return _shape(ToolsAcceptResult, await self._here().request("tools/accept", params, timeout))
+
+    async def server_stats(self, servers: Optional[Sequence[str]] = None, *, timeout: Optional[float] = None) -> ServersStatsResult:
+        """``servers/stats``: every server's (or those named) statistics: calls, errors,
+        latency percentiles (``total`` and ``recent`` windows), bytes, restarts, startup."""
+        params: Dict[str, Any] = {}
+        if servers is not None:
+            params["servers"] = _names(servers)
+        return _shape(ServersStatsResult, await self._here().request("servers/stats", params or None, timeout))
+
+    async def login_server(self, name: str, *, wait: bool = True, timeout: Optional[float] = None) -> ServerStatus:
+        """``servers/login``: OAuth login of a remote server (with an ``AUTHORIZE`` handler the
+        browser step is yours; else the status carries ``authorizationUrl``). ``wait=False``
+        answers once the login waits for the browser."""
+        params: Dict[str, Any] = {"name": name}
+        if not wait:
+            params["wait"] = False
+        return _shape(ServerStatus, await self._here().request("servers/login", params, timeout))
+
+    async def logout_server(self, name: str, *, timeout: Optional[float] = None) -> ServerStatus:
+        """``servers/logout``: forget the server's tokens and stop it (``needs_login``)."""
+        params: Dict[str, Any] = {"name": name}
+        return _shape(ServerStatus, await self._here().request("servers/logout", params, timeout))
+
+    async def list_resources(self, server: Optional[str] = None, *, cursor: Optional[str] = None, timeout: Optional[float] = None) -> ResourcesListResult:
+        """``resources/list``: one page of resources (each with ``server``) of one server or of
+        every ready one; ``nextCursor`` continues, ``errors`` names servers that failed."""
+        params: Dict[str, Any] = {}
+        if server is not None:
+            params["server"] = server
+        if cursor is not None:
+            params["cursor"] = cursor
+        return _shape(ResourcesListResult, await self._here().request("resources/list", params or None, timeout))
+
+    async def list_resource_templates(self, server: Optional[str] = None, *, cursor: Optional[str] = None, timeout: Optional[float] = None) -> ResourceTemplatesListResult:
+        """``resources/templates/list``: as :meth:`list_resources`, for ``resourceTemplates``."""
+        params: Dict[str, Any] = {}
+        if server is not None:
+            params["server"] = server
+        if cursor is not None:
+            params["cursor"] = cursor
+        return _shape(ResourceTemplatesListResult, await self._here().request("resources/templates/list", params or None, timeout))
+
+    async def read_resource(self, server: str, uri: str, *, format: Optional[ToolFormat] = None, timeout: Optional[float] = None) -> ResourcesReadResult:
+        """``resources/read``: the server's ``contents``, plus ``text`` and ``output`` (in
+        ``format``) as for a tool result."""
+        params: Dict[str, Any] = {"server": server, "uri": uri}
+        if format is not None:
+            params["format"] = format
+        return _shape(ResourcesReadResult, await self._here().request("resources/read", params, timeout))
+
+    async def subscribe_resource(self, server: str, uri: str, *, timeout: Optional[float] = None) -> None:
+        """``resources/subscribe``: changes of the resource arrive as
+        ``notifications/resources/updated`` (see :meth:`on_resources_updated`)."""
+        params: Dict[str, Any] = {"server": server, "uri": uri}
+        await self._here().request("resources/subscribe", params, timeout)
+
+    async def unsubscribe_resource(self, server: str, uri: str, *, timeout: Optional[float] = None) -> None:
+        """``resources/unsubscribe``."""
+        params: Dict[str, Any] = {"server": server, "uri": uri}
+        await self._here().request("resources/unsubscribe", params, timeout)
+
+    async def list_prompts(self, server: Optional[str] = None, *, cursor: Optional[str] = None, timeout: Optional[float] = None) -> PromptsListResult:
+        """``prompts/list``: as :meth:`list_resources`, for ``prompts``."""
+        params: Dict[str, Any] = {}
+        if server is not None:
+            params["server"] = server
+        if cursor is not None:
+            params["cursor"] = cursor
+        return _shape(PromptsListResult, await self._here().request("prompts/list", params or None, timeout))
+
+    async def get_prompt(self, server: str, name: str, arguments: Optional[Mapping[str, str]] = None, *, format: Optional[ToolFormat] = None, timeout: Optional[float] = None) -> PromptsGetResult:
+        """``prompts/get``: the prompt's ``messages`` as the server sent them, and ``output``,
+        the same messages in ``format``'s message shape."""
+        params: Dict[str, Any] = {"server": server, "name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        if format is not None:
+            params["format"] = format
+        return _shape(PromptsGetResult, await self._here().request("prompts/get", params, timeout))
+
+    async def complete(self, server: str, ref: Mapping[str, Any], argument: Mapping[str, Any], context: Optional[Mapping[str, Any]] = None, *, timeout: Optional[float] = None) -> CompleteResult:
+        """``completion/complete``: ``ref`` is ``{"type": "ref/prompt", "name"}`` or
+        ``{"type": "ref/resource", "uri"}``, ``argument`` ``{"name", "value"}``, ``context``
+        ``{"arguments": {...}}``; ``{"server", "completion": {"values", "total?", "hasMore?"}}``."""
+        params: Dict[str, Any] = {"server": server, "ref": dict(ref), "argument": dict(argument)}
+        if context is not None:
+            params["context"] = dict(context)
+        return _shape(CompleteResult, await self._here().request("completion/complete", params, timeout))
+
+    async def set_log_level(self, level: LogLevel, *, server: Optional[str] = None, timeout: Optional[float] = None) -> SetLevelResult:
+        """``logging/setLevel``: the session's level of server logs (or one server's): messages
+        at or above it reach :meth:`logs`. ``{"servers": [names told], "errors"?}``."""
+        params: Dict[str, Any] = {"level": level}
+        if server is not None:
+            params["server"] = server
+        return _shape(SetLevelResult, await self._here().request("logging/setLevel", params, timeout))
+
+    async def ping(self, *, timeout: Optional[float] = None) -> None:
+        """``ping``: a round trip to the sidecar."""
+        await self._here().request("ping", None, timeout)
+
+    async def shutdown(self, *, timeout: Optional[float] = None) -> None:
+        """``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`, which
+        also waits for the exit (and kills a sidecar that does not)."""
+        await self._here().request("shutdown", None, timeout)
+
+    def on_resources_updated(self, callback: Callable[[ResourcesUpdatedParams], Any]) -> Callable[[], None]:
+        """Call ``callback({server, uri?})`` when a subscribed resource changed (no ``uri``:
+        any subscribed resource of that server may have). Returns the unregister function."""
+        return _on(self, "notifications/resources/updated", callback)
+
+    def on_resources_changed(self, callback: Callable[[ResourcesChangedParams], Any]) -> Callable[[], None]:
+        """Call ``callback({server})`` when a server's resource list changed (list again)."""
+        return _on(self, "notifications/resources/changed", callback)
+
+    def on_prompts_changed(self, callback: Callable[[PromptsChangedParams], Any]) -> Callable[[], None]:
+        """Call ``callback({server})`` when a server's prompt list changed (list again)."""
+        return _on(self, "notifications/prompts/changed", callback)

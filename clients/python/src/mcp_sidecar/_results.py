@@ -10,9 +10,10 @@ key that is absent reads as None. Objects of a result type inside a result (``r.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, Tuple, Type, TypeVar
+import types
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Dict, List, Sequence, Tuple, Type, TypeVar
 
-__all__ = ["Result", "shape"]
+__all__ = ["Result", "shape", "install"]
 
 R = TypeVar("R", bound="Result")
 
@@ -49,3 +50,33 @@ class Result(Dict[str, Any]):
 def shape(cls: Type[R], result: Any) -> R:
     """``result`` as a ``cls`` (left as it is if the sidecar sent no object)."""
     return cls(result) if type(result) is dict else result
+
+
+_shape = shape
+
+
+def _names(servers: Sequence[str]) -> List[str]:
+    """A ``servers`` argument as sent (a lone string is a mistake, not a list of letters)."""
+    if isinstance(servers, str):
+        raise TypeError("servers must be a sequence of server names, not one string")
+    return list(servers)
+
+
+def _on(client: Any, method: str, callback: Callable[[Any], Any]) -> Callable[[], None]:
+    """Register ``callback`` for the params of ``method``'s notifications only."""
+
+    def deliver(notification: Any) -> Any:
+        return callback(notification.params) if notification.method == method else None
+
+    unregister: Callable[[], None] = client.on_notification(deliver)
+    return unregister
+
+
+def install(cls: Type[Any], methods: Type[Any]) -> None:
+    """Copy the generated host methods (``_generated._SidecarMethods``…) into ``cls``, as its own
+    (named ``Sidecar.ping``, of its module), so that the class has no generated base."""
+    for name, member in vars(methods).items():
+        if isinstance(member, types.FunctionType):
+            member.__qualname__ = f"{cls.__name__}.{name}"
+            member.__module__ = cls.__module__
+            setattr(cls, name, member)

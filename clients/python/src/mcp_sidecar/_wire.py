@@ -2,7 +2,7 @@
 
 Owns: the bytes on the pipes (one compact UTF-8 JSON object per line) and the ``initialize``
 params. Both clients (``aio`` and ``sync``) go through these functions; the params of every
-other method are built by the method surface (``_surface``).
+other method are built by the generated methods (``_generated``).
 """
 
 from __future__ import annotations

@@ -48,8 +48,8 @@ from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
-from . import _surface
-from ._results import shape
+from ._generated import _AsyncSidecarMethods
+from ._results import install, shape
 from ._options import (
     DEFAULT_LOG_LEVEL,
     DEFAULT_LOG_QUEUE_SIZE,
@@ -71,7 +71,6 @@ from ._protocol import (
     ServerLogParams,
     InitializeResult,
     Notification,
-    ToolCallResult,
     ToolFormat,
 )
 from ._core import (
@@ -806,46 +805,6 @@ class AsyncSidecar:
         this client; the typed methods below are preferred)."""
         return await self._here().request(method, params, timeout)
 
-    async def call_tool(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout_ms: Optional[int] = None,
-        format: Optional[ToolFormat] = None,
-        timeout: Optional[float] = None,
-        progress: Optional[ProgressCallback] = None,
-        reset_timeout_on_progress: Optional[bool] = None,
-        max_total_timeout_ms: Optional[int] = None,
-        traceparent: Optional[str] = None,
-        tracestate: Optional[str] = None,
-    ) -> ToolCallResult:
-        """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
-        server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
-        (``TIMEOUT``); ``format`` is that of ``output`` (default: the session ``tool_format``).
-        Cancelling the awaiting task cancels the call at the sidecar and the server. A result
-        cut to fit (``resultPolicy: "truncate"``) has ``truncated``; see :meth:`read_result`.
-
-        ``progress``: called with each progress update of this call (:class:`ProgressParams`:
-        ``progress``, ``total?``, ``message?``) before its result; the sidecar sends the latest
-        and may skip some for a slow reader. ``reset_timeout_on_progress`` and
-        ``max_total_timeout_ms`` are the call's progress-aware timeout (protocol §4).
-        ``traceparent`` (and ``tracestate``): the W3C trace context the call belongs to, passed on
-        to the server and the parent of the sidecar's span when it exports traces."""
-        params = _surface.call_tool_params(
-            name,
-            arguments,
-            timeout_ms,
-            format,
-            progress is not None,
-            reset_timeout_on_progress,
-            max_total_timeout_ms,
-            traceparent,
-            tracestate,
-        )
-        result = await self._here().request("tools/call", params, timeout, progress)
-        return shape(ToolCallResult, result)
-
     # -- notifications ----------------------------------------------------------------------
 
     def on_notification(self, callback: NotificationCallback) -> Callable[[], None]:
@@ -869,36 +828,5 @@ class AsyncSidecar:
         also delivered as notifications. The iteration ends when the client closes."""
         return self._require().iterate_logs()
 
-    # Every host method but call_tool and request: one definition for both clients (_surface).
-    add_server = _surface.awaitable(_surface.add_server)
-    remove_server = _surface.awaitable(_surface.remove_server)
-    restart_server = _surface.awaitable(_surface.restart_server)
-    list_servers = _surface.awaitable(_surface.list_servers)
-    list_tools = _surface.awaitable(_surface.list_tools)
-    load_servers = _surface.awaitable(_surface.load_servers)
-    test_server = _surface.awaitable(_surface.test_server)
-    read_result = _surface.awaitable(_surface.read_result)
-    search_tools = _surface.awaitable(_surface.search_tools)
-    accept_tools = _surface.awaitable(_surface.accept_tools)
-    server_stats = _surface.awaitable(_surface.server_stats)
-    login_server = _surface.awaitable(_surface.login_server)
-    logout_server = _surface.awaitable(_surface.logout_server)
-    list_resources = _surface.awaitable(_surface.list_resources)
-    list_resource_templates = _surface.awaitable(_surface.list_resource_templates)
-    read_resource = _surface.awaitable(_surface.read_resource)
-    subscribe_resource = _surface.awaitable(_surface.subscribe_resource)
-    unsubscribe_resource = _surface.awaitable(_surface.unsubscribe_resource)
-    list_prompts = _surface.awaitable(_surface.list_prompts)
-    get_prompt = _surface.awaitable(_surface.get_prompt)
-    complete = _surface.awaitable(_surface.complete)
-    set_log_level = _surface.awaitable(_surface.set_log_level)
-    ping = _surface.awaitable(_surface.ping)
-    shutdown = _surface.awaitable(_surface.shutdown)
 
-    # Notification callbacks of one method.
-    on_resources_updated = _surface.on_resources_updated
-    on_resources_changed = _surface.on_resources_changed
-    on_prompts_changed = _surface.on_prompts_changed
-
-
-_surface.name_methods(AsyncSidecar)
+install(AsyncSidecar, _AsyncSidecarMethods)

@@ -45,8 +45,8 @@ from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
-from . import _surface
-from ._results import shape
+from ._generated import _SidecarMethods
+from ._results import install, shape
 from ._stderr import StderrReader
 from ._options import (
     DEFAULT_LOG_LEVEL,
@@ -69,7 +69,6 @@ from ._protocol import (
     ServerLogParams,
     InitializeResult,
     Notification,
-    ToolCallResult,
     ToolFormat,
 )
 from ._core import (
@@ -860,41 +859,6 @@ class Sidecar:
         this client; the typed methods below are preferred)."""
         return self._conn.request(method, params, timeout, cancel)
 
-    def call_tool(
-        self,
-        name: str,
-        arguments: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout_ms: Optional[int] = None,
-        format: Optional[ToolFormat] = None,
-        timeout: Optional[float] = None,
-        cancel: Optional[CancelToken] = None,
-        progress: Optional[SyncProgressCallback] = None,
-        reset_timeout_on_progress: Optional[bool] = None,
-        max_total_timeout_ms: Optional[int] = None,
-        traceparent: Optional[str] = None,
-        tracestate: Optional[str] = None,
-    ) -> ToolCallResult:
-        """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
-        server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
-        (``TIMEOUT``); ``cancel`` lets another thread cancel the call (``CANCELLED``).
-        ``progress`` is called with each progress update of the call before its result, on the
-        thread reading stdout (keep it short); ``traceparent``/``tracestate`` as in
-        :meth:`AsyncSidecar.call_tool`."""
-        params = _surface.call_tool_params(
-            name,
-            arguments,
-            timeout_ms,
-            format,
-            progress is not None,
-            reset_timeout_on_progress,
-            max_total_timeout_ms,
-            traceparent,
-            tracestate,
-        )
-        result = self._conn.request("tools/call", params, timeout, cancel, progress)
-        return shape(ToolCallResult, result)
-
     # -- notifications ----------------------------------------------------------------------
 
     def on_notification(self, callback: SyncNotificationCallback) -> Callable[[], None]:
@@ -919,36 +883,5 @@ class Sidecar:
         message arrived within ``timeout`` seconds."""
         return self._conn.iterate_logs(timeout)
 
-    # Every host method but call_tool and request: one definition for both clients (_surface).
-    add_server = _surface.blocking(_surface.add_server)
-    remove_server = _surface.blocking(_surface.remove_server)
-    restart_server = _surface.blocking(_surface.restart_server)
-    list_servers = _surface.blocking(_surface.list_servers)
-    list_tools = _surface.blocking(_surface.list_tools)
-    load_servers = _surface.blocking(_surface.load_servers)
-    test_server = _surface.blocking(_surface.test_server)
-    read_result = _surface.blocking(_surface.read_result)
-    search_tools = _surface.blocking(_surface.search_tools)
-    accept_tools = _surface.blocking(_surface.accept_tools)
-    server_stats = _surface.blocking(_surface.server_stats)
-    login_server = _surface.blocking(_surface.login_server)
-    logout_server = _surface.blocking(_surface.logout_server)
-    list_resources = _surface.blocking(_surface.list_resources)
-    list_resource_templates = _surface.blocking(_surface.list_resource_templates)
-    read_resource = _surface.blocking(_surface.read_resource)
-    subscribe_resource = _surface.blocking(_surface.subscribe_resource)
-    unsubscribe_resource = _surface.blocking(_surface.unsubscribe_resource)
-    list_prompts = _surface.blocking(_surface.list_prompts)
-    get_prompt = _surface.blocking(_surface.get_prompt)
-    complete = _surface.blocking(_surface.complete)
-    set_log_level = _surface.blocking(_surface.set_log_level)
-    ping = _surface.blocking(_surface.ping)
-    shutdown = _surface.blocking(_surface.shutdown)
 
-    # Notification callbacks of one method.
-    on_resources_updated = _surface.on_resources_updated
-    on_resources_changed = _surface.on_resources_changed
-    on_prompts_changed = _surface.on_prompts_changed
-
-
-_surface.name_methods(Sidecar)
+install(Sidecar, _SidecarMethods)

@@ -1,0 +1,301 @@
+"""The Python clients' host methods, one entry each: what generate.py writes into
+``_generated.py`` as the methods of both ``Sidecar`` (blocking) and ``AsyncSidecar`` (asyncio).
+
+Each entry names the method, its parameters (in signature order: the annotation and default as
+the signature shows them, the protocol key of the params, how the value is sent), the result
+class and the docstring, which is kept here and nowhere else. Every protocol key must be a field
+of the method's ``params`` in proto/schema (checked by the generator), so a renamed field fails
+the generation rather than a call. Standard library only.
+"""
+
+from __future__ import annotations
+
+from typing import List, NamedTuple, Optional, Tuple
+
+
+class Param(NamedTuple):
+    """One parameter. ``key``: the params field it fills (None: the client's own, not sent);
+    ``send``: the expression sent, ``{}`` standing for the value (sent only when not None, or
+    when false for a flag ``send="flag"`` true by default, or as ``True`` when set for
+    ``send="set"``); ``only``: ``"sync"`` or ``"aio"`` for a parameter of one client."""
+
+    name: str
+    annotation: str
+    default: Optional[str] = None  # None: required
+    keyword: bool = True
+    key: Optional[str] = ""  # "": the name in camelCase
+    send: str = "{}"
+    only: Optional[str] = None
+
+
+class Method(NamedTuple):
+    name: str
+    rpc: str
+    result: Optional[str]  # the result class; None: the method returns None
+    params: Tuple[Param, ...]
+    doc: str
+    sync_doc: Optional[str] = None  # the blocking client's docstring where it differs
+    check: str = ""  # a line run before the params are built (argument validation)
+    sync_extra: str = ""  # more arguments of the blocking connection's request()
+    aio_extra: str = ""
+
+
+def pos(name: str, annotation: str, default: Optional[str] = None, **kw: str) -> Param:
+    return Param(name, annotation, default, keyword=False, **kw)  # type: ignore[arg-type]
+
+
+def opt(name: str, annotation: str, default: str = "None", **kw: str) -> Param:
+    return Param(name, annotation, default, **kw)  # type: ignore[arg-type]
+
+
+TIMEOUT = opt("timeout", "Optional[float]", key=None)
+SERVERS = "_names({})"
+TOOL_FORMAT = "Optional[ToolFormat]"
+
+METHODS: List[Method] = [
+    Method("call_tool", "tools/call", "ToolCallResult", (
+        pos("name", "str"), pos("arguments", "Optional[Mapping[str, Any]]", "None"),
+        opt("timeout_ms", "Optional[int]"), opt("format", TOOL_FORMAT), TIMEOUT,
+        opt("cancel", "Optional[CancelToken]", key=None, only="sync"),
+        opt("progress", "Optional[SyncProgressCallback]", send="set", only="sync"),
+        opt("progress", "Optional[ProgressCallback]", send="set", only="aio"),
+        opt("reset_timeout_on_progress", "Optional[bool]"), opt("max_total_timeout_ms", "Optional[int]"),
+        opt("traceparent", "Optional[str]"), opt("tracestate", "Optional[str]")),
+        """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
+server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
+(``TIMEOUT``); ``format`` is that of ``output`` (default: the session ``tool_format``).
+Cancelling the awaiting task cancels the call at the sidecar and the server. A result
+cut to fit (``resultPolicy: "truncate"``) has ``truncated``; see :meth:`read_result`.
+
+``progress``: called with each progress update of this call (:class:`ProgressParams`:
+``progress``, ``total?``, ``message?``) before its result; the sidecar sends the latest
+and may skip some for a slow reader. ``reset_timeout_on_progress`` and
+``max_total_timeout_ms`` are the call's progress-aware timeout (protocol §4).
+``traceparent`` (and ``tracestate``): the W3C trace context the call belongs to, passed on
+to the server and the parent of the sidecar's span when it exports traces.""",
+        sync_doc="""``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
+server's answer (``TOOL_TIMEOUT``); ``timeout`` (seconds) is the client's own bound
+(``TIMEOUT``); ``cancel`` lets another thread cancel the call (``CANCELLED``).
+``progress`` is called with each progress update of the call before its result, on the
+thread reading stdout (keep it short); ``traceparent``/``tracestate`` as in
+:meth:`AsyncSidecar.call_tool`.""",
+        sync_extra=", cancel, progress", aio_extra=", progress"),
+    Method("add_server", "servers/add", "ServerStatus", (
+        pos("name", "str"), pos("config", "Mapping[str, Any]", send="dict({})"),
+        opt("wait", "bool", "True", send="flag"), opt("trust", "Optional[str]"), TIMEOUT),
+        """``servers/add``: start a server (config: :class:`ServerConfig`). A failed start is not
+an exception: the status has ``state: "error"`` and ``lastError``. With ``wait=False``
+the answer comes at once (``starting``); follow ``notifications/servers/changed``.""",
+        sync_doc="""``servers/add`` (see :meth:`AsyncSidecar.add_server`)."""),
+    Method("remove_server", "servers/remove", None, (pos("name", "str"), TIMEOUT),
+           """``servers/remove``: returns once the server's whole process tree is gone."""),
+    Method("restart_server", "servers/restart", "ServerStatus", (pos("name", "str"), TIMEOUT),
+           """``servers/restart``: stop (whatever the state) and start again; the new status."""),
+    Method("list_servers", "servers/list", "ServersListResult", (TIMEOUT,),
+           """``servers/list``: ``{"servers": [status, ...]}`` sorted by name."""),
+    Method("list_tools", "tools/list", "ToolsListResult", (
+        pos("format", TOOL_FORMAT, "None"), pos("servers", "Optional[Sequence[str]]", "None", send=SERVERS),
+        opt("strict", "Optional[bool]"), TIMEOUT),
+        """``tools/list``: ``{"tools": [entry, ...], "fingerprint": "sha256:..."}``; each entry's
+``definition`` is in ``format`` (default: the session ``tool_format``).""",
+        sync_doc="""``tools/list`` (see :meth:`AsyncSidecar.list_tools`)."""),
+    Method("load_servers", "servers/load", "ServersLoadResult", (
+        pos("path", "Optional[PathArg]", "None", send="_os.fspath({})"),
+        opt("json", "Optional[Mapping[str, Any]]", send="dict({})"), opt("text", "Optional[str]"),
+        opt("dialect", "Optional[ConfigDialect]"),
+        opt("inputs", "Optional[Mapping[str, str]]", send="dict({})"),
+        opt("trust", "Optional[Mapping[str, str]]", send="dict({})"),
+        opt("wait", "bool", "True", send="flag"), TIMEOUT),
+        """``servers/load``: add every server of a config, given as exactly one of ``path`` (a
+file of any dialect, or a directory scanned for plugins and ``.mcp.json``), ``json`` (a
+document) or ``text`` (TOML, YAML or JSON). ``dialect`` forces the dialect (detected
+otherwise); ``inputs`` fills ``${input:ID}``; ``trust`` maps server names to approved
+digests (``require_trust``). Problems are ``diagnostics``, never an exception; servers
+held back for trust are in ``trustRequired``.""",
+        check='if [path, json, text].count(None) != 2:\n'
+              '    raise TypeError("load_servers takes exactly one of path, json or text")'),
+    Method("test_server", "servers/test", "ServersTestResult", (
+        pos("config", "Mapping[str, Any]", send="dict({})"), opt("name", "Optional[str]"),
+        opt("trust", "Optional[str]"), TIMEOUT),
+        """``servers/test``: start ``config`` as :meth:`add_server` would (handshake, tool
+discovery), stop it and report (``state``, ``tools``, ``timings``, ``stderrTail``,
+``error``). Nothing is registered; ``name`` (default ``"test"``) may be taken or not.
+A failed start is ``state: "error"``, not an exception."""),
+    Method("read_result", "results/read", "ResultsReadResult", (
+        pos("handle", "str"), pos("offset", "Optional[int]", "None"), pos("length", "Optional[int]", "None"),
+        TIMEOUT),
+        """``results/read``: ``length`` bytes (at most, and by default, 256 KiB) from byte
+``offset`` of the full text of a truncated call result (``result["truncated"]["handle"]``).
+A handle no longer kept raises ``RESULT_EXPIRED``."""),
+    Method("search_tools", "tools/search", "ToolsSearchResult", (
+        pos("query", "str"), opt("limit", "Optional[int]"),
+        opt("servers", "Optional[Sequence[str]]", send=SERVERS), opt("format", TOOL_FORMAT),
+        opt("strict", "Optional[bool]"), TIMEOUT),
+        """``tools/search``: the tools best matching ``query`` (words or a tool's name), best
+first, each a tool entry with ``score`` (and ``exact`` when named); ``total`` matched."""),
+    # Only the three keys: the method's params are strict, a withheld entry has more.
+    Method("accept_tools", "tools/accept", "ToolsAcceptResult", (
+        pos("tools", "Sequence[Mapping[str, Any]]",
+            send='[{"server": t["server"], "tool": t["tool"], "hash": t["hash"]} for t in {}]'),
+        TIMEOUT),
+        """``tools/accept``: let tools held by ``pinTools`` (``withheld`` entries, or
+``{server, tool, hash}``) back into the tool set; ``{accepted, rejected}``."""),
+    Method("server_stats", "servers/stats", "ServersStatsResult", (
+        pos("servers", "Optional[Sequence[str]]", "None", send=SERVERS), TIMEOUT),
+        """``servers/stats``: every server's (or those named) statistics: calls, errors,
+latency percentiles (``total`` and ``recent`` windows), bytes, restarts, startup."""),
+    Method("login_server", "servers/login", "ServerStatus", (
+        pos("name", "str"), opt("wait", "bool", "True", send="flag"), TIMEOUT),
+        """``servers/login``: OAuth login of a remote server (with an ``AUTHORIZE`` handler the
+browser step is yours; else the status carries ``authorizationUrl``). ``wait=False``
+answers once the login waits for the browser."""),
+    Method("logout_server", "servers/logout", "ServerStatus", (pos("name", "str"), TIMEOUT),
+           """``servers/logout``: forget the server's tokens and stop it (``needs_login``)."""),
+    Method("list_resources", "resources/list", "ResourcesListResult", (
+        pos("server", "Optional[str]", "None"), opt("cursor", "Optional[str]"), TIMEOUT),
+        """``resources/list``: one page of resources (each with ``server``) of one server or of
+every ready one; ``nextCursor`` continues, ``errors`` names servers that failed."""),
+    Method("list_resource_templates", "resources/templates/list", "ResourceTemplatesListResult", (
+        pos("server", "Optional[str]", "None"), opt("cursor", "Optional[str]"), TIMEOUT),
+        """``resources/templates/list``: as :meth:`list_resources`, for ``resourceTemplates``."""),
+    Method("read_resource", "resources/read", "ResourcesReadResult", (
+        pos("server", "str"), pos("uri", "str"), opt("format", TOOL_FORMAT), TIMEOUT),
+        """``resources/read``: the server's ``contents``, plus ``text`` and ``output`` (in
+``format``) as for a tool result."""),
+    Method("subscribe_resource", "resources/subscribe", None, (
+        pos("server", "str"), pos("uri", "str"), TIMEOUT),
+        """``resources/subscribe``: changes of the resource arrive as
+``notifications/resources/updated`` (see :meth:`on_resources_updated`)."""),
+    Method("unsubscribe_resource", "resources/unsubscribe", None, (
+        pos("server", "str"), pos("uri", "str"), TIMEOUT),
+        """``resources/unsubscribe``."""),
+    Method("list_prompts", "prompts/list", "PromptsListResult", (
+        pos("server", "Optional[str]", "None"), opt("cursor", "Optional[str]"), TIMEOUT),
+        """``prompts/list``: as :meth:`list_resources`, for ``prompts``."""),
+    Method("get_prompt", "prompts/get", "PromptsGetResult", (
+        pos("server", "str"), pos("name", "str"),
+        pos("arguments", "Optional[Mapping[str, str]]", "None", send="dict({})"),
+        opt("format", TOOL_FORMAT), TIMEOUT),
+        """``prompts/get``: the prompt's ``messages`` as the server sent them, and ``output``,
+the same messages in ``format``'s message shape."""),
+    Method("complete", "completion/complete", "CompleteResult", (
+        pos("server", "str"), pos("ref", "Mapping[str, Any]", send="dict({})"),
+        pos("argument", "Mapping[str, Any]", send="dict({})"),
+        pos("context", "Optional[Mapping[str, Any]]", "None", send="dict({})"), TIMEOUT),
+        """``completion/complete``: ``ref`` is ``{"type": "ref/prompt", "name"}`` or
+``{"type": "ref/resource", "uri"}``, ``argument`` ``{"name", "value"}``, ``context``
+``{"arguments": {...}}``; ``{"server", "completion": {"values", "total?", "hasMore?"}}``."""),
+    Method("set_log_level", "logging/setLevel", "SetLevelResult", (
+        pos("level", "LogLevel"), opt("server", "Optional[str]"), TIMEOUT),
+        """``logging/setLevel``: the session's level of server logs (or one server's): messages
+at or above it reach :meth:`logs`. ``{"servers": [names told], "errors"?}``."""),
+    Method("ping", "ping", None, (TIMEOUT,), """``ping``: a round trip to the sidecar."""),
+    Method("shutdown", "shutdown", None, (TIMEOUT,),
+           """``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`, which
+also waits for the exit (and kills a sidecar that does not).""",
+           sync_doc="``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`."),
+]
+
+#: Notification callbacks of one method, the same in both clients: (name, notification,
+#: params class, docstring).
+EVENTS: List[Tuple[str, str, str, str]] = [
+    ("on_resources_updated", "notifications/resources/updated", "ResourcesUpdatedParams",
+     """Call ``callback({server, uri?})`` when a subscribed resource changed (no ``uri``:
+any subscribed resource of that server may have). Returns the unregister function."""),
+    ("on_resources_changed", "notifications/resources/changed", "ResourcesChangedParams",
+     """Call ``callback({server})`` when a server's resource list changed (list again)."""),
+    ("on_prompts_changed", "notifications/prompts/changed", "PromptsChangedParams",
+     """Call ``callback({server})`` when a server's prompt list changed (list again)."""),
+]
+
+
+# ------------------------------------------------------------------------------ the emitter
+
+CLIENTS = (
+    # (class the methods are made for, client, how a method reaches its connection)
+    ("_SidecarMethods", "sync", "self._conn.request"),
+    ("_AsyncSidecarMethods", "aio", "await self._here().request"),
+)
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def check_keys(method: Method, params_of) -> None:  # type: ignore[no-untyped-def]
+    """Every key sent is a field of the method's params in the schema."""
+    known = params_of(method.rpc)
+    for p in method.params:
+        key = camel(p.name) if p.key == "" else p.key
+        if key is not None and key not in known:
+            raise SystemExit(f"py_methods.py: {method.name}: {key!r} is not a params field of "
+                             f"{method.rpc} in proto/schema (fields: {sorted(known)})")
+
+
+def signature(method: Method, client: str) -> str:
+    parts, star = ["self"], False
+    for p in method.params:
+        if p.only not in (None, client):
+            continue
+        if p.keyword and not star:
+            parts.append("*")
+            star = True
+        default = "" if p.default is None else f" = {p.default}"
+        parts.append(f"{p.name}: {p.annotation}{default}")
+    returns = method.result or "None"
+    return f"({', '.join(parts)}) -> {returns}:"
+
+
+def body(method: Method, client: str, call: str) -> List[str]:
+    sent = [p for p in method.params if p.only in (None, client) and p.key is not None]
+    lines = method.check.splitlines()
+    required = [p for p in sent if p.default is None]
+    literal = ", ".join(f'"{camel(p.name) if p.key == "" else p.key}": {p.send.replace("{}", p.name)}'
+                        for p in required)
+    if sent:
+        lines.append(f"params: Dict[str, Any] = {{{literal}}}")
+    for p in sent:
+        if p.default is None:
+            continue
+        key = camel(p.name) if p.key == "" else p.key
+        if p.send == "flag":
+            lines += [f"if not {p.name}:", f'    params["{key}"] = False']
+        elif p.send == "set":
+            lines += [f"if {p.name} is not None:", f'    params["{key}"] = True']
+        else:
+            lines += [f"if {p.name} is not None:", f'    params["{key}"] = {p.send.replace("{}", p.name)}']
+    params = "None" if not sent else "params" if required else "params or None"
+    extra = method.sync_extra if client == "sync" else method.aio_extra
+    request = f'{call}("{method.rpc}", {params}, timeout{extra})'
+    if method.result is None:
+        return lines + [request]
+    return lines + [f"return _shape({method.result}, {request})"]
+
+
+def docstring(text: str, indent: str) -> List[str]:
+    lines = text.splitlines()
+    out = [f'{indent}"""{lines[0]}'] + [f"{indent}{line}" if line else "" for line in lines[1:]]
+    out[-1] += '"""'
+    return out
+
+
+def python_source(params_of) -> List[str]:  # type: ignore[no-untyped-def]
+    """The methods' classes, appended to ``_generated.py``."""
+    for method in METHODS:
+        check_keys(method, params_of)
+    out = ["", "", "# The host methods of both clients (clients/codegen/py_methods.py), copied into",
+           "# Sidecar and AsyncSidecar by _results.install."]
+    for cls, client, call in CLIENTS:
+        out += ["", "", f"class {cls}:"]
+        asynchronous = "async " if client == "aio" else ""
+        for method in METHODS:
+            doc = method.sync_doc if client == "sync" and method.sync_doc else method.doc
+            out += ["", f"    {asynchronous}def {method.name}{signature(method, client)}"]
+            out += docstring(doc, "        ")
+            out += [f"        {line}" for line in body(method, client, call)]
+        for name, notification, params, doc in EVENTS:
+            out += ["", f"    def {name}(self, callback: Callable[[{params}], Any]) -> Callable[[], None]:"]
+            out += docstring(doc, "        ")
+            out += [f'        return _on(self, "{notification}", callback)']
+    return out
