@@ -472,9 +472,10 @@ def gen_python() -> str:
             "from ._results import Result, _names, _on, _shape", "",
             "if TYPE_CHECKING:",
             "    from ._binary import PathArg",
-            "    from ._protocol import LogLevel, PromptsChangedParams, ResourcesChangedParams",
-            "    from .aio import ProgressCallback",
-            "    from .sync import CancelToken, SyncProgressCallback", "",
+            "    from ._options import StderrTarget",
+            "    from ._protocol import ElicitationMode, LogLevel, PromptsChangedParams, ResourcesChangedParams",
+            "    from .aio import Handler, ProgressCallback",
+            "    from .sync import CancelToken, SyncHandler, SyncProgressCallback", "",
             "__all__ = [", *(f'    "{n}",' for n in names), "]", "", "JsonObject = Dict[str, Any]"]
     body += py_methods.python_source(request_fields)
     return "\n".join(head + body) + "\n"

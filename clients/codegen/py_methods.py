@@ -281,13 +281,13 @@ def docstring(text: str, indent: str) -> List[str]:
 
 
 def python_source(params_of) -> List[str]:  # type: ignore[no-untyped-def]
-    """The methods' classes, appended to ``_generated.py``."""
+    """The options' defaults and the methods' classes, appended to ``_generated.py``."""
     for method in METHODS:
         check_keys(method, params_of)
-    out = ["", "", "# The host methods of both clients (clients/codegen/py_methods.py), copied into",
+    out = options_source() + ["", "", "# The host methods of both clients (clients/codegen/py_methods.py), copied into",
            "# Sidecar and AsyncSidecar by _results.install."]
     for cls, client, call in CLIENTS:
-        out += ["", "", f"class {cls}:"]
+        out += ["", "", f"class {cls}:"] + constructor(client)
         asynchronous = "async " if client == "aio" else ""
         for method in METHODS:
             doc = method.sync_doc if client == "sync" and method.sync_doc else method.doc
@@ -299,3 +299,62 @@ def python_source(params_of) -> List[str]:  # type: ignore[no-untyped-def]
             out += docstring(doc, "        ")
             out += [f'        return _on(self, "{notification}", callback)']
     return out
+
+
+#: The constructor options of both clients, in signature order after ``binary``: (name,
+#: annotation, default). ``close_timeout`` is the clients' own; the others make ``Options``.
+#: A ``{handler}`` annotation is each client's handler type.
+OPTIONS: List[Tuple[str, str, str]] = [
+    ("tool_format", "Optional[ToolFormat]", "None"),
+    ("name_template", "Optional[str]", "None"),
+    ("max_name_length", "Optional[int]", "None"),
+    ("client_info", "Optional[ClientInfo]", "None"),
+    ("args", "Sequence[str]", "()"),
+    ("env", "Optional[Mapping[str, str]]", "None"),
+    ("cwd", "Optional[PathArg]", "None"),
+    ("stderr", "StderrTarget", "None"),
+    ("max_line_bytes", "int", "DEFAULT_MAX_LINE_BYTES"),
+    ("notification_queue_size", "int", "DEFAULT_NOTIFICATION_QUEUE_SIZE"),
+    ("start_timeout", "Optional[float]", "30.0"),
+    ("close_timeout", "float", "5.0"),
+    ("strict", "Optional[bool]", "None"),
+    ("require_trust", "bool", "False"),
+    ("handlers", "Optional[Mapping[str, {handler}]]", "None"),
+    ("roots", "Optional[Sequence[Root]]", "None"),
+    ("elicitation_modes", "Sequence[ElicitationMode]", '("form",)'),
+    ("sampling_features", "Sequence[str]", "()"),
+    ("server_logs", "Optional[LogLevel]", "None"),
+    ("log_queue_size", "int", "DEFAULT_LOG_QUEUE_SIZE"),
+    ("answer_timeout_ms", "Optional[int]", "None"),
+    ("log_level", "Optional[str]", "DEFAULT_LOG_LEVEL"),
+]
+
+#: The defaults named in OPTIONS: (name, value, comment).
+DEFAULTS: List[Tuple[str, str, str]] = [
+    ("DEFAULT_MAX_LINE_BYTES", "64 * 1024 * 1024",
+     "Longest line accepted from the sidecar's stdout (a tools/call result is one line)."),
+    ("DEFAULT_NOTIFICATION_QUEUE_SIZE", "1024",
+     "Notifications kept for ``notifications()`` before the oldest is dropped."),
+    ("DEFAULT_LOG_QUEUE_SIZE", "1024", "Server log messages kept for ``logs()`` before the oldest is dropped."),
+    ("DEFAULT_LOG_LEVEL", '"warn"', "The sidecar's log filter unless told otherwise: warnings and errors only."),
+]
+
+
+def constructor(client: str) -> List[str]:
+    """Each client's ``__init__``: the options, handed to the client's ``_open`` as ``locals()``."""
+    handler = "SyncHandler" if client == "sync" else "Handler"
+    params = ["self", "binary: Optional[PathArg] = None", "*"]
+    params += [f"{name}: {annotation.replace('{handler}', handler)} = {default}"
+               for name, annotation, default in OPTIONS]
+    return ["", f"    def __init__({', '.join(params)}) -> None:",
+            "        self._open(locals())"]
+
+
+def options_source() -> List[str]:
+    out = [""]
+    for name, value, comment in DEFAULTS:
+        out += [f"#: {comment}", f"{name} = {value}"]
+    out += ["#: Every option of ``Options`` and its default (the constructors' but close_timeout).",
+            "OPTION_DEFAULTS: Dict[str, Any] = {", '    "binary": None,']
+    out += [f'    "{name}": {default},' for name, _, default in OPTIONS if name != "close_timeout"]
+    return out + ["}"]

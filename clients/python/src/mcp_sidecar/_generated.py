@@ -15,9 +15,10 @@ from ._results import Result, _names, _on, _shape
 
 if TYPE_CHECKING:
     from ._binary import PathArg
-    from ._protocol import LogLevel, PromptsChangedParams, ResourcesChangedParams
-    from .aio import ProgressCallback
-    from .sync import CancelToken, SyncProgressCallback
+    from ._options import StderrTarget
+    from ._protocol import ElicitationMode, LogLevel, PromptsChangedParams, ResourcesChangedParams
+    from .aio import Handler, ProgressCallback
+    from .sync import CancelToken, SyncHandler, SyncProgressCallback
 
 __all__ = [
     "JsonObject",
@@ -830,12 +831,49 @@ RPC_CODES: Dict[str, int] = {
     "PACKAGE_INTEGRITY": -32017,
 }
 
+#: Longest line accepted from the sidecar's stdout (a tools/call result is one line).
+DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+#: Notifications kept for ``notifications()`` before the oldest is dropped.
+DEFAULT_NOTIFICATION_QUEUE_SIZE = 1024
+#: Server log messages kept for ``logs()`` before the oldest is dropped.
+DEFAULT_LOG_QUEUE_SIZE = 1024
+#: The sidecar's log filter unless told otherwise: warnings and errors only.
+DEFAULT_LOG_LEVEL = "warn"
+#: Every option of ``Options`` and its default (the constructors' but close_timeout).
+OPTION_DEFAULTS: Dict[str, Any] = {
+    "binary": None,
+    "tool_format": None,
+    "name_template": None,
+    "max_name_length": None,
+    "client_info": None,
+    "args": (),
+    "env": None,
+    "cwd": None,
+    "stderr": None,
+    "max_line_bytes": DEFAULT_MAX_LINE_BYTES,
+    "notification_queue_size": DEFAULT_NOTIFICATION_QUEUE_SIZE,
+    "start_timeout": 30.0,
+    "strict": None,
+    "require_trust": False,
+    "handlers": None,
+    "roots": None,
+    "elicitation_modes": ("form",),
+    "sampling_features": (),
+    "server_logs": None,
+    "log_queue_size": DEFAULT_LOG_QUEUE_SIZE,
+    "answer_timeout_ms": None,
+    "log_level": DEFAULT_LOG_LEVEL,
+}
+
 
 # The host methods of both clients (clients/codegen/py_methods.py), copied into
 # Sidecar and AsyncSidecar by _results.install.
 
 
 class _SidecarMethods:
+
+    def __init__(self, binary: Optional[PathArg] = None, *, tool_format: Optional[ToolFormat] = None, name_template: Optional[str] = None, max_name_length: Optional[int] = None, client_info: Optional[ClientInfo] = None, args: Sequence[str] = (), env: Optional[Mapping[str, str]] = None, cwd: Optional[PathArg] = None, stderr: StderrTarget = None, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE, start_timeout: Optional[float] = 30.0, close_timeout: float = 5.0, strict: Optional[bool] = None, require_trust: bool = False, handlers: Optional[Mapping[str, SyncHandler]] = None, roots: Optional[Sequence[Root]] = None, elicitation_modes: Sequence[ElicitationMode] = ("form",), sampling_features: Sequence[str] = (), server_logs: Optional[LogLevel] = None, log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE, answer_timeout_ms: Optional[int] = None, log_level: Optional[str] = DEFAULT_LOG_LEVEL) -> None:
+        self._open(locals())
 
     def call_tool(self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout_ms: Optional[int] = None, format: Optional[ToolFormat] = None, timeout: Optional[float] = None, cancel: Optional[CancelToken] = None, progress: Optional[SyncProgressCallback] = None, reset_timeout_on_progress: Optional[bool] = None, max_total_timeout_ms: Optional[int] = None, traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> ToolCallResult:
         """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
@@ -1085,6 +1123,9 @@ class _SidecarMethods:
 
 
 class _AsyncSidecarMethods:
+
+    def __init__(self, binary: Optional[PathArg] = None, *, tool_format: Optional[ToolFormat] = None, name_template: Optional[str] = None, max_name_length: Optional[int] = None, client_info: Optional[ClientInfo] = None, args: Sequence[str] = (), env: Optional[Mapping[str, str]] = None, cwd: Optional[PathArg] = None, stderr: StderrTarget = None, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE, start_timeout: Optional[float] = 30.0, close_timeout: float = 5.0, strict: Optional[bool] = None, require_trust: bool = False, handlers: Optional[Mapping[str, Handler]] = None, roots: Optional[Sequence[Root]] = None, elicitation_modes: Sequence[ElicitationMode] = ("form",), sampling_features: Sequence[str] = (), server_logs: Optional[LogLevel] = None, log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE, answer_timeout_ms: Optional[int] = None, log_level: Optional[str] = DEFAULT_LOG_LEVEL) -> None:
+        self._open(locals())
 
     async def call_tool(self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout_ms: Optional[int] = None, format: Optional[ToolFormat] = None, timeout: Optional[float] = None, progress: Optional[ProgressCallback] = None, reset_timeout_on_progress: Optional[bool] = None, max_total_timeout_ms: Optional[int] = None, traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> ToolCallResult:
         """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the

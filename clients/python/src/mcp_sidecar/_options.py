@@ -13,7 +13,6 @@ from typing import (
     IO,
     TYPE_CHECKING,
     Any,
-    Callable,
     Dict,
     List,
     Mapping,
@@ -25,8 +24,14 @@ from typing import (
 )
 
 from ._binary import PathArg, find_sidecar_bin
+from ._generated import (  # noqa: F401 - the defaults, re-exported (DEFAULT_*)
+    DEFAULT_LOG_QUEUE_SIZE,
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_NOTIFICATION_QUEUE_SIZE,
+    OPTION_DEFAULTS,
+)
 from ._handlers import HostHandlers
-from ._protocol import ClientInfo, ElicitationMode, LogLevel, Root, ToolFormat
+from ._protocol import ClientInfo, LogLevel, ToolFormat
 from ._stderr import StderrReader, json_log_sink, raw_log_sink
 from ._version import __version__
 from ._wire import initialize_params
@@ -36,21 +41,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Options",
-    "options_of",
     "StderrTarget",
     "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_NOTIFICATION_QUEUE_SIZE",
     "DEFAULT_LOG_QUEUE_SIZE",
 ]
 
-#: Longest line accepted from the sidecar's stdout (a tools/call result is one line).
-DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 #: The sidecar's own default bound on a request line (``--max-line-bytes``).
 SIDECAR_DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
-#: Notifications kept for ``notifications()`` before the oldest is dropped.
-DEFAULT_NOTIFICATION_QUEUE_SIZE = 1024
-#: Server log messages kept for ``logs()`` before the oldest is dropped.
-DEFAULT_LOG_QUEUE_SIZE = 1024
 
 #: Where the sidecar's stderr (its log) goes: None (the default) runs it with
 #: ``--log-format json`` and emits each line through ``logging.getLogger("mcp_sidecar.sidecar")``
@@ -58,69 +56,56 @@ DEFAULT_LOG_QUEUE_SIZE = 1024
 #: as the host's own stderr) is handed to the process; a ``logging.Logger`` receives every raw
 #: line (at INFO) from a drain task/thread. Never stdout.
 StderrTarget = Union[None, int, IO[Any], "logging.Logger"]
-#: The sidecar's log filter unless told otherwise: warnings and errors only.
-DEFAULT_LOG_LEVEL = "warn"
 
 
 class Options:
     """The constructor options shared by both clients, validated."""
 
-    def __init__(
-        self,
-        binary: Optional[PathArg] = None,
-        tool_format: Optional[ToolFormat] = None,
-        name_template: Optional[str] = None,
-        max_name_length: Optional[int] = None,
-        client_info: Optional[ClientInfo] = None,
-        args: Sequence[str] = (),
-        env: Optional[Mapping[str, str]] = None,
-        cwd: Optional[PathArg] = None,
-        stderr: StderrTarget = None,
-        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE,
-        start_timeout: Optional[float] = 30.0,
-        strict: Optional[bool] = None,
-        require_trust: bool = False,
-        handlers: Optional[Mapping[str, Callable[..., Any]]] = None,
-        roots: Optional[Sequence[Root]] = None,
-        elicitation_modes: Sequence[ElicitationMode] = ("form",),
-        sampling_features: Sequence[str] = (),
-        server_logs: Optional[LogLevel] = None,
-        log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE,
-        answer_timeout_ms: Optional[int] = None,
-        log_level: Optional[str] = DEFAULT_LOG_LEVEL,
-    ) -> None:
-        if isinstance(args, str):
+    binary: Optional[PathArg]
+    tool_format: Optional[ToolFormat]
+    name_template: Optional[str]
+    max_name_length: Optional[int]
+    client_info: Optional[ClientInfo]
+    args: Tuple[str, ...]
+    env: Optional[Mapping[str, str]]
+    cwd: Optional[PathArg]
+    stderr: StderrTarget
+    max_line_bytes: int
+    notification_queue_size: int
+    start_timeout: Optional[float]
+    strict: Optional[bool]
+    require_trust: bool
+    handlers: HostHandlers
+    server_logs: Optional[LogLevel]
+    log_queue_size: int
+    answer_timeout_ms: Optional[int]
+    log_level: Optional[str]
+
+    def __init__(self, arguments: Mapping[str, Any] = {}) -> None:
+        """Options from a constructor's ``locals()`` (``self`` and ``close_timeout`` ignored);
+        the others take their defaults."""
+        values = {name: arguments.get(name, default) for name, default in OPTION_DEFAULTS.items()}
+        if isinstance(values["args"], str):
             raise TypeError("args must be a sequence of strings, not one string")
-        if max_line_bytes < 1024:
+        if values["max_line_bytes"] < 1024:
             raise ValueError("max_line_bytes must be at least 1024")
-        if notification_queue_size < 0:
+        if values["notification_queue_size"] < 0:
             raise ValueError("notification_queue_size must be >= 0")
+        stderr = values["stderr"]
         if isinstance(stderr, int) and stderr == subprocess.STDOUT:
             raise ValueError("the sidecar's stderr must never be mixed into its stdout")
-        if log_queue_size < 0:
+        if values["log_queue_size"] < 0:
             raise ValueError("log_queue_size must be >= 0")
-        if start_timeout is not None and start_timeout <= 0:
+        if values["start_timeout"] is not None and values["start_timeout"] <= 0:
             raise ValueError("start_timeout must be positive (or None)")
-        self.binary = binary
-        self.tool_format = tool_format
-        self.name_template = name_template
-        self.max_name_length = max_name_length
-        self.client_info = client_info
-        self.args: Tuple[str, ...] = tuple(args)
-        self.env = env
-        self.cwd = cwd
-        self.stderr = stderr
-        self.max_line_bytes = max_line_bytes
-        self.notification_queue_size = notification_queue_size
-        self.start_timeout = start_timeout
-        self.strict = strict
-        self.require_trust = require_trust
-        self.handlers = HostHandlers(handlers, roots, elicitation_modes, sampling_features)
-        self.server_logs = server_logs
-        self.log_queue_size = log_queue_size
-        self.answer_timeout_ms = answer_timeout_ms
-        self.log_level = log_level
+        values["args"] = tuple(values["args"])
+        values["handlers"] = HostHandlers(
+            values.pop("handlers"),
+            values.pop("roots"),
+            values.pop("elicitation_modes"),
+            values.pop("sampling_features"),
+        )
+        self.__dict__.update(values)
 
     def stderr_logger(self) -> Optional["logging.Logger"]:
         """The logger that receives the sidecar's stderr, if ``stderr`` is one."""
@@ -183,13 +168,6 @@ class Options:
         default. A longer request would be answered with ``id: null`` (no way to tie it to the
         request), so the client refuses it before sending."""
         return _flag_value(self.args, "--max-line-bytes", SIDECAR_DEFAULT_MAX_LINE_BYTES)
-
-
-def options_of(arguments: Mapping[str, Any]) -> Options:
-    """The :class:`Options` of a client's constructor, given its ``locals()`` (taken first
-    thing): each of its arguments is an option of the same name, but ``close_timeout``."""
-    skip = ("self", "close_timeout", "__class__")
-    return Options(**{name: value for name, value in arguments.items() if name not in skip})
 
 
 def _flag_value(args: Sequence[str], flag: str, default: int) -> int:

@@ -51,27 +51,17 @@ from ._lines import LineSplitter
 from ._generated import _AsyncSidecarMethods
 from ._results import install, shape
 from ._options import (
-    DEFAULT_LOG_LEVEL,
-    DEFAULT_LOG_QUEUE_SIZE,
-    DEFAULT_MAX_LINE_BYTES,
-    DEFAULT_NOTIFICATION_QUEUE_SIZE,
     Options,
-    options_of,
-    StderrTarget,
     fspath_or_none,
 )
 from ._protocol import (
     ROOTS_LIST_CHANGED,
-    ClientInfo,
-    ElicitationMode,
     JsonObject,
-    LogLevel,
     ProgressParams,
     Root,
     ServerLogParams,
     InitializeResult,
     Notification,
-    ToolFormat,
 )
 from ._core import (
     Notifications,
@@ -605,35 +595,11 @@ class AsyncSidecar:
             default (info). A ``--log`` in ``args`` or ``MCP_SIDECAR_LOG`` set takes precedence.
     """
 
-    def __init__(
-        self,
-        binary: Optional[PathArg] = None,
-        *,
-        tool_format: Optional[ToolFormat] = None,
-        name_template: Optional[str] = None,
-        max_name_length: Optional[int] = None,
-        client_info: Optional[ClientInfo] = None,
-        args: Sequence[str] = (),
-        env: Optional[Mapping[str, str]] = None,
-        cwd: Optional[PathArg] = None,
-        stderr: StderrTarget = None,
-        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE,
-        start_timeout: Optional[float] = 30.0,
-        close_timeout: float = 5.0,
-        strict: Optional[bool] = None,
-        require_trust: bool = False,
-        handlers: Optional[Mapping[str, Handler]] = None,
-        roots: Optional[Sequence[Root]] = None,
-        elicitation_modes: Sequence[ElicitationMode] = ("form",),
-        sampling_features: Sequence[str] = (),
-        server_logs: Optional[LogLevel] = None,
-        log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE,
-        answer_timeout_ms: Optional[int] = None,
-        log_level: Optional[str] = DEFAULT_LOG_LEVEL,
-    ) -> None:
-        self._options = options_of(locals())  # every argument but close_timeout
-        self._close_timeout = close_timeout
+    # __init__ (every option, then _open) is generated with the methods: see _results.install.
+
+    def _open(self, arguments: Dict[str, Any]) -> None:
+        self._options = Options(arguments)
+        self._close_timeout: float = arguments["close_timeout"]
         self._conn: Optional[_Connection] = None
         self._initialize_result: Optional[InitializeResult] = None
         self._finalizer: Optional[

@@ -41,7 +41,6 @@ from typing import (
 )
 
 from . import _log
-from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
 from ._lines import LineSplitter
@@ -49,27 +48,17 @@ from ._generated import _SidecarMethods
 from ._results import install, shape
 from ._stderr import StderrReader
 from ._options import (
-    DEFAULT_LOG_LEVEL,
-    DEFAULT_LOG_QUEUE_SIZE,
-    DEFAULT_MAX_LINE_BYTES,
-    DEFAULT_NOTIFICATION_QUEUE_SIZE,
     Options,
-    options_of,
-    StderrTarget,
     fspath_or_none,
 )
 from ._protocol import (
     ROOTS_LIST_CHANGED,
-    ClientInfo,
-    ElicitationMode,
     JsonObject,
-    LogLevel,
     ProgressParams,
     Root,
     ServerLogParams,
     InitializeResult,
     Notification,
-    ToolFormat,
 )
 from ._core import (
     Notifications,
@@ -733,35 +722,11 @@ class Sidecar:
     :func:`handler_cancel_token`) but its answer is dropped.
     """
 
-    def __init__(
-        self,
-        binary: Optional[PathArg] = None,
-        *,
-        tool_format: Optional[ToolFormat] = None,
-        name_template: Optional[str] = None,
-        max_name_length: Optional[int] = None,
-        client_info: Optional[ClientInfo] = None,
-        args: Sequence[str] = (),
-        env: Optional[Mapping[str, str]] = None,
-        cwd: Optional[PathArg] = None,
-        stderr: StderrTarget = None,
-        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE,
-        start_timeout: Optional[float] = 30.0,
-        close_timeout: float = 5.0,
-        strict: Optional[bool] = None,
-        require_trust: bool = False,
-        handlers: Optional[Mapping[str, SyncHandler]] = None,
-        roots: Optional[Sequence[Root]] = None,
-        elicitation_modes: Sequence[ElicitationMode] = ("form",),
-        sampling_features: Sequence[str] = (),
-        server_logs: Optional[LogLevel] = None,
-        log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE,
-        answer_timeout_ms: Optional[int] = None,
-        log_level: Optional[str] = DEFAULT_LOG_LEVEL,
-    ) -> None:
-        options = options_of(locals())  # every argument but close_timeout
-        self._close_timeout = close_timeout
+    # __init__ (every option, then _open) is generated with the methods: see _results.install.
+
+    def _open(self, arguments: Dict[str, Any]) -> None:
+        options = Options(arguments)
+        self._close_timeout: float = arguments["close_timeout"]
         self._handlers = options.handlers
         argv = options.argv()
         try:
