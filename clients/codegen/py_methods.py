@@ -287,7 +287,10 @@ def python_source(params_of) -> List[str]:  # type: ignore[no-untyped-def]
     out = options_source() + ["", "", "# The host methods of both clients (clients/codegen/py_methods.py), copied into",
            "# Sidecar and AsyncSidecar by _results.install."]
     for cls, client, call in CLIENTS:
-        out += ["", "", f"class {cls}:"] + constructor(client)
+        out += ["", "", f"class {cls}:", "    # What the client supplies (for type checkers: these are copied, not inherited).",
+                "    _open: Callable[[Dict[str, Any]], None]",
+                "    _conn: Any" if client == "sync" else "    _here: Callable[[], Any]"]
+        out += constructor(client)
         asynchronous = "async " if client == "aio" else ""
         for method in METHODS:
             doc = method.sync_doc if client == "sync" and method.sync_doc else method.doc

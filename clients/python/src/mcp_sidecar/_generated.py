@@ -871,6 +871,9 @@ OPTION_DEFAULTS: Dict[str, Any] = {
 
 
 class _SidecarMethods:
+    # What the client supplies (for type checkers: these are copied, not inherited).
+    _open: Callable[[Dict[str, Any]], None]
+    _conn: Any
 
     def __init__(self, binary: Optional[PathArg] = None, *, tool_format: Optional[ToolFormat] = None, name_template: Optional[str] = None, max_name_length: Optional[int] = None, client_info: Optional[ClientInfo] = None, args: Sequence[str] = (), env: Optional[Mapping[str, str]] = None, cwd: Optional[PathArg] = None, stderr: StderrTarget = None, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE, start_timeout: Optional[float] = 30.0, close_timeout: float = 5.0, strict: Optional[bool] = None, require_trust: bool = False, handlers: Optional[Mapping[str, SyncHandler]] = None, roots: Optional[Sequence[Root]] = None, elicitation_modes: Sequence[ElicitationMode] = ("form",), sampling_features: Sequence[str] = (), server_logs: Optional[LogLevel] = None, log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE, answer_timeout_ms: Optional[int] = None, log_level: Optional[str] = DEFAULT_LOG_LEVEL) -> None:
         self._open(locals())
@@ -1123,6 +1126,9 @@ class _SidecarMethods:
 
 
 class _AsyncSidecarMethods:
+    # What the client supplies (for type checkers: these are copied, not inherited).
+    _open: Callable[[Dict[str, Any]], None]
+    _here: Callable[[], Any]
 
     def __init__(self, binary: Optional[PathArg] = None, *, tool_format: Optional[ToolFormat] = None, name_template: Optional[str] = None, max_name_length: Optional[int] = None, client_info: Optional[ClientInfo] = None, args: Sequence[str] = (), env: Optional[Mapping[str, str]] = None, cwd: Optional[PathArg] = None, stderr: StderrTarget = None, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE, start_timeout: Optional[float] = 30.0, close_timeout: float = 5.0, strict: Optional[bool] = None, require_trust: bool = False, handlers: Optional[Mapping[str, Handler]] = None, roots: Optional[Sequence[Root]] = None, elicitation_modes: Sequence[ElicitationMode] = ("form",), sampling_features: Sequence[str] = (), server_logs: Optional[LogLevel] = None, log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE, answer_timeout_ms: Optional[int] = None, log_level: Optional[str] = DEFAULT_LOG_LEVEL) -> None:
         self._open(locals())
