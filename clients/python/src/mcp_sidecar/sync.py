@@ -289,7 +289,12 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
             self._write(line)
 
     def _write(self, data: bytes) -> None:
+        """Write unless stdin was closed: a line may be sent past the connection's end (a
+        handler's answer, a caller racing close()), when the descriptor number could already
+        belong to another file."""
         with self._write_lock:
+            if self._stdin.closed:
+                return
             try:
                 view = memoryview(data)
                 while view:
@@ -417,24 +422,10 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
 
     def notify(self, method: str, params: Mapping[str, Any]) -> None:
         """Send a host → sidecar notification."""
-        self._write_if_open(encode_notification(method, params))
-
-    def _write_if_open(self, data: bytes) -> None:
-        """Write unless stdin was closed: for lines sent from other threads than the callers'
-        (handler answers), which may run on past the connection's end, when the descriptor
-        number could already belong to another file."""
-        with self._write_lock:
-            if self._stdin.closed:
-                return
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(self._stdin_fd, view) :]
-            except OSError:
-                pass  # the sidecar is gone: reading reports it
+        self._write(encode_notification(method, params))
 
     def _send_answer(self, line: bytes) -> None:
-        self._write_if_open(line)
+        self._write(line)
 
     def _start(self, request: SidecarRequest, handler: SyncHandler) -> None:
         """Hand a handler to the pool."""
@@ -459,7 +450,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
             # Absent: the sidecar withdrew the request (or the connection ended): no answer.
             answer = self._handling.pop(request.id, None) is not None
         if answer:
-            self._write_if_open(line)
+            self._write(line)
 
     def _on_cancelled(self, params: JsonObject) -> None:
         request_id = params.get("requestId")
