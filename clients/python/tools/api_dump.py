@@ -17,7 +17,8 @@ import sys
 from typing import Any, List
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
+if os.environ.get("MCP_SIDECAR_TEST_INSTALLED") != "1":  # else: the installed package's API
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
 
 MODULES = ["mcp_sidecar", "mcp_sidecar.sync", "mcp_sidecar.aio"]
 SNAPSHOT = os.path.join(HERE, "api.txt")
