@@ -6,18 +6,20 @@ the sidecar's ``--max-line-bytes``), what a decoded line is (a response settles 
 notification goes to the bounded queue and the callbacks), the error of a closed connection, and
 the errors the client raises on its own.
 
-:class:`Session` holds these for one connection and routes each line to them (responses,
-notifications, progress, logs, the sidecar's requests); each client's connection is a Session.
-The clients drive it: ``aio`` from its event loop (the subprocess protocol's callbacks and timer
-handles), ``sync`` from whichever thread holds its read role, under its locks (:class:`Requests`
-under the request lock, :class:`Notifications` under the queue lock). How a waiter is woken is
-theirs: the core calls ``settle(waiter, result, error)``, given at construction, and the hooks
-:class:`Session` names.
+:class:`Session` holds these for one connection and makes what it reads into events: it cuts
+stdout's bytes into lines (bounded by ``max_line_bytes``), and routes each line (a response settles
+its waiter, a notification goes to the queues and callbacks, progress and logs to theirs, the
+sidecar's requests to the host's handlers); it also decides what ending the connection does. The
+clients drive it: ``aio`` from its event loop (the subprocess protocol's callbacks and timer
+handles), ``sync`` from whichever thread holds its read role, under its lock. How a waiter is woken
+and how a handler runs are theirs: the core calls ``settle(waiter, result, error)``, given at
+construction, and the hooks :class:`Session` names.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from contextlib import nullcontext
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -48,7 +50,8 @@ from ._protocol import (
     ProgressParams,
     ServerStatus,
 )
-from ._wire import cancel_line, decode_line, encode_request
+from ._lines import LineSplitter
+from ._wire import cancel_line, decode_line, encode_notification, encode_request
 
 if TYPE_CHECKING:
     from ._options import Options
@@ -58,12 +61,19 @@ __all__ = [
     "Requests",
     "Notifications",
     "classify",
-    "only_method",
     "line_too_large",
     "spawn_failed",
     "kill_late",
     "wrong_event_loop",
 ]
+
+#: The lock of a client that needs none (one event loop drives it).
+_NO_LOCK = nullcontext()
+
+
+def _nothing() -> None:
+    pass
+
 
 W = TypeVar("W")
 C = TypeVar("C", bound=Callable[..., Any])
@@ -186,8 +196,6 @@ class Requests(Generic[W]):
         self.fail(client_error(ErrorCode.CONNECTION_CLOSED, message, exitCode=exit_code))
 
 
-
-
 class Notifications(Generic[C]):
     """The callbacks and the bounded queue behind ``notifications()``: when full, the oldest
     item is dropped (counted in :attr:`dropped`, logged once)."""
@@ -201,6 +209,10 @@ class Notifications(Generic[C]):
         self.dropped = 0
         #: No more items will come (the connection ended); iterators end once it is empty.
         self.ended = False
+        #: Held around the queue, and what wakes its readers: the client's (a condition, an
+        #: event), set after construction.
+        self.guard: Any = _NO_LOCK
+        self.wake: Callable[[], None] = _nothing
 
     def add_callback(self, callback: C) -> Callable[[], None]:
         self.callbacks = self.callbacks + (callback,)
@@ -226,6 +238,18 @@ class Notifications(Generic[C]):
                 )
         queue.append(notification)
 
+    def put(self, notification: Notification) -> None:
+        """:meth:`push` under the guard, waking the readers."""
+        with self.guard:
+            self.push(notification)
+            self.wake()
+
+    def end(self) -> None:
+        """No more items will come: wake the readers, which end once the queue is empty."""
+        with self.guard:
+            self.ended = True
+            self.wake()
+
     def require_queue(self) -> Deque[Notification]:
         if self.queue is None:
             raise RuntimeError("notification_queue_size=0: use on_notification() instead")
@@ -247,17 +271,23 @@ class Notifications(Generic[C]):
 
 
 class Session(Generic[W, C]):
-    """What both clients' connections make of the sidecar's lines, whatever drives them (the
-    event loop, or the thread holding the read role): the request table, the notification and
-    log queues, the progress callbacks of the calls in flight, the host's handlers, and the
-    routing of each line to them. A client supplies what depends on how it runs: settling a
-    response under its locks (:meth:`_answer`), delivering a notification and waking the
-    iterators (:meth:`_deliver`, :meth:`_push_log`), running and cancelling a handler
-    (:meth:`_start`, :meth:`_on_cancelled`), sending a line (:meth:`_send_answer`) and what
-    becomes of a value a progress callback returns (:meth:`_spawn`)."""
+    """What both clients' connections make of the sidecar's bytes, whatever drives them (the
+    event loop, or the thread holding the read role): the lines, the request table, the
+    notification and log queues, the progress callbacks of the calls in flight, the host's
+    handlers being run, the routing of each line to them, and what ending the connection does.
 
-    def __init__(self, options: "Options", settle: Settle[W]) -> None:
+    A client supplies what depends on how it runs: :attr:`lock` (held around the tables; a
+    no-op on the event loop), the wake-up of each queue's readers (:attr:`Notifications.wake`
+    under :attr:`Notifications.guard`), and the hooks below: writing a line (:meth:`_send`,
+    :meth:`close_stdin`), running and stopping a handler (:meth:`_start`, :meth:`_stop`),
+    running notification callbacks (:meth:`_callbacks`), waking the threads still waiting
+    (:meth:`_wake_waiting`) and what becomes of a value a progress callback returns
+    (:meth:`_spawn`)."""
+
+    def __init__(self, options: "Options", settle: Settle[W], lock: Any = _NO_LOCK) -> None:
+        self.lock = lock
         self.requests: Requests[W] = Requests(options.max_request_bytes(), settle)
+        self._lines = LineSplitter(options.max_line_bytes)
         self.notes: Notifications[C] = Notifications(options.notification_queue_size)
         # The log stream: a queue of its own, so that logs never crowd out other notifications.
         self.logs: Notifications[C] = Notifications(
@@ -266,12 +296,30 @@ class Session(Generic[W, C]):
         #: Progress callbacks of the calls in flight that have one, by request id.
         self._progress: Dict[int, Callable[[ProgressParams], Any]] = {}
         self.handlers = options.handlers
+        #: The sidecar's requests being handled, by id: what :meth:`_start` made of each.
+        self._handling: Dict[Any, Any] = {}
         # Notifications with a meaning of their own for the client (besides their delivery).
         self._special: Dict[str, Callable[[JsonObject], None]] = {
             PROGRESS: self._on_progress,
             SERVER_LOG: self._on_log,
             CANCELLED: self._on_cancelled,
         }
+
+    def feed(self, data: bytes) -> bool:
+        """Dispatch every line that ``data`` (a chunk of stdout) completes; True if one was a
+        notification.
+
+        Raises:
+            SidecarError: ``INVALID_MESSAGE`` (see :func:`classify`); ``LINE_TOO_LARGE`` after
+                the lines completed before the over-long one.
+        """
+        notified = False
+        for line in self._lines.feed(data):
+            if self.dispatch(line):
+                notified = True
+        if self._lines.overflowed:
+            raise line_too_large(self._lines.limit)
+        return notified
 
     def dispatch(self, line: bytes) -> bool:
         """Route one line of stdout; True if it was a notification.
@@ -287,25 +335,47 @@ class Session(Generic[W, C]):
             self._deliver(routed)
             return True
         if type(routed) is tuple:  # a response: the hot path pays this one branch
-            self._answer(*routed)
+            with self.lock:
+                self.requests.answer(*routed)  # False: a late answer (timed out, cancelled)
         elif isinstance(routed, SidecarRequest):
             self._on_request(routed)
         return False
 
-    def _answer(self, request_id: int, message: Dict[str, Any]) -> None:
-        self.requests.answer(request_id, message)  # False: a late answer (timed out, cancelled)
+    def notify(self, method: str, params: Mapping[str, Any]) -> None:
+        """Send a host → sidecar notification."""
+        self._send(encode_notification(method, params))
 
     def _on_request(self, request: SidecarRequest) -> None:
         """Answer at once what needs no handler; start a handler (the reader never waits)."""
         line = self.handlers.immediate(request)
         if line is not None:
-            self._send_answer(line)
+            self._send(line)
             return
         try:
             hash(request.id)
         except TypeError:  # not a JSON-RPC id: nothing could be answered
             return
-        self._start(request, self.handlers.lookup(request.method))
+        with self.lock:
+            if request.id in self._handling or self.requests.error is not None:
+                return  # the sidecar never reuses an id in flight; a duplicate is ignored
+            self._handling[request.id] = self._start(request, self.handlers.lookup(request.method))
+
+    def _answered(self, request: SidecarRequest, line: bytes) -> None:
+        """A handler is done: send its answer unless the request was withdrawn meanwhile (the
+        sidecar cancelled it, or the connection ended)."""
+        with self.lock:
+            answer = self._handling.pop(request.id, None) is not None
+        if answer:
+            self._send(line)
+
+    def _on_cancelled(self, params: JsonObject) -> None:
+        request_id = params.get("requestId")
+        if not isinstance(request_id, str):  # the sidecar's own ids are strings
+            return
+        with self.lock:
+            entry = self._handling.pop(request_id, None)
+        if entry is not None:
+            self._stop(entry)
 
     def _on_progress(self, params: JsonObject) -> None:
         callback = self._progress.get(params.get("requestId"))  # type: ignore[arg-type]
@@ -321,24 +391,51 @@ class Session(Generic[W, C]):
 
     def _on_log(self, params: JsonObject) -> None:
         if self.logs.queue is not None:
-            self._push_log(Notification(SERVER_LOG, params))
+            self.logs.put(Notification(SERVER_LOG, params))
+
+    def _deliver(self, notification: Notification) -> None:
+        notes = self.notes
+        if notes.callbacks:
+            self._callbacks(notification)
+        if notes.queue is not None:
+            notes.put(notification)
+
+    def fail(self, error: SidecarError) -> None:
+        """End the connection: every pending and later request fails with ``error``, the
+        handlers still running are stopped (nobody can be answered any more), stdin is closed
+        and the queues' readers see the end."""
+        with self.lock:
+            self.requests.fail(error)
+            self._wake_waiting()
+            handling, self._handling = self._handling, {}
+        for entry in handling.values():
+            self._stop(entry)
+        self.close_stdin()
+        self.notes.end()
+        self.logs.end()
 
     # What each client supplies.
 
-    def _deliver(self, notification: Notification) -> None:
+    def _send(self, line: Optional[bytes]) -> None:
+        """Write ``line`` (None: nothing) unless stdin is closed."""
         raise NotImplementedError
 
-    def _push_log(self, log: Notification) -> None:
+    def close_stdin(self) -> None:
         raise NotImplementedError
 
-    def _start(self, request: SidecarRequest, handler: Callable[..., Any]) -> None:
+    def _start(self, request: SidecarRequest, handler: Callable[..., Any]) -> Any:
+        """Start running ``handler`` (under :attr:`lock`); returns what :meth:`_stop` takes. The
+        handler's answer goes to :meth:`_answered`."""
         raise NotImplementedError
 
-    def _on_cancelled(self, params: JsonObject) -> None:
+    def _stop(self, entry: Any) -> None:
         raise NotImplementedError
 
-    def _send_answer(self, line: bytes) -> None:
+    def _callbacks(self, notification: Notification) -> None:
         raise NotImplementedError
+
+    def _wake_waiting(self) -> None:
+        """The connection ended (under :attr:`lock`): wake whoever waits for an answer."""
 
     def _spawn(self, outcome: Any) -> None:
         """A progress callback returned something: ignored unless the client runs awaitables."""
@@ -375,18 +472,6 @@ def classify(
             _log.warning("mcp-sidecar error not tied to a request: %s", message["error"])
         return None
     return request_id, message
-
-
-def only_method(method: str, callback: Callable[[Any], Any]) -> Callable[[Notification], Any]:
-    """A notification callback passing the params of ``method``'s notifications to ``callback``
-    (the typed event helpers ``on_resources_updated`` and the like)."""
-
-    def deliver(notification: Notification) -> Any:
-        if notification.method == method:
-            return callback(notification.params)
-        return None
-
-    return deliver
 
 
 def for_method(error: SidecarError, method: str) -> SidecarError:

@@ -31,10 +31,9 @@ from ._generated import (  # noqa: F401 - the defaults, re-exported (DEFAULT_*)
     OPTION_DEFAULTS,
 )
 from ._handlers import HostHandlers
-from ._protocol import ClientInfo, LogLevel, ToolFormat
+from ._protocol import PROTOCOL_VERSION, ClientInfo, LogLevel, ToolFormat
 from ._stderr import StderrReader, json_log_sink, raw_log_sink
 from ._version import __version__
-from ._wire import initialize_params
 
 if TYPE_CHECKING:
     import logging
@@ -148,20 +147,26 @@ class Options:
         return None if self.env is None else dict(self.env)
 
     def initialize_params(self) -> Dict[str, Any]:
+        """The ``initialize`` params: the protocol version, then each option given (an option
+        left at None is left to the sidecar's default)."""
         info = self.client_info
-        if info is None:
-            info = {"name": "mcp-sidecar-python", "version": __version__}
-        return initialize_params(
-            self.tool_format,
-            self.name_template,
-            self.max_name_length,
-            info,
-            self.strict,
-            self.require_trust,
-            self.handlers.capabilities(),
-            self.server_logs,
-            self.answer_timeout_ms,
-        )
+        params: Dict[str, Any] = {
+            "protocolVersion": PROTOCOL_VERSION,
+            "clientInfo": dict(info or {"name": "mcp-sidecar-python", "version": __version__}),
+        }
+        given = {
+            "toolFormat": self.tool_format,
+            "strict": self.strict,
+            "nameTemplate": self.name_template,
+            "maxNameLength": self.max_name_length,
+            "requireTrust": True if self.require_trust else None,
+            # Nothing handled: nothing declared, as before handlers existed.
+            "capabilities": self.handlers.capabilities() or None,
+            "serverLogs": self.server_logs,
+            "answerTimeoutMs": self.answer_timeout_ms,
+        }
+        params.update((key, value) for key, value in given.items() if value is not None)
+        return params
 
     def max_request_bytes(self) -> int:
         """The sidecar's bound on a request line: ``--max-line-bytes`` in ``args``, else its

@@ -1,8 +1,8 @@
 """Encoding and decoding host-protocol lines, and the params of every method.
 
-Owns: the bytes on the pipes (one compact UTF-8 JSON object per line) and the ``initialize``
-params. Both clients (``aio`` and ``sync``) go through these functions; the params of every
-other method are built by the generated methods (``_generated``).
+Owns: the bytes on the pipes (one compact UTF-8 JSON object per line). Both clients (``aio`` and
+``sync``) go through these functions; the params are built by the generated methods
+(``_generated``) and, for ``initialize``, by ``_options``.
 """
 
 from __future__ import annotations
@@ -11,20 +11,16 @@ import json
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
 from ._errors import ErrorCode, client_error
-from ._protocol import PROTOCOL_VERSION, ClientInfo, ToolFormat
+from ._protocol import CANCELLED
 
 __all__ = [
     "encode_request",
     "encode_notification",
     "cancel_line",
     "decode_line",
-    "initialize_params",
     "response_line",
     "error_response_line",
-    "CANCELLED_METHOD",
 ]
-
-CANCELLED_METHOD = "notifications/cancelled"
 
 # One encoder, built once (json.dumps with options builds a new one per call).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
@@ -42,7 +38,7 @@ def encode_request(request_id: int, method: str, params: Optional[Mapping[str, A
     if params is not None:
         message["params"] = params
     try:
-        return (_encode(message) + "\n").encode("utf-8")
+        return (_encode(message) + "\n").encode("utf-8")  # inline: the hot path
     except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
         raise client_error(
             ErrorCode.INVALID_PARAMS,
@@ -53,12 +49,12 @@ def encode_request(request_id: int, method: str, params: Optional[Mapping[str, A
 
 def encode_notification(method: str, params: Mapping[str, Any]) -> bytes:
     """The line of a host → sidecar notification."""
-    return (_encode({"jsonrpc": "2.0", "method": method, "params": params}) + "\n").encode("utf-8")
+    return _line({"jsonrpc": "2.0", "method": method, "params": params})
 
 
 def cancel_line(request_id: int) -> bytes:
     """``notifications/cancelled`` for a request in flight (protocol §11)."""
-    return encode_notification(CANCELLED_METHOD, {"requestId": request_id})
+    return encode_notification(CANCELLED, {"requestId": request_id})
 
 
 def decode_line(line: bytes) -> Optional[Dict[str, Any]]:
@@ -92,9 +88,7 @@ def decode_line(line: bytes) -> Optional[Dict[str, Any]]:
 
 def response_line(request_id: Any, result: Any) -> bytes:
     """The host's answer to one of the sidecar's requests (protocol §17)."""
-    return (_encode({"jsonrpc": "2.0", "id": request_id, "result": result}) + "\n").encode(
-        "utf-8"
-    )
+    return _line({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
 def error_response_line(request_id: Any, code: int, message: str, data: Any = None) -> bytes:
@@ -102,37 +96,8 @@ def error_response_line(request_id: Any, code: int, message: str, data: Any = No
     error: Dict[str, Any] = {"code": code, "message": message}
     if data is not None:
         error["data"] = data
-    return (_encode({"jsonrpc": "2.0", "id": request_id, "error": error}) + "\n").encode("utf-8")
+    return _line({"jsonrpc": "2.0", "id": request_id, "error": error})
 
 
-def initialize_params(
-    tool_format: Optional[ToolFormat],
-    name_template: Optional[str],
-    max_name_length: Optional[int],
-    client_info: Optional[ClientInfo],
-    strict: Optional[bool] = None,
-    require_trust: bool = False,
-    capabilities: Optional[Mapping[str, Any]] = None,
-    server_logs: Optional[str] = None,
-    answer_timeout_ms: Optional[int] = None,
-) -> Dict[str, Any]:
-    params: Dict[str, Any] = {"protocolVersion": PROTOCOL_VERSION}
-    if client_info is not None:
-        params["clientInfo"] = dict(client_info)
-    if tool_format is not None:
-        params["toolFormat"] = tool_format
-    if strict is not None:
-        params["strict"] = strict
-    if name_template is not None:
-        params["nameTemplate"] = name_template
-    if max_name_length is not None:
-        params["maxNameLength"] = max_name_length
-    if require_trust:
-        params["requireTrust"] = True
-    if capabilities:  # nothing handled: nothing declared, as before handlers existed
-        params["capabilities"] = dict(capabilities)
-    if server_logs is not None:
-        params["serverLogs"] = server_logs
-    if answer_timeout_ms is not None:
-        params["answerTimeoutMs"] = answer_timeout_ms
-    return params
+def _line(message: Dict[str, Any]) -> bytes:
+    return (_encode(message) + "\n").encode("utf-8")

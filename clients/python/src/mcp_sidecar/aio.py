@@ -47,7 +47,6 @@ from . import _log
 from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
-from ._lines import LineSplitter
 from ._generated import _AsyncSidecarMethods
 from ._results import install, shape
 from ._options import (
@@ -67,11 +66,9 @@ from ._core import (
     Notifications,
     Session,
     kill_late,
-    line_too_large,
     spawn_failed,
     wrong_event_loop,
 )
-from ._wire import encode_notification
 
 __all__ = ["AsyncSidecar", "NotificationCallback", "ProgressCallback", "Handler"]
 
@@ -114,8 +111,6 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         self._loop = loop
         self.transport: Optional[asyncio.SubprocessTransport] = None
         self.stdin: Optional[asyncio.WriteTransport] = None
-        self._max_line_bytes = options.max_line_bytes
-        self._lines = LineSplitter(options.max_line_bytes)
         self._discarding = False  # after a fatal error: stdout is drained and ignored
         super().__init__(options, _settle_future)
         self._write_paused = False
@@ -124,8 +119,8 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         self._callback_tasks: Set[asyncio.Future[Any]] = set()
         self._queue_event = asyncio.Event()
         self._logs_event = asyncio.Event()
-        # The tasks running the host's handlers of the sidecar's requests, by request id.
-        self._handling: Dict[Any, asyncio.Task[None]] = {}
+        self.notes.wake = self._queue_event.set
+        self.logs.wake = self._logs_event.set
         # Stderr to logging.
         self._stderr = options.stderr_reader()
         # Ending.
@@ -160,15 +155,10 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         if fd == 1:
             if self._discarding:
                 return
-            splitter = self._lines
             try:
-                for line in splitter.feed(data):
-                    self.dispatch(line)
-            except SidecarError as exc:  # a line that is not a JSON-RPC message
+                self.feed(data)
+            except SidecarError as exc:  # a line that is not a message, or one over the bound
                 self._fatal(exc)
-                return
-            if splitter.overflowed:
-                self._fatal(line_too_large(self._max_line_bytes))
         elif fd == 2 and self._stderr is not None:
             self._stderr.feed(data)
 
@@ -240,27 +230,16 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
     def _expire(self, request_id: int, method: str, timeout: float) -> None:
         self._send(self.requests.expire(request_id, method, timeout))
 
-    def notify(self, method: str, params: Mapping[str, Any]) -> None:
-        """Send a host → sidecar notification."""
-        self._send(encode_notification(method, params))
-
     def _send(self, line: Optional[bytes]) -> None:
         stdin = self.stdin
         if line is not None and stdin is not None and not stdin.is_closing():
             stdin.write(line)
 
-    # -- reading ----------------------------------------------------------------------------
-
     # -- the sidecar's requests (protocol §17) ----------------------------------------------
 
-    def _send_answer(self, line: bytes) -> None:
-        self._send(line)
-
-    def _start(self, request: SidecarRequest, handler: Handler) -> None:
+    def _start(self, request: SidecarRequest, handler: Handler) -> "asyncio.Task[None]":
         """Run a handler as a task of its own (any number run at once)."""
-        if request.id in self._handling:
-            return  # the sidecar never reuses an id in flight; a duplicate is ignored
-        self._handling[request.id] = self._loop.create_task(self._handle(request, handler))
+        return self._loop.create_task(self._handle(request, handler))
 
     async def _handle(self, request: SidecarRequest, handler: Handler) -> None:
         try:
@@ -277,23 +256,14 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
             line = failure_line(request, RuntimeError(f"the {request.method} handler was cancelled"))
         except Exception as exc:
             line = failure_line(request, exc)
-        if self._handling.pop(request.id, None) is not None:
-            self._send(line)
+        self._answered(request, line)
 
-    def _on_cancelled(self, params: JsonObject) -> None:
-        request_id = params.get("requestId")
-        if isinstance(request_id, str):  # the sidecar's own ids are strings
-            task = self._handling.pop(request_id, None)
-            if task is not None:
-                task.cancel()
+    def _stop(self, task: "asyncio.Task[None]") -> None:
+        task.cancel()
 
     def _spawn(self, outcome: Any) -> None:
         if hasattr(outcome, "__await__"):  # an awaitable progress callback: run as a task
             self._track(asyncio.ensure_future(outcome))
-
-    def _push_log(self, log: Notification) -> None:
-        self.logs.push(log)
-        self._logs_event.set()
 
     def _fatal(self, error: SidecarError) -> None:
         """The sidecar's output cannot be trusted: fail everything, ignore the rest of stdout
@@ -321,7 +291,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         if code is None and self.exited.done():
             code = self.exited.result()
         self.requests.end_of_output(code)
-        self._ended()
+        self.fail(cast(SidecarError, self.requests.error))
         self.finished.set_result(None)
         if self.exited.done() and self.transport is not None:
             self.transport.close()  # every pipe is done and the process reaped
@@ -331,14 +301,10 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
     def add_callback(self, callback: NotificationCallback) -> Callable[[], None]:
         return self.notes.add_callback(callback)
 
-    def _deliver(self, notification: Notification) -> None:
-        notes = self.notes
-        for outcome in notes.run_callbacks(notification, notes.callbacks):
+    def _callbacks(self, notification: Notification) -> None:
+        for outcome in self.notes.run_callbacks(notification, self.notes.callbacks):
             if hasattr(outcome, "__await__"):
                 self._track(asyncio.ensure_future(outcome))
-        if notes.queue is not None:
-            notes.push(notification)
-            self._queue_event.set()
 
     def _track(self, task: asyncio.Future[Any]) -> None:
         self._callback_tasks.add(task)
@@ -357,21 +323,8 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
 
     # -- ending -----------------------------------------------------------------------------
 
-    def fail(self, error: SidecarError) -> None:
-        """End the connection: every pending and later request fails with ``error``."""
-        self.requests.fail(error)
-        self._ended()
-
-    def _ended(self) -> None:
-        self.close_stdin()
+    def _wake_waiting(self) -> None:
         self._wake_drain_waiters()
-        self.notes.ended = True
-        self._queue_event.set()
-        self.logs.ended = True
-        self._logs_event.set()
-        handling, self._handling = self._handling, {}
-        for task in handling.values():  # nobody can be answered any more
-            task.cancel()
 
     def close_stdin(self) -> None:
         if self.stdin is not None and not self.stdin.is_closing():

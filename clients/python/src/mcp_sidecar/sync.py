@@ -43,7 +43,6 @@ from typing import (
 from . import _log
 from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
-from ._lines import LineSplitter
 from ._generated import _SidecarMethods
 from ._results import install, shape
 from ._stderr import StderrReader
@@ -65,10 +64,8 @@ from ._core import (
     Session,
     for_method,
     kill_late,
-    line_too_large,
     spawn_failed,
 )
-from ._wire import encode_notification
 
 __all__ = [
     "Sidecar",
@@ -182,10 +179,9 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
         self._stdin = proc.stdin
         self._stdin_fd = proc.stdin.fileno()
         self._stdout_fd = proc.stdout.fileno()
-        self._max_line_bytes = options.max_line_bytes
         # The request table is touched only under _lock (its settle runs under it too).
-        super().__init__(options, self._settle)
         self._lock = threading.Lock()
+        super().__init__(options, self._settle, self._lock)
         # Threads waiting while another one reads, each on its own locked Lock: released when its
         # response lands or when it is handed the read role (never a broadcast to all).
         self._sleepers: Dict[_Slot, threading.Lock] = {}
@@ -196,21 +192,17 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
         self._close_lock = threading.Lock()
         self._closed = False
         self._drainer: Optional[threading.Thread] = None  # reads stdout after a fatal line
-        # Line reader state, touched only by the holder of the read role.
-        self._lines = LineSplitter(options.max_line_bytes)
-        self._ready: Deque[bytes] = deque()
-        # Notifications: the core's queue (under _queue_cv) and callbacks (run by the background
-        # thread, from the backlog under _bg_cv); the log queue under _logs_cv.
-        self._queue_cv = threading.Condition(threading.Lock())
+        # Notifications: the core's queues, each under a condition of its own, and callbacks
+        # (run by the background thread, from the backlog under _bg_cv).
+        for queue in (self.notes, self.logs):
+            queue.guard = condition = threading.Condition(threading.Lock())
+            queue.wake = condition.notify_all
         backlog = max(options.notification_queue_size, 1024)
         self._backlog: Deque[Notification] = deque(maxlen=backlog)
         self._bg_cv = threading.Condition(threading.Lock())
         self._bg_stop = False
-        self._logs_cv = threading.Condition(threading.Lock())
-        # The sidecar's requests: the thread pool (made on first use) and the token of each
-        # request being handled, by id (under _lock).
+        # The sidecar's requests: run on a thread pool (made on first use).
         self._pool: Optional[ThreadPoolExecutor] = None
-        self._handling: Dict[Any, Tuple[CancelToken, "Future[None]"]] = {}
         self._bg = threading.Thread(target=self._background, name="mcp-sidecar-reader", daemon=True)
         self._bg.start()
         self._stderr_thread: Optional[threading.Thread] = None
@@ -252,7 +244,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
                 self._progress[request_id] = progress
         hook: Optional[Callable[[], None]] = None
         try:
-            self._write(line)
+            self._send(line)
             if cancel is not None:
                 hook = functools.partial(self._cancel_request, request_id)
                 if not cancel._bind(hook):
@@ -263,7 +255,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
                 with self._lock:
                     cancel_now = self.requests.expire(request_id, method, timeout)
                 if cancel_now is not None:
-                    self._write(cancel_now)
+                    self._send(cancel_now)
             if slot.error is not None:
                 error = slot.error
                 if error.method is None:
@@ -286,14 +278,14 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
         with self._lock:
             line = self.requests.cancel(request_id)
         if line is not None:
-            self._write(line)
+            self._send(line)
 
-    def _write(self, data: bytes) -> None:
+    def _send(self, data: Optional[bytes]) -> None:
         """Write unless stdin was closed: a line may be sent past the connection's end (a
         handler's answer, a caller racing close()), when the descriptor number could already
         belong to another file."""
         with self._write_lock:
-            if self._stdin.closed:
+            if data is None or self._stdin.closed:
                 return
             try:
                 view = memoryview(data)
@@ -366,11 +358,11 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
         the background thread) a call is in flight or a notification was read."""
         try:
             while slot is None or not slot.done:
-                line = self._next_line(deadline)
-                if line is None:
+                chunk = self._read_chunk(deadline)
+                if chunk is None:
                     return
-                notification = self.dispatch(line)
-                if slot is None and (notification or self._active):
+                notified = self.feed(chunk)
+                if slot is None and (notified or self._active):
                     return
         except EOFError:
             self._on_eof()
@@ -387,56 +379,34 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
         )
         self._drainer.start()
 
-    def _next_line(self, deadline: Optional[float]) -> Optional[bytes]:
-        """The next line; None if the deadline passed first.
+    def _read_chunk(self, deadline: Optional[float]) -> Optional[bytes]:
+        """The next chunk of stdout; None if the deadline passed first.
 
         Raises:
             EOFError: the sidecar closed its stdout.
-            SidecarError: ``LINE_TOO_LARGE``.
         """
-        ready = self._ready
-        while not ready:
-            if self._lines.overflowed:
-                raise line_too_large(self._max_line_bytes)
-            if deadline is not None:
-                remaining = deadline - _monotonic()
-                if remaining <= 0:
-                    return None
-                readable, _, _ = select.select([self._stdout_fd], [], [], remaining)
-                if not readable:
-                    return None
-            chunk = os.read(self._stdout_fd, _READ_CHUNK)
-            if not chunk:
-                raise EOFError
-            lines = self._lines.feed(chunk)
-            if len(lines) == 1 and not self._lines.overflowed:
-                return lines[0]  # the common case: one response per read
-            ready.extend(lines)
-        return ready.popleft()
-
-    def _answer(self, request_id: int, message: Dict[str, Any]) -> None:
-        with self._lock:
-            self.requests.answer(request_id, message)
+        if deadline is not None:
+            remaining = deadline - _monotonic()
+            if remaining <= 0:
+                return None
+            readable, _, _ = select.select([self._stdout_fd], [], [], remaining)
+            if not readable:
+                return None
+        chunk = os.read(self._stdout_fd, _READ_CHUNK)
+        if not chunk:
+            raise EOFError
+        return chunk
 
     # -- the sidecar's requests (protocol §17) ----------------------------------------------
 
-    def notify(self, method: str, params: Mapping[str, Any]) -> None:
-        """Send a host → sidecar notification."""
-        self._write(encode_notification(method, params))
-
-    def _send_answer(self, line: bytes) -> None:
-        self._write(line)
-
-    def _start(self, request: SidecarRequest, handler: SyncHandler) -> None:
-        """Hand a handler to the pool."""
+    def _start(
+        self, request: SidecarRequest, handler: SyncHandler
+    ) -> Tuple[CancelToken, "Future[None]"]:
+        """Hand a handler to the pool (under ``_lock``)."""
         token = CancelToken()
-        with self._lock:
-            if request.id in self._handling or self.requests.error is not None:
-                return
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(_HANDLER_THREADS, "mcp-sidecar-handler")
-            future = self._pool.submit(self._handle, request, handler, token)
-            self._handling[request.id] = (token, future)
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(_HANDLER_THREADS, "mcp-sidecar-handler")
+        return token, self._pool.submit(self._handle, request, handler, token)
 
     def _handle(self, request: SidecarRequest, handler: SyncHandler, token: CancelToken) -> None:
         _handler_context.token = token
@@ -446,26 +416,11 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
             line = failure_line(request, exc)
         finally:
             _handler_context.token = None
-        with self._lock:
-            # Absent: the sidecar withdrew the request (or the connection ended): no answer.
-            answer = self._handling.pop(request.id, None) is not None
-        if answer:
-            self._write(line)
+        self._answered(request, line)
 
-    def _on_cancelled(self, params: JsonObject) -> None:
-        request_id = params.get("requestId")
-        if not isinstance(request_id, str):  # the sidecar's own ids are strings
-            return
-        with self._lock:
-            entry = self._handling.pop(request_id, None)
-        if entry is not None:
-            entry[1].cancel()  # not started yet: never runs
-            entry[0].cancel()
-
-    def _push_log(self, log: Notification) -> None:
-        with self._logs_cv:
-            self.logs.push(log)
-            self._logs_cv.notify_all()
+    def _stop(self, entry: Tuple[CancelToken, "Future[None]"]) -> None:
+        entry[1].cancel()  # not started yet: never runs
+        entry[0].cancel()
 
     def _on_eof(self) -> None:
         code = self.proc.poll()
@@ -492,22 +447,16 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
 
         return remove
 
-    def _deliver(self, notification: Notification) -> None:
-        notes = self.notes
-        if notes.queue is not None:
-            with self._queue_cv:
-                notes.push(notification)
-                self._queue_cv.notify_all()
-        if notes.callbacks:
-            with self._bg_cv:
-                self._backlog.append(notification)
-                self._bg_cv.notify()
+    def _callbacks(self, notification: Notification) -> None:
+        with self._bg_cv:
+            self._backlog.append(notification)
+            self._bg_cv.notify()
 
     def iterate(self, timeout: Optional[float]) -> Iterator[Notification]:
-        return _iterate(self.notes, self._queue_cv, timeout)
+        return _iterate(self.notes, timeout)
 
     def iterate_logs(self, timeout: Optional[float]) -> Iterator[ServerLogParams]:
-        for note in _iterate(self.logs, self._logs_cv, timeout):
+        for note in _iterate(self.logs, timeout):
             yield cast(ServerLogParams, note.params)
 
     def _background(self) -> None:
@@ -548,25 +497,14 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
 
     # -- ending -----------------------------------------------------------------------------
 
+    def _wake_waiting(self) -> None:
+        """Threads still asleep (their slot is settled, or they see the error) wake up."""
+        sleepers, self._sleepers = self._sleepers, {}
+        for waiter in sleepers.values():
+            waiter.release()
+
     def fail(self, error: SidecarError) -> None:
-        """End the connection: every pending and later request fails with ``error``."""
-        with self._lock:
-            self.requests.fail(error)
-            # Threads still asleep (their slot is settled, or they see the error) wake up.
-            sleepers, self._sleepers = self._sleepers, {}
-            for waiter in sleepers.values():
-                waiter.release()
-            handling, self._handling = self._handling, {}
-        for token, future in handling.values():  # nobody can be answered any more
-            future.cancel()
-            token.cancel()
-        self.close_stdin()
-        with self._queue_cv:
-            self.notes.ended = True
-            self._queue_cv.notify_all()
-        with self._logs_cv:
-            self.logs.ended = True
-            self._logs_cv.notify_all()
+        super().fail(error)
         with self._bg_cv:
             self._bg_cv.notify_all()
 
@@ -589,7 +527,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
                 return
             self._active += 1
         try:
-            self._write(line)
+            self._send(line)
             self.close_stdin()
             self._wait(slot, deadline)
         finally:
@@ -656,12 +594,11 @@ def _discard(fd: int) -> None:
         pass
 
 
-def _iterate(
-    notes: Notifications[Any], cv: threading.Condition, timeout: Optional[float]
-) -> Iterator[Notification]:
+def _iterate(notes: Notifications[Any], timeout: Optional[float]) -> Iterator[Notification]:
     """The items of a bounded queue as they come, until the connection ends and it is empty, or
     nothing came within ``timeout`` seconds."""
     queue = notes.require_queue()
+    cv: threading.Condition = notes.guard
     while True:
         with cv:
             deadline = None if timeout is None else _monotonic() + timeout
