@@ -137,14 +137,21 @@ class Options:
             argv.append("--log-format=json")
         return argv
 
-    def popen_stderr(self) -> Union[None, int, IO[Any]]:
-        """The ``stderr`` argument of the spawn (what the client reads gets a pipe)."""
-        if self.stderr is None or self.stderr_logger() is not None:
-            return subprocess.PIPE
-        return cast(Union[None, int, IO[Any]], self.stderr)
-
-    def popen_env(self) -> Optional[Dict[str, str]]:
-        return None if self.env is None else dict(self.env)
+    def popen_kwargs(self) -> Dict[str, Any]:
+        """The spawn's arguments besides the command line, the same for both clients: pipes for
+        stdin and stdout, stderr per ``stderr`` (what the client reads gets a pipe), the
+        environment and working directory, and a session of its own on POSIX."""
+        stderr = self.stderr
+        if stderr is None or self.stderr_logger() is not None:
+            stderr = subprocess.PIPE
+        return {
+            "stdin": subprocess.PIPE,
+            "stdout": subprocess.PIPE,
+            "stderr": stderr,
+            "env": None if self.env is None else dict(self.env),
+            "cwd": None if self.cwd is None else os.fspath(self.cwd),
+            "start_new_session": os.name == "posix",
+        }
 
     def initialize_params(self) -> Dict[str, Any]:
         """The ``initialize`` params: the protocol version, then each option given (an option
@@ -192,7 +199,3 @@ def _flag_value(args: Sequence[str], flag: str, default: int) -> int:
 
 def _has_flag(args: Sequence[str], flag: str) -> bool:
     return any(arg == flag or arg.startswith(flag + "=") for arg in args)
-
-
-def fspath_or_none(path: Optional[PathArg]) -> Optional[str]:
-    return None if path is None else os.fspath(path)

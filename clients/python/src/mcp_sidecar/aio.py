@@ -26,7 +26,6 @@ import functools
 import inspect
 import os
 import signal
-import subprocess
 import weakref
 from typing import (
     Any,
@@ -49,10 +48,7 @@ from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import SidecarRequest, answer_line, failure_line
 from ._generated import _AsyncSidecarMethods
 from ._results import install, shape
-from ._options import (
-    Options,
-    fspath_or_none,
-)
+from ._options import Options
 from ._protocol import (
     ROOTS_LIST_CHANGED,
     JsonObject,
@@ -575,16 +571,7 @@ class AsyncSidecar:
         loop = asyncio.get_running_loop()
         conn = _Connection(loop, options)
         try:
-            await loop.subprocess_exec(
-                lambda: conn,
-                *argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=options.popen_stderr(),
-                env=options.popen_env(),
-                cwd=fspath_or_none(options.cwd),
-                start_new_session=os.name == "posix",
-            )
+            await loop.subprocess_exec(lambda: conn, *argv, **options.popen_kwargs())
         except OSError as exc:
             raise spawn_failed(argv, exc) from exc
         assert conn.stdin is not None

@@ -46,10 +46,7 @@ from ._handlers import SidecarRequest, answer_line, failure_line
 from ._generated import _SidecarMethods
 from ._results import install, shape
 from ._stderr import StderrReader
-from ._options import (
-    Options,
-    fspath_or_none,
-)
+from ._options import Options
 from ._protocol import (
     ROOTS_LIST_CHANGED,
     JsonObject,
@@ -658,16 +655,7 @@ class Sidecar:
         self._handlers = options.handlers
         argv = options.argv()
         try:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=options.popen_stderr(),
-                env=options.popen_env(),
-                cwd=fspath_or_none(options.cwd),
-                bufsize=0,
-                start_new_session=os.name == "posix",
-            )
+            proc = subprocess.Popen(argv, bufsize=0, **options.popen_kwargs())
         except OSError as exc:
             raise spawn_failed(argv, exc) from exc
         conn = _Connection(proc, options)
