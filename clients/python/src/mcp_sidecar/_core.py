@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from contextlib import nullcontext
+from time import monotonic as _monotonic
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -298,12 +299,57 @@ class Session(Generic[W, C]):
         self.handlers = options.handlers
         #: The sidecar's requests being handled, by id: what :meth:`_start` made of each.
         self._handling: Dict[Any, Any] = {}
+        #: Requests begun and not yet ended, and when the last one ended (the blocking client
+        #: reads stdout in the background only once it has been idle for a moment).
+        self.in_flight = 0
+        self.last_activity = _monotonic()
         # Notifications with a meaning of their own for the client (besides their delivery).
         self._special: Dict[str, Callable[[JsonObject], None]] = {
             PROGRESS: self._on_progress,
             SERVER_LOG: self._on_log,
             CANCELLED: self._on_cancelled,
         }
+
+    # A request's life in the clients' request(): begin, write, wait for the waiter, end.
+
+    def begin(
+        self,
+        method: str,
+        params: Optional[Mapping[str, Any]],
+        waiter: W,
+        progress: Optional[Callable[[ProgressParams], Any]] = None,
+    ) -> Tuple[int, bytes]:
+        """Register a request and its progress callback under a new id (see
+        :meth:`Requests.begin`); returns the id and the line to write."""
+        with self.lock:
+            request_id, line = self.requests.begin(method, params, waiter)
+            self.in_flight += 1
+            if progress is not None:
+                self._progress[request_id] = progress
+        return request_id, line
+
+    def end(self, request_id: int) -> None:
+        """The caller is done with the request, whatever became of it: a late answer or
+        progress of its id is dropped."""
+        with self.lock:
+            self.in_flight -= 1
+            self.requests.forget(request_id)
+            self._progress.pop(request_id, None)
+            self.last_activity = _monotonic()
+
+    def expire(self, request_id: int, method: str, timeout: Optional[float]) -> None:
+        """The client's ``timeout`` ran out: ``TIMEOUT``, and the request cancelled at the
+        sidecar (see :meth:`Requests.expire`)."""
+        with self.lock:
+            line = self.requests.expire(request_id, method, timeout)
+        self._send(line)
+
+    def cancel(self, request_id: int) -> None:
+        """Cancel a request still in flight at the sidecar, which answers it ``CANCELLED`` at
+        once (see :meth:`Requests.cancel`)."""
+        with self.lock:
+            line = self.requests.cancel(request_id)
+        self._send(line)
 
     def feed(self, data: bytes) -> bool:
         """Dispatch every line that ``data`` (a chunk of stdout) completes; True if one was a

@@ -196,10 +196,8 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         """Send one request and return its ``result``; raises :class:`SidecarError`.
         ``progress`` receives the request's ``notifications/progress`` until it ends."""
         future: asyncio.Future[Any] = self._loop.create_future()
-        request_id, line = self.requests.begin(method, params, future)
+        request_id, line = self.begin(method, params, future, progress)
         timer: Optional[asyncio.TimerHandle] = None
-        if progress is not None:
-            self._progress[request_id] = progress
         try:
             self._send(line)
             if self._write_paused:  # backpressure: the sidecar is not reading fast enough
@@ -207,7 +205,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
                 self._drain_waiters.append(waiter)
                 await waiter
             if timeout is not None:
-                timer = self._loop.call_later(timeout, self._expire, request_id, method, timeout)
+                timer = self._loop.call_later(timeout, self.expire, request_id, method, timeout)
             return await future
         except asyncio.CancelledError:
             # The awaiting task was cancelled: forget the request and cancel it at the sidecar.
@@ -220,11 +218,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         finally:
             if timer is not None:
                 timer.cancel()
-            if progress is not None:
-                del self._progress[request_id]  # later progress of this id is dropped
-
-    def _expire(self, request_id: int, method: str, timeout: float) -> None:
-        self._send(self.requests.expire(request_id, method, timeout))
+            self.end(request_id)
 
     def _send(self, line: Optional[bytes]) -> None:
         stdin = self.stdin

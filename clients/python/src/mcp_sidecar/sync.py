@@ -184,8 +184,6 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
         self._sleepers: Dict[_Slot, threading.Lock] = {}
         self._write_lock = threading.Lock()
         self._reading = False  # someone holds the read role
-        self._active = 0  # calls in flight
-        self._last_activity = _monotonic()
         self._close_lock = threading.Lock()
         self._closed = False
         self._drainer: Optional[threading.Thread] = None  # reads stdout after a fatal line
@@ -234,25 +232,18 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
             )
         deadline = None if timeout is None else _monotonic() + timeout
         slot = _Slot()
-        with self._lock:
-            request_id, line = self.requests.begin(method, params, slot)
-            self._active += 1
-            if progress is not None:
-                self._progress[request_id] = progress
+        request_id, line = self.begin(method, params, slot, progress)
         hook: Optional[Callable[[], None]] = None
         try:
             self._send(line)
             if cancel is not None:
-                hook = functools.partial(self._cancel_request, request_id)
+                hook = functools.partial(self.cancel, request_id)
                 if not cancel._bind(hook):
-                    self._cancel_request(request_id)
+                    self.cancel(request_id)
                 cancel._sent.set()
             self._wait(slot, deadline)
             if not slot.done:  # the deadline passed
-                with self._lock:
-                    cancel_now = self.requests.expire(request_id, method, timeout)
-                if cancel_now is not None:
-                    self._send(cancel_now)
+                self.expire(request_id, method, timeout)
             if slot.error is not None:
                 error = slot.error
                 if error.method is None:
@@ -260,22 +251,9 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
                 raise error
             return slot.result
         finally:
-            with self._lock:
-                self._active -= 1
-                self.requests.forget(request_id)
-                self._last_activity = _monotonic()
-                if progress is not None:
-                    del self._progress[request_id]  # later progress of this id is dropped
+            self.end(request_id)
             if hook is not None and cancel is not None:
                 cancel._unbind(hook)
-
-    def _cancel_request(self, request_id: int) -> None:
-        """``notifications/cancelled`` for a request still in flight (the sidecar answers it
-        ``CANCELLED`` at once)."""
-        with self._lock:
-            line = self.requests.cancel(request_id)
-        if line is not None:
-            self._send(line)
 
     def _send(self, data: Optional[bytes]) -> None:
         """Write unless stdin was closed: a line may be sent past the connection's end (a
@@ -359,7 +337,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
                 if chunk is None:
                     return
                 notified = self.feed(chunk)
-                if slot is None and (notified or self._active):
+                if slot is None and (notified or self.in_flight):
                     return
         except EOFError:
             self._on_eof()
@@ -480,9 +458,9 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
     def _idle(self) -> bool:
         return (
             not self._reading
-            and self._active == 0
+            and self.in_flight == 0
             and self.requests.error is None
-            and _monotonic() - self._last_activity >= _IDLE_GRACE_SECONDS
+            and _monotonic() - self.last_activity >= _IDLE_GRACE_SECONDS
         )
 
     def _take_idle_read_role(self) -> bool:
@@ -517,21 +495,16 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
         never answers shutdown exits at the EOF instead of being killed at the deadline. Reads
         (dispatching notifications) until the answer or the end of stdout, at most to deadline."""
         slot = _Slot()
-        with self._lock:
-            try:
-                request_id, line = self.requests.begin("shutdown", None, slot)
-            except SidecarError:
-                return
-            self._active += 1
+        try:
+            request_id, line = self.begin("shutdown", None, slot)
+        except SidecarError:
+            return
         try:
             self._send(line)
             self.close_stdin()
             self._wait(slot, deadline)
         finally:
-            with self._lock:
-                self._active -= 1
-                self.requests.forget(request_id)
-                self._last_activity = _monotonic()
+            self.end(request_id)
 
     def close(self, timeout: float) -> None:
         with self._close_lock:
