@@ -259,16 +259,8 @@ class Notifications(Generic[C]):
     def run_callbacks(self, notification: Notification, callbacks: Sequence[C]) -> List[Any]:
         """Call each callback (exceptions are logged); returns what they returned other than
         None (awaitables, for ``aio`` to run as tasks)."""
-        outcomes = []
-        for callback in callbacks:
-            try:
-                outcome = callback(notification)
-            except Exception:
-                _log.exception("mcp-sidecar notification callback %r failed", callback)
-                continue
-            if outcome is not None:
-                outcomes.append(outcome)
-        return outcomes
+        outcomes = (_call(callback, notification, "notification") for callback in callbacks)
+        return [outcome for outcome in outcomes if outcome is not None]
 
 
 class Session(Generic[W, C]):
@@ -427,11 +419,7 @@ class Session(Generic[W, C]):
         callback = self._progress.get(params.get("requestId"))  # type: ignore[arg-type]
         if callback is None:
             return  # the call ended (or never asked for progress): dropped
-        try:
-            outcome = callback(cast(ProgressParams, params))
-        except Exception:
-            _log.exception("mcp-sidecar progress callback %r failed", callback)
-            return
+        outcome = _call(callback, params, "progress")
         if outcome is not None:
             self._spawn(outcome)
 
@@ -460,6 +448,12 @@ class Session(Generic[W, C]):
         self.notes.end()
         self.logs.end()
 
+    def output_ended(self, exit_code: Optional[int]) -> None:
+        """Stdout's EOF: end the connection (see :meth:`Requests.end_of_output`)."""
+        with self.lock:
+            self.requests.end_of_output(exit_code)
+        self.fail(cast(SidecarError, self.requests.error))
+
     # What each client supplies.
 
     def _send(self, line: Optional[bytes]) -> None:
@@ -485,6 +479,15 @@ class Session(Generic[W, C]):
 
     def _spawn(self, outcome: Any) -> None:
         """A progress callback returned something: ignored unless the client runs awaitables."""
+
+
+def _call(callback: Callable[[Any], Any], argument: Any, what: str) -> Any:
+    """``callback(argument)``; an exception is logged (None is returned)."""
+    try:
+        return callback(argument)
+    except Exception:
+        _log.exception("mcp-sidecar %s callback %r failed", what, callback)
+        return None
 
 
 def classify(

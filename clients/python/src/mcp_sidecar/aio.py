@@ -280,8 +280,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
             self._finish_timer.cancel()
         if code is None and self.exited.done():
             code = self.exited.result()
-        self.requests.end_of_output(code)
-        self.fail(cast(SidecarError, self.requests.error))
+        self.output_ended(code)
         self.finished.set_result(None)
         if self.exited.done() and self.transport is not None:
             self.transport.close()  # every pipe is done and the process reaped

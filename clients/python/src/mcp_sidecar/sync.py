@@ -204,7 +204,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
         stderr = options.stderr_reader()
         if stderr is not None and proc.stderr is not None:
             self._stderr_thread = threading.Thread(
-                target=_drain_stderr,
+                target=_read_to_end,
                 args=(proc.stderr.fileno(), stderr),
                 name="mcp-sidecar-stderr",
                 daemon=True,
@@ -350,7 +350,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
         it, on a thread of its own: a sidecar left blocked on a full pipe would never reach the
         EOF that fail() gave it, and close() would have to kill it."""
         self._drainer = threading.Thread(
-            target=_discard, args=(self._stdout_fd,), name="mcp-sidecar-drain", daemon=True
+            target=_read_to_end, args=(self._stdout_fd,), name="mcp-sidecar-drain", daemon=True
         )
         self._drainer.start()
 
@@ -404,11 +404,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
                 code = self.proc.wait(2.0)
             except subprocess.TimeoutExpired:
                 code = None
-        with self._lock:
-            self.requests.end_of_output(code)
-            error = self.requests.error
-        assert error is not None
-        self.fail(error)
+        self.output_ended(code)
 
     # -- notifications ----------------------------------------------------------------------
 
@@ -555,15 +551,6 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
             self._closed = True
 
 
-def _discard(fd: int) -> None:
-    """Read ``fd`` to its end, dropping what comes."""
-    try:
-        while os.read(fd, _READ_CHUNK):
-            pass
-    except OSError:
-        pass
-
-
 def _iterate(notes: Notifications[Any], timeout: Optional[float]) -> Iterator[Notification]:
     """The items of a bounded queue as they come, until the connection ends and it is empty, or
     nothing came within ``timeout`` seconds."""
@@ -586,14 +573,15 @@ def _iterate(notes: Notifications[Any], timeout: Optional[float]) -> Iterator[No
         yield item
 
 
-def _drain_stderr(fd: int, reader: StderrReader) -> None:
-    """Read the sidecar's stderr to its end, into ``reader``."""
+def _read_to_end(fd: int, reader: Optional[StderrReader] = None) -> None:
+    """Read ``fd`` to its end, into ``reader`` (None: dropping what comes)."""
     try:
         while True:
             chunk = os.read(fd, _READ_CHUNK)
             if not chunk:
                 return
-            reader.feed(chunk)
+            if reader is not None:
+                reader.feed(chunk)
     except (OSError, ValueError):
         return
 
