@@ -448,6 +448,22 @@ class Session(Generic[W, C]):
         self.notes.end()
         self.logs.end()
 
+    def begin_close(self, waiter: W, running: bool) -> Optional[int]:
+        """The close's first step: ``shutdown`` (if the sidecar still ``running``), then EOF right
+        behind it (the same stop, protocol §2), so that a sidecar that never answers shutdown
+        exits at the EOF instead of being killed at the deadline. Returns the id of the
+        shutdown for :meth:`end`, None when none was sent."""
+        self.requests.closing = True
+        request_id: Optional[int] = None
+        if running and self.requests.error is None:
+            try:
+                request_id, line = self.begin("shutdown", None, waiter)
+                self._send(line)
+            except SidecarError:
+                pass
+        self.close_stdin()
+        return request_id
+
     def output_ended(self, exit_code: Optional[int]) -> None:
         """Stdout's EOF: end the connection (see :meth:`Requests.end_of_output`)."""
         with self.lock:

@@ -330,21 +330,11 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
             self._close_done.set_result(None)
 
     async def _close(self, timeout: float) -> None:
-        self.requests.closing = True
         deadline = self._loop.time() + timeout
-        shutdown: Optional[int] = None
-        if self.error is None and not self.exited.done():
-            # shutdown, then EOF right behind it (the same stop, protocol §2): a sidecar that
-            # never answers shutdown exits at the EOF instead of being killed at the deadline.
-            # Its answer is not awaited: the exit and the end of stdout below come after it.
-            try:
-                answer: asyncio.Future[Any] = self._loop.create_future()
-                answer.add_done_callback(_retrieve)
-                shutdown, line = self.requests.begin("shutdown", None, answer)
-                self._send(line)
-            except SidecarError:
-                pass
-        self.close_stdin()
+        # The shutdown's answer is not awaited: the exit and the end of stdout below follow it.
+        answer: asyncio.Future[Any] = self._loop.create_future()
+        answer.add_done_callback(_retrieve)
+        shutdown = self.begin_close(answer, not self.exited.done())
         try:
             await asyncio.wait_for(
                 asyncio.shield(self.exited), max(deadline - self._loop.time(), 0.1)
@@ -362,7 +352,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
             pass
         self._finish(None)
         if shutdown is not None:
-            self.requests.forget(shutdown)
+            self.end(shutdown)
         if self.transport is not None:
             self.transport.close()
 

@@ -486,31 +486,18 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
             except OSError:
                 pass
 
-    def _shutdown_then_eof(self, deadline: float) -> None:
-        """``shutdown``, then EOF right behind it (the same stop, protocol §2): a sidecar that
-        never answers shutdown exits at the EOF instead of being killed at the deadline. Reads
-        (dispatching notifications) until the answer or the end of stdout, at most to deadline."""
-        slot = _Slot()
-        try:
-            request_id, line = self.begin("shutdown", None, slot)
-        except SidecarError:
-            return
-        try:
-            self._send(line)
-            self.close_stdin()
-            self._wait(slot, deadline)
-        finally:
-            self.end(request_id)
-
     def close(self, timeout: float) -> None:
         with self._close_lock:
             if self._closed:
                 return
-            self.requests.closing = True
             deadline = _monotonic() + timeout
-            if self.requests.error is None and self.proc.poll() is None:
-                self._shutdown_then_eof(deadline)
-            self.close_stdin()
+            slot = _Slot()
+            shutdown = self.begin_close(slot, self.proc.poll() is None)
+            if shutdown is not None:
+                try:  # reads (dispatching notifications) until the answer or stdout's end
+                    self._wait(slot, deadline)
+                finally:
+                    self.end(shutdown)
             try:
                 self.proc.wait(max(deadline - _monotonic(), 0.1))
             except subprocess.TimeoutExpired:
