@@ -136,10 +136,6 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         """Why the connection ended (None while it runs)."""
         return self.requests.error
 
-    @property
-    def dropped(self) -> int:
-        return self.notes.dropped
-
     # -- protocol callbacks -----------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -252,7 +248,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         task.cancel()
 
     def _spawn(self, outcome: Any) -> None:
-        if hasattr(outcome, "__await__"):  # an awaitable progress callback: run as a task
+        if hasattr(outcome, "__await__"):  # a callback returned an awaitable: run as a task
             self._track(asyncio.ensure_future(outcome))
 
     def _fatal(self, error: SidecarError) -> None:
@@ -292,8 +288,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
 
     def _callbacks(self, notification: Notification) -> None:
         for outcome in self.notes.run_callbacks(notification, self.notes.callbacks):
-            if hasattr(outcome, "__await__"):
-                self._track(asyncio.ensure_future(outcome))
+            self._spawn(outcome)
 
     def _track(self, task: asyncio.Future[Any]) -> None:
         self._callback_tasks.add(task)
@@ -649,7 +644,7 @@ class AsyncSidecar:
     @property
     def dropped_notifications(self) -> int:
         """Notifications dropped from the full queue (the oldest go first)."""
-        return 0 if self._conn is None else self._conn.dropped
+        return 0 if self._conn is None else self._conn.notes.dropped
 
     @property
     def dropped_logs(self) -> int:
