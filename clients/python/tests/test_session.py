@@ -1,0 +1,122 @@
+"""The connection core both clients drive (``_core.Session``), with no process, thread or loop:
+bytes of stdout in; settled waiters, queued notifications, handlers started and stopped, and the
+lines to write out."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Tuple
+
+import pytest
+
+from mcp_sidecar import ErrorCode, SidecarError
+from mcp_sidecar._core import Session
+from mcp_sidecar._handlers import SidecarRequest
+from mcp_sidecar._options import Options
+
+Outcome = Tuple[str, Any, Optional[SidecarError]]
+
+
+class _Recording(Session[str, Callable[..., Any]]):
+    """A Session whose IO is lists: what was written, started, stopped and settled."""
+
+    def __init__(self, **options: Any) -> None:
+        self.settled: List[Outcome] = []
+        self.sent: List[bytes] = []
+        self.started: List[SidecarRequest] = []
+        self.stopped: List[str] = []
+        self.stdin_closed = False
+        super().__init__(Options(options), lambda w, r, e: self.settled.append((w, r, e)))
+
+    def _send(self, line: Optional[bytes]) -> None:
+        if line is not None and not self.stdin_closed:
+            self.sent.append(line)
+
+    def close_stdin(self) -> None:
+        self.stdin_closed = True
+
+    def _start(self, request: SidecarRequest, handler: Callable[..., Any]) -> str:
+        self.started.append(request)
+        return f"run-{request.id}"
+
+    def _stop(self, entry: str) -> None:
+        self.stopped.append(entry)
+
+    def _callbacks(self, notification: Any) -> None:
+        pass
+
+
+def test_bytes_in_any_chunking_settle_waiters_and_queue_notifications() -> None:
+    session = _Recording()
+    first, _ = session.begin("ping", None, "a")
+    second, _ = session.begin("ping", None, "b")
+    stream = (
+        b'{"jsonrpc":"2.0","method":"notifications/tools/changed"}\n'
+        + f'{{"jsonrpc":"2.0","id":{second},"result":{{"n":2}}}}\n'.encode()
+        + f'{{"jsonrpc":"2.0","id":{first},"result":{{"n":1}}}}\n'.encode()
+    )
+    for start in range(0, len(stream), 7):  # lines cut across chunks
+        session.feed(stream[start : start + 7])
+    assert session.settled == [("b", {"n": 2}, None), ("a", {"n": 1}, None)]
+    assert session.notes.require_queue()[0].method == "notifications/tools/changed"
+    session.end(first)
+    session.end(second)
+    assert session.in_flight == 0 and session.requests.pending == {}
+
+
+def test_a_line_over_the_bound_fails_after_the_lines_before_it() -> None:
+    session = _Recording(max_line_bytes=1024)
+    request_id, _ = session.begin("ping", None, "a")
+    answer = f'{{"jsonrpc":"2.0","id":{request_id},"result":{{}}}}\n'.encode()
+    with pytest.raises(SidecarError) as raised:
+        session.feed(answer + b"x" * 2000)
+    assert raised.value.code == ErrorCode.LINE_TOO_LARGE
+    assert session.settled == [("a", {}, None)]
+
+
+def test_the_sidecars_request_runs_its_handler_and_its_answer_is_sent_once() -> None:
+    session = _Recording(handlers={"roots/list": lambda params: {"roots": []}})
+    line = b'{"jsonrpc":"2.0","id":"sidecar-1","method":"roots/list","params":{}}\n'
+    session.feed(line)
+    session.feed(line)  # a duplicate of a request in flight is ignored
+    assert [request.id for request in session.started] == ["sidecar-1"]
+    request = session.started[0]
+    session._answered(request, b"answer\n")
+    session._answered(request, b"again\n")  # no longer handled: nothing is sent
+    assert session.sent == [b"answer\n"]
+
+
+def test_a_cancelled_request_of_the_sidecar_stops_its_handler_and_is_not_answered() -> None:
+    session = _Recording(handlers={"roots/list": lambda params: {"roots": []}})
+    session.feed(b'{"jsonrpc":"2.0","id":"sidecar-1","method":"roots/list","params":{}}\n')
+    session.feed(
+        b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"sidecar-1"}}\n'
+    )
+    assert session.stopped == ["run-sidecar-1"]
+    session._answered(session.started[0], b"late\n")
+    assert session.sent == []
+
+
+def test_the_end_of_stdout_fails_waiters_stops_handlers_and_ends_the_queues() -> None:
+    session = _Recording(handlers={"roots/list": lambda params: {"roots": []}})
+    session.begin("ping", None, "a")
+    session.feed(b'{"jsonrpc":"2.0","id":"sidecar-1","method":"roots/list","params":{}}\n')
+    session.output_ended(3)
+    [(waiter, _, error)] = session.settled
+    assert waiter == "a" and error is not None and error.code == ErrorCode.CONNECTION_CLOSED
+    assert "code 3" in error.message
+    assert session.stopped == ["run-sidecar-1"]
+    assert session.stdin_closed and session.notes.ended and session.logs.ended
+    with pytest.raises(SidecarError) as raised:
+        session.begin("ping", None, "b")
+    assert raised.value.code == ErrorCode.CONNECTION_CLOSED
+
+
+def test_closing_sends_shutdown_then_closes_stdin_and_nothing_once_the_sidecar_is_gone() -> None:
+    session = _Recording()
+    shutdown = session.begin_close("s", True)
+    assert shutdown is not None
+    assert b'"method":"shutdown"' in session.sent[0] and session.stdin_closed
+    assert session.requests.closing
+    gone = _Recording()
+    assert gone.begin_close("s", False) is None
+    assert gone.sent == [] and gone.stdin_closed
