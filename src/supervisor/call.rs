@@ -22,7 +22,7 @@ use crate::jsonrpc::Reply;
 use crate::limits;
 use crate::mcp::{self, Progress, ProgressPolicy, ToolKind};
 use crate::store::{Entry, ResultStore, Truncation};
-use crate::telemetry::{CallSpan, TraceContext};
+use crate::telemetry::{CallSpan, Carried, TraceContext};
 
 /// How the host wants one call run, beyond its arguments; every field defaults to the server's
 /// config.
@@ -146,66 +146,11 @@ pub(super) async fn call(
         e.with("tool", tool)
             .with_stderr_tail(&session.stderr.text())
     };
-    let answer = match entry.tool.kind {
-        ToolKind::Server => {
-            let client = &session.client;
-            // A tool that requires task execution runs as one, under the same bounds. The tool
-            // list is looked at only for a server that runs tasks at all (the plain call's cost
-            // stays one capability lookup).
-            let as_task = mcp::task_support::server_runs_tasks(client.handshake())
-                && session.tools().iter().any(|t| {
-                    t.name == tool && mcp::task_support::runs_as_task(client.handshake(), &t.raw)
-                });
-            let reply = match policy(&session.limits, options, budget) {
-                // Boxed: the task path's state (polls, waits, a cancel) would otherwise be part
-                // of every request's future, so of every request in flight — a ping's too.
-                Err(timeout) if as_task => {
-                    let bounds = ProgressPolicy::within(timeout);
-                    Box::pin(client.call_tool_as_task(tool, arguments, &bounds, false)).await
-                }
-                Ok(policy) if as_task => {
-                    Box::pin(client.call_tool_as_task(tool, arguments, &policy, true)).await
-                }
-                // The plain call: no progress token, one deadline.
-                Err(timeout) => {
-                    client
-                        .call_tool(tool, arguments, timeout, trace.as_ref())
-                        .await
-                }
-                Ok(policy) => {
-                    client
-                        .call_tool_with(tool, arguments, &policy, trace.as_ref())
-                        .await
-                }
-            };
-            reply.map(Answer::Reply)
-        }
-        kind => resource_tools::call(&session, kind, &arguments, budget)
-            .await
-            .map(|(value, bytes)| Answer::Built(value, bytes)),
-    };
+    let answer = ask(&session, entry, arguments, options, budget, trace.as_ref()).await;
     span.end(answer.as_ref().err().map(|e| e.code.as_str()));
     let answer = answer.map_err(failed)?;
     let duration = started.elapsed();
-    let original_bytes = answer.bytes();
-    let limits = session.limits;
-    let over = original_bytes > limits.max_result_bytes;
-    if over && limits.result_policy == ResultPolicy::Error {
-        return Err(too_large(entry, limits, original_bytes));
-    }
-    let mut result = match answer {
-        Answer::Reply(reply) => object_result(&session, entry, reply)?,
-        Answer::Built(value, _) => value,
-    };
-    // Before the budget: a kept full text (`results/read`) is masked too.
-    server.mask_result(&mut result);
-    let (result, truncated) = if over {
-        let (result, truncation) = results.fit(&result, original_bytes, limits.max_result_bytes);
-        tracing::debug!(server = %entry.server, tool, original_bytes, "result truncated to fit maxResultBytes");
-        (result, Some(truncation))
-    } else {
-        (result, None)
-    };
+    let (result, truncated) = finish(results, server, &session, entry, answer)?;
     Ok(CallOutcome {
         result,
         server: entry.server.clone(),
@@ -213,6 +158,78 @@ pub(super) async fn call(
         duration,
         truncated,
     })
+}
+
+/// Asks the server: `tools/call` for a server's own tool (as a task when the tool requires it),
+/// the server's resources for a resource tool; within `budget`.
+async fn ask(
+    session: &Session,
+    entry: &Entry,
+    arguments: Value,
+    options: CallOptions,
+    budget: Duration,
+    trace: Option<&Carried>,
+) -> Result<Answer> {
+    let tool = entry.tool.name.as_str();
+    if entry.tool.kind != ToolKind::Server {
+        return resource_tools::call(session, entry.tool.kind, &arguments, budget)
+            .await
+            .map(|(value, bytes)| Answer::Built(value, bytes));
+    }
+    let client = &session.client;
+    // A tool that requires task execution runs as one, under the same bounds. The tool list is
+    // looked at only for a server that runs tasks at all (the plain call's cost stays one
+    // capability lookup).
+    let as_task = mcp::task_support::server_runs_tasks(client.handshake())
+        && session
+            .tools()
+            .iter()
+            .any(|t| t.name == tool && mcp::task_support::runs_as_task(client.handshake(), &t.raw));
+    let reply = match policy(&session.limits, options, budget) {
+        // Boxed: the task path's state (polls, waits, a cancel) would otherwise be part of every
+        // request's future, so of every request in flight — a ping's too.
+        Err(timeout) if as_task => {
+            let bounds = ProgressPolicy::within(timeout);
+            Box::pin(client.call_tool_as_task(tool, arguments, &bounds, false)).await
+        }
+        Ok(policy) if as_task => {
+            Box::pin(client.call_tool_as_task(tool, arguments, &policy, true)).await
+        }
+        // The plain call: no progress token, one deadline.
+        Err(timeout) => client.call_tool(tool, arguments, timeout, trace).await,
+        Ok(policy) => client.call_tool_with(tool, arguments, &policy, trace).await,
+    };
+    reply.map(Answer::Reply)
+}
+
+/// The answer held to `maxResultBytes` (RESULT_TOO_LARGE, or cut with its full text kept in
+/// `results`), masked; the result and how it was cut, if it was.
+fn finish(
+    results: &ResultStore,
+    server: &Server,
+    session: &Session,
+    entry: &Entry,
+    answer: Answer,
+) -> Result<(Value, Option<Truncation>)> {
+    let original_bytes = answer.bytes();
+    let limits = session.limits;
+    let over = original_bytes > limits.max_result_bytes;
+    if over && limits.result_policy == ResultPolicy::Error {
+        return Err(too_large(entry, limits, original_bytes));
+    }
+    let mut result = match answer {
+        Answer::Reply(reply) => object_result(session, entry, reply)?,
+        Answer::Built(value, _) => value,
+    };
+    // Before the budget: a kept full text (`results/read`) is masked too.
+    server.mask_result(&mut result);
+    if !over {
+        return Ok((result, None));
+    }
+    let (result, truncation) = results.fit(&result, original_bytes, limits.max_result_bytes);
+    let tool = entry.tool.name.as_str();
+    tracing::debug!(server = %entry.server, tool, original_bytes, "result truncated to fit maxResultBytes");
+    Ok((result, Some(truncation)))
 }
 
 /// What a call got: the server's reply to `tools/call`, or a resource tool's result built from
@@ -232,8 +249,6 @@ impl Answer {
     }
 }
 
-/// Waits for the call's turn in a server's fair queue (`supportsParallel: false`) until
-/// `deadline`; TOOL_TIMEOUT when the turn does not come in time.
 /// The progress policy of a call given `budget` (its timeout, less any wait for its turn), or
 /// (`Err`) just that budget when neither progress nor a total bound is wanted. Resetting on
 /// progress always has a total bound (a default, at least the call's timeout).
@@ -260,6 +275,8 @@ fn policy(
     })
 }
 
+/// Waits for the call's turn in a server's fair queue (`supportsParallel: false`) until
+/// `deadline`; TOOL_TIMEOUT when the turn does not come in time.
 async fn take_turn<'a>(
     queue: &'a Semaphore,
     entry: &Entry,
