@@ -367,54 +367,22 @@ pub(crate) struct Globals {
 
 /// Runs a command for people to its exit status.
 pub(crate) async fn run(command: People, globals: Globals) -> Exit {
-    let reading = match &command {
-        People::List(c) => &c.reading,
-        People::Call(c) => &c.reading,
-        People::Test(c) => &c.reading,
-        People::Doctor(c) => &c.reading,
-        People::Inspect(c) => &c.reading,
-        People::Login(c) => &c.reading,
-        People::Pin(c) => &c.reading,
-        People::Resources(c) | People::Prompts(c) => &c.reading,
-        People::Read(c) => &c.reading,
-        People::Prompt(c) => &c.reading,
-    };
-    let inputs = match inputs(&reading.inputs) {
-        Ok(i) => i,
-        Err(why) => return usage(&why),
-    };
-    let ad_hoc = match ad_hoc::candidates(&reading.given(), &reading.inline_names) {
-        Ok(c) => c,
-        Err(why) => return usage(&why),
-    };
+    match context(&command, globals) {
+        Ok(context) => dispatch(command, &context).await,
+        Err(why) => usage(&why),
+    }
+}
+
+/// Where a command's servers come from (its reading flags, the config files named on the line,
+/// the inline servers) and what it runs with.
+fn context(command: &People, globals: Globals) -> Result<Context, String> {
+    let reading = command.reading();
+    let inputs = inputs(&reading.inputs)?;
+    let ad_hoc = ad_hoc::candidates(&reading.given(), &reading.inline_names)?;
     let mut files = globals.configs;
     // Config files given where server names go, after the --config ones.
-    files.extend(match &command {
-        People::List(c) => c.selected.files(),
-        People::Test(c) => c.selected.files(),
-        People::Doctor(c) => c.selected.files(),
-        People::Call(c) => c
-            .words
-            .iter()
-            .filter(|w| names_a_file(w))
-            .map(PathBuf::from)
-            .collect(),
-        People::Resources(c) | People::Prompts(c) => c.selected.files(),
-        People::Read(c) => c
-            .words
-            .iter()
-            .filter(|w| names_a_file(w))
-            .map(PathBuf::from)
-            .collect(),
-        People::Prompt(c) => c
-            .words
-            .iter()
-            .filter(|w| names_a_file(w))
-            .map(PathBuf::from)
-            .collect(),
-        People::Inspect(_) | People::Login(_) | People::Pin(_) => Vec::new(),
-    });
-    let context = Context {
+    files.extend(command.named_files());
+    Ok(Context {
         sources: Sources {
             files,
             dialect: reading.dialect,
@@ -427,7 +395,11 @@ pub(crate) async fn run(command: People, globals: Globals) -> Exit {
         cache: globals.cache,
         stop: globals.stop,
         quiet: reading.quiet,
-    };
+    })
+}
+
+/// Each command handed to its runner with its own arguments.
+async fn dispatch(command: People, context: &Context) -> Exit {
     match command {
         People::List(c) => {
             let args = ListArgs {
@@ -435,34 +407,18 @@ pub(crate) async fn run(command: People, globals: Globals) -> Exit {
                 format: c.format,
                 json: c.json,
             };
-            list::run(&context, args).await
+            list::run(context, args).await
         }
-        People::Call(c) => {
-            let (json_output, json_arguments) = match c.json {
-                None => (false, None),
-                Some(None) => (true, None),
-                Some(Some(arguments)) => (false, Some(arguments)),
-            };
-            if json_arguments.is_some() && c.arguments.is_some() {
-                return usage("give the arguments once: --json '{…}' or --args '{…}'");
-            }
-            let args = CallArgs {
-                words: c.words.into_iter().filter(|w| !names_a_file(w)).collect(),
-                pairs: c.pairs,
-                arguments: json_arguments.or(c.arguments),
-                raw: c.raw,
-                format: c.format,
-                timeout: c.timeout,
-                json: json_output,
-            };
-            call::run(&context, args).await
-        }
+        People::Call(c) => match c.into_args() {
+            Ok(args) => call::run(context, args).await,
+            Err(why) => usage(why),
+        },
         People::Test(c) => {
             let args = TestArgs {
                 servers: c.selected.split().1,
                 json: c.json,
             };
-            trial::run(&context, args).await
+            trial::run(context, args).await
         }
         People::Doctor(c) => {
             let args = DoctorArgs {
@@ -470,7 +426,7 @@ pub(crate) async fn run(command: People, globals: Globals) -> Exit {
                 json: c.json,
                 slow: c.slow,
             };
-            doctor::run(&context, args).await
+            doctor::run(context, args).await
         }
         People::Inspect(c) => {
             let args = InspectArgs {
@@ -480,17 +436,17 @@ pub(crate) async fn run(command: People, globals: Globals) -> Exit {
                 strict: c.strict,
                 json: c.json,
             };
-            inspect::run(&context, args).await
+            inspect::run(context, args).await
         }
         People::Resources(c) => {
-            surface::list(&context, Listing::Resources, &c.selected.split().1, c.json).await
+            surface::list(context, Listing::Resources, &c.selected.split().1, c.json).await
         }
         People::Prompts(c) => {
-            surface::list(&context, Listing::Prompts, &c.selected.split().1, c.json).await
+            surface::list(context, Listing::Prompts, &c.selected.split().1, c.json).await
         }
         People::Read(c) => match server_and_item(&c.words) {
             Ok((server, uri)) => {
-                surface::one(&context, server, One::Read { uri }, c.format, c.json).await
+                surface::one(context, server, One::Read { uri }, c.format, c.json).await
             }
             Err(why) => usage(&why),
         },
@@ -500,26 +456,95 @@ pub(crate) async fn run(command: People, globals: Globals) -> Exit {
                     name,
                     pairs: c.pairs,
                 };
-                surface::one(&context, server, ask, c.format, c.json).await
+                surface::one(context, server, ask, c.format, c.json).await
             }
             Err(why) => usage(&why),
         },
-        People::Login(c) => {
-            let server = match (c.server, context.sources.ad_hoc.as_slice()) {
-                (Some(server), _) => server,
-                (None, [only]) => only.name.clone(),
-                (None, _) => return usage("name the server to log in to (or give one --url)"),
-            };
-            login::run(&context, LoginArgs { server }).await
+        People::Login(c) => match one_server(c.server, context) {
+            Some(server) => login::run(context, LoginArgs { server }).await,
+            None => usage("name the server to log in to (or give one --url)"),
+        },
+        People::Pin(c) => match one_server(c.server, context) {
+            Some(server) => pin::run(context, PinArgs { server }).await,
+            None => usage("name the server to pin (or give one --stdio)"),
+        },
+    }
+}
+
+impl People {
+    /// The flags every command reads its servers with.
+    fn reading(&self) -> &Reading {
+        match self {
+            People::List(c) => &c.reading,
+            People::Call(c) => &c.reading,
+            People::Test(c) => &c.reading,
+            People::Doctor(c) => &c.reading,
+            People::Inspect(c) => &c.reading,
+            People::Login(c) => &c.reading,
+            People::Pin(c) => &c.reading,
+            People::Resources(c) | People::Prompts(c) => &c.reading,
+            People::Read(c) => &c.reading,
+            People::Prompt(c) => &c.reading,
         }
-        People::Pin(c) => {
-            let server = match (c.server, context.sources.ad_hoc.as_slice()) {
-                (Some(server), _) => server,
-                (None, [only]) => only.name.clone(),
-                (None, _) => return usage("name the server to pin (or give one --stdio)"),
-            };
-            pin::run(&context, PinArgs { server }).await
+    }
+
+    /// The config files named where the command's server names or words go.
+    fn named_files(&self) -> Vec<PathBuf> {
+        match self {
+            People::List(c) => c.selected.files(),
+            People::Test(c) => c.selected.files(),
+            People::Doctor(c) => c.selected.files(),
+            People::Resources(c) | People::Prompts(c) => c.selected.files(),
+            People::Call(c) => files_among(&c.words),
+            People::Read(c) => files_among(&c.words),
+            People::Prompt(c) => files_among(&c.words),
+            People::Inspect(_) | People::Login(_) | People::Pin(_) => Vec::new(),
         }
+    }
+}
+
+/// The words that name config files.
+fn files_among(words: &[String]) -> Vec<PathBuf> {
+    words
+        .iter()
+        .filter(|w| names_a_file(w))
+        .map(PathBuf::from)
+        .collect()
+}
+
+impl CallCommand {
+    /// `call`'s arguments: `--json` with a value is the arguments, without one the output's form.
+    fn into_args(self) -> Result<CallArgs, &'static str> {
+        let (json_output, json_arguments) = match self.json {
+            None => (false, None),
+            Some(None) => (true, None),
+            Some(Some(arguments)) => (false, Some(arguments)),
+        };
+        if json_arguments.is_some() && self.arguments.is_some() {
+            return Err("give the arguments once: --json '{…}' or --args '{…}'");
+        }
+        Ok(CallArgs {
+            words: self
+                .words
+                .into_iter()
+                .filter(|w| !names_a_file(w))
+                .collect(),
+            pairs: self.pairs,
+            arguments: json_arguments.or(self.arguments),
+            raw: self.raw,
+            format: self.format,
+            timeout: self.timeout,
+            json: json_output,
+        })
+    }
+}
+
+/// The server `login` or `pin` acts on: the one named, else the only inline one.
+fn one_server(named: Option<String>, context: &Context) -> Option<String> {
+    match (named, context.sources.ad_hoc.as_slice()) {
+        (Some(server), _) => Some(server),
+        (None, [only]) => Some(only.name.clone()),
+        (None, _) => None,
     }
 }
 

@@ -12,7 +12,8 @@
 //! login asks for), `assertion` (the `private_key_jwt` client assertion of the client-credentials
 //! grant), `browser` (the step only a person can do, asked through the `ask` seam),
 //! `login` (one login), `token_file` (a token read from a file
-//! something else keeps fresh), `server_auth` (one server's tokens, refreshes, logins and logout).
+//! something else keeps fresh), `kept_record` (one server's tokens and clients, in memory and in
+//! the store), `server_auth` (one server's tokens, refreshes, logins and logout).
 
 mod assertion;
 mod authorize;
@@ -22,6 +23,7 @@ mod challenge;
 mod discovery;
 mod error;
 mod http;
+mod kept_record;
 mod login;
 mod pkce;
 mod reach;

@@ -22,6 +22,7 @@ use super::challenge::Challenge;
 use super::discovery::{discover_resource, discover_server, Discovered};
 use super::error::AuthError;
 use super::http::OAuthHttp;
+use super::kept_record::KeptRecord;
 use super::login::{login, LoggedIn, Login};
 use super::register::Identity;
 use super::renew;
@@ -57,11 +58,11 @@ pub struct ServerAuth {
     server: String,
     url: Url,
     spec: Option<OAuthSpec>,
-    store: Arc<TokenStore>,
     http: OAuthHttp,
     /// Who can show a person a login, when it declared it can (`auth`).
     asker: Option<Arc<dyn Asker>>,
-    state: Mutex<State>,
+    /// Its tokens and clients, in memory and in the token store.
+    kept: KeptRecord,
     /// Authorizations since a request last succeeded with a token.
     authorizations: AtomicUsize,
     /// One refresh (or recovery after a 401) at a time: the requests that find the token due wait
@@ -77,18 +78,6 @@ pub struct ServerAuth {
     token_file: Option<TokenFile>,
 }
 
-#[derive(Default)]
-struct State {
-    /// Whether `record` was read from the store yet.
-    loaded: bool,
-    record: Record,
-    /// The last challenge seen (its `resource_metadata` leads discovery).
-    challenge: Challenge,
-    /// Scopes the server's challenges asked for, and those asked for before: every login asks for
-    /// all of them (a step-up keeps what was granted).
-    wanted: Vec<String>,
-}
-
 impl ServerAuth {
     pub fn new(
         server: &str,
@@ -98,6 +87,7 @@ impl ServerAuth {
         asker: Option<Arc<dyn Asker>>,
     ) -> Result<Self, AuthError> {
         let http = OAuthHttp::new(&url)?;
+        let kept = KeptRecord::new(server, &url, store);
         let token_file = spec
             .as_ref()
             .and_then(|s| s.token_file.as_deref())
@@ -106,10 +96,9 @@ impl ServerAuth {
             server: server.to_owned(),
             url,
             spec,
-            store,
             http,
             asker: asker.filter(|a| browser::can_ask(a.as_ref())),
-            state: Mutex::new(State::default()),
+            kept,
             authorizations: AtomicUsize::new(0),
             refreshing: tokio::sync::Mutex::new(()),
             logging_in: tokio::sync::Mutex::new(()),
@@ -139,7 +128,13 @@ impl ServerAuth {
     /// The values to mask wherever this server's output goes: its tokens and a registered client's
     /// secret.
     pub fn secret_values(&self) -> Vec<String> {
-        let mut secrets: Vec<String> = self.lock().record.secrets().map(str::to_owned).collect();
+        let mut secrets: Vec<String> = self
+            .kept
+            .lock()
+            .record
+            .secrets()
+            .map(str::to_owned)
+            .collect();
         secrets.extend(self.token_file.as_ref().and_then(TokenFile::last));
         secrets
     }
@@ -149,8 +144,8 @@ impl ServerAuth {
         if let Some(file) = &self.token_file {
             return file.token().await.is_ok();
         }
-        self.ensure_loaded().await;
-        self.tokens().is_some()
+        self.kept.ensure_loaded().await;
+        self.kept.tokens().is_some()
     }
 
     /// The access token for the next request: refreshed first when it is due (within the skew of
@@ -159,15 +154,15 @@ impl ServerAuth {
         if let Some(file) = &self.token_file {
             return file.token().await.map(Some);
         }
-        self.ensure_loaded().await;
-        match self.tokens() {
+        self.kept.ensure_loaded().await;
+        match self.kept.tokens() {
             Some(t) if !t.due(now()) => return Ok(Some(t.access_token)),
             None => return Ok(None),
             Some(_) => {}
         }
         let _one = self.refreshing.lock().await;
         // Whoever held the lock before may have renewed it.
-        let Some(tokens) = self.tokens() else {
+        let Some(tokens) = self.kept.tokens() else {
             return Ok(None);
         };
         if !tokens.due(now()) {
@@ -175,7 +170,7 @@ impl ServerAuth {
         }
         if self.client_credentials() && tokens.refresh_token.is_none() {
             // No refresh token in this grant: the client's credentials buy the next token.
-            let challenge = self.lock().challenge.clone();
+            let challenge = self.kept.lock().challenge.clone();
             let discovered = self.discover(&challenge).await?;
             return self
                 .grant_client_credentials(&discovered)
@@ -204,21 +199,20 @@ impl ServerAuth {
         if let Some(file) = &self.token_file {
             return token_file_refused(file, sent).await;
         }
-        self.ensure_loaded().await;
-        self.remember(&challenge);
+        self.kept.ensure_loaded().await;
+        self.kept.remember(&challenge);
         let _one = self.refreshing.lock().await;
-        if self.access_token().as_deref() != sent {
+        if self.kept.access_token().as_deref() != sent {
             return Ok(Recovery::Retry);
         }
         // A `login` command (another process) may have stored tokens meanwhile.
-        let stored = self.store.load(self.url.as_str()).await;
+        let stored = self.kept.stored().await;
         let stored_token = stored
             .current()
             .and_then(|(_, r)| r.tokens.as_ref())
             .map(|t| t.access_token.clone());
         if stored_token.is_some() && stored_token.as_deref() != sent {
-            register_secrets(&stored);
-            self.lock().record = stored;
+            self.kept.adopt(stored);
             return Ok(Recovery::Retry);
         }
         let discovered = match self.discover(&challenge).await {
@@ -227,7 +221,7 @@ impl ServerAuth {
             }
             other => other?,
         };
-        if let Some(old) = self.current_issuer() {
+        if let Some(old) = self.kept.current_issuer() {
             if old != discovered.server.issuer {
                 let changed = self.issuer_changed(&old, &discovered.server.issuer).await;
                 if self.asker.is_none() && !self.client_credentials() {
@@ -245,7 +239,7 @@ impl ServerAuth {
             self.grant_client_credentials(&discovered).await?;
             return Ok(Recovery::Retry);
         }
-        let why = match self.tokens() {
+        let why = match self.kept.tokens() {
             Some(tokens) if tokens.refresh_token.is_some() => match self.refresh(&tokens).await {
                 Ok(_) => return Ok(Recovery::Retry),
                 Err(RefreshError::Refused(why)) => return Err(self.refresh_refused(why).await),
@@ -268,8 +262,8 @@ impl ServerAuth {
                 file.path().display()
             )));
         }
-        self.ensure_loaded().await;
-        self.remember(&challenge);
+        self.kept.ensure_loaded().await;
+        self.kept.remember(&challenge);
         if self.authorizations.load(Ordering::SeqCst) >= limits::OAUTH_MAX_AUTHORIZATIONS {
             return Err(self.login_required(format!(
                 "the server still refuses the request for lack of scope ({scopes}) after {} authorizations in a row; not asking again until a request succeeds or a login is asked for",
@@ -297,7 +291,7 @@ impl ServerAuth {
         if self.status.borrow().logins != seen {
             return Ok(());
         }
-        self.ensure_loaded().await;
+        self.kept.ensure_loaded().await;
         if explicit {
             self.authorizations.store(0, Ordering::SeqCst);
         }
@@ -308,17 +302,17 @@ impl ServerAuth {
                 limits::OAUTH_MAX_AUTHORIZATIONS
             )));
         }
-        let mut challenge = self.lock().challenge.clone();
+        let mut challenge = self.kept.lock().challenge.clone();
         if !challenge.bearer {
             // No request met a challenge yet (a login asked for up front): ask the server for one,
             // it may name its metadata only there.
             challenge = self.http.challenge(&self.url).await.unwrap_or_default();
-            self.remember(&challenge);
+            self.kept.remember(&challenge);
         }
         let discovered = self.discover(&challenge).await?;
-        if let Some(old) = self.current_issuer() {
+        if let Some(old) = self.kept.current_issuer() {
             if old != discovered.server.issuer {
-                self.forget_tokens(&old).await;
+                self.kept.forget_tokens(&old).await;
             }
         }
         if self.client_credentials() {
@@ -326,9 +320,15 @@ impl ServerAuth {
             self.status.send_modify(|s| s.logins += 1);
             return Ok(());
         }
+        self.login_through_browser(&discovered).await
+    }
+
+    /// A login's browser step (through the asker) and the code exchanged; the tokens kept.
+    async fn login_through_browser(&self, discovered: &Discovered) -> Result<(), AuthError> {
         let issuer = discovered.server.issuer.clone();
-        let scopes = self.scopes_for(&discovered);
+        let scopes = self.scopes_for(discovered);
         let stored_client = self
+            .kept
             .lock()
             .record
             .issuers
@@ -348,7 +348,7 @@ impl ServerAuth {
             server: &self.server,
             http: &self.http,
             spec: self.spec.as_ref(),
-            discovered: &discovered,
+            discovered,
             scope: (!scopes.is_empty()).then(|| scopes.join(" ")),
             stored_client: stored_client.as_ref(),
             asker,
@@ -364,7 +364,7 @@ impl ServerAuth {
             Identity::Registered(c) => Some(c),
             Identity::Configured(_) => None,
         };
-        self.keep(&discovered, tokens, registered, scopes).await;
+        self.kept.keep(discovered, tokens, registered, scopes).await;
         self.status.send_modify(|s| s.logins += 1);
         tracing::info!(server = %self.server, issuer = %issuer, "logged in");
         Ok(())
@@ -386,10 +386,10 @@ impl ServerAuth {
         if self.token_file.is_some() {
             return;
         }
-        self.ensure_loaded().await;
-        self.lock().record = Record::default();
+        self.kept.ensure_loaded().await;
+        self.kept.lock().record = Record::default();
         self.authorizations.store(0, Ordering::SeqCst);
-        self.save().await;
+        self.kept.save().await;
         tracing::info!(server = %self.server, "logged out");
     }
 
@@ -445,59 +445,16 @@ impl ServerAuth {
         .client_credentials(scope.as_deref())
         .await?;
         crate::logging::register_secrets(tokens.secrets());
-        self.keep(discovered, tokens.clone(), None, scopes).await;
+        self.kept
+            .keep(discovered, tokens.clone(), None, scopes)
+            .await;
         tracing::info!(server = %self.server, issuer = %discovered.server.issuer, "token obtained with the client's credentials");
         Ok(tokens)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    async fn ensure_loaded(&self) {
-        if self.lock().loaded {
-            return;
-        }
-        let record = self.store.load(self.url.as_str()).await;
-        let mut s = self.lock();
-        if !s.loaded {
-            register_secrets(&record);
-            s.wanted = record
-                .current()
-                .map(|(_, r)| r.scopes.clone())
-                .unwrap_or_default();
-            s.record = record;
-            s.loaded = true;
-        }
-    }
-
-    fn tokens(&self) -> Option<Tokens> {
-        self.lock()
-            .record
-            .current()
-            .and_then(|(_, r)| r.tokens.clone())
-    }
-
-    fn access_token(&self) -> Option<String> {
-        self.tokens().map(|t| t.access_token)
-    }
-
-    fn current_issuer(&self) -> Option<String> {
-        self.lock().record.current.clone()
-    }
-
-    /// Keeps what a challenge says for the next login: its metadata location and its scopes.
-    fn remember(&self, challenge: &Challenge) {
-        let mut s = self.lock();
-        scopes::add(&mut s.wanted, challenge.scopes());
-        if challenge.resource_metadata.is_some() || s.challenge.resource_metadata.is_none() {
-            s.challenge = challenge.clone();
-        }
-    }
-
     /// The scopes a login asks for (see [`scopes::for_login`]).
     fn scopes_for(&self, discovered: &Discovered) -> Vec<String> {
-        let wanted = self.lock().wanted.clone();
+        let wanted = self.kept.lock().wanted.clone();
         let configured = self.spec.as_ref().and_then(|s| s.scopes.as_deref());
         scopes::for_login(configured, &wanted, discovered)
     }
@@ -506,7 +463,7 @@ impl ServerAuth {
     /// still listed, else the first).
     async fn discover(&self, challenge: &Challenge) -> Result<Discovered, AuthError> {
         let resource = discover_resource(&self.http, &self.url, challenge).await?;
-        let current = self.current_issuer();
+        let current = self.kept.current_issuer();
         let listed = &resource.authorization_servers;
         let Some(issuer) = current
             .filter(|c| listed.contains(c))
@@ -527,7 +484,7 @@ impl ServerAuth {
                     .to_owned(),
             ));
         };
-        let record = self.lock().record.clone();
+        let record = self.kept.lock().record.clone();
         let (issuer, fresh) = renew::refresh(
             &self.http,
             self.spec.as_ref(),
@@ -537,45 +494,19 @@ impl ServerAuth {
         )
         .await?;
         crate::logging::register_secrets(fresh.secrets());
-        if let Some(entry) = self.lock().record.issuers.get_mut(&issuer) {
+        if let Some(entry) = self.kept.lock().record.issuers.get_mut(&issuer) {
             entry.tokens = Some(fresh.clone());
         }
-        self.save().await;
+        self.kept.save().await;
         tracing::info!(server = %self.server, "access token refreshed");
         Ok(fresh)
-    }
-
-    /// Keeps the tokens of a login under its issuer, which becomes the one in use.
-    async fn keep(
-        &self,
-        discovered: &Discovered,
-        tokens: Tokens,
-        registered: Option<Client>,
-        scopes: Vec<String>,
-    ) {
-        {
-            let mut s = self.lock();
-            let issuer = discovered.server.issuer.clone();
-            let entry = s.record.issuers.entry(issuer.clone()).or_default();
-            entry.tokens = Some(tokens);
-            if registered.is_some() {
-                entry.client = registered;
-            }
-            entry.resource = Some(discovered.resource.resource.clone());
-            entry.scopes = scopes.clone();
-            s.record.current = Some(issuer);
-            // What was granted stays asked for: a later step-up adds to it (SEP-2350).
-            scopes::add(&mut s.wanted, scopes);
-            register_secrets(&s.record);
-        }
-        self.save().await;
     }
 
     /// The refresh token was refused: the tokens are dropped (a refused refresh token is never
     /// sent again) and a login is required.
     async fn refresh_refused(&self, why: String) -> AuthError {
-        if let Some(issuer) = self.current_issuer() {
-            self.forget_tokens(&issuer).await;
+        if let Some(issuer) = self.kept.current_issuer() {
+            self.kept.forget_tokens(&issuer).await;
         }
         tracing::warn!(server = %self.server, "{why}; the server needs a login");
         self.login_required(format!("a new login is needed: {why}"))
@@ -584,29 +515,12 @@ impl ServerAuth {
     /// The server names another authorization server: the old one's tokens are dropped and its
     /// client is never presented to the new one (SEP-2352).
     async fn issuer_changed(&self, old: &str, new: &str) -> AuthError {
-        self.forget_tokens(old).await;
-        self.lock().record.current = None;
-        self.save().await;
+        self.kept.forget_tokens(old).await;
+        self.kept.lock().record.current = None;
+        self.kept.save().await;
         self.login_required(format!(
             "the server now uses authorization server {new} instead of {old}: a new login is needed"
         ))
-    }
-
-    async fn forget_tokens(&self, issuer: &str) {
-        {
-            let mut s = self.lock();
-            if let Some(entry) = s.record.issuers.get_mut(issuer) {
-                entry.tokens = None;
-            }
-        }
-        self.save().await;
-    }
-
-    async fn save(&self) {
-        let record = self.lock().record.clone();
-        if let Err(e) = self.store.save(self.url.as_str(), &record).await {
-            tracing::warn!(server = %self.server, "cannot write the token store: {e}; the tokens stay in memory");
-        }
     }
 
     fn login_required(&self, why: String) -> AuthError {
@@ -629,9 +543,4 @@ async fn token_file_refused(file: &TokenFile, sent: Option<&str>) -> Result<Reco
         "the server refused the access token of oauth.tokenFile {} (HTTP 401); the sidecar never logs in or refreshes for a token file: put a valid token there (it is read again on the next request)",
         file.path().display()
     )))
-}
-
-/// Every secret of `record` joins the set every log line is masked with.
-fn register_secrets(record: &Record) {
-    crate::logging::register_secrets(record.secrets());
 }

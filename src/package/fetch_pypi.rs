@@ -116,7 +116,33 @@ fn install_failed(spec: &PackageSpec, why: &str) -> Error {
 /// Fetches, verifies and installs `spec` into `folder` (which exists and is empty).
 pub(super) async fn fetch(server: &str, spec: &PackageSpec, folder: &Path) -> Result<Record> {
     let client = download::client()?;
-    let files = release_files(&client, spec).await?;
+    let (name, archive) = download_pinned(server, spec, folder, &client).await?;
+    // PEP 740 provenance of this very file, when PyPI has some (and required when pinned).
+    let publisher = provenance::pypi(server, &client, spec, &index(), &name).await?;
+    provenance::matches_pin(server, spec, publisher.as_ref())?;
+    let lock_sha256 = install(spec, folder, &archive).await?;
+    let entry = installed_program(spec, folder)?;
+    Ok(Record {
+        package: spec.display(),
+        pin: spec.pin.clone(),
+        archive: name,
+        lock_file: REPORT.to_owned(),
+        lock_sha256,
+        runner: None,
+        entry: entry.to_string_lossy().into_owned(),
+        publisher,
+    })
+}
+
+/// The release's file whose sha256 is the pin, downloaded into `folder` and its hash checked:
+/// its file name and its path.
+async fn download_pinned(
+    server: &str,
+    spec: &PackageSpec,
+    folder: &Path,
+    client: &reqwest::Client,
+) -> Result<(String, PathBuf)> {
+    let files = release_files(client, spec).await?;
     let Some((name, url, _)) = files.iter().find(|(_, _, sha)| *sha == spec.pin) else {
         let offered: Vec<String> = files
             .iter()
@@ -138,7 +164,7 @@ pub(super) async fn fetch(server: &str, spec: &PackageSpec, folder: &Path) -> Re
         ));
     }
     let archive = folder.join(name);
-    let actual = download::archive(&client, spec, url, &archive).await?;
+    let actual = download::archive(client, spec, url, &archive).await?;
     if actual != spec.pin {
         let _ = tokio::fs::remove_file(&archive).await;
         return Err(mismatch(
@@ -148,9 +174,12 @@ pub(super) async fn fetch(server: &str, spec: &PackageSpec, folder: &Path) -> Re
             Some(&actual),
         ));
     }
-    // PEP 740 provenance of this very file, when PyPI has some (and required when pinned).
-    let publisher = provenance::pypi(server, &client, spec, &index(), name).await?;
-    provenance::matches_pin(server, spec, publisher.as_ref())?;
+    Ok((name.clone(), archive))
+}
+
+/// A virtual environment in `folder` and `pip install` of the verified `archive` into it: the
+/// sha256 of pip's install report (the lock).
+async fn install(spec: &PackageSpec, folder: &Path, archive: &Path) -> Result<String> {
     let venv = folder.join("venv");
     let python = tool_name(PackageRegistry::Pypi);
     run(
@@ -175,9 +204,14 @@ pub(super) async fn fetch(server: &str, spec: &PackageSpec, folder: &Path) -> Re
         ],
     )
     .await?;
-    let lock_sha256 = sha256_of(&report)
+    sha256_of(&report)
         .await
-        .map_err(|e| install_failed(spec, &format!("no install report: {e}")))?;
+        .map_err(|e| install_failed(spec, &format!("no install report: {e}")))
+}
+
+/// The program the server runs, relative to `folder`: the package's console script (`bin`, else
+/// its name), which the install must have made.
+fn installed_program(spec: &PackageSpec, folder: &Path) -> Result<PathBuf> {
     let program = spec.bin.clone().unwrap_or_else(|| spec.name.clone());
     let entry = venv_program(Path::new("venv"), &program);
     if !folder.join(&entry).exists() {
@@ -190,16 +224,7 @@ pub(super) async fn fetch(server: &str, spec: &PackageSpec, folder: &Path) -> Re
         )
         .with("field", "package.bin"));
     }
-    Ok(Record {
-        package: spec.display(),
-        pin: spec.pin.clone(),
-        archive: name.clone(),
-        lock_file: REPORT.to_owned(),
-        lock_sha256,
-        runner: None,
-        entry: entry.to_string_lossy().into_owned(),
-        publisher,
-    })
+    Ok(entry)
 }
 
 /// A program of the virtual environment at `venv`.

@@ -15,6 +15,8 @@
 //! - `provenance`: A package's provenance, read at its first fetch and at `mcp-sidecar pin`.
 //! - `record`: What a fetched package left in its cache folder (`record.json`, written last.
 //! - `sigstore`: Offline verification of a Sigstore bundle (npm's provenance, PyPI's PEP 740 attestations) against …
+//! - `sigstore_bundle`: A Sigstore bundle read into the one signed statement verification checks, from npm's or PyPI's shape.
+//! - `sigstore_root`: Sigstore's trusted root (Rekor keys, Fulcio chains, their validity), the public-good one embedded.
 
 mod cache;
 mod der;
@@ -27,6 +29,8 @@ mod prepare;
 mod provenance;
 mod record;
 mod sigstore;
+mod sigstore_bundle;
+mod sigstore_root;
 
 pub(crate) use pin::{pin_block, PinRequest};
 pub(crate) use prepare::prepare;

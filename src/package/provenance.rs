@@ -12,7 +12,9 @@ use serde_json::Value;
 use super::download;
 use super::integrity::mismatch;
 use super::record::Publisher;
-use super::sigstore::{self, Signed, TrustedRoot};
+use super::sigstore;
+use super::sigstore_bundle::{self, Signed};
+use super::sigstore_root::TrustedRoot;
 use crate::config::{PackageRegistry, PackageSpec};
 use crate::error::{Error, ErrorCode, Result};
 
@@ -109,8 +111,8 @@ pub(super) fn npm_publisher(
     };
     // A statement about another tarball is refused as such, whatever its signature.
     statement_is_about_the_pin(server, spec, &bundle["dsseEnvelope"]["payload"])?;
-    let signed =
-        sigstore::from_npm_bundle(bundle).map_err(|f| invalid_provenance(server, spec, &f.what))?;
+    let signed = sigstore_bundle::from_npm_bundle(bundle)
+        .map_err(|f| invalid_provenance(server, spec, &f.what))?;
     checked(server, spec, &signed, root)
 }
 
@@ -131,7 +133,7 @@ pub(super) fn pypi_publisher(
     let mut publisher = None;
     for attestation in attestations {
         statement_is_about_the_pin(server, spec, &attestation["envelope"]["statement"])?;
-        let signed = sigstore::from_pypi_attestation(attestation)
+        let signed = sigstore_bundle::from_pypi_attestation(attestation)
             .map_err(|f| invalid_provenance(server, spec, &f.what))?;
         let found = checked(server, spec, &signed, root)?;
         publisher.get_or_insert(found);

@@ -1,7 +1,6 @@
 //! Offline verification of a Sigstore bundle (npm's provenance, PyPI's PEP 740 attestations)
-//! against Sigstore's public-good trust root, embedded in the binary
-//! (`sigstore_trusted_root.json`; its source and date in docs/packages.md). What is checked, in
-//! order:
+//! against a trusted root (`sigstore_root`; the bundle's shapes are read in `sigstore_bundle`). What is
+//! checked, in order:
 //!
 //! 1. the transparency-log entry: its log is one of the root's Rekor logs, valid at the entry's
 //!    integrated time, and the log's key signed the entry (the signed entry timestamp, or
@@ -18,44 +17,19 @@
 //! repository is not asked), the log's consistency (no checkpoint or inclusion proof is verified),
 //! and entries that carry no signed entry timestamp (Rekor v2's) are refused as unverifiable.
 
-use base64::Engine;
 use ring::signature::{UnparsedPublicKey, ECDSA_P256_SHA256_ASN1};
 use rustls_pki_types::{CertificateDer, UnixTime};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::der;
-
-/// Sigstore's public-good trusted root (`trusted_root.json` of its TUF repository).
-const PUBLIC_GOOD_ROOT: &str = include_str!("sigstore_trusted_root.json");
+use super::sigstore_bundle::{b64, fail, unverifiable, Failure, LogEntry, Signed};
+use super::sigstore_root::TrustedRoot;
 
 /// X.509 extended key usage for code signing (1.3.6.1.5.5.7.3.3), as DER contents.
 const CODE_SIGNING: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x03];
 /// Fulcio's extensions, 1.3.6.1.4.1.57264.1.<n>: the OID contents without the last arc.
 const FULCIO_ARC: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x83, 0xbf, 0x30, 0x01];
-
-/// One signed statement as a bundle carries it, whatever the bundle's JSON shape.
-#[derive(Clone, Debug)]
-pub(super) struct Signed {
-    pub payload_type: String,
-    pub payload: Vec<u8>,
-    pub signature: Vec<u8>,
-    /// The leaf certificate, DER.
-    pub certificate: Vec<u8>,
-    pub entry: LogEntry,
-}
-
-/// The bundle's transparency-log entry.
-#[derive(Clone, Debug)]
-pub(super) struct LogEntry {
-    pub log_id: Vec<u8>,
-    pub log_index: i64,
-    pub integrated_time: i64,
-    /// The canonicalized body, as the log gave it (base64).
-    pub body_b64: String,
-    /// The signed entry timestamp (inclusion promise), when the entry has one.
-    pub promise: Option<Vec<u8>>,
-}
 
 /// What the certificate says of who signed: Fulcio's OIDC extensions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -67,146 +41,37 @@ pub(super) struct Identity {
     pub commit: Option<String>,
 }
 
-/// Why a bundle did not verify: which part failed, and whether it is a bundle this verifier
-/// cannot check at all (an entry without a signed timestamp, an unread entry kind) rather than
-/// one that failed a check.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Failure {
-    pub what: String,
-    pub unverifiable: bool,
-}
-
-impl Failure {
-    fn new(what: impl Into<String>) -> Self {
-        Self {
-            what: what.into(),
-            unverifiable: false,
-        }
-    }
-}
-
-fn fail<T>(what: impl Into<String>) -> Result<T, Failure> {
-    Err(Failure::new(what))
-}
-
-fn unverifiable<T>(what: impl Into<String>) -> Result<T, Failure> {
-    Err(Failure {
-        what: what.into(),
-        unverifiable: true,
-    })
-}
-
-/// A trusted root: Rekor keys and Fulcio chains with the times they are valid for.
-pub(super) struct TrustedRoot {
-    logs: Vec<Log>,
-    authorities: Vec<Authority>,
-}
-
-struct Log {
-    key_id: Vec<u8>,
-    /// SubjectPublicKeyInfo, DER; only ECDSA P-256 keys can check a signed entry timestamp.
-    spki: Vec<u8>,
-    ecdsa_p256: bool,
-    valid: Window,
-}
-
-struct Authority {
-    /// Leaf-first: intermediates, then the root.
-    chain: Vec<Vec<u8>>,
-    valid: Window,
-}
-
-struct Window {
-    start: i64,
-    end: Option<i64>,
-}
-
-impl Window {
-    fn covers(&self, t: i64) -> bool {
-        t >= self.start && self.end.is_none_or(|end| t <= end)
-    }
-}
-
-fn b64(text: &str) -> Option<Vec<u8>> {
-    base64::engine::general_purpose::STANDARD.decode(text).ok()
-}
-
-/// Seconds since the epoch of a UTC RFC 3339 time as the trusted root writes them
-/// (`2022-04-13T20:06:15Z`, `2022-12-31T23:59:59.999Z`); fractions are dropped.
-fn time(v: &Value) -> Option<i64> {
-    let text = v.as_str()?.strip_suffix('Z')?;
-    let (date, clock) = text.split_once('T')?;
-    let mut d = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
-    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
-    let clock = clock.split('.').next()?;
-    let mut c = clock.splitn(3, ':').map(|p| p.parse::<i64>().ok());
-    let (h, min, sec) = (c.next()??, c.next()??, c.next()??);
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + h * 3600 + min * 60 + sec)
-}
-
-fn window(v: &Value) -> Option<Window> {
-    Some(Window {
-        start: time(&v["start"])?,
-        end: time(&v["end"]),
-    })
-}
-
-impl TrustedRoot {
-    /// Sigstore's public-good root, as embedded.
-    pub(super) fn public_good() -> Result<Self, Failure> {
-        Self::from_json(PUBLIC_GOOD_ROOT)
-    }
-
-    /// A root in `trusted_root.json`'s shape.
-    pub(super) fn from_json(text: &str) -> Result<Self, Failure> {
-        let root: Value = serde_json::from_str(text)
-            .map_err(|e| Failure::new(format!("the trusted root: {e}")))?;
-        let logs = root["tlogs"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|t| {
-                let key = &t["publicKey"];
-                Some(Log {
-                    key_id: b64(t["logId"]["keyId"].as_str()?)?,
-                    spki: b64(key["rawBytes"].as_str()?)?,
-                    ecdsa_p256: key["keyDetails"] == "PKIX_ECDSA_P256_SHA_256",
-                    valid: window(&key["validFor"])?,
-                })
-            })
-            .collect();
-        let authorities = root["certificateAuthorities"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|ca| {
-                let chain: Option<Vec<Vec<u8>>> = ca["certChain"]["certificates"]
-                    .as_array()?
-                    .iter()
-                    .map(|c| b64(c["rawBytes"].as_str()?))
-                    .collect();
-                Some(Authority {
-                    chain: chain.filter(|c| !c.is_empty())?,
-                    valid: window(&ca["validFor"])?,
-                })
-            })
-            .collect();
-        Ok(Self { logs, authorities })
-    }
-}
-
 /// Verifies `signed` against `root`; the certificate's identity when every check passed.
 pub(super) fn verify(signed: &Signed, root: &TrustedRoot) -> Result<Identity, Failure> {
-    let entry = &signed.entry;
-    let t = entry.integrated_time;
+    let t = signed.entry.integrated_time;
     // 1. The log's promise.
+    log_promise(&signed.entry, root)?;
+    // 2. The entry is about this envelope.
+    body_names(signed, &signed.entry.body_b64)?;
+    // 3. The chain at the integrated time.
+    let leaf = CertificateDer::from(signed.certificate.as_slice());
+    let cert = webpki::EndEntityCert::try_from(&leaf)
+        .map_err(|e| Failure::new(format!("the certificate: {e}")))?;
+    chains_at(&cert, root, t)?;
+    // 4. The envelope's signature.
+    let pae = pae(&signed.payload_type, &signed.payload);
+    let signature_ok = [
+        webpki::ring::ECDSA_P256_SHA256,
+        webpki::ring::ECDSA_P384_SHA384,
+    ]
+    .iter()
+    .any(|alg| cert.verify_signature(*alg, &pae, &signed.signature).is_ok());
+    if !signature_ok {
+        return fail("the envelope's signature (with the certificate's key)");
+    }
+    // 5. Who the certificate says signed.
+    Ok(identity(&signed.certificate))
+}
+
+/// The entry's log is one of the root's Rekor logs at its time, and that log's key signed the
+/// entry (its signed entry timestamp).
+fn log_promise(entry: &LogEntry, root: &TrustedRoot) -> Result<(), Failure> {
+    let t = entry.integrated_time;
     let Some(log) = root
         .logs
         .iter()
@@ -234,12 +99,12 @@ pub(super) fn verify(signed: &Signed, root: &TrustedRoot) -> Result<Identity, Fa
     {
         return fail("the transparency-log entry's signed timestamp (Rekor's signature)");
     }
-    // 2. The entry is about this envelope.
-    body_names(signed, &entry.body_b64)?;
-    // 3. The chain at the integrated time.
-    let leaf = CertificateDer::from(signed.certificate.as_slice());
-    let cert = webpki::EndEntityCert::try_from(&leaf)
-        .map_err(|e| Failure::new(format!("the certificate: {e}")))?;
+    Ok(())
+}
+
+/// The leaf chains to one of the root's Fulcio authorities valid at `t`, and was valid then for
+/// code signing.
+fn chains_at(cert: &webpki::EndEntityCert<'_>, root: &TrustedRoot, t: i64) -> Result<(), Failure> {
     let when = UnixTime::since_unix_epoch(std::time::Duration::from_secs(
         u64::try_from(t).unwrap_or_default(),
     ));
@@ -278,19 +143,7 @@ pub(super) fn verify(signed: &Signed, root: &TrustedRoot) -> Result<Identity, Fa
              signing at the log's time ({why})"
         ));
     }
-    // 4. The envelope's signature.
-    let pae = pae(&signed.payload_type, &signed.payload);
-    let signature_ok = [
-        webpki::ring::ECDSA_P256_SHA256,
-        webpki::ring::ECDSA_P384_SHA384,
-    ]
-    .iter()
-    .any(|alg| cert.verify_signature(*alg, &pae, &signed.signature).is_ok());
-    if !signature_ok {
-        return fail("the envelope's signature (with the certificate's key)");
-    }
-    // 5. Who the certificate says signed.
-    Ok(identity(&signed.certificate))
+    Ok(())
 }
 
 /// DSSE's pre-authentication encoding of a payload.
@@ -389,78 +242,9 @@ pub(super) fn identity(certificate: &[u8]) -> Identity {
     id
 }
 
-/// The statement of npm's attestation bundle (a Sigstore bundle, v0.1 to v0.3).
-pub(super) fn from_npm_bundle(bundle: &Value) -> Result<Signed, Failure> {
-    let material = &bundle["verificationMaterial"];
-    let certificate = material["certificate"]["rawBytes"]
-        .as_str()
-        .or(material["x509CertificateChain"]["certificates"][0]["rawBytes"].as_str())
-        .and_then(b64);
-    let envelope = &bundle["dsseEnvelope"];
-    signed(
-        envelope["payloadType"].as_str(),
-        envelope["payload"].as_str(),
-        envelope["signatures"][0]["sig"].as_str(),
-        certificate,
-        &material["tlogEntries"][0],
-    )
-}
-
-/// The statement of one PEP 740 attestation (PyPI's Integrity API).
-pub(super) fn from_pypi_attestation(attestation: &Value) -> Result<Signed, Failure> {
-    let material = &attestation["verification_material"];
-    let envelope = &attestation["envelope"];
-    signed(
-        Some("application/vnd.in-toto+json"),
-        envelope["statement"].as_str(),
-        envelope["signature"].as_str(),
-        material["certificate"].as_str().and_then(b64),
-        &material["transparency_entries"][0],
-    )
-}
-
-fn number(v: &Value) -> Option<i64> {
-    v.as_i64().or_else(|| v.as_str()?.parse().ok())
-}
-
-fn signed(
-    payload_type: Option<&str>,
-    payload: Option<&str>,
-    signature: Option<&str>,
-    certificate: Option<Vec<u8>>,
-    entry: &Value,
-) -> Result<Signed, Failure> {
-    let missing = |what: &str| Failure::new(format!("the bundle has no {what}"));
-    let body_b64 = entry["canonicalizedBody"]
-        .as_str()
-        .ok_or_else(|| missing("transparency-log entry"))?;
-    Ok(Signed {
-        payload_type: payload_type
-            .ok_or_else(|| missing("payload type"))?
-            .to_owned(),
-        payload: payload.and_then(b64).ok_or_else(|| missing("payload"))?,
-        signature: signature
-            .and_then(b64)
-            .ok_or_else(|| missing("signature"))?,
-        certificate: certificate.ok_or_else(|| missing("certificate"))?,
-        entry: LogEntry {
-            log_id: entry["logId"]["keyId"]
-                .as_str()
-                .and_then(b64)
-                .ok_or_else(|| missing("log ID"))?,
-            log_index: number(&entry["logIndex"]).ok_or_else(|| missing("log index"))?,
-            integrated_time: number(&entry["integratedTime"])
-                .ok_or_else(|| missing("integrated time"))?,
-            body_b64: body_b64.to_owned(),
-            promise: entry["inclusionPromise"]["signedEntryTimestamp"]
-                .as_str()
-                .and_then(b64),
-        },
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::sigstore_bundle::{from_npm_bundle, from_pypi_attestation};
     use super::*;
 
     /// Bundles signed under a test root by tests/data/provenance/generate.py.
@@ -609,21 +393,6 @@ mod tests {
 
     fn root_of_tests() -> TrustedRoot {
         root()
-    }
-
-    #[test]
-    fn the_public_good_root_is_embedded_whole() {
-        let root = TrustedRoot::public_good().unwrap();
-        assert!(root.logs.iter().any(|l| l.ecdsa_p256), "Rekor's P-256 key");
-        assert!(root.authorities.len() >= 2, "Fulcio's authorities");
-        assert_eq!(
-            time(&Value::from("2022-04-13T20:06:15Z")),
-            Some(1_649_880_375)
-        );
-        assert_eq!(
-            time(&Value::from("2022-12-31T23:59:59.999Z")),
-            Some(1_672_531_199)
-        );
     }
 
     #[test]

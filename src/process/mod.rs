@@ -17,8 +17,10 @@
 //!   sidecar's tree and awaited by exit watch; `group`: one server's tree, its process group;
 //!   `lifetime`: install, final sweep, farewell.
 //! - Windows: `job`: one server's tree, its Job Object, and the sidecar's install and final sweep.
-//! - `spawn`: the one spawn site (servers and, on Unix, the guardian), the server environment;
-//!   `stop`: one server's stop sequence.
+//! - `server_env`: the environment a server starts with and the program its command names;
+//!   `spawn_linux` (Linux): a spawn's cgroup and parent-death signal, set between fork and exec;
+//!   `spawn`: the one spawn site (servers and, on Unix, the guardian); `stop`: one server's stop
+//!   sequence.
 //!
 //! Nothing here polls on a timer and nothing blocks the runtime: the leader's exit is tokio's `wait`,
 //! any other process's exit is an event (a pidfd, a kqueue, a job's completion port), adopted
@@ -61,7 +63,10 @@ mod pidfd;
 pub(crate) mod procfs;
 #[cfg(unix)]
 mod procs;
+mod server_env;
 mod spawn;
+#[cfg(target_os = "linux")]
+mod spawn_linux;
 pub(crate) mod stderr_ring;
 mod stop;
 #[cfg(unix)]
@@ -72,8 +77,7 @@ pub(crate) use job::{farewell, final_sweep, install};
 #[cfg(unix)]
 pub(crate) use lifetime::{farewell, final_sweep, install, kill_all_now};
 pub(crate) use origin::Origin;
-pub(crate) use spawn::{
-    child_env, package_tool, server as spawn, sidecar as spawn_sidecar, ServerChild,
-};
+pub(crate) use server_env::child_env;
+pub(crate) use spawn::{package_tool, server as spawn, sidecar as spawn_sidecar, ServerChild};
 pub(crate) use stderr_ring::StderrTail;
 pub(crate) use stop::{reap_after_exit, stop_tree, ExitInfo};

@@ -27,51 +27,18 @@ use std::process::Stdio;
 
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
-#[cfg(target_os = "linux")]
-use super::cgroup;
 #[cfg(unix)]
 use super::ledger;
 use super::origin::{Origin, ORIGIN_ENV};
+use super::server_env::{child_env, resolve_program};
+#[cfg(target_os = "linux")]
+use super::spawn_linux::{die_with_parent, join_cgroup, joined, server_cgroup};
 use crate::config::ServerSpec;
 use crate::error::{Error, ErrorCode, Result};
 use crate::sandbox::{self, NetworkPolicy, SandboxPolicy};
 
 /// A spawned server's leader, whose `wait` belongs to its owner.
 pub(crate) type ServerChild = tokio::process::Child;
-
-/// Variables passed from the sidecar's environment to every server: enough to run programs, nothing
-/// that is usually a secret. Anything else must be named in `inheritEnv` or set in `env`.
-pub(crate) const BASE_ENV: &[&str] = &[
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "LANG",
-    "LANGUAGE",
-    "TZ",
-    "TMPDIR",
-    "TEMP",
-    "TMP",
-    "TERM",
-    "COLORTERM",
-    "NO_COLOR",
-    "XDG_CONFIG_HOME",
-    "XDG_CACHE_HOME",
-    "XDG_DATA_HOME",
-    "XDG_STATE_HOME",
-    "XDG_RUNTIME_DIR",
-    "SYSTEMROOT",
-    "SystemRoot",
-    "WINDIR",
-    "COMSPEC",
-    "PATHEXT",
-    "APPDATA",
-    "LOCALAPPDATA",
-    "USERPROFILE",
-    "PROGRAMDATA",
-    "ProgramFiles",
-];
 
 pub(crate) struct Spawned {
     pub child: ServerChild,
@@ -84,18 +51,6 @@ pub(crate) struct Spawned {
     /// A sandboxed server's level and what outlives the spawn (its cgroups, its temporary folder):
     /// kept until its tree has ended.
     pub sandbox: Option<sandbox::Running>,
-}
-
-/// The environment a server starts with.
-pub(crate) fn child_env(spec: &ServerSpec) -> Vec<(String, String)> {
-    let mut env: std::collections::BTreeMap<String, String> = std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .filter(|(k, _)| {
-            BASE_ENV.contains(&k.as_str()) || k.starts_with("LC_") || spec.inherit_env.contains(k)
-        })
-        .collect();
-    env.extend(spec.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    env.into_iter().collect()
 }
 
 /// Spawns a server with piped stdio: the leader of a new process group (Unix), in a Job Object of
@@ -200,27 +155,6 @@ impl Confined<'_> {
 enum Failure {
     Io(std::io::Error),
     Sandbox(Error),
-}
-
-/// The program a spawn runs, as exec will find it: a path with a `/` against `cwd`, a bare name on
-/// the server's PATH (the command itself when it is not found: exec will fail and say so).
-fn resolve_program(spec: &ServerSpec, env: &[(String, String)]) -> std::path::PathBuf {
-    let command = Path::new(&spec.command);
-    if spec.command.contains('/') {
-        return match &spec.cwd {
-            Some(cwd) if command.is_relative() => cwd.join(command),
-            _ => command.to_path_buf(),
-        };
-    }
-    let path = env
-        .iter()
-        .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| v.as_str())
-        .unwrap_or("");
-    std::env::split_paths(path)
-        .map(|dir| dir.join(command))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| command.to_path_buf())
 }
 
 /// A started server's leader, its pid, its stdio pipes and its sandbox's running part.
@@ -387,90 +321,6 @@ fn start(
     tracing::debug!(server, pid, "started in a job object");
     let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
     Ok((child, pid, pipes, running))
-}
-
-/// The cgroup for this spawn, if the sidecar has one; a failure to create it leaves this server
-/// uncontained (logged), not down.
-#[cfg(target_os = "linux")]
-fn server_cgroup(
-    server: &str,
-    spawning: &ledger::Spawning,
-    origin: Origin,
-) -> Option<cgroup::ServerCgroup> {
-    let containment = spawning.containment()?;
-    match containment.server(origin.number()) {
-        Ok(cgroup) => Some(cgroup),
-        Err(e) => {
-            tracing::warn!(
-                server,
-                "cannot create a cgroup for this server ({e}); its tree is contained by its process group and origin marker only"
-            );
-            None
-        }
-    }
-}
-
-/// The child joins its cgroup between fork and exec. A failure is not fatal there (the child
-/// cannot say why; the parent checks the membership once the spawn returns, see [`joined`]).
-#[cfg(target_os = "linux")]
-fn join_cgroup(c: &mut tokio::process::Command, procs_fd: std::os::fd::RawFd) {
-    // SAFETY: the closure runs in the forked child before exec and makes one write system call
-    // on a descriptor the parent holds open until the spawn returns; it does not allocate.
-    unsafe {
-        c.pre_exec(move || {
-            let _ = cgroup::join(procs_fd);
-            Ok(())
-        });
-    }
-}
-
-/// The cgroup's directory if the server joined it (the spawn returned, so the pre-exec hook ran):
-/// it is a member, or, if it exited already, what it forked is. Otherwise the empty cgroup is
-/// removed and the server is uncontained (logged).
-#[cfg(target_os = "linux")]
-fn joined(server: &str, pid: u32, cgroup: cgroup::ServerCgroup) -> Option<std::path::PathBuf> {
-    if !cgroup::members(&cgroup.dir).is_empty() {
-        return Some(cgroup.dir);
-    }
-    // A server that already exited, leaving nothing, has nothing to contain: nothing to say.
-    if super::procfs::alive(pid, None) {
-        tracing::warn!(
-            server,
-            pid,
-            cgroup = %cgroup.dir.display(),
-            "the server did not join its cgroup; its tree is contained by its process group and origin marker only"
-        );
-    }
-    let _ = std::fs::remove_dir(&cgroup.dir);
-    None
-}
-
-/// `PR_SET_PDEATHSIG(SIGKILL)` in the child between fork and exec.
-#[cfg(target_os = "linux")]
-fn die_with_parent(c: &mut tokio::process::Command) {
-    let parent = std::process::id();
-    // SAFETY: the closure runs in the forked child before exec and only makes async-signal-safe
-    // system calls (prctl, getppid); it does not allocate (the errors are raw OS errors).
-    unsafe {
-        c.pre_exec(move || {
-            use nix::libc;
-            if libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            ) != 0
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The sidecar may have died between fork and prctl: then the signal would never come.
-            if u32::try_from(libc::getppid()).ok() != Some(parent) {
-                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
-            }
-            Ok(())
-        });
-    }
 }
 
 /// Starts the guardian (see [`super::guardian`]): this binary again, `guardian --sidecar-pid N`

@@ -96,86 +96,128 @@ pub(crate) fn parse(text: &str, secret: &mut dyn FnMut(&str)) -> Result<Vec<Clie
     }
     let mut clients: Vec<Client> = Vec::with_capacity(raw.clients.len());
     for c in raw.clients {
-        let name = c.name.trim().to_owned();
-        if name.is_empty() {
-            return Err("a client has an empty `name`".into());
-        }
-        if clients.iter().any(|k| k.name == name) {
-            return Err(format!("client `{name}` is named twice"));
-        }
-        let at = |field: &str, why: &str| format!("client `{name}`, `{field}`: {why}");
-        let sources = [
-            c.token_file.is_some(),
-            c.token_env.is_some(),
-            c.token_sha256.is_some(),
-        ];
-        if sources.iter().filter(|s| **s).count() != 1 {
-            return Err(at(
-                "tokenFile",
-                "give exactly one of tokenFile, tokenEnv, tokenSha256",
-            ));
-        }
-        let mut hashes = Vec::new();
-        if let Some(file) = &c.token_file {
-            match read_bounded(file, limits::ACCESS_TOKEN_FILE_MAX_BYTES) {
-                Ok(text) => {
-                    for token in tokens_of(&text) {
-                        secret(token);
-                        hashes.push(hash(token.as_bytes()));
-                    }
-                    if hashes.is_empty() {
-                        tracing::warn!(client = %name, file = %file.display(), "the client's token file holds no token: its requests are refused");
-                    }
-                }
-                // A missing file revokes the client (fail closed), the others go on.
-                Err(why) => {
-                    tracing::warn!(client = %name, "the client's token file cannot be read, its requests are refused: {why}")
-                }
-            }
-        }
-        if let Some(var) = &c.token_env {
-            let value = std::env::var(var).unwrap_or_default();
-            let value = value.trim();
-            if value.is_empty() {
-                return Err(at("tokenEnv", &format!("the variable `{var}` is not set")));
-            }
-            secret(value);
-            hashes.push(hash(value.as_bytes()));
-        }
-        if let Some(hex) = &c.token_sha256 {
-            hashes.push(
-                hex_digest(hex)
-                    .ok_or_else(|| at("tokenSha256", "64 hexadecimal digits are expected"))?,
-            );
-        }
-        let rate = match c.rate_limit {
-            None => None,
-            Some(r) => {
-                let burst = r.burst.unwrap_or(r.per_minute);
-                if !(r.per_minute.is_finite() && r.per_minute > 0.0) {
-                    return Err(at("rateLimit.perMinute", "a number above 0 is expected"));
-                }
-                if !(burst.is_finite() && burst >= 1.0) {
-                    return Err(at("rateLimit.burst", "a number of at least 1 is expected"));
-                }
-                Some(RateLimit {
-                    per_minute: r.per_minute,
-                    burst,
-                })
-            }
-        };
-        if c.tools.iter().any(|p| p.trim_start_matches('!').is_empty()) {
-            return Err(at("tools", "an empty pattern"));
-        }
-        clients.push(Client {
-            name,
-            hashes,
-            rules: Rules::new(c.servers, c.tools),
-            rate,
-            token_file: c.token_file,
-        });
+        let client = read_client(c, &clients, secret)?;
+        clients.push(client);
     }
     Ok(clients)
+}
+
+/// One client checked, after those read before it (`known`: its name must be new).
+fn read_client(
+    c: RawClient,
+    known: &[Client],
+    secret: &mut dyn FnMut(&str),
+) -> Result<Client, String> {
+    let name = c.name.trim().to_owned();
+    if name.is_empty() {
+        return Err("a client has an empty `name`".into());
+    }
+    if known.iter().any(|k| k.name == name) {
+        return Err(format!("client `{name}` is named twice"));
+    }
+    let sources = [
+        c.token_file.is_some(),
+        c.token_env.is_some(),
+        c.token_sha256.is_some(),
+    ];
+    if sources.iter().filter(|s| **s).count() != 1 {
+        return Err(at(
+            &name,
+            "tokenFile",
+            "give exactly one of tokenFile, tokenEnv, tokenSha256",
+        ));
+    }
+    let hashes = token_hashes(&c, &name, secret)?;
+    let rate = rate_limit(c.rate_limit.as_ref(), &name)?;
+    if c.tools.iter().any(|p| p.trim_start_matches('!').is_empty()) {
+        return Err(at(&name, "tools", "an empty pattern"));
+    }
+    Ok(Client {
+        name,
+        hashes,
+        rules: Rules::new(c.servers, c.tools),
+        rate,
+        token_file: c.token_file,
+    })
+}
+
+/// A mistake in one field of one client.
+fn at(client: &str, field: &str, why: &str) -> String {
+    format!("client `{client}`, `{field}`: {why}")
+}
+
+/// The hashes of a client's tokens, from whichever source it names (each token read is handed to
+/// `secret`). A token file that cannot be read leaves the client without tokens, not the file
+/// refused.
+fn token_hashes(
+    c: &RawClient,
+    name: &str,
+    secret: &mut dyn FnMut(&str),
+) -> Result<Vec<[u8; 32]>, String> {
+    let mut hashes = Vec::new();
+    if let Some(file) = &c.token_file {
+        match read_bounded(file, limits::ACCESS_TOKEN_FILE_MAX_BYTES) {
+            Ok(text) => {
+                for token in tokens_of(&text) {
+                    secret(token);
+                    hashes.push(hash(token.as_bytes()));
+                }
+                if hashes.is_empty() {
+                    tracing::warn!(client = %name, file = %file.display(), "the client's token file holds no token: its requests are refused");
+                }
+            }
+            // A missing file revokes the client (fail closed), the others go on.
+            Err(why) => {
+                tracing::warn!(client = %name, "the client's token file cannot be read, its requests are refused: {why}")
+            }
+        }
+    }
+    if let Some(var) = &c.token_env {
+        let value = std::env::var(var).unwrap_or_default();
+        let value = value.trim();
+        if value.is_empty() {
+            return Err(at(
+                name,
+                "tokenEnv",
+                &format!("the variable `{var}` is not set"),
+            ));
+        }
+        secret(value);
+        hashes.push(hash(value.as_bytes()));
+    }
+    if let Some(hex) = &c.token_sha256 {
+        hashes.push(
+            hex_digest(hex)
+                .ok_or_else(|| at(name, "tokenSha256", "64 hexadecimal digits are expected"))?,
+        );
+    }
+    Ok(hashes)
+}
+
+/// A client's rate limit, checked (`burst` defaults to the rate per minute).
+fn rate_limit(rate: Option<&RawRate>, name: &str) -> Result<Option<RateLimit>, String> {
+    let Some(r) = rate else {
+        return Ok(None);
+    };
+    let burst = r.burst.unwrap_or(r.per_minute);
+    if !(r.per_minute.is_finite() && r.per_minute > 0.0) {
+        return Err(at(
+            name,
+            "rateLimit.perMinute",
+            "a number above 0 is expected",
+        ));
+    }
+    if !(burst.is_finite() && burst >= 1.0) {
+        return Err(at(
+            name,
+            "rateLimit.burst",
+            "a number of at least 1 is expected",
+        ));
+    }
+    Ok(Some(RateLimit {
+        per_minute: r.per_minute,
+        burst,
+    }))
 }
 
 /// The tokens of a token file: its non-empty lines (`\n` or `\r\n`), trimmed.

@@ -314,7 +314,6 @@ fn is_root() -> bool {
 pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
     let policy = input.policy;
     let mut l = Level::new(policy);
-    let host = l.host;
     let tmp = crate::sandbox::spawn_env::private_tmp(input.instance).map_err(|e| {
         let mut l = Level::new(policy);
         l.missing(
@@ -330,8 +329,40 @@ pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
             None => l.missing(level::EGRESS_PROXY, EGRESS_NOT_STARTED),
         }
     }
-    // Filesystem (and TCP) rules.
-    let base = presets::base_paths(policy, input.program, input.args, input.cwd, &tmp);
+    let (read, write) = rule_paths(input, &tmp);
+    let landlock_ruleset = landlock_part(&mut l, &net, &read, &write);
+    let seccomp = seccomp_part(&mut l, &net, policy);
+    let netns = netns_part(&mut l, &net);
+    let (limits, mut placed) = limits_part(&mut l, input);
+    let join = placed.take_join();
+    let running = Running {
+        tmp: tmp.clone(),
+        placed,
+        readable: read.iter().chain(&write).cloned().collect(),
+    };
+    if !l.level.is_complete() && !policy.allow_weaker {
+        return Err(l.level);
+    }
+    let env = crate::sandbox::spawn_env::env(Some(&tmp), policy, input.egress_port);
+    Ok(Planned {
+        level: l.level,
+        steps: ChildSteps {
+            limits,
+            join,
+            netns,
+            landlock: landlock_ruleset,
+            seccomp,
+        },
+        running,
+        env,
+    })
+}
+
+/// The paths the filesystem rules let the server read and write: the preset's, the policy's that
+/// exist (one that does not is left out, logged), and the server's folder (readable).
+fn rule_paths(input: &Input<'_>, tmp: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let policy = input.policy;
+    let base = presets::base_paths(policy, input.program, input.args, input.cwd, tmp);
     let existing = |list: &[PathBuf], key: &str| -> Vec<PathBuf> {
         list.iter()
             .filter(|p| {
@@ -354,6 +385,18 @@ pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
             read.push(cwd.to_path_buf());
         }
     }
+    (read, write)
+}
+
+/// The Landlock ruleset: filesystem rules, and TCP rules when the network policy has ports and the
+/// kernel's ABI can say them.
+fn landlock_part(
+    l: &mut Level,
+    net: &Network,
+    read: &[PathBuf],
+    write: &[PathBuf],
+) -> Option<landlock::Prepared> {
+    let host = l.host;
     let tcp_wanted = net.tcp_connect.is_some();
     let tcp_refused = l.pretend(level::LANDLOCK_NET).err().or_else(|| {
         (tcp_wanted && host.landlock_abi >= 1 && host.landlock_abi < 4)
@@ -371,8 +414,8 @@ pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
                 _ => None,
             };
             let request = landlock::Request {
-                read: &read,
-                write: &write,
+                read,
+                write,
                 tcp_connect: tcp,
             };
             match landlock::prepare(&request) {
@@ -403,8 +446,13 @@ pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
             l.missing(level::LANDLOCK_NET, "no Landlock ruleset could be made");
         }
     }
-    // System-call filter.
-    let seccomp = match l
+    landlock_ruleset
+}
+
+/// The system-call filter: no IP sockets, TCP only, or no new programs, as the policy says.
+fn seccomp_part(l: &mut Level, net: &Network, policy: &SandboxPolicy) -> Option<seccomp::Prepared> {
+    let host = l.host;
+    match l
         .pretend(level::SECCOMP)
         .and_then(|()| seccomp_available(host))
         .and_then(|()| {
@@ -422,24 +470,31 @@ pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
             l.missing(level::SECCOMP, why);
             None
         }
-    };
-    // Network namespace.
-    let netns = match net.netns {
-        None => None,
-        Some(up) => match l.pretend(level::NETNS).and_then(|()| netns_available(host)) {
-            Ok(()) => {
-                l.enforced(level::NETNS);
-                Some(up)
+    }
+}
+
+/// A network namespace of its own, when the network policy asks for one (`Some(lo up?)`).
+fn netns_part(l: &mut Level, net: &Network) -> Option<bool> {
+    let host = l.host;
+    let up = net.netns?;
+    match l.pretend(level::NETNS).and_then(|()| netns_available(host)) {
+        Ok(()) => {
+            l.enforced(level::NETNS);
+            Some(up)
+        }
+        Err(why) => {
+            if net.netns_required {
+                l.missing(level::NETNS, why);
             }
-            Err(why) => {
-                if net.netns_required {
-                    l.missing(level::NETNS, why);
-                }
-                None
-            }
-        },
-    };
-    // Limits.
+            None
+        }
+    }
+}
+
+/// The resource limits: rlimits, and the memory and task limits in cgroups where the host has
+/// them (else as rlimits, when weaker is allowed).
+fn limits_part(l: &mut Level, input: &Input<'_>) -> (Limits, Placed) {
+    let policy = input.policy;
     let mut limits = Limits::default();
     if policy.open_files.is_some() || policy.cpu_seconds.is_some() {
         match l.pretend(level::RLIMITS) {
@@ -451,8 +506,8 @@ pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
             Err(why) => l.missing(level::RLIMITS, why),
         }
     }
-    let (mut placed, memory, pids) = cgroups::place(
-        host,
+    let (placed, memory, pids) = cgroups::place(
+        l.host,
         input.cgroup2,
         input.instance,
         policy.memory_bytes,
@@ -462,7 +517,7 @@ pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
         None => {}
         Some(Ok(part)) => l.enforced(part),
         Some(Err(why)) => {
-            weaker_memory(&mut l, policy, why);
+            weaker_memory(l, policy, why);
             if policy.allow_weaker {
                 limits.address_space = policy.memory_bytes;
             }
@@ -472,34 +527,13 @@ pub fn prepare(input: &Input<'_>) -> Result<Planned, SandboxLevel> {
         None => {}
         Some(Ok(part)) => l.enforced(part),
         Some(Err(why)) => {
-            weaker_pids(&mut l, policy, why);
+            weaker_pids(l, policy, why);
             if l.level.enforced.contains(&level::RLIMIT_NPROC) {
                 limits.processes = policy.max_processes.map(u64::from);
             }
         }
     }
-    let join = placed.take_join();
-    let running = Running {
-        tmp: tmp.clone(),
-        placed,
-        readable: read.iter().chain(&write).cloned().collect(),
-    };
-    if !l.level.is_complete() && !policy.allow_weaker {
-        return Err(l.level);
-    }
-    let env = crate::sandbox::spawn_env::env(Some(&tmp), policy, input.egress_port);
-    Ok(Planned {
-        level: l.level,
-        steps: ChildSteps {
-            limits,
-            join,
-            netns,
-            landlock: landlock_ruleset,
-            seccomp,
-        },
-        running,
-        env,
-    })
+    (limits, placed)
 }
 
 impl ChildSteps {
