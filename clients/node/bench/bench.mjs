@@ -2,8 +2,9 @@
 // bench.mjs — owns the benchmark of this client against the official MCP TypeScript SDK
 // (`Client` + `StdioClientTransport`), both calling the same mcp-fixture `echo`: this client goes
 // Node -> mcp-sidecar -> fixture, the SDK goes Node -> fixture directly. Measures sequential
-// latency (p50/p99), calls/s with 64 in flight (with the CPU each process spent per call), cold
-// start and RSS. A third column, "raw lines",
+// latency (p50/p99), calls/s with 64 in flight (with the CPU each process spent per call, their
+// sum, and each process's share of a core: the one near 100 % bounds the pipeline), cold start and
+// RSS. A third column, "raw lines",
 // is the floor for any Node client of the sidecar (hand-written JSON lines, no API), so the
 // client's own cost can be told from the sidecar's. Each column runs in its own Node process so
 // JIT state and RSS do not mix. Prints one side-by-side table (or --json).
@@ -223,6 +224,8 @@ if (opts.worker) {
   const self = fileURLToPath(import.meta.url);
   const args = ['--inflight', String(IN_FLIGHT), '--sequential', String(SEQUENTIAL), '--pipelined', String(PIPELINED), '--starts', String(STARTS)];
   const run = (kind) => JSON.parse(execFileSync(process.execPath, [self, '--worker', kind, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+  const totalCpuUsPerCall = (r) => Object.values(r.childCpuUsPerCall).reduce((sum, us) => (sum === null || us === null ? null : sum + us), r.nodeCpuUsPerCall);
+  const busyPercent = (r, usPerCall) => (usPerCall === null || usPerCall === undefined ? null : (usPerCall * r.callsPerSecond) / 1e4);
   const ours = run('sidecar');
   const raw = run('raw');
   const sdk = run('sdk');
@@ -239,6 +242,11 @@ if (opts.worker) {
       row('Node CPU µs per pipelined call', 'nodeCpuUsPerCall', 2),
       ['mcp-sidecar CPU µs per pipelined call', f(ours.childCpuUsPerCall.sidecar, 2), f(raw.childCpuUsPerCall.sidecar, 2), '-'],
       ['fixture CPU µs per pipelined call', f(ours.childCpuUsPerCall.fixture, 2), f(raw.childCpuUsPerCall.fixture, 2), f(sdk.childCpuUsPerCall.fixture, 2)],
+      ['all processes CPU µs per pipelined call', ...[ours, raw, sdk].map((r) => f(totalCpuUsPerCall(r), 2))],
+      // CPU per call times calls/s: a process near 100 % of a core bounds the pipeline.
+      ['Node busy (% of one core)', ...[ours, raw, sdk].map((r) => f(busyPercent(r, r.nodeCpuUsPerCall), 0))],
+      ['mcp-sidecar busy (% of one core)', f(busyPercent(ours, ours.childCpuUsPerCall.sidecar), 0), f(busyPercent(raw, raw.childCpuUsPerCall.sidecar), 0), '-'],
+      ['fixture busy (% of one core)', ...[ours, raw, sdk].map((r) => f(busyPercent(r, r.childCpuUsPerCall.fixture), 0))],
       row('cold start: spawn + initialize (ms)', 'coldStartHandshakeMs'),
       row('cold start: until tools are callable (ms)', 'coldStartReadyMs'),
       row('Node process RSS (MiB)', 'nodeRssMiB'),
@@ -252,5 +260,6 @@ if (opts.worker) {
     const widths = [20, 14, 26];
     for (const h of head) console.log(`${''.padEnd(w0)}${h.map((c, i) => `  ${c.padStart(widths[i])}`).join('')}`);
     for (const [name, ...cells] of rows) console.log(`${name.padEnd(w0)}${cells.map((c, i) => `  ${c.padStart(widths[i])}`).join('')}`);
+    console.log(`this client against the SDK direct: calls/s ${f(ours.callsPerSecond / sdk.callsPerSecond, 2)}×, Node CPU per call ${f(ours.nodeCpuUsPerCall / sdk.nodeCpuUsPerCall, 2)}×, all processes' CPU per call ${f(totalCpuUsPerCall(ours) / totalCpuUsPerCall(sdk), 2)}×`);
   }
 }
