@@ -142,6 +142,10 @@ mod tests {
     }
 
     /// For each bound field: a config and the same config with only that field changed.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "a table of cases, one entry per line"
+    )]
     fn mutations() -> Vec<(&'static str, Value, Value)> {
         let stdio = json!({"command": "srv", "args": ["a"], "env": {"A": "1"}});
         let remote = json!({"url": "http://h/mcp", "headers": {"X-A": "a"}});

@@ -194,6 +194,10 @@ mod tests {
     }
 
     #[test]
+    #[allow(
+        clippy::too_many_lines,
+        reason = "a table of cases, one entry per line"
+    )]
     fn each_error_code_has_its_diagnosis() {
         let cases = [
             (
