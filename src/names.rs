@@ -9,6 +9,32 @@
 //! `ServerName` never slides into a parameter that wants a tool's name.
 //!
 //! The exposed name a model sees for a pair (`mcp__<server>__<tool>`) is `convert::names`' job.
+//!
+//! ```
+//! use mcp_sidecar::names::{ServerName, ToolName};
+//! fn call(server: &ServerName, tool: &ToolName) -> String {
+//!     format!("{server}.{tool}")
+//! }
+//! let (server, tool) = (ServerName::from("github"), ToolName::from("search"));
+//! assert_eq!(call(&server, &tool), "github.search");
+//! ```
+//!
+//! The pair given the wrong way round does not compile:
+//!
+//! ```compile_fail,E0308
+//! use mcp_sidecar::names::{ServerName, ToolName};
+//! fn call(server: &ServerName, tool: &ToolName) {}
+//! let (server, tool) = (ServerName::from("github"), ToolName::from("search"));
+//! call(&tool, &server);
+//! ```
+//!
+//! Nor does a name slide into a `&str` parameter unasked (no `Deref`):
+//!
+//! ```compile_fail,E0308
+//! use mcp_sidecar::names::ToolName;
+//! fn for_a_server(server: &str) {}
+//! for_a_server(&ToolName::from("search"));
+//! ```
 
 use std::borrow::Borrow;
 use std::fmt;

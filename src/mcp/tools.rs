@@ -15,11 +15,12 @@ use serde_json::Value;
 
 use crate::canonical::{canonical_json, sha256_tagged};
 use crate::error::{Error, ErrorCode, Result};
+use crate::names::ToolName;
 
 /// A validated tool: its name, the object exactly as the server listed it, and its compiled schema.
 #[derive(Clone)]
 pub struct ToolDef {
-    pub name: String,
+    pub name: ToolName,
     pub raw: Value,
     pub validator: Arc<jsonschema::Validator>,
     /// The permission the server's tools policy read from the tool's `_meta` (see
@@ -88,7 +89,7 @@ pub fn validate_tools(server: &str, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
         }
         let validator = compile_input_schema(schema).map_err(|why| bad(Some(&name), why))?;
         out.push(ToolDef {
-            name,
+            name: ToolName::from(name),
             hash: definition_hash(&tool),
             raw: tool,
             validator: Arc::new(validator),
