@@ -174,6 +174,7 @@ mod tests {
         assert_eq!(tool.to_string(), "search");
         assert_eq!(format!("{tool:?}"), r#""search""#);
         assert_eq!(ServerName::from("b"), "b");
-        assert!(ServerName::from("a") < ServerName::from("b"));
+        let (a, b) = (ServerName::from("a"), ServerName::from("b"));
+        assert!(a < b, "ordered as their text");
     }
 }
