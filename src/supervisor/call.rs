@@ -68,14 +68,13 @@ pub(super) fn arguments(name: &str, entry: &Entry, arguments: Option<Value>) -> 
             .with("tool", entry.tool.name.as_str()))
         }
     };
-    let Err(e) = mcp::tools::check_arguments(entry.server.as_str(), &entry.tool, &arguments) else {
+    let Err(e) = mcp::tools::check_arguments(&entry.server, &entry.tool, &arguments) else {
         return Ok(arguments);
     };
     let schema = entry.tool.raw.get("inputSchema").unwrap_or(&Value::Null);
     match convert::arguments::drop_optional_nulls(schema, &arguments) {
         Some(cleaned)
-            if mcp::tools::check_arguments(entry.server.as_str(), &entry.tool, &cleaned)
-                .is_ok() =>
+            if mcp::tools::check_arguments(&entry.server, &entry.tool, &cleaned).is_ok() =>
         {
             Ok(cleaned)
         }
@@ -123,7 +122,7 @@ pub(super) async fn call(
     let span = CallSpan::start(
         &options.trace,
         "tools/call",
-        server.name.as_str(),
+        &server.name,
         Some(tool),
         session.client.handshake().era.as_str(),
         server

@@ -152,8 +152,10 @@ mod tests {
             ]
         );
         let read = &tools[1];
-        assert!(crate::mcp::tools::check_arguments("s", read, &json!({"uri": "a://b"})).is_ok());
-        assert!(crate::mcp::tools::check_arguments("s", read, &json!({})).is_err());
+        assert!(
+            crate::mcp::tools::check_arguments(&"s".into(), read, &json!({"uri": "a://b"})).is_ok()
+        );
+        assert!(crate::mcp::tools::check_arguments(&"s".into(), read, &json!({})).is_err());
     }
 
     #[test]

@@ -77,7 +77,7 @@ async fn session(data: &[u8]) {
                 for format in ToolFormat::ALL {
                     definition(format, Options { strict: true }, "mcp__fuzz__t", &tool.raw);
                 }
-                let _ = check_arguments("fuzz", tool, &json!({}));
+                let _ = check_arguments(&"fuzz".into(), tool, &json!({}));
             }
             first_tool = tools.first().map(|t| t.name.to_string());
         }
