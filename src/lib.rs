@@ -7,8 +7,9 @@
 //! The public surface is deliberate: the pure and reusable parts a program or a test may call
 //! directly — reading server configs ([`config`]), converting MCP shapes for a provider
 //! ([`convert`]), the MCP client session ([`mcp`]), wire types and bounded lines ([`jsonrpc`]),
-//! the trust digest and secret masking ([`trust`]), the tool catalog ([`store`]), sandbox policy and
-//! the egress proxy ([`sandbox`]), the named bounds ([`limits`]) and the error codes ([`error`]).
+//! server and tool names ([`names`]), the trust digest and secret masking ([`trust`]), the tool
+//! catalog ([`store`]), sandbox policy and the egress proxy ([`sandbox`]), the named bounds
+//! ([`limits`]) and the error codes ([`error`]).
 //! Everything else is `pub(crate)` (the `unreachable_pub` lint keeps it so), so the compiler
 //! reports what nothing uses.
 // A function is one idea: past 80 lines of code (clippy.toml) it is split into named steps.
@@ -28,6 +29,7 @@ pub mod limits;
 mod logging;
 pub mod mcp;
 mod metrics;
+pub mod names;
 mod oauth;
 mod package;
 mod process;

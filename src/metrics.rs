@@ -22,6 +22,7 @@ use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
 use crate::limits;
+use crate::names::{ServerName, ToolName};
 
 mod labels;
 pub(crate) use labels::{method_label, OTHER};
@@ -127,11 +128,13 @@ impl Metrics {
         self.requests.get_or_create(&labels).inc();
     }
 
-    /// One tool call on `server` ended: its duration when it succeeded, else its error code (the
-    /// names are not used then).
-    pub(crate) fn call(&self, server: &str, tool: &str, outcome: Result<Duration, &'static str>) {
+    /// One tool call ended: the server and tool it called, and its duration, when it succeeded;
+    /// else its error code.
+    pub(crate) fn call(&self, outcome: Result<(&ServerName, &ToolName, Duration), &'static str>) {
         match outcome {
-            Ok(duration) => self.histogram(server, tool).observe(duration.as_secs_f64()),
+            Ok((server, tool, duration)) => self
+                .histogram(server.as_str(), tool.as_str())
+                .observe(duration.as_secs_f64()),
             Err(code) => {
                 self.errors.get_or_create(&[("code", code)]).inc();
             }
@@ -243,10 +246,16 @@ mod tests {
     #[test]
     fn tool_labels_stop_growing_at_the_bound() {
         let m = Metrics::new();
+        let server = ServerName::from("s");
         for i in 0..1000 {
-            m.call("s", &format!("tool{i}"), Ok(Duration::from_millis(1)));
+            let tool = ToolName::from(format!("tool{i}"));
+            m.call(Ok((&server, &tool, Duration::from_millis(1))));
         }
-        m.call("s", "tool0", Ok(Duration::from_millis(1)));
+        m.call(Ok((
+            &server,
+            &ToolName::from("tool0"),
+            Duration::from_millis(1),
+        )));
         let mut text = String::new();
         encode_registry(&mut text, &m.registry).unwrap();
         let series: std::collections::HashSet<&str> = text

@@ -20,6 +20,7 @@ use crate::config::diagnostics::did_you_mean;
 use crate::convert::{self, ToolFormat};
 use crate::error::Error;
 use crate::limits;
+use crate::names::{ServerName, ToolName};
 use crate::supervisor::{CallOptions, CallOutcome, Registry};
 
 pub(crate) struct CallArgs {
@@ -66,7 +67,7 @@ pub(crate) async fn run(context: &Context, mut args: CallArgs) -> Exit {
         Ok(t) => t,
         Err(why) => return usage(&why),
     };
-    let selection = choose(read, std::slice::from_ref(&target.server));
+    let selection = choose(read, &[target.server.to_string()]);
     if selection.servers.is_empty() {
         stderr_line(run::diagnostics_text(&selection).trim_end());
         return Exit::ConfigInvalid;
@@ -97,8 +98,8 @@ pub(crate) async fn run(context: &Context, mut args: CallArgs) -> Exit {
 
 /// The server and the tool a call names.
 pub(crate) struct Target {
-    pub server: String,
-    pub tool: String,
+    pub server: ServerName,
+    pub tool: ToolName,
 }
 
 /// `SERVER TOOL`; `SERVER.TOOL` (split at the dot after a server that exists, else the first
@@ -106,8 +107,8 @@ pub(crate) struct Target {
 /// `--stdio`/`--url`.
 pub(crate) fn target(words: &[String], servers: &[&str], inline: usize) -> Result<Target, String> {
     let pair = |server: &str, tool: &str| Target {
-        server: server.to_owned(),
-        tool: tool.to_owned(),
+        server: ServerName::from(server),
+        tool: ToolName::from(tool),
     };
     match words {
         [server, tool] => Ok(pair(server, tool)),
@@ -158,7 +159,7 @@ async fn call(
         why.push_str(&run::tail_lines(&status.stderr_tail, 10, "  "));
         return Outcome::Refused(Exit::ServerFailed, why.trim_end().to_owned());
     }
-    let only = [target.server.clone()];
+    let only = [target.server.to_string()];
     let entries = match registry.tools(Some(ToolFormat::Mcp), Some(false), Some(&only)) {
         Ok(listing) => listing.tools,
         Err(e) => return Outcome::Failed(e),
@@ -270,9 +271,9 @@ fn progress_line(label: &str, p: &Value) -> String {
 }
 
 /// TOOL_NOT_FOUND for people: the nearest name, and every tool the server has.
-fn no_such_tool(server: &str, tool: &str, entries: &[Value]) -> String {
+fn no_such_tool(server: &ServerName, tool: &ToolName, entries: &[Value]) -> String {
     let names: Vec<&str> = entries.iter().filter_map(|e| e["tool"].as_str()).collect();
-    let hint = did_you_mean(tool, &names)
+    let hint = did_you_mean(tool.as_str(), &names)
         .map(|n| format!(" (did you mean `{n}`?)"))
         .unwrap_or_default();
     format!(
@@ -299,8 +300,8 @@ fn report_success(context: &Context, done: CallOutcome, args: &CallArgs) -> Exit
         }
         doc.insert("text".into(), Value::String(converted.text));
         doc.insert("output".into(), converted.output);
-        doc.insert("server".into(), Value::String(done.server.clone()));
-        doc.insert("tool".into(), Value::String(done.tool.clone()));
+        doc.insert("server".into(), Value::String(done.server.to_string()));
+        doc.insert("tool".into(), Value::String(done.tool.to_string()));
         doc.insert(
             "durationMs".into(),
             json!(done.duration.as_secs_f64() * 1000.0),

@@ -41,6 +41,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use sha2::{Digest, Sha256};
 
 use super::server_prefix::server_prefix;
+use crate::names::ServerName;
 
 /// The template used when config names none.
 pub const DEFAULT_NAME_TEMPLATE: &str = "mcp__{server}__{tool}";
@@ -219,7 +220,7 @@ impl NameTemplate {
     /// every form of such a name (plain, hashed, cut to fit) begins with the sanitised rendering
     /// of what the template puts before `{tool}`, as far as a hashed name keeps it. Always true
     /// when `{server}` does not come before `{tool}`: then the name alone cannot tell the server.
-    pub fn may_name(&self, server: &str, exposed: &str) -> bool {
+    pub fn may_name(&self, server: &ServerName, exposed: &str) -> bool {
         let tool_at = self
             .segments
             .iter()
@@ -233,7 +234,7 @@ impl NameTemplate {
             .iter()
             .map(|s| match s {
                 Segment::Literal(text) => text.clone(),
-                Segment::Server => server_prefix(server).into_owned(),
+                Segment::Server => server_prefix(server.as_str()).into_owned(),
                 Segment::Tool => String::new(),
             })
             .collect();
@@ -246,13 +247,16 @@ impl NameTemplate {
     }
 
     /// Assign exposed names for a set of (server, tool) pairs. Returns names in the same order as the input.
+    /// The second of a pair is a tool's name, or a prompt's (the gateway names prompts with the
+    /// same template); the first is typed, so the two cannot be given the wrong way round.
     ///
     /// See the module doc for the rules; the result depends only on the set
     /// of pairs, never on their order.
-    pub fn assign(&self, pairs: &[(&str, &str)]) -> Vec<String> {
+    pub fn assign(&self, pairs: &[(&ServerName, &str)]) -> Vec<String> {
+        let pairs: Vec<(&str, &str)> = pairs.iter().map(|&(s, t)| (s.as_str(), t)).collect();
         // BTreeMap: every loop below visits pairs in sorted order, never input order.
         let mut candidates: BTreeMap<(&str, &str), Candidate> = BTreeMap::new();
-        for &(server, tool) in pairs {
+        for &(server, tool) in &pairs {
             candidates.entry((server, tool)).or_insert_with(|| {
                 // `{server}` is the server's prefix; the hash stays over its name.
                 let rendered = letter_first(self.render(&server_prefix(server), tool));

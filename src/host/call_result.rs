@@ -6,12 +6,13 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use crate::convert::CallOutput;
+use crate::names::{ServerName, ToolName};
 
 /// The fields of every `tools/call` result.
 pub(super) fn call_result(
     converted: CallOutput,
-    server: String,
-    tool: String,
+    server: &ServerName,
+    tool: &ToolName,
     duration: Duration,
 ) -> Map<String, Value> {
     let mut result = Map::new();
@@ -19,8 +20,8 @@ pub(super) fn call_result(
     result.insert("content".into(), converted.content);
     result.insert("text".into(), Value::String(converted.text));
     result.insert("output".into(), converted.output);
-    result.insert("server".into(), Value::String(server));
-    result.insert("tool".into(), Value::String(tool));
+    result.insert("server".into(), Value::from(server.as_str()));
+    result.insert("tool".into(), Value::from(tool.as_str()));
     result.insert("durationMs".into(), json!(duration.as_secs_f64() * 1000.0));
     if let Some(structured) = converted.structured_content {
         result.insert("structuredContent".into(), structured);

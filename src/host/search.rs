@@ -12,6 +12,7 @@ use super::params::SearchTools;
 use crate::convert::{self, defer, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
 use crate::limits::{SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_QUERY_MAX_BYTES};
+use crate::names::{ServerName, ToolName};
 use crate::supervisor::Registry;
 
 /// `tools/search`: `{tools: [entry + score (+ exact)], total}` as JSON text.
@@ -90,8 +91,8 @@ pub(super) fn call_search_tools(
     let converted = convert::convert_owned(output_format, result);
     let result = call_result(
         converted,
-        defer::SEARCH_TOOLS_SERVER.to_owned(),
-        defer::SEARCH_TOOLS.to_owned(),
+        &ServerName::from(defer::SEARCH_TOOLS_SERVER),
+        &ToolName::from(defer::SEARCH_TOOLS),
         started.elapsed(),
     );
     Ok(Value::Object(result))

@@ -88,7 +88,7 @@ async fn call_traced(
     };
     // The server's result is given away: its content moves into the answer, nothing is copied.
     let converted = convert::convert_owned(format, outcome.result);
-    let mut result = call_result(converted, outcome.server, outcome.tool, outcome.duration);
+    let mut result = call_result(converted, &outcome.server, &outcome.tool, outcome.duration);
     if let Some(truncated) = &outcome.truncated {
         result.insert("truncated".into(), truncated.to_json());
     }

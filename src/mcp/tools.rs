@@ -15,11 +15,12 @@ use serde_json::Value;
 
 use crate::canonical::{canonical_json, sha256_tagged};
 use crate::error::{Error, ErrorCode, Result};
+use crate::names::{ServerName, ToolName};
 
 /// A validated tool: its name, the object exactly as the server listed it, and its compiled schema.
 #[derive(Clone)]
 pub struct ToolDef {
-    pub name: String,
+    pub name: ToolName,
     pub raw: Value,
     pub validator: Arc<jsonschema::Validator>,
     /// The permission the server's tools policy read from the tool's `_meta` (see
@@ -88,7 +89,7 @@ pub fn validate_tools(server: &str, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
         }
         let validator = compile_input_schema(schema).map_err(|why| bad(Some(&name), why))?;
         out.push(ToolDef {
-            name,
+            name: ToolName::from(name),
             hash: definition_hash(&tool),
             raw: tool,
             validator: Arc::new(validator),
@@ -139,7 +140,7 @@ fn compile_input_schema(schema: &Value) -> std::result::Result<jsonschema::Valid
 }
 
 /// Checks arguments against the tool's schema; INVALID_ARGUMENTS lists each violation with its path.
-pub fn check_arguments(server: &str, tool: &ToolDef, arguments: &Value) -> Result<()> {
+pub fn check_arguments(server: &ServerName, tool: &ToolDef, arguments: &Value) -> Result<()> {
     // The common case allocates nothing; errors are collected only for invalid arguments.
     if tool.validator.is_valid(arguments) {
         return Ok(());
@@ -174,7 +175,7 @@ pub fn check_arguments(server: &str, tool: &ToolDef, arguments: &Value) -> Resul
             tool.name
         ),
     )
-    .with("server", server)
+    .with("server", server.as_str())
     .with("tool", tool.name.as_str())
     .with("violations", violations))
 }
@@ -195,8 +196,8 @@ mod tests {
             vec![tool("a", json!({"type": "object", "properties": {"x": {"type": "string", "pattern": "^a+$"}}}))],
         )
         .unwrap();
-        assert!(check_arguments("s", &tools[0], &json!({"x": "aaa"})).is_ok());
-        let e = check_arguments("s", &tools[0], &json!({"x": 5})).unwrap_err();
+        assert!(check_arguments(&"s".into(), &tools[0], &json!({"x": "aaa"})).is_ok());
+        let e = check_arguments(&"s".into(), &tools[0], &json!({"x": 5})).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArguments);
         assert_eq!(e.details["violations"][0]["path"], "/x");
     }
@@ -270,6 +271,6 @@ mod tests {
         let schema = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
             "properties": {"n": {"type": "integer"}}, "required": ["n"]});
         let tools = validate_tools("s", vec![tool("a", schema)]).unwrap();
-        assert!(check_arguments("s", &tools[0], &json!({})).is_err());
+        assert!(check_arguments(&"s".into(), &tools[0], &json!({})).is_err());
     }
 }

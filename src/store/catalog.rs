@@ -23,11 +23,12 @@ use super::listing::{self, DeferRule, Rendered, ServerInfo, Source, Tool};
 use super::pieces::{Pieces, Variant, VARIANTS};
 use crate::convert::{defer, NameTemplate, Options, ToolFormat};
 use crate::mcp::ToolDef;
+use crate::names::ServerName;
 use crate::search::{self, Hit, Index};
 
 /// One server's part of a new catalog.
 pub struct ServerTools {
-    pub name: String,
+    pub name: ServerName,
     pub tools: Arc<Vec<ToolDef>>,
     pub info: ServerInfo,
 }
@@ -41,7 +42,7 @@ struct Slot {
 pub struct Catalog {
     /// Sorted by exposed name, which makes every listing byte-stable.
     entries: BTreeMap<String, Arc<Slot>>,
-    servers: BTreeMap<String, ServerInfo>,
+    servers: BTreeMap<ServerName, ServerInfo>,
     rule: DeferRule,
     /// The exposed name of the `search_tools` meta-tool (reserved in the name assignment).
     search_tools_name: String,
@@ -86,12 +87,13 @@ impl Catalog {
         servers: &[ServerTools],
         previous: Option<&Catalog>,
     ) -> Catalog {
-        let mut pairs: Vec<(&str, &str)> = vec![(defer::SEARCH_TOOLS_SERVER, defer::SEARCH_TOOLS)];
-        let mut tools: Vec<(&str, &ToolDef)> = Vec::new();
+        let search_tools_server = ServerName::from(defer::SEARCH_TOOLS_SERVER);
+        let mut pairs: Vec<(&ServerName, &str)> = vec![(&search_tools_server, defer::SEARCH_TOOLS)];
+        let mut tools: Vec<(&ServerName, &ToolDef)> = Vec::new();
         for server in servers {
             for tool in server.tools.iter() {
-                pairs.push((server.name.as_str(), tool.name.as_str()));
-                tools.push((server.name.as_str(), tool));
+                pairs.push((&server.name, tool.name.as_str()));
+                tools.push((&server.name, tool));
             }
         }
         let mut names = template.assign(&pairs).into_iter();
@@ -102,14 +104,14 @@ impl Catalog {
             .map(|((server, tool), name)| {
                 let kept = previous
                     .and_then(|p| p.entries.get(&name))
-                    .filter(|s| s.entry.server == server && s.entry.tool.raw == tool.raw)
+                    .filter(|s| s.entry.server == *server && s.entry.tool.raw == tool.raw)
                     .filter(|s| s.entry.tool.permission == tool.permission);
                 let slot = match kept {
                     Some(slot) => Arc::clone(slot),
                     None => Arc::new(Slot {
                         entry: Entry {
                             name: name.clone(),
-                            server: server.to_owned(),
+                            server: server.clone(),
                             tool: tool.clone(),
                         },
                         pieces: Pieces::default(),
@@ -247,7 +249,7 @@ impl Catalog {
         let slots: Vec<&Arc<Slot>> = self.entries.values().collect();
         let index = self.index.get_or_init(|| build_index(&slots));
         let (hits, total) = index.search(query, limit, |doc| {
-            servers.is_none_or(|only| only.contains(&slots[doc].entry.server))
+            servers.is_none_or(|only| only.iter().any(|o| slots[doc].entry.server == *o))
         });
         let variant = Variant::new(format, options);
         let found = hits
@@ -272,7 +274,7 @@ impl Catalog {
             tools: self
                 .entries
                 .values()
-                .filter(|s| only.is_none_or(|only| only.contains(&s.entry.server)))
+                .filter(|s| only.is_none_or(|only| only.iter().any(|o| s.entry.server == *o)))
                 .map(|s| Tool {
                     entry: &s.entry,
                     pieces: &s.pieces,
@@ -319,8 +321,8 @@ fn build_index(slots: &[&Arc<Slot>]) -> Index {
             let raw = &s.entry.tool.raw;
             search::Document {
                 name: &s.entry.name,
-                tool: &s.entry.tool.name,
-                server: &s.entry.server,
+                tool: s.entry.tool.name.as_str(),
+                server: s.entry.server.as_str(),
                 title: raw.get("title").and_then(Value::as_str),
                 description: raw.get("description").and_then(Value::as_str),
                 parameters,

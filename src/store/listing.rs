@@ -20,6 +20,7 @@ use super::entry::Entry;
 use super::pieces::{Piece, Pieces, Variant};
 use crate::canonical::canonical_json;
 use crate::convert::{self, defer, fingerprint_canonical, tokens, ToolFormat};
+use crate::names::ServerName;
 
 /// The session's deferral rule (`initialize`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -52,7 +53,7 @@ pub struct Tool<'a> {
 pub struct Source<'a> {
     /// In listing order (exposed name).
     pub tools: Vec<Tool<'a>>,
-    pub servers: &'a BTreeMap<String, ServerInfo>,
+    pub servers: &'a BTreeMap<ServerName, ServerInfo>,
     /// The servers the listing is limited to (`tools/list {servers}`).
     pub only: Option<&'a [String]>,
     pub rule: DeferRule,
@@ -133,7 +134,11 @@ fn per_server_parts(source: &Source<'_>, present: &BTreeMap<&str, u64>) -> Serve
     let withheld: Vec<&Value> = source
         .servers
         .iter()
-        .filter(|(name, _)| source.only.is_none_or(|only| only.contains(name)))
+        .filter(|(name, _)| {
+            source
+                .only
+                .is_none_or(|only| only.iter().any(|o| *name == o))
+        })
         .flat_map(|(_, info)| &info.withheld)
         .collect();
     ServerParts {

@@ -9,13 +9,14 @@ use serde_json::{json, Value};
 
 use super::roster::Roster;
 use super::server::Server;
+use crate::names::{ServerName, ToolName};
 
 /// A definition the host accepts: tool `tool` of server `server` with hash `hash`.
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Acceptance {
-    pub server: String,
-    pub tool: String,
+    pub server: ServerName,
+    pub tool: ToolName,
     pub hash: String,
 }
 
@@ -24,9 +25,9 @@ pub(crate) struct Acceptance {
 pub(super) fn accept(roster: &Roster, items: &[Acceptance]) -> Value {
     let mut accepted = Vec::new();
     let mut rejected = Vec::new();
-    let mut touched: BTreeMap<String, Arc<Server>> = BTreeMap::new();
+    let mut touched: BTreeMap<ServerName, Arc<Server>> = BTreeMap::new();
     for item in items {
-        let verdict = match roster.server(&item.server) {
+        let verdict = match roster.server(item.server.as_str()) {
             None => Err(format!("no server named `{}`", item.server)),
             Some(server) => {
                 let outcome = {
@@ -34,7 +35,7 @@ pub(super) fn accept(roster: &Roster, items: &[Acceptance]) -> Value {
                     let held = slot.held_tools();
                     match held.iter().find(|t| t.name == item.tool) {
                         Some(t) if t.hash == item.hash => {
-                            slot.pins.accept(&item.tool, &item.hash);
+                            slot.pins.accept(item.tool.as_str(), &item.hash);
                             Ok(())
                         }
                         Some(t) => Err(format!(

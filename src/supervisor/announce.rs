@@ -11,10 +11,14 @@ use crate::mcp::ClientEvent;
 pub(super) fn forward(roster: &Roster, server: &Server, event: ClientEvent) {
     let name = server.name.clone();
     let event = match event {
-        ClientEvent::ResourcesListChanged => Event::ResourcesChanged { server: name },
-        ClientEvent::PromptsListChanged => Event::PromptsChanged { server: name },
+        ClientEvent::ResourcesListChanged => Event::ResourcesChanged {
+            server: name.to_string(),
+        },
+        ClientEvent::PromptsListChanged => Event::PromptsChanged {
+            server: name.to_string(),
+        },
         ClientEvent::ResourceUpdated { uri } => Event::ResourceUpdated {
-            server: name,
+            server: name.to_string(),
             uri: Some(uri),
         },
         ClientEvent::Log {
@@ -26,7 +30,7 @@ pub(super) fn forward(roster: &Roster, server: &Server, event: ClientEvent) {
                 return;
             }
             Event::ServerLog(Box::new(ServerLog {
-                server: name,
+                server: name.to_string(),
                 level,
                 logger,
                 data,

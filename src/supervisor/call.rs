@@ -21,6 +21,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::jsonrpc::Reply;
 use crate::limits;
 use crate::mcp::{self, Progress, ProgressPolicy, ToolKind};
+use crate::names::{ServerName, ToolName};
 use crate::store::{Entry, ResultStore, Truncation};
 use crate::telemetry::{CallSpan, Carried, TraceContext};
 
@@ -43,8 +44,8 @@ pub(crate) struct CallOptions {
 /// A successful tool call.
 pub(crate) struct CallOutcome {
     pub result: Value,
-    pub server: String,
-    pub tool: String,
+    pub server: ServerName,
+    pub tool: ToolName,
     pub duration: Duration,
     /// Set when the result was over `maxResultBytes` and cut to fit (`resultPolicy: "truncate"`).
     pub truncated: Option<Truncation>,
@@ -93,7 +94,7 @@ pub(super) async fn call(
 ) -> Result<CallOutcome> {
     let _counted = server
         .calls
-        .enter(&server.name, server.spec.max_inflight)
+        .enter(server.name.as_str(), server.spec.max_inflight)
         .map_err(|e| e.with("tool", entry.tool.name.as_str()))?;
     let (session, _in_flight) = acquire(roster, server).await?;
     let tool = entry.tool.name.as_str();
@@ -154,7 +155,7 @@ pub(super) async fn call(
     Ok(CallOutcome {
         result,
         server: entry.server.clone(),
-        tool: tool.to_owned(),
+        tool: entry.tool.name.clone(),
         duration,
         truncated,
     })

@@ -27,6 +27,7 @@ use serde_json::Value;
 use super::status::ServerStatus;
 use crate::limits;
 use crate::mcp::LogLevel;
+use crate::names::{ServerName, ToolName};
 
 /// What the registry tells its owner.
 #[derive(Debug)]
@@ -74,8 +75,8 @@ pub(crate) struct ToolsChange {
 /// A tool held by `pinTools` until the host accepts `hash`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Withheld {
-    pub server: String,
-    pub tool: String,
+    pub server: ServerName,
+    pub tool: ToolName,
     pub hash: String,
 }
 

@@ -46,7 +46,7 @@ pub(super) fn open(
     // A remote server has no process: its transport is the whole of it.
     if let Some(remote) = &spec.remote {
         let options = RemoteOptions {
-            server: server.name.clone(),
+            server: server.name.to_string(),
             url: remote.url.clone(),
             headers: remote.headers.clone(),
             max_message_bytes: spec.max_message_bytes,
@@ -55,16 +55,16 @@ pub(super) fn open(
         };
         return match transport::http::transport(options, remote.kind) {
             Ok(t) => Ok((t, None)),
-            Err(why) => Err(why.for_server(&server.name)),
+            Err(why) => Err(why.for_server(server.name.as_str())),
         };
     }
-    let spawned = process::spawn(&server.name, spec)?;
+    let spawned = process::spawn(server.name.as_str(), spec)?;
     let transport =
         transport::stdio::transport(spawned.stdin, spawned.stdout, spec.max_message_bytes);
     tokio::spawn(stderr::drain(
         spawned.stderr,
         Arc::clone(stderr_tail),
-        server.name.clone(),
+        server.name.to_string(),
         server.secrets.clone(),
     ));
     let control = Arc::new(ProcessControl::start(
@@ -94,7 +94,7 @@ pub(super) async fn connect(
     let verdicts = EraVerdicts::look_up(cache, &server.spec).await;
     let connected = tokio::time::timeout_at(deadline, async {
         let options = ClientOptions {
-            server: server.name.clone(),
+            server: server.name.to_string(),
             secrets: server.secrets.clone(),
             asker: Arc::clone(asker),
             traffic: Arc::clone(&server.traffic),
@@ -234,12 +234,12 @@ pub(super) async fn relist(server: &Server, client: &Client) -> Result<(Vec<Tool
 /// or an undeclared permission is an error), then — under `resourcesAsTools`, for a server that
 /// declared `resources` — the two resource tools that `includeTools`/`excludeTools` let through.
 fn accepted_tools(server: &Server, client: &Client, raw: Vec<Value>) -> Result<Vec<ToolDef>> {
-    let tools = mcp::validate_tools(&server.name, raw)?;
-    let mut tools = super::policy::apply(&server.name, &server.extras, tools)?;
+    let tools = mcp::validate_tools(server.name.as_str(), raw)?;
+    let mut tools = super::policy::apply(server.name.as_str(), &server.extras, tools)?;
     if server.resources_as_tools && client.handshake().declares(Capability::Resources) {
         let extra: Vec<ToolDef> = super::resource_tools::definitions()
             .iter()
-            .filter(|t| super::policy::listed(&server.extras, &t.name))
+            .filter(|t| super::policy::listed(&server.extras, t.name.as_str()))
             .map(|t| super::resource_tools::named_apart(t, &tools))
             .collect();
         tools.extend(extra);

@@ -46,7 +46,7 @@ pub(super) async fn remember(cache: Option<&SchemaCache>, server: &Server, sessi
         .filter(|t| t.kind == ToolKind::Server)
         .cloned()
         .collect();
-    match cache.store(key, &server.name, &own).await {
+    match cache.store(key, server.name.as_str(), &own).await {
         Ok(()) => tracing::debug!(server = %server.name, "schema cache updated"),
         Err(e) => tracing::warn!(server = %server.name, "cannot write the schema cache: {e}"),
     }

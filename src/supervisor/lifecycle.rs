@@ -204,7 +204,7 @@ async fn prepared_spec(
         return None;
     }
     let packages = roster.settings.packages.as_deref();
-    match package::prepare(&server.name, &server.spec, packages).await {
+    match package::prepare(server.name.as_str(), &server.spec, packages).await {
         Ok(prepared) => Some(prepared),
         Err(e) => {
             timings.total = begun.elapsed();

@@ -63,7 +63,7 @@ pub(super) async fn page(
         .collect();
     for (i, server) in todo.iter().enumerate() {
         let (mut downstream, mut pages) = match &resume {
-            Some(r) if r.server == server.name => (r.cursor.clone(), r.pages),
+            Some(r) if server.name == r.server => (r.cursor.clone(), r.pages),
             _ => (None, 0),
         };
         let Some((session, _busy)) = session_for(roster, server, only.is_some()).await? else {
@@ -104,14 +104,20 @@ pub(super) async fn page(
             if out.is_full() {
                 return Ok(out.finish(
                     list,
-                    Some(cursor_at(list, only, &server.name, downstream, pages)),
+                    Some(cursor_at(
+                        list,
+                        only,
+                        server.name.as_str(),
+                        downstream,
+                        pages,
+                    )),
                 ));
             }
         }
         if out.is_full() {
             let next = todo
                 .get(i + 1)
-                .map(|s| cursor_at(list, only, &s.name, None, 0));
+                .map(|s| cursor_at(list, only, s.name.as_str(), None, 0));
             return Ok(out.finish(list, next));
         }
     }

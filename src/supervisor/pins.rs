@@ -15,27 +15,28 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::limits;
 use crate::mcp::ToolDef;
+use crate::names::ToolName;
 
 #[derive(Debug, Default)]
 pub(super) struct Pins {
     pinning: bool,
     /// The hash each name was last listed with.
-    seen: HashMap<String, String>,
+    seen: HashMap<ToolName, String>,
     /// The accepted hash of each name (pinning only).
-    accepted: HashMap<String, String>,
+    accepted: HashMap<ToolName, String>,
     /// The hash each held name was last reported with, so it is reported once.
-    reported: HashMap<String, String>,
+    reported: HashMap<ToolName, String>,
     /// News for the next catalog rebuild: names whose definition changed…
-    changed: BTreeSet<String>,
+    changed: BTreeSet<ToolName>,
     /// …and `(name, hash)` of tools newly held.
-    held: Vec<(String, String)>,
+    held: Vec<(ToolName, String)>,
 }
 
 /// What changed since the last rebuild took the news.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct News {
-    pub changed: BTreeSet<String>,
-    pub held: Vec<(String, String)>,
+    pub changed: BTreeSet<ToolName>,
+    pub held: Vec<(ToolName, String)>,
 }
 
 impl Pins {
@@ -94,7 +95,7 @@ impl Pins {
 
     /// The host accepts definition `hash` of `name`.
     pub(super) fn accept(&mut self, name: &str, hash: &str) {
-        self.accepted.insert(name.to_owned(), hash.to_owned());
+        self.accepted.insert(ToolName::from(name), hash.to_owned());
         self.reported.remove(name);
     }
 
@@ -124,7 +125,7 @@ mod tests {
         let raw =
             json!({"name": name, "description": description, "inputSchema": {"type": "object"}});
         ToolDef {
-            name: name.to_owned(),
+            name: ToolName::from(name),
             hash: crate::mcp::tools::definition_hash(&raw),
             raw,
             ..base.clone()
@@ -142,7 +143,7 @@ mod tests {
         );
         pins.observe(&[tool("a", "two"), tool("b", "one")]);
         let news = pins.take_news();
-        assert_eq!(news.changed, BTreeSet::from(["a".to_owned()]));
+        assert_eq!(news.changed, BTreeSet::from([ToolName::from("a")]));
         assert!(news.held.is_empty() && !pins.holds(&tool("a", "two")));
         pins.observe(&[tool("a", "two")]);
         assert_eq!(pins.take_news(), News::default());
@@ -158,14 +159,14 @@ mod tests {
         assert!(pins.holds(&v2));
         assert_eq!(
             pins.take_news().held,
-            vec![("a".to_owned(), v2.hash.clone())]
+            vec![(ToolName::from("a"), v2.hash.clone())]
         );
         pins.observe(std::slice::from_ref(&v2));
         assert!(pins.take_news().held.is_empty(), "reported once per hash");
         pins.observe(std::slice::from_ref(&v3));
         assert_eq!(
             pins.take_news().held,
-            vec![("a".to_owned(), v3.hash.clone())]
+            vec![(ToolName::from("a"), v3.hash.clone())]
         );
         assert_eq!(pins.accepted("a"), Some(v1.hash.as_str()));
         pins.accept("a", &v3.hash);

@@ -61,7 +61,7 @@ pub(super) fn apply(server: &str, extras: &Extras, tools: Vec<ToolDef>) -> Resul
                 }
             }
         }
-        if listed(extras, &tool.name) {
+        if listed(extras, tool.name.as_str()) {
             out.push(tool);
         }
     }

@@ -17,6 +17,7 @@ use crate::convert;
 use crate::error::Result;
 use crate::limits;
 use crate::mcp::{validate_tools, SurfaceList, ToolDef, ToolKind};
+use crate::names::ToolName;
 
 pub(super) const LIST_RESOURCES: &str = "list_resources";
 pub(super) const READ_RESOURCE: &str = "read_resource";
@@ -62,7 +63,7 @@ pub(super) fn definitions() -> &'static [ToolDef] {
 /// name template as for any tool).
 pub(super) fn named_apart(tool: &ToolDef, theirs: &[ToolDef]) -> ToolDef {
     let taken = |name: &str| theirs.iter().any(|t| t.name == name);
-    if !taken(&tool.name) {
+    if !taken(tool.name.as_str()) {
         return tool.clone();
     }
     let name = (2..)
@@ -73,7 +74,7 @@ pub(super) fn named_apart(tool: &ToolDef, theirs: &[ToolDef]) -> ToolDef {
     raw["name"] = Value::from(name.as_str());
     ToolDef {
         hash: crate::mcp::tools::definition_hash(&raw),
-        name,
+        name: ToolName::from(name),
         raw,
         ..tool.clone()
     }
@@ -151,8 +152,10 @@ mod tests {
             ]
         );
         let read = &tools[1];
-        assert!(crate::mcp::tools::check_arguments("s", read, &json!({"uri": "a://b"})).is_ok());
-        assert!(crate::mcp::tools::check_arguments("s", read, &json!({})).is_err());
+        assert!(
+            crate::mcp::tools::check_arguments(&"s".into(), read, &json!({"uri": "a://b"})).is_ok()
+        );
+        assert!(crate::mcp::tools::check_arguments(&"s".into(), read, &json!({})).is_err());
     }
 
     #[test]
@@ -162,7 +165,7 @@ mod tests {
         let theirs: Vec<ToolDef> = ["list_resources", "list_resources_2"]
             .iter()
             .map(|n| ToolDef {
-                name: n.to_string(),
+                name: ToolName::from(*n),
                 ..list.clone()
             })
             .collect();

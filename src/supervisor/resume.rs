@@ -51,7 +51,7 @@ pub(super) async fn subscriptions(roster: Arc<Roster>, server: Arc<Server>, sess
             .await
         {
             Ok(()) => roster.send(Event::ResourceUpdated {
-                server: server.name.clone(),
+                server: server.name.to_string(),
                 uri: Some(uri),
             }),
             Err(e) => {

@@ -14,11 +14,12 @@ use super::server::Server;
 use super::settings::Settings;
 use crate::error::{Error, ErrorCode, Result};
 use crate::mcp::{CacheHints, LogLevel};
+use crate::names::ServerName;
 use crate::store::{Catalog, ServerInfo, ServerTools};
 
 pub(super) struct Roster {
     pub settings: Settings,
-    servers: Mutex<BTreeMap<String, Arc<Server>>>,
+    servers: Mutex<BTreeMap<ServerName, Arc<Server>>>,
     catalog: RwLock<Arc<Catalog>>,
     /// Serialises catalog rebuilds so that `ToolsChanged` events describe consecutive snapshots.
     rebuild: Mutex<()>,
@@ -51,7 +52,7 @@ impl Roster {
     // ----- the table -----
 
     /// The table, locked. Take it before any server's slot, and never across an `.await`.
-    pub(super) fn servers(&self) -> MutexGuard<'_, BTreeMap<String, Arc<Server>>> {
+    pub(super) fn servers(&self) -> MutexGuard<'_, BTreeMap<ServerName, Arc<Server>>> {
         self.servers.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -73,7 +74,7 @@ impl Roster {
     /// Whether `server` is still the one registered under its name.
     pub(super) fn is_registered(&self, server: &Arc<Server>) -> bool {
         self.servers()
-            .get(&server.name)
+            .get(server.name.as_str())
             .is_some_and(|s| Arc::ptr_eq(s, server))
     }
 
@@ -132,7 +133,10 @@ impl Roster {
         ));
         for server in &exposed {
             if let Some(s) = servers.iter().find(|s| s.name == server.name) {
-                s.slot().last_names = next.names_of(&server.name).map(str::to_owned).collect();
+                s.slot().last_names = next
+                    .names_of(server.name.as_str())
+                    .map(str::to_owned)
+                    .collect();
             }
         }
         let (changed, withheld) = definition_news(&servers, &next);
@@ -225,7 +229,7 @@ fn definition_news(servers: &[Arc<Server>], next: &Catalog) -> (Vec<String>, Vec
     for server in servers {
         let news = server.slot().pins.take_news();
         changed.extend(
-            next.entries_of(&server.name)
+            next.entries_of(server.name.as_str())
                 .filter(|e| news.changed.contains(&e.tool.name))
                 .map(|e| e.name.clone()),
         );

@@ -18,6 +18,7 @@ use super::timings::StartTimings;
 use crate::config::{Extras, ServerSpec, Source};
 use crate::error::{Error, ErrorCode};
 use crate::mcp::{LogLevel, ToolDef, Traffic};
+use crate::names::ServerName;
 use crate::oauth::ServerAuth;
 use crate::process::{ExitInfo, StderrTail};
 use crate::time::rfc3339;
@@ -26,7 +27,7 @@ use super::timings::millis;
 use crate::trust::secrets::{Secrets, MIN_RESULT_MASKED_LEN};
 
 pub(super) struct Server {
-    pub name: String,
+    pub name: ServerName,
     pub spec: ServerSpec,
     /// How the server arrived (shown in status; never read from its config).
     pub source: Source,
@@ -168,7 +169,7 @@ impl Server {
             .then(|| secrets.at_least(MIN_RESULT_MASKED_LEN))
             .filter(|s| !s.is_empty());
         Self {
-            name: name.to_owned(),
+            name: ServerName::from(name),
             spec,
             source,
             extras,
@@ -282,7 +283,7 @@ impl Server {
                     "server": self.name,
                     "tool": tool.name,
                     "hash": tool.hash,
-                    "acceptedHash": slot.pins.accepted(&tool.name),
+                    "acceptedHash": slot.pins.accepted(tool.name.as_str()),
                     "definition": definition,
                 })
             })
@@ -335,8 +336,8 @@ impl Server {
             }
         }
         ServerStatus {
-            name: self.name.clone(),
-            prefix: crate::convert::server_prefix(&self.name).into_owned(),
+            name: self.name.to_string(),
+            prefix: crate::convert::server_prefix(self.name.as_str()).into_owned(),
             source: self.source,
             state: slot.state,
             generation: slot.generation,
@@ -396,7 +397,7 @@ impl Server {
             _ => None,
         };
         ServerStats {
-            name: self.name.clone(),
+            name: self.name.to_string(),
             state: slot.state,
             generation: slot.generation,
             started_at: slot.started_at.map(rfc3339),

@@ -94,7 +94,7 @@ pub(super) async fn read_resource(
     };
     let (contents, result, truncated) = run.await.map_err(|e| server.secrets.mask_error(e))?;
     Ok(ResourceRead {
-        server: server.name.clone(),
+        server: server.name.to_string(),
         uri: uri.to_owned(),
         contents,
         result,
@@ -209,7 +209,7 @@ pub(super) async fn get_prompt(
     };
     let (messages, description) = run.await.map_err(|e| server.secrets.mask_error(e))?;
     Ok(PromptGot {
-        server: server.name.clone(),
+        server: server.name.to_string(),
         name: prompt.to_owned(),
         description,
         messages,

@@ -137,7 +137,7 @@ fn sandbox_denial(server: &Server, slot: &Slot, error: Error) -> Error {
     else {
         return error;
     };
-    let mut denied = denial.to_error(&server.name);
+    let mut denied = denial.to_error(server.name.as_str());
     denied.message = format!("{} (the server: {})", denied.message, error.message);
     for (key, value) in error.details {
         denied.details.entry(key).or_insert(value);

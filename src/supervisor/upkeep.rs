@@ -118,7 +118,7 @@ impl Upkeep {
             _ = self.session.ended.cancelled() => return Some(Due::Ended),
             answered = self.session.client.ping(timeout) => {
                 if let Err(e) = answered {
-                    return Some(Due::Fail(missed_ping(&self.server.name, timeout, e)));
+                    return Some(Due::Fail(missed_ping(self.server.name.as_str(), timeout, e)));
                 }
             }
         }

@@ -13,6 +13,7 @@ use opentelemetry::{global, Context, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 
 use super::export::enabled;
+use crate::names::ServerName;
 
 /// Longest `tracestate` passed on (W3C allows 32 members of up to 256 bytes; 512 is what its
 /// propagation section asks a vendor to keep at least).
@@ -149,7 +150,7 @@ impl CallSpan {
     pub(crate) fn start(
         parent: &TraceContext,
         method: &str,
-        server: &str,
+        server: &ServerName,
         tool: Option<&str>,
         era: &str,
         transport: &str,
@@ -163,7 +164,7 @@ impl CallSpan {
         let parent = parent.0.clone().unwrap_or_default();
         let mut attrs = vec![
             KeyValue::new("mcp.method.name", method.to_owned()),
-            KeyValue::new("mcp.server.name", server.to_owned()),
+            KeyValue::new("mcp.server.name", server.to_string()),
             KeyValue::new("mcp.protocol.era", era.to_owned()),
             KeyValue::new(
                 "network.transport",
@@ -235,7 +236,7 @@ mod tests {
         let call = CallSpan::start(
             &request.context(),
             "tools/call",
-            "s",
+            &ServerName::from("s"),
             Some("t"),
             "legacy",
             "stdio",
@@ -249,7 +250,7 @@ mod tests {
         let call = CallSpan::start(
             &request.context(),
             "tools/call",
-            "s",
+            &ServerName::from("s"),
             None,
             "legacy",
             "stdio",

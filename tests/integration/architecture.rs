@@ -13,7 +13,15 @@ use std::path::{Path, PathBuf};
 /// The floors, bottom first. A module may import modules of lower floors only (never its own
 /// floor's neighbours, never upwards). `main.rs` stands above all of them.
 const FLOORS: &[&[&str]] = &[
-    &["limits", "error", "logging", "time", "canonical", "era"],
+    &[
+        "limits",
+        "error",
+        "logging",
+        "time",
+        "canonical",
+        "era",
+        "names",
+    ],
     &[
         "jsonrpc",
         "convert",

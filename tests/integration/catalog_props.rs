@@ -54,7 +54,7 @@ fn random_set(rng: &mut Rng) -> Vec<ServerTools> {
                 })
                 .collect();
             ServerTools {
-                name: ["s", "s_", "srv", "s-2"][i].to_owned(),
+                name: ["s", "s_", "srv", "s-2"][i].into(),
                 tools: Arc::new(tools),
                 info: ServerInfo::default(),
             }
@@ -75,7 +75,7 @@ fn changed(rng: &mut Rng, servers: &[ServerTools]) -> Vec<ServerTools> {
                 continue;
             }
             tools.push(if rng.chance(20) {
-                valid_tool(rng, t.name.clone())
+                valid_tool(rng, t.name.to_string())
             } else {
                 t.clone()
             });
@@ -249,7 +249,7 @@ fn schema_servers() -> Vec<ServerTools> {
                 instructions: (i < 2).then(|| format!("Use the {stem} tools for {stem} work.")),
                 withheld: Vec::new(),
             },
-            name: stem,
+            name: stem.into(),
         })
         .collect()
 }

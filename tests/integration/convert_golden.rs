@@ -9,6 +9,7 @@
 //! review the diff like code.
 
 use mcp_sidecar::convert::{definition, fingerprint, NameTemplate, Options, ToolFormat};
+use mcp_sidecar::names::ServerName;
 use serde_json::{json, Value};
 
 use crate::support;
@@ -25,9 +26,10 @@ const VARIANTS: [(&str, ToolFormat, bool); 6] = [
 
 /// Exposed names for one file's tools, as a catalog would assign them (server = file stem).
 fn names(stem: &str, tools: &[Value]) -> Vec<String> {
-    let pairs: Vec<(&str, &str)> = tools
+    let server = ServerName::from(stem);
+    let pairs: Vec<(&ServerName, &str)> = tools
         .iter()
-        .map(|t| (stem, t["name"].as_str().unwrap_or_default()))
+        .map(|t| (&server, t["name"].as_str().unwrap_or_default()))
         .collect();
     NameTemplate::default().assign(&pairs)
 }

@@ -14,6 +14,7 @@ use mcp_sidecar::convert::schema::MAX_SCHEMA_NODES;
 use mcp_sidecar::convert::{
     ansi, arguments, budget, definition, NameTemplate, Options, ToolFormat,
 };
+use mcp_sidecar::names::ServerName;
 use serde_json::json;
 
 const CASES: u64 = 2000;
@@ -155,9 +156,11 @@ fn names_always_satisfy_every_provider() {
                 (server, tool)
             })
             .collect();
-        let pairs: Vec<(&str, &str)> = owned
+        let servers: Vec<ServerName> = owned.iter().map(|(s, _)| ServerName::from(s)).collect();
+        let pairs: Vec<(&ServerName, &str)> = servers
             .iter()
-            .map(|(s, t)| (s.as_str(), t.as_str()))
+            .zip(&owned)
+            .map(|(s, (_, t))| (s, t.as_str()))
             .collect();
         let template = match case % 4 {
             0 => NameTemplate::default(),
@@ -166,7 +169,7 @@ fn names_always_satisfy_every_provider() {
             _ => NameTemplate::new("x_{tool}_{server}", 40).unwrap_or_default(),
         };
         let names = template.assign(&pairs);
-        let mut owner: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
+        let mut owner: BTreeMap<&str, (&ServerName, &str)> = BTreeMap::new();
         for (name, pair) in names.iter().zip(&pairs) {
             assert!(
                 support::provider_rules::name_ok_everywhere(name),

@@ -6,6 +6,8 @@
 //! pattern does. The same rules filter the listings and refuse the calls, so a client never learns
 //! of a tool it may not call.
 
+use crate::names::{ServerName, ToolName};
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct Rules {
     /// `None`: every server.
@@ -42,8 +44,8 @@ impl Rules {
     }
 
     /// Whether the client may see and call `tool` of `server`.
-    pub(crate) fn tool(&self, server: &str, tool: &str) -> bool {
-        if !self.server(server) {
+    pub(crate) fn tool(&self, server: &ServerName, tool: &ToolName) -> bool {
+        if !self.server(server.as_str()) {
             return false;
         }
         let full = format!("{server}.{tool}");
@@ -106,17 +108,20 @@ mod tests {
                 "memory.*".into(),
             ],
         );
-        assert!(rules.tool("github", "create_issue"));
-        assert!(!rules.tool("github", "delete_repo"));
-        assert!(rules.tool("memory", "read"));
-        assert!(!rules.tool("search", "find"), "not among its servers");
+        let allows = |rules: &Rules, server: &str, tool: &str| {
+            rules.tool(&ServerName::from(server), &ToolName::from(tool))
+        };
+        assert!(allows(&rules, "github", "create_issue"));
+        assert!(!allows(&rules, "github", "delete_repo"));
+        assert!(allows(&rules, "memory", "read"));
+        assert!(!allows(&rules, "search", "find"), "not among its servers");
         assert!(!rules.server("search"));
         let only_servers = Rules::new(Some(vec!["memory".into()]), vec![]);
-        assert!(only_servers.tool("memory", "anything"));
-        assert!(!only_servers.tool("github", "anything"));
+        assert!(allows(&only_servers, "memory", "anything"));
+        assert!(!allows(&only_servers, "github", "anything"));
         let only_denied = Rules::new(None, vec!["!*.delete_*".into()]);
-        assert!(only_denied.tool("any", "read"));
-        assert!(!only_denied.tool("any", "delete_all"));
+        assert!(allows(&only_denied, "any", "read"));
+        assert!(!allows(&only_denied, "any", "delete_all"));
         assert!(Rules::everything().allows_everything());
         assert!(!only_denied.allows_everything());
     }

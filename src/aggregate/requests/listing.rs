@@ -23,6 +23,7 @@ use super::wire::WireError;
 use crate::aggregate::access::Rules;
 use crate::aggregate::session::era;
 use crate::limits;
+use crate::names::{ServerName, ToolName};
 use crate::store::Catalog;
 
 /// Which answer a listing is shaped as.
@@ -157,8 +158,8 @@ struct Generation {
 
 struct ToolText {
     name: String,
-    server: String,
-    tool: String,
+    server: ServerName,
+    tool: ToolName,
     text: String,
 }
 

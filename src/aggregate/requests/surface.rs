@@ -22,6 +22,7 @@ use super::tools::TRUNCATED_META;
 use super::wire::WireError;
 use crate::aggregate::shared::Aggregate;
 use crate::error::{Error, ErrorCode};
+use crate::names::ServerName;
 use crate::supervisor::{Registry, ServerState};
 
 /// The lists beyond tools.
@@ -139,7 +140,7 @@ fn mcp_item(
 fn prompt_name(registry: &Registry, server: &str, prompt: &str) -> String {
     let names = &registry.settings().names;
     names
-        .assign(&[(server, prompt)])
+        .assign(&[(&ServerName::from(server), prompt)])
         .pop()
         .unwrap_or_else(|| names.render(server, prompt))
 }

@@ -31,6 +31,7 @@ use crate::aggregate::access::Rules;
 use crate::aggregate::session::era::Era;
 use crate::aggregate::shared::Aggregate;
 use crate::error::{Error, ErrorCode};
+use crate::names::ServerName;
 use crate::supervisor::{CallOptions, CallOutcome, LogLevel};
 
 /// The `_meta` key of an error result's details (code, server, tool, limit…).
@@ -91,7 +92,7 @@ pub(crate) fn server_of(aggregate: &Aggregate, tool: &str) -> Option<String> {
         .registry()
         .catalog()
         .get(tool)
-        .map(|e| e.server.clone())
+        .map(|e| e.server.to_string())
 }
 
 /// What `tools/call` reads (MCP allows more; the rest is ignored, `task` included: tasks are not
@@ -160,12 +161,11 @@ fn start(r: &Request<'_>, tool: String, arguments: Option<Value>, with_progress:
     // A tool of a server still on its first start is not listed yet: the call waits for that
     // server (the registry sees to it), and its questions come from the server that may name it.
     let server = match registry.catalog().get(&tool) {
-        Some(entry) => Some(entry.server.clone()),
-        None => registry
-            .list()
-            .into_iter()
-            .map(|s| s.name)
-            .find(|s| registry.settings().names.may_name(s, &tool)),
+        Some(entry) => Some(entry.server.to_string()),
+        None => registry.list().into_iter().map(|s| s.name).find(|s| {
+            let server = ServerName::from(s.as_str());
+            registry.settings().names.may_name(&server, &tool)
+        }),
     };
     let mut options = CallOptions {
         trace: r.trace.clone(),

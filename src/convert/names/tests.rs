@@ -9,7 +9,13 @@ fn default_template() -> NameTemplate {
 /// Assigns and checks every output against `^[a-zA-Z0-9_-]{1,max_len}$`
 /// and uniqueness per distinct pair.
 fn assign_checked(template: &NameTemplate, pairs: &[(&str, &str)]) -> Vec<String> {
-    let names = template.assign(pairs);
+    let servers: Vec<ServerName> = pairs.iter().map(|&(s, _)| ServerName::from(s)).collect();
+    let typed: Vec<(&ServerName, &str)> = servers
+        .iter()
+        .zip(pairs)
+        .map(|(s, &(_, t))| (s, t))
+        .collect();
+    let names = template.assign(&typed);
     assert_eq!(names.len(), pairs.len());
     for name in &names {
         assert!(
@@ -357,9 +363,9 @@ fn for_each_permutation<'a>(
 #[test]
 fn a_name_may_belong_to_a_server_before_its_tools_are_known() {
     let t = default_template();
-    assert!(t.may_name("alpha", "mcp__alpha__echo"));
-    assert!(!t.may_name("alpha", "mcp__beta__echo"));
-    assert!(!t.may_name("alp", "mcp__alpha__echo"));
+    assert!(t.may_name(&ServerName::from("alpha"), "mcp__alpha__echo"));
+    assert!(!t.may_name(&ServerName::from("alpha"), "mcp__beta__echo"));
+    assert!(!t.may_name(&ServerName::from("alp"), "mcp__alpha__echo"));
     // Every name the template gives the server's tools passes, hashed and cut ones included.
     let long = "s".repeat(70);
     for (server, tool) in [
@@ -368,11 +374,14 @@ fn a_name_may_belong_to_a_server_before_its_tools_are_known() {
         (long.as_str(), "t"),
     ] {
         let name = &assign_checked(&t, &[(server, tool)])[0];
-        assert!(t.may_name(server, name), "{server} {name}");
+        assert!(
+            t.may_name(&ServerName::from(server), name),
+            "{server} {name}"
+        );
     }
     // Without `{server}` before `{tool}` the name cannot tell: any server may own it.
     let bare = NameTemplate::new("{tool}", 64).unwrap();
-    assert!(bare.may_name("alpha", "echo"));
+    assert!(bare.may_name(&ServerName::from("alpha"), "echo"));
     let after = NameTemplate::new("{tool}_{server}", 64).unwrap();
-    assert!(after.may_name("alpha", "echo_beta"));
+    assert!(after.may_name(&ServerName::from("alpha"), "echo_beta"));
 }

@@ -178,7 +178,7 @@ impl Registry {
             secrets,
             auth,
         ));
-        servers.insert(name.to_owned(), Arc::clone(&server));
+        servers.insert(server.name.clone(), Arc::clone(&server));
         login::forward_status(&self.roster, &server);
         Ok(server)
     }

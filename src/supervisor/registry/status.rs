@@ -18,7 +18,7 @@ impl Registry {
         self.roster
             .all()
             .iter()
-            .map(|s| (s.name.clone(), s.slot().state, s.spec.auto_start))
+            .map(|s| (s.name.to_string(), s.slot().state, s.spec.auto_start))
             .collect()
     }
 
@@ -32,7 +32,7 @@ impl Registry {
                 let (bytes_in, bytes_out) = s.traffic.totals();
                 let slot = s.slot();
                 crate::metrics::ServerSample {
-                    name: s.name.clone(),
+                    name: s.name.to_string(),
                     state: slot.state.as_str(),
                     restarts: slot.restarts,
                     in_flight: s.calls.current() as u64,

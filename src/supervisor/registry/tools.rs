@@ -92,8 +92,8 @@ impl Registry {
         let outcome = self.call_listed(name, arguments, options).await;
         let metrics = crate::metrics::global();
         match &outcome {
-            Ok(o) => metrics.call(&o.server, &o.tool, Ok(o.duration)),
-            Err(e) => metrics.call("", "", Err(e.code.as_str())),
+            Ok(o) => metrics.call(Ok((&o.server, &o.tool, o.duration))),
+            Err(e) => metrics.call(Err(e.code.as_str())),
         }
         outcome
     }
@@ -124,7 +124,7 @@ impl Registry {
             );
         };
         let arguments = call::arguments(name, entry, arguments)?;
-        let server = self.roster.find(&entry.server)?;
+        let server = self.roster.find(entry.server.as_str())?;
         // A call's error carries the server's stderr tail and upstream messages: no secret value
         // of its config may leave with them.
         let outcome = call::call(

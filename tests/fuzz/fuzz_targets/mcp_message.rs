@@ -71,15 +71,15 @@ async fn session(data: &[u8]) {
             let mut names = BTreeSet::new();
             for tool in &tools {
                 assert!(
-                    names.insert(tool.name.clone()),
+                    names.insert(tool.name.to_string()),
                     "validated tools share a name"
                 );
                 for format in ToolFormat::ALL {
                     definition(format, Options { strict: true }, "mcp__fuzz__t", &tool.raw);
                 }
-                let _ = check_arguments("fuzz", tool, &json!({}));
+                let _ = check_arguments(&"fuzz".into(), tool, &json!({}));
             }
-            first_tool = tools.first().map(|t| t.name.clone());
+            first_tool = tools.first().map(|t| t.name.to_string());
         }
     }
     let tool = first_tool.unwrap_or_else(|| "t".to_owned());
