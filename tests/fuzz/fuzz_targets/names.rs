@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use libfuzzer_sys::fuzz_target;
 use mcp_sidecar::convert::{NameTemplate, DEFAULT_NAME_TEMPLATE};
+use mcp_sidecar::names::ServerName;
 
 const TEMPLATES: [&str; 5] = [
     DEFAULT_NAME_TEMPLATE,
@@ -44,7 +45,16 @@ fuzz_target!(|data: &[u8]| {
         .chunks(2)
         .map(|p| (p[0].as_str(), p.get(1).map_or("", String::as_str)))
         .collect();
-    let names = template.assign(&pairs);
+    let servers: Vec<ServerName> = pairs.iter().map(|(s, _)| ServerName::from(*s)).collect();
+    let typed = |pairs: &[(&str, &str)], servers: &[ServerName]| -> Vec<String> {
+        let typed: Vec<(&ServerName, &str)> = servers
+            .iter()
+            .zip(pairs)
+            .map(|(s, (_, t))| (s, *t))
+            .collect();
+        template.assign(&typed)
+    };
+    let names = typed(&pairs, &servers);
     assert_eq!(names.len(), pairs.len());
 
     let mut by_pair: BTreeMap<(&str, &str), &str> = BTreeMap::new();
@@ -67,7 +77,8 @@ fuzz_target!(|data: &[u8]| {
     }
 
     let reversed: Vec<(&str, &str)> = pairs.iter().rev().copied().collect();
-    for (pair, name) in reversed.iter().zip(template.assign(&reversed)) {
+    let reversed_servers: Vec<ServerName> = servers.iter().rev().cloned().collect();
+    for (pair, name) in reversed.iter().zip(typed(&reversed, &reversed_servers)) {
         assert_eq!(
             by_pair.get(pair).copied(),
             Some(name.as_str()),
