@@ -7,7 +7,8 @@ proto/schema/*.json (host protocol v1), so that no client copies them by hand.
 
 Outputs (checked in, deterministic, each with a "do not edit" header):
     clients/python/src/mcp_sidecar/_generated.py   result classes, TypedDicts, Literal aliases, error codes,
-                                                   both clients' host methods (from py_methods.py)
+                                                   the constructors' option defaults
+    clients/python/src/mcp_sidecar/_methods.py     both clients' host methods and constructors (py_methods.py)
     clients/node/generated.d.ts, generated.js      interfaces, unions, RPC_CODES
     clients/go/generated.go                        structs, enum constants, error codes
 
@@ -467,18 +468,32 @@ def gen_python() -> str:
             "sends and notification params are TypedDicts. The sidecar may add fields (protocol",
             '§14): code reading these dicts must ignore keys it does not know."""', "",
             "from __future__ import annotations", "",
+            "from typing import Any, Dict, List, Literal, Optional, TypedDict, Union", "",
+            "from ._results import Result", "",
+            "__all__ = [", *(f'    "{n}",' for n in names), "]", "", "JsonObject = Dict[str, Any]"]
+    body += py_methods.options_source()
+    return "\n".join(head + body) + "\n"
+
+
+def gen_python_methods() -> str:
+    """The host methods and constructors of both Python clients, in a file of their own above
+    ``_generated.py``: they name the clients' option, callback and token types, which sit above
+    the protocol's shapes (one file holding both would make an import loop)."""
+    head = [f"# {HEADER}", '"""The host methods and constructors of both clients, generated from proto/schema and',
+            'clients/codegen/py_methods.py; copied into Sidecar and AsyncSidecar by _results.install."""', "",
+            "from __future__ import annotations", "",
             "import os as _os",
-            "from typing import TYPE_CHECKING, Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, TypedDict, Union", "",
-            "from ._results import Result, _names, _on, _shape", "",
+            "from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence", "",
+            "from ._generated import *  # noqa: F403 - the shapes the methods take and return",
+            f"from ._generated import {', '.join(name for name, _, _ in py_methods.DEFAULTS)}",
+            "from ._results import _names, _on, _shape", "",
             "if TYPE_CHECKING:",
             "    from ._binary import PathArg",
+            "    from ._cancel import CancelToken",
+            "    from ._handlers import Handler, ProgressCallback, SyncHandler, SyncProgressCallback",
             "    from ._options import StderrTarget",
-            "    from ._protocol import ElicitationMode, LogLevel, PromptsChangedParams, ResourcesChangedParams",
-            "    from .aio import Handler, ProgressCallback",
-            "    from .sync import CancelToken, SyncHandler, SyncProgressCallback", "",
-            "__all__ = [", *(f'    "{n}",' for n in names), "]", "", "JsonObject = Dict[str, Any]"]
-    body += py_methods.python_source(request_fields)
-    return "\n".join(head + body) + "\n"
+            "    from ._protocol import ElicitationMode, LogLevel, PromptsChangedParams, ResourcesChangedParams"]
+    return "\n".join(head + py_methods.python_source(request_fields)) + "\n"
 
 
 def request_fields(method: str) -> Set[str]:
@@ -685,6 +700,7 @@ def gofmt(text: str) -> str:
 
 OUTPUTS = {
     "clients/python/src/mcp_sidecar/_generated.py": gen_python,
+    "clients/python/src/mcp_sidecar/_methods.py": gen_python_methods,
     "clients/node/generated.d.ts": gen_ts_types,
     "clients/node/generated.js": gen_js,
     "clients/go/generated.go": gen_go,

@@ -281,10 +281,10 @@ def docstring(text: str, indent: str) -> List[str]:
 
 
 def python_source(params_of) -> List[str]:  # type: ignore[no-untyped-def]
-    """The options' defaults and the methods' classes, appended to ``_generated.py``."""
+    """The methods' classes of both clients: the body of ``_methods.py``."""
     for method in METHODS:
         check_keys(method, params_of)
-    out = options_source() + ["", "", "# The host methods of both clients (clients/codegen/py_methods.py), copied into",
+    out = ["", "", "# The host methods of both clients (clients/codegen/py_methods.py), copied into",
            "# Sidecar and AsyncSidecar by _results.install."]
     for cls, client, call in CLIENTS:
         out += ["", "", f"class {cls}:", "    # What the client supplies (for type checkers: these are copied, not inherited).",
@@ -354,6 +354,7 @@ def constructor(client: str) -> List[str]:
 
 
 def options_source() -> List[str]:
+    """The options' defaults, appended to ``_generated.py`` (``_options`` reads them)."""
     out = [""]
     for name, value, comment in DEFAULTS:
         out += [f"#: {comment}", f"{name} = {value}"]

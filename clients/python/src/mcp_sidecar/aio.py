@@ -30,7 +30,6 @@ import weakref
 from typing import (
     Any,
     AsyncIterator,
-    Awaitable,
     Callable,
     Dict,
     List,
@@ -45,14 +44,19 @@ from typing import (
 from . import _log
 from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
-from ._handlers import SidecarRequest, answer_line, failure_line
-from ._generated import _AsyncSidecarMethods
+from ._handlers import (
+    Handler,
+    NotificationCallback,
+    ProgressCallback,
+    SidecarRequest,
+    answer_line,
+    failure_line,
+)
+from ._methods import _AsyncSidecarMethods
 from ._results import install, shape
 from ._options import Options
 from ._protocol import (
     ROOTS_LIST_CHANGED,
-    JsonObject,
-    ProgressParams,
     Root,
     ServerLogParams,
     InitializeResult,
@@ -67,15 +71,6 @@ from ._core import (
 )
 
 __all__ = ["AsyncSidecar", "NotificationCallback", "ProgressCallback", "Handler"]
-
-#: A notification callback: a plain function, or one returning an awaitable (run as a task).
-NotificationCallback = Callable[[Notification], Union[None, Awaitable[None]]]
-#: A progress callback of ``call_tool``: called with each ``notifications/progress`` params of
-#: the call (:class:`ProgressParams`); a returned awaitable runs as a task.
-ProgressCallback = Callable[[ProgressParams], Union[None, Awaitable[None]]]
-#: A handler of the sidecar's requests: params in, the result object out (an ``async def``, or a
-#: plain function); raising :class:`HandlerError` answers that JSON-RPC error.
-Handler = Callable[[JsonObject], Union[Any, Awaitable[Any]]]
 
 _KILL_WAIT_SECONDS = 5.0
 # After stdout's EOF, how long to wait for the exit status (and after the exit, for EOF: a

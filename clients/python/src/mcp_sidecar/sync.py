@@ -42,15 +42,21 @@ from typing import (
 
 from . import _log
 from ._errors import ErrorCode, SidecarError, client_error
-from ._handlers import SidecarRequest, answer_line, failure_line
-from ._generated import _SidecarMethods
+from ._cancel import CancelToken
+from ._handlers import (
+    SidecarRequest,
+    SyncHandler,
+    SyncNotificationCallback,
+    SyncProgressCallback,
+    answer_line,
+    failure_line,
+)
+from ._methods import _SidecarMethods
 from ._results import install, shape
 from ._stderr import StderrReader
 from ._options import Options
 from ._protocol import (
     ROOTS_LIST_CHANGED,
-    JsonObject,
-    ProgressParams,
     Root,
     ServerLogParams,
     InitializeResult,
@@ -74,14 +80,6 @@ __all__ = [
 ]
 
 
-#: A notification callback of the blocking client (run on the client's background thread).
-SyncNotificationCallback = Callable[[Notification], None]
-#: A progress callback of ``call_tool`` (run on the thread reading stdout: keep it short).
-SyncProgressCallback = Callable[[ProgressParams], None]
-#: A handler of the sidecar's requests (run on the client's handler threads): params in, the
-#: result object out; raising :class:`HandlerError` answers that JSON-RPC error.
-SyncHandler = Callable[[JsonObject], Any]
-
 # Threads running the sidecar's requests at once (the sidecar itself keeps at most 256 waiting).
 _HANDLER_THREADS = 32
 _handler_context = threading.local()
@@ -91,59 +89,6 @@ _IDLE_GRACE_SECONDS = 0.05
 _READ_CHUNK = 1 << 16
 _KILL_WAIT_SECONDS = 5.0
 _monotonic = time.monotonic
-
-
-class CancelToken:
-    """Cancels blocking calls from another thread (the blocking counterpart of cancelling an
-    asyncio task).
-
-    Pass it as ``cancel=`` to one or more calls; :meth:`cancel` (from any thread) sends
-    ``notifications/cancelled`` for every such call in flight, and each then raises
-    :class:`SidecarError` ``CANCELLED`` as soon as the sidecar answers (at once). A call started
-    with a token already cancelled raises ``CANCELLED`` without sending anything.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._cancelled = False
-        self._hooks: List[Callable[[], None]] = []
-        self._sent = threading.Event()
-        self._cancelled_event = threading.Event()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancelled
-
-    def cancel(self) -> None:
-        """Cancel every call bound to this token (idempotent)."""
-        with self._lock:
-            if self._cancelled:
-                return
-            self._cancelled = True
-            hooks = list(self._hooks)
-        self._cancelled_event.set()
-        for hook in hooks:
-            hook()
-
-    def wait_cancelled(self, timeout: Optional[float] = None) -> bool:
-        """Block until the token is cancelled (True), or ``timeout`` (False)."""
-        return self._cancelled_event.wait(timeout)
-
-    def wait_sent(self, timeout: Optional[float] = None) -> bool:
-        """Block until a call using this token has sent its request (True), or ``timeout``."""
-        return self._sent.wait(timeout)
-
-    def _bind(self, hook: Callable[[], None]) -> bool:
-        with self._lock:
-            if self._cancelled:
-                return False
-            self._hooks.append(hook)
-            return True
-
-    def _unbind(self, hook: Callable[[], None]) -> None:
-        with self._lock:
-            if hook in self._hooks:
-                self._hooks.remove(hook)
 
 
 def handler_cancel_token() -> Optional[CancelToken]:
