@@ -4,6 +4,10 @@
 //! one read buffer are ever held, so a peer writing an endless line with no newline costs fixed memory.
 //! After a trip, the rest of that line is skipped and reading resumes at the next newline, so one bad
 //! line does not end the stream (the caller decides whether it should).
+//!
+//! A line that lies whole in the read buffer (the common case) is handed out in place, without a
+//! copy, and consumed from the buffer when the next line is asked for; only a line split across
+//! reads is gathered into a buffer of the reader's own.
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
@@ -21,6 +25,9 @@ pub struct LineReader<R> {
     max: usize,
     /// The line in `line` was handed out by the previous call and must be cleared first.
     returned: bool,
+    /// Bytes of `inner`'s buffer the previous call handed out in place: consumed by the next call
+    /// (not before, as the caller is still reading them).
+    lent: usize,
     /// Set after a trip: bytes up to the next newline belong to the rejected line.
     discarding: bool,
 }
@@ -32,6 +39,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
             line: Vec::new(),
             max,
             returned: false,
+            lent: 0,
             discarding: false,
         }
     }
@@ -48,6 +56,10 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
         if self.returned {
             self.line.clear();
             self.returned = false;
+        }
+        if self.lent > 0 {
+            self.inner.consume(self.lent);
+            self.lent = 0;
         }
         loop {
             let available = self.inner.fill_buf().await?;
@@ -72,12 +84,28 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 self.inner.consume(consumed);
                 return Err(LineError::TooLong { limit: self.max });
             }
+            if newline.is_some() && self.line.is_empty() {
+                return self.lend(take, consumed).await.map(Some);
+            }
             self.line.extend_from_slice(&available[..take]);
             self.inner.consume(consumed);
             if newline.is_some() {
                 return Ok(Some(self.hand_out()));
             }
         }
+    }
+
+    /// The whole line at the start of `inner`'s buffer, in place; its `consumed` bytes are
+    /// consumed by the next call.
+    async fn lend(&mut self, take: usize, consumed: usize) -> Result<&[u8], LineError> {
+        // The buffer is not empty, so this returns it again without reading. Asked for anew
+        // because a borrow returned from inside the loop of `next_line` would hold `inner` for
+        // the whole loop.
+        let buffered = self.inner.fill_buf().await?;
+        // Set only now: a future dropped before this point has lent nothing.
+        self.lent = consumed;
+        let line = &buffered[..take];
+        Ok(line.strip_suffix(b"\r").unwrap_or(line))
     }
 
     fn hand_out(&mut self) -> &[u8] {
@@ -168,5 +196,18 @@ mod tests {
         );
         drop(lines);
         writer.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_line_whole_in_the_read_buffer_is_not_copied() {
+        let mut lines = LineReader::new(BufReader::with_capacity(64, &b"one\ntwo\r\n"[..]), 8);
+        assert_eq!(lines.next_line().await.unwrap(), Some(&b"one"[..]));
+        assert_eq!(lines.next_line().await.unwrap(), Some(&b"two"[..]));
+        assert_eq!(lines.next_line().await.unwrap(), None);
+        assert_eq!(
+            lines.line.capacity(),
+            0,
+            "a line was gathered into the reader's own buffer"
+        );
     }
 }

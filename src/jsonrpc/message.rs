@@ -1,5 +1,7 @@
 //! JSON-RPC 2.0 wire types: classifying an incoming line, and encoding outgoing messages as one line.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -149,7 +151,8 @@ pub struct NotJsonRpc {
 // is kept as its text: a number beyond `i64` must be echoed exactly as written.
 #[derive(Deserialize)]
 struct Raw<'a> {
-    jsonrpc: Option<String>,
+    #[serde(default, borrow)]
+    jsonrpc: Option<Text<'a>>,
     #[serde(default, borrow, deserialize_with = "present")]
     id: Option<&'a RawValue>,
     method: Option<String>,
@@ -157,6 +160,18 @@ struct Raw<'a> {
     #[serde(default, deserialize_with = "present_value")]
     result: Option<Value>,
     error: Option<ErrorObject>,
+}
+
+/// A string member borrowed from the line when it has no escapes (serde borrows a `Cow` only as a
+/// field of its own, not inside an `Option`): `jsonrpc` is only compared, so it costs no allocation.
+#[derive(Deserialize)]
+#[serde(transparent)]
+struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
+
+impl Text<'_> {
+    fn is_2_0(text: &Option<Self>) -> bool {
+        text.as_ref().is_some_and(|t| t.0 == "2.0")
+    }
 }
 
 /// Distinguishes `"id": null` (Some(null)) from an absent id (None).
@@ -231,7 +246,7 @@ fn classify(raw: Raw) -> Result<Incoming, NotJsonRpc> {
                 && raw.method.is_none()
                 && raw.result.is_none()
                 && raw.error.is_some()
-                && raw.jsonrpc.as_deref() == Some("2.0") =>
+                && Text::is_2_0(&raw.jsonrpc) =>
         {
             return Err(NotJsonRpc {
                 id: None,
@@ -248,7 +263,7 @@ fn classify(raw: Raw) -> Result<Incoming, NotJsonRpc> {
             }
         },
     };
-    if raw.jsonrpc.as_deref() != Some("2.0") {
+    if !Text::is_2_0(&raw.jsonrpc) {
         return Err(NotJsonRpc {
             id,
             reason: "jsonrpc must be \"2.0\"",
@@ -457,6 +472,20 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn the_version_member_is_borrowed_from_the_line() {
+        let line = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        let raw: Raw = serde_json::from_slice(line).unwrap();
+        assert!(matches!(raw.jsonrpc, Some(Text(Cow::Borrowed("2.0")))));
+        // Escaped, it cannot be borrowed, and still means the same.
+        let escaped = br#"{"jsonrpc":"2\u002e0","id":1,"method":"ping"}"#;
+        assert!(matches!(parse_bytes(escaped), Ok(Incoming::Request { .. })));
+    }
+
+    fn parse_bytes(line: &[u8]) -> Result<Incoming, NotJsonRpc> {
+        Incoming::parse(line).expect("valid JSON")
     }
 
     #[test]

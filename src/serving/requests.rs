@@ -70,7 +70,10 @@ impl Requests {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        self.tasks.spawn(task);
+        // Boxed once here: a request's future is as large as its largest handler's state, and
+        // unboxed it would be copied whole at each layer of the spawn (tracker, runtime, task
+        // cell); boxed, those layers move a pointer.
+        self.tasks.spawn(Box::pin(task));
     }
 
     /// Fires every token, then waits until every task has ended; no task starts after this.
