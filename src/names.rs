@@ -2,9 +2,8 @@
 //! name (as its server lists it), as two types, so that code holding both cannot swap them.
 //!
 //! Both are an `Arc<str>` inside: cloning one, as every call and every catalog entry does, copies
-//! a pointer, not the text. On the wire they are the bare string (as `serde(transparent)` would
-//! give, written out because serde's `Arc` support is a feature the crate does not enable), so no
-//! message changes. They borrow as `str` for map lookups (`map.get("github")` on a map keyed by
+//! a pointer, not the text. On the wire they are the bare string (`serde(transparent)` over serde's
+//! `rc` support), so no message changes. They borrow as `str` for map lookups (`map.get("github")` on a map keyed by
 //! [`ServerName`]) but do not deref to it: reading the text is an explicit `.as_str()`, so a
 //! `ServerName` never slides into a parameter that wants a tool's name.
 //!
@@ -44,21 +43,9 @@ use std::sync::Arc;
 macro_rules! name_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+        #[serde(transparent)]
         pub struct $name(Arc<str>);
-
-        /// The bare string, as before the type existed.
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.serialize_str(&self.0)
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                String::deserialize(deserializer).map($name::from)
-            }
-        }
 
         impl $name {
             /// The name's text.
