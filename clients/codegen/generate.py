@@ -462,6 +462,9 @@ def gen_python() -> str:
              "#: Numeric JSON-RPC code of every protocol error code (two codes may share a number).",
              "RPC_CODES: Dict[str, int] = {", *(f'    "{c}": {n},' for c, n in codes), "}"]
     names += ["ProtocolErrorCode", "RPC_CODES"]
+    lines, constants = py_protocol_names()
+    body += lines
+    names += constants
     head = [f"# {HEADER}", '"""Host protocol v1 types and error codes, generated from proto/schema.', "",
             "Results are the decoded JSON objects as dicts (keys keep the protocol's camelCase",
             "spelling) whose classes add typed snake_case attributes (``r.is_error``); what the host",
@@ -473,6 +476,48 @@ def gen_python() -> str:
             "__all__ = [", *(f'    "{n}",' for n in names), "]", "", "JsonObject = Dict[str, Any]"]
     body += py_methods.options_source()
     return "\n".join(head + body) + "\n"
+
+
+#: The Python names of the protocol's notification and request methods (the client's public API),
+#: each read from its message's ``method`` const in proto/schema, with its title as the doc.
+PY_METHOD_NAMES: List[Tuple[str, str]] = [
+    ("SERVERS_CHANGED", "notifications-servers-changed"),
+    ("TOOLS_CHANGED", "notifications-tools-changed"),
+    ("PROGRESS", "notifications-progress"),
+    ("SERVER_LOG", "notifications-server-log"),
+    ("RESOURCES_UPDATED", "notifications-resources-updated"),
+    ("RESOURCES_CHANGED", "notifications-resources-changed"),
+    ("PROMPTS_CHANGED", "notifications-prompts-changed"),
+    ("CANCELLED", "notifications-cancelled"),
+    ("ROOTS_LIST_CHANGED", "notifications-roots-list_changed"),
+    ("SAMPLING", "sampling-createMessage.request"),
+    ("ELICITATION", "elicitation-create.request"),
+    ("ROOTS_LIST", "roots-list.request"),
+    ("AUTHORIZE", "auth-authorize.request"),
+]
+
+
+def py_protocol_names() -> Tuple[List[str], List[str]]:
+    """The method constants, ``HOST_REQUEST_METHODS`` (every request the sidecar sends the host,
+    by its title), and the two Literals that restate the schema: ``LogLevel`` (logging/setLevel's
+    ``level``) and ``ElicitationMode`` (the modes ``capabilities.elicitation`` may declare)."""
+    lines = ["", ""]
+    host_requests = []
+    for name, file in PY_METHOD_NAMES:
+        schema = load(file + ".json")
+        lines += [f"#: {one_line(schema['title'])}", f'{name} = "{schema["properties"]["method"]["const"]}"']
+        if file.endswith(".request") and "(sidecar → host)" in schema["title"]:
+            host_requests.append(name)
+    levels = at(loc("logging-setLevel.request", "params", "level"))["enum"]
+    modes = at(loc("initialize.request", "params", "capabilities", "elicitation"))["properties"]
+    lines += ["#: Every request method the sidecar may send the host.",
+              f"HOST_REQUEST_METHODS = ({', '.join(host_requests)})",
+              "#: Levels of server logs (``server_logs``, ``set_log_level``), least severe first.",
+              f"LogLevel = Literal[{', '.join(json.dumps(v) for v in levels)}]",
+              "#: How an elicitation is answered: a form in the host, or a URL the host opens.",
+              f"ElicitationMode = Literal[{', '.join(json.dumps(m) for m in modes)}]"]
+    names = [name for name, _ in PY_METHOD_NAMES] + ["HOST_REQUEST_METHODS", "LogLevel", "ElicitationMode"]
+    return lines, names
 
 
 def gen_python_methods() -> str:

@@ -287,7 +287,7 @@ def python_source(params_of) -> List[str]:  # type: ignore[no-untyped-def]
     out = ["", "", "# The host methods of both clients (clients/codegen/py_methods.py), copied into",
            "# Sidecar and AsyncSidecar by _results.install."]
     for cls, client, call in CLIENTS:
-        out += ["", "", f"class {cls}:", "    # What the client supplies (for type checkers: these are copied, not inherited).",
+        out += ["", "", f"class {cls}:", *class_doc(client), "    # What the client supplies (for type checkers: these are copied, not inherited).",
                 "    _open: Callable[[Dict[str, Any]], None]",
                 "    _conn: Any" if client == "sync" else "    _here: Callable[[], Any]"]
         out += constructor(client)
@@ -305,32 +305,114 @@ def python_source(params_of) -> List[str]:  # type: ignore[no-untyped-def]
 
 
 #: The constructor options of both clients, in signature order after ``binary``: (name,
-#: annotation, default). ``close_timeout`` is the clients' own; the others make ``Options``.
-#: A ``{handler}`` annotation is each client's handler type.
-OPTIONS: List[Tuple[str, str, str]] = [
-    ("tool_format", "Optional[ToolFormat]", "None"),
-    ("name_template", "Optional[str]", "None"),
-    ("max_name_length", "Optional[int]", "None"),
-    ("client_info", "Optional[ClientInfo]", "None"),
-    ("args", "Sequence[str]", "()"),
-    ("env", "Optional[Mapping[str, str]]", "None"),
-    ("cwd", "Optional[PathArg]", "None"),
-    ("stderr", "StderrTarget", "None"),
-    ("max_line_bytes", "int", "DEFAULT_MAX_LINE_BYTES"),
-    ("notification_queue_size", "int", "DEFAULT_NOTIFICATION_QUEUE_SIZE"),
-    ("start_timeout", "Optional[float]", "30.0"),
-    ("close_timeout", "float", "5.0"),
-    ("strict", "Optional[bool]", "None"),
-    ("require_trust", "bool", "False"),
-    ("handlers", "Optional[Mapping[str, {handler}]]", "None"),
-    ("roots", "Optional[Sequence[Root]]", "None"),
-    ("elicitation_modes", "Sequence[ElicitationMode]", '("form",)'),
-    ("sampling_features", "Sequence[str]", "()"),
-    ("server_logs", "Optional[LogLevel]", "None"),
-    ("log_queue_size", "int", "DEFAULT_LOG_QUEUE_SIZE"),
-    ("answer_timeout_ms", "Optional[int]", "None"),
-    ("log_level", "Optional[str]", "DEFAULT_LOG_LEVEL"),
+#: annotation, default, the docstring's line for it). ``close_timeout`` is the clients' own; the
+#: others make ``Options``. A ``{handler}`` annotation is each client's handler type.
+OPTIONS: List[Tuple[str, str, str, str]] = [
+    ("tool_format", "Optional[ToolFormat]", "None",
+     'session tool format (``"openai"`` by default at the sidecar).'),
+    ("name_template", "Optional[str]", "None",
+     'exposed tool names (``"mcp__{server}__{tool}"`` by default).'),
+    ("max_name_length", "Optional[int]", "None",
+     "longest exposed name (16-256, 64 by default)."),
+    ("client_info", "Optional[ClientInfo]", "None",
+     "``{name, version}`` sent in ``initialize``."),
+    ("args", "Sequence[str]", "()",
+     'extra command-line flags of the sidecar (e.g. ``["--log", "debug"]``).'),
+    ("env", "Optional[Mapping[str, str]]", "None",
+     "the sidecar's environment (default: inherited)."),
+    ("cwd", "Optional[PathArg]", "None",
+     "the sidecar's working directory."),
+    ("stderr", "StderrTarget", "None",
+     """where the sidecar's log goes (see :data:`StderrTarget`); default: each line
+becomes a record of ``logging.getLogger("mcp_sidecar.sidecar")`` at its level
+(``sys.stderr`` passes the raw lines to yours, as before)."""),
+    ("max_line_bytes", "int", "DEFAULT_MAX_LINE_BYTES",
+     """longest line accepted from the sidecar's stdout (64 MiB); a longer
+one closes the client with ``LINE_TOO_LARGE``."""),
+    ("notification_queue_size", "int", "DEFAULT_NOTIFICATION_QUEUE_SIZE",
+     """notifications kept for :meth:`notifications`; when full the
+oldest is dropped (counted in :attr:`dropped_notifications`). 0: no queue."""),
+    ("start_timeout", "Optional[float]", "30.0",
+     "bound (seconds) on ``initialize`` at start."),
+    ("close_timeout", "float", "5.0",
+     "default bound (seconds) on ``shutdown`` plus exit in :meth:`close`."),
+    ("strict", "Optional[bool]", "None",
+     """session default of OpenAI strict mode for ``tools/list`` (``initialize``
+``strict``; False at the sidecar)."""),
+    ("require_trust", "bool", "False",
+     """every server needs the host's approval of its launch digest before it
+is started (``initialize`` ``requireTrust``): ``add_server``/``test_server`` raise
+``TRUST_REQUIRED`` (``data["digest"]``) until called with ``trust=digest``."""),
+    ("handlers", "Optional[Mapping[str, {handler}]]", "None",
+     """the host's handlers of the sidecar's requests (protocol §17), by method:
+``SAMPLING``, ``ELICITATION``, ``ROOTS_LIST``, ``AUTHORIZE`` (see :data:`Handler`;
+more with :meth:`on_request` before start). ``initialize`` declares exactly the
+matching ``capabilities``; nothing registered declares nothing."""),
+    ("roots", "Optional[Sequence[Root]]", "None",
+     """the roots servers may use: declares ``roots`` and answers ``roots/list`` with
+them (unless a ``roots/list`` handler is given); :meth:`set_roots` changes them."""),
+    ("elicitation_modes", "Sequence[ElicitationMode]", '("form",)',
+     """the elicitation modes declared with an ``ELICITATION`` handler
+(``("form",)``; add ``"url"`` for URL mode)."""),
+    ("sampling_features", "Sequence[str]", "()",
+     """sampling features declared with a ``SAMPLING`` handler: ``"tools"``
+(tool use in sampling), ``"context"`` (``includeContext``)."""),
+    ("server_logs", "Optional[LogLevel]", "None",
+     """the session's level of server logs (``initialize`` ``serverLogs``): log
+messages at or above it reach :meth:`logs`. None: none until :meth:`set_log_level`."""),
+    ("log_queue_size", "int", "DEFAULT_LOG_QUEUE_SIZE",
+     """server log messages kept for :meth:`logs`; when full the oldest is
+dropped (counted in :attr:`dropped_logs`). 0: no log queue."""),
+    ("answer_timeout_ms", "Optional[int]", "None",
+     "how long the sidecar waits for a handler's answer (600000)."),
+    ("log_level", "Optional[str]", "DEFAULT_LOG_LEVEL",
+     """the sidecar's log filter (``--log``): ``"warn"`` by default, so its INFO
+lines stay out of your log; ``"info"``, ``"debug"`` or a filter such as
+``"mcp_sidecar=debug"``; None leaves it to ``MCP_SIDECAR_LOG`` or the sidecar's
+default (info). A ``--log`` in ``args`` or ``MCP_SIDECAR_LOG`` set takes precedence."""),
 ]
+
+BINARY_DOC = """the sidecar executable; default: ``$MCP_SIDECAR_BIN``, then the binary installed
+with this package, then ``PATH`` (see :func:`find_sidecar_bin`)."""
+
+#: Each client's class docstring; the asyncio one goes on with ``Args:``, every option's line.
+CLIENT_DOCS = {
+    "aio": """An asyncio client of one ``mcp-sidecar`` process.
+
+Use it as ``async with AsyncSidecar(...) as sidecar:`` or ``sidecar = await
+AsyncSidecar.open(...)`` followed by ``await sidecar.close()``. Every method may be called from
+any number of tasks at once; each takes ``timeout`` (seconds, client side): when it runs out the
+request is cancelled at the sidecar and :class:`SidecarError` ``TIMEOUT`` is raised. Cancelling
+the awaiting task cancels the request the same way.
+
+**A client belongs to the event loop that started it**: its pipes, futures and timers live on
+that loop. A request awaited on another loop (a second ``asyncio.run``, another thread's loop)
+raises :class:`SidecarError` ``WRONG_EVENT_LOOP`` at once, before anything is sent; start one
+client per loop, or use the blocking :class:`~mcp_sidecar.Sidecar` across threads. Only
+:meth:`close` works from anywhere (see there), so a sidecar is never left running.""",
+    "sync": """A blocking client of one ``mcp-sidecar`` process; spawns it and performs ``initialize``
+in the constructor.
+
+Use it as ``with Sidecar(...) as sidecar:`` or call :meth:`close`. Methods may be called from
+many threads at once. Each takes ``timeout`` (seconds, client side): when it runs out the
+request is cancelled at the sidecar (``notifications/cancelled``) and :class:`SidecarError`
+``TIMEOUT`` is raised. Arguments are those of :class:`~mcp_sidecar.AsyncSidecar`, except
+that ``handlers`` are plain functions (:data:`SyncHandler`), run on the client's handler
+threads (up to 32 at once); a handler cancelled by the sidecar is not stopped (see
+:func:`handler_cancel_token`) but its answer is dropped.""",
+}
+
+
+def class_doc(client: str) -> List[str]:
+    """The docstring of a client's class (copied onto it by ``_results.install``)."""
+    text = CLIENT_DOCS[client]
+    if client == "aio":
+        text += "\n\nArgs:"
+        for name, doc in [("binary", BINARY_DOC)] + [(o[0], o[3]) for o in OPTIONS]:
+            first, *rest = doc.splitlines()
+            text += f"\n    {name}: {first}" + "".join(f"\n        {line}" for line in rest)
+    return docstring(text, "    ")[:-1] + [docstring(text, "    ")[-1][:-3], '    """', ""]
+
 
 #: The defaults named in OPTIONS: (name, value, comment).
 DEFAULTS: List[Tuple[str, str, str]] = [
@@ -348,7 +430,7 @@ def constructor(client: str) -> List[str]:
     handler = "SyncHandler" if client == "sync" else "Handler"
     params = ["self", "binary: Optional[PathArg] = None", "*"]
     params += [f"{name}: {annotation.replace('{handler}', handler)} = {default}"
-               for name, annotation, default in OPTIONS]
+               for name, annotation, default, _ in OPTIONS]
     return ["", f"    def __init__({', '.join(params)}) -> None:",
             "        self._open(locals())"]
 
@@ -360,5 +442,5 @@ def options_source() -> List[str]:
         out += [f"#: {comment}", f"{name} = {value}"]
     out += ["#: Every option of ``Options`` and its default (the constructors' but close_timeout).",
             "OPTION_DEFAULTS: Dict[str, Any] = {", '    "binary": None,']
-    out += [f'    "{name}": {default},' for name, _, default in OPTIONS if name != "close_timeout"]
+    out += [f'    "{name}": {default},' for name, _, default, _ in OPTIONS if name != "close_timeout"]
     return out + ["}"]

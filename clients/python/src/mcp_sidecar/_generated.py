@@ -70,6 +70,22 @@ __all__ = [
     "AuthorizeResult",
     "ProtocolErrorCode",
     "RPC_CODES",
+    "SERVERS_CHANGED",
+    "TOOLS_CHANGED",
+    "PROGRESS",
+    "SERVER_LOG",
+    "RESOURCES_UPDATED",
+    "RESOURCES_CHANGED",
+    "PROMPTS_CHANGED",
+    "CANCELLED",
+    "ROOTS_LIST_CHANGED",
+    "SAMPLING",
+    "ELICITATION",
+    "ROOTS_LIST",
+    "AUTHORIZE",
+    "HOST_REQUEST_METHODS",
+    "LogLevel",
+    "ElicitationMode",
 ]
 
 JsonObject = Dict[str, Any]
@@ -822,6 +838,40 @@ RPC_CODES: Dict[str, int] = {
     "SANDBOX_DENIED": -32016,
     "PACKAGE_INTEGRITY": -32017,
 }
+
+
+#: notifications/servers/changed (sidecar → host)
+SERVERS_CHANGED = "notifications/servers/changed"
+#: notifications/tools/changed (sidecar → host)
+TOOLS_CHANGED = "notifications/tools/changed"
+#: notifications/progress (sidecar → host): the latest progress of a tools/call that asked for it
+PROGRESS = "notifications/progress"
+#: notifications/server/log (sidecar → host)
+SERVER_LOG = "notifications/server/log"
+#: notifications/resources/updated (sidecar → host)
+RESOURCES_UPDATED = "notifications/resources/updated"
+#: notifications/resources/changed (sidecar → host)
+RESOURCES_CHANGED = "notifications/resources/changed"
+#: notifications/prompts/changed (sidecar → host)
+PROMPTS_CHANGED = "notifications/prompts/changed"
+#: notifications/cancelled (host → sidecar: one of its requests; sidecar → host: one of the sidecar's requests, `sidecar-N`)
+CANCELLED = "notifications/cancelled"
+#: notifications/roots/list_changed (host → sidecar): the host's roots changed
+ROOTS_LIST_CHANGED = "notifications/roots/list_changed"
+#: sampling/createMessage (sidecar → host): a server asks for a model completion
+SAMPLING = "sampling/createMessage"
+#: elicitation/create (sidecar → host): a server asks the user
+ELICITATION = "elicitation/create"
+#: roots/list (sidecar → host): a server asks which roots it may use
+ROOTS_LIST = "roots/list"
+#: auth/authorize (sidecar → host): a remote server needs a login; put the URL in front of a person
+AUTHORIZE = "auth/authorize"
+#: Every request method the sidecar may send the host.
+HOST_REQUEST_METHODS = (SAMPLING, ELICITATION, ROOTS_LIST, AUTHORIZE)
+#: Levels of server logs (``server_logs``, ``set_log_level``), least severe first.
+LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+#: How an elicitation is answered: a form in the host, or a URL the host opens.
+ElicitationMode = Literal["form", "url"]
 
 #: Longest line accepted from the sidecar's stdout (a tools/call result is one line).
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024

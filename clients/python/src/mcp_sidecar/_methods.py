@@ -24,6 +24,18 @@ if TYPE_CHECKING:
 
 
 class _SidecarMethods:
+    """A blocking client of one ``mcp-sidecar`` process; spawns it and performs ``initialize``
+    in the constructor.
+
+    Use it as ``with Sidecar(...) as sidecar:`` or call :meth:`close`. Methods may be called from
+    many threads at once. Each takes ``timeout`` (seconds, client side): when it runs out the
+    request is cancelled at the sidecar (``notifications/cancelled``) and :class:`SidecarError`
+    ``TIMEOUT`` is raised. Arguments are those of :class:`~mcp_sidecar.AsyncSidecar`, except
+    that ``handlers`` are plain functions (:data:`SyncHandler`), run on the client's handler
+    threads (up to 32 at once); a handler cancelled by the sidecar is not stopped (see
+    :func:`handler_cancel_token`) but its answer is dropped.
+    """
+
     # What the client supplies (for type checkers: these are copied, not inherited).
     _open: Callable[[Dict[str, Any]], None]
     _conn: Any
@@ -279,6 +291,65 @@ class _SidecarMethods:
 
 
 class _AsyncSidecarMethods:
+    """An asyncio client of one ``mcp-sidecar`` process.
+
+    Use it as ``async with AsyncSidecar(...) as sidecar:`` or ``sidecar = await
+    AsyncSidecar.open(...)`` followed by ``await sidecar.close()``. Every method may be called from
+    any number of tasks at once; each takes ``timeout`` (seconds, client side): when it runs out the
+    request is cancelled at the sidecar and :class:`SidecarError` ``TIMEOUT`` is raised. Cancelling
+    the awaiting task cancels the request the same way.
+
+    **A client belongs to the event loop that started it**: its pipes, futures and timers live on
+    that loop. A request awaited on another loop (a second ``asyncio.run``, another thread's loop)
+    raises :class:`SidecarError` ``WRONG_EVENT_LOOP`` at once, before anything is sent; start one
+    client per loop, or use the blocking :class:`~mcp_sidecar.Sidecar` across threads. Only
+    :meth:`close` works from anywhere (see there), so a sidecar is never left running.
+
+    Args:
+        binary: the sidecar executable; default: ``$MCP_SIDECAR_BIN``, then the binary installed
+            with this package, then ``PATH`` (see :func:`find_sidecar_bin`).
+        tool_format: session tool format (``"openai"`` by default at the sidecar).
+        name_template: exposed tool names (``"mcp__{server}__{tool}"`` by default).
+        max_name_length: longest exposed name (16-256, 64 by default).
+        client_info: ``{name, version}`` sent in ``initialize``.
+        args: extra command-line flags of the sidecar (e.g. ``["--log", "debug"]``).
+        env: the sidecar's environment (default: inherited).
+        cwd: the sidecar's working directory.
+        stderr: where the sidecar's log goes (see :data:`StderrTarget`); default: each line
+            becomes a record of ``logging.getLogger("mcp_sidecar.sidecar")`` at its level
+            (``sys.stderr`` passes the raw lines to yours, as before).
+        max_line_bytes: longest line accepted from the sidecar's stdout (64 MiB); a longer
+            one closes the client with ``LINE_TOO_LARGE``.
+        notification_queue_size: notifications kept for :meth:`notifications`; when full the
+            oldest is dropped (counted in :attr:`dropped_notifications`). 0: no queue.
+        start_timeout: bound (seconds) on ``initialize`` at start.
+        close_timeout: default bound (seconds) on ``shutdown`` plus exit in :meth:`close`.
+        strict: session default of OpenAI strict mode for ``tools/list`` (``initialize``
+            ``strict``; False at the sidecar).
+        require_trust: every server needs the host's approval of its launch digest before it
+            is started (``initialize`` ``requireTrust``): ``add_server``/``test_server`` raise
+            ``TRUST_REQUIRED`` (``data["digest"]``) until called with ``trust=digest``.
+        handlers: the host's handlers of the sidecar's requests (protocol §17), by method:
+            ``SAMPLING``, ``ELICITATION``, ``ROOTS_LIST``, ``AUTHORIZE`` (see :data:`Handler`;
+            more with :meth:`on_request` before start). ``initialize`` declares exactly the
+            matching ``capabilities``; nothing registered declares nothing.
+        roots: the roots servers may use: declares ``roots`` and answers ``roots/list`` with
+            them (unless a ``roots/list`` handler is given); :meth:`set_roots` changes them.
+        elicitation_modes: the elicitation modes declared with an ``ELICITATION`` handler
+            (``("form",)``; add ``"url"`` for URL mode).
+        sampling_features: sampling features declared with a ``SAMPLING`` handler: ``"tools"``
+            (tool use in sampling), ``"context"`` (``includeContext``).
+        server_logs: the session's level of server logs (``initialize`` ``serverLogs``): log
+            messages at or above it reach :meth:`logs`. None: none until :meth:`set_log_level`.
+        log_queue_size: server log messages kept for :meth:`logs`; when full the oldest is
+            dropped (counted in :attr:`dropped_logs`). 0: no log queue.
+        answer_timeout_ms: how long the sidecar waits for a handler's answer (600000).
+        log_level: the sidecar's log filter (``--log``): ``"warn"`` by default, so its INFO
+            lines stay out of your log; ``"info"``, ``"debug"`` or a filter such as
+            ``"mcp_sidecar=debug"``; None leaves it to ``MCP_SIDECAR_LOG`` or the sidecar's
+            default (info). A ``--log`` in ``args`` or ``MCP_SIDECAR_LOG`` set takes precedence.
+    """
+
     # What the client supplies (for type checkers: these are copied, not inherited).
     _open: Callable[[Dict[str, Any]], None]
     _here: Callable[[], Any]

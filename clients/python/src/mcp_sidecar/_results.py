@@ -73,8 +73,10 @@ def _on(client: Any, method: str, callback: Callable[[Any], Any]) -> Callable[[]
 
 
 def install(cls: Type[Any], methods: Type[Any]) -> None:
-    """Copy the generated host methods (``_generated._SidecarMethods``…) into ``cls``, as its own
-    (named ``Sidecar.ping``, of its module), so that the class has no generated base."""
+    """Copy the generated host methods (``_methods._SidecarMethods``…) and class docstring into
+    ``cls``, as its own (named ``Sidecar.ping``, of its module), so that the class has no
+    generated base."""
+    cls.__doc__ = methods.__doc__
     for name, member in vars(methods).items():
         if isinstance(member, types.FunctionType):
             member.__qualname__ = f"{cls.__name__}.{name}"

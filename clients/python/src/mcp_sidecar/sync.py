@@ -528,19 +528,8 @@ def _close_stdin_at_gc(stdin: IO[bytes]) -> None:
 
 
 class Sidecar:
-    """A blocking client of one ``mcp-sidecar`` process; spawns it and performs ``initialize``
-    in the constructor.
-
-    Use it as ``with Sidecar(...) as sidecar:`` or call :meth:`close`. Methods may be called from
-    many threads at once. Each takes ``timeout`` (seconds, client side): when it runs out the
-    request is cancelled at the sidecar (``notifications/cancelled``) and :class:`SidecarError`
-    ``TIMEOUT`` is raised. Arguments are those of :class:`~mcp_sidecar.AsyncSidecar`, except
-    that ``handlers`` are plain functions (:data:`SyncHandler`), run on the client's handler
-    threads (up to 32 at once); a handler cancelled by the sidecar is not stopped (see
-    :func:`handler_cancel_token`) but its answer is dropped.
-    """
-
-    # __init__ (every option, then _open) is generated with the methods: see _results.install.
+    # The docstring and __init__ (every option, then _open) are generated with the methods: see
+    # _results.install.
 
     def _open(self, arguments: Dict[str, Any]) -> None:
         options = Options(arguments)
