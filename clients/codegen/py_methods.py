@@ -38,6 +38,11 @@ class Method(NamedTuple):
     check: str = ""  # a line run before the params are built (argument validation)
     sync_extra: str = ""  # more arguments of the blocking connection's request()
     aio_extra: str = ""
+    #: A body of its own instead of a request built from the params (``{call}``, ``{conn}`` and
+    #: ``{extra}`` stand for the client's), for the members below METHODS.
+    body: str = ""
+    plain: bool = False  # a plain function in the asyncio client too (not awaited)
+    prop: bool = False  # a property
 
 
 def pos(name: str, annotation: str, default: Optional[str] = None, **kw: str) -> Param:
@@ -196,6 +201,52 @@ also waits for the exit (and kills a sidecar that does not).""",
            sync_doc="``shutdown``: stop every server; the sidecar then exits. Prefer :meth:`close`."),
 ]
 
+#: The members of both clients that are not host methods, written once: their state, the raw
+#: request and the notification callbacks (each client's lifecycle and iterators are its own).
+MEMBERS: List[Method] = [
+    Method("initialize_result", "", "InitializeResult", (),
+           """The sidecar's ``initialize`` result (protocol version, serverInfo, capabilities).""",
+           body='if self._initialize_result is None:\n'
+                '    raise RuntimeError("the client is not started")\n'
+                "return self._initialize_result", prop=True),
+    Method("dropped_notifications", "", "int", (),
+           """Notifications dropped from the full queue (the oldest go first).""",
+           body="return 0 if self._conn is None else self._conn.notes.dropped", prop=True),
+    Method("dropped_logs", "", "int", (),
+           """Server log messages dropped from the full log queue (the oldest go first).""",
+           body="return 0 if self._conn is None else self._conn.logs.dropped", prop=True),
+    Method("roots", "", "List[Root]", (),
+           """The roots the built-in ``roots/list`` handler answers with (see :meth:`set_roots`).""",
+           body="return list(self._handlers.roots)", prop=True),
+    Method("set_roots", "", None, (pos("roots", "Sequence[Root]"),),
+           """Replace the roots answered to ``roots/list`` and, once started, announce the change
+(``notifications/roots/list_changed``: the sidecar tells every server, which asks
+again). Before start, it declares roots like the ``roots`` option.""",
+           sync_doc="""Replace the roots answered to ``roots/list`` and announce the change
+(``notifications/roots/list_changed``); roots must have been declared (``roots=`` or a
+``roots/list`` handler).""",
+           body="started = self._conn is not None\n"
+                "self._handlers.set_roots(roots, started)\n"
+                "if started:\n"
+                "    self._conn.notify(ROOTS_LIST_CHANGED, {})", plain=True),
+    Method("request", "", "Any", (
+        pos("method", "str"), pos("params", "Optional[Mapping[str, Any]]", "None"), TIMEOUT,
+        opt("cancel", "Optional[CancelToken]", key=None, only="sync")),
+        """Send any host-protocol request and return its raw ``result`` (for methods newer than
+this client; the typed methods below are preferred).""",
+        body="return {call}(method, params, timeout{extra})", sync_extra=", cancel"),
+    Method("on_notification", "", "Callable[[], None]", (
+        pos("callback", "SyncNotificationCallback", only="sync"),
+        pos("callback", "NotificationCallback", only="aio")),
+        """Call ``callback(notification)`` for every notification from now on, on the event loop
+(a returned awaitable runs as a task; exceptions are logged). Returns a function that
+unregisters it. The client must be started.""",
+        sync_doc="""Call ``callback(notification)`` for every notification from now on, on the client's
+background thread (in arrival order; exceptions are logged; keep it short). Returns a
+function that unregisters it.""",
+        body="return {conn}.add_callback(callback)", plain=True),
+]
+
 #: Notification callbacks of one method, the same in both clients: (name, notification,
 #: params class, docstring).
 EVENTS: List[Tuple[str, str, str, str]] = [
@@ -248,6 +299,10 @@ def signature(method: Method, client: str) -> str:
 
 
 def body(method: Method, client: str, call: str) -> List[str]:
+    extra = method.sync_extra if client == "sync" else method.aio_extra
+    if method.body:
+        conn = "self._conn" if client == "sync" else "self._require()"
+        return method.body.replace("{call}", call).replace("{conn}", conn).replace("{extra}", extra).splitlines()
     sent = [p for p in method.params if p.only in (None, client) and p.key is not None]
     lines = method.check.splitlines()
     required = [p for p in sent if p.default is None]
@@ -266,7 +321,6 @@ def body(method: Method, client: str, call: str) -> List[str]:
         else:
             lines += [f"if {p.name} is not None:", f'    params["{key}"] = {p.send.replace("{}", p.name)}']
     params = "None" if not sent else "params" if required else "params or None"
-    extra = method.sync_extra if client == "sync" else method.aio_extra
     request = f'{call}("{method.rpc}", {params}, timeout{extra})'
     if method.result is None:
         return lines + [request]
@@ -288,13 +342,16 @@ def python_source(params_of) -> List[str]:  # type: ignore[no-untyped-def]
            "# Sidecar and AsyncSidecar by _results.install."]
     for cls, client, call in CLIENTS:
         out += ["", "", f"class {cls}:", *class_doc(client), "    # What the client supplies (for type checkers: these are copied, not inherited).",
-                "    _open: Callable[[Dict[str, Any]], None]",
-                "    _conn: Any" if client == "sync" else "    _here: Callable[[], Any]"]
+                "    _open: Callable[[Dict[str, Any]], None]", "    _conn: Any", "    _handlers: Any",
+                "    _initialize_result: Optional[InitializeResult]"]
+        if client == "aio":
+            out += ["    _here: Callable[[], Any]", "    _require: Callable[[], Any]"]
         out += constructor(client)
-        asynchronous = "async " if client == "aio" else ""
-        for method in METHODS:
+        for method in MEMBERS + METHODS:
             doc = method.sync_doc if client == "sync" and method.sync_doc else method.doc
-            out += ["", f"    {asynchronous}def {method.name}{signature(method, client)}"]
+            asynchronous = "async " if client == "aio" and not (method.plain or method.prop) else ""
+            out += [""] + (["    @property"] if method.prop else [])
+            out += [f"    {asynchronous}def {method.name}{signature(method, client)}"]
             out += docstring(doc, "        ")
             out += [f"        {line}" for line in body(method, client, call)]
         for name, notification, params, doc in EVENTS:

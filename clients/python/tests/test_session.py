@@ -120,3 +120,36 @@ def test_closing_sends_shutdown_then_closes_stdin_and_nothing_once_the_sidecar_i
     gone = _Recording()
     assert gone.begin_close("s", False) is None
     assert gone.sent == [] and gone.stdin_closed
+
+
+def test_a_request_cancelled_before_it_is_sent_is_refused_unsent() -> None:
+    session = _Recording()
+    with pytest.raises(SidecarError) as raised:
+        session.begin("tools/call", {"name": "x"}, "a", cancelled=True)
+    assert raised.value.code == ErrorCode.CANCELLED and raised.value.method == "tools/call"
+    assert session.requests.pending == {} and session.in_flight == 0
+    # The connection's end wins over the cancellation: that is the error the caller gets.
+    session.fail(SidecarError(ErrorCode.CONNECTION_CLOSED, "gone"))
+    with pytest.raises(SidecarError) as raised:
+        session.begin("ping", None, "b", cancelled=True)
+    assert raised.value.code == ErrorCode.CONNECTION_CLOSED
+
+
+def test_the_close_ends_the_shutdown_and_fails_the_rest_as_closed_by_the_client() -> None:
+    session = _Recording()
+    other, _ = session.begin("tools/call", {"name": "x"}, "call")
+    shutdown = session.begin_close("shutdown", running=True)
+    assert shutdown is not None and session.stdin_closed
+    assert b'"method":"shutdown"' in session.sent[-1]
+    session.closed(shutdown)
+    assert session.settled == [("call", None, session.settled[0][2])]
+    error = session.settled[0][2]
+    assert error is not None and error.code == ErrorCode.CONNECTION_CLOSED
+    assert error.message == "the client was closed"
+    assert session.notes.ended and session.logs.ended
+    assert session.in_flight == 1  # the other call's caller ends it itself
+    session.end(other)
+    assert session.in_flight == 0
+    with pytest.raises(SidecarError) as raised:
+        session.begin("ping", None, "late")
+    assert raised.value.code == ErrorCode.CONNECTION_CLOSED and raised.value.method == "ping"

@@ -310,10 +310,16 @@ class Session(Generic[W, C]):
         params: Optional[Mapping[str, Any]],
         waiter: W,
         progress: Optional[Callable[[ProgressParams], Any]] = None,
+        cancelled: bool = False,
     ) -> Tuple[int, bytes]:
         """Register a request and its progress callback under a new id (see
-        :meth:`Requests.begin`); returns the id and the line to write."""
+        :meth:`Requests.begin`); returns the id and the line to write. A request whose caller
+        already ``cancelled`` it raises ``CANCELLED`` unsent (after the connection's error)."""
         with self.lock:
+            if cancelled and self.requests.error is None:
+                raise client_error(
+                    ErrorCode.CANCELLED, f"{method} was cancelled before it was sent", method=method
+                )
             request_id, line = self.requests.begin(method, params, waiter)
             self.in_flight += 1
             if progress is not None:
@@ -463,6 +469,16 @@ class Session(Generic[W, C]):
                 pass
         self.close_stdin()
         return request_id
+
+    def closed(self, shutdown: Optional[int]) -> None:
+        """The close's last step, once the sidecar exited (or was killed) and its stdout was
+        read: the shutdown request is over, and unless the connection ended otherwise first,
+        every pending and later request fails with ``CONNECTION_CLOSED`` "the client was
+        closed"."""
+        if shutdown is not None:
+            self.end(shutdown)
+        self.requests.closing = True
+        self.fail(client_error(ErrorCode.CONNECTION_CLOSED, "the client was closed"))
 
     def output_ended(self, exit_code: Optional[int]) -> None:
         """Stdout's EOF: end the connection (see :meth:`Requests.end_of_output`)."""

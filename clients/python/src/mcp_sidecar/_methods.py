@@ -5,7 +5,7 @@ clients/codegen/py_methods.py; copied into Sidecar and AsyncSidecar by _results.
 from __future__ import annotations
 
 import os as _os
-from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from ._generated import *  # noqa: F403 - the shapes the methods take and return
 from ._generated import DEFAULT_MAX_LINE_BYTES, DEFAULT_NOTIFICATION_QUEUE_SIZE, DEFAULT_LOG_QUEUE_SIZE, DEFAULT_LOG_LEVEL
@@ -14,7 +14,8 @@ from ._results import _names, _on, _shape
 if TYPE_CHECKING:
     from ._binary import PathArg
     from ._cancel import CancelToken
-    from ._handlers import Handler, ProgressCallback, SyncHandler, SyncProgressCallback
+    from ._handlers import (Handler, NotificationCallback, ProgressCallback, SyncHandler,
+                            SyncNotificationCallback, SyncProgressCallback)
     from ._options import StderrTarget
     from ._protocol import ElicitationMode, LogLevel, PromptsChangedParams, ResourcesChangedParams
 
@@ -39,9 +40,53 @@ class _SidecarMethods:
     # What the client supplies (for type checkers: these are copied, not inherited).
     _open: Callable[[Dict[str, Any]], None]
     _conn: Any
+    _handlers: Any
+    _initialize_result: Optional[InitializeResult]
 
     def __init__(self, binary: Optional[PathArg] = None, *, tool_format: Optional[ToolFormat] = None, name_template: Optional[str] = None, max_name_length: Optional[int] = None, client_info: Optional[ClientInfo] = None, args: Sequence[str] = (), env: Optional[Mapping[str, str]] = None, cwd: Optional[PathArg] = None, stderr: StderrTarget = None, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE, start_timeout: Optional[float] = 30.0, close_timeout: float = 5.0, strict: Optional[bool] = None, require_trust: bool = False, handlers: Optional[Mapping[str, SyncHandler]] = None, roots: Optional[Sequence[Root]] = None, elicitation_modes: Sequence[ElicitationMode] = ("form",), sampling_features: Sequence[str] = (), server_logs: Optional[LogLevel] = None, log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE, answer_timeout_ms: Optional[int] = None, log_level: Optional[str] = DEFAULT_LOG_LEVEL) -> None:
         self._open(locals())
+
+    @property
+    def initialize_result(self) -> InitializeResult:
+        """The sidecar's ``initialize`` result (protocol version, serverInfo, capabilities)."""
+        if self._initialize_result is None:
+            raise RuntimeError("the client is not started")
+        return self._initialize_result
+
+    @property
+    def dropped_notifications(self) -> int:
+        """Notifications dropped from the full queue (the oldest go first)."""
+        return 0 if self._conn is None else self._conn.notes.dropped
+
+    @property
+    def dropped_logs(self) -> int:
+        """Server log messages dropped from the full log queue (the oldest go first)."""
+        return 0 if self._conn is None else self._conn.logs.dropped
+
+    @property
+    def roots(self) -> List[Root]:
+        """The roots the built-in ``roots/list`` handler answers with (see :meth:`set_roots`)."""
+        return list(self._handlers.roots)
+
+    def set_roots(self, roots: Sequence[Root]) -> None:
+        """Replace the roots answered to ``roots/list`` and announce the change
+        (``notifications/roots/list_changed``); roots must have been declared (``roots=`` or a
+        ``roots/list`` handler)."""
+        started = self._conn is not None
+        self._handlers.set_roots(roots, started)
+        if started:
+            self._conn.notify(ROOTS_LIST_CHANGED, {})
+
+    def request(self, method: str, params: Optional[Mapping[str, Any]] = None, *, timeout: Optional[float] = None, cancel: Optional[CancelToken] = None) -> Any:
+        """Send any host-protocol request and return its raw ``result`` (for methods newer than
+        this client; the typed methods below are preferred)."""
+        return self._conn.request(method, params, timeout, cancel)
+
+    def on_notification(self, callback: SyncNotificationCallback) -> Callable[[], None]:
+        """Call ``callback(notification)`` for every notification from now on, on the client's
+        background thread (in arrival order; exceptions are logged; keep it short). Returns a
+        function that unregisters it."""
+        return self._conn.add_callback(callback)
 
     def call_tool(self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout_ms: Optional[int] = None, format: Optional[ToolFormat] = None, timeout: Optional[float] = None, cancel: Optional[CancelToken] = None, progress: Optional[SyncProgressCallback] = None, reset_timeout_on_progress: Optional[bool] = None, max_total_timeout_ms: Optional[int] = None, traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> ToolCallResult:
         """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
@@ -352,10 +397,56 @@ class _AsyncSidecarMethods:
 
     # What the client supplies (for type checkers: these are copied, not inherited).
     _open: Callable[[Dict[str, Any]], None]
+    _conn: Any
+    _handlers: Any
+    _initialize_result: Optional[InitializeResult]
     _here: Callable[[], Any]
+    _require: Callable[[], Any]
 
     def __init__(self, binary: Optional[PathArg] = None, *, tool_format: Optional[ToolFormat] = None, name_template: Optional[str] = None, max_name_length: Optional[int] = None, client_info: Optional[ClientInfo] = None, args: Sequence[str] = (), env: Optional[Mapping[str, str]] = None, cwd: Optional[PathArg] = None, stderr: StderrTarget = None, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, notification_queue_size: int = DEFAULT_NOTIFICATION_QUEUE_SIZE, start_timeout: Optional[float] = 30.0, close_timeout: float = 5.0, strict: Optional[bool] = None, require_trust: bool = False, handlers: Optional[Mapping[str, Handler]] = None, roots: Optional[Sequence[Root]] = None, elicitation_modes: Sequence[ElicitationMode] = ("form",), sampling_features: Sequence[str] = (), server_logs: Optional[LogLevel] = None, log_queue_size: int = DEFAULT_LOG_QUEUE_SIZE, answer_timeout_ms: Optional[int] = None, log_level: Optional[str] = DEFAULT_LOG_LEVEL) -> None:
         self._open(locals())
+
+    @property
+    def initialize_result(self) -> InitializeResult:
+        """The sidecar's ``initialize`` result (protocol version, serverInfo, capabilities)."""
+        if self._initialize_result is None:
+            raise RuntimeError("the client is not started")
+        return self._initialize_result
+
+    @property
+    def dropped_notifications(self) -> int:
+        """Notifications dropped from the full queue (the oldest go first)."""
+        return 0 if self._conn is None else self._conn.notes.dropped
+
+    @property
+    def dropped_logs(self) -> int:
+        """Server log messages dropped from the full log queue (the oldest go first)."""
+        return 0 if self._conn is None else self._conn.logs.dropped
+
+    @property
+    def roots(self) -> List[Root]:
+        """The roots the built-in ``roots/list`` handler answers with (see :meth:`set_roots`)."""
+        return list(self._handlers.roots)
+
+    def set_roots(self, roots: Sequence[Root]) -> None:
+        """Replace the roots answered to ``roots/list`` and, once started, announce the change
+        (``notifications/roots/list_changed``: the sidecar tells every server, which asks
+        again). Before start, it declares roots like the ``roots`` option."""
+        started = self._conn is not None
+        self._handlers.set_roots(roots, started)
+        if started:
+            self._conn.notify(ROOTS_LIST_CHANGED, {})
+
+    async def request(self, method: str, params: Optional[Mapping[str, Any]] = None, *, timeout: Optional[float] = None) -> Any:
+        """Send any host-protocol request and return its raw ``result`` (for methods newer than
+        this client; the typed methods below are preferred)."""
+        return await self._here().request(method, params, timeout)
+
+    def on_notification(self, callback: NotificationCallback) -> Callable[[], None]:
+        """Call ``callback(notification)`` for every notification from now on, on the event loop
+        (a returned awaitable runs as a task; exceptions are logged). Returns a function that
+        unregisters it. The client must be started."""
+        return self._require().add_callback(callback)
 
     async def call_tool(self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout_ms: Optional[int] = None, format: Optional[ToolFormat] = None, timeout: Optional[float] = None, progress: Optional[ProgressCallback] = None, reset_timeout_on_progress: Optional[bool] = None, max_total_timeout_ms: Optional[int] = None, traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> ToolCallResult:
         """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the

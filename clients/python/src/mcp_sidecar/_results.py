@@ -78,7 +78,8 @@ def install(cls: Type[Any], methods: Type[Any]) -> None:
     generated base."""
     cls.__doc__ = methods.__doc__
     for name, member in vars(methods).items():
-        if isinstance(member, types.FunctionType):
-            member.__qualname__ = f"{cls.__name__}.{name}"
-            member.__module__ = cls.__module__
+        function = member.fget if isinstance(member, property) else member
+        if isinstance(function, types.FunctionType):
+            function.__qualname__ = f"{cls.__name__}.{name}"
+            function.__module__ = cls.__module__
             setattr(cls, name, member)

@@ -27,48 +27,19 @@ import inspect
 import os
 import signal
 import weakref
-from typing import (
-    Any,
-    AsyncIterator,
-    Callable,
-    Dict,
-    List,
-    Mapping,
-    Optional,
-    Sequence,
-    Set,
-    Union,
-    cast,
-)
+from typing import Any, AsyncIterator, Callable, Dict, List, Mapping, Optional, Set, Union, cast
 
 from . import _log
 from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
 from ._handlers import (
-    Handler,
-    NotificationCallback,
-    ProgressCallback,
-    SidecarRequest,
-    answer_line,
-    failure_line,
+    Handler, NotificationCallback, ProgressCallback, SidecarRequest, answer_line, failure_line,
 )
 from ._methods import _AsyncSidecarMethods
 from ._results import install, shape
 from ._options import Options
-from ._protocol import (
-    ROOTS_LIST_CHANGED,
-    Root,
-    ServerLogParams,
-    InitializeResult,
-    Notification,
-)
-from ._core import (
-    Notifications,
-    Session,
-    kill_late,
-    spawn_failed,
-    wrong_event_loop,
-)
+from ._protocol import ServerLogParams, InitializeResult, Notification
+from ._core import Notifications, Session, kill_late, spawn_failed, wrong_event_loop
 
 __all__ = ["AsyncSidecar", "NotificationCallback", "ProgressCallback", "Handler"]
 
@@ -341,8 +312,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         except asyncio.TimeoutError:  # pragma: no cover
             pass
         self._finish(None)
-        if shutdown is not None:
-            self.end(shutdown)
+        self.closed(shutdown)
         if self.transport is not None:
             self.transport.close()
 
@@ -463,6 +433,7 @@ class AsyncSidecar:
 
     def _open(self, arguments: Dict[str, Any]) -> None:
         self._options = Options(arguments)
+        self._handlers = self._options.handlers
         self._close_timeout: float = arguments["close_timeout"]
         self._conn: Optional[_Connection] = None
         self._initialize_result: Optional[InitializeResult] = None
@@ -558,13 +529,6 @@ class AsyncSidecar:
         return conn
 
     @property
-    def initialize_result(self) -> InitializeResult:
-        """The sidecar's ``initialize`` result (protocol version, serverInfo, capabilities)."""
-        if self._initialize_result is None:
-            raise RuntimeError("the client is not started")
-        return self._initialize_result
-
-    @property
     def pid(self) -> Optional[int]:
         """The sidecar's process id (None before start)."""
         if self._conn is None or self._conn.transport is None:
@@ -578,21 +542,6 @@ class AsyncSidecar:
             return None
         return self._conn.transport.get_returncode()
 
-    @property
-    def dropped_notifications(self) -> int:
-        """Notifications dropped from the full queue (the oldest go first)."""
-        return 0 if self._conn is None else self._conn.notes.dropped
-
-    @property
-    def dropped_logs(self) -> int:
-        """Server log messages dropped from the full log queue (the oldest go first)."""
-        return 0 if self._conn is None else self._conn.logs.dropped
-
-    @property
-    def roots(self) -> List[Root]:
-        """The roots the built-in ``roots/list`` handler answers with (see :meth:`set_roots`)."""
-        return list(self._options.handlers.roots)
-
     # -- the sidecar's requests (protocol §17) ------------------------------------------------
 
     def on_request(self, method: str, handler: Handler) -> None:
@@ -603,36 +552,6 @@ class AsyncSidecar:
         if self._conn is not None:
             raise RuntimeError("handlers are registered before start (initialize declares them)")
         self._options.handlers.register(method, handler)
-
-    def set_roots(self, roots: Sequence[Root]) -> None:
-        """Replace the roots answered to ``roots/list`` and, once started, announce the change
-        (``notifications/roots/list_changed``: the sidecar tells every server, which asks
-        again). Before start, it declares roots like the ``roots`` option."""
-        started = self._conn is not None
-        self._options.handlers.set_roots(roots, started)
-        if self._conn is not None:
-            self._conn.notify(ROOTS_LIST_CHANGED, {})
-
-    # -- methods ----------------------------------------------------------------------------
-
-    async def request(
-        self,
-        method: str,
-        params: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-    ) -> Any:
-        """Send any host-protocol request and return its raw ``result`` (for methods newer than
-        this client; the typed methods below are preferred)."""
-        return await self._here().request(method, params, timeout)
-
-    # -- notifications ----------------------------------------------------------------------
-
-    def on_notification(self, callback: NotificationCallback) -> Callable[[], None]:
-        """Call ``callback(notification)`` for every notification from now on, on the event loop
-        (a returned awaitable runs as a task; exceptions are logged). Returns a function that
-        unregisters it. The client must be started."""
-        return self._require().add_callback(callback)
 
     def notifications(self) -> AsyncIterator[Notification]:
         """Notifications received since start, oldest first, from a bounded queue

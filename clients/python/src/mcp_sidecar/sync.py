@@ -25,57 +25,24 @@ import time
 import weakref
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import (
-    IO,
-    Any,
-    Callable,
-    Deque,
-    Dict,
-    Iterator,
-    List,
-    Mapping,
-    Optional,
-    Sequence,
-    Tuple,
-    cast,
-)
+from typing import IO, Any, Callable, Deque, Dict, Iterator, Mapping, Optional, Tuple, cast
 
 from . import _log
-from ._errors import ErrorCode, SidecarError, client_error
+from ._errors import SidecarError
 from ._cancel import CancelToken
 from ._handlers import (
-    SidecarRequest,
-    SyncHandler,
-    SyncNotificationCallback,
-    SyncProgressCallback,
-    answer_line,
+    SidecarRequest, SyncHandler, SyncNotificationCallback, SyncProgressCallback, answer_line,
     failure_line,
 )
 from ._methods import _SidecarMethods
 from ._results import install, shape
 from ._stderr import StderrReader
 from ._options import Options
-from ._protocol import (
-    ROOTS_LIST_CHANGED,
-    Root,
-    ServerLogParams,
-    InitializeResult,
-    Notification,
-)
-from ._core import (
-    Notifications,
-    Session,
-    for_method,
-    kill_late,
-    spawn_failed,
-)
+from ._protocol import ServerLogParams, InitializeResult, Notification
+from ._core import Notifications, Session, kill_late, spawn_failed
 
 __all__ = [
-    "Sidecar",
-    "CancelToken",
-    "SyncNotificationCallback",
-    "SyncProgressCallback",
-    "SyncHandler",
+    "Sidecar", "CancelToken", "SyncNotificationCallback", "SyncProgressCallback", "SyncHandler",
     "handler_cancel_token",
 ]
 
@@ -168,16 +135,10 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
     ) -> Any:
         """Send one request and return its ``result``; raises :class:`SidecarError`.
         ``progress`` receives the request's ``notifications/progress`` until it ends."""
-        error = self.requests.error
-        if error is not None:
-            raise for_method(error, method)
-        if cancel is not None and cancel.cancelled:
-            raise client_error(
-                ErrorCode.CANCELLED, f"{method} was cancelled before it was sent", method=method
-            )
         deadline = None if timeout is None else _monotonic() + timeout
         slot = _Slot()
-        request_id, line = self.begin(method, params, slot, progress)
+        cancelled = cancel is not None and cancel.cancelled
+        request_id, line = self.begin(method, params, slot, progress, cancelled)
         hook: Optional[Callable[[], None]] = None
         try:
             self._send(line)
@@ -438,11 +399,8 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
             deadline = _monotonic() + timeout
             slot = _Slot()
             shutdown = self.begin_close(slot, self.proc.poll() is None)
-            if shutdown is not None:
-                try:  # reads (dispatching notifications) until the answer or stdout's end
-                    self._wait(slot, deadline)
-                finally:
-                    self.end(shutdown)
+            if shutdown is not None:  # reads (dispatching notifications) until the answer or EOF
+                self._wait(slot, deadline)
             try:
                 self.proc.wait(max(deadline - _monotonic(), 0.1))
             except subprocess.TimeoutExpired:
@@ -462,7 +420,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
                         self._read_until(_Slot(), _monotonic() + 2.0)
                     finally:
                         self._release_read_role()
-            self.fail(client_error(ErrorCode.CONNECTION_CLOSED, "the client was closed"))
+            self.closed(shutdown)
             with self._bg_cv:
                 self._bg_stop = True
                 self._bg_cv.notify_all()
@@ -572,11 +530,6 @@ class Sidecar:
     # -- state ------------------------------------------------------------------------------
 
     @property
-    def initialize_result(self) -> InitializeResult:
-        """The sidecar's ``initialize`` result (protocol version, serverInfo, capabilities)."""
-        return self._initialize_result
-
-    @property
     def pid(self) -> int:
         """The sidecar's process id."""
         return self._conn.proc.pid
@@ -585,50 +538,6 @@ class Sidecar:
     def returncode(self) -> Optional[int]:
         """The sidecar's exit status once it has exited, else None."""
         return self._conn.proc.poll()
-
-    @property
-    def dropped_notifications(self) -> int:
-        """Notifications dropped from the full queue (the oldest go first)."""
-        return self._conn.notes.dropped
-
-    @property
-    def dropped_logs(self) -> int:
-        """Server log messages dropped from the full log queue (the oldest go first)."""
-        return self._conn.logs.dropped
-
-    @property
-    def roots(self) -> List[Root]:
-        """The roots the built-in ``roots/list`` handler answers with (see :meth:`set_roots`)."""
-        return list(self._handlers.roots)
-
-    def set_roots(self, roots: Sequence[Root]) -> None:
-        """Replace the roots answered to ``roots/list`` and announce the change
-        (``notifications/roots/list_changed``); roots must have been declared (``roots=`` or a
-        ``roots/list`` handler)."""
-        self._handlers.set_roots(roots, True)
-        self._conn.notify(ROOTS_LIST_CHANGED, {})
-
-    # -- methods ----------------------------------------------------------------------------
-
-    def request(
-        self,
-        method: str,
-        params: Optional[Mapping[str, Any]] = None,
-        *,
-        timeout: Optional[float] = None,
-        cancel: Optional[CancelToken] = None,
-    ) -> Any:
-        """Send any host-protocol request and return its raw ``result`` (for methods newer than
-        this client; the typed methods below are preferred)."""
-        return self._conn.request(method, params, timeout, cancel)
-
-    # -- notifications ----------------------------------------------------------------------
-
-    def on_notification(self, callback: SyncNotificationCallback) -> Callable[[], None]:
-        """Call ``callback(notification)`` for every notification from now on, on the client's
-        background thread (in arrival order; exceptions are logged; keep it short). Returns a
-        function that unregisters it."""
-        return self._conn.add_callback(callback)
 
     def notifications(self, timeout: Optional[float] = None) -> Iterator[Notification]:
         """Notifications received since start, oldest first, from a bounded queue
