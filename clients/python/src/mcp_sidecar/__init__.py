@@ -21,11 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._binary import ENV_VAR, find_sidecar_bin
 from ._errors import (
-    CLIENT_RPC_CODE,
-    ErrorCode,
-    SidecarCancelledError,
-    SidecarError,
-    SidecarTimeoutError,
+    CLIENT_RPC_CODE, ErrorCode, SidecarCancelledError, SidecarError, SidecarTimeoutError,
 )
 from ._handlers import HandlerError
 from . import _generated, _protocol
@@ -38,18 +34,9 @@ if TYPE_CHECKING:
     from .aio import AsyncSidecar
 
 __all__ = [
-    "AsyncSidecar",
-    "Sidecar",
-    "CancelToken",
-    "SidecarError",
-    "SidecarTimeoutError",
-    "SidecarCancelledError",
-    "HandlerError",
-    "ErrorCode",
-    "CLIENT_RPC_CODE",
-    "find_sidecar_bin",
-    "ENV_VAR",
-    "__version__",
+    "AsyncSidecar", "Sidecar", "CancelToken", "SidecarError", "SidecarTimeoutError",
+    "SidecarCancelledError", "HandlerError", "ErrorCode", "CLIENT_RPC_CODE", "find_sidecar_bin",
+    "ENV_VAR", "__version__",
 ]
 __all__ += _generated.__all__
 __all__ += _protocol.__all__

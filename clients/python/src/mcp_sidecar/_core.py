@@ -22,33 +22,15 @@ from collections import deque
 from contextlib import nullcontext
 from time import monotonic as _monotonic
 from typing import (
-    TYPE_CHECKING,
-    Any,
-    Callable,
-    Deque,
-    Dict,
-    Generic,
-    List,
-    Mapping,
-    Optional,
-    Sequence,
-    Tuple,
-    TypeVar,
-    Union,
-    cast,
+    TYPE_CHECKING, Any, Callable, Deque, Dict, Generic, List, Mapping, Optional, Sequence, Tuple,
+    TypeVar, Union, cast,
 )
 
 from . import _log
 from ._errors import ErrorCode, SidecarError, client_error, error_from_rpc
 from ._handlers import SidecarRequest
 from ._protocol import (
-    CANCELLED,
-    PROGRESS,
-    SERVER_LOG,
-    SERVERS_CHANGED,
-    JsonObject,
-    Notification,
-    ProgressParams,
+    CANCELLED, PROGRESS, SERVER_LOG, SERVERS_CHANGED, JsonObject, Notification, ProgressParams,
     ServerStatus,
 )
 from ._lines import LineSplitter
@@ -58,14 +40,8 @@ if TYPE_CHECKING:
     from ._options import Options
 
 __all__ = [
-    "Session",
-    "Requests",
-    "Notifications",
-    "classify",
-    "line_too_large",
-    "spawn_failed",
-    "kill_late",
-    "wrong_event_loop",
+    "Session", "Requests", "Notifications", "classify", "line_too_large", "spawn_failed",
+    "kill_late", "wrong_event_loop",
 ]
 
 #: The lock of a client that needs none (one event loop drives it).
@@ -522,9 +498,7 @@ def _call(callback: Callable[[Any], Any], argument: Any, what: str) -> Any:
         return None
 
 
-def classify(
-    line: bytes,
-) -> Union[Notification, Tuple[int, Dict[str, Any]], SidecarRequest, None]:
+def classify(line: bytes) -> Union[Notification, Tuple[int, Dict[str, Any]], SidecarRequest, None]:
     """What one line of stdout is: a :class:`Notification`, ``(id, response)``, a
     :class:`SidecarRequest` (the sidecar asks the host, protocol §17), or None for anything to
     ignore (a blank line; an error not tied to a request is logged).

@@ -15,11 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Type
 from ._generated import RPC_CODES, ProtocolErrorCode
 
 __all__ = [
-    "SidecarError",
-    "SidecarTimeoutError",
-    "SidecarCancelledError",
-    "ErrorCode",
-    "CLIENT_RPC_CODE",
+    "SidecarError", "SidecarTimeoutError", "SidecarCancelledError", "ErrorCode", "CLIENT_RPC_CODE",
 ]
 
 #: ``rpc_code`` of errors raised by the client itself (they never crossed the wire).

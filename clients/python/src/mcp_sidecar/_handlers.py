@@ -16,27 +16,14 @@ from __future__ import annotations
 from typing import Any, Awaitable, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Union, cast
 
 from ._protocol import (
-    AUTHORIZE,
-    ELICITATION,
-    HOST_REQUEST_METHODS,
-    ROOTS_LIST,
-    SAMPLING,
-    ElicitationMode,
-    JsonObject,
-    Notification,
-    ProgressParams,
-    Root,
+    AUTHORIZE, ELICITATION, HOST_REQUEST_METHODS, ROOTS_LIST, SAMPLING, ElicitationMode, JsonObject,
+    Notification, ProgressParams, Root,
 )
 from ._wire import error_response_line, response_line
 
 __all__ = [
-    "HandlerError",
-    "SidecarRequest",
-    "HostHandlers",
-    "answer_line",
-    "failure_line",
-    "METHOD_NOT_FOUND",
-    "INTERNAL_ERROR",
+    "HandlerError", "SidecarRequest", "HostHandlers", "answer_line", "failure_line",
+    "METHOD_NOT_FOUND", "INTERNAL_ERROR",
 ]
 
 # The callback and handler types of both clients (each re-exports its own).

@@ -10,25 +10,12 @@ import os
 import subprocess
 import sys
 from typing import (
-    IO,
-    TYPE_CHECKING,
-    Any,
-    Dict,
-    List,
-    Mapping,
-    Optional,
-    Sequence,
-    Tuple,
-    Union,
-    cast,
+    IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union, cast,
 )
 
 from ._binary import PathArg, find_sidecar_bin
 from ._generated import (  # noqa: F401 - the defaults, re-exported (DEFAULT_*)
-    DEFAULT_LOG_QUEUE_SIZE,
-    DEFAULT_MAX_LINE_BYTES,
-    DEFAULT_NOTIFICATION_QUEUE_SIZE,
-    OPTION_DEFAULTS,
+    DEFAULT_LOG_QUEUE_SIZE, DEFAULT_MAX_LINE_BYTES, DEFAULT_NOTIFICATION_QUEUE_SIZE, OPTION_DEFAULTS,
 )
 from ._handlers import HostHandlers
 from ._protocol import PROTOCOL_VERSION, ClientInfo, LogLevel, ToolFormat
@@ -39,10 +26,7 @@ if TYPE_CHECKING:
     import logging
 
 __all__ = [
-    "Options",
-    "StderrTarget",
-    "DEFAULT_MAX_LINE_BYTES",
-    "DEFAULT_NOTIFICATION_QUEUE_SIZE",
+    "Options", "StderrTarget", "DEFAULT_MAX_LINE_BYTES", "DEFAULT_NOTIFICATION_QUEUE_SIZE",
     "DEFAULT_LOG_QUEUE_SIZE",
 ]
 

@@ -14,11 +14,7 @@ from ._errors import ErrorCode, client_error
 from ._protocol import CANCELLED
 
 __all__ = [
-    "encode_request",
-    "encode_notification",
-    "cancel_line",
-    "decode_line",
-    "response_line",
+    "encode_request", "encode_notification", "cancel_line", "decode_line", "response_line",
     "error_response_line",
 ]
 
