@@ -63,14 +63,34 @@ def test_bytes_in_any_chunking_settle_waiters_and_queue_notifications() -> None:
     assert session.in_flight == 0 and session.requests.pending == {}
 
 
-def test_a_line_over_the_bound_fails_after_the_lines_before_it() -> None:
+def test_a_line_over_the_bound_ends_the_connection_after_the_lines_before_it() -> None:
     session = _Recording(max_line_bytes=1024)
     request_id, _ = session.begin("ping", None, "a")
+    other, _ = session.begin("ping", None, "b")
     answer = f'{{"jsonrpc":"2.0","id":{request_id},"result":{{}}}}\n'.encode()
-    with pytest.raises(SidecarError) as raised:
-        session.feed(answer + b"x" * 2000)
-    assert raised.value.code == ErrorCode.LINE_TOO_LARGE
-    assert session.settled == [("a", {}, None)]
+    session.feed(answer + b"x" * 2000)
+    assert session.settled[0] == ("a", {}, None)
+    error = session.settled[1][2]
+    assert session.settled[1][0] == "b" and error is not None
+    assert error.code == ErrorCode.LINE_TOO_LARGE and error.data["limit"] == 1024
+    assert session.discarding and session.stdin_closed
+
+
+def test_a_line_that_is_no_message_ends_the_connection_and_the_rest_is_ignored() -> None:
+    session = _Recording()
+    progress: List[Any] = []
+    request_id, _ = session.begin("tools/call", {"name": "x"}, "a", progress.append)
+    session.feed(b"not json\n")
+    assert session.settled[0][2] is not None
+    assert session.settled[0][2].code == ErrorCode.INVALID_MESSAGE
+    assert session.discarding and session.stdin_closed and session.notes.ended
+    # What follows the bad line is not dispatched, even a well-formed notification for a call
+    # whose caller has not ended it yet.
+    session.feed(
+        b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":%d,"progress":1}}\n'
+        % request_id
+    )
+    assert progress == []
 
 
 def test_the_sidecars_request_runs_its_handler_and_its_answer_is_sent_once() -> None:

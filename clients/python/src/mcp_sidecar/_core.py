@@ -271,6 +271,8 @@ class Session(Generic[W, C]):
         #: reads stdout in the background only once it has been idle for a moment).
         self.in_flight = 0
         self.last_activity = _monotonic()
+        #: A line of stdout ended the connection: what follows is read and dropped.
+        self.discarding = False
         # Notifications with a meaning of their own for the client (besides their delivery).
         self._special: Dict[str, Callable[[JsonObject], None]] = {
             PROGRESS: self._on_progress,
@@ -327,18 +329,23 @@ class Session(Generic[W, C]):
 
     def feed(self, data: bytes) -> bool:
         """Dispatch every line that ``data`` (a chunk of stdout) completes; True if one was a
-        notification.
-
-        Raises:
-            SidecarError: ``INVALID_MESSAGE`` (see :func:`classify`); ``LINE_TOO_LARGE`` after
-                the lines completed before the over-long one.
-        """
+        notification. A line that is not a message (``INVALID_MESSAGE``), or one over the bound
+        (``LINE_TOO_LARGE``, after the lines before it), ends the connection with that error
+        (:meth:`fail`): the rest of stdout cannot be trusted, and is ignored from then on (a
+        client still reads it to its end, so that the sidecar is never blocked on a full pipe
+        before the EOF that ``fail`` gave it)."""
+        if self.discarding:
+            return False
         notified = False
-        for line in self._lines.feed(data):
-            if self.dispatch(line):
-                notified = True
-        if self._lines.overflowed:
-            raise line_too_large(self._lines.limit)
+        try:
+            for line in self._lines.feed(data):
+                if self.dispatch(line):
+                    notified = True
+            if self._lines.overflowed:
+                raise line_too_large(self._lines.limit)
+        except SidecarError as exc:
+            self.discarding = True
+            self.fail(exc)
         return notified
 
     def dispatch(self, line: bytes) -> bool:

@@ -73,7 +73,6 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         self._loop = loop
         self.transport: Optional[asyncio.SubprocessTransport] = None
         self.stdin: Optional[asyncio.WriteTransport] = None
-        self._discarding = False  # after a fatal error: stdout is drained and ignored
         super().__init__(options, _settle_future)
         self._write_paused = False
         self._drain_waiters: List[asyncio.Future[None]] = []
@@ -97,11 +96,6 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         """The event loop the connection lives on."""
         return self._loop
 
-    @property
-    def error(self) -> Optional[SidecarError]:
-        """Why the connection ended (None while it runs)."""
-        return self.requests.error
-
     # -- protocol callbacks -----------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -111,12 +105,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
     def pipe_data_received(self, fd: int, data: Union[bytes, str]) -> None:
         assert isinstance(data, bytes)
         if fd == 1:
-            if self._discarding:
-                return
-            try:
-                self.feed(data)
-            except SidecarError as exc:  # a line that is not a message, or one over the bound
-                self._fatal(exc)
+            self.feed(data)
         elif fd == 2 and self._stderr is not None:
             self._stderr.feed(data)
 
@@ -203,7 +192,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
             # Cancelled by the sidecar's notifications/cancelled (already out of the table) or
             # by the client's end: the request is over, nothing is answered. A handler that
             # raised CancelledError on its own is a failure like any other.
-            if self._handling.pop(request.id, None) is None or self.error is not None:
+            if self._handling.pop(request.id, None) is None or self.requests.error is not None:
                 return
             line = failure_line(request, RuntimeError(f"the {request.method} handler was cancelled"))
         except Exception as exc:
@@ -216,12 +205,6 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
     def _spawn(self, outcome: Any) -> None:
         if hasattr(outcome, "__await__"):  # a callback returned an awaitable: run as a task
             self._track(asyncio.ensure_future(outcome))
-
-    def _fatal(self, error: SidecarError) -> None:
-        """The sidecar's output cannot be trusted: fail everything, ignore the rest of stdout
-        (still drained), close stdin so that the sidecar exits."""
-        self._discarding = True
-        self.fail(error)
 
     def _maybe_finish(self) -> None:
         """Report the end once stdout's EOF and the exit status are both known (or after a

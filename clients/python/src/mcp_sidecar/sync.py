@@ -243,22 +243,17 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
                 if chunk is None:
                     return
                 notified = self.feed(chunk)
+                if self.discarding:  # the rest of stdout is read and dropped on a thread
+                    self._drainer = threading.Thread(
+                        target=_read_to_end, args=(self._stdout_fd,), name="mcp-sidecar-drain",
+                        daemon=True,
+                    )
+                    self._drainer.start()
+                    return
                 if slot is None and (notified or self.in_flight):
                     return
         except EOFError:
             self._on_eof()
-        except SidecarError as exc:  # a line that is not a message, or one over the bound
-            self.fail(exc)
-            self._drain_rest()
-
-    def _drain_rest(self) -> None:
-        """After a line that ended the connection, read the rest of stdout to its end and drop
-        it, on a thread of its own: a sidecar left blocked on a full pipe would never reach the
-        EOF that fail() gave it, and close() would have to kill it."""
-        self._drainer = threading.Thread(
-            target=_read_to_end, args=(self._stdout_fd,), name="mcp-sidecar-drain", daemon=True
-        )
-        self._drainer.start()
 
     def _read_chunk(self, deadline: Optional[float]) -> Optional[bytes]:
         """The next chunk of stdout; None if the deadline passed first.
