@@ -528,18 +528,19 @@ def gen_python_methods() -> str:
             'clients/codegen/py_methods.py; copied into Sidecar and AsyncSidecar by _results.install."""', "",
             "from __future__ import annotations", "",
             "import os as _os",
-            "from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence", "",
+            "from typing import (TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence,",
+            "                    Union)", "",
             "from ._generated import *  # noqa: F403 - the shapes the methods take and return",
             f"from ._generated import {', '.join(name for name, _, _ in py_methods.DEFAULTS)}",
+            "from ._protocol import Notification",
             "from ._results import _names, _on, _shape", "",
             "if TYPE_CHECKING:",
             "    from ._binary import PathArg",
             "    from ._cancel import CancelToken",
-            "    from ._handlers import (Handler, NotificationCallback, ProgressCallback, SyncHandler,",
-            "                            SyncNotificationCallback, SyncProgressCallback)",
             "    from ._options import StderrTarget",
             "    from ._protocol import ElicitationMode, LogLevel, PromptsChangedParams, ResourcesChangedParams"]
-    return "\n".join(head + py_methods.python_source(request_fields)) + "\n"
+    body = py_methods.callbacks_source() + py_methods.python_source(request_fields)
+    return "\n".join(head + body) + "\n"
 
 
 def request_fields(method: str) -> Set[str]:

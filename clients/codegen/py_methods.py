@@ -244,7 +244,8 @@ unregisters it. The client must be started.""",
         sync_doc="""Call ``callback(notification)`` for every notification from now on, on the client's
 background thread (in arrival order; exceptions are logged; keep it short). Returns a
 function that unregisters it.""",
-        body="return {conn}.add_callback(callback)", plain=True),
+        body="unregister: Callable[[], None] = {conn}.add_callback(callback)\nreturn unregister",
+        plain=True),
 ]
 
 #: Notification callbacks of one method, the same in both clients: (name, notification,
@@ -258,6 +259,33 @@ any subscribed resource of that server may have). Returns the unregister functio
     ("on_prompts_changed", "notifications/prompts/changed", "PromptsChangedParams",
      """Call ``callback({server})`` when a server's prompt list changed (list again)."""),
 ]
+
+
+#: The callback and handler types the methods take, by client: (name, type, docstring line).
+CALLBACKS: List[Tuple[str, str, str]] = [
+    ("SyncNotificationCallback", "Callable[[Notification], None]",
+     "A notification callback of the blocking client (run on the client's background thread)."),
+    ("SyncProgressCallback", "Callable[[ProgressParams], None]",
+     "A progress callback of ``call_tool`` (run on the thread reading stdout: keep it short)."),
+    ("SyncHandler", "Callable[[JsonObject], Any]",
+     "A handler of the sidecar's requests (run on the client's handler threads): params in, the\n"
+     "result object out; raising :class:`HandlerError` answers that JSON-RPC error."),
+    ("NotificationCallback", "Callable[[Notification], Union[None, Awaitable[None]]]",
+     "A notification callback: a plain function, or one returning an awaitable (run as a task)."),
+    ("ProgressCallback", "Callable[[ProgressParams], Union[None, Awaitable[None]]]",
+     "A progress callback of ``call_tool``: called with each ``notifications/progress`` params of\n"
+     "the call (:class:`ProgressParams`); a returned awaitable runs as a task."),
+    ("Handler", "Callable[[JsonObject], Union[Any, Awaitable[Any]]]",
+     "A handler of the sidecar's requests: params in, the result object out (an ``async def``, or a\n"
+     "plain function); raising :class:`HandlerError` answers that JSON-RPC error."),
+]
+
+
+def callbacks_source() -> List[str]:
+    out = ["", ""]
+    for name, annotation, doc in CALLBACKS:
+        out += [f"#: {line}" for line in doc.splitlines()] + [f"{name} = {annotation}"]
+    return out
 
 
 # ------------------------------------------------------------------------------ the emitter

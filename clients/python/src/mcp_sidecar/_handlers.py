@@ -13,11 +13,11 @@ sidecar's ``notifications/cancelled``; ``sync``: a thread pool), so the reader i
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Union, cast
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, cast
 
 from ._protocol import (
     AUTHORIZE, ELICITATION, HOST_REQUEST_METHODS, ROOTS_LIST, SAMPLING, ElicitationMode, JsonObject,
-    Notification, ProgressParams, Root,
+    Root,
 )
 from ._wire import error_response_line, response_line
 
@@ -25,24 +25,6 @@ __all__ = [
     "HandlerError", "SidecarRequest", "HostHandlers", "answer_line", "failure_line",
     "METHOD_NOT_FOUND", "INTERNAL_ERROR",
 ]
-
-# The callback and handler types of both clients (each re-exports its own).
-#: A notification callback of the blocking client (run on the client's background thread).
-SyncNotificationCallback = Callable[[Notification], None]
-#: A progress callback of ``call_tool`` (run on the thread reading stdout: keep it short).
-SyncProgressCallback = Callable[[ProgressParams], None]
-#: A handler of the sidecar's requests (run on the client's handler threads): params in, the
-#: result object out; raising :class:`HandlerError` answers that JSON-RPC error.
-SyncHandler = Callable[[JsonObject], Any]
-
-#: A notification callback: a plain function, or one returning an awaitable (run as a task).
-NotificationCallback = Callable[[Notification], Union[None, Awaitable[None]]]
-#: A progress callback of ``call_tool``: called with each ``notifications/progress`` params of
-#: the call (:class:`ProgressParams`); a returned awaitable runs as a task.
-ProgressCallback = Callable[[ProgressParams], Union[None, Awaitable[None]]]
-#: A handler of the sidecar's requests: params in, the result object out (an ``async def``, or a
-#: plain function); raising :class:`HandlerError` answers that JSON-RPC error.
-Handler = Callable[[JsonObject], Union[Any, Awaitable[Any]]]
 
 #: JSON-RPC "method not found": a request nobody registered a handler for.
 METHOD_NOT_FOUND = -32601

@@ -5,19 +5,36 @@ clients/codegen/py_methods.py; copied into Sidecar and AsyncSidecar by _results.
 from __future__ import annotations
 
 import os as _os
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import (TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence,
+                    Union)
 
 from ._generated import *  # noqa: F403 - the shapes the methods take and return
 from ._generated import DEFAULT_MAX_LINE_BYTES, DEFAULT_NOTIFICATION_QUEUE_SIZE, DEFAULT_LOG_QUEUE_SIZE, DEFAULT_LOG_LEVEL
+from ._protocol import Notification
 from ._results import _names, _on, _shape
 
 if TYPE_CHECKING:
     from ._binary import PathArg
     from ._cancel import CancelToken
-    from ._handlers import (Handler, NotificationCallback, ProgressCallback, SyncHandler,
-                            SyncNotificationCallback, SyncProgressCallback)
     from ._options import StderrTarget
     from ._protocol import ElicitationMode, LogLevel, PromptsChangedParams, ResourcesChangedParams
+
+
+#: A notification callback of the blocking client (run on the client's background thread).
+SyncNotificationCallback = Callable[[Notification], None]
+#: A progress callback of ``call_tool`` (run on the thread reading stdout: keep it short).
+SyncProgressCallback = Callable[[ProgressParams], None]
+#: A handler of the sidecar's requests (run on the client's handler threads): params in, the
+#: result object out; raising :class:`HandlerError` answers that JSON-RPC error.
+SyncHandler = Callable[[JsonObject], Any]
+#: A notification callback: a plain function, or one returning an awaitable (run as a task).
+NotificationCallback = Callable[[Notification], Union[None, Awaitable[None]]]
+#: A progress callback of ``call_tool``: called with each ``notifications/progress`` params of
+#: the call (:class:`ProgressParams`); a returned awaitable runs as a task.
+ProgressCallback = Callable[[ProgressParams], Union[None, Awaitable[None]]]
+#: A handler of the sidecar's requests: params in, the result object out (an ``async def``, or a
+#: plain function); raising :class:`HandlerError` answers that JSON-RPC error.
+Handler = Callable[[JsonObject], Union[Any, Awaitable[Any]]]
 
 
 # The host methods of both clients (clients/codegen/py_methods.py), copied into
@@ -86,7 +103,8 @@ class _SidecarMethods:
         """Call ``callback(notification)`` for every notification from now on, on the client's
         background thread (in arrival order; exceptions are logged; keep it short). Returns a
         function that unregisters it."""
-        return self._conn.add_callback(callback)
+        unregister: Callable[[], None] = self._conn.add_callback(callback)
+        return unregister
 
     def call_tool(self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout_ms: Optional[int] = None, format: Optional[ToolFormat] = None, timeout: Optional[float] = None, cancel: Optional[CancelToken] = None, progress: Optional[SyncProgressCallback] = None, reset_timeout_on_progress: Optional[bool] = None, max_total_timeout_ms: Optional[int] = None, traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> ToolCallResult:
         """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the
@@ -446,7 +464,8 @@ class _AsyncSidecarMethods:
         """Call ``callback(notification)`` for every notification from now on, on the event loop
         (a returned awaitable runs as a task; exceptions are logged). Returns a function that
         unregisters it. The client must be started."""
-        return self._require().add_callback(callback)
+        unregister: Callable[[], None] = self._require().add_callback(callback)
+        return unregister
 
     async def call_tool(self, name: str, arguments: Optional[Mapping[str, Any]] = None, *, timeout_ms: Optional[int] = None, format: Optional[ToolFormat] = None, timeout: Optional[float] = None, progress: Optional[ProgressCallback] = None, reset_timeout_on_progress: Optional[bool] = None, max_total_timeout_ms: Optional[int] = None, traceparent: Optional[str] = None, tracestate: Optional[str] = None) -> ToolCallResult:
         """``tools/call`` of an exposed tool name. ``timeout_ms`` is the sidecar's bound on the

@@ -32,10 +32,8 @@ from typing import Any, AsyncIterator, Callable, Dict, List, Mapping, Optional, 
 from . import _log
 from ._binary import PathArg
 from ._errors import ErrorCode, SidecarError, client_error
-from ._handlers import (
-    Handler, NotificationCallback, ProgressCallback, SidecarRequest, answer_line, failure_line,
-)
-from ._methods import _AsyncSidecarMethods
+from ._handlers import SidecarRequest, answer_line, failure_line
+from ._methods import Handler, NotificationCallback, ProgressCallback, _AsyncSidecarMethods
 from ._results import install, shape
 from ._options import Options
 from ._protocol import ServerLogParams, InitializeResult, Notification

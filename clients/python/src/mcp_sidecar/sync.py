@@ -30,11 +30,8 @@ from typing import IO, Any, Callable, Deque, Dict, Iterator, Mapping, Optional, 
 from . import _log
 from ._errors import SidecarError
 from ._cancel import CancelToken
-from ._handlers import (
-    SidecarRequest, SyncHandler, SyncNotificationCallback, SyncProgressCallback, answer_line,
-    failure_line,
-)
-from ._methods import _SidecarMethods
+from ._handlers import SidecarRequest, answer_line, failure_line
+from ._methods import SyncHandler, SyncNotificationCallback, SyncProgressCallback, _SidecarMethods
 from ._results import install, shape
 from ._stderr import StderrReader
 from ._options import Options
