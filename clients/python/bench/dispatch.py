@@ -36,9 +36,10 @@ def per_call_us() -> float:
     futures = [loop.create_future() for _ in range(CALLS)]
     params = {"name": "mcp__fx__echo", "arguments": {"message": "x"}}
     dispatch = getattr(conn, "dispatch", None) or conn._dispatch  # older checkouts: _dispatch
+    begin = getattr(conn, "begin", None) or conn.requests.begin  # older checkouts: requests
     started = time.perf_counter()
     for i in range(CALLS):
-        conn.requests.begin("tools/call", params, futures[i])
+        begin("tools/call", params, futures[i])
         dispatch(lines[i])
     elapsed = time.perf_counter() - started
     assert all(f.done() for f in futures)

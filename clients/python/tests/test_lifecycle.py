@@ -139,8 +139,8 @@ def test_async_client_collected_without_close_stops_the_sidecar() -> None:
             await asyncio.sleep(0.02)
         # The connection reports the end once the exit is observed (its transport then closes).
         await asyncio.wait_for(asyncio.shield(connection.finished), 5.0)
-        assert connection.requests.error is not None
-        assert connection.requests.error.code == ErrorCode.CONNECTION_CLOSED
+        assert connection.error is not None
+        assert connection.error.code == ErrorCode.CONNECTION_CLOSED
 
     asyncio.run(main())
 

@@ -60,7 +60,7 @@ def test_bytes_in_any_chunking_settle_waiters_and_queue_notifications() -> None:
     assert session.notes.require_queue()[0].method == "notifications/tools/changed"
     session.end(first)
     session.end(second)
-    assert session.in_flight == 0 and session.requests.pending == {}
+    assert session.in_flight == 0 and session.pending == {}
 
 
 def test_a_line_over_the_bound_ends_the_connection_after_the_lines_before_it() -> None:
@@ -136,7 +136,7 @@ def test_closing_sends_shutdown_then_closes_stdin_and_nothing_once_the_sidecar_i
     shutdown = session.begin_close("s", True)
     assert shutdown is not None
     assert b'"method":"shutdown"' in session.sent[0] and session.stdin_closed
-    assert session.requests.closing
+    assert session.closing
     gone = _Recording()
     assert gone.begin_close("s", False) is None
     assert gone.sent == [] and gone.stdin_closed
@@ -147,7 +147,7 @@ def test_a_request_cancelled_before_it_is_sent_is_refused_unsent() -> None:
     with pytest.raises(SidecarError) as raised:
         session.begin("tools/call", {"name": "x"}, "a", cancelled=True)
     assert raised.value.code == ErrorCode.CANCELLED and raised.value.method == "tools/call"
-    assert session.requests.pending == {} and session.in_flight == 0
+    assert session.pending == {} and session.in_flight == 0
     # The connection's end wins over the cancellation: that is the error the caller gets.
     session.fail(SidecarError(ErrorCode.CONNECTION_CLOSED, "gone"))
     with pytest.raises(SidecarError) as raised:
@@ -173,3 +173,90 @@ def test_the_close_ends_the_shutdown_and_fails_the_rest_as_closed_by_the_client(
     with pytest.raises(SidecarError) as raised:
         session.begin("ping", None, "late")
     assert raised.value.code == ErrorCode.CONNECTION_CLOSED and raised.value.method == "ping"
+
+
+# The request table: ids, answers, timeouts, cancellation, the end of the connection.
+
+CANCEL_1 = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}\n'
+
+
+def test_ids_count_up_and_lines_are_exact() -> None:
+    session = _Recording()
+    assert session.begin("ping", None, "a") == (1, b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+    request_id, line = session.begin("servers/remove", {"name": "fx"}, "b")
+    assert request_id == 2
+    assert line == b'{"jsonrpc":"2.0","id":2,"method":"servers/remove","params":{"name":"fx"}}\n'
+    assert session.pending == {1: "a", 2: "b"} and session.in_flight == 2
+
+
+def test_a_response_settles_its_waiter_once() -> None:
+    session = _Recording()
+    request_id, _ = session.begin("ping", None, "a")
+    answer = b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+    session.feed(answer)
+    assert session.settled == [("a", {}, None)]
+    session.feed(answer)
+    assert session.settled == [("a", {}, None)]
+
+
+def test_an_error_response_becomes_a_sidecar_error() -> None:
+    session = _Recording()
+    session.begin("tools/call", {"name": "x"}, "a")
+    session.feed(
+        b'{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"no tool x",'
+        b'"data":{"code":"TOOL_NOT_FOUND"}}}\n'
+    )
+    ((_, _, raised),) = session.settled
+    assert raised is not None and raised.code == ErrorCode.TOOL_NOT_FOUND
+    assert raised.rpc_code == -32020
+
+
+def test_timeout_settles_with_timeout_and_cancels_at_the_sidecar() -> None:
+    session = _Recording()
+    request_id, _ = session.begin("tools/call", {"name": "x"}, "a")
+    session.expire(request_id, "tools/call", 0.5)
+    assert session.sent == [CANCEL_1]
+    ((_, _, raised),) = session.settled
+    assert raised is not None and raised.code == ErrorCode.TIMEOUT
+    # The late answer is ignored; a second expiry sends nothing.
+    session.feed(b'{"jsonrpc":"2.0","id":1,"result":{}}\n')
+    session.expire(request_id, "tools/call", 0.5)
+    assert len(session.settled) == 1 and session.sent == [CANCEL_1]
+
+
+def test_cancel_keeps_the_request_pending_abandon_forgets_it() -> None:
+    session = _Recording()
+    first, _ = session.begin("tools/call", None, "a")
+    session.cancel(first)
+    assert session.sent == [CANCEL_1]
+    assert first in session.pending  # the sidecar's CANCELLED answer settles it
+    second, _ = session.begin("tools/call", None, "b")
+    session.abandon(second)
+    assert second not in session.pending and len(session.sent) == 2
+    session.abandon(second)
+    assert len(session.sent) == 2 and session.settled == []
+
+
+def test_end_of_output_fails_every_pending_and_later_request() -> None:
+    session = _Recording()
+    session.begin("ping", None, "a")
+    session.begin("ping", None, "b")
+    session.output_ended(3)
+    assert [(w, e.code if e else None) for w, _, e in session.settled] == [
+        ("a", ErrorCode.CONNECTION_CLOSED),
+        ("b", ErrorCode.CONNECTION_CLOSED),
+    ]
+    assert session.error is not None and "code 3" in session.error.message
+    session.cancel(1)
+    assert session.sent == []
+    with pytest.raises(SidecarError) as raised:
+        session.begin("ping", None, "c")
+    assert raised.value.code == ErrorCode.CONNECTION_CLOSED and raised.value.method == "ping"
+
+
+def test_a_request_over_the_sidecar_line_bound_is_not_sent() -> None:
+    session = _Recording(args=["--max-line-bytes", "64"])
+    with pytest.raises(SidecarError) as raised:
+        session.begin("tools/call", {"arguments": "x" * 100}, "a")
+    assert raised.value.code == ErrorCode.MESSAGE_TOO_LARGE
+    assert session.pending == {} and session.in_flight == 0

@@ -23,7 +23,7 @@ from contextlib import nullcontext
 from time import monotonic as _monotonic
 from typing import (
     TYPE_CHECKING, Any, Callable, Deque, Dict, Generic, List, Mapping, Optional, Sequence, Tuple,
-    TypeVar, Union, cast,
+    TypeVar, Union,
 )
 
 from . import _log
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from ._options import Options
 
 __all__ = [
-    "Session", "Requests", "Notifications", "classify", "line_too_large", "spawn_failed",
+    "Session", "Notifications", "classify", "line_too_large", "spawn_failed",
     "kill_late", "wrong_event_loop",
 ]
 
@@ -56,121 +56,6 @@ W = TypeVar("W")
 C = TypeVar("C", bound=Callable[..., Any])
 #: Wakes a waiter with its outcome: ``(waiter, result, None)`` or ``(waiter, None, error)``.
 Settle = Callable[[W, Any, Optional[SidecarError]], None]
-
-
-class Requests(Generic[W]):
-    """Ids, the pending table and the end of the connection (see the module doc)."""
-
-    def __init__(self, max_request_bytes: int, settle: Settle[W]) -> None:
-        self._max_request_bytes = max_request_bytes
-        self._settle = settle
-        self._next_id = 0
-        self.pending: Dict[int, W] = {}
-        #: Set once: why the connection ended; every later request fails with (a copy of) it.
-        self.error: Optional[SidecarError] = None
-        #: The client is closing: the end of stdout is then the client's doing.
-        self.closing = False
-
-    def begin(
-        self, method: str, params: Optional[Mapping[str, Any]], waiter: W
-    ) -> Tuple[int, bytes]:
-        """Register ``waiter`` under a new id; returns the id and the line to write.
-
-        Raises:
-            SidecarError: the connection's error (naming ``method``) when it has ended;
-                ``MESSAGE_TOO_LARGE`` for a request the sidecar would reject unread.
-        """
-        if self.error is not None:
-            raise for_method(self.error, method)
-        self._next_id += 1
-        request_id = self._next_id
-        line = encode_request(request_id, method, params)
-        if len(line) > self._max_request_bytes:
-            raise client_error(
-                ErrorCode.MESSAGE_TOO_LARGE,
-                f"the {method} request is {len(line)} bytes, over the sidecar's "
-                f"--max-line-bytes {self._max_request_bytes}; not sent",
-                method=method,
-                setting="--max-line-bytes",
-                limit=self._max_request_bytes,
-                size=len(line),
-            )
-        self.pending[request_id] = waiter
-        return request_id, line
-
-    def forget(self, request_id: int) -> None:
-        """The caller is done with the request whatever became of it (idempotent)."""
-        self.pending.pop(request_id, None)
-
-    def answer(self, request_id: int, message: Dict[str, Any]) -> bool:
-        """Settle the request a response answers; False for a late answer (the request timed
-        out or was cancelled) or one to no request."""
-        waiter = self.pending.pop(request_id, None)
-        if waiter is None:
-            return False
-        error = message.get("error")
-        if error is not None:
-            self._settle(waiter, None, error_from_rpc(error))
-        elif "result" in message:
-            self._settle(waiter, message["result"], None)
-        else:
-            self._settle(
-                waiter,
-                None,
-                client_error(ErrorCode.INVALID_MESSAGE, f"response without result: {message!r}"),
-            )
-        return True
-
-    def cancel(self, request_id: int) -> Optional[bytes]:
-        """``notifications/cancelled`` to write for a request still in flight, which stays
-        pending: the sidecar answers it ``CANCELLED`` at once. None when nothing is to send."""
-        if request_id in self.pending and self.error is None:
-            return cancel_line(request_id)
-        return None
-
-    def abandon(self, request_id: int) -> Optional[bytes]:
-        """The caller gave up waiting (its task was cancelled): forget the request; returns the
-        cancellation to write, if it was still in flight."""
-        if self.pending.pop(request_id, None) is not None and self.error is None:
-            return cancel_line(request_id)
-        return None
-
-    def expire(self, request_id: int, method: str, timeout: Optional[float]) -> Optional[bytes]:
-        """The client's ``timeout`` ran out: settle the request with ``TIMEOUT`` and return the
-        cancellation to write (None if it was answered meanwhile, or nothing can be sent)."""
-        waiter = self.pending.pop(request_id, None)
-        if waiter is None:
-            return None
-        self._settle(
-            waiter,
-            None,
-            client_error(
-                ErrorCode.TIMEOUT,
-                f"no answer to {method} within {timeout:g} s; the request was cancelled",
-                method=method,
-                timeout=timeout,
-            ),
-        )
-        return cancel_line(request_id) if self.error is None else None
-
-    def fail(self, error: SidecarError) -> None:
-        """End the connection: every pending and later request fails with ``error``."""
-        if self.error is None:
-            self.error = error
-        pending, self.pending = self.pending, {}
-        for waiter in pending.values():
-            self._settle(waiter, None, error.copy())
-
-    def end_of_output(self, exit_code: Optional[int]) -> None:
-        """The sidecar's stdout ended: ``CONNECTION_CLOSED``, closed by the client or by the
-        sidecar (with its exit code when known)."""
-        if self.closing:
-            message = "the client was closed"
-        elif exit_code is None:
-            message = "the sidecar closed its stdout"
-        else:
-            message = f"the sidecar exited (code {exit_code})"
-        self.fail(client_error(ErrorCode.CONNECTION_CLOSED, message, exitCode=exit_code))
 
 
 class Notifications(Generic[C]):
@@ -255,7 +140,15 @@ class Session(Generic[W, C]):
 
     def __init__(self, options: "Options", settle: Settle[W], lock: Any = _NO_LOCK) -> None:
         self.lock = lock
-        self.requests: Requests[W] = Requests(options.max_request_bytes(), settle)
+        self._settle = settle
+        self._max_request_bytes = options.max_request_bytes()
+        self._next_id = 0
+        #: The requests in flight: id → waiter.
+        self.pending: Dict[int, W] = {}
+        #: Set once: why the connection ended; every later request fails with (a copy of) it.
+        self.error: Optional[SidecarError] = None
+        #: The client is closing: the end of stdout is then the client's doing.
+        self.closing = False
         self._lines = LineSplitter(options.max_line_bytes)
         self.notes: Notifications[C] = Notifications(options.notification_queue_size)
         # The log stream: a queue of its own, so that logs never crowd out other notifications.
@@ -290,15 +183,35 @@ class Session(Generic[W, C]):
         progress: Optional[Callable[[ProgressParams], Any]] = None,
         cancelled: bool = False,
     ) -> Tuple[int, bytes]:
-        """Register a request and its progress callback under a new id (see
-        :meth:`Requests.begin`); returns the id and the line to write. A request whose caller
-        already ``cancelled`` it raises ``CANCELLED`` unsent (after the connection's error)."""
+        """Register ``waiter`` (and the request's progress callback) under a new id; returns the
+        id and the line to write.
+
+        Raises:
+            SidecarError: the connection's error (naming ``method``) when it has ended;
+                ``CANCELLED`` for a request its caller already ``cancelled`` (nothing sent);
+                ``MESSAGE_TOO_LARGE`` for a request the sidecar would reject unread.
+        """
         with self.lock:
-            if cancelled and self.requests.error is None:
+            if self.error is not None:
+                raise for_method(self.error, method)
+            if cancelled:
                 raise client_error(
                     ErrorCode.CANCELLED, f"{method} was cancelled before it was sent", method=method
                 )
-            request_id, line = self.requests.begin(method, params, waiter)
+            self._next_id += 1
+            request_id = self._next_id
+            line = encode_request(request_id, method, params)
+            if len(line) > self._max_request_bytes:
+                raise client_error(
+                    ErrorCode.MESSAGE_TOO_LARGE,
+                    f"the {method} request is {len(line)} bytes, over the sidecar's "
+                    f"--max-line-bytes {self._max_request_bytes}; not sent",
+                    method=method,
+                    setting="--max-line-bytes",
+                    limit=self._max_request_bytes,
+                    size=len(line),
+                )
+            self.pending[request_id] = waiter
             self.in_flight += 1
             if progress is not None:
                 self._progress[request_id] = progress
@@ -309,23 +222,44 @@ class Session(Generic[W, C]):
         progress of its id is dropped."""
         with self.lock:
             self.in_flight -= 1
-            self.requests.forget(request_id)
+            self.pending.pop(request_id, None)
             self._progress.pop(request_id, None)
             self.last_activity = _monotonic()
 
     def expire(self, request_id: int, method: str, timeout: Optional[float]) -> None:
-        """The client's ``timeout`` ran out: ``TIMEOUT``, and the request cancelled at the
-        sidecar (see :meth:`Requests.expire`)."""
+        """The client's ``timeout`` ran out: settle the request with ``TIMEOUT`` and cancel it at
+        the sidecar (nothing when it was answered meanwhile)."""
         with self.lock:
-            line = self.requests.expire(request_id, method, timeout)
-        self._send(line)
+            waiter = self.pending.pop(request_id, None)
+            if waiter is None:
+                return
+            self._settle(
+                waiter,
+                None,
+                client_error(
+                    ErrorCode.TIMEOUT,
+                    f"no answer to {method} within {timeout:g} s; the request was cancelled",
+                    method=method,
+                    timeout=timeout,
+                ),
+            )
+        self._send(cancel_line(request_id))
 
     def cancel(self, request_id: int) -> None:
-        """Cancel a request still in flight at the sidecar, which answers it ``CANCELLED`` at
-        once (see :meth:`Requests.cancel`)."""
+        """Cancel a request still in flight at the sidecar; it stays pending: the sidecar
+        answers it ``CANCELLED`` at once."""
         with self.lock:
-            line = self.requests.cancel(request_id)
-        self._send(line)
+            in_flight = request_id in self.pending
+        if in_flight:
+            self._send(cancel_line(request_id))
+
+    def abandon(self, request_id: int) -> None:
+        """The caller gave up waiting (its task was cancelled): forget the request, and cancel
+        it at the sidecar if it was still in flight."""
+        with self.lock:
+            in_flight = self.pending.pop(request_id, None) is not None
+        if in_flight:
+            self._send(cancel_line(request_id))
 
     def feed(self, data: bytes) -> bool:
         """Dispatch every line that ``data`` (a chunk of stdout) completes; True if one was a
@@ -363,7 +297,7 @@ class Session(Generic[W, C]):
             return True
         if type(routed) is tuple:  # a response: the hot path pays this one branch
             with self.lock:
-                self.requests.answer(*routed)  # False: a late answer (timed out, cancelled)
+                self._answer(*routed)
         elif isinstance(routed, SidecarRequest):
             self._on_request(routed)
         return False
@@ -371,6 +305,21 @@ class Session(Generic[W, C]):
     def notify(self, method: str, params: Mapping[str, Any]) -> None:
         """Send a host → sidecar notification."""
         self._send(encode_notification(method, params))
+
+    def _answer(self, request_id: int, message: Dict[str, Any]) -> None:
+        """Settle the request a response answers (under :attr:`lock`); a late answer (the
+        request timed out or was cancelled), or one to no request, is dropped."""
+        waiter = self.pending.pop(request_id, None)
+        if waiter is None:
+            return
+        error = message.get("error")
+        if error is not None:
+            self._settle(waiter, None, error_from_rpc(error))
+        elif "result" in message:
+            self._settle(waiter, message["result"], None)
+        else:
+            error = client_error(ErrorCode.INVALID_MESSAGE, f"response without result: {message!r}")
+            self._settle(waiter, None, error)
 
     def _on_request(self, request: SidecarRequest) -> None:
         """Answer at once what needs no handler; start a handler (the reader never waits)."""
@@ -383,7 +332,7 @@ class Session(Generic[W, C]):
         except TypeError:  # not a JSON-RPC id: nothing could be answered
             return
         with self.lock:
-            if request.id in self._handling or self.requests.error is not None:
+            if request.id in self._handling or self.error is not None:
                 return  # the sidecar never reuses an id in flight; a duplicate is ignored
             self._handling[request.id] = self._start(request, self.handlers.lookup(request.method))
 
@@ -428,7 +377,7 @@ class Session(Generic[W, C]):
         handlers still running are stopped (nobody can be answered any more), stdin is closed
         and the queues' readers see the end."""
         with self.lock:
-            self.requests.fail(error)
+            self.fail_requests(error)
             self._wake_waiting()
             handling, self._handling = self._handling, {}
         for entry in handling.values():
@@ -437,14 +386,23 @@ class Session(Generic[W, C]):
         self.notes.end()
         self.logs.end()
 
+    def fail_requests(self, error: SidecarError) -> None:
+        """The request table's part of :meth:`fail` (under :attr:`lock`), alone for a client
+        whose event loop is gone: every pending and later request fails with ``error``."""
+        if self.error is None:
+            self.error = error
+        pending, self.pending = self.pending, {}
+        for waiter in pending.values():
+            self._settle(waiter, None, error.copy())
+
     def begin_close(self, waiter: W, running: bool) -> Optional[int]:
         """The close's first step: ``shutdown`` (if the sidecar still ``running``), then EOF right
         behind it (the same stop, protocol §2), so that a sidecar that never answers shutdown
         exits at the EOF instead of being killed at the deadline. Returns the id of the
         shutdown for :meth:`end`, None when none was sent."""
-        self.requests.closing = True
+        self.closing = True
         request_id: Optional[int] = None
-        if running and self.requests.error is None:
+        if running and self.error is None:
             try:
                 request_id, line = self.begin("shutdown", None, waiter)
                 self._send(line)
@@ -460,14 +418,19 @@ class Session(Generic[W, C]):
         closed"."""
         if shutdown is not None:
             self.end(shutdown)
-        self.requests.closing = True
+        self.closing = True
         self.fail(client_error(ErrorCode.CONNECTION_CLOSED, "the client was closed"))
 
     def output_ended(self, exit_code: Optional[int]) -> None:
-        """Stdout's EOF: end the connection (see :meth:`Requests.end_of_output`)."""
-        with self.lock:
-            self.requests.end_of_output(exit_code)
-        self.fail(cast(SidecarError, self.requests.error))
+        """Stdout's EOF: the connection ends with ``CONNECTION_CLOSED``, closed by the client or
+        by the sidecar (with its exit code when known)."""
+        if self.closing:
+            message = "the client was closed"
+        elif exit_code is None:
+            message = "the sidecar closed its stdout"
+        else:
+            message = f"the sidecar exited (code {exit_code})"
+        self.fail(client_error(ErrorCode.CONNECTION_CLOSED, message, exitCode=exit_code))
 
     # What each client supplies.
 

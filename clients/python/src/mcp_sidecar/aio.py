@@ -158,7 +158,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
             return await future
         except asyncio.CancelledError:
             # The awaiting task was cancelled: forget the request and cancel it at the sidecar.
-            self._send(self.requests.abandon(request_id))
+            self.abandon(request_id)
             raise
         except SidecarError as exc:
             if exc.method is None:
@@ -190,7 +190,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
             # Cancelled by the sidecar's notifications/cancelled (already out of the table) or
             # by the client's end: the request is over, nothing is answered. A handler that
             # raised CancelledError on its own is a failure like any other.
-            if self._handling.pop(request.id, None) is None or self.requests.error is not None:
+            if self._handling.pop(request.id, None) is None or self.error is not None:
                 return
             line = failure_line(request, RuntimeError(f"the {request.method} handler was cancelled"))
         except Exception as exc:
@@ -301,7 +301,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         """End a sidecar whose event loop is closed or stopped, from the running loop (another
         one): close its stdin pipe (EOF: it stops every server and exits), wait for the exit,
         kill it after ``timeout``, and reap it (the closed loop's child watcher may never)."""
-        self.requests.closing = True
+        self.closing = True
         transport = self.transport
         if transport is not None:
             # The pipes themselves, stdin first (the EOF): their transports would need the loop.
@@ -322,8 +322,8 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
                 transport.close()
             except RuntimeError:  # its loop is closed: what it schedules there cannot run
                 pass
-        if self.requests.error is None:
-            self.requests.fail(client_error(ErrorCode.CONNECTION_CLOSED, "the client was closed"))
+        if self.error is None:
+            self.fail_requests(client_error(ErrorCode.CONNECTION_CLOSED, "the client was closed"))
 
 
 async def _reap(pid: int, timeout: float) -> bool:

@@ -188,7 +188,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
             with lock:
                 if slot.done:
                     return
-                error = self.requests.error
+                error = self.error
                 if error is not None:
                     slot.error = error.copy()
                     slot.done = True
@@ -341,7 +341,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
                 stop = self._bg_stop
             for notification in batch:
                 self.notes.run_callbacks(notification, callbacks)
-            if stop or self.requests.error is not None:
+            if stop or self.error is not None:
                 return
             if self._take_idle_read_role():
                 try:
@@ -353,7 +353,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
         return (
             not self._reading
             and self.in_flight == 0
-            and self.requests.error is None
+            and self.error is None
             and _monotonic() - self.last_activity >= _IDLE_GRACE_SECONDS
         )
 
@@ -402,7 +402,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
                 except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL ignored?
                     _log.error("mcp-sidecar (pid %d) survived SIGKILL", self.proc.pid)
             # Drain what is left (the shutdown answer came; EOF follows the exit).
-            if self.requests.error is None:
+            if self.error is None:
                 with self._lock:
                     free = not self._reading
                     if free:
