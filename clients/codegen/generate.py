@@ -540,6 +540,7 @@ def gen_python_methods() -> str:
             "    from ._options import StderrTarget",
             "    from ._protocol import ElicitationMode, LogLevel, PromptsChangedParams, ResourcesChangedParams"]
     body = py_methods.callbacks_source() + py_methods.python_source(request_fields)
+    body += py_methods.option_fields_source()
     return "\n".join(head + body) + "\n"
 
 

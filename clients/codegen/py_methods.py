@@ -520,6 +520,35 @@ def constructor(client: str) -> List[str]:
             "        self._open(locals())"]
 
 
+#: What each option must be, checked in this order before anything runs: (option, the failing
+#: condition, ``{}`` standing for the value, the exception, its message).
+CHECKS: List[Tuple[str, str, str, str]] = [
+    ("args", "isinstance({}, str)", "TypeError", "args must be a sequence of strings, not one string"),
+    ("max_line_bytes", "{} < 1024", "ValueError", "max_line_bytes must be at least 1024"),
+    ("notification_queue_size", "{} < 0", "ValueError", "notification_queue_size must be >= 0"),
+    ("log_queue_size", "{} < 0", "ValueError", "log_queue_size must be >= 0"),
+    ("start_timeout", "{} is not None and {} <= 0", "ValueError", "start_timeout must be positive (or None)"),
+]
+#: Options ``Options`` keeps in a form of its own (the handlers and what they declare), or not
+#: at all (``close_timeout``, the clients' own).
+NOT_FIELDS = ("close_timeout", "handlers", "roots", "elicitation_modes", "sampling_features")
+
+
+def option_fields_source() -> List[str]:
+    """``_OptionFields``, the options as ``Options`` holds them, and ``check_options``, appended
+    to ``_methods.py`` (``_options`` builds on them)."""
+    out = ["", "", "class _OptionFields:", '    """The options, as ``Options`` holds them (its base)."""', "",
+           "    binary: Optional[PathArg]"]
+    out += [f"    {name}: {annotation}" for name, annotation, _, _ in OPTIONS if name not in NOT_FIELDS]
+    out += ["", "", "def check_options(values: Dict[str, Any]) -> None:",
+            '    """Raise on an option outside its bounds (the error names it)."""']
+    for name, condition, error, message in CHECKS:
+        value = 'values["%s"]' % name
+        out += [f"    if {condition.replace('{}', value)}:",
+                f'        raise {error}("{message}")']
+    return out
+
+
 def options_source() -> List[str]:
     """The options' defaults, appended to ``_generated.py`` (``_options`` reads them)."""
     out = [""]

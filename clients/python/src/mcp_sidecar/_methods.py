@@ -722,3 +722,40 @@ class _AsyncSidecarMethods:
     def on_prompts_changed(self, callback: Callable[[PromptsChangedParams], Any]) -> Callable[[], None]:
         """Call ``callback({server})`` when a server's prompt list changed (list again)."""
         return _on(self, "notifications/prompts/changed", callback)
+
+
+class _OptionFields:
+    """The options, as ``Options`` holds them (its base)."""
+
+    binary: Optional[PathArg]
+    tool_format: Optional[ToolFormat]
+    name_template: Optional[str]
+    max_name_length: Optional[int]
+    client_info: Optional[ClientInfo]
+    args: Sequence[str]
+    env: Optional[Mapping[str, str]]
+    cwd: Optional[PathArg]
+    stderr: StderrTarget
+    max_line_bytes: int
+    notification_queue_size: int
+    start_timeout: Optional[float]
+    strict: Optional[bool]
+    require_trust: bool
+    server_logs: Optional[LogLevel]
+    log_queue_size: int
+    answer_timeout_ms: Optional[int]
+    log_level: Optional[str]
+
+
+def check_options(values: Dict[str, Any]) -> None:
+    """Raise on an option outside its bounds (the error names it)."""
+    if isinstance(values["args"], str):
+        raise TypeError("args must be a sequence of strings, not one string")
+    if values["max_line_bytes"] < 1024:
+        raise ValueError("max_line_bytes must be at least 1024")
+    if values["notification_queue_size"] < 0:
+        raise ValueError("notification_queue_size must be >= 0")
+    if values["log_queue_size"] < 0:
+        raise ValueError("log_queue_size must be >= 0")
+    if values["start_timeout"] is not None and values["start_timeout"] <= 0:
+        raise ValueError("start_timeout must be positive (or None)")

@@ -9,16 +9,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from typing import (
-    IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union, cast,
-)
+from typing import IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union, cast
 
-from ._binary import PathArg, find_sidecar_bin
+from ._binary import find_sidecar_bin
 from ._generated import (  # noqa: F401 - the defaults, re-exported (DEFAULT_*)
     DEFAULT_LOG_QUEUE_SIZE, DEFAULT_MAX_LINE_BYTES, DEFAULT_NOTIFICATION_QUEUE_SIZE, OPTION_DEFAULTS,
 )
 from ._handlers import HostHandlers
-from ._protocol import PROTOCOL_VERSION, ClientInfo, LogLevel, ToolFormat
+from ._methods import _OptionFields, check_options
+from ._protocol import PROTOCOL_VERSION
 from ._stderr import StderrReader, json_log_sink, raw_log_sink
 from ._version import __version__
 
@@ -41,46 +40,19 @@ SIDECAR_DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 StderrTarget = Union[None, int, IO[Any], "logging.Logger"]
 
 
-class Options:
+class Options(_OptionFields):
     """The constructor options shared by both clients, validated."""
 
-    binary: Optional[PathArg]
-    tool_format: Optional[ToolFormat]
-    name_template: Optional[str]
-    max_name_length: Optional[int]
-    client_info: Optional[ClientInfo]
-    args: Tuple[str, ...]
-    env: Optional[Mapping[str, str]]
-    cwd: Optional[PathArg]
-    stderr: StderrTarget
-    max_line_bytes: int
-    notification_queue_size: int
-    start_timeout: Optional[float]
-    strict: Optional[bool]
-    require_trust: bool
     handlers: HostHandlers
-    server_logs: Optional[LogLevel]
-    log_queue_size: int
-    answer_timeout_ms: Optional[int]
-    log_level: Optional[str]
 
     def __init__(self, arguments: Mapping[str, Any] = {}) -> None:
         """Options from a constructor's ``locals()`` (``self`` and ``close_timeout`` ignored);
         the others take their defaults."""
         values = {name: arguments.get(name, default) for name, default in OPTION_DEFAULTS.items()}
-        if isinstance(values["args"], str):
-            raise TypeError("args must be a sequence of strings, not one string")
-        if values["max_line_bytes"] < 1024:
-            raise ValueError("max_line_bytes must be at least 1024")
-        if values["notification_queue_size"] < 0:
-            raise ValueError("notification_queue_size must be >= 0")
+        check_options(values)
         stderr = values["stderr"]
         if isinstance(stderr, int) and stderr == subprocess.STDOUT:
             raise ValueError("the sidecar's stderr must never be mixed into its stdout")
-        if values["log_queue_size"] < 0:
-            raise ValueError("log_queue_size must be >= 0")
-        if values["start_timeout"] is not None and values["start_timeout"] <= 0:
-            raise ValueError("start_timeout must be positive (or None)")
         values["args"] = tuple(values["args"])
         values["handlers"] = HostHandlers(
             values.pop("handlers"),
