@@ -1,16 +1,14 @@
 """The one protocol core of both clients (``aio`` and ``sync``): sans-IO, no pipes, threads or loop.
 
-Owns: request ids and the pending table (every request ends exactly once: its response, its
-timeout, its cancellation, or the end of the connection), the line of each request (bounded by
-the sidecar's ``--max-line-bytes``), what a decoded line is (a response settles its waiter, a
-notification goes to the bounded queue and the callbacks), the error of a closed connection, and
-the errors the client raises on its own.
+:class:`Session` holds one connection's state and makes what it reads into events: it cuts
+stdout's bytes into lines (bounded by ``max_line_bytes``) and routes each line (a response settles
+its waiter, a notification goes to the bounded queues and the callbacks, progress and logs to
+theirs, the sidecar's requests to the host's handlers). It owns request ids and the pending table
+(every request ends exactly once: its response, its timeout, its cancellation, or the end of the
+connection), the line of each request (bounded by the sidecar's ``--max-line-bytes``), the steps
+of closing and what ending the connection does, and the errors the client raises on its own.
 
-:class:`Session` holds these for one connection and makes what it reads into events: it cuts
-stdout's bytes into lines (bounded by ``max_line_bytes``), and routes each line (a response settles
-its waiter, a notification goes to the queues and callbacks, progress and logs to theirs, the
-sidecar's requests to the host's handlers); it also decides what ending the connection does. The
-clients drive it: ``aio`` from its event loop (the subprocess protocol's callbacks and timer
+The clients drive it: ``aio`` from its event loop (the subprocess protocol's callbacks and timer
 handles), ``sync`` from whichever thread holds its read role, under its lock. How a waiter is woken
 and how a handler runs are theirs: the core calls ``settle(waiter, result, error)``, given at
 construction, and the hooks :class:`Session` names.

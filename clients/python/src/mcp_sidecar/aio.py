@@ -68,7 +68,8 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop, options: Options) -> None:
-        self._loop = loop
+        #: The event loop the connection lives on.
+        self.loop = loop
         self.transport: Optional[asyncio.SubprocessTransport] = None
         self.stdin: Optional[asyncio.WriteTransport] = None
         super().__init__(options, _settle_future)
@@ -88,11 +89,6 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         self._finish_timer: Optional[asyncio.TimerHandle] = None
         self.finished: asyncio.Future[None] = loop.create_future()  # EOF seen and exit known
         self._close_done: Optional[asyncio.Future[None]] = None
-
-    @property
-    def loop(self) -> asyncio.AbstractEventLoop:
-        """The event loop the connection lives on."""
-        return self._loop
 
     # -- protocol callbacks -----------------------------------------------------------------
 
@@ -144,17 +140,17 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
     ) -> Any:
         """Send one request and return its ``result``; raises :class:`SidecarError`.
         ``progress`` receives the request's ``notifications/progress`` until it ends."""
-        future: asyncio.Future[Any] = self._loop.create_future()
+        future: asyncio.Future[Any] = self.loop.create_future()
         request_id, line = self.begin(method, params, future, progress)
         timer: Optional[asyncio.TimerHandle] = None
         try:
             self._send(line)
             if self._write_paused:  # backpressure: the sidecar is not reading fast enough
-                waiter: asyncio.Future[None] = self._loop.create_future()
+                waiter: asyncio.Future[None] = self.loop.create_future()
                 self._drain_waiters.append(waiter)
                 await waiter
             if timeout is not None:
-                timer = self._loop.call_later(timeout, self.expire, request_id, method, timeout)
+                timer = self.loop.call_later(timeout, self.expire, request_id, method, timeout)
             return await future
         except asyncio.CancelledError:
             # The awaiting task was cancelled: forget the request and cancel it at the sidecar.
@@ -178,7 +174,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
 
     def _start(self, request: SidecarRequest, handler: Handler) -> "asyncio.Task[None]":
         """Run a handler as a task of its own (any number run at once)."""
-        return self._loop.create_task(self._handle(request, handler))
+        return self.loop.create_task(self._handle(request, handler))
 
     async def _handle(self, request: SidecarRequest, handler: Handler) -> None:
         try:
@@ -212,7 +208,7 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         if self._stdout_eof and self.exited.done():
             self._finish(self.exited.result())
         elif self._finish_timer is None and (self._stdout_eof or self.exited.done()):
-            self._finish_timer = self._loop.call_later(
+            self._finish_timer = self.loop.call_later(
                 _EXIT_GRACE_SECONDS, self._finish, None
             )
 
@@ -265,21 +261,21 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         if self._close_done is not None:
             await asyncio.shield(self._close_done)
             return
-        self._close_done = self._loop.create_future()
+        self._close_done = self.loop.create_future()
         try:
             await self._close(timeout)
         finally:
             self._close_done.set_result(None)
 
     async def _close(self, timeout: float) -> None:
-        deadline = self._loop.time() + timeout
+        deadline = self.loop.time() + timeout
         # The shutdown's answer is not awaited: the exit and the end of stdout below follow it.
-        answer: asyncio.Future[Any] = self._loop.create_future()
+        answer: asyncio.Future[Any] = self.loop.create_future()
         answer.add_done_callback(_retrieve)
         shutdown = self.begin_close(answer, not self.exited.done())
         try:
             await asyncio.wait_for(
-                asyncio.shield(self.exited), max(deadline - self._loop.time(), 0.1)
+                asyncio.shield(self.exited), max(deadline - self.loop.time(), 0.1)
             )
         except asyncio.TimeoutError:
             assert self.transport is not None
