@@ -75,12 +75,12 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         super().__init__(options, _settle_future)
         self._write_paused = False
         self._drain_waiters: List[asyncio.Future[None]] = []
+        self._callback_tasks: Set[asyncio.Future[Any]] = set()  # what callbacks returned, running
         # Wake-ups of the iterators waiting on the core's notification and log queues.
-        self._callback_tasks: Set[asyncio.Future[Any]] = set()
-        self._queue_event = asyncio.Event()
-        self._logs_event = asyncio.Event()
-        self.notes.wake = self._queue_event.set
-        self.logs.wake = self._logs_event.set
+        self.notes_event = asyncio.Event()
+        self.logs_event = asyncio.Event()
+        self.notes.wake = self.notes_event.set
+        self.logs.wake = self.logs_event.set
         # Stderr to logging.
         self._stderr = options.stderr_reader()
         # Ending.
@@ -241,12 +241,6 @@ class _Connection(Session["asyncio.Future[Any]", NotificationCallback], asyncio.
         self._callback_tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             _log.error("mcp-sidecar notification callback failed", exc_info=task.exception())
-
-    def iterate(self) -> AsyncIterator[Notification]:
-        return _iterate(self.notes, self._queue_event)
-
-    def iterate_logs(self) -> AsyncIterator[ServerLogParams]:
-        return _log_params(_iterate(self.logs, self._logs_event))
 
     # -- ending -----------------------------------------------------------------------------
 
@@ -534,7 +528,8 @@ class AsyncSidecar:
         """Notifications received since start, oldest first, from a bounded queue
         (``notification_queue_size``; when full the oldest is dropped). The iteration ends when
         the client closes. Use one iterator at a time (several would share the items)."""
-        return self._require().iterate()
+        conn = self._require()
+        return _iterate(conn.notes, conn.notes_event)
 
     def logs(self) -> AsyncIterator[ServerLogParams]:
         """The servers' log messages (``notifications/server/log`` params: ``server``,
@@ -543,7 +538,8 @@ class AsyncSidecar:
         :attr:`dropped_logs`, so a host that does not read never grows memory. Messages come
         only at or above the level set by ``server_logs`` or :meth:`set_log_level`. They are
         also delivered as notifications. The iteration ends when the client closes."""
-        return self._require().iterate_logs()
+        conn = self._require()
+        return _log_params(_iterate(conn.logs, conn.logs_event))
 
 
 install(AsyncSidecar, _AsyncSidecarMethods)

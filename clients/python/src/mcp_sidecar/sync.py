@@ -321,13 +321,6 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
             self._backlog.append(notification)
             self._bg_cv.notify()
 
-    def iterate(self, timeout: Optional[float]) -> Iterator[Notification]:
-        return _iterate(self.notes, timeout)
-
-    def iterate_logs(self, timeout: Optional[float]) -> Iterator[ServerLogParams]:
-        for note in _iterate(self.logs, timeout):
-            yield cast(ServerLogParams, note.params)
-
     def _background(self) -> None:
         """Run callbacks; read stdout while no call is in flight (so notifications flow)."""
         bg_cv = self._bg_cv
@@ -343,7 +336,7 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
                 self.notes.run_callbacks(notification, callbacks)
             if stop or self.error is not None:
                 return
-            if self._take_idle_read_role():
+            if self._take_read_role(idle=True):
                 try:
                     self._read_until(None, None)
                 finally:
@@ -357,12 +350,14 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
             and _monotonic() - self.last_activity >= _IDLE_GRACE_SECONDS
         )
 
-    def _take_idle_read_role(self) -> bool:
+    def _take_read_role(self, idle: bool = False) -> bool:
+        """Take the read role if nobody holds it (and, if ``idle``, no call was in flight for a
+        moment)."""
         with self._lock:
-            if self._idle():
+            free = self._idle() if idle else not self._reading
+            if free:
                 self._reading = True
-                return True
-            return False
+            return free
 
     # -- ending -----------------------------------------------------------------------------
 
@@ -402,16 +397,11 @@ class _Connection(Session[_Slot, SyncNotificationCallback]):
                 except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL ignored?
                     _log.error("mcp-sidecar (pid %d) survived SIGKILL", self.proc.pid)
             # Drain what is left (the shutdown answer came; EOF follows the exit).
-            if self.error is None:
-                with self._lock:
-                    free = not self._reading
-                    if free:
-                        self._reading = True
-                if free:
-                    try:
-                        self._read_until(_Slot(), _monotonic() + 2.0)
-                    finally:
-                        self._release_read_role()
+            if self.error is None and self._take_read_role():
+                try:
+                    self._read_until(_Slot(), _monotonic() + 2.0)
+                finally:
+                    self._release_read_role()
             self.closed(shutdown)
             with self._bg_cv:
                 self._bg_stop = True
@@ -535,7 +525,7 @@ class Sidecar:
         """Notifications received since start, oldest first, from a bounded queue
         (``notification_queue_size``; when full the oldest is dropped). The iteration ends when
         the client closes, or when no notification arrived within ``timeout`` seconds."""
-        return self._conn.iterate(timeout)
+        return _iterate(self._conn.notes, timeout)
 
     def logs(self, timeout: Optional[float] = None) -> Iterator[ServerLogParams]:
         """The servers' log messages (``notifications/server/log`` params: ``server``,
@@ -545,7 +535,7 @@ class Sidecar:
         only at or above the level set by ``server_logs`` or :meth:`set_log_level`. They are
         also delivered as notifications. The iteration ends when the client closes, or when no
         message arrived within ``timeout`` seconds."""
-        return self._conn.iterate_logs(timeout)
+        return (cast(ServerLogParams, note.params) for note in _iterate(self._conn.logs, timeout))
 
 
 install(Sidecar, _SidecarMethods)
