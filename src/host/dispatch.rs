@@ -18,7 +18,8 @@ use crate::metrics::{self, Outcome};
 const TEST_PANIC_ENV: &str = "MCP_SIDECAR_TEST_PANIC";
 
 /// The outcome of one request, where the answer may be JSON text the sidecar holds already
-/// (`tools/list`, `tools/search`); every other method's value comes from [`run`].
+/// (`tools/list`, `tools/search`) or a call's answer; every other method's value comes from
+/// [`run`].
 pub(super) async fn reply(
     host: &Host,
     id: &RequestId,
@@ -30,10 +31,15 @@ pub(super) async fn reply(
         "tools/search" => {
             super::search::search(host.registry()?, parse(method, params)?).map(Reply::Json)
         }
-        _ => run(host, id, method, params).await.map(Reply::Value),
+        "tools/call" => {
+            let to = (&host.outbox, id);
+            let answer = tools::call(host.registry()?, parse(method, params)?, to).await;
+            answer.map(|a| Reply::Call(Box::new(a)))
+        }
+        _ => run(host, method, params).await.map(Reply::Value),
     };
     let outcome = match &reply {
-        Ok(Reply::Value(v)) if v.get("isError") == Some(&Value::Bool(true)) => Outcome::ToolError,
+        Ok(Reply::Call(answer)) if answer.is_error() => Outcome::ToolError,
         Ok(_) => Outcome::Ok,
         Err(_) => Outcome::Error,
     };
@@ -45,12 +51,7 @@ pub(super) async fn reply(
 ///
 /// Every request's task holds this future, so its size is paid per call: the `servers/*`
 /// handlers (large, rare) are boxed, and the future is about as large as `tools/call`'s.
-pub(super) async fn run(
-    host: &Host,
-    id: &RequestId,
-    method: &str,
-    params: Option<Value>,
-) -> Result<Value> {
+pub(super) async fn run(host: &Host, method: &str, params: Option<Value>) -> Result<Value> {
     let registry = host.registry()?;
     match method {
         "ping" => {
@@ -69,7 +70,6 @@ pub(super) async fn run(
             Ok(servers::list(registry))
         }
         "servers/stats" => servers::stats(registry, parse(method, params)?),
-        "tools/call" => tools::call(registry, parse(method, params)?, (&host.outbox, id)).await,
         "tools/accept" => tools::accept(registry, parse(method, params)?),
         "results/read" => tools::read_result(registry, parse(method, params)?),
         "resources/list" => {

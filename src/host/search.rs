@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::call_result::call_result;
+use super::call_result::{call_result, CallAnswer};
 use super::params::SearchTools;
 use crate::convert::{self, defer, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
@@ -61,7 +61,7 @@ pub(super) fn call_search_tools(
     name: &str,
     arguments: Option<Value>,
     output_format: ToolFormat,
-) -> Result<Value> {
+) -> Result<CallAnswer> {
     let started = Instant::now();
     let (query, limit) = meta_arguments(name, arguments.as_ref())?;
     registry.relist_expired();
@@ -89,13 +89,12 @@ pub(super) fn call_search_tools(
         "structuredContent": {"tools": definitions},
     });
     let converted = convert::convert_owned(output_format, result);
-    let result = call_result(
+    Ok(call_result(
         converted,
         &ServerName::from(defer::SEARCH_TOOLS_SERVER),
         &ToolName::from(defer::SEARCH_TOOLS),
         started.elapsed(),
-    );
-    Ok(Value::Object(result))
+    ))
 }
 
 /// `{query, limit?}` of a meta-tool call; INVALID_ARGUMENTS naming the problem otherwise.

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use tokio::sync::watch;
 
-use super::call_result::call_result;
+use super::call_result::{call_result, CallAnswer};
 use super::params::{AcceptTools, CallTool, ListTools, ReadResult};
 use super::search;
 use crate::convert;
@@ -39,7 +39,7 @@ pub(super) async fn call(
     registry: &Arc<Registry>,
     p: CallTool,
     to: (&Outbox, &RequestId),
-) -> Result<Value> {
+) -> Result<CallAnswer> {
     let format = p.format.unwrap_or(registry.settings().format);
     if p.name == registry.catalog().search_tools_name() {
         return search::call_search_tools(registry, &p.name, p.arguments, format);
@@ -59,7 +59,7 @@ async fn call_traced(
     format: convert::ToolFormat,
     to: (&Outbox, &RequestId),
     trace: TraceContext,
-) -> Result<Value> {
+) -> Result<CallAnswer> {
     let mut options = CallOptions {
         timeout: milliseconds(p.timeout_ms, "timeoutMs")?,
         reset_timeout_on_progress: p.reset_timeout_on_progress,
@@ -89,10 +89,8 @@ async fn call_traced(
     // The server's result is given away: its content moves into the answer, nothing is copied.
     let converted = convert::convert_owned(format, outcome.result);
     let mut result = call_result(converted, &outcome.server, &outcome.tool, outcome.duration);
-    if let Some(truncated) = &outcome.truncated {
-        result.insert("truncated".into(), truncated.to_json());
-    }
-    Ok(Value::Object(result))
+    result.truncated = outcome.truncated.as_ref().map(|t| t.to_json());
+    Ok(result)
 }
 
 /// A positive number of milliseconds of field `field`.

@@ -15,6 +15,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use futures_util::FutureExt;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::task_tracker::TaskTrackerToken;
 use tokio_util::task::TaskTracker;
 
 use crate::jsonrpc::RequestId;
@@ -74,6 +75,12 @@ impl Requests {
         // unboxed it would be copied whole at each layer of the spawn (tracker, runtime, task
         // cell); boxed, those layers move a pointer.
         self.tasks.spawn(Box::pin(task));
+    }
+
+    /// Counts a request run in place (not spawned) among this session's tasks until the token
+    /// drops, so [`Requests::stop_all`] waits for it too.
+    pub(crate) fn track(&self) -> TaskTrackerToken {
+        self.tasks.token()
     }
 
     /// Fires every token, then waits until every task has ended; no task starts after this.

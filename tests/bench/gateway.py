@@ -4,6 +4,10 @@ against the same echo server direct and behind each gateway, in one run.
 
 Setups (each a fresh process tree; `mcp-fixture`'s `echo` is the echo server every time):
 - direct: the SDK client spawns `mcp-fixture` over stdio (no gateway);
+- direct echo, direct http echo: the SDK client on `mcp-echo` over stdio and on `mcp-http-echo`
+  over Streamable HTTP, the least a server can spend per call on each (std-only, one write per
+  answer; over HTTP a blocking thread per connection). Their difference is what HTTP itself costs
+  a server per call (loopback TCP, an HTTP head each way), the floor under a gateway's HTTP side;
 - sidecar stdio: the client spawns `mcp-sidecar mcp --config C` (legacy and 2026-07-28 eras);
 - sidecar http: `mcp-sidecar mcp --config C --http 127.0.0.1:PORT`, the client on `/mcp` (both eras:
   a legacy session, and 2026-07-28's stateless POSTs);
@@ -13,17 +17,25 @@ Setups (each a fresh process tree; `mcp-fixture`'s `echo` is the echo server eve
 Reported per setup: calls/s, p50 and p99 latency of one call (64 in flight), the gateway process's
 CPU per call (utime + stime from /proc/PID/stat before and after the timed calls; not its echo
 server's), its RSS after the calls, and the ratios against direct in the same run (added p50,
-CPU per call against direct's echo server). Every answer is checked (not an error, the message
-echoed). Rounds alternate the setups, so a busy machine slows each about alike.
+CPU per call against direct's echo server); for each HTTP setup, what it adds per call over its
+stdio's against what HTTP adds to the echo (direct http echo − direct echo). Every answer is
+checked (not an error, the message echoed). Rounds alternate the setups, so a busy machine slows
+each about alike.
 
     python3 -m venv tests/bench/.venv && tests/bench/.venv/bin/pip install -r tests/bench/requirements.txt
     (cd tests/bench && npm ci --no-audit --no-fund)
     CARGO_TARGET_DIR=target/rel cargo build --release -p mcp-sidecar -p mcp-sidecar-fixtures
     tests/bench/.venv/bin/python tests/bench/gateway.py [--calls 10000] [--rounds 2] \
         [--sidecar target/rel/release/mcp-sidecar | --sidecar LABEL=PATH ...] \
-        [--fixture target/rel/release/mcp-fixture] [--only NAME ...]
+        [--fixture target/rel/release/mcp-fixture] [--echo target/rel/release/mcp-echo] \
+        [--http-echo target/rel/release/mcp-http-echo] [--rate CALLS_PER_S] \
+        [--only NAME ...]
 
-Several `--sidecar LABEL=PATH` compare builds in one run. Everything binds 127.0.0.1, every wait is
+Several `--sidecar LABEL=PATH` compare builds in one run. `--rate N` holds every setup to N calls/s:
+CPU per call depends on the arrival rate (calls that come alone each wake the process and run on
+cold caches; calls that come together share a wake-up), and the client is about 4× slower over
+HTTP than over stdio, so unpaced the HTTP setups run at a quarter of the stdio setups' rate; paced
+below the slowest, every setup sees the same arrivals. Everything binds 127.0.0.1, every wait is
 bounded, and every process started is stopped at the end.
 """
 
@@ -145,6 +157,11 @@ def setups(args, dir_: str):
     fixture = StdioServerParameters(command=args.fixture, env=quiet)
     yield Setup("direct", "echo", "legacy", lambda _, errlog: stdio_client(fixture, errlog=errlog),
                 lambda _: child_running(args.fixture))
+    echo = StdioServerParameters(command=args.echo)
+    yield Setup("direct echo", "echo", "legacy", lambda _, errlog: stdio_client(echo, errlog=errlog),
+                lambda _: child_running(args.echo))
+    yield Setup("direct http echo", "echo", "legacy", streamable, lambda proc: proc.pid,
+                start=lambda port: [args.http_echo, "--listen", f"127.0.0.1:{port}"])
     for label, sidecar in args.sidecars:
         tag = f"{label} " if label else ""
         stdio = StdioServerParameters(command=sidecar, args=["mcp", "--config", config], env=quiet)
@@ -174,15 +191,23 @@ async def call(client: Client, tool: str) -> None:
         raise RuntimeError(f"{tool}: unexpected answer {result!r}")
 
 
-async def pipelined(client: Client, tool: str, calls: int) -> list:
-    """`calls` calls, IN_FLIGHT at a time; the latency of each."""
+async def pipelined(client: Client, tool: str, calls: int, rate: float = 0) -> list:
+    """`calls` calls, IN_FLIGHT at a time; the latency of each. With `rate` (calls/s), call k starts
+    no earlier than k/rate seconds in, so every setup can be held to one arrival rate."""
     latencies = []
     left = calls
+    started = 0
+    first = time.perf_counter()
 
     async def worker():
-        nonlocal left
+        nonlocal left, started
         while left > 0:
             left -= 1
+            if rate:
+                due = first + started / rate
+                started += 1
+                if due > time.perf_counter():
+                    await asyncio.sleep(due - time.perf_counter())
             began = time.perf_counter()
             await call(client, tool)
             latencies.append(time.perf_counter() - began)
@@ -224,7 +249,7 @@ async def measure(args, setup: Setup, dir_: str) -> dict:
             cpu_before = cpu_seconds(pid)
             mine_before = resource.getrusage(resource.RUSAGE_SELF)
             began = time.perf_counter()
-            latencies = await pipelined(client, setup.tool, args.calls)
+            latencies = await pipelined(client, setup.tool, args.calls, args.rate)
             elapsed = time.perf_counter() - began
             cpu_after = cpu_seconds(pid)
             user, system = (after - before for after, before in zip(cpu_after, cpu_before))
@@ -264,6 +289,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--sidecar", action="append", default=[])
     parser.add_argument("--fixture", default=os.path.join(ROOT, "target", "rel", "release", "mcp-fixture"))
+    parser.add_argument("--echo", default=os.path.join(ROOT, "target", "rel", "release", "mcp-echo"))
+    parser.add_argument("--http-echo", default=os.path.join(ROOT, "target", "rel", "release", "mcp-http-echo"))
+    parser.add_argument("--rate", type=float, default=0,
+                        help="hold every setup to this many calls/s (default: as fast as each goes)")
     parser.add_argument("--only", action="append", default=[], help="setups whose name contains this")
     parser.add_argument("--no-hub", dest="hub", action="store_false")
     args = parser.parse_args()
@@ -273,14 +302,14 @@ def main() -> None:
     for given in args.sidecar or [os.path.join(ROOT, "target", "rel", "release", "mcp-sidecar")]:
         label, _, path = given.rpartition("=")
         args.sidecars.append((label, os.path.abspath(path)))
-    for _, path in args.sidecars + [("", args.fixture)]:
+    for _, path in args.sidecars + [("", args.fixture), ("", args.echo), ("", args.http_echo)]:
         if not os.access(path, os.X_OK):
             sys.exit(f"{path} is not an executable (build it first, see the module doc)")
     if args.hub and (shutil.which("node") is None or not os.path.exists(MCP_HUB)):
         sys.exit("mcp-hub is not installed: (cd tests/bench && npm ci), or --no-hub")
     results = {}
     with tempfile.TemporaryDirectory(prefix="mcp-gateway-bench-") as dir_:
-        chosen = [s for s in setups(args, dir_) if s.name == "direct" or not args.only
+        chosen = [s for s in setups(args, dir_) if s.name.startswith("direct") or not args.only
                   or any(o in s.name for o in args.only)]
         for round_ in range(args.rounds):
             for setup in chosen:
@@ -289,7 +318,8 @@ def main() -> None:
                 print(f"round {round_ + 1} {setup.name}: {json.dumps({k: round(v, 1) for k, v in result.items()})}",
                       file=sys.stderr, flush=True)
     direct = results["direct"]
-    print(f"{os.cpu_count()} cores; Python SDK client, {IN_FLIGHT} in flight, {args.calls} calls after "
+    paced = f", paced to {args.rate:g} calls/s" if args.rate else ""
+    print(f"{os.cpu_count()} cores; Python SDK client, {IN_FLIGHT} in flight{paced}, {args.calls} calls after "
           f"{args.warm_up} of warm-up, {args.rounds} round(s); ranges over rounds")
     print(f"{'setup':<30} {'calls/s':>13} {'p50 µs':>11} {'+p50 µs':>11} {'p99 µs':>13} "
           f"{'CPU/call µs':>12} {'sys %':>7} {'× echo':>9} {'RSS MiB':>11} {'client µs':>11}")
@@ -301,11 +331,18 @@ def main() -> None:
               f"{spread([r['cpu'] for r in runs], '{:.1f}'):>12} {spread([r['sys'] for r in runs]):>7} "
               f"{'—' if name == 'direct' or not ratio else spread(ratio, '{:.1f}'):>9} "
               f"{spread([r['rss'] for r in runs], '{:.1f}'):>11} {spread([r['client_cpu'] for r in runs]):>11}")
+    # What HTTP itself costs a server per call: the std-only echo over HTTP against the std-only
+    # echo over stdio, round by round.
+    floor = [h["cpu"] - e["cpu"] for h, e in zip(results["direct http echo"], results["direct echo"])]
+    print(f"HTTP itself, per call (direct http echo − direct echo): {spread(floor, '{:.1f}')} µs")
     for name, runs in results.items():
         stdio = results.get(name.replace(" http ", " stdio "))
         if " http " in name and stdio:
             ratio = [h["cpu"] / s["cpu"] for h, s in zip(runs, stdio) if s["cpu"] > 0]
-            print(f"{name}: CPU per call {spread(ratio, '{:.2f}')}× its stdio's")
+            added = [h["cpu"] - s["cpu"] for h, s in zip(runs, stdio)]
+            over = [a / f for a, f in zip(added, floor) if f > 0]
+            print(f"{name}: CPU per call {spread(ratio, '{:.2f}')}× its stdio's; HTTP adds "
+                  f"{spread(added, '{:.1f}')} µs, {spread(over, '{:.2f}')}× what it adds to the echo")
 
 
 if __name__ == "__main__":

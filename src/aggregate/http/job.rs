@@ -1,7 +1,8 @@
 //! One admitted JSON-RPC request of a `POST /mcp` on its way to its answer (`post` admits it):
-//! its era's last checks, a legacy `initialize`'s new session, and the run itself — as a task of
-//! its own, answered with one JSON body, or with an SSE stream once a message of its own comes
-//! before its answer (see `post`'s module doc for the rules of a stream that closes early).
+//! its era's last checks, a legacy `initialize`'s new session, and the run itself — in its
+//! connection's task (`inline`), answered with one JSON body, or with an SSE stream once a message
+//! of its own comes before its answer (see `post`'s module doc for the rules of a stream that
+//! closes early).
 
 use std::sync::Arc;
 
@@ -15,6 +16,7 @@ use super::body::{events, json, refusal, Feed, Out};
 use super::drain::InFlight;
 use super::gate::Audited;
 use super::headers;
+use super::inline::{Home, Inline};
 use super::sessions::HttpSession;
 use super::state::{header, State, SESSION_HEADER, VERSION_HEADER};
 use crate::aggregate::access::Caller;
@@ -152,8 +154,9 @@ impl Job {
         response
     }
 
-    /// Runs the request as a task of its own and answers with JSON, or with an SSE stream once a
-    /// message of its own comes before its answer (module doc).
+    /// Runs the request in this connection's task (`inline`) and answers with JSON, or with an
+    /// SSE stream once a message of its own comes before its answer (module doc); then the rest
+    /// of the run goes on as a task of its own.
     async fn run(self, client: Client, ticket: Ticket, in_flight: InFlight) -> Response<Out> {
         let token = match self.token(&client) {
             Ok(token) => token,
@@ -161,25 +164,28 @@ impl Job {
         };
         let (lines_tx, lines) = mpsc::channel(limits::AGGREGATE_HTTP_STREAM_QUEUE);
         let (answer_tx, answer) = oneshot::channel();
-        let state = Arc::clone(&self.state);
-        let tracked = match &client {
-            Client::Session(http) => Some(Arc::clone(http)),
-            Client::Stateless(_) => None,
+        let home = match &client {
+            Client::Session(http) => Home::Session(Arc::clone(http)),
+            Client::Stateless(_) => Home::Endpoint(Arc::clone(&self.state)),
         };
-        let task = async move {
+        let work = async move {
             let sink = Sink::Stream(lines_tx);
             self.finish(client, token, &sink, answer_tx).await;
             drop(ticket);
             // Answered: the drain waits for this request no longer.
             drop(in_flight);
         };
-        match tracked {
-            Some(http) => http.session.requests.spawn(task),
-            None => {
-                state.tasks.spawn(task);
-            }
-        }
-        respond(Outlet { lines, answer }).await
+        let mut run = Inline::new(Box::pin(work), home);
+        let mut outlet = Outlet { lines, answer };
+        let first = tokio::select! {
+            // A message queued before the answer is seen first: it was sent first.
+            biased;
+            line = outlet.lines.recv() => Some(First::Line(line)),
+            () = &mut run => None,
+        };
+        // Still running: its response is a stream now, which the run goes on feeding.
+        run.detach();
+        respond(outlet, first).await
     }
 
     /// What cancels the request: its session's registration (a legacy id in flight twice is
@@ -312,13 +318,16 @@ fn legacy_version(headers: &HeaderMap) -> Result<(), WireError> {
 }
 
 /// The response of a running request: its answer as JSON when it comes first, else an SSE stream
-/// of its messages that ends with the answer.
-async fn respond(mut outlet: Outlet) -> Response<Out> {
-    let first = tokio::select! {
-        // A message queued before the answer is seen first: it was sent first.
-        biased;
-        line = outlet.lines.recv() => First::Line(line),
-        answer = &mut outlet.answer => First::Answer(answer),
+/// of its messages that ends with the answer. `first` is what was seen already, if anything.
+async fn respond(mut outlet: Outlet, first: Option<First>) -> Response<Out> {
+    let first = match first {
+        Some(first) => first,
+        None => tokio::select! {
+            // A message queued before the answer is seen first: it was sent first.
+            biased;
+            line = outlet.lines.recv() => First::Line(line),
+            answer = &mut outlet.answer => First::Answer(answer),
+        },
     };
     let Outlet {
         lines,

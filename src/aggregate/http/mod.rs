@@ -1,6 +1,7 @@
 //! The aggregate over Streamable HTTP (`mcp-sidecar mcp --http ADDR`), both eras on one endpoint
 //! (`/mcp`). `listener` binds, accepts, drains and closes; `route` guards and routes each request;
-//! `post` admits messages, `job` runs an admitted request to its answer (JSON or SSE), `streams` a
+//! `post` admits messages, `job` runs an admitted request to its answer (JSON or SSE) in its
+//! connection's task until it must go on as a task of its own (`inline`), `streams` a
 //! legacy session's GET stream and DELETE, `health` the probes (`/healthz`, `/readyz`), `metrics`
 //! the Prometheus scrape (`/metrics`). Below them: `state` (what requests share), `headers`
 //! (2026-07-28 request headers), `sessions` (legacy sessions), `guard` (Host, Origin, bearer token),
@@ -16,6 +17,7 @@ mod gate;
 mod guard;
 mod headers;
 mod health;
+mod inline;
 mod job;
 mod listener;
 mod metrics;

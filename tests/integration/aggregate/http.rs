@@ -301,7 +301,11 @@ fn modern_requests_are_checked_against_their_headers_and_served_statelessly() {
 
 #[test]
 fn a_modern_call_is_cancelled_when_its_stream_closes() {
-    let server = HttpSidecar::start(json!({"fx": fixture(&[])}), &[]);
+    let audit = temp_dir("mcp-audit").join("audit.jsonl");
+    let server = HttpSidecar::start(
+        json!({"fx": fixture(&[])}),
+        &["--audit-log", audit.to_str().unwrap()],
+    );
     let env = server.post_modern(1, "tools/call", json!({"name": "fx__environment"}), &[]);
     let pid = env.message()["result"]["structuredContent"]["pid"]
         .as_u64()
@@ -325,6 +329,60 @@ fn a_modern_call_is_cancelled_when_its_stream_closes() {
     wait_for_sleeps(pid, 1);
     drop(stream);
     wait_for_log(&server.log, "stderr: cancelled ");
+    // Cancelled, and audited as such.
+    wait_for_log(&audit, "CANCELLED");
+}
+
+/// A legacy call whose connection closes runs on to its end (2025-11-25: a disconnect is no
+/// cancellation): its server is not told to cancel, and its audit line says it finished.
+#[test]
+fn a_legacy_call_runs_on_when_its_connection_closes() {
+    let audit = temp_dir("mcp-audit").join("audit.jsonl");
+    let server = HttpSidecar::start(
+        json!({"fx": fixture(&[])}),
+        &["--audit-log", audit.to_str().unwrap()],
+    );
+    let session = open_session(&server);
+    let with = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    let env = server.post(
+        &request(2, "tools/call", json!({"name": "fx__environment"})),
+        &with[..2],
+    );
+    let pid = env.message()["result"]["structuredContent"]["pid"]
+        .as_u64()
+        .unwrap() as u32;
+    let sleep = request(
+        3,
+        "tools/call",
+        json!({"name": "fx__sleep", "arguments": {"ms": 300}}),
+    );
+    let mut stream = connect(server.port);
+    send_request(
+        &mut stream,
+        "POST",
+        "/mcp",
+        &with,
+        sleep.to_string().as_bytes(),
+    );
+    wait_for_sleeps(pid, 1);
+    drop(stream);
+    crate::support::eventually("the sleep's audit line", || {
+        std::fs::read_to_string(&audit).is_ok_and(|text| text.contains("fx__sleep"))
+    });
+    let text = std::fs::read_to_string(&audit).unwrap();
+    let line: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|l| l["tool"] == "fx__sleep")
+        .unwrap();
+    assert_eq!(line["outcome"], "ok", "{line}");
+    let log = std::fs::read_to_string(&server.log).unwrap();
+    assert!(!log.contains("stderr: cancelled "), "{log}");
 }
 
 #[test]
