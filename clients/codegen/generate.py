@@ -537,7 +537,7 @@ def gen_python_methods() -> str:
             "if TYPE_CHECKING:",
             "    from ._binary import PathArg",
             "    from ._cancel import CancelToken",
-            "    from ._options import StderrTarget",
+            "    from ._stderr import StderrTarget",
             "    from ._protocol import ElicitationMode, LogLevel, PromptsChangedParams, ResourcesChangedParams"]
     body = py_methods.callbacks_source() + py_methods.python_source(request_fields)
     body += py_methods.option_fields_source()

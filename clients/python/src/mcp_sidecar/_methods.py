@@ -16,7 +16,7 @@ from ._results import _names, _on, _shape
 if TYPE_CHECKING:
     from ._binary import PathArg
     from ._cancel import CancelToken
-    from ._options import StderrTarget
+    from ._stderr import StderrTarget
     from ._protocol import ElicitationMode, LogLevel, PromptsChangedParams, ResourcesChangedParams
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from typing import IO, TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union, cast
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, cast
 
 from ._binary import find_sidecar_bin
 from ._generated import (  # noqa: F401 - the defaults, re-exported (DEFAULT_*)
@@ -18,7 +18,7 @@ from ._generated import (  # noqa: F401 - the defaults, re-exported (DEFAULT_*)
 from ._handlers import HostHandlers
 from ._methods import _OptionFields, check_options
 from ._protocol import PROTOCOL_VERSION
-from ._stderr import StderrReader, json_log_sink, raw_log_sink
+from ._stderr import StderrReader, StderrTarget, json_log_sink, raw_log_sink
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -31,13 +31,6 @@ __all__ = [
 
 #: The sidecar's own default bound on a request line (``--max-line-bytes``).
 SIDECAR_DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
-
-#: Where the sidecar's stderr (its log) goes: None (the default) runs it with
-#: ``--log-format json`` and emits each line through ``logging.getLogger("mcp_sidecar.sidecar")``
-#: at its level; an int (``subprocess.DEVNULL``) or a file object (``sys.stderr``: the raw lines,
-#: as the host's own stderr) is handed to the process; a ``logging.Logger`` receives every raw
-#: line (at INFO) from a drain task/thread. Never stdout.
-StderrTarget = Union[None, int, IO[Any], "logging.Logger"]
 
 
 class Options(_OptionFields):

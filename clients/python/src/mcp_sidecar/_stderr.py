@@ -13,14 +13,21 @@ Both clients feed it the bytes they read (:class:`StderrReader`), cut into lines
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
+from typing import IO, TYPE_CHECKING, Any, Callable, Dict, Tuple, Union
 
 from ._lines import LineSplitter
 
 if TYPE_CHECKING:
     import logging
 
-__all__ = ["SIDECAR_LOGGER", "StderrReader", "json_log_sink", "raw_log_sink"]
+__all__ = ["SIDECAR_LOGGER", "StderrReader", "StderrTarget", "json_log_sink", "raw_log_sink"]
+
+#: Where the sidecar's stderr (its log) goes: None (the default) runs it with
+#: ``--log-format json`` and emits each line through ``logging.getLogger("mcp_sidecar.sidecar")``
+#: at its level; an int (``subprocess.DEVNULL``) or a file object (``sys.stderr``: the raw lines,
+#: as the host's own stderr) is handed to the process; a ``logging.Logger`` receives every raw
+#: line (at INFO) from a drain task/thread. Never stdout.
+StderrTarget = Union[None, int, IO[Any], "logging.Logger"]
 
 #: The logger that receives the sidecar's own log lines by default.
 SIDECAR_LOGGER = "mcp_sidecar.sidecar"
