@@ -39,8 +39,8 @@ impl CallAnswer {
 /// The fields of every `tools/call` result.
 pub(super) fn call_result(
     converted: CallOutput,
-    server: &ServerName,
-    tool: &ToolName,
+    server: ServerName,
+    tool: ToolName,
     duration: Duration,
 ) -> CallAnswer {
     CallAnswer {
@@ -48,10 +48,10 @@ pub(super) fn call_result(
         duration_ms: duration.as_secs_f64() * 1000.0,
         is_error: converted.is_error,
         output: converted.output,
-        server: server.clone(),
+        server,
         structured_content: converted.structured_content,
         text: converted.text,
-        tool: tool.clone(),
+        tool,
         truncated: None,
     }
 }

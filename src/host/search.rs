@@ -91,8 +91,8 @@ pub(super) fn call_search_tools(
     let converted = convert::convert_owned(output_format, result);
     Ok(call_result(
         converted,
-        &ServerName::from(defer::SEARCH_TOOLS_SERVER),
-        &ToolName::from(defer::SEARCH_TOOLS),
+        ServerName::from(defer::SEARCH_TOOLS_SERVER),
+        ToolName::from(defer::SEARCH_TOOLS),
         started.elapsed(),
     ))
 }

@@ -88,8 +88,9 @@ async fn call_traced(
     };
     // The server's result is given away: its content moves into the answer, nothing is copied.
     let converted = convert::convert_owned(format, outcome.result);
-    let mut result = call_result(converted, &outcome.server, &outcome.tool, outcome.duration);
-    result.truncated = outcome.truncated.as_ref().map(|t| t.to_json());
+    let truncated = outcome.truncated.as_ref().map(|t| t.to_json());
+    let mut result = call_result(converted, outcome.server, outcome.tool, outcome.duration);
+    result.truncated = truncated;
     Ok(result)
 }
 
