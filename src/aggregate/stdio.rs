@@ -91,6 +91,7 @@ pub(crate) async fn serve<R, W>(
 struct StdioFront(Arc<Stdio>);
 
 impl Front for StdioFront {
+    type Params = Value;
     /// A request's era, method and params.
     type Admitted = (Era, String, Option<Value>);
 

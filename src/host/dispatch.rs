@@ -10,7 +10,7 @@ use super::params::{self, parse};
 use super::reply::Reply;
 use super::{servers, surface, tools};
 use crate::error::{Error, ErrorCode, Result};
-use crate::jsonrpc::RequestId;
+use crate::jsonrpc::{Params, RequestId};
 use crate::metrics::{self, Outcome};
 
 /// Set (debug builds only) to make `test/panic` panic inside its handler.
@@ -24,7 +24,7 @@ pub(super) async fn reply(
     host: &Host,
     id: &RequestId,
     method: &str,
-    params: Option<Value>,
+    params: Option<Params>,
 ) -> Result<Reply> {
     let reply = match method {
         "tools/list" => tools::list(host.registry()?, parse(method, params)?).map(Reply::Json),
@@ -51,7 +51,7 @@ pub(super) async fn reply(
 ///
 /// Every request's task holds this future, so its size is paid per call: the `servers/*`
 /// handlers (large, rare) are boxed, and the future is about as large as `tools/call`'s.
-pub(super) async fn run(host: &Host, method: &str, params: Option<Value>) -> Result<Value> {
+pub(super) async fn run(host: &Host, method: &str, params: Option<Params>) -> Result<Value> {
     let registry = host.registry()?;
     match method {
         "ping" => {

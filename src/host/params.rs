@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::convert::ToolFormat;
 use crate::error::{Error, Result};
+use crate::jsonrpc::Params;
 use crate::supervisor::LogLevel;
 
 /// The host protocol version this build speaks.
@@ -327,14 +328,68 @@ pub(super) struct Cancelled {
     pub reason: Option<String>,
 }
 
-/// Parses `params` (absent means `{}`) into `T`, naming the method in the error.
-pub(super) fn parse<T: DeserializeOwned>(method: &str, params: Option<Value>) -> Result<T> {
-    let params = params.unwrap_or_else(|| Value::Object(Default::default()));
-    if !params.is_object() {
-        return Err(Error::invalid_params(format!(
-            "params of `{method}` must be an object"
-        )));
+/// Parses `params` (absent means `{}`) into `T`, naming the method in the error. Read from their
+/// text: a call's params never become a tree of values only to be taken apart again.
+pub(super) fn parse<T: DeserializeOwned>(method: &str, params: Option<Params>) -> Result<T> {
+    let text = match &params {
+        None => "{}",
+        Some(params) if params.is_object() => params.text(),
+        Some(_) => {
+            return Err(Error::invalid_params(format!(
+                "params of `{method}` must be an object"
+            )))
+        }
+    };
+    serde_json::from_str(text).map_err(|e| {
+        Error::invalid_params(format!(
+            "invalid params for `{method}`: {}",
+            without_position(&e)
+        ))
+    })
+}
+
+/// The error's message without the position serde adds to an error read from text: the params are
+/// one member of the host's line, so a column within them would point nowhere the host can see.
+fn without_position(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    match message.strip_suffix(&position) {
+        Some(bare) => bare.to_owned(),
+        None => message,
     }
-    serde_json::from_value(params)
-        .map_err(|e| Error::invalid_params(format!("invalid params for `{method}`: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jsonrpc::Incoming;
+
+    /// The params of a request line, as the host's reader keeps them.
+    fn params_of(line: &str) -> Option<Params> {
+        match Incoming::<Params>::parse(line.as_bytes()) {
+            Ok(Ok(Incoming::Request { params, .. })) => params,
+            _ => panic!("not a request: {line}"),
+        }
+    }
+
+    #[test]
+    fn params_read_from_text_name_the_method_and_not_a_column() {
+        let params = params_of(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"requestId":7}}"#);
+        let cancelled: Cancelled = parse("m", params).unwrap();
+        assert_eq!(cancelled.request_id, crate::jsonrpc::RequestId::Number(7));
+
+        let absent: Empty = parse("ping", None).unwrap();
+        let Empty {} = absent;
+
+        let typo = params_of(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":1}}"#);
+        let e = parse::<Empty>("ping", typo).err().unwrap();
+        assert_eq!(
+            e.message,
+            "invalid params for `ping`: unknown field `x`, there are no fields"
+        );
+
+        let array = params_of(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}"#);
+        let e = parse::<Empty>("ping", array).err().unwrap();
+        assert_eq!(e.message, "params of `ping` must be an object");
+    }
 }

@@ -11,15 +11,13 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use super::context::Host;
 use super::dispatch;
 use super::params::{self, parse};
 use super::reply;
 use crate::ask::Asker;
 use crate::error::{Error, ErrorCode};
-use crate::jsonrpc::RequestId;
+use crate::jsonrpc::{Params, RequestId};
 use crate::serving::{guarded, Stopped, Ticket};
 
 /// Runs request `id` in a task of its own and answers it: its outcome, or CANCELLED (SHUTTING_DOWN
@@ -30,7 +28,7 @@ pub(super) async fn start(
     host: &Arc<Host>,
     id: RequestId,
     method: String,
-    params: Option<Value>,
+    params: Option<Params>,
     ticket: Ticket,
 ) {
     let Some(token) = host.requests.begin(&id) else {
@@ -119,7 +117,7 @@ fn cancelled_error(host: &Host, id: &RequestId) -> Error {
 
 /// A notification from the host: `notifications/cancelled` fires its request's token; any other
 /// is logged and ignored.
-pub(super) fn notification(host: &Host, method: &str, params: Option<Value>) {
+pub(super) fn notification(host: &Host, method: &str, params: Option<Params>) {
     match method {
         "notifications/cancelled" => match parse::<params::Cancelled>(method, params) {
             Ok(c) => {

@@ -21,7 +21,7 @@ use super::context::{self, Host};
 use super::params::{self, parse};
 use super::{requests, session};
 use crate::error::{Error, ErrorCode};
-use crate::jsonrpc::{ErrorObject, LineReader, RequestId};
+use crate::jsonrpc::{ErrorObject, LineReader, Params, RequestId};
 use crate::limits;
 use crate::serving::read_loop::{self, Ended, Front, Malformed, Step};
 use crate::serving::{writer, Flow, Ticket};
@@ -87,7 +87,8 @@ struct HostFront(Arc<Host>);
 
 impl Front for HostFront {
     /// A request's method and params.
-    type Admitted = (String, Option<Value>);
+    type Admitted = (String, Option<Params>);
+    type Params = Params;
 
     fn peer(&self) -> &'static str {
         "the host"
@@ -123,7 +124,7 @@ impl Front for HostFront {
         self.0.answer(id.as_ref(), Err(e)).await;
     }
 
-    fn notification(&self, method: String, params: Option<Value>) {
+    fn notification(&self, method: String, params: Option<Params>) {
         requests::notification(&self.0, &method, params)
     }
 
@@ -138,7 +139,7 @@ impl Front for HostFront {
         &self,
         id: RequestId,
         method: String,
-        params: Option<Value>,
+        params: Option<Params>,
     ) -> Step<Self::Admitted> {
         let host = &self.0;
         match method.as_str() {

@@ -17,6 +17,7 @@ use super::params::{self, parse, PROTOCOL_VERSION};
 use crate::ask;
 use crate::convert::{self, NameTemplate, ToolFormat};
 use crate::error::{Error, ErrorCode, Result};
+use crate::jsonrpc::Params;
 use crate::limits;
 use crate::store::DeferRule;
 use crate::supervisor::{
@@ -24,7 +25,7 @@ use crate::supervisor::{
 };
 
 /// `initialize`: creates the registry with the host's settings and starts the session.
-pub(super) fn initialize(host: &Host, params: Option<Value>) -> Result<Value> {
+pub(super) fn initialize(host: &Host, params: Option<Params>) -> Result<Value> {
     if host.registry.get().is_some() {
         return Err(already_initialized());
     }

@@ -123,20 +123,57 @@ pub struct ErrorObject {
 
 /// One classified incoming message.
 #[derive(Debug)]
-pub enum Incoming {
+pub enum Incoming<P = Value> {
     Request {
         id: RequestId,
         method: String,
-        params: Option<Value>,
+        params: Option<P>,
     },
     Notification {
         method: String,
-        params: Option<Value>,
+        params: Option<P>,
     },
     Response {
         id: RequestId,
         result: Result<Value, ErrorObject>,
     },
+}
+
+/// A request's or a notification's `params` (an object or an array) as the peer wrote them: kept
+/// as text, so a handler reads them straight into its own type instead of through a tree of
+/// values built only to be taken apart again (the host's `tools/call` path, see `host::params`).
+#[derive(Debug)]
+pub struct Params(Box<RawValue>);
+
+impl Params {
+    /// The JSON text, without surrounding whitespace.
+    pub fn text(&self) -> &str {
+        self.0.get()
+    }
+
+    /// Whether they are an object (the other shape the line check lets through is an array).
+    pub fn is_object(&self) -> bool {
+        self.0.get().starts_with('{')
+    }
+}
+
+/// How a reader takes a message's params: as their text ([`Params`]), or as a value tree.
+pub trait FromParams: Sized {
+    /// Fails only for what a tree cannot hold (a number beyond `f64`): the line is then not JSON
+    /// to this reader, as it was before params were kept as text.
+    fn from_params(params: Params) -> Result<Self, serde_json::Error>;
+}
+
+impl FromParams for Params {
+    fn from_params(params: Params) -> Result<Self, serde_json::Error> {
+        Ok(params)
+    }
+}
+
+impl FromParams for Value {
+    fn from_params(params: Params) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(params.0.get())
+    }
 }
 
 /// Why a syntactically valid JSON text is not a JSON-RPC 2.0 message. `id` is set when it could be read,
@@ -156,7 +193,7 @@ struct Raw<'a> {
     #[serde(default, borrow, deserialize_with = "present")]
     id: Option<&'a RawValue>,
     method: Option<String>,
-    params: Option<Value>,
+    params: Option<Box<RawValue>>,
     #[serde(default, deserialize_with = "present_value")]
     result: Option<Value>,
     error: Option<ErrorObject>,
@@ -201,10 +238,10 @@ fn id_of(raw: &RawValue) -> Option<RequestId> {
     }
 }
 
-impl Incoming {
+impl<P: FromParams> Incoming<P> {
     /// Parses one line. The outer error is a JSON syntax error; the inner one a JSON text that is not a
     /// JSON-RPC 2.0 message.
-    pub fn parse(line: &[u8]) -> Result<Result<Incoming, NotJsonRpc>, serde_json::Error> {
+    pub fn parse(line: &[u8]) -> Result<Result<Self, NotJsonRpc>, serde_json::Error> {
         // serde would happily read a struct from a JSON array; a message must be an object.
         let first = line.iter().find(|b| !b.is_ascii_whitespace());
         if first != Some(&b'{') {
@@ -215,7 +252,10 @@ impl Incoming {
             }));
         }
         match serde_json::from_slice::<Raw>(line) {
-            Ok(raw) => Ok(classify(raw)),
+            Ok(raw) => match classify(raw) {
+                Ok(incoming) => incoming.take_params().map(Ok),
+                Err(not_rpc) => Ok(Err(not_rpc)),
+            },
             // Valid JSON with a member of the wrong type: an invalid request, answered to its id
             // when that can be read. Only text that is not JSON at all is a parse error.
             Err(e) => {
@@ -238,7 +278,25 @@ impl Incoming {
 /// drops it; it is no reason to end a session.
 pub const NULL_ID_ERROR: &str = "an error response with a null id (it answers no request)";
 
-fn classify(raw: Raw) -> Result<Incoming, NotJsonRpc> {
+impl Incoming<Params> {
+    /// The same message with its params as the reader takes them.
+    fn take_params<P: FromParams>(self) -> Result<Incoming<P>, serde_json::Error> {
+        Ok(match self {
+            Incoming::Request { id, method, params } => Incoming::Request {
+                id,
+                method,
+                params: params.map(P::from_params).transpose()?,
+            },
+            Incoming::Notification { method, params } => Incoming::Notification {
+                method,
+                params: params.map(P::from_params).transpose()?,
+            },
+            Incoming::Response { id, result } => Incoming::Response { id, result },
+        })
+    }
+}
+
+fn classify(raw: Raw) -> Result<Incoming<Params>, NotJsonRpc> {
     let id = match raw.id {
         None => None,
         Some(raw_id)
@@ -270,7 +328,7 @@ fn classify(raw: Raw) -> Result<Incoming, NotJsonRpc> {
         });
     }
     if let Some(params) = &raw.params {
-        if !params.is_object() && !params.is_array() {
+        if !params.get().starts_with(['{', '[']) {
             return Err(NotJsonRpc {
                 id,
                 reason: "params must be an object or an array",
@@ -281,11 +339,11 @@ fn classify(raw: Raw) -> Result<Incoming, NotJsonRpc> {
         (Some(method), Some(id)) => Ok(Incoming::Request {
             id,
             method,
-            params: raw.params,
+            params: raw.params.map(Params),
         }),
         (Some(method), None) => Ok(Incoming::Notification {
             method,
-            params: raw.params,
+            params: raw.params.map(Params),
         }),
         (None, Some(id)) => match (raw.result, raw.error) {
             (Some(result), None) => Ok(Incoming::Response {
@@ -449,6 +507,42 @@ mod tests {
     }
 
     #[test]
+    fn params_are_kept_as_text_or_read_as_a_tree_as_the_reader_asks() {
+        let line = br#"{"jsonrpc":"2.0","id":1,"method":"m","params": {"b":[1, 2],"a":"x"} }"#;
+        let Ok(Ok(Incoming::Request {
+            params: Some(text), ..
+        })) = Incoming::<Params>::parse(line)
+        else {
+            panic!("a request with params")
+        };
+        assert_eq!(text.text(), r#"{"b":[1, 2],"a":"x"}"#);
+        assert!(text.is_object());
+        let Ok(Ok(Incoming::Request {
+            params: Some(tree), ..
+        })) = Incoming::<Value>::parse(line)
+        else {
+            panic!("a request with params")
+        };
+        assert_eq!(tree, json!({"a": "x", "b": [1, 2]}));
+        // What a tree cannot hold: still not JSON to a reader of trees, as before.
+        let huge = br#"{"jsonrpc":"2.0","method":"m","params":{"n":1e400}}"#;
+        assert!(Incoming::<Value>::parse(huge).is_err());
+        assert!(matches!(
+            Incoming::<Params>::parse(huge),
+            Ok(Ok(Incoming::Notification { .. }))
+        ));
+        let array = br#"{"jsonrpc":"2.0","method":"m","params":[1]}"#;
+        let Ok(Ok(Incoming::Notification {
+            params: Some(array),
+            ..
+        })) = Incoming::<Params>::parse(array)
+        else {
+            panic!("a notification with params")
+        };
+        assert!(!array.is_object());
+    }
+
+    #[test]
     fn classifies_requests_notifications_and_responses() {
         assert!(matches!(
             parse(r#"{"jsonrpc":"2.0","id":1,"method":"m"}"#),
@@ -512,7 +606,7 @@ mod tests {
                 .id,
             Some(RequestId::Number(8))
         );
-        assert!(Incoming::parse(b"not json").is_err());
+        assert!(Incoming::<Value>::parse(b"not json").is_err());
     }
 
     fn request_id(line: &str) -> RequestId {

@@ -13,6 +13,6 @@ mod pending;
 pub use lines::{LineError, LineReader};
 pub use message::{
     encode_notification, encode_raw_response, encode_request, encode_response, ErrorObject,
-    Incoming, NotJsonRpc, RequestId, NULL_ID_ERROR,
+    FromParams, Incoming, NotJsonRpc, Params, RequestId, NULL_ID_ERROR,
 };
 pub use pending::{Answer, Pending, Reply};

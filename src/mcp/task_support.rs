@@ -23,9 +23,13 @@ pub fn runs_as_task(handshake: &Handshake, tool: &Value) -> bool {
 /// Whether the server takes `tools/call` as a task at all (its `tasks.requests.tools.call`
 /// capability): the cheap check a call makes before looking at its tool's definition.
 pub fn server_runs_tasks(handshake: &Handshake) -> bool {
+    // Member by member, not `pointer`: every call asks, and a pointer builds a string per step.
     handshake
         .capabilities
-        .pointer("/tasks/requests/tools/call")
+        .get("tasks")
+        .and_then(|tasks| tasks.get("requests"))
+        .and_then(|requests| requests.get("tools"))
+        .and_then(|tools| tools.get("call"))
         .is_some_and(Value::is_object)
 }
 

@@ -22,7 +22,9 @@ use tokio::io::AsyncBufRead;
 use tokio_util::sync::CancellationToken;
 
 use super::flow::{Flow, Ticket};
-use crate::jsonrpc::{ErrorObject, Incoming, LineError, LineReader, NotJsonRpc, RequestId};
+use crate::jsonrpc::{
+    ErrorObject, FromParams, Incoming, LineError, LineReader, NotJsonRpc, RequestId,
+};
 
 /// A line the peer sent that is not a message: the front end answers it in its own words.
 pub(crate) enum Malformed {
@@ -57,6 +59,10 @@ pub(crate) trait Front: Sync {
     /// A request the front end admitted, carried to [`Front::start`].
     type Admitted: Send;
 
+    /// How the front end takes a message's params: their text ([`Params`]), read straight into
+    /// each handler's own type, or a value tree.
+    type Params: FromParams + Send;
+
     /// Who the peer is, for the log ("the host", "the MCP client").
     fn peer(&self) -> &'static str;
 
@@ -67,7 +73,7 @@ pub(crate) trait Front: Sync {
     fn malformed(&self, what: Malformed) -> impl Future<Output = ()> + Send;
 
     /// Takes a notification (never answered).
-    fn notification(&self, method: String, params: Option<Value>);
+    fn notification(&self, method: String, params: Option<Self::Params>);
 
     /// Delivers the peer's answer to one of the sidecar's own requests; false when none waits
     /// for `id`.
@@ -78,7 +84,7 @@ pub(crate) trait Front: Sync {
         &self,
         id: RequestId,
         method: String,
-        params: Option<Value>,
+        params: Option<Self::Params>,
     ) -> impl Future<Output = Step<Self::Admitted>> + Send;
 
     /// Starts an admitted request, holding `ticket` until its answer is queued.
@@ -94,9 +100,9 @@ pub(crate) trait Front: Sync {
 }
 
 /// A line as read and classified: owned, so the loop can read on while it holds one.
-enum Line {
+enum Line<P> {
     Message {
-        incoming: Incoming,
+        incoming: Incoming<P>,
         bytes: usize,
     },
     /// Nothing to handle: a blank line, or a malformed one (already answered).
@@ -113,7 +119,7 @@ pub(crate) async fn run<F: Front, R: AsyncBufRead + Unpin>(
     stop: &CancellationToken,
 ) -> Ended {
     // A line read while a request waited for its ticket, handled next.
-    let mut held: Option<Line> = None;
+    let mut held: Option<Line<F::Params>> = None;
     loop {
         let line = match held.take() {
             Some(line) => line,
@@ -174,7 +180,7 @@ pub(crate) async fn run<F: Front, R: AsyncBufRead + Unpin>(
 }
 
 /// What a read gave, as a [`Line`]; a malformed line is answered here.
-async fn classify<F: Front>(front: &F, next: Result<Option<&[u8]>, LineError>) -> Line {
+async fn classify<F: Front>(front: &F, next: Result<Option<&[u8]>, LineError>) -> Line<F::Params> {
     let line = match next {
         Ok(Some(line)) => line,
         Ok(None) => {
@@ -222,7 +228,7 @@ async fn admit<F: Front, R: AsyncBufRead + Unpin>(
     front: &F,
     bytes: usize,
     lines: &mut LineReader<R>,
-    held: &mut Option<Line>,
+    held: &mut Option<Line<F::Params>>,
     stop: &CancellationToken,
 ) -> Option<Ticket> {
     let admission = front.flow().admit(bytes);

@@ -11,7 +11,7 @@ pub const EXCERPT_BYTES: usize = 120;
 /// Why `data` is not a JSON-RPC message, or `None` when it is one. An error response with a null
 /// id counts as one: it is valid, and the reader drops it as answering nothing.
 pub fn not_a_message(data: &[u8]) -> Option<String> {
-    match Incoming::parse(data) {
+    match Incoming::<serde_json::Value>::parse(data) {
         Ok(Ok(_)) => None,
         Ok(Err(not_rpc)) if not_rpc.reason == NULL_ID_ERROR => None,
         Ok(Err(not_rpc)) => Some(format!("JSON but not JSON-RPC 2.0 ({})", not_rpc.reason)),
