@@ -79,6 +79,21 @@ def test_sync_callback_runs_while_idle() -> None:
         assert SERVERS_CHANGED in methods and TOOLS_CHANGED in methods
 
 
+def test_sync_callback_may_call_the_client() -> None:
+    """Callbacks run while nobody holds the read role, so one may block on a call of its own."""
+    with Sidecar(support.SIDECAR_BIN) as sidecar:
+        answered = threading.Event()
+
+        def on_note(note: Notification) -> None:
+            if note.method == SERVERS_CHANGED and not answered.is_set():
+                sidecar.list_servers(timeout=10.0)
+                answered.set()
+
+        sidecar.on_notification(on_note)
+        sidecar.add_server("fx", support.fixture_config())
+        assert answered.wait(15.0)
+
+
 def test_sync_iterator_ends_on_close() -> None:
     sidecar = Sidecar(support.SIDECAR_BIN)
     sidecar.add_server("fx", support.fixture_config())
