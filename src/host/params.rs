@@ -388,6 +388,12 @@ mod tests {
             "invalid params for `ping`: unknown field `x`, there are no fields"
         );
 
+        // Valid JSON a tree could not hold: this request's own INVALID_PARAMS, not the line's.
+        let huge =
+            params_of(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"requestId":1e400}}"#);
+        let e = parse::<Cancelled>("m", huge).err().unwrap();
+        assert_eq!(e.message, "invalid params for `m`: number out of range");
+
         let array = params_of(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}"#);
         let e = parse::<Empty>("ping", array).err().unwrap();
         assert_eq!(e.message, "params of `ping` must be an object");
