@@ -7,7 +7,9 @@
 //!   stripped, a segment over the bound is one `TooLong` and reading resumes after it), so no line
 //!   handed out is ever longer than the bound and none contains a newline;
 //! - a message that classifies re-encodes (with the crate's own encoders) as exactly one line that
-//!   classifies the same.
+//!   classifies the same;
+//! - the params the host's reader keeps as text (`Incoming<Params>`) are the same message's params
+//!   read as a tree, whenever a tree can hold them.
 #![no_main]
 
 use std::future::Future;
@@ -16,7 +18,7 @@ use std::task::{Context, Poll, Waker};
 
 use libfuzzer_sys::fuzz_target;
 use mcp_sidecar::jsonrpc::{
-    encode_notification, encode_request, encode_response, Incoming, LineError, LineReader,
+    encode_notification, encode_request, encode_response, Incoming, LineError, LineReader, Params,
 };
 use serde_json::Value;
 
@@ -93,9 +95,10 @@ fn model(stream: &[u8], max: usize) -> Vec<Item> {
 
 /// A classified message, re-encoded, is one line that classifies the same.
 fn roundtrip(line: &[u8]) {
-    let Ok(Ok(message)) = Incoming::parse(line) else {
+    let Ok(Ok(message)) = Incoming::<Value>::parse(line) else {
         return;
     };
+    same_params_as_text(line, &message);
     let encoded = match &message {
         Incoming::Request { id, method, params } => encode_request(id, method, params.as_ref()),
         Incoming::Notification { method, params } => encode_notification(method, params.as_ref()),
@@ -111,7 +114,7 @@ fn roundtrip(line: &[u8]) {
         .strip_suffix(b"\n")
         .expect("an encoded message ends with a newline");
     assert!(!body.contains(&b'\n'), "an encoded message is one line");
-    let again = match Incoming::parse(body) {
+    let again = match Incoming::<Value>::parse(body) {
         Ok(Ok(again)) => again,
         Ok(Err(e)) => panic!("re-encoded message is not JSON-RPC: {}", e.reason),
         Err(e) => panic!("re-encoded message is not JSON: {e}"),
@@ -141,4 +144,24 @@ fn roundtrip(line: &[u8]) {
         ) => assert!(id == id2 && result == result2),
         _ => panic!("re-encoded message changed kind: {message:?} became {again:?}"),
     }
+}
+
+/// The host's reader keeps params as text: the same message, with the same params once read.
+fn same_params_as_text(line: &[u8], tree: &Incoming) {
+    let text = match Incoming::<Params>::parse(line) {
+        Ok(Ok(text)) => text,
+        _ => panic!("a line that classifies as a tree classifies with its params as text"),
+    };
+    let (expected, kept) = match (tree, &text) {
+        (Incoming::Request { params, .. }, Incoming::Request { params: kept, .. })
+        | (Incoming::Notification { params, .. }, Incoming::Notification { params: kept, .. }) => {
+            (params, kept)
+        }
+        (Incoming::Response { .. }, Incoming::Response { .. }) => return,
+        _ => panic!("the two readings classify a line differently"),
+    };
+    let read = kept.as_ref().map(|p| {
+        serde_json::from_str::<Value>(p.text()).expect("params kept as text are JSON")
+    });
+    assert_eq!(&read, expected, "params as text read back differently");
 }
