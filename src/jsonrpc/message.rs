@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::params::{FromParams, Params};
+
 /// A request id: JSON-RPC allows a string or a number (MCP forbids null).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RequestId {
@@ -137,43 +139,6 @@ pub enum Incoming<P = Value> {
         id: RequestId,
         result: Result<Value, ErrorObject>,
     },
-}
-
-/// A request's or a notification's `params` (an object or an array) as the peer wrote them: kept
-/// as text, so a handler reads them straight into its own type instead of through a tree of
-/// values built only to be taken apart again (the host's `tools/call` path, see `host::params`).
-#[derive(Debug)]
-pub struct Params(Box<RawValue>);
-
-impl Params {
-    /// The JSON text, without surrounding whitespace.
-    pub fn text(&self) -> &str {
-        self.0.get()
-    }
-
-    /// Whether they are an object (the other shape the line check lets through is an array).
-    pub fn is_object(&self) -> bool {
-        self.0.get().starts_with('{')
-    }
-}
-
-/// How a reader takes a message's params: as their text ([`Params`]), or as a value tree.
-pub trait FromParams: Sized {
-    /// Fails only for what a tree cannot hold (a number beyond `f64`): the line is then not JSON
-    /// to this reader, as it was before params were kept as text.
-    fn from_params(params: Params) -> Result<Self, serde_json::Error>;
-}
-
-impl FromParams for Params {
-    fn from_params(params: Params) -> Result<Self, serde_json::Error> {
-        Ok(params)
-    }
-}
-
-impl FromParams for Value {
-    fn from_params(params: Params) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(params.0.get())
-    }
 }
 
 /// Why a syntactically valid JSON text is not a JSON-RPC 2.0 message. `id` is set when it could be read,
@@ -339,11 +304,11 @@ fn classify(raw: Raw) -> Result<Incoming<Params>, NotJsonRpc> {
         (Some(method), Some(id)) => Ok(Incoming::Request {
             id,
             method,
-            params: raw.params.map(Params),
+            params: raw.params.map(Params::new),
         }),
         (Some(method), None) => Ok(Incoming::Notification {
             method,
-            params: raw.params.map(Params),
+            params: raw.params.map(Params::new),
         }),
         (None, Some(id)) => match (raw.result, raw.error) {
             (Some(result), None) => Ok(Incoming::Response {
@@ -504,42 +469,6 @@ mod tests {
             encode_response::<Value>(None, Err(&json!({"code": -32700, "message": "m"}))),
             b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"m\"}}\n"
         );
-    }
-
-    #[test]
-    fn params_are_kept_as_text_or_read_as_a_tree_as_the_reader_asks() {
-        let line = br#"{"jsonrpc":"2.0","id":1,"method":"m","params": {"b":[1, 2],"a":"x"} }"#;
-        let Ok(Ok(Incoming::Request {
-            params: Some(text), ..
-        })) = Incoming::<Params>::parse(line)
-        else {
-            panic!("a request with params")
-        };
-        assert_eq!(text.text(), r#"{"b":[1, 2],"a":"x"}"#);
-        assert!(text.is_object());
-        let Ok(Ok(Incoming::Request {
-            params: Some(tree), ..
-        })) = Incoming::<Value>::parse(line)
-        else {
-            panic!("a request with params")
-        };
-        assert_eq!(tree, json!({"a": "x", "b": [1, 2]}));
-        // What a tree cannot hold: still not JSON to a reader of trees, as before.
-        let huge = br#"{"jsonrpc":"2.0","method":"m","params":{"n":1e400}}"#;
-        assert!(Incoming::<Value>::parse(huge).is_err());
-        assert!(matches!(
-            Incoming::<Params>::parse(huge),
-            Ok(Ok(Incoming::Notification { .. }))
-        ));
-        let array = br#"{"jsonrpc":"2.0","method":"m","params":[1]}"#;
-        let Ok(Ok(Incoming::Notification {
-            params: Some(array),
-            ..
-        })) = Incoming::<Params>::parse(array)
-        else {
-            panic!("a notification with params")
-        };
-        assert!(!array.is_object());
     }
 
     #[test]

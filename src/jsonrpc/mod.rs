@@ -4,15 +4,18 @@
 //! Its files:
 //! - `lines`: A newline-delimited reader with a hard bound on line length.
 //! - `message`: JSON-RPC 2.0 wire types.
+//! - `params`: A message's params kept as text, and how each reader takes them.
 //! - `pending`: The table of requests we sent and are waiting on, keyed by the ids we allocated.
 
 mod lines;
 mod message;
+mod params;
 mod pending;
 
 pub use lines::{LineError, LineReader};
 pub use message::{
     encode_notification, encode_raw_response, encode_request, encode_response, ErrorObject,
-    FromParams, Incoming, NotJsonRpc, Params, RequestId, NULL_ID_ERROR,
+    Incoming, NotJsonRpc, RequestId, NULL_ID_ERROR,
 };
+pub use params::{FromParams, Params};
 pub use pending::{Answer, Pending, Reply};
