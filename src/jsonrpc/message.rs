@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::params::{FromParams, Params};
+use super::params::ParamsForm;
 
 /// A request id: JSON-RPC allows a string or a number (MCP forbids null).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -152,13 +152,13 @@ pub struct NotJsonRpc {
 // Every field is optional here so that classification, not serde, decides what is wrong. The id
 // is kept as its text: a number beyond `i64` must be echoed exactly as written.
 #[derive(Deserialize)]
-struct Raw<'a> {
+struct Raw<'a, P> {
     #[serde(default, borrow)]
     jsonrpc: Option<Text<'a>>,
     #[serde(default, borrow, deserialize_with = "present")]
     id: Option<&'a RawValue>,
     method: Option<String>,
-    params: Option<Box<RawValue>>,
+    params: Option<P>,
     #[serde(default, deserialize_with = "present_value")]
     result: Option<Value>,
     error: Option<ErrorObject>,
@@ -203,7 +203,7 @@ fn id_of(raw: &RawValue) -> Option<RequestId> {
     }
 }
 
-impl<P: FromParams> Incoming<P> {
+impl<P: ParamsForm> Incoming<P> {
     /// Parses one line. The outer error is a JSON syntax error; the inner one a JSON text that is not a
     /// JSON-RPC 2.0 message.
     pub fn parse(line: &[u8]) -> Result<Result<Self, NotJsonRpc>, serde_json::Error> {
@@ -216,11 +216,8 @@ impl<P: FromParams> Incoming<P> {
                 reason: "a message must be a JSON object (batches are not supported)",
             }));
         }
-        match serde_json::from_slice::<Raw>(line) {
-            Ok(raw) => match classify(raw) {
-                Ok(incoming) => incoming.take_params().map(Ok),
-                Err(not_rpc) => Ok(Err(not_rpc)),
-            },
+        match serde_json::from_slice::<Raw<P>>(line) {
+            Ok(raw) => Ok(classify(raw)),
             // Valid JSON with a member of the wrong type: an invalid request, answered to its id
             // when that can be read. Only text that is not JSON at all is a parse error.
             Err(e) => {
@@ -243,25 +240,7 @@ impl<P: FromParams> Incoming<P> {
 /// drops it; it is no reason to end a session.
 pub const NULL_ID_ERROR: &str = "an error response with a null id (it answers no request)";
 
-impl Incoming<Params> {
-    /// The same message with its params as the reader takes them.
-    fn take_params<P: FromParams>(self) -> Result<Incoming<P>, serde_json::Error> {
-        Ok(match self {
-            Incoming::Request { id, method, params } => Incoming::Request {
-                id,
-                method,
-                params: params.map(P::from_params).transpose()?,
-            },
-            Incoming::Notification { method, params } => Incoming::Notification {
-                method,
-                params: params.map(P::from_params).transpose()?,
-            },
-            Incoming::Response { id, result } => Incoming::Response { id, result },
-        })
-    }
-}
-
-fn classify(raw: Raw) -> Result<Incoming<Params>, NotJsonRpc> {
+fn classify<P: ParamsForm>(raw: Raw<P>) -> Result<Incoming<P>, NotJsonRpc> {
     let id = match raw.id {
         None => None,
         Some(raw_id)
@@ -293,7 +272,7 @@ fn classify(raw: Raw) -> Result<Incoming<Params>, NotJsonRpc> {
         });
     }
     if let Some(params) = &raw.params {
-        if !params.get().starts_with(['{', '[']) {
+        if !params.is_structured() {
             return Err(NotJsonRpc {
                 id,
                 reason: "params must be an object or an array",
@@ -304,11 +283,11 @@ fn classify(raw: Raw) -> Result<Incoming<Params>, NotJsonRpc> {
         (Some(method), Some(id)) => Ok(Incoming::Request {
             id,
             method,
-            params: raw.params.map(Params::new),
+            params: raw.params,
         }),
         (Some(method), None) => Ok(Incoming::Notification {
             method,
-            params: raw.params.map(Params::new),
+            params: raw.params,
         }),
         (None, Some(id)) => match (raw.result, raw.error) {
             (Some(result), None) => Ok(Incoming::Response {
@@ -500,7 +479,7 @@ mod tests {
     #[test]
     fn the_version_member_is_borrowed_from_the_line() {
         let line = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-        let raw: Raw = serde_json::from_slice(line).unwrap();
+        let raw: Raw<Value> = serde_json::from_slice(line).unwrap();
         assert!(matches!(raw.jsonrpc, Some(Text(Cow::Borrowed("2.0")))));
         // Escaped, it cannot be borrowed, and still means the same.
         let escaped = br#"{"jsonrpc":"2\u002e0","id":1,"method":"ping"}"#;

@@ -17,5 +17,5 @@ pub use message::{
     encode_notification, encode_raw_response, encode_request, encode_response, ErrorObject,
     Incoming, NotJsonRpc, RequestId, NULL_ID_ERROR,
 };
-pub use params::{FromParams, Params};
+pub use params::{Params, ParamsForm};
 pub use pending::{Answer, Pending, Reply};

@@ -1,22 +1,21 @@
-//! A message's `params` kept as the text the peer wrote ([`Params`]), and how each reader takes
-//! them ([`FromParams`]): as that text, to read straight into a handler's own type, or as a value
-//! tree, for a reader that walks one.
+//! A message's `params` kept as the text the peer wrote ([`Params`]), and the forms a reader can
+//! take them in ([`ParamsForm`]): that text, to read straight into a handler's own type, or a value
+//! tree, for a reader that walks one. Either is read from the line in the one pass that reads the
+//! message.
 
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// A request's or a notification's `params` (an object or an array) as the peer wrote them: kept
 /// as text, so a handler reads them straight into its own type instead of through a tree of
 /// values built only to be taken apart again (a call's path pays for that tree on every call).
-#[derive(Debug)]
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
 pub struct Params(Box<RawValue>);
 
 impl Params {
-    /// Params the line check let through (an object or an array).
-    pub(super) fn new(text: Box<RawValue>) -> Self {
-        Self(text)
-    }
-
     /// The JSON text, without surrounding whitespace.
     pub fn text(&self) -> &str {
         self.0.get()
@@ -28,22 +27,21 @@ impl Params {
     }
 }
 
-/// How a reader takes a message's params: as their text ([`Params`]), or as a value tree.
-pub trait FromParams: Sized {
-    /// Fails only for what a tree cannot hold (a number beyond `f64`): the line is then not JSON
-    /// to this reader, as it was before params were kept as text.
-    fn from_params(params: Params) -> Result<Self, serde_json::Error>;
+/// A form a reader takes a message's params in: their text ([`Params`]), or a value tree.
+pub trait ParamsForm: DeserializeOwned {
+    /// Whether they are an object or an array, the two shapes JSON-RPC allows.
+    fn is_structured(&self) -> bool;
 }
 
-impl FromParams for Params {
-    fn from_params(params: Params) -> Result<Self, serde_json::Error> {
-        Ok(params)
+impl ParamsForm for Params {
+    fn is_structured(&self) -> bool {
+        self.0.get().starts_with(['{', '['])
     }
 }
 
-impl FromParams for Value {
-    fn from_params(params: Params) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(params.0.get())
+impl ParamsForm for Value {
+    fn is_structured(&self) -> bool {
+        self.is_object() || self.is_array()
     }
 }
 
@@ -71,9 +69,12 @@ mod tests {
             panic!("a request with params")
         };
         assert_eq!(tree, json!({"a": "x", "b": [1, 2]}));
-        // What a tree cannot hold: still not JSON to a reader of trees, as before.
+        // What a tree cannot hold: to a reader of trees, a member of the wrong type, as before.
         let huge = br#"{"jsonrpc":"2.0","method":"m","params":{"n":1e400}}"#;
-        assert!(Incoming::<Value>::parse(huge).is_err());
+        let Ok(Err(not_rpc)) = Incoming::<Value>::parse(huge) else {
+            panic!("not JSON-RPC to a reader of trees")
+        };
+        assert!(not_rpc.reason.contains("wrong type"), "{}", not_rpc.reason);
         assert!(matches!(
             Incoming::<Params>::parse(huge),
             Ok(Ok(Incoming::Notification { .. }))

@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::flow::{Flow, Ticket};
 use crate::jsonrpc::{
-    ErrorObject, FromParams, Incoming, LineError, LineReader, NotJsonRpc, RequestId,
+    ErrorObject, Incoming, LineError, LineReader, NotJsonRpc, ParamsForm, RequestId,
 };
 
 /// A line the peer sent that is not a message: the front end answers it in its own words.
@@ -59,9 +59,9 @@ pub(crate) trait Front: Sync {
     /// A request the front end admitted, carried to [`Front::start`].
     type Admitted: Send;
 
-    /// How the front end takes a message's params: their text ([`Params`]), read straight into
-    /// each handler's own type, or a value tree.
-    type Params: FromParams + Send;
+    /// How the front end takes a message's params: their text ([`crate::jsonrpc::Params`]), read
+    /// straight into each handler's own type, or a value tree.
+    type Params: ParamsForm + Send;
 
     /// Who the peer is, for the log ("the host", "the MCP client").
     fn peer(&self) -> &'static str;
