@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 use std::io::BufReader;
 
 use super::harness::{
-    connect, mcp_stdio, modern, read_events_until, read_head, send_request, HttpSidecar,
+    connect, legacy_post_headers, mcp_stdio, modern, read_events_until, read_head, send_request,
+    HttpSidecar,
 };
 use crate::support::{fixture, Sidecar};
 
@@ -206,12 +207,7 @@ fn a_legacy_client_is_asked_on_its_prompts_get_stream() {
         .header("mcp-session-id")
         .expect("a session id")
         .to_owned();
-    let with = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-    ];
+    let with = legacy_post_headers(&session);
     let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(server.post(&note, &with[..2]).status, 202);
 

@@ -10,8 +10,8 @@ use std::process::Stdio;
 use serde_json::{json, Value};
 
 use super::harness::{
-    connect, http, open_legacy_session, read_events_until, read_head, send_request, wait_for_log,
-    HttpSidecar, Reply,
+    connect, http, legacy_post_headers, open_legacy_session, read_events_until, read_head,
+    send_request, wait_for_log, HttpSidecar, Reply,
 };
 use crate::support::{
     eventually, fixture, pid_alive, pids_in, read_pid_file, signal, temp_dir, with_fields,
@@ -133,12 +133,7 @@ fn call_that_asks(server: &HttpSidecar, session: &str) -> (BufReader<std::net::T
         &mut stream,
         "POST",
         "/mcp",
-        &[
-            ("Mcp-Session-Id", session),
-            ("MCP-Protocol-Version", "2025-11-25"),
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-        ],
+        &legacy_post_headers(session),
         call.to_string().as_bytes(),
     );
     let mut reader = BufReader::new(stream);

@@ -305,6 +305,17 @@ pub(crate) fn connect(port: u16) -> TcpStream {
     stream
 }
 
+/// The headers of a raw POST in a legacy session: the session and its version first (all that
+/// [`HttpSidecar::post`] needs, `[..2]`), then the body's type and the two answers it accepts.
+pub(crate) fn legacy_post_headers(session: &str) -> [(&str, &str); 4] {
+    [
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ]
+}
+
 /// Writes a request; `Host` is `127.0.0.1:PORT` unless `headers` names one.
 pub(crate) fn send_request(
     stream: &mut TcpStream,

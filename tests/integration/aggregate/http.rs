@@ -8,7 +8,8 @@ use std::process::Stdio;
 use serde_json::{json, Value};
 
 use super::harness::{
-    connect, http, modern, read_events_until, read_head, send_request, wait_for_log, HttpSidecar,
+    connect, http, legacy_post_headers, modern, read_events_until, read_head, send_request,
+    wait_for_log, HttpSidecar,
 };
 use crate::procfs::wait_for_sleeps;
 use crate::support::{fixture, pid_alive, pids_in, read_pid_file, signal, temp_dir, with_fields};
@@ -299,13 +300,19 @@ fn modern_requests_are_checked_against_their_headers_and_served_statelessly() {
     assert_eq!(get.status, 405, "no GET stream in 2026-07-28");
 }
 
-#[test]
-fn a_modern_call_is_cancelled_when_its_stream_closes() {
+/// A sidecar serving the fixture as `fx`, with its audit log.
+fn audited_fixture() -> (HttpSidecar, std::path::PathBuf) {
     let audit = temp_dir("mcp-audit").join("audit.jsonl");
     let server = HttpSidecar::start(
         json!({"fx": fixture(&[])}),
         &["--audit-log", audit.to_str().unwrap()],
     );
+    (server, audit)
+}
+
+#[test]
+fn a_modern_call_is_cancelled_when_its_stream_closes() {
+    let (server, audit) = audited_fixture();
     let env = server.post_modern(1, "tools/call", json!({"name": "fx__environment"}), &[]);
     let pid = env.message()["result"]["structuredContent"]["pid"]
         .as_u64()
@@ -337,18 +344,9 @@ fn a_modern_call_is_cancelled_when_its_stream_closes() {
 /// cancellation): its server is not told to cancel, and its audit line says it finished.
 #[test]
 fn a_legacy_call_runs_on_when_its_connection_closes() {
-    let audit = temp_dir("mcp-audit").join("audit.jsonl");
-    let server = HttpSidecar::start(
-        json!({"fx": fixture(&[])}),
-        &["--audit-log", audit.to_str().unwrap()],
-    );
+    let (server, audit) = audited_fixture();
     let session = open_session(&server);
-    let with = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-    ];
+    let with = legacy_post_headers(&session);
     let env = server.post(
         &request(2, "tools/call", json!({"name": "fx__environment"})),
         &with[..2],
